@@ -1,0 +1,125 @@
+# gputrace — plain Makefile.  make | make test | make demo | make deps | make install PREFIX=/usr/local
+#   O=dir       build out of tree (default: build)
+#   V=1         show commands
+#   DEBUG=1     -O0 -g3 -Werror
+#   SAN=address,undefined   build everything with sanitizers
+O        ?= build
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+CUDA_HOME ?= /usr/local/cuda
+CC       ?= cc
+PYTHON   ?= python3
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+WARN    := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 -Wno-unused-parameter
+OPT     := -O2 -g
+ifeq ($(DEBUG),1)
+OPT     := -O0 -g3 -Werror
+endif
+SANFLAGS :=
+ifneq ($(SAN),)
+SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer
+endif
+CPPFLAGS += -Iinclude -Icommon -I$(CUDA_HOME)/include -D_GNU_SOURCE
+CFLAGS   += -std=gnu11 $(OPT) $(WARN) $(SANFLAGS) -fPIC -MMD -MP
+LDFLAGS  += $(SANFLAGS)
+
+COMMON_SRC   := $(wildcard common/*.c)
+PRELOAD_SRC  := $(wildcard preload/*.c) $(wildcard preload/*.S)
+ANALYZER_SRC := $(wildcard analyzer/*.c)
+SIM_SRC      := $(wildcard tests/sim/*.c)
+PROG_SRC     := $(wildcard tests/progs/*.c)
+UNIT_SRC     := $(wildcard tests/unit/*.c)
+
+obj = $(patsubst %,$(O)/obj/%.o,$(1))
+
+LIB      := $(O)/libgputrace.so
+REPORT   := $(O)/gputrace-report
+LAUNCHER := $(O)/gputrace
+SIMLIB   := $(O)/sim/libcuda.so.1
+PROGS    := $(patsubst tests/progs/%.c,$(O)/tests/%,$(PROG_SRC))
+UNITS    := $(patsubst tests/unit/%.c,$(O)/tests/unit_%,$(UNIT_SRC))
+
+all: $(LIB) $(REPORT) $(LAUNCHER)
+
+# The shim exports only the CUDA symbols it wraps, dlsym and the public API.
+$(LIB): $(call obj,$(PRELOAD_SRC) $(COMMON_SRC))
+	@echo "  LD      $@"
+	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,--no-undefined -Wl,-z,nodelete -ldl -lpthread -lz
+
+$(REPORT): $(call obj,$(ANALYZER_SRC) $(COMMON_SRC))
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz -lm
+
+$(LAUNCHER): $(call obj,launcher/gputrace.c)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS)
+
+# Shim objects: hidden by default, no semantic interposition of our own symbols.
+$(O)/obj/preload/%.c.o: CFLAGS += -fvisibility=hidden -fno-semantic-interposition -ftls-model=initial-exec
+$(O)/obj/common/%.c.o: CFLAGS += -fvisibility=hidden
+
+$(O)/obj/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(O)/obj/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	$(Q)$(CC) $(CPPFLAGS) -c -o $@ $<
+
+# ---- test fixtures: the simulated driver and the programs that drive it -------------------------
+$(SIMLIB): $(call obj,$(SIM_SRC))
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@ (simulated driver)"
+	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,libcuda.so.1 -Wl,--no-undefined -lpthread -ldl
+	$(Q)ln -sf libcuda.so.1 $(O)/sim/libcuda.so
+
+$(O)/tests/%: $(O)/obj/tests/progs/%.c.o $(SIMLIB)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $< $(LDFLAGS) -L$(O)/sim -Wl,-rpath-link,$(O)/sim -lcuda -ldl -lpthread
+
+$(O)/tests/unit_%: $(O)/obj/tests/unit/%.c.o $(call obj,$(COMMON_SRC)) $(filter-out $(O)/obj/analyzer/main.c.o,$(call obj,$(ANALYZER_SRC)))
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz -lm -lpthread
+
+fixtures: $(SIMLIB) $(PROGS) $(UNITS)
+
+test: all fixtures
+	$(Q)O=$(O) PYTHON=$(PYTHON) CUDA_HOME=$(CUDA_HOME) sh tests/run.sh
+
+demo: all fixtures
+	$(Q)O=$(O) sh tests/demo.sh
+
+# Build dependencies on Debian/Ubuntu (run as root or with sudo available).
+DEB_PKGS := build-essential zlib1g-dev libjson-c-dev python3 pkg-config
+deps:
+	$(Q)if command -v apt-get >/dev/null 2>&1; then \
+	  S=""; [ "$$(id -u)" = 0 ] || S=sudo; \
+	  missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  if [ -n "$$missing" ]; then $$S apt-get update -q && DEBIAN_FRONTEND=noninteractive $$S apt-get install -y -q $$missing; \
+	  else echo "deps: all present ($(DEB_PKGS))"; fi; \
+	else echo "deps: no apt-get here; install: $(DEB_PKGS)"; fi
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/gputrace
+	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0755 $(REPORT) $(LAUNCHER) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 include/gputrace/*.h $(DESTDIR)$(PREFIX)/include/gputrace/
+
+clean:
+	rm -rf $(O)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+.PHONY: all test demo deps install clean format fixtures
+-include $(shell find $(O)/obj -name '*.d' 2>/dev/null)

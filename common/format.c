@@ -1,0 +1,95 @@
+/* File and chunk header encoding and validation, shared by writer and reader. */
+#include "format.h"
+
+#include <string.h>
+#include <zlib.h>
+
+void gt_header_init(struct gt_file_header *h, uint32_t pid, uint32_t ppid, uint64_t realtime_ns,
+                    uint64_t monotonic_ns)
+{
+    memset(h, 0, sizeof(*h));
+    memcpy(h->magic, GT_MAGIC, 8);
+    h->endian = GT_ENDIAN_TAG;
+    h->version = GT_FORMAT_VERSION;
+    h->min_version = GT_FORMAT_MIN_READER;
+    h->header_size = sizeof(*h);
+    h->flags = GT_FEAT_WATERMARKS;
+    h->pid = pid;
+    h->ppid = ppid;
+    h->start_realtime_ns = realtime_ns;
+    h->start_monotonic_ns = monotonic_ns;
+    h->clock_id = 1;
+}
+
+int gt_header_check(const void *buf, size_t n, const char **why)
+{
+    struct gt_file_header h;
+    if (n < 8 || memcmp(buf, GT_MAGIC, 8) != 0) {
+        *why = "not a gputrace trace (bad magic)";
+        return -1;
+    }
+    if (n < 24) {
+        *why = "truncated in the file header";
+        return -2;
+    }
+    gt_rec_load(&h, sizeof(h), buf, n);
+    if (h.endian != GT_ENDIAN_TAG) {
+        *why = "written on a machine of the other byte order, which this reader does not convert";
+        return -3;
+    }
+    if (h.min_version > GT_FORMAT_VERSION) {
+        *why = "written by a newer gputrace whose format this reader cannot read";
+        return -4;
+    }
+    if (h.header_size < 56 || h.header_size > 4096 || (h.header_size & 7)) {
+        *why = "corrupt file header (header size)";
+        return -5;
+    }
+    if (n < h.header_size) {
+        *why = "truncated in the file header";
+        return -2;
+    }
+    return 0;
+}
+
+uint32_t gt_checksum(const void *p, size_t n)
+{
+    uLong c = crc32(0L, Z_NULL, 0);
+    const unsigned char *b = p;
+    while (n > 0) { /* crc32 takes a uInt length */
+        uInt step = n > (1u << 30) ? (1u << 30) : (uInt)n;
+        c = crc32(c, b, step);
+        b += step;
+        n -= step;
+    }
+    return (uint32_t)c;
+}
+
+void gt_chunk_header_init(struct gt_chunk_header *c, uint16_t kind, uint32_t tid, uint32_t seq,
+                          const void *payload, uint32_t size)
+{
+    c->magic = GT_CHUNK_MAGIC;
+    c->kind = kind;
+    c->codec = GT_CODEC_NONE;
+    c->payload_size = size;
+    c->crc32 = gt_checksum(payload, size);
+    c->tid = tid;
+    c->seq = seq;
+}
+
+int gt_chunk_header_check(const struct gt_chunk_header *c, const char **why)
+{
+    if (c->magic != GT_CHUNK_MAGIC) {
+        *why = "bad chunk magic";
+        return -1;
+    }
+    if (c->codec != GT_CODEC_NONE) {
+        *why = "unknown chunk codec";
+        return -1;
+    }
+    if (c->payload_size > GT_MAX_CHUNK_PAYLOAD || (c->payload_size & 7)) {
+        *why = "implausible chunk size";
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,38 @@
+/* Encoding/decoding helpers shared by the shim (writer) and the analyzer (reader). */
+#ifndef GT_COMMON_FORMAT_H
+#define GT_COMMON_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gputrace/trace_format.h"
+
+/* Fill a file header for the running process. */
+void gt_header_init(struct gt_file_header *h, uint32_t pid, uint32_t ppid, uint64_t realtime_ns,
+                    uint64_t monotonic_ns);
+
+/* Checks a file header read from the first `n` bytes of a file. Returns 0 if readable, else a
+ * negative code and a static message in *why. */
+int gt_header_check(const void *buf, size_t n, const char **why);
+
+/* Fill a chunk header for `payload` of `size` bytes. */
+void gt_chunk_header_init(struct gt_chunk_header *c, uint16_t kind, uint32_t tid, uint32_t seq,
+                          const void *payload, uint32_t size);
+
+/* Checks a chunk header (not the payload). 0 if plausible, else -1 with *why set. */
+int gt_chunk_header_check(const struct gt_chunk_header *c, const char **why);
+
+/* Checksum of a payload (zlib crc32). */
+uint32_t gt_checksum(const void *p, size_t n);
+
+/* Copies a record of `avail` bytes into a struct of `want` bytes: fields missing from an older,
+ * shorter record read as zero, bytes past `want` are ignored. */
+static inline void gt_rec_load(void *dst, size_t want, const void *src, size_t avail)
+{
+    const unsigned char *s = src;
+    unsigned char *d = dst;
+    size_t n = avail < want ? avail : want;
+    for (size_t i = 0; i < n; i++) d[i] = s[i];
+    for (size_t i = n; i < want; i++) d[i] = 0;
+}
+
+#endif

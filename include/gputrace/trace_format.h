@@ -1,0 +1,306 @@
+/* gputrace trace format, version 1 — the single source of truth.
+ *
+ * docs/TRACE_FORMAT.md explains it in prose; this header is what both the shim (writer) and the
+ * analyzer (reader) compile against. Rules that keep the format evolvable:
+ *   - Everything is little-endian, fixed width and naturally aligned. No bitfields on disk.
+ *   - A file is one gt_file_header followed by chunks. A chunk is a gt_chunk_header and a payload
+ *     of whole records, checksummed, so a file cut anywhere reads up to its last whole chunk.
+ *   - A record starts with gt_rec_header {type, sub, size}; size covers the header and is a
+ *     multiple of 8. Readers skip record types they do not know. Fields are only ever appended to
+ *     a record: a reader zero-fills fields missing from an older (shorter) record and ignores bytes
+ *     past the fields it knows.
+ *   - Numeric ids (record types, API ids in trace_api.h) are never reused.
+ */
+#ifndef GPUTRACE_TRACE_FORMAT_H
+#define GPUTRACE_TRACE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GT_MAGIC             "GPUTRACE" /* 8 bytes, no terminator on disk */
+#define GT_ENDIAN_TAG        0x01020304u /* reads as 0x04030201 on a foreign-endian host */
+#define GT_FORMAT_VERSION    1u
+#define GT_FORMAT_MIN_READER 1u /* oldest reader version that can read what we write */
+
+/* Feature flags in gt_file_header.flags. */
+#define GT_FEAT_WATERMARKS (1u << 0) /* host chunks carry watermark records (see below) */
+
+struct gt_file_header {
+    char magic[8];              /* GT_MAGIC */
+    uint32_t endian;            /* GT_ENDIAN_TAG as the writer's CPU stores it */
+    uint16_t version;           /* GT_FORMAT_VERSION of the writer */
+    uint16_t min_version;       /* readers older than this must refuse the file */
+    uint32_t header_size;       /* sizeof(struct gt_file_header) of the writer; chunks follow it */
+    uint32_t flags;             /* GT_FEAT_* */
+    uint32_t pid;               /* process that wrote the trace */
+    uint32_t ppid;
+    uint64_t start_realtime_ns; /* CLOCK_REALTIME at trace start */
+    uint64_t start_monotonic_ns; /* CLOCK_MONOTONIC at the same instant; all record times use it */
+    uint32_t clock_id;          /* clock of record timestamps: 1 = CLOCK_MONOTONIC */
+    uint32_t reserved;
+};
+_Static_assert(sizeof(struct gt_file_header) == 56, "gt_file_header layout");
+
+#define GT_CHUNK_MAGIC 0x4b435447u /* "GTCK" */
+
+/* Chunk kinds: which ordering the records in it follow. */
+enum gt_chunk_kind {
+    GT_CHUNK_HOST = 1, /* host-side records of one thread, in the order that thread wrote them */
+    GT_CHUNK_GPU = 2,  /* GPU activity records (CUPTI), delivered late and out of host order */
+};
+
+#define GT_CODEC_NONE 0u
+
+struct gt_chunk_header {
+    uint32_t magic;        /* GT_CHUNK_MAGIC */
+    uint16_t kind;         /* enum gt_chunk_kind */
+    uint16_t codec;        /* GT_CODEC_NONE; other values are reserved for compression */
+    uint32_t payload_size; /* bytes of payload following this header, a multiple of 8 */
+    uint32_t crc32;        /* zlib crc32 of the payload bytes */
+    uint32_t tid;          /* kernel thread id of the writer (0 for the tracer's own records) */
+    uint32_t seq;          /* per-writer sequence number, starting at 0 */
+};
+_Static_assert(sizeof(struct gt_chunk_header) == 24, "gt_chunk_header layout");
+
+#define GT_MAX_CHUNK_PAYLOAD (64u << 20) /* readers reject larger chunks as corrupt */
+
+struct gt_rec_header {
+    uint16_t type; /* enum gt_rec_type */
+    uint16_t sub;  /* meaning depends on type; for API records the gt_api id (trace_api.h) */
+    uint32_t size; /* bytes of the whole record including this header; multiple of 8, >= 8 */
+};
+_Static_assert(sizeof(struct gt_rec_header) == 8, "gt_rec_header layout");
+
+enum gt_rec_type {
+    GT_REC_PROCESS = 1,    /* gt_rec_process: process facts, first record of the trace */
+    GT_REC_DRIVER = 2,     /* gt_rec_driver: after the first successful cuInit */
+    GT_REC_DEVICE = 3,     /* gt_rec_device: one per device, after GT_REC_DRIVER */
+    GT_REC_THREAD = 4,     /* gt_rec_thread: first record of each traced thread */
+    GT_REC_ALLOC = 10,     /* gt_rec_alloc: a successful allocation (sub = api) */
+    GT_REC_FREE = 11,      /* gt_rec_free: a free, successful or not (sub = api) */
+    GT_REC_ALLOC_FAIL = 12, /* gt_rec_alloc_fail: a failed allocation (sub = api) */
+    GT_REC_VMM_MAP = 13,   /* gt_rec_vmm_map: cuMemMap / cuMemUnmap (sub = api) */
+    GT_REC_FUNC = 20,      /* gt_rec_func: name of a CUfunction/CUkernel handle, once per handle */
+    GT_REC_LAUNCH = 21,    /* gt_rec_launch: a launch call (sub = api) */
+    GT_REC_SPAN = 22,      /* gt_rec_span: a blocking call with enter/exit times (sub = api) */
+    GT_REC_OBJECT = 23,    /* gt_rec_object: context/stream/pool lifetime events (sub = api) */
+    GT_REC_MEMINFO = 24,   /* gt_rec_meminfo: a cuMemGetInfo sample */
+    GT_REC_RESOLVE = 25,   /* gt_rec_resolve: a driver entry point handed out (sub = how) */
+    GT_REC_LOST = 30,      /* gt_rec_lost: records this writer had to drop */
+    GT_REC_WATERMARK = 31, /* gt_rec_watermark: host ordering barrier (see below) */
+    GT_REC_END = 32,       /* gt_rec_end: the tracer shut down cleanly */
+    GT_REC_NOTE = 33,      /* gt_rec_note: a diagnostic the report should show */
+};
+
+/* Every host record's sort key is its first uint64 after the header (ts or ts_enter), a
+ * CLOCK_MONOTONIC nanosecond time. Host records from different threads interleave in the file;
+ * a reader restores global time order by buffering host records until a GT_REC_WATERMARK record
+ * with time W arrives: no host record with ts < W appears after that watermark. So a reader needs
+ * memory for one flush interval of records, not for the whole file. */
+
+struct gt_rec_process {
+    struct gt_rec_header h;
+    uint32_t pid, ppid;
+    uint64_t start_realtime_ns;
+    uint64_t start_monotonic_ns;
+    uint32_t argc;
+    uint32_t cmdline_len; /* bytes of argv, each NUL-terminated, following the fixed part */
+    uint32_t host_len;    /* bytes of the host name (no NUL) following argv */
+    uint32_t exe_len;     /* bytes of the executable path (no NUL) following the host name */
+    /* char data[cmdline_len + host_len + exe_len], padded with NULs to a multiple of 8 */
+};
+_Static_assert(sizeof(struct gt_rec_process) == 48, "gt_rec_process layout");
+
+struct gt_rec_driver {
+    struct gt_rec_header h;
+    uint64_t ts;
+    int32_t driver_version; /* cuDriverGetVersion: 1000 * major + 10 * minor */
+    int32_t device_count;
+};
+_Static_assert(sizeof(struct gt_rec_driver) == 24, "gt_rec_driver layout");
+
+struct gt_rec_device {
+    struct gt_rec_header h;
+    uint64_t ts;
+    int32_t ordinal;
+    int32_t cc_major, cc_minor;
+    uint32_t name_len; /* bytes of the name (no NUL) following the fixed part, padded to 8 */
+    uint64_t total_bytes;
+    uint8_t uuid[16];
+};
+_Static_assert(sizeof(struct gt_rec_device) == 56, "gt_rec_device layout");
+
+struct gt_rec_thread {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint32_t tid;
+    uint32_t name_len; /* bytes of the thread name (no NUL) following, padded to 8 */
+};
+_Static_assert(sizeof(struct gt_rec_thread) == 24, "gt_rec_thread layout");
+
+struct gt_rec_alloc {
+    struct gt_rec_header h; /* sub = api */
+    uint64_t ts;            /* after the call returned successfully */
+    uint64_t addr;          /* device pointer, host pointer, or handle (arrays, VMM handles) */
+    uint64_t size;          /* bytes requested (pitch allocations: pitch * height) */
+    uint64_t stream;        /* CUstream for stream-ordered calls, else 0 */
+    uint64_t ctx;           /* current CUcontext at the call (0 if none) */
+    uint64_t aux;           /* api specific: pool handle, pitch, flags */
+    int32_t device;         /* device ordinal, -1 for host memory or unknown */
+    uint32_t flags;         /* api specific flags argument */
+};
+_Static_assert(sizeof(struct gt_rec_alloc) == 64, "gt_rec_alloc layout");
+
+struct gt_rec_free {
+    struct gt_rec_header h; /* sub = api */
+    uint64_t ts;            /* before the call was forwarded */
+    uint64_t addr;
+    uint64_t stream;
+    uint64_t size;  /* bytes named by the call (cuMemAddressFree), else 0 */
+    int32_t result; /* CUresult of the call */
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct gt_rec_free) == 48, "gt_rec_free layout");
+
+struct gt_rec_alloc_fail {
+    struct gt_rec_header h; /* sub = api */
+    uint64_t ts;
+    uint64_t size; /* bytes requested */
+    uint64_t stream;
+    uint64_t ctx;
+    uint64_t free_bytes;  /* cuMemGetInfo right after the failure (0 if it failed too) */
+    uint64_t total_bytes;
+    int32_t device;
+    int32_t result; /* CUresult of the failed call */
+};
+_Static_assert(sizeof(struct gt_rec_alloc_fail) == 64, "gt_rec_alloc_fail layout");
+
+struct gt_rec_vmm_map {
+    struct gt_rec_header h; /* sub = api (cuMemMap or cuMemUnmap) */
+    uint64_t ts;
+    uint64_t addr;
+    uint64_t size;
+    uint64_t offset; /* cuMemMap: offset into the handle */
+    uint64_t handle; /* cuMemMap: the physical allocation handle */
+    int32_t result;
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct gt_rec_vmm_map) == 56, "gt_rec_vmm_map layout");
+
+enum gt_func_kind { GT_FUNC_FUNCTION = 0, GT_FUNC_KERNEL = 1, GT_FUNC_UNKNOWN = 2 };
+
+struct gt_rec_func {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint64_t handle;   /* CUfunction or CUkernel as passed to the launch call */
+    uint32_t kind;     /* enum gt_func_kind: which driver call named it */
+    uint32_t name_len; /* bytes of the (mangled) name following, padded to 8 */
+};
+_Static_assert(sizeof(struct gt_rec_func) == 32, "gt_rec_func layout");
+
+struct gt_rec_launch {
+    struct gt_rec_header h; /* sub = api */
+    uint64_t ts;            /* before the call was forwarded */
+    uint64_t func;          /* CUfunction/CUkernel; CUgraphExec for graph launches; host fn */
+    uint64_t stream;
+    uint64_t corr; /* tracer correlation id: (thread index << 40) | per-thread counter */
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t shmem;
+    int32_t result;   /* CUresult of the launch call */
+    uint32_t dur_ns;  /* time spent inside the launch call, saturated at UINT32_MAX */
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct gt_rec_launch) == 80, "gt_rec_launch layout");
+
+struct gt_rec_span {
+    struct gt_rec_header h; /* sub = api */
+    uint64_t ts_enter;
+    uint64_t ts_exit;
+    uint64_t object; /* stream, event or context waited on; destination for copies */
+    uint64_t bytes;  /* copies: bytes moved; cuStreamWaitEvent: the event */
+    int32_t result;
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct gt_rec_span) == 48, "gt_rec_span layout");
+
+struct gt_rec_object {
+    struct gt_rec_header h; /* sub = api (context/stream/pool create, destroy, reset, trim) */
+    uint64_t ts;
+    uint64_t handle; /* the context, stream or pool */
+    uint64_t aux;    /* api specific: flags, trim size */
+    int32_t device;
+    int32_t result;
+};
+_Static_assert(sizeof(struct gt_rec_object) == 40, "gt_rec_object layout");
+
+struct gt_rec_meminfo {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint64_t free_bytes;
+    uint64_t total_bytes;
+    int32_t device;
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct gt_rec_meminfo) == 40, "gt_rec_meminfo layout");
+
+/* gt_rec_resolve.h.sub: how the program asked for a driver entry point. */
+enum gt_resolve_how {
+    GT_RESOLVE_DLSYM = 1,    /* dlsym with libcuda's handle, RTLD_DEFAULT or RTLD_NEXT */
+    GT_RESOLVE_GETPROC = 2,  /* cuGetProcAddress (4 arguments, CUDA 11.3 ABI) */
+    GT_RESOLVE_GETPROC2 = 3, /* cuGetProcAddress_v2 (5 arguments) */
+};
+
+struct gt_rec_resolve {
+    struct gt_rec_header h; /* sub = enum gt_resolve_how */
+    uint64_t ts;
+    int32_t version;   /* cudaVersion asked for (0 for dlsym) */
+    uint32_t flags;    /* cuGetProcAddress flags */
+    uint16_t api;      /* gt_api id of the wrapper handed out, 0 if passed through unwrapped */
+    uint16_t status;   /* 0 found, 1 symbol not found, 2 version not sufficient, 3 call failed */
+    uint32_t name_len; /* bytes of the symbol name following, padded to 8 */
+};
+_Static_assert(sizeof(struct gt_rec_resolve) == 32, "gt_rec_resolve layout");
+
+struct gt_rec_lost {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint64_t count; /* records dropped by this writer since its previous gt_rec_lost */
+};
+_Static_assert(sizeof(struct gt_rec_lost) == 24, "gt_rec_lost layout");
+
+struct gt_rec_watermark {
+    struct gt_rec_header h;
+    uint64_t ts; /* every host record with ts < this one was written before this record */
+};
+_Static_assert(sizeof(struct gt_rec_watermark) == 16, "gt_rec_watermark layout");
+
+enum gt_end_reason { GT_END_EXIT = 0, GT_END_DISABLED = 1 };
+
+struct gt_rec_end {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint64_t records; /* records written over the whole run (this one excluded) */
+    uint64_t lost;    /* records dropped over the whole run */
+    uint32_t reason;  /* enum gt_end_reason */
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct gt_rec_end) == 40, "gt_rec_end layout");
+
+enum gt_note_level { GT_NOTE_INFO = 0, GT_NOTE_WARNING = 1 };
+
+struct gt_rec_note {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint32_t level;    /* enum gt_note_level */
+    uint32_t text_len; /* bytes of UTF-8 text following, padded to 8 */
+};
+_Static_assert(sizeof(struct gt_rec_note) == 24, "gt_rec_note layout");
+
+/* Size of a record with `tail` bytes of variable data after a fixed part of `fixed` bytes. */
+static inline uint32_t gt_rec_size(size_t fixed, size_t tail)
+{
+    return (uint32_t)((fixed + tail + 7u) & ~(size_t)7u);
+}
+
+#endif /* GPUTRACE_TRACE_FORMAT_H */
