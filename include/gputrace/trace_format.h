@@ -100,9 +100,9 @@ enum gt_rec_type {
 
 struct gt_rec_process {
     struct gt_rec_header h;
+    uint64_t ts; /* CLOCK_MONOTONIC at trace start (= gt_file_header.start_monotonic_ns) */
     uint32_t pid, ppid;
     uint64_t start_realtime_ns;
-    uint64_t start_monotonic_ns;
     uint32_t argc;
     uint32_t cmdline_len; /* bytes of argv, each NUL-terminated, following the fixed part */
     uint32_t host_len;    /* bytes of the host name (no NUL) following argv */
