@@ -1,0 +1,435 @@
+/* Execution hooks: launches, synchronizations, blocking copies, stream waits, contexts, streams,
+ * cuInit. Launch hooks are the hottest path of the shim: two clock reads and one record. */
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include "hooks.h"
+#include "shim.h"
+
+#define REAL(var, e, pfn)                                                                          \
+    pfn var = (pfn)gt_real_fn(GT_API_##e);                                                         \
+    if (GT_UNLIKELY(!var)) return CUDA_ERROR_NOT_SUPPORTED
+
+#define PTR(p) ((uint64_t)(uintptr_t)(p))
+
+/* ---- launches ---------------------------------------------------------------------------------- */
+
+typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              unsigned, unsigned, CUstream, void **, void **);
+typedef CUresult (*coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                            unsigned, unsigned, CUstream, void **);
+
+static CUresult launch(unsigned api, launch_fn real, CUfunction f, unsigned gx, unsigned gy,
+                       unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
+                       CUstream s, void **params, void **extra)
+{
+    struct gt_thread *t = gt_enter();
+    if (!t) return real(f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
+    uint64_t t0 = gt_now();
+    CUresult r = real(f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
+    int saved = errno;
+    unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+    gt_rec_launch(t, api, t0, gt_now(), PTR(f), PTR(s), grid, block, smem, r);
+    gt_leave(t);
+    errno = saved;
+    return r;
+}
+
+GT_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                  unsigned int gridDimZ, unsigned int blockDimX,
+                                  unsigned int blockDimY, unsigned int blockDimZ,
+                                  unsigned int sharedMemBytes, CUstream hStream,
+                                  void **kernelParams, void **extra)
+{
+    REAL(real, cuLaunchKernel, launch_fn);
+    return launch(GT_API_cuLaunchKernel, real, f, gridDimX, gridDimY, gridDimZ, blockDimX,
+                  blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+}
+
+GT_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                       unsigned int gridDimZ, unsigned int blockDimX,
+                                       unsigned int blockDimY, unsigned int blockDimZ,
+                                       unsigned int sharedMemBytes, CUstream hStream,
+                                       void **kernelParams, void **extra)
+{
+    REAL(real, cuLaunchKernel_ptsz, launch_fn);
+    return launch(GT_API_cuLaunchKernel_ptsz, real, f, gridDimX, gridDimY, gridDimZ, blockDimX,
+                  blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+}
+
+static CUresult launch_coop(unsigned api, coop_fn real, CUfunction f, unsigned gx, unsigned gy,
+                            unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
+                            CUstream s, void **params)
+{
+    struct gt_thread *t = gt_enter();
+    if (!t) return real(f, gx, gy, gz, bx, by, bz, smem, s, params);
+    uint64_t t0 = gt_now();
+    CUresult r = real(f, gx, gy, gz, bx, by, bz, smem, s, params);
+    int saved = errno;
+    unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+    gt_rec_launch(t, api, t0, gt_now(), PTR(f), PTR(s), grid, block, smem, r);
+    gt_leave(t);
+    errno = saved;
+    return r;
+}
+
+GT_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
+                                             unsigned int gridDimY, unsigned int gridDimZ,
+                                             unsigned int blockDimX, unsigned int blockDimY,
+                                             unsigned int blockDimZ, unsigned int sharedMemBytes,
+                                             CUstream hStream, void **kernelParams)
+{
+    REAL(real, cuLaunchCooperativeKernel, coop_fn);
+    return launch_coop(GT_API_cuLaunchCooperativeKernel, real, f, gridDimX, gridDimY, gridDimZ,
+                       blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+}
+
+GT_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX,
+                                                  unsigned int gridDimY, unsigned int gridDimZ,
+                                                  unsigned int blockDimX, unsigned int blockDimY,
+                                                  unsigned int blockDimZ,
+                                                  unsigned int sharedMemBytes, CUstream hStream,
+                                                  void **kernelParams)
+{
+    REAL(real, cuLaunchCooperativeKernel_ptsz, coop_fn);
+    return launch_coop(GT_API_cuLaunchCooperativeKernel_ptsz, real, f, gridDimX, gridDimY,
+                       gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
+                       kernelParams);
+}
+
+static CUresult launch_ex(unsigned api, PFN_cuLaunchKernelEx_v11060 real, const CUlaunchConfig *c,
+                          CUfunction f, void **params, void **extra)
+{
+    struct gt_thread *t = gt_enter();
+    if (!t) return real(c, f, params, extra);
+    uint64_t t0 = gt_now();
+    CUresult r = real(c, f, params, extra);
+    int saved = errno;
+    unsigned grid[3] = {0, 0, 0}, block[3] = {0, 0, 0}, smem = 0;
+    CUstream s = NULL;
+    if (c) { /* the driver rejects a NULL config; we must not crash on it either */
+        grid[0] = c->gridDimX, grid[1] = c->gridDimY, grid[2] = c->gridDimZ;
+        block[0] = c->blockDimX, block[1] = c->blockDimY, block[2] = c->blockDimZ;
+        smem = c->sharedMemBytes;
+        s = c->hStream;
+    }
+    gt_rec_launch(t, api, t0, gt_now(), PTR(f), PTR(s), grid, block, smem, r);
+    gt_leave(t);
+    errno = saved;
+    return r;
+}
+
+GT_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
+                                    void **kernelParams, void **extra)
+{
+    REAL(real, cuLaunchKernelEx, PFN_cuLaunchKernelEx_v11060);
+    return launch_ex(GT_API_cuLaunchKernelEx, real, config, f, kernelParams, extra);
+}
+
+GT_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
+                                         void **kernelParams, void **extra)
+{
+    REAL(real, cuLaunchKernelEx_ptsz, PFN_cuLaunchKernelEx_v11060);
+    return launch_ex(GT_API_cuLaunchKernelEx_ptsz, real, config, f, kernelParams, extra);
+}
+
+static CUresult graph_launch(unsigned api, PFN_cuGraphLaunch_v10000 real, CUgraphExec g,
+                             CUstream s)
+{
+    struct gt_thread *t = gt_enter();
+    if (!t) return real(g, s);
+    uint64_t t0 = gt_now();
+    CUresult r = real(g, s);
+    int saved = errno;
+    gt_rec_launch(t, api, t0, gt_now(), PTR(g), PTR(s), NULL, NULL, 0, r);
+    gt_leave(t);
+    errno = saved;
+    return r;
+}
+
+GT_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
+{
+    REAL(real, cuGraphLaunch, PFN_cuGraphLaunch_v10000);
+    return graph_launch(GT_API_cuGraphLaunch, real, hGraphExec, hStream);
+}
+
+GT_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
+{
+    REAL(real, cuGraphLaunch_ptsz, PFN_cuGraphLaunch_v10000);
+    return graph_launch(GT_API_cuGraphLaunch_ptsz, real, hGraphExec, hStream);
+}
+
+static CUresult host_func(unsigned api, PFN_cuLaunchHostFunc_v10000 real, CUstream s, CUhostFn fn,
+                          void *data)
+{
+    struct gt_thread *t = gt_enter();
+    if (!t) return real(s, fn, data);
+    uint64_t t0 = gt_now();
+    CUresult r = real(s, fn, data);
+    int saved = errno;
+    gt_rec_launch(t, api, t0, gt_now(), PTR(fn), PTR(s), NULL, NULL, 0, r);
+    gt_leave(t);
+    errno = saved;
+    return r;
+}
+
+GT_EXPORT CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
+{
+    REAL(real, cuLaunchHostFunc, PFN_cuLaunchHostFunc_v10000);
+    return host_func(GT_API_cuLaunchHostFunc, real, hStream, fn, userData);
+}
+
+GT_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData)
+{
+    REAL(real, cuLaunchHostFunc_ptsz, PFN_cuLaunchHostFunc_v10000);
+    return host_func(GT_API_cuLaunchHostFunc_ptsz, real, hStream, fn, userData);
+}
+
+/* ---- spans: the host waits for the GPU --------------------------------------------------------- */
+
+/* Starts a span: returns the thread (or NULL to just forward) and its enter time. */
+#define SPAN_BEGIN(call)                                                                           \
+    struct gt_thread *t = gt_enter();                                                              \
+    if (!t) return call;                                                                           \
+    uint64_t t0 = gt_now()
+
+static CUresult span_end(struct gt_thread *t, unsigned api, uint64_t t0, CUresult r,
+                         uint64_t object, uint64_t bytes)
+{
+    int saved = errno;
+    gt_rec_span(t, api, t0, gt_now(), object, bytes, r);
+    gt_leave(t);
+    errno = saved;
+    return r;
+}
+
+GT_EXPORT CUresult cuCtxSynchronize(void)
+{
+    REAL(real, cuCtxSynchronize, PFN_cuCtxSynchronize_v2000);
+    SPAN_BEGIN(real());
+    return span_end(t, GT_API_cuCtxSynchronize, t0, real(), 0, 0);
+}
+
+GT_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx)
+{
+    REAL(real, cuCtxSynchronize_v2, PFN_cuCtxSynchronize_v13000);
+    SPAN_BEGIN(real(ctx));
+    return span_end(t, GT_API_cuCtxSynchronize_v2, t0, real(ctx), PTR(ctx), 0);
+}
+
+GT_EXPORT CUresult cuStreamSynchronize(CUstream hStream)
+{
+    REAL(real, cuStreamSynchronize, PFN_cuStreamSynchronize_v2000);
+    SPAN_BEGIN(real(hStream));
+    return span_end(t, GT_API_cuStreamSynchronize, t0, real(hStream), PTR(hStream), 0);
+}
+
+GT_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream hStream)
+{
+    REAL(real, cuStreamSynchronize_ptsz, PFN_cuStreamSynchronize_v7000_ptsz);
+    SPAN_BEGIN(real(hStream));
+    return span_end(t, GT_API_cuStreamSynchronize_ptsz, t0, real(hStream), PTR(hStream), 0);
+}
+
+GT_EXPORT CUresult cuEventSynchronize(CUevent hEvent)
+{
+    REAL(real, cuEventSynchronize, PFN_cuEventSynchronize_v2000);
+    SPAN_BEGIN(real(hEvent));
+    return span_end(t, GT_API_cuEventSynchronize, t0, real(hEvent), PTR(hEvent), 0);
+}
+
+GT_EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{
+    REAL(real, cuStreamWaitEvent, PFN_cuStreamWaitEvent_v3020);
+    SPAN_BEGIN(real(hStream, hEvent, Flags));
+    return span_end(t, GT_API_cuStreamWaitEvent, t0, real(hStream, hEvent, Flags), PTR(hStream),
+                    PTR(hEvent));
+}
+
+GT_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{
+    REAL(real, cuStreamWaitEvent_ptsz, PFN_cuStreamWaitEvent_v7000_ptsz);
+    SPAN_BEGIN(real(hStream, hEvent, Flags));
+    return span_end(t, GT_API_cuStreamWaitEvent_ptsz, t0, real(hStream, hEvent, Flags),
+                    PTR(hStream), PTR(hEvent));
+}
+
+/* Blocking copies: object = destination, bytes = size. */
+#define COPY_HOOK(e, pfn, params, args, dst, bytes)                                                \
+    GT_EXPORT CUresult e params                                                                    \
+    {                                                                                              \
+        REAL(real, e, pfn);                                                                        \
+        SPAN_BEGIN(real args);                                                                     \
+        return span_end(t, GT_API_##e, t0, real args, (uint64_t)(uintptr_t)(dst), (bytes));        \
+    }
+
+COPY_HOOK(cuMemcpyHtoD_v2, PFN_cuMemcpyHtoD_v3020,
+          (CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount),
+          (dstDevice, srcHost, ByteCount), dstDevice, ByteCount)
+COPY_HOOK(cuMemcpyHtoD_v2_ptds, PFN_cuMemcpyHtoD_v7000_ptds,
+          (CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount),
+          (dstDevice, srcHost, ByteCount), dstDevice, ByteCount)
+COPY_HOOK(cuMemcpyDtoH_v2, PFN_cuMemcpyDtoH_v3020,
+          (void *dstHost, CUdeviceptr srcDevice, size_t ByteCount),
+          (dstHost, srcDevice, ByteCount), dstHost, ByteCount)
+COPY_HOOK(cuMemcpyDtoH_v2_ptds, PFN_cuMemcpyDtoH_v7000_ptds,
+          (void *dstHost, CUdeviceptr srcDevice, size_t ByteCount),
+          (dstHost, srcDevice, ByteCount), dstHost, ByteCount)
+COPY_HOOK(cuMemcpyDtoD_v2, PFN_cuMemcpyDtoD_v3020,
+          (CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount),
+          (dstDevice, srcDevice, ByteCount), dstDevice, ByteCount)
+COPY_HOOK(cuMemcpyDtoD_v2_ptds, PFN_cuMemcpyDtoD_v7000_ptds,
+          (CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount),
+          (dstDevice, srcDevice, ByteCount), dstDevice, ByteCount)
+COPY_HOOK(cuMemcpy, PFN_cuMemcpy_v4000, (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount),
+          (dst, src, ByteCount), dst, ByteCount)
+COPY_HOOK(cuMemcpy_ptds, PFN_cuMemcpy_v7000_ptds,
+          (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount), (dst, src, ByteCount), dst,
+          ByteCount)
+COPY_HOOK(cuMemcpyPeer, PFN_cuMemcpyPeer_v4000,
+          (CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+           CUcontext srcContext, size_t ByteCount),
+          (dstDevice, dstContext, srcDevice, srcContext, ByteCount), dstDevice, ByteCount)
+COPY_HOOK(cuMemcpyPeer_ptds, PFN_cuMemcpyPeer_v7000_ptds,
+          (CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+           CUcontext srcContext, size_t ByteCount),
+          (dstDevice, dstContext, srcDevice, srcContext, ByteCount), dstDevice, ByteCount)
+
+static uint64_t copy2d_bytes(const CUDA_MEMCPY2D *c) { return c ? (uint64_t)c->WidthInBytes * c->Height : 0; }
+static uint64_t copy2d_dst(const CUDA_MEMCPY2D *c) { return c ? (c->dstDevice ? c->dstDevice : PTR(c->dstHost)) : 0; }
+static uint64_t copy3d_bytes(const CUDA_MEMCPY3D *c)
+{
+    return c ? (uint64_t)c->WidthInBytes * (c->Height ? c->Height : 1) * (c->Depth ? c->Depth : 1)
+             : 0;
+}
+static uint64_t copy3d_dst(const CUDA_MEMCPY3D *c) { return c ? (c->dstDevice ? c->dstDevice : PTR(c->dstHost)) : 0; }
+
+COPY_HOOK(cuMemcpy2D_v2, PFN_cuMemcpy2D_v3020, (const CUDA_MEMCPY2D *pCopy), (pCopy),
+          copy2d_dst(pCopy), copy2d_bytes(pCopy))
+COPY_HOOK(cuMemcpy2D_v2_ptds, PFN_cuMemcpy2D_v7000_ptds, (const CUDA_MEMCPY2D *pCopy), (pCopy),
+          copy2d_dst(pCopy), copy2d_bytes(pCopy))
+COPY_HOOK(cuMemcpy3D_v2, PFN_cuMemcpy3D_v3020, (const CUDA_MEMCPY3D *pCopy), (pCopy),
+          copy3d_dst(pCopy), copy3d_bytes(pCopy))
+COPY_HOOK(cuMemcpy3D_v2_ptds, PFN_cuMemcpy3D_v7000_ptds, (const CUDA_MEMCPY3D *pCopy), (pCopy),
+          copy3d_dst(pCopy), copy3d_bytes(pCopy))
+
+/* ---- contexts and streams ---------------------------------------------------------------------- */
+
+static CUresult object_end(struct gt_thread *t, unsigned api, uint64_t ts, CUresult r,
+                           uint64_t handle, uint64_t aux, int device)
+{
+    int saved = errno;
+    gt_rec_object(t, api, ts, handle, aux, device, r);
+    gt_leave(t);
+    errno = saved;
+    return r;
+}
+
+GT_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+    REAL(real, cuCtxCreate_v2, PFN_cuCtxCreate_v3020);
+    struct gt_thread *t = gt_enter();
+    if (!t) return real(pctx, flags, dev);
+    CUresult r = real(pctx, flags, dev);
+    return object_end(t, GT_API_cuCtxCreate_v2, gt_now(), r, r ? 0 : PTR(*pctx), flags, dev);
+}
+
+GT_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray,
+                                  int numParams, unsigned int flags, CUdevice dev)
+{
+    REAL(real, cuCtxCreate_v3, PFN_cuCtxCreate_v11040);
+    struct gt_thread *t = gt_enter();
+    if (!t) return real(pctx, paramsArray, numParams, flags, dev);
+    CUresult r = real(pctx, paramsArray, numParams, flags, dev);
+    return object_end(t, GT_API_cuCtxCreate_v3, gt_now(), r, r ? 0 : PTR(*pctx), flags, dev);
+}
+
+GT_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams,
+                                  unsigned int flags, CUdevice dev)
+{
+    REAL(real, cuCtxCreate_v4, PFN_cuCtxCreate_v12050);
+    struct gt_thread *t = gt_enter();
+    if (!t) return real(pctx, ctxCreateParams, flags, dev);
+    CUresult r = real(pctx, ctxCreateParams, flags, dev);
+    return object_end(t, GT_API_cuCtxCreate_v4, gt_now(), r, r ? 0 : PTR(*pctx), flags, dev);
+}
+
+GT_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+    REAL(real, cuCtxDestroy_v2, PFN_cuCtxDestroy_v4000);
+    struct gt_thread *t = gt_enter();
+    if (!t) return real(ctx);
+    uint64_t t0 = gt_now();
+    return object_end(t, GT_API_cuCtxDestroy_v2, t0, real(ctx), PTR(ctx), 0, -1);
+}
+
+GT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+    REAL(real, cuDevicePrimaryCtxReset_v2, PFN_cuDevicePrimaryCtxReset_v11000);
+    struct gt_thread *t = gt_enter();
+    if (!t) return real(dev);
+    uint64_t t0 = gt_now();
+    return object_end(t, GT_API_cuDevicePrimaryCtxReset_v2, t0, real(dev), 0, 1, dev);
+}
+
+typedef CUresult (*primary_state_fn)(CUdevice, unsigned int *, int *);
+
+/* aux = 1 when the release destroyed the primary context (and with it its memory). */
+GT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    REAL(real, cuDevicePrimaryCtxRelease_v2, PFN_cuDevicePrimaryCtxRelease_v11000);
+    struct gt_thread *t = gt_enter();
+    if (!t) return real(dev);
+    uint64_t t0 = gt_now();
+    CUresult r = real(dev);
+    primary_state_fn st = (primary_state_fn)gt_helper_fn(GT_H_PrimaryCtxGetState);
+    unsigned flags = 0;
+    int active = 1;
+    if (r == CUDA_SUCCESS && st && st(dev, &flags, &active) != CUDA_SUCCESS) active = 1;
+    return object_end(t, GT_API_cuDevicePrimaryCtxRelease_v2, t0, r, 0,
+                      r == CUDA_SUCCESS && !active, dev);
+}
+
+GT_EXPORT CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
+{
+    REAL(real, cuStreamCreate, PFN_cuStreamCreate_v2000);
+    struct gt_thread *t = gt_enter();
+    if (!t) return real(phStream, Flags);
+    CUresult r = real(phStream, Flags);
+    return object_end(t, GT_API_cuStreamCreate, gt_now(), r, r ? 0 : PTR(*phStream), Flags,
+                      gt_current_device());
+}
+
+GT_EXPORT CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags,
+                                              int priority)
+{
+    REAL(real, cuStreamCreateWithPriority, PFN_cuStreamCreateWithPriority_v5050);
+    struct gt_thread *t = gt_enter();
+    if (!t) return real(phStream, flags, priority);
+    CUresult r = real(phStream, flags, priority);
+    return object_end(t, GT_API_cuStreamCreateWithPriority, gt_now(), r,
+                      r ? 0 : PTR(*phStream), flags, gt_current_device());
+}
+
+GT_EXPORT CUresult cuStreamDestroy_v2(CUstream hStream)
+{
+    REAL(real, cuStreamDestroy_v2, PFN_cuStreamDestroy_v4000);
+    struct gt_thread *t = gt_enter();
+    if (!t) return real(hStream);
+    uint64_t t0 = gt_now();
+    return object_end(t, GT_API_cuStreamDestroy_v2, t0, real(hStream), PTR(hStream), 0, -1);
+}
+
+/* ---- cuInit ------------------------------------------------------------------------------------ */
+
+GT_EXPORT CUresult cuInit(unsigned int Flags)
+{
+    REAL(real, cuInit, PFN_cuInit_v2000);
+    CUresult r = real(Flags);
+    if (r == CUDA_SUCCESS && !gt_tls_in_hook) {
+        int saved = errno;
+        gt_rec_driver_info();
+        errno = saved;
+    }
+    return r;
+}

@@ -1,0 +1,519 @@
+/* Tracer lifetime: configuration, the trace file, per-thread buffers, the flusher, exit and fork.
+ *
+ * Threading model
+ *  - Each traced thread appends records to its own buffer without locks (gt_reserve/gt_commit).
+ *  - A buffer is written out as one chunk either by its owner when it is full, or by the flusher
+ *    thread every flush period; both take the buffer's mutex, which appending never does.
+ *  - Chunks are written under one file mutex, so each chunk lands whole and in one piece; on an
+ *    I/O error the file is cut back to its last whole chunk and tracing switches off.
+ *  - After each flush round the flusher writes a watermark W: every host record with ts < W is in
+ *    the file before it. The reader buffers records between watermarks to restore time order. */
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "shim.h"
+
+#define GT_BUF_SIZE       (256u << 10)
+#define GT_MAX_NAME_BYTES (16u << 10) /* longer names (huge template kernels) are cut */
+
+_Atomic int gt_state = GT_STATE_IDLE;
+__thread int gt_tls_in_hook __attribute__((tls_model("initial-exec")));
+__thread struct gt_thread *gt_tls_thread __attribute__((tls_model("initial-exec")));
+
+static struct {
+    /* configuration, read once in the constructor */
+    char output[PATH_MAX];
+    unsigned flush_ms;
+    int disabled_by_env;
+    /* the file */
+    int fd;
+    uint64_t offset;     /* bytes of whole chunks written so far; under file_mu */
+    uint64_t fsize_limit; /* RLIMIT_FSIZE at open, so we stop before SIGXFSZ */
+    uint32_t seq;        /* sequence of the tracer's own chunks (tid 0); under file_mu */
+    pthread_mutex_t file_mu;
+    /* threads */
+    pthread_mutex_t list_mu;
+    struct gt_thread *threads;
+    _Atomic uint64_t next_index;
+    pthread_key_t key;
+    /* flusher */
+    pthread_t flusher;
+    int flusher_started;
+    pthread_mutex_t flush_mu;
+    pthread_cond_t flush_cv;
+    int stopping;
+    /* totals */
+    _Atomic uint64_t records;
+    _Atomic uint64_t lost;
+    uint32_t pid;
+} G = {
+    .fd = -1,
+    .flush_ms = 100,
+    .file_mu = PTHREAD_MUTEX_INITIALIZER,
+    .list_mu = PTHREAD_MUTEX_INITIALIZER,
+    .flush_mu = PTHREAD_MUTEX_INITIALIZER,
+    .flush_cv = PTHREAD_COND_INITIALIZER,
+};
+
+static pthread_once_t start_once = PTHREAD_ONCE_INIT;
+
+/* ---- configuration ---------------------------------------------------------------------------- */
+
+/* Runs while the process is still single-threaded: read the environment once, touch nothing else. */
+__attribute__((constructor)) static void gt_configure(void)
+{
+    const char *v;
+    if (getauxval(AT_SECURE)) { /* set-uid/set-gid: never write files on a user's say-so */
+        G.disabled_by_env = 1;
+        return;
+    }
+    gt_debug = (v = getenv("GPUTRACE_DEBUG")) && *v && strcmp(v, "0") != 0;
+    v = getenv("GPUTRACE_OUTPUT");
+    snprintf(G.output, sizeof(G.output), "%s", v && *v ? v : "gputrace.%p.trace");
+    if ((v = getenv("GPUTRACE_FLUSH_MS")) && atoi(v) > 0) G.flush_ms = (unsigned)atoi(v);
+    if ((v = getenv("GPUTRACE_DISABLE")) && *v && strcmp(v, "0") != 0) G.disabled_by_env = 1;
+}
+
+/* Expand %p (pid), %h (host name) and %% in the output pattern. */
+static void expand_output(char *out, size_t n, const char *pat)
+{
+    size_t o = 0;
+    char host[256];
+    if (gethostname(host, sizeof(host)) != 0) strcpy(host, "unknown");
+    host[sizeof(host) - 1] = 0;
+    for (const char *p = pat; *p && o + 1 < n; p++) {
+        char tmp[32];
+        const char *ins = NULL;
+        if (p[0] == '%' && p[1] == 'p') {
+            snprintf(tmp, sizeof(tmp), "%u", (unsigned)getpid());
+            ins = tmp;
+        } else if (p[0] == '%' && p[1] == 'h') {
+            ins = host;
+        } else if (p[0] == '%' && p[1] == '%') {
+            ins = "%";
+        }
+        if (ins) {
+            p++;
+            while (*ins && o + 1 < n) out[o++] = *ins++;
+        } else {
+            out[o++] = *p;
+        }
+    }
+    out[o] = 0;
+}
+
+/* ---- the file --------------------------------------------------------------------------------- */
+
+/* Never follow a symlink, never clobber: the trace can hold command lines and paths. */
+static int open_output(char *path, size_t n)
+{
+    int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    int fd = open(path, flags, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        size_t len = strlen(path);
+        snprintf(path + len, n - len, ".%u", (unsigned)getpid());
+        gt_warn("gputrace: output exists; writing %s instead\n", path);
+        fd = open(path, flags, 0600);
+    }
+    return fd;
+}
+
+/* Switch tracing off for good after an I/O problem; the file keeps its whole chunks. */
+static void stop_on_io_error(const char *what, int err)
+{
+    if (atomic_exchange(&gt_state, GT_STATE_OFF) != GT_STATE_OFF)
+        gt_warn("gputrace: %s (%s); tracing stopped, the trace written so far stays readable\n",
+                what, strerror(err));
+}
+
+/* Write one chunk. Caller holds file_mu. Returns 0 or -1 (tracing is then off). */
+static int write_chunk_locked(uint16_t kind, uint32_t tid, uint32_t seq, const void *payload,
+                              uint32_t size)
+{
+    struct gt_chunk_header ch;
+    if (G.fd < 0) return -1;
+    gt_chunk_header_init(&ch, kind, tid, seq, payload, size);
+    uint64_t total = sizeof(ch) + (uint64_t)size;
+    if (G.offset + total > G.fsize_limit) {
+        stop_on_io_error("the trace reached the file size limit", EFBIG);
+        return -1;
+    }
+    struct iovec iov[2] = {{&ch, sizeof(ch)}, {(void *)payload, size}};
+    uint64_t done = 0;
+    while (done < total) {
+        ssize_t w;
+        if (done < sizeof(ch)) {
+            struct iovec v[2] = {{(char *)&ch + done, sizeof(ch) - done}, iov[1]};
+            w = writev(G.fd, v, 2);
+        } else {
+            w = write(G.fd, (const char *)payload + (done - sizeof(ch)), total - done);
+        }
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            int err = w < 0 ? errno : ENOSPC;
+            if (ftruncate(G.fd, (off_t)G.offset) == 0) lseek(G.fd, (off_t)G.offset, SEEK_SET);
+            stop_on_io_error("cannot write the trace", err);
+            return -1;
+        }
+        done += (uint64_t)w;
+    }
+    G.offset += total;
+    return 0;
+}
+
+static int write_chunk(uint16_t kind, uint32_t tid, uint32_t seq, const void *p, uint32_t size)
+{
+    pthread_mutex_lock(&G.file_mu);
+    int r = write_chunk_locked(kind, tid, seq, p, size);
+    pthread_mutex_unlock(&G.file_mu);
+    return r;
+}
+
+/* A chunk of the tracer's own (tid 0), e.g. the process record, a watermark, the end record. */
+static uint64_t count_records(const uint8_t *p, uint32_t n);
+
+static void write_own_records(const void *p, uint32_t size)
+{
+    pthread_mutex_lock(&G.file_mu);
+    if (write_chunk_locked(GT_CHUNK_HOST, 0, G.seq++, p, size) == 0)
+        atomic_fetch_add(&G.records, count_records(p, size));
+    pthread_mutex_unlock(&G.file_mu);
+}
+
+static uint32_t read_small_file(const char *path, char *buf, uint32_t n)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    uint32_t got = 0;
+    if (fd < 0) return 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (uint32_t)r;
+    }
+    close(fd);
+    return got;
+}
+
+static void write_process_record(uint64_t rt, uint64_t mono)
+{
+    static char rec[sizeof(struct gt_rec_process) + 40960];
+    struct gt_rec_process *p = (struct gt_rec_process *)rec;
+    char *data = rec + sizeof(*p);
+    uint32_t room = sizeof(rec) - sizeof(*p) - 8;
+    uint32_t cmd = read_small_file("/proc/self/cmdline", data, room - 4352);
+    if (cmd > 0 && data[cmd - 1] != 0) data[cmd++] = 0; /* cut: keep the last arg terminated */
+    uint32_t argc = 0;
+    for (uint32_t i = 0; i < cmd; i++) argc += data[i] == 0;
+    char host[256] = "";
+    gethostname(host, sizeof(host) - 1);
+    uint32_t hl = (uint32_t)strlen(host);
+    memcpy(data + cmd, host, hl);
+    ssize_t el = readlink("/proc/self/exe", data + cmd + hl, 4096);
+    if (el < 0) el = 0;
+    memset(p, 0, sizeof(*p));
+    p->ts = mono;
+    p->pid = (uint32_t)getpid();
+    p->ppid = (uint32_t)getppid();
+    p->start_realtime_ns = rt;
+    p->argc = argc;
+    p->cmdline_len = cmd;
+    p->host_len = hl;
+    p->exe_len = (uint32_t)el;
+    uint32_t size = gt_rec_size(sizeof(*p), cmd + hl + (uint32_t)el);
+    memset(rec + sizeof(*p) + cmd + hl + el, 0, size - (sizeof(*p) + cmd + hl + (uint32_t)el));
+    p->h.type = GT_REC_PROCESS;
+    p->h.size = size;
+    write_own_records(rec, size);
+}
+
+static void *flusher_main(void *arg);
+static void on_fork_child(void);
+static void thread_exit(void *arg);
+
+static void start_tracing(void)
+{
+    struct timespec rt, mono;
+    char path[PATH_MAX];
+    if (G.disabled_by_env) goto off;
+    expand_output(path, sizeof(path), G.output);
+    G.fd = open_output(path, sizeof(path));
+    if (G.fd < 0) {
+        gt_warn("gputrace: cannot create %s (%s); tracing is off\n", path, strerror(errno));
+        goto off;
+    }
+    struct rlimit rl;
+    G.fsize_limit = getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                        ? (uint64_t)rl.rlim_cur
+                        : UINT64_MAX;
+    G.pid = (uint32_t)getpid();
+    clock_gettime(CLOCK_REALTIME, &rt);
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    uint64_t rt_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
+    uint64_t mono_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
+    struct gt_file_header h;
+    gt_header_init(&h, G.pid, (uint32_t)getppid(), rt_ns, mono_ns);
+    if (write(G.fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
+        gt_warn("gputrace: cannot write %s (%s); tracing is off\n", path, strerror(errno));
+        close(G.fd);
+        unlink(path);
+        G.fd = -1;
+        goto off;
+    }
+    G.offset = sizeof(h);
+    pthread_key_create(&G.key, thread_exit);
+    pthread_atfork(NULL, NULL, on_fork_child);
+    atomic_store(&gt_state, GT_STATE_RUNNING);
+    write_process_record(rt_ns, mono_ns);
+    /* The flusher must not inherit the program's signal handlers' duties. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    G.flusher_started = pthread_create(&G.flusher, NULL, flusher_main, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    gt_log("gputrace: tracing into %s\n", path);
+    return;
+off:
+    atomic_store(&gt_state, GT_STATE_OFF);
+}
+
+/* ---- threads ---------------------------------------------------------------------------------- */
+
+static void emit_thread_record(struct gt_thread *t)
+{
+    char name[17] = "";
+    prctl(PR_GET_NAME, name, 0, 0, 0);
+    struct gt_rec_thread r = {.ts = gt_now(), .tid = t->tid, .name_len = (uint32_t)strlen(name)};
+    gt_emit_named(t, GT_REC_THREAD, 0, &r, sizeof(r), name, r.name_len);
+}
+
+static struct gt_thread *thread_slow(void);
+
+/* The slow path of gt_enter: first event of the process or of a thread. The program's errno is
+ * preserved: start-up opens files and allocates before the real call has even run. */
+struct gt_thread *gt_thread_slow(void)
+{
+    int saved = errno;
+    struct gt_thread *t = thread_slow();
+    errno = saved;
+    return t;
+}
+
+static struct gt_thread *thread_slow(void)
+{
+    int st = atomic_load(&gt_state);
+    if (st == GT_STATE_IDLE) {
+        gt_tls_in_hook = 1; /* start-up may call dlsym, malloc, ... */
+        pthread_once(&start_once, start_tracing);
+        gt_tls_in_hook = 0;
+        st = atomic_load(&gt_state);
+    }
+    if (st != GT_STATE_RUNNING) return NULL;
+    struct gt_thread *t = gt_tls_thread;
+    if (!t) {
+        gt_tls_in_hook = 1;
+        t = calloc(1, sizeof(*t));
+        uint8_t *buf = t ? malloc(GT_BUF_SIZE) : NULL;
+        if (!buf) {
+            free(t);
+            atomic_fetch_add(&G.lost, 1);
+            gt_tls_in_hook = 0;
+            return NULL;
+        }
+        t->buf = buf;
+        t->cap = GT_BUF_SIZE;
+        t->tid = (uint32_t)syscall(SYS_gettid);
+        t->index = atomic_fetch_add(&G.next_index, 1) + 1;
+        pthread_mutex_init(&t->mu, NULL);
+        pthread_mutex_lock(&G.list_mu);
+        t->next = G.threads;
+        if (G.threads) G.threads->prev = t;
+        G.threads = t;
+        pthread_mutex_unlock(&G.list_mu);
+        pthread_setspecific(G.key, t);
+        gt_tls_thread = t;
+        emit_thread_record(t);
+    }
+    gt_tls_in_hook = 1;
+    atomic_store_explicit(&t->inflight, t->last_ts ? t->last_ts : 1, memory_order_seq_cst);
+    return t;
+}
+
+/* Records in a run of whole records (counted at flush time, never per event). */
+static uint64_t count_records(const uint8_t *p, uint32_t n)
+{
+    uint64_t k = 0;
+    for (uint32_t off = 0; off + sizeof(struct gt_rec_header) <= n; k++) {
+        uint32_t sz = ((const struct gt_rec_header *)(p + off))->size;
+        if (sz < sizeof(struct gt_rec_header)) break;
+        off += sz;
+    }
+    return k;
+}
+
+/* Write out what is committed in t's buffer. Caller holds t->mu. */
+static int flush_thread_locked(struct gt_thread *t, int reset)
+{
+    uint32_t c = atomic_load_explicit(&t->committed, memory_order_acquire);
+    int r = 0;
+    if (c > t->flushed) {
+        r = write_chunk(GT_CHUNK_HOST, t->tid, t->seq++, t->buf + t->flushed, c - t->flushed);
+        if (r == 0) atomic_fetch_add(&G.records, count_records(t->buf + t->flushed, c - t->flushed));
+        else atomic_fetch_add(&G.lost, count_records(t->buf + t->flushed, c - t->flushed));
+        t->flushed = c;
+    }
+    if (reset) {
+        atomic_store_explicit(&t->committed, 0, memory_order_relaxed);
+        t->flushed = 0;
+    }
+    return r;
+}
+
+/* The owner's buffer is full: write it out and start over. */
+int gt_reserve_slow(struct gt_thread *t, uint32_t size)
+{
+    if (size > t->cap) {
+        atomic_fetch_add(&G.lost, 1);
+        return -1;
+    }
+    pthread_mutex_lock(&t->mu);
+    int r = flush_thread_locked(t, 1);
+    pthread_mutex_unlock(&t->mu);
+    if (r < 0 || atomic_load(&gt_state) != GT_STATE_RUNNING) {
+        atomic_fetch_add(&G.lost, 1);
+        return -1;
+    }
+    return 0;
+}
+
+static void thread_exit(void *arg)
+{
+    struct gt_thread *t = arg;
+    if (!t || atomic_load(&gt_state) != GT_STATE_RUNNING) return; /* after fork or shutdown */
+    gt_tls_in_hook = 1;
+    pthread_mutex_lock(&G.list_mu);
+    pthread_mutex_lock(&t->mu);
+    flush_thread_locked(t, 1);
+    pthread_mutex_unlock(&t->mu);
+    if (t->prev) t->prev->next = t->next;
+    else G.threads = t->next;
+    if (t->next) t->next->prev = t->prev;
+    pthread_mutex_unlock(&G.list_mu);
+    gt_tls_thread = NULL;
+    pthread_mutex_destroy(&t->mu);
+    free(t->buf);
+    free(t);
+    gt_tls_in_hook = 0;
+}
+
+void gt_emit_named(struct gt_thread *t, uint16_t type, uint16_t sub, const void *fixed,
+                   uint32_t fixed_size, const char *text, uint32_t text_len)
+{
+    if (text_len > GT_MAX_NAME_BYTES) text_len = GT_MAX_NAME_BYTES;
+    uint32_t size = gt_rec_size(fixed_size, text_len);
+    uint8_t *p = gt_reserve(t, size);
+    if (!p) return;
+    memcpy(p, fixed, fixed_size);
+    memcpy(p + fixed_size, text, text_len);
+    memset(p + fixed_size + text_len, 0, size - fixed_size - text_len);
+    gt_commit(t, p, type, sub, size, *(const uint64_t *)((const uint8_t *)fixed + 8));
+}
+
+/* ---- the flusher ------------------------------------------------------------------------------ */
+
+/* Why the watermark is safe: a hook stores inflight = L (a time <= the ts it will use) with a
+ * seq_cst store *before* reading the clock. We read W from the clock first, then each thread's
+ * inflight (seq_cst), then flush it. If we saw the store, W <= L <= ts. If we did not, the store
+ * comes after our load, so the hook read the clock after we read W, and its ts >= W. If the hook
+ * already finished (inflight cleared, release), our acquire of `committed` under the mutex sees
+ * its record and this round flushes it. */
+static void flush_round(int final)
+{
+    uint64_t w = gt_now();
+    pthread_mutex_lock(&G.list_mu);
+    for (struct gt_thread *t = G.threads; t; t = t->next) {
+        uint64_t in = atomic_load_explicit(&t->inflight, memory_order_seq_cst);
+        if (in && in < w) w = in;
+        pthread_mutex_lock(&t->mu);
+        flush_thread_locked(t, 0);
+        pthread_mutex_unlock(&t->mu);
+    }
+    pthread_mutex_unlock(&G.list_mu);
+    struct {
+        struct gt_rec_watermark wm;
+        struct gt_rec_end end;
+    } tail;
+    memset(&tail, 0, sizeof(tail));
+    tail.wm.h = (struct gt_rec_header){GT_REC_WATERMARK, 0, sizeof(tail.wm)};
+    tail.wm.ts = final ? UINT64_MAX : w;
+    uint32_t size = sizeof(tail.wm);
+    if (final) {
+        tail.end.h = (struct gt_rec_header){GT_REC_END, 0, sizeof(tail.end)};
+        tail.end.ts = gt_now();
+        tail.end.records = atomic_load(&G.records) + 1; /* + the watermark in this chunk */
+        tail.end.lost = atomic_load(&G.lost);
+        tail.end.reason = GT_END_EXIT;
+        size += sizeof(tail.end);
+    }
+    if (atomic_load(&gt_state) == GT_STATE_RUNNING) write_own_records(&tail, size);
+}
+
+static void *flusher_main(void *arg)
+{
+    (void)arg;
+    gt_tls_in_hook = 1; /* nothing this thread does is traced */
+    prctl(PR_SET_NAME, "gputrace-flush", 0, 0, 0);
+    pthread_mutex_lock(&G.flush_mu);
+    while (!G.stopping) {
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_nsec += (long)(G.flush_ms % 1000) * 1000000L;
+        dl.tv_sec += G.flush_ms / 1000 + dl.tv_nsec / 1000000000L;
+        dl.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&G.flush_cv, &G.flush_mu, &dl);
+        if (G.stopping) break;
+        pthread_mutex_unlock(&G.flush_mu);
+        if (atomic_load(&gt_state) != GT_STATE_RUNNING) return NULL;
+        flush_round(0);
+        pthread_mutex_lock(&G.flush_mu);
+    }
+    pthread_mutex_unlock(&G.flush_mu);
+    return NULL;
+}
+
+/* Runs after the program's and the CUDA libraries' exit handlers (we are loaded first, so our
+ * destructor runs last). Threads may still be running: we flush under their locks and keep the
+ * file open; whatever they append afterwards is not written. */
+__attribute__((destructor)) static void gt_shutdown(void)
+{
+    if (atomic_load(&gt_state) != GT_STATE_RUNNING || G.pid != (uint32_t)getpid()) return;
+    gt_tls_in_hook = 1;
+    pthread_mutex_lock(&G.flush_mu);
+    G.stopping = 1;
+    pthread_cond_broadcast(&G.flush_cv);
+    pthread_mutex_unlock(&G.flush_mu);
+    flush_round(1);
+    atomic_store(&gt_state, GT_STATE_OFF);
+}
+
+/* Fork policy: the child does not trace (DataLoader-style workers fork after CUDA init and
+ * rarely use CUDA). It must not touch the parent's file, buffers or locks, so it only switches
+ * tracing off and closes our descriptor. An exec'd child traces again if LD_PRELOAD says so. */
+static void on_fork_child(void)
+{
+    atomic_store(&gt_state, GT_STATE_OFF);
+    if (G.fd >= 0) close(G.fd);
+    G.fd = -1;
+    gt_tls_thread = NULL;
+}

@@ -1,0 +1,170 @@
+/* Internal interfaces of libgputrace.so (the preload shim). Nothing here is exported.
+ *
+ * The shim only captures and appends: each hooked call forwards to the real driver, then writes
+ * one fixed-size record into its thread's buffer. Buffers are written out as checksummed chunks by
+ * the owning thread when full and by a background flusher every GPUTRACE_FLUSH_MS. */
+#ifndef GT_SHIM_H
+#define GT_SHIM_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "gputrace/trace_api.h"
+#include "gputrace/trace_format.h"
+
+#define GT_EXPORT    __attribute__((visibility("default")))
+#define GT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define GT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- per-thread record buffers (runtime.c) ---------------------------------------------------- */
+
+struct gt_thread {
+    uint8_t *buf;
+    uint32_t cap;
+    _Atomic uint32_t committed; /* bytes of whole records; written by the owner only */
+    uint32_t flushed;           /* bytes already written to the file; under mu */
+    uint32_t seq;               /* next chunk sequence number; under mu */
+    uint32_t tid;
+    uint64_t index;             /* small per-process thread number, for correlation ids */
+    uint64_t corr;              /* per-thread launch counter */
+    uint64_t last_ts;           /* time of this thread's latest record (owner only) */
+    _Atomic uint64_t inflight;  /* != 0 while a record is being prepared: a lower bound of its ts */
+    pthread_mutex_t mu;         /* owner (when full) vs flusher; never held while appending */
+    struct gt_thread *next, *prev;
+};
+
+enum gt_state { GT_STATE_IDLE = 0, GT_STATE_RUNNING = 1, GT_STATE_OFF = 2 };
+extern _Atomic int gt_state;
+extern __thread int gt_tls_in_hook;
+extern __thread struct gt_thread *gt_tls_thread;
+
+struct gt_thread *gt_thread_slow(void);
+int gt_reserve_slow(struct gt_thread *t, uint32_t size);
+
+static inline uint64_t gt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Start recording from a hook. Returns NULL when the call must only be forwarded: tracing is off,
+ * or we are already inside the tracer on this thread (re-entrancy guard). */
+static inline struct gt_thread *gt_enter(void)
+{
+    if (GT_UNLIKELY(gt_tls_in_hook)) return NULL;
+    if (GT_UNLIKELY(atomic_load_explicit(&gt_state, memory_order_relaxed) != GT_STATE_RUNNING) ||
+        GT_UNLIKELY(gt_tls_thread == NULL))
+        return gt_thread_slow();
+    struct gt_thread *t = gt_tls_thread;
+    gt_tls_in_hook = 1;
+    /* Publish a lower bound of the timestamp we are about to take before taking it, so the
+     * flusher never writes a watermark above a record that is not yet committed (see
+     * gt_flush_round for the argument). */
+    atomic_store_explicit(&t->inflight, t->last_ts ? t->last_ts : 1, memory_order_seq_cst);
+    return t;
+}
+
+static inline void gt_leave(struct gt_thread *t)
+{
+    atomic_store_explicit(&t->inflight, 0, memory_order_release);
+    gt_tls_in_hook = 0;
+}
+
+/* Space for one record of `size` bytes (multiple of 8). NULL if tracing stopped. */
+static inline void *gt_reserve(struct gt_thread *t, uint32_t size)
+{
+    uint32_t off = atomic_load_explicit(&t->committed, memory_order_relaxed);
+    if (GT_UNLIKELY(off + size > t->cap)) {
+        if (gt_reserve_slow(t, size) < 0) return NULL;
+        off = atomic_load_explicit(&t->committed, memory_order_relaxed);
+    }
+    return t->buf + off;
+}
+
+/* Make the record reserved last visible to the flusher. */
+static inline void gt_commit(struct gt_thread *t, void *rec, uint16_t type, uint16_t sub,
+                             uint32_t size, uint64_t ts)
+{
+    struct gt_rec_header *h = rec;
+    h->type = type;
+    h->sub = sub;
+    h->size = size;
+    if (ts > t->last_ts) t->last_ts = ts;
+    uint32_t off = atomic_load_explicit(&t->committed, memory_order_relaxed);
+    atomic_store_explicit(&t->committed, off + size, memory_order_release);
+}
+
+/* Record helpers for variable-length records (runtime.c). */
+void gt_emit_named(struct gt_thread *t, uint16_t type, uint16_t sub, const void *fixed,
+                   uint32_t fixed_size, const char *text, uint32_t text_len);
+void gt_note(int level, const char *fmt_text);
+
+/* ---- logging (log.c): async-signal-safe, silent unless GPUTRACE_DEBUG=1 ------------------------ */
+extern int gt_debug;
+void gt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void gt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- real driver entry points (resolve.c) ----------------------------------------------------- */
+extern void *_Atomic gt_real[GT_API_MAX];
+void *gt_real_resolve(unsigned api);
+void *gt_real_dlsym(void *handle, const char *name);
+void *gt_libcuda(void);
+
+/* Entered from dlsym_entry.S. */
+void *gt_dlsym_default(void *handle, const char *name);
+int gt_dlsym_next_tracked(const char *name);
+void *gt_dlsym_next(void *handle, const char *name, void *caller);
+extern void *gt_real_dlsym_fn;
+
+static inline void *gt_real_fn(unsigned api)
+{
+    void *p = atomic_load_explicit(&gt_real[api], memory_order_acquire);
+    return GT_LIKELY(p != NULL) ? p : gt_real_resolve(api);
+}
+
+/* Driver functions the shim calls for itself (never wrapped). */
+enum gt_helper {
+    GT_H_CtxGetDevice,
+    GT_H_CtxGetCurrent,
+    GT_H_MemGetInfo,
+    GT_H_FuncGetName,
+    GT_H_KernelGetName,
+    GT_H_DriverGetVersion,
+    GT_H_DeviceGetCount,
+    GT_H_DeviceGet,
+    GT_H_DeviceGetName,
+    GT_H_DeviceTotalMem,
+    GT_H_DeviceGetAttribute,
+    GT_H_DeviceGetUuid,
+    GT_H_PrimaryCtxGetState,
+    GT_H_COUNT
+};
+void *gt_helper_fn(enum gt_helper h);
+
+/* Wrapper function of each API id (hooks_*.c), NULL where none. */
+extern void *const gt_wrappers[GT_API_MAX];
+
+/* ---- hook-side recording helpers (record.c) ---------------------------------------------------- */
+void gt_rec_alloc(struct gt_thread *t, unsigned api, uint64_t addr, uint64_t size, uint64_t stream,
+                  uint64_t aux, uint32_t flags, int device);
+void gt_rec_alloc_fail(struct gt_thread *t, unsigned api, uint64_t size, uint64_t stream,
+                       int result);
+void gt_rec_free(struct gt_thread *t, unsigned api, uint64_t ts, uint64_t addr, uint64_t stream,
+                 uint64_t size, int result);
+void gt_rec_span(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, uint64_t object,
+                 uint64_t bytes, int result);
+void gt_rec_object(struct gt_thread *t, unsigned api, uint64_t ts, uint64_t handle, uint64_t aux,
+                   int device, int result);
+void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, uint64_t func,
+                   uint64_t stream, const unsigned grid[3], const unsigned block[3],
+                   unsigned shmem, int result);
+void gt_rec_resolve(unsigned how, const char *name, int version, uint64_t flags, unsigned api,
+                    unsigned status);
+void gt_rec_driver_info(void);
+int gt_current_device(void);
+
+#endif
