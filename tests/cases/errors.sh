@@ -1,0 +1,22 @@
+# Bad calls return the driver's codes unchanged and errno is untouched; an OOM is reported with
+# the simulated free/total and what the process held (issue 2).
+. "$SRC/tests/lib.sh"
+MiB=1048576
+export GTSIM_MEM_BYTES=$((64 * MiB))
+want=$(untraced "$PROGS/errors") || fail "untraced run failed"
+got=$(traced e.trace "$PROGS/errors") || fail "traced run failed"
+expect_eq "return codes and errno" "$got" "$want"
+echo "$want"
+echo "$want" | grep -q "cuMemAlloc(&b, 40u << 20) *-> 2 " || fail "the second 40 MiB allocation should fail with CUDA_ERROR_OUT_OF_MEMORY"
+"$GT_REPORT" --json e.trace > e.json || fail "report failed"
+j() { jget e.json "$1"; }
+expect_eq ooms "$(j "len(d['memory']['ooms'])")" 1
+expect_eq "oom request" "$(j "d['memory']['ooms'][0]['requested_bytes']")" $((40 * MiB))
+expect_eq "oom free" "$(j "d['memory']['ooms'][0]['free_bytes']")" $((24 * MiB))
+expect_eq "oom total" "$(j "d['memory']['ooms'][0]['total_bytes']")" $((64 * MiB))
+expect_eq "oom held" "$(j "d['memory']['ooms'][0]['held_bytes']")" $((40 * MiB))
+expect_eq "oom verdict" "$(j "d['memory']['ooms'][0]['verdict']")" exhausted
+expect_eq "peak" "$(j "d['memory']['peak_bytes']")" $((40 * MiB))
+expect_eq "leaked" "$(j "d['memory']['leaked_bytes']")" 0
+"$GT_REPORT" e.trace > e.txt || fail "text report failed"
+grep -qi "exhausted" e.txt || fail "text report does not show the OOM verdict"
