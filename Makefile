@@ -35,6 +35,7 @@ ANALYZER_SRC := $(wildcard analyzer/*.c)
 SIM_SRC      := $(wildcard tests/sim/*.c)
 PROG_SRC     := $(wildcard tests/progs/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
+TESTLIB_SRC  := $(wildcard tests/libs/*.c)
 
 obj = $(patsubst %,$(O)/obj/%.o,$(1))
 
@@ -44,6 +45,7 @@ LAUNCHER := $(O)/gputrace
 SIMLIB   := $(O)/sim/libcuda.so.1
 PROGS    := $(patsubst tests/progs/%.c,$(O)/tests/%,$(PROG_SRC))
 UNITS    := $(patsubst tests/unit/%.c,$(O)/tests/unit_%,$(UNIT_SRC))
+TESTLIBS := $(patsubst tests/libs/%.c,$(O)/tests/lib%.so,$(TESTLIB_SRC))
 
 all: $(LIB) $(REPORT) $(LAUNCHER)
 
@@ -86,12 +88,22 @@ $(O)/tests/%: $(O)/obj/tests/progs/%.c.o $(SIMLIB)
 	@echo "  LD      $@"
 	$(Q)$(CC) -o $@ $< $(LDFLAGS) -L$(O)/sim -Wl,-rpath-link,$(O)/sim -lcuda -ldl -lpthread
 
+$(O)/tests/lib%.so: $(O)/obj/tests/libs/%.c.o
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) -shared -o $@ $< $(LDFLAGS) -ldl
+
+# Links two test libraries before libcuda, in that order (RTLD_NEXT test).
+$(O)/tests/rtld_next: $(O)/obj/tests/progs/rtld_next.c.o $(O)/tests/librnext_a.so $(O)/tests/librnext_b.so $(SIMLIB)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $< $(LDFLAGS) -L$(O)/tests -L$(O)/sim -Wl,--no-as-needed -lrnext_a -lrnext_b -lcuda -Wl,-rpath,'$$ORIGIN' -ldl
+
 $(O)/tests/unit_%: $(O)/obj/tests/unit/%.c.o $(call obj,$(COMMON_SRC)) $(filter-out $(O)/obj/analyzer/main.c.o,$(call obj,$(ANALYZER_SRC)))
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz -lm -lpthread
 
-fixtures: $(SIMLIB) $(PROGS) $(UNITS)
+fixtures: $(SIMLIB) $(TESTLIBS) $(PROGS) $(UNITS)
 
 test: all fixtures
 	$(Q)O=$(O) PYTHON=$(PYTHON) CUDA_HOME=$(CUDA_HOME) sh tests/run.sh

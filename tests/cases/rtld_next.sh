@@ -1,0 +1,10 @@
+# dlsym(RTLD_NEXT) keeps glibc's caller-relative meaning under the shim (issue 2).
+. "$SRC/tests/lib.sh"
+want=$(untraced "$PROGS/rtld_next") || fail "untraced run failed"
+echo "untraced: $want"
+echo "$want" | grep -qx "next gt_probe_sym -> 2" || fail "test program itself is wrong"
+got=$(traced r.trace "$PROGS/rtld_next") || fail "traced run failed"
+echo "traced: $got"
+echo "$got" | grep -qx "next gt_probe_sym -> 2" || fail "RTLD_NEXT answered relative to the shim, not the caller"
+echo "$got" | grep -qx "next missing -> NULL" || fail "a missing symbol must stay missing"
+echo "$got" | grep -qx "next cuMemAlloc_v2 -> libgputrace.so" || fail "RTLD_NEXT for a traced driver name did not get the wrapper"
