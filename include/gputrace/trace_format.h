@@ -90,6 +90,14 @@ enum gt_rec_type {
     GT_REC_WATERMARK = 31, /* gt_rec_watermark: host ordering barrier (see below) */
     GT_REC_END = 32,       /* gt_rec_end: the tracer shut down cleanly */
     GT_REC_NOTE = 33,      /* gt_rec_note: a diagnostic the report should show */
+    GT_REC_CUPTI = 40,     /* gt_rec_cupti: (host) whether the GPU timeline is recorded, and why not */
+    GT_REC_GPU_KERNEL = 41, /* gt_rec_gpu_kernel: (GPU chunk) a kernel's execution */
+    GT_REC_GPU_MEMCPY = 42, /* gt_rec_gpu_memcpy: (GPU chunk) a copy (sub = CUpti_ActivityMemcpyKind) */
+    GT_REC_GPU_MEMSET = 43, /* gt_rec_gpu_memset: (GPU chunk) a memset */
+    GT_REC_GPU_EXTCORR = 44, /* gt_rec_gpu_extcorr: (GPU chunk) our launch corr id <-> CUPTI's */
+    GT_REC_GPU_API = 45,    /* gt_rec_gpu_api: (GPU chunk) a driver call as CUPTI saw it */
+    GT_REC_GPU_NAME = 46,   /* gt_rec_gpu_name: (GPU chunk) a kernel name, by id */
+    GT_REC_GPU_DROPPED = 47, /* gt_rec_gpu_dropped: (GPU chunk) records CUPTI could not deliver */
 };
 
 /* Every host record's sort key is its first uint64 after the header (ts or ts_enter), a
@@ -296,6 +304,103 @@ struct gt_rec_note {
     uint32_t text_len; /* bytes of UTF-8 text following, padded to 8 */
 };
 _Static_assert(sizeof(struct gt_rec_note) == 24, "gt_rec_note layout");
+
+/* ---- GPU timeline (CUPTI) ------------------------------------------------------------------------
+ * GPU records travel in GT_CHUNK_GPU chunks, in the order CUPTI delivered them (not time order).
+ * Their times are CLOCK_MONOTONIC ns like host records: the shim registers a CUPTI timestamp
+ * callback, or, where that is refused, gt_rec_cupti.clock_offset_ns says what to subtract. */
+
+enum gt_cupti_status {
+    GT_CUPTI_ON = 0,          /* GPU records follow */
+    GT_CUPTI_OFF_BY_USER = 1, /* GPUTRACE_CUPTI=off */
+    GT_CUPTI_NOT_FOUND = 2,   /* no libcupti could be loaded */
+    GT_CUPTI_OWNED = 3,       /* another profiler holds CUPTI (PyTorch profiler, Nsight, ...) */
+    GT_CUPTI_FAILED = 4,      /* a CUPTI call failed; reason says which */
+};
+
+struct gt_rec_cupti {
+    struct gt_rec_header h; /* sub = enum gt_cupti_status */
+    uint64_t ts;
+    int64_t clock_offset_ns; /* GPU record time - this = CLOCK_MONOTONIC; 0 when CUPTI uses ours */
+    int32_t version;         /* cuptiGetVersion(), 0 if unknown */
+    int32_t result;          /* CUptiResult of the call that failed, else 0 */
+    uint32_t path_len;       /* bytes of the library path following */
+    uint32_t reason_len;     /* bytes of the reason text following the path; padded to 8 */
+};
+_Static_assert(sizeof(struct gt_rec_cupti) == 40, "gt_rec_cupti layout");
+
+struct gt_rec_gpu_kernel {
+    struct gt_rec_header h;
+    uint64_t start, end;
+    uint32_t corr; /* CUPTI correlation id of the launching driver call */
+    uint32_t device;
+    uint32_t context;
+    uint32_t stream;
+    uint32_t graph_id; /* 0 unless launched from a graph */
+    uint32_t name_id;  /* gt_rec_gpu_name id, 0 = unknown */
+    uint64_t graph_node_id;
+};
+_Static_assert(sizeof(struct gt_rec_gpu_kernel) == 56, "gt_rec_gpu_kernel layout");
+
+struct gt_rec_gpu_memcpy {
+    struct gt_rec_header h; /* sub = CUpti_ActivityMemcpyKind (1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP ...) */
+    uint64_t start, end;
+    uint64_t bytes;
+    uint32_t corr;
+    uint32_t device;
+    uint32_t context;
+    uint32_t stream;
+    uint8_t src_kind, dst_kind; /* CUpti_ActivityMemoryKind */
+    uint16_t flags;             /* CUpti_ActivityFlag bits (async) */
+    uint32_t dst_device;        /* peer copies: the other device, else = device */
+};
+_Static_assert(sizeof(struct gt_rec_gpu_memcpy) == 56, "gt_rec_gpu_memcpy layout");
+
+struct gt_rec_gpu_memset {
+    struct gt_rec_header h;
+    uint64_t start, end;
+    uint64_t bytes;
+    uint32_t corr;
+    uint32_t device;
+    uint32_t context;
+    uint32_t stream;
+    uint32_t value;
+    uint32_t mem_kind;
+};
+_Static_assert(sizeof(struct gt_rec_gpu_memset) == 56, "gt_rec_gpu_memset layout");
+
+struct gt_rec_gpu_extcorr {
+    struct gt_rec_header h;
+    uint64_t ext;  /* gt_rec_launch.corr of the host launch */
+    uint32_t corr; /* CUPTI correlation id */
+    uint32_t kind; /* CUpti_ExternalCorrelationKind used */
+};
+_Static_assert(sizeof(struct gt_rec_gpu_extcorr) == 24, "gt_rec_gpu_extcorr layout");
+
+struct gt_rec_gpu_api {
+    struct gt_rec_header h;
+    uint64_t start, end;
+    uint32_t corr;
+    uint32_t tid;
+    uint32_t cbid; /* CUpti_driver_api_trace_cbid */
+    int32_t result;
+};
+_Static_assert(sizeof(struct gt_rec_gpu_api) == 40, "gt_rec_gpu_api layout");
+
+struct gt_rec_gpu_name {
+    struct gt_rec_header h;
+    uint64_t ts;       /* 0 */
+    uint32_t id;
+    uint32_t name_len; /* bytes of the (mangled) name following, padded to 8 */
+};
+_Static_assert(sizeof(struct gt_rec_gpu_name) == 24, "gt_rec_gpu_name layout");
+
+struct gt_rec_gpu_dropped {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint64_t count; /* cuptiActivityGetNumDroppedRecords since the previous report */
+};
+_Static_assert(sizeof(struct gt_rec_gpu_dropped) == 24, "gt_rec_gpu_dropped layout");
 
 /* Size of a record with `tail` bytes of variable data after a fixed part of `fixed` bytes. */
 static inline uint32_t gt_rec_size(size_t fixed, size_t tail)
