@@ -1,0 +1,182 @@
+/* --dump: every host record in time order, one line each:
+ *   <ns from trace start> tid=<tid> <TYPE> <api or -> key=value ...
+ * Strings are quoted with \" \\ and \xNN escapes. Meant for tests and debugging. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "report.h"
+#include "util.h"
+
+static void api_col(FILE *o, const struct ga_event *ev)
+{
+    char buf[16];
+    fprintf(o, " %s", ga_api_label(ev->sub, buf));
+}
+
+static void str_kv(FILE *o, const char *key, const char *s, uint32_t n)
+{
+    fprintf(o, " %s=\"", key);
+    ga_put_escaped(o, s, n);
+    fputc('"', o);
+}
+
+static void dump_process(FILE *o, const struct ga_event *ev)
+{
+    const struct gt_rec_process *r = &ev->r.process;
+    fprintf(o, " - pid=%u ppid=%u argc=%u", r->pid, r->ppid, r->argc);
+    str_kv(o, "argv", ev->str[0], ev->str_len[0]);
+    str_kv(o, "host", ev->str[1], ev->str_len[1]);
+    str_kv(o, "exe", ev->str[2], ev->str_len[2]);
+}
+
+static void dump_device(FILE *o, const struct ga_event *ev)
+{
+    const struct gt_rec_device *r = &ev->r.device;
+    fprintf(o, " - ordinal=%d cc=%d.%d total=%" PRIu64, r->ordinal, r->cc_major, r->cc_minor,
+            r->total_bytes);
+    str_kv(o, "name", ev->str[0], ev->str_len[0]);
+}
+
+static void dump_alloc(FILE *o, const struct ga_event *ev)
+{
+    const struct gt_rec_alloc *r = &ev->r.alloc;
+    api_col(o, ev);
+    fprintf(o,
+            " addr=0x%" PRIx64 " size=%" PRIu64 " device=%d ctx=0x%" PRIx64 " stream=0x%" PRIx64
+            " aux=0x%" PRIx64 " flags=0x%x",
+            r->addr, r->size, r->device, r->ctx, r->stream, r->aux, r->flags);
+}
+
+static void dump_free(FILE *o, const struct ga_event *ev)
+{
+    const struct gt_rec_free *r = &ev->r.free;
+    api_col(o, ev);
+    fprintf(o, " addr=0x%" PRIx64 " stream=0x%" PRIx64 " size=%" PRIu64 " result=%d", r->addr,
+            r->stream, r->size, r->result);
+}
+
+static void dump_fail(FILE *o, const struct ga_event *ev)
+{
+    const struct gt_rec_alloc_fail *r = &ev->r.alloc_fail;
+    api_col(o, ev);
+    fprintf(o,
+            " size=%" PRIu64 " device=%d free=%" PRIu64 " total=%" PRIu64 " result=%d ctx=0x%" PRIx64
+            " stream=0x%" PRIx64,
+            r->size, r->device, r->free_bytes, r->total_bytes, r->result, r->ctx, r->stream);
+}
+
+static void dump_map(FILE *o, const struct ga_event *ev)
+{
+    const struct gt_rec_vmm_map *r = &ev->r.vmm_map;
+    api_col(o, ev);
+    fprintf(o,
+            " addr=0x%" PRIx64 " size=%" PRIu64 " offset=%" PRIu64 " handle=0x%" PRIx64
+            " result=%d",
+            r->addr, r->size, r->offset, r->handle, r->result);
+}
+
+static void dump_launch(FILE *o, const struct ga_event *ev)
+{
+    const struct gt_rec_launch *r = &ev->r.launch;
+    api_col(o, ev);
+    fprintf(o,
+            " func=0x%" PRIx64 " stream=0x%" PRIx64 " corr=0x%" PRIx64
+            " grid=%u,%u,%u block=%u,%u,%u shmem=%u result=%d dur_ns=%u",
+            r->func, r->stream, r->corr, r->grid[0], r->grid[1], r->grid[2], r->block[0],
+            r->block[1], r->block[2], r->shmem, r->result, r->dur_ns);
+}
+
+static void dump_span(FILE *o, const struct ga_event *ev)
+{
+    const struct gt_rec_span *r = &ev->r.span;
+    api_col(o, ev);
+    fprintf(o, " dur_ns=%" PRId64 " object=0x%" PRIx64 " bytes=%" PRIu64 " result=%d",
+            (int64_t)(r->ts_exit - r->ts_enter), r->object, r->bytes, r->result);
+}
+
+static void dump_object(FILE *o, const struct ga_event *ev)
+{
+    const struct gt_rec_object *r = &ev->r.object;
+    api_col(o, ev);
+    fprintf(o, " handle=0x%" PRIx64 " aux=0x%" PRIx64 " device=%d result=%d", r->handle, r->aux,
+            r->device, r->result);
+}
+
+static void dump_resolve(FILE *o, const struct ga_event *ev)
+{
+    const struct gt_rec_resolve *r = &ev->r.resolve;
+    fprintf(o, " %s", ga_resolve_how_name(ev->sub));
+    str_kv(o, "name", ev->str[0], ev->str_len[0]);
+    char buf[16];
+    fprintf(o, " version=%d flags=0x%x api=%s status=%u", r->version, r->flags,
+            r->api ? ga_api_label(r->api, buf) : "0", r->status);
+}
+
+static void dump_misc(FILE *o, const struct ga_event *ev)
+{
+    switch (ev->type) {
+    case GT_REC_DRIVER:
+        fprintf(o, " - version=%d devices=%d", ev->r.driver.driver_version,
+                ev->r.driver.device_count);
+        break;
+    case GT_REC_THREAD:
+        fprintf(o, " - tid=%u", ev->r.thread.tid);
+        str_kv(o, "name", ev->str[0], ev->str_len[0]);
+        break;
+    case GT_REC_FUNC:
+        fprintf(o, " - handle=0x%" PRIx64 " kind=%u", ev->r.func.handle, ev->r.func.kind);
+        str_kv(o, "name", ev->str[0], ev->str_len[0]);
+        break;
+    case GT_REC_MEMINFO:
+        fprintf(o, " - device=%d free=%" PRIu64 " total=%" PRIu64, ev->r.meminfo.device,
+                ev->r.meminfo.free_bytes, ev->r.meminfo.total_bytes);
+        break;
+    case GT_REC_LOST: fprintf(o, " - count=%" PRIu64, ev->r.lost.count); break;
+    case GT_REC_END:
+        fprintf(o, " - records=%" PRIu64 " lost=%" PRIu64 " reason=%u", ev->r.end.records,
+                ev->r.end.lost, ev->r.end.reason);
+        break;
+    case GT_REC_NOTE:
+        fprintf(o, " - level=%u", ev->r.note.level);
+        str_kv(o, "text", ev->str[0], ev->str_len[0]);
+        break;
+    default: fprintf(o, " -"); break;
+    }
+}
+
+void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
+{
+    fprintf(o, "%" PRId64 " tid=%u %s", (int64_t)(ev->ts - t0), ev->tid,
+            ga_rec_type_name(ev->type));
+    switch (ev->type) {
+    case GT_REC_PROCESS: dump_process(o, ev); break;
+    case GT_REC_DEVICE: dump_device(o, ev); break;
+    case GT_REC_ALLOC: dump_alloc(o, ev); break;
+    case GT_REC_FREE: dump_free(o, ev); break;
+    case GT_REC_ALLOC_FAIL: dump_fail(o, ev); break;
+    case GT_REC_VMM_MAP: dump_map(o, ev); break;
+    case GT_REC_LAUNCH: dump_launch(o, ev); break;
+    case GT_REC_SPAN: dump_span(o, ev); break;
+    case GT_REC_OBJECT: dump_object(o, ev); break;
+    case GT_REC_RESOLVE: dump_resolve(o, ev); break;
+    default: dump_misc(o, ev); break;
+    }
+    fputc('\n', o);
+}
+
+struct dump_ctx {
+    FILE *out;
+    struct ga_read_stats *stats;
+};
+
+static void dump_sink(void *p, const struct ga_event *ev)
+{
+    struct dump_ctx *d = p;
+    ga_dump_event(d->out, d->stats->header.start_monotonic_ns, ev);
+}
+
+int ga_dump_trace(const char *path, FILE *out, struct ga_read_stats *stats)
+{
+    struct dump_ctx d = {out, stats};
+    return ga_read_trace(path, dump_sink, &d, stats);
+}

@@ -1,0 +1,97 @@
+/* Linear-probing hash map with backward-shift deletion (no tombstones, so long runs of inserts
+ * and removes, as live allocations churn, never degrade the table). */
+#include "hashmap.h"
+
+#include <stdlib.h>
+
+#include "util.h"
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+    uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull);
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ull;
+    h ^= h >> 32;
+    return h;
+}
+
+void ga_map_free(struct ga_map *m)
+{
+    free(m->slots);
+    m->slots = NULL;
+    m->cap = m->count = 0;
+}
+
+static size_t probe(const struct ga_map *m, uint64_t a, uint64_t b)
+{
+    size_t mask = m->cap - 1;
+    size_t i = (size_t)mix(a, b) & mask;
+    while (m->slots[i].used && !(m->slots[i].a == a && m->slots[i].b == b)) i = (i + 1) & mask;
+    return i;
+}
+
+uint64_t *ga_map_find(const struct ga_map *m, uint64_t a, uint64_t b)
+{
+    if (!m->cap) return NULL;
+    size_t i = probe(m, a, b);
+    return m->slots[i].used ? &m->slots[i].value : NULL;
+}
+
+static void rehash(struct ga_map *m, size_t cap)
+{
+    struct ga_map old = *m;
+    m->slots = ga_xcalloc(cap, sizeof(*m->slots));
+    m->cap = cap;
+    for (size_t i = 0; i < old.cap; i++) {
+        if (!old.slots[i].used) continue;
+        m->slots[probe(m, old.slots[i].a, old.slots[i].b)] = old.slots[i];
+    }
+    free(old.slots);
+}
+
+uint64_t *ga_map_upsert(struct ga_map *m, uint64_t a, uint64_t b, uint64_t init, int *added)
+{
+    if ((m->count + 1) * 4 > m->cap * 3) rehash(m, m->cap ? m->cap * 2 : 64);
+    size_t i = probe(m, a, b);
+    struct ga_map_slot *s = &m->slots[i];
+    if (added) *added = !s->used;
+    if (!s->used) {
+        s->used = 1;
+        s->a = a;
+        s->b = b;
+        s->value = init;
+        m->count++;
+    }
+    return &s->value;
+}
+
+int ga_map_remove(struct ga_map *m, uint64_t a, uint64_t b, uint64_t *old)
+{
+    if (!m->cap) return 0;
+    size_t mask = m->cap - 1, i = probe(m, a, b);
+    if (!m->slots[i].used) return 0;
+    if (old) *old = m->slots[i].value;
+    /* Backward shift: pull later members of the probe chain into the hole when their home
+     * slot does not lie cyclically between the hole and their current slot. */
+    for (size_t j = (i + 1) & mask; m->slots[j].used; j = (j + 1) & mask) {
+        size_t home = (size_t)mix(m->slots[j].a, m->slots[j].b) & mask;
+        int stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+        if (stays) continue;
+        m->slots[i] = m->slots[j];
+        i = j;
+    }
+    m->slots[i].used = 0;
+    m->count--;
+    return 1;
+}
+
+int ga_map_next(const struct ga_map *m, size_t *i, const struct ga_map_slot **slot)
+{
+    for (; *i < m->cap; (*i)++) {
+        if (m->slots[*i].used) {
+            *slot = &m->slots[(*i)++];
+            return 1;
+        }
+    }
+    return 0;
+}

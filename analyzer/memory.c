@@ -1,0 +1,334 @@
+/* Memory analysis per DESIGN §6: live bytes, exact peaks, leaks, OOM verdicts. Conventions of
+ * the shim: an ALLOC's addr is a device pointer, a host pointer or a handle, so live allocations
+ * are keyed by (namespace of the memory kind, addr); only FREE records with result 0 change
+ * state; context teardown (OBJECT records) releases what the context owned. */
+#include "memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define NONE UINT32_MAX
+
+/* Address namespaces: device, managed and async memory share the unified virtual address space
+ * (cuMemFree may release any of them); the other kinds are distinct spaces or handles. */
+enum { NS_NONE, NS_DEVPTR, NS_VA, NS_PHYS, NS_ARRAY, NS_HOST };
+
+static unsigned ns_of(unsigned kind)
+{
+    switch (kind) {
+    case GT_MEM_DEVICE:
+    case GT_MEM_MANAGED:
+    case GT_MEM_ASYNC: return NS_DEVPTR;
+    case GT_MEM_VIRTUAL: return NS_VA;
+    case GT_MEM_PHYSICAL: return NS_PHYS;
+    case GT_MEM_ARRAY: return NS_ARRAY;
+    case GT_MEM_HOST: return NS_HOST;
+    default: return NS_NONE;
+    }
+}
+
+int ga_kind_is_device(unsigned kind)
+{
+    return kind == GT_MEM_DEVICE || kind == GT_MEM_MANAGED || kind == GT_MEM_ASYNC ||
+           kind == GT_MEM_PHYSICAL || kind == GT_MEM_ARRAY;
+}
+
+static const struct gt_api_info *api_info(unsigned api)
+{
+    static const struct gt_api_info none = {NULL, GT_FAM_NONE, GT_MEM_NONE};
+    return api < GT_API_MAX ? &gt_api_table[api] : &none;
+}
+
+static struct ga_api_mem *api_mem(struct ga_memory *m, unsigned api)
+{
+    static struct ga_api_mem sink; /* ids past the table: counted nowhere */
+    return api < GT_API_MAX ? &m->api[api] : &sink;
+}
+
+const char *ga_verdict_name(enum ga_verdict v)
+{
+    switch (v) {
+    case GA_VERDICT_FRAGMENTATION: return "fragmentation";
+    case GA_VERDICT_OTHER_PROCESSES: return "other_processes";
+    case GA_VERDICT_EXHAUSTED: return "exhausted";
+    case GA_VERDICT_UNKNOWN: return "unknown";
+    case GA_VERDICT_OTHER_ERROR: return "other_error";
+    }
+    return "unknown";
+}
+
+void ga_memory_init(struct ga_memory *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->free_slot = NONE;
+}
+
+struct ga_dev_mem *ga_memory_dev(struct ga_memory *m, int32_t device)
+{
+    for (size_t i = 0; i < m->ndev; i++)
+        if (m->dev[i].device == device) return &m->dev[i];
+    m->dev = ga_xgrow(m->dev, &m->dev_cap, m->ndev, sizeof(*m->dev));
+    struct ga_dev_mem *d = &m->dev[m->ndev++];
+    memset(d, 0, sizeof(*d));
+    d->device = device;
+    return d;
+}
+
+static int64_t rel(const struct ga_memory *m, uint64_t ts)
+{
+    return (int64_t)(ts - m->t0);
+}
+
+/* ---- accounting ------------------------------------------------------------------------------ */
+
+static void note_series(struct ga_memory *m, const struct ga_dev_mem *d, unsigned kind,
+                        uint64_t ts)
+{
+    ga_series_update(&m->series, d->device, kind, rel(m, ts), d->live[kind]);
+    if (ga_kind_is_device(kind))
+        ga_series_update(&m->series, d->device, GA_SERIES_TOTAL, rel(m, ts), d->live_total);
+}
+
+static void account_add(struct ga_memory *m, const struct ga_live *e)
+{
+    struct ga_dev_mem *d = ga_memory_dev(m, e->device);
+    struct ga_api_mem *a = api_mem(m, e->api);
+    d->live[e->kind] += e->size;
+    d->live_count[e->kind]++;
+    if (d->live[e->kind] > d->peak[e->kind]) {
+        d->peak[e->kind] = d->live[e->kind];
+        d->peak_ts[e->kind] = e->ts;
+    }
+    a->live_count++;
+    a->live_bytes += e->size;
+    if (ga_kind_is_device(e->kind)) {
+        d->live_total += e->size;
+        m->live_total += e->size;
+        if (d->live_total > d->peak_total) {
+            d->peak_total = d->live_total;
+            d->peak_total_ts = e->ts;
+        }
+        if (m->live_total > m->peak_total) {
+            m->peak_total = m->live_total;
+            m->peak_ts = e->ts;
+        }
+    } else if (e->kind == GT_MEM_HOST) {
+        m->pinned_live += e->size;
+        if (m->pinned_live > m->pinned_peak) {
+            m->pinned_peak = m->pinned_live;
+            m->pinned_peak_ts = e->ts;
+        }
+    } else if (e->kind == GT_MEM_VIRTUAL) {
+        m->va_live += e->size;
+        if (m->va_live > m->va_peak) {
+            m->va_peak = m->va_live;
+            m->va_peak_ts = e->ts;
+        }
+    }
+    note_series(m, d, e->kind, e->ts);
+}
+
+static void account_sub(struct ga_memory *m, const struct ga_live *e, uint64_t ts)
+{
+    struct ga_dev_mem *d = ga_memory_dev(m, e->device);
+    struct ga_api_mem *a = api_mem(m, e->api);
+    d->live[e->kind] -= e->size;
+    d->live_count[e->kind]--;
+    a->live_count--;
+    a->live_bytes -= e->size;
+    if (ga_kind_is_device(e->kind)) {
+        d->live_total -= e->size;
+        m->live_total -= e->size;
+    } else if (e->kind == GT_MEM_HOST) {
+        m->pinned_live -= e->size;
+    } else if (e->kind == GT_MEM_VIRTUAL) {
+        m->va_live -= e->size;
+    }
+    note_series(m, d, e->kind, ts);
+}
+
+/* Forgets live allocation i; counted_as_freed is 0 when a double allocation replaced it. */
+static void release(struct ga_memory *m, uint32_t i, uint64_t ts, int counted_as_freed)
+{
+    struct ga_live e = m->slab[i];
+    account_sub(m, &e, ts);
+    if (counted_as_freed) api_mem(m, e.api)->frees++;
+    ga_live_remove(m, i);
+}
+
+/* ---- records --------------------------------------------------------------------------------- */
+
+static void on_alloc(struct ga_memory *m, const struct ga_event *ev)
+{
+    const struct gt_rec_alloc *r = &ev->r.alloc;
+    unsigned kind = api_info(ev->sub)->mem_kind;
+    struct ga_api_mem *a = api_mem(m, ev->sub);
+    a->count++;
+    a->bytes += r->size;
+    m->alloc_count++;
+    m->alloc_bytes += r->size;
+    if (ns_of(kind) == NS_NONE) return; /* an api this reader cannot place */
+    uint32_t old = ga_live_find(m, ns_of(kind), r->addr);
+    if (old != NONE) { /* the address is live already: a free we never saw */
+        m->double_allocs++;
+        release(m, old, r->ts, 0);
+    }
+    struct ga_live e = {.addr = r->addr, .size = r->size, .ctx = r->ctx, .ts = r->ts,
+                        .device = r->device, .api = ev->sub, .kind = (uint8_t)kind,
+                        .ns = (uint8_t)ns_of(kind)};
+    uint32_t i = ga_live_add(m, &e);
+    account_add(m, &m->slab[i]);
+}
+
+static void on_free(struct ga_memory *m, const struct ga_event *ev)
+{
+    const struct gt_rec_free *r = &ev->r.free;
+    unsigned kind = api_info(ev->sub)->mem_kind;
+    struct ga_api_mem *a = api_mem(m, ev->sub);
+    if (r->result != 0) { /* the driver refused: nothing changed */
+        a->failed++;
+        m->failed_frees++;
+        return;
+    }
+    a->count++;
+    if (r->addr == 0) {
+        m->null_frees++;
+        return;
+    }
+    uint32_t i = ns_of(kind) == NS_NONE ? NONE : ga_live_find(m, ns_of(kind), r->addr);
+    if (i == NONE) {
+        m->unmatched_frees++;
+        return;
+    }
+    a->frees++;
+    a->bytes += m->slab[i].size;
+    m->free_count++;
+    release(m, i, r->ts, 1);
+}
+
+/* The verdict rules are documented in docs/REPORT_JSON.md; keep them in step. */
+static enum ga_verdict judge(struct ga_oom *o)
+{
+    uint64_t r = o->requested, d = o->free_bytes, t = o->total_bytes, h = o->held;
+    o->unaccounted = t > d + h && d + h >= d ? t - d - h : 0;
+    if (o->result != GA_CUDA_ERROR_OUT_OF_MEMORY) return GA_VERDICT_OTHER_ERROR;
+    if (t == 0) return GA_VERDICT_UNKNOWN;
+    if (d >= r) return GA_VERDICT_FRAGMENTATION;
+    if (o->unaccounted >= r && o->unaccounted > h) return GA_VERDICT_OTHER_PROCESSES;
+    return GA_VERDICT_EXHAUSTED;
+}
+
+static void on_fail(struct ga_memory *m, const struct ga_event *ev)
+{
+    const struct gt_rec_alloc_fail *r = &ev->r.alloc_fail;
+    api_mem(m, ev->sub)->failed++;
+    m->failed_count++;
+    if (!ga_kind_is_device(api_info(ev->sub)->mem_kind)) return;
+    if (m->n_ooms >= GA_MAX_OOMS) {
+        m->ooms_dropped++;
+        return;
+    }
+    m->ooms = ga_xgrow(m->ooms, &m->oom_cap, m->n_ooms, sizeof(*m->ooms));
+    struct ga_oom *o = &m->ooms[m->n_ooms++];
+    *o = (struct ga_oom){.ts = r->ts, .tid = ev->tid, .api = ev->sub, .device = r->device,
+                         .result = r->result, .requested = r->size,
+                         .free_bytes = r->free_bytes, .total_bytes = r->total_bytes,
+                         .held = ga_memory_dev(m, r->device)->live_total};
+    o->verdict = judge(o);
+}
+
+/* Releases every allocation of group g (a context's allocations on one device). */
+static void release_group(struct ga_memory *m, uint32_t g, uint64_t ts)
+{
+    while (m->groups[g].head != NONE) {
+        uint32_t i = m->groups[g].head;
+        m->ctx_release_count++;
+        m->ctx_release_bytes += m->slab[i].size;
+        release(m, i, ts, 1);
+    }
+}
+
+static void destroy_ctx(struct ga_memory *m, uint64_t ctx, uint64_t ts)
+{
+    for (uint32_t g = 0; g < m->n_groups; g++)
+        if (m->groups[g].ctx == ctx && m->groups[g].count) release_group(m, g, ts);
+    ga_map_remove(&m->created_ctx, ctx, 0, NULL);
+    m->ctx_destroyed++;
+}
+
+/* The primary context of `device` is gone: what was allocated there in a context that no
+ * cuCtxCreate_* made (the primary one, or no context known) goes with it. */
+static void reset_primary(struct ga_memory *m, int32_t device, uint64_t ts)
+{
+    for (uint32_t g = 0; g < m->n_groups; g++) {
+        const struct ga_group *gr = &m->groups[g];
+        if (gr->device != device || !gr->count) continue;
+        if (ga_map_find(&m->created_ctx, gr->ctx, 0)) continue;
+        release_group(m, g, ts);
+    }
+    m->primary_resets++;
+}
+
+static void on_object(struct ga_memory *m, const struct ga_event *ev)
+{
+    const struct gt_rec_object *r = &ev->r.object;
+    if (r->result != 0) return;
+    switch (ev->sub) {
+    case GT_API_cuCtxCreate_v2:
+    case GT_API_cuCtxCreate_v3:
+    case GT_API_cuCtxCreate_v4:
+        ga_map_upsert(&m->created_ctx, r->handle, 0, 1, NULL);
+        m->ctx_created++;
+        break;
+    case GT_API_cuCtxDestroy_v2: destroy_ctx(m, r->handle, r->ts); break;
+    case GT_API_cuDevicePrimaryCtxReset_v2: reset_primary(m, r->device, r->ts); break;
+    case GT_API_cuDevicePrimaryCtxRelease_v2:
+        if (r->aux == 1) reset_primary(m, r->device, r->ts);
+        break;
+    default: break;
+    }
+}
+
+static void on_map(struct ga_memory *m, const struct ga_event *ev)
+{
+    if (ev->r.vmm_map.result != 0)
+        m->vmm_failed++;
+    else if (ev->sub == GT_API_cuMemMap)
+        m->vmm_maps++;
+    else if (ev->sub == GT_API_cuMemUnmap)
+        m->vmm_unmaps++;
+}
+
+void ga_memory_event(struct ga_memory *m, const struct ga_event *ev)
+{
+    switch (ev->type) {
+    case GT_REC_ALLOC: on_alloc(m, ev); break;
+    case GT_REC_FREE: on_free(m, ev); break;
+    case GT_REC_ALLOC_FAIL: on_fail(m, ev); break;
+    case GT_REC_OBJECT: on_object(m, ev); break;
+    case GT_REC_VMM_MAP: on_map(m, ev); break;
+    case GT_REC_MEMINFO: m->meminfo_samples++; break;
+    default: break;
+    }
+}
+
+void ga_memory_finish(struct ga_memory *m, uint64_t end_ts)
+{
+    m->leaked_bytes = m->live_total;
+    m->leaked_count = 0;
+    for (size_t i = 0; i < m->ndev; i++)
+        for (unsigned k = 0; k < GT_MEM_KIND_COUNT; k++)
+            if (ga_kind_is_device(k)) m->leaked_count += m->dev[i].live_count[k];
+    ga_series_finish(&m->series, rel(m, end_ts));
+}
+
+void ga_memory_free(struct ga_memory *m)
+{
+    ga_live_free(m);
+    ga_series_free(&m->series);
+    free(m->dev);
+    free(m->ooms);
+    memset(m, 0, sizeof(*m));
+}

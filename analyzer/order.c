@@ -1,0 +1,80 @@
+/* Watermark ordering. Host chunks of different threads interleave in the file; a watermark W
+ * promises that no host record with ts < W follows it. So records are held until a watermark
+ * passes them, then released sorted by (ts, file order). Memory is one watermark interval. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+#include "util.h"
+
+void ga_order_init(struct ga_order *o)
+{
+    memset(o, 0, sizeof(*o));
+}
+
+void ga_order_free(struct ga_order *o)
+{
+    free(o->ent);
+    free(o->arena);
+    free(o->spare);
+    memset(o, 0, sizeof(*o));
+}
+
+void ga_order_push(struct ga_order *o, const void *rec, uint32_t size, uint32_t tid,
+                   uint64_t order)
+{
+    uint64_t key = ga_rec_key(rec, size);
+    if (key < o->passed) o->late++;
+    o->ent = ga_xgrow(o->ent, &o->cap, o->n, sizeof(*o->ent));
+    o->arena = ga_xgrow(o->arena, &o->arena_cap, o->used + size, 1);
+    memcpy(o->arena + o->used, rec, size);
+    o->ent[o->n++] = (struct ga_order_ent){key, order, tid, size, o->used};
+    o->used += size;
+    if (o->n > o->max_held) o->max_held = o->n;
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+    const struct ga_order_ent *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Moves the records that stay (entries [from, n)) to the front, into the spare arena. */
+static void keep_rest(struct ga_order *o, size_t from)
+{
+    size_t used = 0, k = 0;
+    for (size_t i = from; i < o->n; i++) used += o->ent[i].size;
+    o->spare = ga_xgrow(o->spare, &o->spare_cap, used, 1);
+    used = 0;
+    for (size_t i = from; i < o->n; i++, k++) {
+        struct ga_order_ent e = o->ent[i];
+        memcpy(o->spare + used, o->arena + e.off, e.size);
+        e.off = used;
+        used += e.size;
+        o->ent[k] = e;
+    }
+    char *t = o->arena;
+    size_t tc = o->arena_cap;
+    o->arena = o->spare;
+    o->arena_cap = o->spare_cap;
+    o->spare = t;
+    o->spare_cap = tc;
+    o->n = k;
+    o->used = used;
+}
+
+uint64_t ga_order_flush(struct ga_order *o, uint64_t w, int all, ga_sink_fn sink, void *ctx)
+{
+    struct ga_event ev;
+    size_t i = 0;
+    if (o->n > 1) qsort(o->ent, o->n, sizeof(*o->ent), cmp_ent);
+    for (; i < o->n && (all || o->ent[i].key < w); i++) {
+        const struct ga_order_ent *e = &o->ent[i];
+        ga_rec_decode(o->arena + e->off, e->size, e->tid, e->order, &ev);
+        sink(ctx, &ev);
+    }
+    if (!all && w > o->passed) o->passed = w;
+    keep_rest(o, i);
+    return i;
+}

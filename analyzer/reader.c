@@ -1,0 +1,257 @@
+/* Streaming trace reader: file header, chunk framing and checksums, record framing. The file is
+ * read with read() through a fixed block buffer; only one chunk payload is held at a time. */
+#include "reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "util.h"
+
+#define BLOCK (64u << 10)
+
+struct rd {
+    int fd;
+    int io_errno;       /* errno of a failed read(), 0 if none */
+    unsigned char *buf; /* BLOCK bytes */
+    size_t pos, len;
+    uint64_t offset; /* file bytes consumed by rd_read */
+    unsigned char *payload;
+    size_t payload_cap;
+    uint64_t order; /* file index of the next record */
+    struct ga_order ord;
+    struct ga_read_stats *st;
+    ga_sink_fn sink;
+    void *ctx;
+};
+
+/* Copies up to n bytes; returns how many (fewer only at end of file or on a read error). */
+static size_t rd_read(struct rd *r, void *dst, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        if (r->pos == r->len) {
+            ssize_t k = read(r->fd, r->buf, BLOCK);
+            if (k < 0 && errno == EINTR) continue;
+            if (k < 0) r->io_errno = errno;
+            if (k <= 0) break;
+            r->pos = 0;
+            r->len = (size_t)k;
+        }
+        size_t step = r->len - r->pos < n - got ? r->len - r->pos : n - got;
+        memcpy((unsigned char *)dst + got, r->buf + r->pos, step);
+        r->pos += step;
+        got += step;
+    }
+    r->offset += got;
+    return got;
+}
+
+static int fail(struct ga_read_stats *st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->error, sizeof(st->error), fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Why gt_header_check refused the header, in words the user can act on. */
+static int header_error(struct ga_read_stats *st, const unsigned char *hb, size_t n, int code,
+                        const char *why)
+{
+    struct gt_file_header h;
+    gt_rec_load(&h, sizeof(h), hb, n);
+    if (code == -4) {
+        unsigned v = h.version > h.min_version ? h.version : h.min_version;
+        return fail(st, "written by a newer gputrace (format %u, this reader reads up to %u)", v,
+                    GT_FORMAT_VERSION);
+    }
+    if (code == -3 && h.endian != __builtin_bswap32(GT_ENDIAN_TAG))
+        return fail(st, "corrupt file header (byte-order tag 0x%08x)", h.endian);
+    return fail(st, "%s", why);
+}
+
+static int read_header(struct rd *r)
+{
+    unsigned char hb[4096];
+    const char *why = "";
+    size_t n = rd_read(r, hb, 24);
+    if (n == 0 && r->io_errno) return fail(r->st, "read error: %s", strerror(r->io_errno));
+    if (n == 0) return fail(r->st, "empty file");
+    int code = gt_header_check(hb, n, &why);
+    if (code == -2 && n == 24) { /* read the rest of the header, whatever size it declares */
+        uint32_t hsize;
+        memcpy(&hsize, hb + offsetof(struct gt_file_header, header_size), 4);
+        if (hsize < sizeof(struct gt_file_header)) hsize = sizeof(struct gt_file_header);
+        if (hsize > sizeof(hb)) hsize = sizeof(hb);
+        n += rd_read(r, hb + n, hsize - n);
+        code = gt_header_check(hb, n, &why);
+    }
+    if (code != 0) return header_error(r->st, hb, n, code, why);
+    gt_rec_load(&r->st->header, sizeof(r->st->header), hb, n);
+    if (n > r->st->header.header_size) return fail(r->st, "internal error: header overread");
+    r->st->valid_bytes = r->offset;
+    return 0;
+}
+
+static void stop(struct rd *r, uint64_t chunk, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->st->stop_reason, sizeof(r->st->stop_reason), fmt, ap);
+    va_end(ap);
+    r->st->truncated = 1;
+    r->st->stop_chunk = chunk;
+}
+
+static void host_record(struct rd *r, const unsigned char *p, uint32_t size, uint32_t tid)
+{
+    const char *why = "";
+    enum ga_rec_check c = ga_rec_check(p, size, &why);
+    if (c == GA_REC_UNKNOWN) {
+        r->st->unknown_records++;
+        return;
+    }
+    if (c == GA_REC_MALFORMED) {
+        r->st->malformed_records++;
+        return;
+    }
+    r->st->records++;
+    r->st->host_records++;
+    struct gt_rec_header h;
+    memcpy(&h, p, sizeof(h));
+    if (h.type != GT_REC_WATERMARK) {
+        ga_order_push(&r->ord, p, size, tid, r->order - 1);
+        return;
+    }
+    /* Everything before W goes out, then the watermark itself: later records have ts >= W. */
+    struct ga_event ev;
+    uint64_t w = ga_rec_key(p, size);
+    ga_order_flush(&r->ord, w, 0, r->sink, r->ctx);
+    ga_rec_decode(p, size, tid, r->order - 1, &ev);
+    r->sink(r->ctx, &ev);
+}
+
+/* Walks the records of one checksummed payload. A bad record size leaves no way to find the
+ * next record, so the rest of the chunk is skipped. */
+static void parse_payload(struct rd *r, const struct gt_chunk_header *ch)
+{
+    const unsigned char *p = r->payload;
+    uint32_t pos = 0, n = ch->payload_size;
+    while (pos < n) {
+        struct gt_rec_header h = {0};
+        if (n - pos >= sizeof(h)) memcpy(&h, p + pos, sizeof(h));
+        if (n - pos < sizeof(h) || h.size < 8 || (h.size & 7) || h.size > n - pos) {
+            r->st->malformed_records++;
+            return;
+        }
+        r->order++;
+        if (ch->kind == GT_CHUNK_HOST)
+            host_record(r, p + pos, h.size, ch->tid);
+        else if (ch->kind == GT_CHUNK_GPU) {
+            r->st->gpu_records++;
+            r->st->records++;
+        }
+        pos += h.size;
+    }
+}
+
+static void count_chunk(struct ga_read_stats *st, uint16_t kind)
+{
+    st->chunks++;
+    if (kind == GT_CHUNK_HOST)
+        st->host_chunks++;
+    else if (kind == GT_CHUNK_GPU)
+        st->gpu_chunks++;
+    else
+        st->other_chunks++;
+}
+
+/* Reads one chunk. Returns 1 if one was read, 0 at a clean end of file, -1 where reading
+ * stopped at a broken chunk (stats say why). */
+static int read_chunk(struct rd *r)
+{
+    struct gt_chunk_header ch;
+    const char *why = "";
+    uint64_t at = r->offset, no = r->st->chunks + 1;
+    size_t n = rd_read(r, &ch, sizeof(ch));
+    if (n == 0 && !r->io_errno) return 0;
+    if (n < sizeof(ch)) {
+        stop(r, no, "truncated at byte %" PRIu64 " in chunk %" PRIu64, r->offset, no);
+        return -1;
+    }
+    if (gt_chunk_header_check(&ch, &why) != 0) {
+        stop(r, no, "chunk %" PRIu64 " at byte %" PRIu64 " is corrupt (%s)", no, at, why);
+        return -1;
+    }
+    r->payload = ga_xgrow(r->payload, &r->payload_cap, ch.payload_size, 1);
+    if (rd_read(r, r->payload, ch.payload_size) < ch.payload_size) {
+        stop(r, no, "truncated at byte %" PRIu64 " in chunk %" PRIu64, r->offset, no);
+        return -1;
+    }
+    if (gt_checksum(r->payload, ch.payload_size) != ch.crc32) {
+        stop(r, no, "chunk %" PRIu64 " at byte %" PRIu64 " is corrupt (checksum mismatch)", no, at);
+        return -1;
+    }
+    count_chunk(r->st, ch.kind);
+    r->st->valid_bytes = r->offset;
+    parse_payload(r, &ch);
+    return 1;
+}
+
+static void finish_stop_reason(struct rd *r)
+{
+    struct ga_read_stats *st = r->st;
+    size_t len = strlen(st->stop_reason);
+    if (r->io_errno)
+        len += (size_t)snprintf(st->stop_reason + len, sizeof(st->stop_reason) - len,
+                                " (read error: %s)", strerror(r->io_errno));
+    if (len < sizeof(st->stop_reason))
+        snprintf(st->stop_reason + len, sizeof(st->stop_reason) - len,
+                 "; reporting the %" PRIu64 " whole chunk%s before it", st->chunks,
+                 st->chunks == 1 ? "" : "s");
+    st->stop_offset = r->offset;
+}
+
+int ga_read_fd(int fd, ga_sink_fn sink, void *ctx, struct ga_read_stats *stats)
+{
+    struct rd r = {.fd = fd, .st = stats, .sink = sink, .ctx = ctx};
+    int rc = 0;
+    memset(stats, 0, sizeof(*stats));
+    r.buf = ga_xmalloc(BLOCK);
+    ga_order_init(&r.ord);
+    if (read_header(&r) == 0) {
+        while ((rc = read_chunk(&r)) > 0) {
+        }
+        if (rc < 0) finish_stop_reason(&r);
+        ga_order_flush(&r.ord, 0, 1, sink, ctx);
+        stats->late_records = r.ord.late;
+        stats->max_buffered = r.ord.max_held;
+        rc = 0;
+    } else {
+        rc = -1;
+    }
+    ga_order_free(&r.ord);
+    free(r.payload);
+    free(r.buf);
+    return rc;
+}
+
+int ga_read_trace(const char *path, ga_sink_fn sink, void *ctx, struct ga_read_stats *stats)
+{
+    int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        memset(stats, 0, sizeof(*stats));
+        return fail(stats, "%s", strerror(errno));
+    }
+    int rc = ga_read_fd(fd, sink, ctx, stats);
+    if (fd != 0) close(fd);
+    return rc;
+}

@@ -1,0 +1,68 @@
+/* Streaming trace reader: validates the file header and every chunk, restores global time order
+ * of host records with watermarks, and hands each record to a sink. Memory: one chunk payload plus
+ * the host records of one watermark interval. */
+#ifndef GA_READER_H
+#define GA_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gputrace/trace_format.h"
+#include "records.h"
+
+typedef void (*ga_sink_fn)(void *ctx, const struct ga_event *ev);
+
+struct ga_read_stats {
+    struct gt_file_header header; /* as read (fields past the v1 header ignored) */
+    uint64_t valid_bytes;         /* bytes of the file up to the end of the last whole chunk */
+    uint64_t chunks;              /* whole, checksummed chunks */
+    uint64_t host_chunks, gpu_chunks, other_chunks;
+    uint64_t records;           /* known host records delivered plus GPU records seen */
+    uint64_t host_records;      /* known host records delivered to the sink */
+    uint64_t gpu_records;       /* records in GPU chunks (not decoded yet) */
+    uint64_t unknown_records;   /* records of types this reader does not know, skipped */
+    uint64_t malformed_records; /* bad size or string lengths; skipped (bad size: rest of chunk) */
+    uint64_t late_records;      /* host records older than a watermark already passed */
+    uint64_t max_buffered;      /* most host records held at once waiting for a watermark */
+    int truncated;              /* 1: the file ends in or at a broken chunk */
+    uint64_t stop_offset;       /* where reading stopped, when truncated */
+    uint64_t stop_chunk;        /* 1-based number of the broken chunk, when truncated */
+    char stop_reason[160];      /* e.g. "truncated at byte 4096 in chunk 17" */
+    char error[200];            /* fatal error, when ga_read_trace returns -1 */
+};
+
+/* Reads the trace at `path` ("-" = standard input). Returns 0 when a report can be made (possibly
+ * of a truncated prefix: see stats->truncated), -1 with stats->error set when the file cannot be
+ * read as a trace at all. */
+int ga_read_trace(const char *path, ga_sink_fn sink, void *ctx, struct ga_read_stats *stats);
+
+/* Same on an open file descriptor, which stays open. */
+int ga_read_fd(int fd, ga_sink_fn sink, void *ctx, struct ga_read_stats *stats);
+
+/* ---- watermark ordering (order.c) ------------------------------------------------------------ */
+
+struct ga_order_ent {
+    uint64_t key, order;
+    uint32_t tid, size;
+    size_t off; /* into the arena */
+};
+
+struct ga_order {
+    struct ga_order_ent *ent;
+    size_t n, cap;
+    char *arena, *spare;
+    size_t used, arena_cap, spare_cap;
+    uint64_t passed;   /* highest watermark flushed so far */
+    uint64_t late;     /* records that arrived with a key below `passed` */
+    uint64_t max_held; /* most records held at once */
+};
+
+void ga_order_init(struct ga_order *o);
+void ga_order_free(struct ga_order *o);
+/* Buffers one checked host record (copied). */
+void ga_order_push(struct ga_order *o, const void *rec, uint32_t size, uint32_t tid,
+                   uint64_t order);
+/* Emits, sorted by (key, file order), every buffered record with key < w (all when `all`). */
+uint64_t ga_order_flush(struct ga_order *o, uint64_t w, int all, ga_sink_fn sink, void *ctx);
+
+#endif

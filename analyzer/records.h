@@ -1,0 +1,62 @@
+/* Record layer: which record types this reader knows, their validation, sort key and decoding
+ * into one event struct the analyses and renderers share. */
+#ifndef GA_RECORDS_H
+#define GA_RECORDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gputrace/trace_format.h"
+
+/* A record as it leaves the reader, time ordered (host) with its origin. */
+struct ga_event {
+    uint16_t type;  /* enum gt_rec_type */
+    uint16_t sub;   /* api id, or how (resolve) */
+    uint32_t size;  /* on-disk size, header included */
+    uint32_t tid;   /* the chunk's writer thread */
+    uint64_t ts;    /* sort key: the first u64 after the header (ts, or ts_enter for spans) */
+    uint64_t order; /* index of the record in the file, the tie breaker */
+    union {
+        struct gt_rec_header h;
+        struct gt_rec_process process;
+        struct gt_rec_driver driver;
+        struct gt_rec_device device;
+        struct gt_rec_thread thread;
+        struct gt_rec_alloc alloc;
+        struct gt_rec_free free;
+        struct gt_rec_alloc_fail alloc_fail;
+        struct gt_rec_vmm_map vmm_map;
+        struct gt_rec_func func;
+        struct gt_rec_launch launch;
+        struct gt_rec_span span;
+        struct gt_rec_object object;
+        struct gt_rec_meminfo meminfo;
+        struct gt_rec_resolve resolve;
+        struct gt_rec_lost lost;
+        struct gt_rec_watermark watermark;
+        struct gt_rec_end end;
+        struct gt_rec_note note;
+    } r;
+    /* Variable-length strings (not NUL-terminated), validated against the record size:
+     * process: cmdline (argv, NUL separated), host, exe; device/thread/func/resolve: name;
+     * note: text. Point into the reader's buffer: valid only during the sink call. */
+    const char *str[3];
+    uint32_t str_len[3];
+};
+
+enum ga_rec_check { GA_REC_OK = 0, GA_REC_UNKNOWN = 1, GA_REC_MALFORMED = -1 };
+
+/* Record type name ("ALLOC"), or NULL for types this reader does not know. */
+const char *ga_rec_type_name(unsigned type);
+/* Checks a record's variable-length tail against its size (framing is the caller's job). */
+enum ga_rec_check ga_rec_check(const void *rec, uint32_t size, const char **why);
+/* The record's sort key: its first u64 after the header (0 if the record is too short). */
+uint64_t ga_rec_key(const void *rec, uint32_t size);
+/* Decodes a checked record of a known type; `rec` must stay valid while ev is used. */
+void ga_rec_decode(const void *rec, uint32_t size, uint32_t tid, uint64_t order,
+                   struct ga_event *ev);
+
+/* The API's name, or "api#<id>" for ids this reader does not know (buf holds it). */
+const char *ga_api_label(unsigned api, char buf[16]);
+
+#endif

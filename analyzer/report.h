@@ -1,0 +1,48 @@
+/* The report model: what the reader saw plus every analysis, filled by one pass over the trace.
+ * Renderers (report_text.c, report_json.c) only read it. */
+#ifndef GA_REPORT_H
+#define GA_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "facts.h"
+#include "memory.h"
+#include "reader.h"
+#include "timeline.h"
+
+#define GA_SCHEMA_VERSION 1
+
+struct ga_report {
+    const char *path;
+    struct ga_read_stats read;
+    struct ga_facts facts;
+    struct ga_memory mem;
+    struct ga_timeline tl;
+    int started; /* the first event has been seen (the time base is set) */
+};
+
+void ga_report_init(struct ga_report *r, const char *path);
+/* Reads the trace and runs the analyses. 0: the model is complete (maybe of a truncated
+ * prefix); -1: unreadable, r->read.error says why. */
+int ga_report_run(struct ga_report *r);
+/* The sink the reader feeds (exposed for tests that drive events by hand). */
+void ga_report_event(void *report, const struct ga_event *ev);
+void ga_report_finish(struct ga_report *r);
+void ga_report_free(struct ga_report *r);
+
+/* Nanoseconds from the trace start (file header's monotonic start time). */
+int64_t ga_report_rel(const struct ga_report *r, uint64_t ts);
+/* From the trace start to the last record time (0 without records). */
+uint64_t ga_report_duration(const struct ga_report *r);
+/* "unavailable: <reason>" until GPU activity records are analyzed. */
+const char *ga_report_gpu_timeline(const struct ga_report *r);
+
+/* Renderers. */
+void ga_render_text(const struct ga_report *r, FILE *out);
+int ga_render_json(const struct ga_report *r, FILE *out);
+/* --dump: one line per record, in time order; reads the trace itself. */
+int ga_dump_trace(const char *path, FILE *out, struct ga_read_stats *stats);
+void ga_dump_event(FILE *out, uint64_t t0, const struct ga_event *ev);
+
+#endif

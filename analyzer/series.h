@@ -1,0 +1,39 @@
+/* Live bytes over time, bounded: each series keeps at most GA_SERIES_BUCKETS buckets holding the
+ * maximum live bytes seen during the bucket. When time runs past the last bucket, neighbouring
+ * buckets merge and the bucket width doubles, so memory stays fixed however long the trace. */
+#ifndef GA_SERIES_H
+#define GA_SERIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GA_SERIES_BUCKETS 256
+#define GA_SERIES_BASE_NS 1000u /* first bucket width: 1 us */
+#define GA_SERIES_TOTAL 0       /* kind slot of a device's total device memory */
+
+struct ga_series {
+    int32_t device;
+    uint32_t kind;  /* enum gt_mem_kind, or GA_SERIES_TOTAL */
+    uint64_t width; /* ns per bucket */
+    int64_t last_idx; /* bucket of the last update, -1 before the first */
+    uint64_t last_val;
+    uint64_t max[GA_SERIES_BUCKETS];
+};
+
+struct ga_series_set {
+    struct ga_series *s;
+    size_t n, cap;
+    uint64_t width;    /* common width after ga_series_finish */
+    size_t buckets;    /* buckets in use after ga_series_finish */
+};
+
+/* Live bytes of (device, kind) became `live` at `rel_ns` from the trace start. */
+void ga_series_update(struct ga_series_set *set, int32_t device, uint32_t kind, int64_t rel_ns,
+                      uint64_t live);
+/* Brings every series to one width and carries the last value to `end_rel_ns`. */
+void ga_series_finish(struct ga_series_set *set, int64_t end_rel_ns);
+const struct ga_series *ga_series_get(const struct ga_series_set *set, int32_t device,
+                                      uint32_t kind);
+void ga_series_free(struct ga_series_set *set);
+
+#endif

@@ -1,0 +1,32 @@
+/* Small helpers every analyzer file uses: allocation that dies cleanly, size/time formatting. */
+#ifndef GA_UTIL_H
+#define GA_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define GA_PROG "gputrace-report"
+
+/* Allocation that never returns NULL: out of memory prints one line and exits 2. */
+void *ga_xmalloc(size_t n);
+void *ga_xcalloc(size_t count, size_t size);
+void *ga_xrealloc(void *p, size_t n);
+/* Grows an array of `elem`-byte items so that index `need` fits; doubles the capacity. */
+void *ga_xgrow(void *p, size_t *cap, size_t need, size_t elem);
+char *ga_xstrdup(const char *s);
+char *ga_xstrndup(const char *s, size_t n);
+
+/* "1.50 GiB", "512 B": exact below 1 KiB, three significant figures above. */
+const char *ga_fmt_bytes(char buf[32], uint64_t bytes);
+/* "12.345 ms" from nanoseconds (signed: times before the trace start stay readable). */
+const char *ga_fmt_ms(char buf[32], int64_t ns);
+
+/* Writes `s` (n bytes) with quotes, backslashes and control characters escaped as \xNN. */
+void ga_put_escaped(FILE *f, const char *s, size_t n);
+
+/* A NUL-terminated copy of s[0..n) in valid UTF-8: invalid sequences become U+FFFD and NULs
+ * become spaces. Trace strings come from the traced program and may be anything. */
+char *ga_utf8_clean(const char *s, size_t n);
+
+#endif
