@@ -2,6 +2,7 @@
  * cuInit. Launch hooks are the hottest path of the shim: two clock reads and one record. */
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#include <stdatomic.h>
 
 #include "hooks.h"
 #include "shim.h"
@@ -14,6 +15,19 @@
 
 /* ---- launches ---------------------------------------------------------------------------------- */
 
+/* Around the real launch: our correlation id, pushed to CUPTI so its records name the launch. */
+#define LAUNCH_CALL(r, call)                                                                       \
+    uint64_t corr = gt_next_corr(t);                                                               \
+    int cupti = atomic_load_explicit(&gt_cupti_on, memory_order_relaxed);                          \
+    if (cupti) gt_cupti_push(corr);                                                                \
+    uint64_t t0 = gt_now();                                                                        \
+    CUresult r = call;                                                                             \
+    if (cupti) {                                                                                   \
+        int e_ = errno;                                                                            \
+        gt_cupti_pop();                                                                            \
+        errno = e_;                                                                                \
+    }
+
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                               unsigned, unsigned, CUstream, void **, void **);
 typedef CUresult (*coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
@@ -25,11 +39,10 @@ static CUresult launch(unsigned api, launch_fn real, CUfunction f, unsigned gx, 
 {
     struct gt_thread *t = gt_enter();
     if (!t) return real(f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
-    uint64_t t0 = gt_now();
-    CUresult r = real(f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
+    LAUNCH_CALL(r, real(f, gx, gy, gz, bx, by, bz, smem, s, params, extra));
     int saved = errno;
     unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
-    gt_rec_launch(t, api, t0, gt_now(), PTR(f), PTR(s), grid, block, smem, r);
+    gt_rec_launch(t, api, t0, gt_now(), corr, PTR(f), PTR(s), grid, block, smem, r);
     gt_leave(t);
     errno = saved;
     return r;
@@ -63,11 +76,10 @@ static CUresult launch_coop(unsigned api, coop_fn real, CUfunction f, unsigned g
 {
     struct gt_thread *t = gt_enter();
     if (!t) return real(f, gx, gy, gz, bx, by, bz, smem, s, params);
-    uint64_t t0 = gt_now();
-    CUresult r = real(f, gx, gy, gz, bx, by, bz, smem, s, params);
+    LAUNCH_CALL(r, real(f, gx, gy, gz, bx, by, bz, smem, s, params));
     int saved = errno;
     unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
-    gt_rec_launch(t, api, t0, gt_now(), PTR(f), PTR(s), grid, block, smem, r);
+    gt_rec_launch(t, api, t0, gt_now(), corr, PTR(f), PTR(s), grid, block, smem, r);
     gt_leave(t);
     errno = saved;
     return r;
@@ -102,8 +114,7 @@ static CUresult launch_ex(unsigned api, PFN_cuLaunchKernelEx_v11060 real, const 
 {
     struct gt_thread *t = gt_enter();
     if (!t) return real(c, f, params, extra);
-    uint64_t t0 = gt_now();
-    CUresult r = real(c, f, params, extra);
+    LAUNCH_CALL(r, real(c, f, params, extra));
     int saved = errno;
     unsigned grid[3] = {0, 0, 0}, block[3] = {0, 0, 0}, smem = 0;
     CUstream s = NULL;
@@ -113,7 +124,7 @@ static CUresult launch_ex(unsigned api, PFN_cuLaunchKernelEx_v11060 real, const 
         smem = c->sharedMemBytes;
         s = c->hStream;
     }
-    gt_rec_launch(t, api, t0, gt_now(), PTR(f), PTR(s), grid, block, smem, r);
+    gt_rec_launch(t, api, t0, gt_now(), corr, PTR(f), PTR(s), grid, block, smem, r);
     gt_leave(t);
     errno = saved;
     return r;
@@ -138,10 +149,9 @@ static CUresult graph_launch(unsigned api, PFN_cuGraphLaunch_v10000 real, CUgrap
 {
     struct gt_thread *t = gt_enter();
     if (!t) return real(g, s);
-    uint64_t t0 = gt_now();
-    CUresult r = real(g, s);
+    LAUNCH_CALL(r, real(g, s));
     int saved = errno;
-    gt_rec_launch(t, api, t0, gt_now(), PTR(g), PTR(s), NULL, NULL, 0, r);
+    gt_rec_launch(t, api, t0, gt_now(), corr, PTR(g), PTR(s), NULL, NULL, 0, r);
     gt_leave(t);
     errno = saved;
     return r;
@@ -164,10 +174,10 @@ static CUresult host_func(unsigned api, PFN_cuLaunchHostFunc_v10000 real, CUstre
 {
     struct gt_thread *t = gt_enter();
     if (!t) return real(s, fn, data);
-    uint64_t t0 = gt_now();
+    uint64_t corr = gt_next_corr(t), t0 = gt_now();
     CUresult r = real(s, fn, data);
     int saved = errno;
-    gt_rec_launch(t, api, t0, gt_now(), PTR(fn), PTR(s), NULL, NULL, 0, r);
+    gt_rec_launch(t, api, t0, gt_now(), corr, PTR(fn), PTR(s), NULL, NULL, 0, r);
     gt_leave(t);
     errno = saved;
     return r;
@@ -422,14 +432,22 @@ GT_EXPORT CUresult cuStreamDestroy_v2(CUstream hStream)
 
 /* ---- cuInit ------------------------------------------------------------------------------------ */
 
+/* CUPTI must be configured before the driver initializes; the driver facts are written after. */
 GT_EXPORT CUresult cuInit(unsigned int Flags)
 {
     REAL(real, cuInit, PFN_cuInit_v2000);
+    struct gt_thread *t = gt_enter();
+    if (!t) return real(Flags);
+    int saved = errno;
+    gt_cupti_setup(t);
+    errno = saved;
     CUresult r = real(Flags);
-    if (r == CUDA_SUCCESS && !gt_tls_in_hook) {
-        int saved = errno;
-        gt_rec_driver_info();
-        errno = saved;
+    saved = errno;
+    if (r == CUDA_SUCCESS) {
+        gt_rec_driver_info(t);
+        gt_cupti_after_init();
     }
+    gt_leave(t);
+    errno = saved;
     return r;
 }

@@ -151,9 +151,9 @@ static void note_func(struct gt_thread *t, uint64_t handle, uint64_t ts)
     gt_emit_named(t, GT_REC_FUNC, 0, &r, sizeof(r), name, r.name_len);
 }
 
-void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, uint64_t func,
-                   uint64_t stream, const unsigned grid[3], const unsigned block[3],
-                   unsigned shmem, int result)
+void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, uint64_t corr,
+                   uint64_t func, uint64_t stream, const unsigned grid[3],
+                   const unsigned block[3], unsigned shmem, int result)
 {
     if (api != GT_API_cuGraphLaunch && api != GT_API_cuGraphLaunch_ptsz &&
         api != GT_API_cuLaunchHostFunc && api != GT_API_cuLaunchHostFunc_ptsz)
@@ -162,7 +162,7 @@ void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, 
     r->ts = t0;
     r->func = func;
     r->stream = stream;
-    r->corr = (t->index << 40) | (++t->corr & ((1ull << 40) - 1));
+    r->corr = corr;
     for (int i = 0; i < 3; i++) {
         r->grid[i] = grid ? grid[i] : 0;
         r->block[i] = block ? block[i] : 0;
@@ -224,15 +224,10 @@ static void emit_device(struct gt_thread *t, int ordinal)
 }
 
 /* After the first successful cuInit: driver version and every device, once per process. */
-void gt_rec_driver_info(void)
+void gt_rec_driver_info(struct gt_thread *t)
 {
     static atomic_int done;
     if (atomic_exchange(&done, 1)) return;
-    struct gt_thread *t = gt_enter();
-    if (!t) {
-        atomic_store(&done, 0);
-        return;
-    }
     drv_ver_fn ver = (drv_ver_fn)gt_helper_fn(GT_H_DriverGetVersion);
     dev_count_fn count = (dev_count_fn)gt_helper_fn(GT_H_DeviceGetCount);
     struct gt_rec_driver *r = gt_reserve(t, sizeof(*r));
@@ -246,5 +241,4 @@ void gt_rec_driver_info(void)
         gt_commit(t, r, GT_REC_DRIVER, 0, sizeof(*r), r->ts);
     }
     for (int i = 0; i < n && i < 1024; i++) emit_device(t, i);
-    gt_leave(t);
 }

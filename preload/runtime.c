@@ -31,6 +31,19 @@ _Atomic int gt_state = GT_STATE_IDLE;
 __thread int gt_tls_in_hook __attribute__((tls_model("initial-exec")));
 __thread struct gt_thread *gt_tls_thread __attribute__((tls_model("initial-exec")));
 
+static struct gt_config_env env;
+static char env_cupti[PATH_MAX], env_cuda_home[PATH_MAX], env_conda[PATH_MAX];
+
+const struct gt_config_env *gt_config_env(void) { return &env; }
+
+static const char *keep_env(const char *name, char *buf, size_t n)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return NULL;
+    snprintf(buf, n, "%s", v);
+    return buf;
+}
+
 static struct {
     /* configuration, read once in the constructor */
     char output[PATH_MAX];
@@ -41,6 +54,7 @@ static struct {
     uint64_t offset;     /* bytes of whole chunks written so far; under file_mu */
     uint64_t fsize_limit; /* RLIMIT_FSIZE at open, so we stop before SIGXFSZ */
     uint32_t seq;        /* sequence of the tracer's own chunks (tid 0); under file_mu */
+    uint32_t gpu_seq;    /* sequence of GPU chunks; under file_mu */
     pthread_mutex_t file_mu;
     /* threads */
     pthread_mutex_t list_mu;
@@ -83,6 +97,9 @@ __attribute__((constructor)) static void gt_configure(void)
     snprintf(G.output, sizeof(G.output), "%s", v && *v ? v : "gputrace.%p.trace");
     if ((v = getenv("GPUTRACE_FLUSH_MS")) && atoi(v) > 0) G.flush_ms = (unsigned)atoi(v);
     if ((v = getenv("GPUTRACE_DISABLE")) && *v && strcmp(v, "0") != 0) G.disabled_by_env = 1;
+    env.cupti = keep_env("GPUTRACE_CUPTI", env_cupti, sizeof(env_cupti));
+    env.cuda_home = keep_env("CUDA_HOME", env_cuda_home, sizeof(env_cuda_home));
+    env.conda_prefix = keep_env("CONDA_PREFIX", env_conda, sizeof(env_conda));
 }
 
 /* Expand %p (pid), %h (host name) and %% in the output pattern. */
@@ -188,6 +205,17 @@ static void write_own_records(const void *p, uint32_t size)
     pthread_mutex_lock(&G.file_mu);
     if (write_chunk_locked(GT_CHUNK_HOST, 0, G.seq++, p, size) == 0)
         atomic_fetch_add(&G.records, count_records(p, size));
+    pthread_mutex_unlock(&G.file_mu);
+}
+
+void gt_write_gpu_chunk(const void *payload, uint32_t size)
+{
+    if (atomic_load(&gt_state) != GT_STATE_RUNNING) return;
+    pthread_mutex_lock(&G.file_mu);
+    if (write_chunk_locked(GT_CHUNK_GPU, 0, G.gpu_seq++, payload, size) == 0)
+        atomic_fetch_add(&G.records, count_records(payload, size));
+    else
+        atomic_fetch_add(&G.lost, count_records(payload, size));
     pthread_mutex_unlock(&G.file_mu);
 }
 
@@ -440,6 +468,7 @@ void gt_emit_named(struct gt_thread *t, uint16_t type, uint16_t sub, const void 
  * its record and this round flushes it. */
 static void flush_round(int final)
 {
+    if (!final) gt_cupti_flush(0); /* GPU records first; takes none of our locks */
     uint64_t w = gt_now();
     pthread_mutex_lock(&G.list_mu);
     for (struct gt_thread *t = G.threads; t; t = t->next) {

@@ -98,6 +98,30 @@ static inline void gt_commit(struct gt_thread *t, void *rec, uint16_t type, uint
     atomic_store_explicit(&t->committed, off + size, memory_order_release);
 }
 
+/* Environment read once at load time (runtime.c). */
+struct gt_config_env {
+    const char *cupti;     /* GPUTRACE_CUPTI: path, "off", or NULL */
+    const char *cuda_home; /* CUDA_HOME */
+    const char *conda_prefix;
+};
+const struct gt_config_env *gt_config_env(void);
+
+/* Writes one chunk of GPU records (cupti.c's buffer callback). */
+void gt_write_gpu_chunk(const void *payload, uint32_t size);
+
+/* ---- CUPTI (cupti.c) ----------------------------------------------------------------------------- */
+extern _Atomic int gt_cupti_on;
+void gt_cupti_setup(struct gt_thread *t);
+void gt_cupti_after_init(void);
+void gt_cupti_push(uint64_t corr);
+void gt_cupti_pop(void);
+void gt_cupti_flush(int forced);
+
+static inline uint64_t gt_next_corr(struct gt_thread *t)
+{
+    return (t->index << 40) | (++t->corr & ((1ull << 40) - 1));
+}
+
 /* Record helpers for variable-length records (runtime.c). */
 void gt_emit_named(struct gt_thread *t, uint16_t type, uint16_t sub, const void *fixed,
                    uint32_t fixed_size, const char *text, uint32_t text_len);
@@ -159,12 +183,12 @@ void gt_rec_span(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, ui
                  uint64_t bytes, int result);
 void gt_rec_object(struct gt_thread *t, unsigned api, uint64_t ts, uint64_t handle, uint64_t aux,
                    int device, int result);
-void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, uint64_t func,
-                   uint64_t stream, const unsigned grid[3], const unsigned block[3],
-                   unsigned shmem, int result);
+void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, uint64_t corr,
+                   uint64_t func, uint64_t stream, const unsigned grid[3],
+                   const unsigned block[3], unsigned shmem, int result);
 void gt_rec_resolve(unsigned how, const char *name, int version, uint64_t flags, unsigned api,
                     unsigned status);
-void gt_rec_driver_info(void);
+void gt_rec_driver_info(struct gt_thread *t);
 int gt_current_device(void);
 
 #endif
