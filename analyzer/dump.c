@@ -140,6 +140,13 @@ static void dump_misc(FILE *o, const struct ga_event *ev)
         fprintf(o, " - level=%u", ev->r.note.level);
         str_kv(o, "text", ev->str[0], ev->str_len[0]);
         break;
+    case GT_REC_CUPTI:
+        fprintf(o, " %s version=%d result=%d clock_offset_ns=%" PRId64,
+                ga_cupti_status_name(ev->sub), ev->r.cupti.version, ev->r.cupti.result,
+                ev->r.cupti.clock_offset_ns);
+        str_kv(o, "path", ev->str[0], ev->str_len[0]);
+        str_kv(o, "reason", ev->str[1], ev->str_len[1]);
+        break;
     default: fprintf(o, " -"); break;
     }
 }

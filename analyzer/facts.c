@@ -21,6 +21,28 @@ const char *ga_resolve_how_name(unsigned how)
     }
 }
 
+const char *ga_cupti_status_name(unsigned status)
+{
+    switch (status) {
+    case GT_CUPTI_ON: return "on";
+    case GT_CUPTI_OFF_BY_USER: return "off_by_user";
+    case GT_CUPTI_NOT_FOUND: return "not_found";
+    case GT_CUPTI_OWNED: return "owned";
+    case GT_CUPTI_FAILED: return "failed";
+    default: return "unknown";
+    }
+}
+
+static void on_cupti(struct ga_facts *f, const struct ga_event *ev)
+{
+    free(f->cupti_path);
+    free(f->cupti_reason);
+    f->have_cupti = 1;
+    f->cupti = ev->r.cupti;
+    f->cupti_path = ga_xstrndup(ev->str[0], ev->str_len[0]);
+    f->cupti_reason = ga_xstrndup(ev->str[1], ev->str_len[1]);
+}
+
 static void free_process(struct ga_facts *f)
 {
     for (size_t i = 0; i < f->argc; i++) free(f->argv[i]);
@@ -135,6 +157,7 @@ void ga_facts_event(struct ga_facts *f, const struct ga_event *ev)
         f->end = ev->r.end;
         break;
     case GT_REC_RESOLVE: on_resolve(f, ev); break;
+    case GT_REC_CUPTI: on_cupti(f, ev); break;
     case GT_REC_OBJECT:
         if (ev->sub < GT_API_MAX) f->objects[ev->sub][ev->r.object.result != 0]++;
         break;
@@ -148,6 +171,8 @@ void ga_facts_free(struct ga_facts *f)
     for (size_t i = 0; i < f->n_devices; i++) free(f->devices[i].name);
     for (size_t i = 0; i < f->n_threads; i++) free(f->threads[i].name);
     for (size_t i = 0; i < f->n_notes; i++) free(f->notes[i].text);
+    free(f->cupti_path);
+    free(f->cupti_reason);
     free(f->devices);
     free(f->threads);
     free(f->notes);

@@ -56,6 +56,9 @@ struct ga_facts {
     int have_ts;
     struct ga_resolve_how resolve[4]; /* index: enum gt_resolve_how; 0 = other */
     struct ga_resolve_how resolve_total;
+    int have_cupti; /* the last GT_REC_CUPTI record says whether the GPU timeline was recorded */
+    struct gt_rec_cupti cupti;
+    char *cupti_path, *cupti_reason;
     /* OBJECT calls (contexts, streams, pools) per api: [api][0] ok, [api][1] failed */
     uint64_t objects[GT_API_MAX][2];
 };
@@ -65,5 +68,7 @@ void ga_facts_event(struct ga_facts *f, const struct ga_event *ev);
 void ga_facts_free(struct ga_facts *f);
 /* "dlsym", "cuGetProcAddress", "cuGetProcAddress_v2", "other" */
 const char *ga_resolve_how_name(unsigned how);
+/* "on", "off_by_user", "not_found", "owned", "failed", "unknown" */
+const char *ga_cupti_status_name(unsigned status);
 
 #endif

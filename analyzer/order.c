@@ -15,6 +15,7 @@ void ga_order_init(struct ga_order *o)
 void ga_order_free(struct ga_order *o)
 {
     free(o->ent);
+    free(o->tmp);
     free(o->arena);
     free(o->spare);
     memset(o, 0, sizeof(*o));
@@ -33,11 +34,45 @@ void ga_order_push(struct ga_order *o, const void *rec, uint32_t size, uint32_t 
     if (o->n > o->max_held) o->max_held = o->n;
 }
 
-static int cmp_ent(const void *a, const void *b)
+static int before(const struct ga_order_ent *x, const struct ga_order_ent *y)
 {
-    const struct ga_order_ent *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
+    return x->key != y->key ? x->key < y->key : x->order < y->order;
+}
+
+/* Merges sorted a[0..na) and b[0..nb) into out. */
+static void merge(const struct ga_order_ent *a, size_t na, const struct ga_order_ent *b, size_t nb,
+                  struct ga_order_ent *out)
+{
+    size_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb) out[k++] = before(&b[j], &a[i]) ? b[j++] : a[i++];
+    while (i < na) out[k++] = a[i++];
+    while (j < nb) out[k++] = b[j++];
+}
+
+/* Natural merge sort. The buffer holds one sorted run per chunk (a thread writes in time order)
+ * plus what stayed from the last flush, so there are few runs and sorting is nearly linear. */
+static void sort_entries(struct ga_order *o)
+{
+    size_t n = o->n;
+    struct ga_order_ent *src = o->ent, *dst;
+    o->tmp = ga_xgrow(o->tmp, &o->tmp_cap, n, sizeof(*o->tmp));
+    dst = o->tmp;
+    for (;;) {
+        size_t runs = 0;
+        for (size_t i = 0; i < n; runs++) {
+            size_t a = i + 1, b;
+            while (a < n && !before(&src[a], &src[a - 1])) a++;
+            b = a < n ? a + 1 : a;
+            while (b < n && !before(&src[b], &src[b - 1])) b++;
+            merge(src + i, a - i, src + a, b - a, dst + i);
+            i = b;
+        }
+        struct ga_order_ent *t = src;
+        src = dst;
+        dst = t;
+        if (runs <= 1) break;
+    }
+    if (src != o->ent) memcpy(o->ent, src, n * sizeof(*src));
 }
 
 /* Moves the records that stay (entries [from, n)) to the front, into the spare arena. */
@@ -68,7 +103,7 @@ uint64_t ga_order_flush(struct ga_order *o, uint64_t w, int all, ga_sink_fn sink
 {
     struct ga_event ev;
     size_t i = 0;
-    if (o->n > 1) qsort(o->ent, o->n, sizeof(*o->ent), cmp_ent);
+    if (o->n > 1) sort_entries(o);
     for (; i < o->n && (all || o->ent[i].key < w); i++) {
         const struct ga_order_ent *e = &o->ent[i];
         ga_rec_decode(o->arena + e->off, e->size, e->tid, e->order, &ev);

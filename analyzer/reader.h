@@ -48,8 +48,8 @@ struct ga_order_ent {
 };
 
 struct ga_order {
-    struct ga_order_ent *ent;
-    size_t n, cap;
+    struct ga_order_ent *ent, *tmp; /* tmp: merge sort scratch */
+    size_t n, cap, tmp_cap;
     char *arena, *spare;
     size_t used, arena_cap, spare_cap;
     uint64_t passed;   /* highest watermark flushed so far */

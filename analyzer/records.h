@@ -36,10 +36,12 @@ struct ga_event {
         struct gt_rec_watermark watermark;
         struct gt_rec_end end;
         struct gt_rec_note note;
+        struct gt_rec_cupti cupti;
     } r;
     /* Variable-length strings (not NUL-terminated), validated against the record size:
-     * process: cmdline (argv, NUL separated), host, exe; device/thread/func/resolve: name;
-     * note: text. Point into the reader's buffer: valid only during the sink call. */
+     * process: argv (NUL separated), host, exe; device/thread/func/resolve: name;
+     * note: text; cupti: library path, reason. They point into the reader's buffer: valid
+     * only during the sink call. */
     const char *str[3];
     uint32_t str_len[3];
 };

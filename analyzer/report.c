@@ -1,6 +1,7 @@
 /* One pass: the reader feeds every host record, in time order, to each analysis. */
 #include "report.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void ga_report_init(struct ga_report *r, const char *path)
@@ -50,11 +51,26 @@ int ga_report_run(struct ga_report *r)
     return 0;
 }
 
-const char *ga_report_gpu_timeline(const struct ga_report *r)
+const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t n)
 {
-    if (r->read.gpu_chunks)
-        return "unavailable: this reader does not decode GPU activity records yet";
-    return "unavailable: the trace holds no GPU activity records";
+    const struct ga_facts *f = &r->facts;
+    static const char *const why[] = {
+        [GT_CUPTI_ON] = "this reader does not decode GPU activity records yet",
+        [GT_CUPTI_OFF_BY_USER] = "turned off (GPUTRACE_CUPTI=off)",
+        [GT_CUPTI_NOT_FOUND] = "no libcupti could be loaded",
+        [GT_CUPTI_OWNED] = "another profiler holds CUPTI",
+        [GT_CUPTI_FAILED] = "CUPTI failed",
+    };
+    unsigned st = f->cupti.h.sub;
+    const char *reason = f->cupti_reason ? f->cupti_reason : "";
+    if (strncmp(reason, ": ", 2) == 0) reason += 2;
+    if (!f->have_cupti)
+        snprintf(buf, n, "unavailable: the trace has no CUPTI status record");
+    else if (st != GT_CUPTI_ON && *reason) /* the shim's own words say it best */
+        snprintf(buf, n, "unavailable: %s%s", st == GT_CUPTI_FAILED ? "CUPTI: " : "", reason);
+    else
+        snprintf(buf, n, "unavailable: %s", st <= GT_CUPTI_FAILED ? why[st] : "unknown CUPTI status");
+    return buf;
 }
 
 void ga_report_free(struct ga_report *r)

@@ -35,8 +35,8 @@ void ga_report_free(struct ga_report *r);
 int64_t ga_report_rel(const struct ga_report *r, uint64_t ts);
 /* From the trace start to the last record time (0 without records). */
 uint64_t ga_report_duration(const struct ga_report *r);
-/* "unavailable: <reason>" until GPU activity records are analyzed. */
-const char *ga_report_gpu_timeline(const struct ga_report *r);
+/* "unavailable: <reason>" until GPU activity records are analyzed; written into buf. */
+const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t n);
 
 /* Renderers. */
 void ga_render_text(const struct ga_report *r, FILE *out);

@@ -41,6 +41,20 @@ static jobj *api_name(unsigned api)
     return jcstr(ga_api_label(api, buf));
 }
 
+static jobj *json_cupti(const struct ga_report *r)
+{
+    const struct ga_facts *f = &r->facts;
+    if (!f->have_cupti) return NULL;
+    jobj *o = json_object_new_object();
+    put(o, "status", jcstr(ga_cupti_status_name(f->cupti.h.sub)));
+    put(o, "version", ji64(f->cupti.version));
+    put(o, "result", ji64(f->cupti.result));
+    put(o, "path", jcstr(f->cupti_path));
+    put(o, "reason", jcstr(f->cupti_reason));
+    put(o, "clock_offset_ns", ji64(f->cupti.clock_offset_ns));
+    return o;
+}
+
 static jobj *json_trace(const struct ga_report *r)
 {
     const struct ga_read_stats *s = &r->read;
@@ -66,7 +80,9 @@ static jobj *json_trace(const struct ga_report *r)
     put(o, "unknown_records", ju64(s->unknown_records));
     put(o, "malformed_records", ju64(s->malformed_records));
     put(o, "late_records", ju64(s->late_records));
-    put(o, "gpu_timeline", jcstr(ga_report_gpu_timeline(r)));
+    char gpu[300];
+    put(o, "gpu_timeline", jcstr(ga_report_gpu_timeline(r, gpu, sizeof(gpu))));
+    put(o, "cupti", json_cupti(r));
     return o;
 }
 

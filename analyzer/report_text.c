@@ -214,7 +214,8 @@ static void text_misc(const struct ga_report *r, FILE *o)
     for (unsigned how = 1; how < 4; how++)
         if (f->resolve[how].lookups)
             fprintf(o, "; %s %" PRIu64, ga_resolve_how_name(how), f->resolve[how].lookups);
-    fprintf(o, "\ngpu       timeline %s\n", ga_report_gpu_timeline(r));
+    char gpu[300];
+    fprintf(o, "\ngpu       timeline %s\n", ga_report_gpu_timeline(r, gpu, sizeof(gpu)));
     if (f->lost_records)
         fprintf(o, "LOST      %" PRIu64 " records were dropped by the tracer\n", f->lost_records);
     for (size_t i = 0; i < f->n_notes; i++) {

@@ -70,6 +70,9 @@ static void build_every_type(struct tb *t)
     tb_rec(t, GT_REC_LOST, 0, &lo, sizeof(lo), NULL, 0);
     struct gt_rec_note no = {.ts = T0 + 15, .level = GT_NOTE_WARNING, .text_len = 8};
     tb_rec(t, GT_REC_NOTE, 0, &no, sizeof(no), "hello \"x", 8);
+    struct gt_rec_cupti cu = {.ts = T0 + 15, .clock_offset_ns = -3, .version = 24, .result = 0,
+                              .path_len = 14, .reason_len = 10};
+    tb_rec(t, GT_REC_CUPTI, GT_CUPTI_OWNED, &cu, sizeof(cu), "/x/libcupti.so: Nsight 1", 24);
     tb_watermark(t, 16);
     tb_end_rec(t, 17, 18, 12);
     tb_end(t);
@@ -85,7 +88,7 @@ static const struct ga_event *find_type(const struct coll *c, unsigned type)
 static void check_every_type(const struct coll *c)
 {
     const struct ga_event *e;
-    CHECK_U64("round trip: 18 record types delivered", c->n, 18);
+    CHECK_U64("round trip: 19 record types delivered", c->n, 19);
     for (size_t i = 0; i < c->n; i++)
         if (c->ev[i].tid != 7) CHECK("round trip: tid passed along", 0);
     if ((e = find_type(c, GT_REC_PROCESS))) {
@@ -131,6 +134,11 @@ static void check_every_type(const struct coll *c)
     if ((e = find_type(c, GT_REC_NOTE))) CHECK_STR("note text", e->str[0], "hello \"x");
     if ((e = find_type(c, GT_REC_WATERMARK))) CHECK_U64("watermark ts", e->ts, T0 + 16);
     if ((e = find_type(c, GT_REC_END))) CHECK_U64("end lost", e->r.end.lost, 12);
+    if ((e = find_type(c, GT_REC_CUPTI))) {
+        CHECK_STR("cupti path", e->str[0], "/x/libcupti.so");
+        CHECK_STR("cupti reason", e->str[1], ": Nsight 1");
+        CHECK_U64("cupti clock offset", (uint64_t)e->r.cupti.clock_offset_ns, (uint64_t)-3);
+    }
 }
 
 static void test_round_trip(void)
@@ -150,7 +158,7 @@ static void test_round_trip(void)
     fclose(f);
     size_t lines = 0;
     for (size_t i = 0; i < len; i++) lines += buf[i] == '\n';
-    CHECK_U64("dump: one line per record", lines, 18);
+    CHECK_U64("dump: one line per record", lines, 19);
     CHECK("dump: alloc line", strstr(buf, "4 tid=7 ALLOC cuMemAllocAsync addr=0x7f0000001000 size=4096 device=1") != NULL);
     CHECK("dump: escaped note", strstr(buf, "text=\"hello \\\"x\"") != NULL);
     free(buf);
