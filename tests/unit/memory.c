@@ -300,6 +300,25 @@ static void test_json(void)
         CHECK("json: gpu_timeline unavailable",
               strncmp(json_object_get_string(jpath(root, "trace", "gpu_timeline")), "unavailable: ", 13) == 0);
         CHECK_U64("json: duration_ns", json_object_get_uint64(jpath(root, "process", "duration_ns")), 14 * MS);
+        static const char *const keys[][2] = {
+            {"trace", "path"}, {"trace", "pid"}, {"trace", "records"}, {"trace", "gpu_timeline"},
+            {"process", "ppid"}, {"process", "cmdline"}, {"process", "host"}, {"process", "exe"},
+            {"memory", "alloc_count"}, {"memory", "free_count"}, {"memory", "failed_count"},
+            {"memory", "leaked_bytes"}, {"memory", "leaked_count"}, {"memory", "peak_by_device"},
+            {"memory", "by_api"}, {"memory", "pinned_host"}, {"memory", "unmatched_frees"},
+            {"memory", "failed_frees"}, {"timeline", "launch_count"}, {"timeline", "kernel_count"},
+            {"timeline", "launches_by_api"}, {"timeline", "top_kernels"}, {"timeline", "spans"},
+            {"resolver", "lookups"}, {"resolver", "wrapped"}, {"resolver", "passed_through"},
+            {"devices", NULL}};
+        int missing = 0;
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+            json_object *x = NULL, *y = NULL;
+            int ok = json_object_object_get_ex(root, keys[i][0], &x) &&
+                     (!keys[i][1] || json_object_object_get_ex(x, keys[i][1], &y));
+            if (!ok) printf("     missing %s.%s\n", keys[i][0], keys[i][1] ? keys[i][1] : "");
+            missing += !ok;
+        }
+        CHECK("json: every field the schema promises is present", missing == 0);
         json_object_put(root);
     }
     free(buf);

@@ -1,0 +1,204 @@
+/* docs/TRACE_FORMAT.md must match include/gputrace/trace_format.h byte for byte: every struct's
+ * table (offset, size, field) is compared with offsetof/sizeof from the header, and every record
+ * type number with the enum. $SRC (set by tests/run.sh) or the working directory is the repo. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "gputrace/trace_format.h"
+
+struct field {
+    const char *name;
+    size_t off, size;
+};
+
+#define F(s, f) {#f, offsetof(struct s, f), sizeof(((struct s *)0)->f)}
+#define END {NULL, 0, 0}
+
+struct layout {
+    const char *name;
+    int type; /* record type, -1 for file/chunk/record headers */
+    size_t size;
+    struct field fields[20];
+};
+
+#define L(s, t, ...) {#s, t, sizeof(struct s), {__VA_ARGS__, END}}
+
+static const struct layout layouts[] = {
+    L(gt_file_header, -1, F(gt_file_header, magic), F(gt_file_header, endian),
+      F(gt_file_header, version), F(gt_file_header, min_version), F(gt_file_header, header_size),
+      F(gt_file_header, flags), F(gt_file_header, pid), F(gt_file_header, ppid),
+      F(gt_file_header, start_realtime_ns), F(gt_file_header, start_monotonic_ns),
+      F(gt_file_header, clock_id), F(gt_file_header, reserved)),
+    L(gt_chunk_header, -1, F(gt_chunk_header, magic), F(gt_chunk_header, kind),
+      F(gt_chunk_header, codec), F(gt_chunk_header, payload_size), F(gt_chunk_header, crc32),
+      F(gt_chunk_header, tid), F(gt_chunk_header, seq)),
+    L(gt_rec_header, -1, F(gt_rec_header, type), F(gt_rec_header, sub), F(gt_rec_header, size)),
+    L(gt_rec_process, GT_REC_PROCESS, F(gt_rec_process, h), F(gt_rec_process, ts),
+      F(gt_rec_process, pid), F(gt_rec_process, ppid), F(gt_rec_process, start_realtime_ns),
+      F(gt_rec_process, argc), F(gt_rec_process, cmdline_len), F(gt_rec_process, host_len),
+      F(gt_rec_process, exe_len)),
+    L(gt_rec_driver, GT_REC_DRIVER, F(gt_rec_driver, h), F(gt_rec_driver, ts),
+      F(gt_rec_driver, driver_version), F(gt_rec_driver, device_count)),
+    L(gt_rec_device, GT_REC_DEVICE, F(gt_rec_device, h), F(gt_rec_device, ts),
+      F(gt_rec_device, ordinal), F(gt_rec_device, cc_major), F(gt_rec_device, cc_minor),
+      F(gt_rec_device, name_len), F(gt_rec_device, total_bytes), F(gt_rec_device, uuid)),
+    L(gt_rec_thread, GT_REC_THREAD, F(gt_rec_thread, h), F(gt_rec_thread, ts),
+      F(gt_rec_thread, tid), F(gt_rec_thread, name_len)),
+    L(gt_rec_alloc, GT_REC_ALLOC, F(gt_rec_alloc, h), F(gt_rec_alloc, ts), F(gt_rec_alloc, addr),
+      F(gt_rec_alloc, size), F(gt_rec_alloc, stream), F(gt_rec_alloc, ctx), F(gt_rec_alloc, aux),
+      F(gt_rec_alloc, device), F(gt_rec_alloc, flags)),
+    L(gt_rec_free, GT_REC_FREE, F(gt_rec_free, h), F(gt_rec_free, ts), F(gt_rec_free, addr),
+      F(gt_rec_free, stream), F(gt_rec_free, size), F(gt_rec_free, result), F(gt_rec_free, pad)),
+    L(gt_rec_alloc_fail, GT_REC_ALLOC_FAIL, F(gt_rec_alloc_fail, h), F(gt_rec_alloc_fail, ts),
+      F(gt_rec_alloc_fail, size), F(gt_rec_alloc_fail, stream), F(gt_rec_alloc_fail, ctx),
+      F(gt_rec_alloc_fail, free_bytes), F(gt_rec_alloc_fail, total_bytes),
+      F(gt_rec_alloc_fail, device), F(gt_rec_alloc_fail, result)),
+    L(gt_rec_vmm_map, GT_REC_VMM_MAP, F(gt_rec_vmm_map, h), F(gt_rec_vmm_map, ts),
+      F(gt_rec_vmm_map, addr), F(gt_rec_vmm_map, size), F(gt_rec_vmm_map, offset),
+      F(gt_rec_vmm_map, handle), F(gt_rec_vmm_map, result), F(gt_rec_vmm_map, pad)),
+    L(gt_rec_func, GT_REC_FUNC, F(gt_rec_func, h), F(gt_rec_func, ts), F(gt_rec_func, handle),
+      F(gt_rec_func, kind), F(gt_rec_func, name_len)),
+    L(gt_rec_launch, GT_REC_LAUNCH, F(gt_rec_launch, h), F(gt_rec_launch, ts),
+      F(gt_rec_launch, func), F(gt_rec_launch, stream), F(gt_rec_launch, corr),
+      F(gt_rec_launch, grid), F(gt_rec_launch, block), F(gt_rec_launch, shmem),
+      F(gt_rec_launch, result), F(gt_rec_launch, dur_ns), F(gt_rec_launch, pad)),
+    L(gt_rec_span, GT_REC_SPAN, F(gt_rec_span, h), F(gt_rec_span, ts_enter),
+      F(gt_rec_span, ts_exit), F(gt_rec_span, object), F(gt_rec_span, bytes),
+      F(gt_rec_span, result), F(gt_rec_span, pad)),
+    L(gt_rec_object, GT_REC_OBJECT, F(gt_rec_object, h), F(gt_rec_object, ts),
+      F(gt_rec_object, handle), F(gt_rec_object, aux), F(gt_rec_object, device),
+      F(gt_rec_object, result)),
+    L(gt_rec_meminfo, GT_REC_MEMINFO, F(gt_rec_meminfo, h), F(gt_rec_meminfo, ts),
+      F(gt_rec_meminfo, free_bytes), F(gt_rec_meminfo, total_bytes), F(gt_rec_meminfo, device),
+      F(gt_rec_meminfo, pad)),
+    L(gt_rec_resolve, GT_REC_RESOLVE, F(gt_rec_resolve, h), F(gt_rec_resolve, ts),
+      F(gt_rec_resolve, version), F(gt_rec_resolve, flags), F(gt_rec_resolve, api),
+      F(gt_rec_resolve, status), F(gt_rec_resolve, name_len)),
+    L(gt_rec_lost, GT_REC_LOST, F(gt_rec_lost, h), F(gt_rec_lost, ts), F(gt_rec_lost, count)),
+    L(gt_rec_watermark, GT_REC_WATERMARK, F(gt_rec_watermark, h), F(gt_rec_watermark, ts)),
+    L(gt_rec_end, GT_REC_END, F(gt_rec_end, h), F(gt_rec_end, ts), F(gt_rec_end, records),
+      F(gt_rec_end, lost), F(gt_rec_end, reason), F(gt_rec_end, pad)),
+    L(gt_rec_note, GT_REC_NOTE, F(gt_rec_note, h), F(gt_rec_note, ts), F(gt_rec_note, level),
+      F(gt_rec_note, text_len)),
+    L(gt_rec_cupti, GT_REC_CUPTI, F(gt_rec_cupti, h), F(gt_rec_cupti, ts),
+      F(gt_rec_cupti, clock_offset_ns), F(gt_rec_cupti, version), F(gt_rec_cupti, result),
+      F(gt_rec_cupti, path_len), F(gt_rec_cupti, reason_len)),
+    L(gt_rec_gpu_kernel, GT_REC_GPU_KERNEL, F(gt_rec_gpu_kernel, h), F(gt_rec_gpu_kernel, start),
+      F(gt_rec_gpu_kernel, end), F(gt_rec_gpu_kernel, corr), F(gt_rec_gpu_kernel, device),
+      F(gt_rec_gpu_kernel, context), F(gt_rec_gpu_kernel, stream),
+      F(gt_rec_gpu_kernel, graph_id), F(gt_rec_gpu_kernel, name_id),
+      F(gt_rec_gpu_kernel, graph_node_id)),
+    L(gt_rec_gpu_memcpy, GT_REC_GPU_MEMCPY, F(gt_rec_gpu_memcpy, h), F(gt_rec_gpu_memcpy, start),
+      F(gt_rec_gpu_memcpy, end), F(gt_rec_gpu_memcpy, bytes), F(gt_rec_gpu_memcpy, corr),
+      F(gt_rec_gpu_memcpy, device), F(gt_rec_gpu_memcpy, context), F(gt_rec_gpu_memcpy, stream),
+      F(gt_rec_gpu_memcpy, src_kind), F(gt_rec_gpu_memcpy, dst_kind), F(gt_rec_gpu_memcpy, flags),
+      F(gt_rec_gpu_memcpy, dst_device)),
+    L(gt_rec_gpu_memset, GT_REC_GPU_MEMSET, F(gt_rec_gpu_memset, h), F(gt_rec_gpu_memset, start),
+      F(gt_rec_gpu_memset, end), F(gt_rec_gpu_memset, bytes), F(gt_rec_gpu_memset, corr),
+      F(gt_rec_gpu_memset, device), F(gt_rec_gpu_memset, context), F(gt_rec_gpu_memset, stream),
+      F(gt_rec_gpu_memset, value), F(gt_rec_gpu_memset, mem_kind)),
+    L(gt_rec_gpu_extcorr, GT_REC_GPU_EXTCORR, F(gt_rec_gpu_extcorr, h),
+      F(gt_rec_gpu_extcorr, ext), F(gt_rec_gpu_extcorr, corr), F(gt_rec_gpu_extcorr, kind)),
+    L(gt_rec_gpu_api, GT_REC_GPU_API, F(gt_rec_gpu_api, h), F(gt_rec_gpu_api, start),
+      F(gt_rec_gpu_api, end), F(gt_rec_gpu_api, corr), F(gt_rec_gpu_api, tid),
+      F(gt_rec_gpu_api, cbid), F(gt_rec_gpu_api, result)),
+    L(gt_rec_gpu_name, GT_REC_GPU_NAME, F(gt_rec_gpu_name, h), F(gt_rec_gpu_name, ts),
+      F(gt_rec_gpu_name, id), F(gt_rec_gpu_name, name_len)),
+    L(gt_rec_gpu_dropped, GT_REC_GPU_DROPPED, F(gt_rec_gpu_dropped, h),
+      F(gt_rec_gpu_dropped, ts), F(gt_rec_gpu_dropped, count)),
+};
+
+#define N_LAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    if (!s || fread(s, 1, (size_t)n, f) != (size_t)n) abort();
+    s[n] = 0;
+    fclose(f);
+    return s;
+}
+
+/* The section of `doc` for struct `name`: from its "### `name`" heading to the next heading. */
+static const char *section(const char *doc, const char *name, size_t *len)
+{
+    char head[96];
+    snprintf(head, sizeof(head), "\n### `%s`", name);
+    const char *s = strstr(doc, head);
+    if (!s) return NULL;
+    s += strlen(head);
+    const char *e = strstr(s, "\n#");
+    *len = e ? (size_t)(e - s) : strlen(s);
+    return s;
+}
+
+/* Table rows "| offset | size | `field` | ..." in order; checks each against the header. */
+static int check_rows(const struct layout *l, const char *s, size_t len, char *why, size_t wn)
+{
+    size_t k = 0;
+    const char *end = s + len;
+    for (const char *p = s; p < end; p = strchr(p, '\n') + 1) {
+        unsigned long off, size;
+        char fname[64];
+        if (sscanf(p, "| %lu | %lu | `%63[^`]`", &off, &size, fname) != 3) {
+            if (!strchr(p, '\n')) break;
+            continue;
+        }
+        const struct field *f = &l->fields[k];
+        if (!f->name) return snprintf(why, wn, "extra row %s", fname), 0;
+        if (strcmp(f->name, fname) || off != f->off || size != f->size)
+            return snprintf(why, wn, "row %s %lu+%lu, header has %s %zu+%zu", fname, off, size,
+                            f->name, f->off, f->size),
+                   0;
+        k++;
+        if (!strchr(p, '\n')) break;
+    }
+    if (l->fields[k].name) return snprintf(why, wn, "missing row %s", l->fields[k].name), 0;
+    return 1;
+}
+
+static void check_layout(const char *doc, const struct layout *l)
+{
+    char what[160], why[160] = "", total[64];
+    size_t len = 0;
+    const char *s = section(doc, l->name, &len);
+    snprintf(what, sizeof(what), "doc: %s", l->name);
+    if (!s) {
+        printf("     no section \"### `%s`\"\n", l->name);
+        CHECK(what, 0);
+        return;
+    }
+    int ok = check_rows(l, s, len, why, sizeof(why));
+    snprintf(total, sizeof(total), "%zu bytes", l->size);
+    if (ok && !memmem(s, len, total, strlen(total))) {
+        snprintf(why, sizeof(why), "does not say \"%s\"", total);
+        ok = 0;
+    }
+    if (ok && l->type >= 0) {
+        char t[32];
+        snprintf(t, sizeof(t), "type %d", l->type);
+        if (!memmem(s, len, t, strlen(t))) snprintf(why, sizeof(why), "does not say \"%s\"", t), ok = 0;
+    }
+    if (!ok) printf("     %s\n", why);
+    CHECK(what, ok);
+}
+
+int main(void)
+{
+    const char *src = getenv("SRC");
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/docs/TRACE_FORMAT.md", src && *src ? src : ".");
+    char *doc = slurp(path);
+    if (!CHECK("doc: docs/TRACE_FORMAT.md readable", doc != NULL)) return check_done();
+    for (size_t i = 0; i < N_LAYOUTS; i++) check_layout(doc, &layouts[i]);
+    free(doc);
+    return check_done();
+}
