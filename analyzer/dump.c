@@ -153,8 +153,11 @@ static void dump_misc(FILE *o, const struct ga_event *ev)
 
 void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
 {
-    fprintf(o, "%" PRId64 " tid=%u %s", (int64_t)(ev->ts - t0), ev->tid,
-            ga_rec_type_name(ev->type));
+    if (ev->ts == UINT64_MAX) /* the final watermark: "everything has been written" */
+        fprintf(o, "inf tid=%u %s", ev->tid, ga_rec_type_name(ev->type));
+    else
+        fprintf(o, "%" PRId64 " tid=%u %s", (int64_t)(ev->ts - t0), ev->tid,
+                ga_rec_type_name(ev->type));
     switch (ev->type) {
     case GT_REC_PROCESS: dump_process(o, ev); break;
     case GT_REC_DEVICE: dump_device(o, ev); break;

@@ -277,9 +277,11 @@ static void test_json(void)
     struct gt_rec_lost lo = {.ts = T0 + 13 * MS, .count = 5};
     tb_rec(&t, GT_REC_LOST, 0, &lo, sizeof(lo), NULL, 0);
     tb_rec(&t, GT_REC_LOST, 0, &lo, sizeof(lo), NULL, 0);
+    tb_watermark(&t, UINT64_MAX - T0); /* the shim's final watermark: +inf, then the end */
     tb_end_rec(&t, 14 * MS, 20, 10);
     tb_end(&t);
     run_report(&t, &r, path);
+    CHECK_U64("final watermark: +inf does not stretch the duration", ga_report_duration(&r), 14 * MS);
     FILE *f = open_memstream(&buf, &len);
     CHECK("json: renders", ga_render_json(&r, f) == 0);
     fclose(f);
