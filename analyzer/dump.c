@@ -60,8 +60,8 @@ static void dump_fail(FILE *o, const struct ga_event *ev)
     const struct gt_rec_alloc_fail *r = &ev->r.alloc_fail;
     api_col(o, ev);
     fprintf(o,
-            " size=%" PRIu64 " device=%d free=%" PRIu64 " total=%" PRIu64 " result=%d ctx=0x%" PRIx64
-            " stream=0x%" PRIx64,
+            " size=%" PRIu64 " device=%d free=%" PRIu64 " total=%" PRIu64
+            " result=%d ctx=0x%" PRIx64 " stream=0x%" PRIx64,
             r->size, r->device, r->free_bytes, r->total_bytes, r->result, r->ctx, r->stream);
 }
 
@@ -69,10 +69,9 @@ static void dump_map(FILE *o, const struct ga_event *ev)
 {
     const struct gt_rec_vmm_map *r = &ev->r.vmm_map;
     api_col(o, ev);
-    fprintf(o,
-            " addr=0x%" PRIx64 " size=%" PRIu64 " offset=%" PRIu64 " handle=0x%" PRIx64
-            " result=%d",
-            r->addr, r->size, r->offset, r->handle, r->result);
+    fprintf(
+        o, " addr=0x%" PRIx64 " size=%" PRIu64 " offset=%" PRIu64 " handle=0x%" PRIx64 " result=%d",
+        r->addr, r->size, r->offset, r->handle, r->result);
 }
 
 static void dump_launch(FILE *o, const struct ga_event *ev)
@@ -131,7 +130,9 @@ static void dump_misc(FILE *o, const struct ga_event *ev)
         fprintf(o, " - device=%d free=%" PRIu64 " total=%" PRIu64, ev->r.meminfo.device,
                 ev->r.meminfo.free_bytes, ev->r.meminfo.total_bytes);
         break;
-    case GT_REC_LOST: fprintf(o, " - count=%" PRIu64, ev->r.lost.count); break;
+    case GT_REC_LOST:
+        fprintf(o, " - count=%" PRIu64, ev->r.lost.count);
+        break;
     case GT_REC_END:
         fprintf(o, " - records=%" PRIu64 " lost=%" PRIu64 " reason=%u", ev->r.end.records,
                 ev->r.end.lost, ev->r.end.reason);
@@ -147,7 +148,9 @@ static void dump_misc(FILE *o, const struct ga_event *ev)
         str_kv(o, "path", ev->str[0], ev->str_len[0]);
         str_kv(o, "reason", ev->str[1], ev->str_len[1]);
         break;
-    default: fprintf(o, " -"); break;
+    default:
+        fprintf(o, " -");
+        break;
     }
 }
 
@@ -159,17 +162,39 @@ void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
         fprintf(o, "%" PRId64 " tid=%u %s", (int64_t)(ev->ts - t0), ev->tid,
                 ga_rec_type_name(ev->type));
     switch (ev->type) {
-    case GT_REC_PROCESS: dump_process(o, ev); break;
-    case GT_REC_DEVICE: dump_device(o, ev); break;
-    case GT_REC_ALLOC: dump_alloc(o, ev); break;
-    case GT_REC_FREE: dump_free(o, ev); break;
-    case GT_REC_ALLOC_FAIL: dump_fail(o, ev); break;
-    case GT_REC_VMM_MAP: dump_map(o, ev); break;
-    case GT_REC_LAUNCH: dump_launch(o, ev); break;
-    case GT_REC_SPAN: dump_span(o, ev); break;
-    case GT_REC_OBJECT: dump_object(o, ev); break;
-    case GT_REC_RESOLVE: dump_resolve(o, ev); break;
-    default: dump_misc(o, ev); break;
+    case GT_REC_PROCESS:
+        dump_process(o, ev);
+        break;
+    case GT_REC_DEVICE:
+        dump_device(o, ev);
+        break;
+    case GT_REC_ALLOC:
+        dump_alloc(o, ev);
+        break;
+    case GT_REC_FREE:
+        dump_free(o, ev);
+        break;
+    case GT_REC_ALLOC_FAIL:
+        dump_fail(o, ev);
+        break;
+    case GT_REC_VMM_MAP:
+        dump_map(o, ev);
+        break;
+    case GT_REC_LAUNCH:
+        dump_launch(o, ev);
+        break;
+    case GT_REC_SPAN:
+        dump_span(o, ev);
+        break;
+    case GT_REC_OBJECT:
+        dump_object(o, ev);
+        break;
+    case GT_REC_RESOLVE:
+        dump_resolve(o, ev);
+        break;
+    default:
+        dump_misc(o, ev);
+        break;
     }
     fputc('\n', o);
 }

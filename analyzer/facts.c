@@ -14,22 +14,32 @@ void ga_facts_init(struct ga_facts *f)
 const char *ga_resolve_how_name(unsigned how)
 {
     switch (how) {
-    case GT_RESOLVE_DLSYM: return "dlsym";
-    case GT_RESOLVE_GETPROC: return "cuGetProcAddress";
-    case GT_RESOLVE_GETPROC2: return "cuGetProcAddress_v2";
-    default: return "other";
+    case GT_RESOLVE_DLSYM:
+        return "dlsym";
+    case GT_RESOLVE_GETPROC:
+        return "cuGetProcAddress";
+    case GT_RESOLVE_GETPROC2:
+        return "cuGetProcAddress_v2";
+    default:
+        return "other";
     }
 }
 
 const char *ga_cupti_status_name(unsigned status)
 {
     switch (status) {
-    case GT_CUPTI_ON: return "on";
-    case GT_CUPTI_OFF_BY_USER: return "off_by_user";
-    case GT_CUPTI_NOT_FOUND: return "not_found";
-    case GT_CUPTI_OWNED: return "owned";
-    case GT_CUPTI_FAILED: return "failed";
-    default: return "unknown";
+    case GT_CUPTI_ON:
+        return "on";
+    case GT_CUPTI_OFF_BY_USER:
+        return "off_by_user";
+    case GT_CUPTI_NOT_FOUND:
+        return "not_found";
+    case GT_CUPTI_OWNED:
+        return "owned";
+    case GT_CUPTI_FAILED:
+        return "failed";
+    default:
+        return "unknown";
     }
 }
 
@@ -45,7 +55,8 @@ static void on_cupti(struct ga_facts *f, const struct ga_event *ev)
 
 static void free_process(struct ga_facts *f)
 {
-    for (size_t i = 0; i < f->argc; i++) free(f->argv[i]);
+    for (size_t i = 0; i < f->argc; i++)
+        free(f->argv[i]);
     free(f->argv);
     free(f->host);
     free(f->exe);
@@ -89,8 +100,10 @@ static void on_device(struct ga_facts *f, const struct ga_event *ev)
     } else {
         free(d->name);
     }
-    *d = (struct ga_device_info){.ordinal = r->ordinal, .cc_major = r->cc_major,
-                                 .cc_minor = r->cc_minor, .total_bytes = r->total_bytes,
+    *d = (struct ga_device_info){.ordinal = r->ordinal,
+                                 .cc_major = r->cc_major,
+                                 .cc_minor = r->cc_minor,
+                                 .total_bytes = r->total_bytes,
                                  .name = ga_xstrndup(ev->str[0], ev->str_len[0])};
     memcpy(d->uuid, r->uuid, sizeof(d->uuid));
 }
@@ -143,35 +156,53 @@ void ga_facts_event(struct ga_facts *f, const struct ga_event *ev)
 {
     note_time(f, ev);
     switch (ev->type) {
-    case GT_REC_PROCESS: on_process(f, ev); break;
+    case GT_REC_PROCESS:
+        on_process(f, ev);
+        break;
     case GT_REC_DRIVER:
         f->have_driver = 1;
         f->driver_version = ev->r.driver.driver_version;
         f->device_count = ev->r.driver.device_count;
         break;
-    case GT_REC_DEVICE: on_device(f, ev); break;
-    case GT_REC_THREAD: on_thread(f, ev); break;
-    case GT_REC_NOTE: on_note(f, ev); break;
-    case GT_REC_LOST: f->lost_records += ev->r.lost.count; break;
+    case GT_REC_DEVICE:
+        on_device(f, ev);
+        break;
+    case GT_REC_THREAD:
+        on_thread(f, ev);
+        break;
+    case GT_REC_NOTE:
+        on_note(f, ev);
+        break;
+    case GT_REC_LOST:
+        f->lost_records += ev->r.lost.count;
+        break;
     case GT_REC_END:
         f->have_end = 1;
         f->end = ev->r.end;
         break;
-    case GT_REC_RESOLVE: on_resolve(f, ev); break;
-    case GT_REC_CUPTI: on_cupti(f, ev); break;
+    case GT_REC_RESOLVE:
+        on_resolve(f, ev);
+        break;
+    case GT_REC_CUPTI:
+        on_cupti(f, ev);
+        break;
     case GT_REC_OBJECT:
         if (ev->sub < GT_API_MAX) f->objects[ev->sub][ev->r.object.result != 0]++;
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
 void ga_facts_free(struct ga_facts *f)
 {
     free_process(f);
-    for (size_t i = 0; i < f->n_devices; i++) free(f->devices[i].name);
-    for (size_t i = 0; i < f->n_threads; i++) free(f->threads[i].name);
-    for (size_t i = 0; i < f->n_notes; i++) free(f->notes[i].text);
+    for (size_t i = 0; i < f->n_devices; i++)
+        free(f->devices[i].name);
+    for (size_t i = 0; i < f->n_threads; i++)
+        free(f->threads[i].name);
+    for (size_t i = 0; i < f->n_notes; i++)
+        free(f->notes[i].text);
     free(f->cupti_path);
     free(f->cupti_reason);
     free(f->devices);

@@ -26,7 +26,8 @@ static size_t probe(const struct ga_map *m, uint64_t a, uint64_t b)
 {
     size_t mask = m->cap - 1;
     size_t i = (size_t)mix(a, b) & mask;
-    while (m->slots[i].used && !(m->slots[i].a == a && m->slots[i].b == b)) i = (i + 1) & mask;
+    while (m->slots[i].used && !(m->slots[i].a == a && m->slots[i].b == b))
+        i = (i + 1) & mask;
     return i;
 }
 

@@ -8,21 +8,22 @@
 #include <stdint.h>
 
 struct ga_map_slot {
-    uint64_t a, b;  /* key */
+    uint64_t a, b; /* key */
     uint64_t value;
     uint8_t used;
 };
 
 struct ga_map {
     struct ga_map_slot *slots;
-    size_t cap;  /* a power of two, or 0 */
+    size_t cap; /* a power of two, or 0 */
     size_t count;
 };
 
 void ga_map_free(struct ga_map *m);
 /* Pointer to the value of key (a, b), or NULL. Valid until the next insert or remove. */
 uint64_t *ga_map_find(const struct ga_map *m, uint64_t a, uint64_t b);
-/* Pointer to the value of key (a, b), inserting it with value `init` if absent; *added says which. */
+/* Pointer to the value of key (a, b), inserting it with value `init` if absent; *added says which.
+ */
 uint64_t *ga_map_upsert(struct ga_map *m, uint64_t a, uint64_t b, uint64_t init, int *added);
 /* Removes key (a, b); returns 1 if it was there (and its value in *old when old != NULL). */
 int ga_map_remove(struct ga_map *m, uint64_t a, uint64_t b, uint64_t *old);

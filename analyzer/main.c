@@ -43,7 +43,8 @@ static void usage_error(const char *what, const char *arg)
 
 static void set_mode(struct opts *o, enum mode m, const char *arg)
 {
-    if (o->mode != MODE_TEXT && o->mode != m) usage_error("choose one of --json and --dump, not both: ", arg);
+    if (o->mode != MODE_TEXT && o->mode != m)
+        usage_error("choose one of --json and --dump, not both: ", arg);
     o->mode = m;
 }
 

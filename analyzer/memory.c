@@ -20,12 +20,18 @@ static unsigned ns_of(unsigned kind)
     switch (kind) {
     case GT_MEM_DEVICE:
     case GT_MEM_MANAGED:
-    case GT_MEM_ASYNC: return NS_DEVPTR;
-    case GT_MEM_VIRTUAL: return NS_VA;
-    case GT_MEM_PHYSICAL: return NS_PHYS;
-    case GT_MEM_ARRAY: return NS_ARRAY;
-    case GT_MEM_HOST: return NS_HOST;
-    default: return NS_NONE;
+    case GT_MEM_ASYNC:
+        return NS_DEVPTR;
+    case GT_MEM_VIRTUAL:
+        return NS_VA;
+    case GT_MEM_PHYSICAL:
+        return NS_PHYS;
+    case GT_MEM_ARRAY:
+        return NS_ARRAY;
+    case GT_MEM_HOST:
+        return NS_HOST;
+    default:
+        return NS_NONE;
     }
 }
 
@@ -50,11 +56,16 @@ static struct ga_api_mem *api_mem(struct ga_memory *m, unsigned api)
 const char *ga_verdict_name(enum ga_verdict v)
 {
     switch (v) {
-    case GA_VERDICT_FRAGMENTATION: return "fragmentation";
-    case GA_VERDICT_OTHER_PROCESSES: return "other_processes";
-    case GA_VERDICT_EXHAUSTED: return "exhausted";
-    case GA_VERDICT_UNKNOWN: return "unknown";
-    case GA_VERDICT_OTHER_ERROR: return "other_error";
+    case GA_VERDICT_FRAGMENTATION:
+        return "fragmentation";
+    case GA_VERDICT_OTHER_PROCESSES:
+        return "other_processes";
+    case GA_VERDICT_EXHAUSTED:
+        return "exhausted";
+    case GA_VERDICT_UNKNOWN:
+        return "unknown";
+    case GA_VERDICT_OTHER_ERROR:
+        return "other_error";
     }
     return "unknown";
 }
@@ -83,8 +94,7 @@ static int64_t rel(const struct ga_memory *m, uint64_t ts)
 
 /* ---- accounting ------------------------------------------------------------------------------ */
 
-static void note_series(struct ga_memory *m, const struct ga_dev_mem *d, unsigned kind,
-                        uint64_t ts)
+static void note_series(struct ga_memory *m, const struct ga_dev_mem *d, unsigned kind, uint64_t ts)
 {
     ga_series_update(&m->series, d->device, kind, rel(m, ts), d->live[kind]);
     if (ga_kind_is_device(kind))
@@ -175,8 +185,13 @@ static void on_alloc(struct ga_memory *m, const struct ga_event *ev)
         m->double_allocs++;
         release(m, old, r->ts, 0);
     }
-    struct ga_live e = {.addr = r->addr, .size = r->size, .ctx = r->ctx, .ts = r->ts,
-                        .device = r->device, .api = ev->sub, .kind = (uint8_t)kind,
+    struct ga_live e = {.addr = r->addr,
+                        .size = r->size,
+                        .ctx = r->ctx,
+                        .ts = r->ts,
+                        .device = r->device,
+                        .api = ev->sub,
+                        .kind = (uint8_t)kind,
                         .ns = (uint8_t)ns_of(kind)};
     uint32_t i = ga_live_add(m, &e);
     account_add(m, &m->slab[i]);
@@ -232,9 +247,14 @@ static void on_fail(struct ga_memory *m, const struct ga_event *ev)
     }
     m->ooms = ga_xgrow(m->ooms, &m->oom_cap, m->n_ooms, sizeof(*m->ooms));
     struct ga_oom *o = &m->ooms[m->n_ooms++];
-    *o = (struct ga_oom){.ts = r->ts, .tid = ev->tid, .api = ev->sub, .device = r->device,
-                         .result = r->result, .requested = r->size,
-                         .free_bytes = r->free_bytes, .total_bytes = r->total_bytes,
+    *o = (struct ga_oom){.ts = r->ts,
+                         .tid = ev->tid,
+                         .api = ev->sub,
+                         .device = r->device,
+                         .result = r->result,
+                         .requested = r->size,
+                         .free_bytes = r->free_bytes,
+                         .total_bytes = r->total_bytes,
                          .held = ga_memory_dev(m, r->device)->live_total};
     o->verdict = judge(o);
 }
@@ -282,12 +302,17 @@ static void on_object(struct ga_memory *m, const struct ga_event *ev)
         ga_map_upsert(&m->created_ctx, r->handle, 0, 1, NULL);
         m->ctx_created++;
         break;
-    case GT_API_cuCtxDestroy_v2: destroy_ctx(m, r->handle, r->ts); break;
-    case GT_API_cuDevicePrimaryCtxReset_v2: reset_primary(m, r->device, r->ts); break;
+    case GT_API_cuCtxDestroy_v2:
+        destroy_ctx(m, r->handle, r->ts);
+        break;
+    case GT_API_cuDevicePrimaryCtxReset_v2:
+        reset_primary(m, r->device, r->ts);
+        break;
     case GT_API_cuDevicePrimaryCtxRelease_v2:
         if (r->aux == 1) reset_primary(m, r->device, r->ts);
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -304,13 +329,26 @@ static void on_map(struct ga_memory *m, const struct ga_event *ev)
 void ga_memory_event(struct ga_memory *m, const struct ga_event *ev)
 {
     switch (ev->type) {
-    case GT_REC_ALLOC: on_alloc(m, ev); break;
-    case GT_REC_FREE: on_free(m, ev); break;
-    case GT_REC_ALLOC_FAIL: on_fail(m, ev); break;
-    case GT_REC_OBJECT: on_object(m, ev); break;
-    case GT_REC_VMM_MAP: on_map(m, ev); break;
-    case GT_REC_MEMINFO: m->meminfo_samples++; break;
-    default: break;
+    case GT_REC_ALLOC:
+        on_alloc(m, ev);
+        break;
+    case GT_REC_FREE:
+        on_free(m, ev);
+        break;
+    case GT_REC_ALLOC_FAIL:
+        on_fail(m, ev);
+        break;
+    case GT_REC_OBJECT:
+        on_object(m, ev);
+        break;
+    case GT_REC_VMM_MAP:
+        on_map(m, ev);
+        break;
+    case GT_REC_MEMINFO:
+        m->meminfo_samples++;
+        break;
+    default:
+        break;
     }
 }
 

@@ -10,7 +10,7 @@
 #include "records.h"
 #include "series.h"
 
-#define GA_MAX_OOMS 10000 /* failed allocations kept in detail; the rest are only counted */
+#define GA_MAX_OOMS                 10000 /* failed allocations kept in detail; the rest are only counted */
 #define GA_CUDA_ERROR_OUT_OF_MEMORY 2
 
 enum ga_verdict {
@@ -33,11 +33,11 @@ struct ga_oom {
 };
 
 struct ga_api_mem {
-    uint64_t count;       /* successful calls */
-    uint64_t bytes;       /* alloc: bytes requested; free: bytes released by matched frees */
-    uint64_t failed;      /* calls that returned an error */
-    uint64_t frees;       /* alloc: its allocations released (any way); free: matched frees */
-    uint64_t live_count;  /* alloc: its allocations live at the end of the trace */
+    uint64_t count;      /* successful calls */
+    uint64_t bytes;      /* alloc: bytes requested; free: bytes released by matched frees */
+    uint64_t failed;     /* calls that returned an error */
+    uint64_t frees;      /* alloc: its allocations released (any way); free: matched frees */
+    uint64_t live_count; /* alloc: its allocations live at the end of the trace */
     uint64_t live_bytes;
 };
 
@@ -90,12 +90,12 @@ struct ga_memory {
     /* live state */
     struct ga_live *slab;
     size_t slab_n, slab_cap;
-    uint32_t free_slot;          /* head of the slab's free list */
-    struct ga_map live;          /* (namespace, addr) -> slab index */
+    uint32_t free_slot; /* head of the slab's free list */
+    struct ga_map live; /* (namespace, addr) -> slab index */
     struct ga_group *groups;
     size_t n_groups, group_cap;
-    struct ga_map group_of;      /* (ctx, device) -> group index */
-    struct ga_map created_ctx;   /* (ctx, 0): contexts made by cuCtxCreate_* */
+    struct ga_map group_of;    /* (ctx, device) -> group index */
+    struct ga_map created_ctx; /* (ctx, 0): contexts made by cuCtxCreate_* */
 };
 
 /* Is this kind device memory (counted in peaks and leaks)? */

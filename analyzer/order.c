@@ -21,8 +21,7 @@ void ga_order_free(struct ga_order *o)
     memset(o, 0, sizeof(*o));
 }
 
-void ga_order_push(struct ga_order *o, const void *rec, uint32_t size, uint32_t tid,
-                   uint64_t order)
+void ga_order_push(struct ga_order *o, const void *rec, uint32_t size, uint32_t tid, uint64_t order)
 {
     uint64_t key = ga_rec_key(rec, size);
     if (key < o->passed) o->late++;
@@ -44,9 +43,12 @@ static void merge(const struct ga_order_ent *a, size_t na, const struct ga_order
                   struct ga_order_ent *out)
 {
     size_t i = 0, j = 0, k = 0;
-    while (i < na && j < nb) out[k++] = before(&b[j], &a[i]) ? b[j++] : a[i++];
-    while (i < na) out[k++] = a[i++];
-    while (j < nb) out[k++] = b[j++];
+    while (i < na && j < nb)
+        out[k++] = before(&b[j], &a[i]) ? b[j++] : a[i++];
+    while (i < na)
+        out[k++] = a[i++];
+    while (j < nb)
+        out[k++] = b[j++];
 }
 
 /* Natural merge sort. The buffer holds one sorted run per chunk (a thread writes in time order)
@@ -61,9 +63,11 @@ static void sort_entries(struct ga_order *o)
         size_t runs = 0;
         for (size_t i = 0; i < n; runs++) {
             size_t a = i + 1, b;
-            while (a < n && !before(&src[a], &src[a - 1])) a++;
+            while (a < n && !before(&src[a], &src[a - 1]))
+                a++;
             b = a < n ? a + 1 : a;
-            while (b < n && !before(&src[b], &src[b - 1])) b++;
+            while (b < n && !before(&src[b], &src[b - 1]))
+                b++;
             merge(src + i, a - i, src + a, b - a, dst + i);
             i = b;
         }
@@ -79,7 +83,8 @@ static void sort_entries(struct ga_order *o)
 static void keep_rest(struct ga_order *o, size_t from)
 {
     size_t used = 0, k = 0;
-    for (size_t i = from; i < o->n; i++) used += o->ent[i].size;
+    for (size_t i = from; i < o->n; i++)
+        used += o->ent[i].size;
     o->spare = ga_xgrow(o->spare, &o->spare_cap, used, 1);
     used = 0;
     for (size_t i = from; i < o->n; i++, k++) {

@@ -17,14 +17,17 @@ struct rec_info {
 };
 
 static const struct rec_info rec_table[] = {
-    [GT_REC_PROCESS] = {"PROCESS", sizeof(struct gt_rec_process),
+    [GT_REC_PROCESS] = {"PROCESS",
+                        sizeof(struct gt_rec_process),
                         {offsetof(struct gt_rec_process, cmdline_len),
                          offsetof(struct gt_rec_process, host_len),
                          offsetof(struct gt_rec_process, exe_len)}},
     [GT_REC_DRIVER] = {"DRIVER", sizeof(struct gt_rec_driver), {0}},
-    [GT_REC_DEVICE] = {"DEVICE", sizeof(struct gt_rec_device),
+    [GT_REC_DEVICE] = {"DEVICE",
+                       sizeof(struct gt_rec_device),
                        {offsetof(struct gt_rec_device, name_len)}},
-    [GT_REC_THREAD] = {"THREAD", sizeof(struct gt_rec_thread),
+    [GT_REC_THREAD] = {"THREAD",
+                       sizeof(struct gt_rec_thread),
                        {offsetof(struct gt_rec_thread, name_len)}},
     [GT_REC_ALLOC] = {"ALLOC", sizeof(struct gt_rec_alloc), {0}},
     [GT_REC_FREE] = {"FREE", sizeof(struct gt_rec_free), {0}},
@@ -35,13 +38,15 @@ static const struct rec_info rec_table[] = {
     [GT_REC_SPAN] = {"SPAN", sizeof(struct gt_rec_span), {0}},
     [GT_REC_OBJECT] = {"OBJECT", sizeof(struct gt_rec_object), {0}},
     [GT_REC_MEMINFO] = {"MEMINFO", sizeof(struct gt_rec_meminfo), {0}},
-    [GT_REC_RESOLVE] = {"RESOLVE", sizeof(struct gt_rec_resolve),
+    [GT_REC_RESOLVE] = {"RESOLVE",
+                        sizeof(struct gt_rec_resolve),
                         {offsetof(struct gt_rec_resolve, name_len)}},
     [GT_REC_LOST] = {"LOST", sizeof(struct gt_rec_lost), {0}},
     [GT_REC_WATERMARK] = {"WATERMARK", sizeof(struct gt_rec_watermark), {0}},
     [GT_REC_END] = {"END", sizeof(struct gt_rec_end), {0}},
     [GT_REC_NOTE] = {"NOTE", sizeof(struct gt_rec_note), {offsetof(struct gt_rec_note, text_len)}},
-    [GT_REC_CUPTI] = {"CUPTI", sizeof(struct gt_rec_cupti),
+    [GT_REC_CUPTI] = {"CUPTI",
+                      sizeof(struct gt_rec_cupti),
                       {offsetof(struct gt_rec_cupti, path_len),
                        offsetof(struct gt_rec_cupti, reason_len)}},
 };
@@ -77,7 +82,8 @@ static uint64_t load_u64(const unsigned char *p, uint32_t size, uint32_t off)
 static uint64_t tail_len(const struct rec_info *ri, const unsigned char *p, uint32_t size)
 {
     uint64_t n = 0;
-    for (int i = 0; i < 3 && ri->len_off[i]; i++) n += load_u32(p, size, ri->len_off[i]);
+    for (int i = 0; i < 3 && ri->len_off[i]; i++)
+        n += load_u32(p, size, ri->len_off[i]);
     return n;
 }
 

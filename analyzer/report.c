@@ -69,7 +69,8 @@ const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t 
     else if (st != GT_CUPTI_ON && *reason) /* the shim's own words say it best */
         snprintf(buf, n, "unavailable: %s%s", st == GT_CUPTI_FAILED ? "CUPTI: " : "", reason);
     else
-        snprintf(buf, n, "unavailable: %s", st <= GT_CUPTI_FAILED ? why[st] : "unknown CUPTI status");
+        snprintf(buf, n, "unavailable: %s",
+                 st <= GT_CUPTI_FAILED ? why[st] : "unknown CUPTI status");
     return buf;
 }
 

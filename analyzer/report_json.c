@@ -70,10 +70,11 @@ static jobj *json_trace(const struct ga_report *r)
     put(o, "truncated", json_object_new_boolean(s->truncated));
     put(o, "truncation", s->truncated ? jcstr(s->stop_reason) : NULL);
     put(o, "clean_end", json_object_new_boolean(f->have_end));
-    put(o, "end_reason", !f->have_end ? NULL
-                         : jcstr(f->end.reason == GT_END_EXIT       ? "exit"
-                                 : f->end.reason == GT_END_DISABLED ? "disabled"
-                                                                    : "unknown"));
+    put(o, "end_reason",
+        !f->have_end ? NULL
+                     : jcstr(f->end.reason == GT_END_EXIT       ? "exit"
+                             : f->end.reason == GT_END_DISABLED ? "disabled"
+                                                                : "unknown"));
     put(o, "chunks", ju64(s->chunks));
     put(o, "gpu_chunks", ju64(s->gpu_chunks));
     put(o, "gpu_records", ju64(s->gpu_records));
@@ -90,7 +91,8 @@ static jobj *json_process(const struct ga_report *r)
 {
     const struct ga_facts *f = &r->facts;
     jobj *o = json_object_new_object(), *argv = json_object_new_array();
-    for (size_t i = 0; i < f->argc; i++) json_object_array_add(argv, jcstr(f->argv[i]));
+    for (size_t i = 0; i < f->argc; i++)
+        json_object_array_add(argv, jcstr(f->argv[i]));
     put(o, "pid", ju64(f->have_process ? f->pid : r->read.header.pid));
     put(o, "ppid", ju64(f->have_process ? f->ppid : r->read.header.ppid));
     put(o, "cmdline", argv);

@@ -91,7 +91,8 @@ static jobj *oom_obj(const struct ga_report *r, const struct ga_oom *x)
 static jobj *ooms(const struct ga_report *r)
 {
     jobj *a = json_object_new_array();
-    for (size_t i = 0; i < r->mem.n_ooms; i++) json_object_array_add(a, oom_obj(r, &r->mem.ooms[i]));
+    for (size_t i = 0; i < r->mem.n_ooms; i++)
+        json_object_array_add(a, oom_obj(r, &r->mem.ooms[i]));
     return a;
 }
 
@@ -205,8 +206,8 @@ static jobj *launches_by_api(const struct ga_report *r)
 
 static jobj *spans(const struct ga_report *r)
 {
-    static const char *const fam[] = {[GT_FAM_SYNC] = "sync", [GT_FAM_COPY] = "copy",
-                                      [GT_FAM_WAIT] = "wait"};
+    static const char *const fam[] = {
+        [GT_FAM_SYNC] = "sync", [GT_FAM_COPY] = "copy", [GT_FAM_WAIT] = "wait"};
     jobj *a = json_object_new_array();
     for (unsigned api = 0; api < GT_API_MAX; api++) {
         const struct ga_api_calls *c = &r->tl.span[api];

@@ -7,8 +7,8 @@
 #include "util.h"
 
 #define TOP_KERNELS 10
-#define TOP_OOMS 10
-#define SPARK_COLS 60
+#define TOP_OOMS    10
+#define SPARK_COLS  60
 
 static void put_trimmed(FILE *o, const char *s, size_t max)
 {
@@ -47,9 +47,10 @@ static void text_process(const struct ga_report *r, FILE *o)
 static void text_trace(const struct ga_report *r, FILE *o)
 {
     const struct ga_read_stats *s = &r->read;
-    fprintf(o, "  trace     %" PRIu64 " records in %" PRIu64 " chunks, %" PRIu64 " lost", s->records,
-            s->chunks, r->facts.lost_records);
-    if (s->unknown_records) fprintf(o, ", %" PRIu64 " of unknown types skipped", s->unknown_records);
+    fprintf(o, "  trace     %" PRIu64 " records in %" PRIu64 " chunks, %" PRIu64 " lost",
+            s->records, s->chunks, r->facts.lost_records);
+    if (s->unknown_records)
+        fprintf(o, ", %" PRIu64 " of unknown types skipped", s->unknown_records);
     if (s->malformed_records) fprintf(o, ", %" PRIu64 " malformed skipped", s->malformed_records);
     if (s->late_records) fprintf(o, ", %" PRIu64 " out of watermark order", s->late_records);
     fputc('\n', o);
@@ -144,8 +145,9 @@ static void text_memory(const struct ga_report *r, FILE *o)
         fprintf(o, "  teardown  %" PRIu64 " allocations (%s) released with their context\n",
                 m->ctx_release_count, ga_fmt_bytes(b, m->ctx_release_bytes));
     if (m->unmatched_frees || m->failed_frees || m->double_allocs)
-        fprintf(o, "  oddities  %" PRIu64 " frees of unknown addresses, %" PRIu64
-                   " failed frees, %" PRIu64 " allocations of a live address\n",
+        fprintf(o,
+                "  oddities  %" PRIu64 " frees of unknown addresses, %" PRIu64
+                " failed frees, %" PRIu64 " allocations of a live address\n",
                 m->unmatched_frees, m->failed_frees, m->double_allocs);
     text_by_api(r, o);
 }
@@ -197,8 +199,8 @@ static void text_spans(const struct ga_report *r, FILE *o)
     for (unsigned api = 0; api < GT_API_MAX; api++) {
         const struct ga_api_calls *c = &r->tl.span[api];
         if (!c->count && !c->failed) continue;
-        fprintf(o, "  %-30s %8" PRIu64 " calls %14s", ga_api_label(api, lb),
-                c->count + c->failed, ga_fmt_ms(t, (int64_t)c->total_ns));
+        fprintf(o, "  %-30s %8" PRIu64 " calls %14s", ga_api_label(api, lb), c->count + c->failed,
+                ga_fmt_ms(t, (int64_t)c->total_ns));
         if (c->failed) fprintf(o, " (%" PRIu64 " failed)", c->failed);
         fputc('\n', o);
     }
@@ -208,8 +210,9 @@ static void text_misc(const struct ga_report *r, FILE *o)
 {
     const struct ga_facts *f = &r->facts;
     char t[32];
-    fprintf(o, "\nresolver  %" PRIu64 " entry-point lookups: %" PRIu64 " wrapped, %" PRIu64
-               " passed through",
+    fprintf(o,
+            "\nresolver  %" PRIu64 " entry-point lookups: %" PRIu64 " wrapped, %" PRIu64
+            " passed through",
             f->resolve_total.lookups, f->resolve_total.wrapped, f->resolve_total.passed_through);
     for (unsigned how = 1; how < 4; how++)
         if (f->resolve[how].lookups)

@@ -47,7 +47,8 @@ void ga_series_update(struct ga_series_set *set, int32_t device, uint32_t kind, 
 {
     struct ga_series *s = find(set, device, kind);
     uint64_t t = rel_ns > 0 ? (uint64_t)rel_ns : 0;
-    while (t / s->width >= GA_SERIES_BUCKETS) widen(s);
+    while (t / s->width >= GA_SERIES_BUCKETS)
+        widen(s);
     int64_t idx = (int64_t)(t / s->width);
     if (idx < s->last_idx) idx = s->last_idx; /* out of order: keep the series monotone */
     carry(s, idx);
@@ -59,11 +60,14 @@ void ga_series_update(struct ga_series_set *set, int32_t device, uint32_t kind, 
 void ga_series_finish(struct ga_series_set *set, int64_t end_rel_ns)
 {
     uint64_t end = end_rel_ns > 0 ? (uint64_t)end_rel_ns : 0, w = GA_SERIES_BASE_NS;
-    for (size_t i = 0; i < set->n; i++) w = max64(w, set->s[i].width);
-    while (end / w >= GA_SERIES_BUCKETS) w *= 2;
+    for (size_t i = 0; i < set->n; i++)
+        w = max64(w, set->s[i].width);
+    while (end / w >= GA_SERIES_BUCKETS)
+        w *= 2;
     for (size_t i = 0; i < set->n; i++) {
         struct ga_series *s = &set->s[i];
-        while (s->width < w) widen(s);
+        while (s->width < w)
+            widen(s);
         carry(s, (int64_t)(end / w));
         s->last_idx = (int64_t)(end / w);
     }

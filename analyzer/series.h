@@ -9,12 +9,12 @@
 
 #define GA_SERIES_BUCKETS 256
 #define GA_SERIES_BASE_NS 1000u /* first bucket width: 1 us */
-#define GA_SERIES_TOTAL 0       /* kind slot of a device's total device memory */
+#define GA_SERIES_TOTAL   0     /* kind slot of a device's total device memory */
 
 struct ga_series {
     int32_t device;
-    uint32_t kind;  /* enum gt_mem_kind, or GA_SERIES_TOTAL */
-    uint64_t width; /* ns per bucket */
+    uint32_t kind;    /* enum gt_mem_kind, or GA_SERIES_TOTAL */
+    uint64_t width;   /* ns per bucket */
     int64_t last_idx; /* bucket of the last update, -1 before the first */
     uint64_t last_val;
     uint64_t max[GA_SERIES_BUCKETS];
@@ -23,8 +23,8 @@ struct ga_series {
 struct ga_series_set {
     struct ga_series *s;
     size_t n, cap;
-    uint64_t width;    /* common width after ga_series_finish */
-    size_t buckets;    /* buckets in use after ga_series_finish */
+    uint64_t width; /* common width after ga_series_finish */
+    size_t buckets; /* buckets in use after ga_series_finish */
 };
 
 /* Live bytes of (device, kind) became `live` at `rel_ns` from the trace start. */

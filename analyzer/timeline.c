@@ -39,8 +39,10 @@ static void on_span(struct ga_timeline *t, const struct ga_event *ev)
     const struct gt_rec_span *r = &ev->r.span;
     struct ga_api_calls *c = &t->span[ev->sub < GT_API_MAX ? ev->sub : 0];
     t->span_count++;
-    if (r->result != 0) c->failed++;
-    else c->count++;
+    if (r->result != 0)
+        c->failed++;
+    else
+        c->count++;
     if (r->ts_exit > r->ts_enter) c->total_ns += r->ts_exit - r->ts_enter;
     if (ev->sub < GT_API_MAX && gt_api_table[ev->sub].family == GT_FAM_COPY && r->result == 0)
         c->bytes += r->bytes;
@@ -64,10 +66,17 @@ static void on_func(struct ga_timeline *t, const struct ga_event *ev)
 void ga_timeline_event(struct ga_timeline *t, const struct ga_event *ev)
 {
     switch (ev->type) {
-    case GT_REC_LAUNCH: on_launch(t, ev); break;
-    case GT_REC_SPAN: on_span(t, ev); break;
-    case GT_REC_FUNC: on_func(t, ev); break;
-    default: break;
+    case GT_REC_LAUNCH:
+        on_launch(t, ev);
+        break;
+    case GT_REC_SPAN:
+        on_span(t, ev);
+        break;
+    case GT_REC_FUNC:
+        on_func(t, ev);
+        break;
+    default:
+        break;
     }
 }
 
@@ -97,8 +106,8 @@ void ga_timeline_finish(struct ga_timeline *t)
 {
     const struct ga_map_slot *s;
     size_t n = 0, out = 0;
-    t->kernels = ga_xcalloc(t->handle_launches.count ? t->handle_launches.count : 1,
-                            sizeof(*t->kernels));
+    t->kernels =
+        ga_xcalloc(t->handle_launches.count ? t->handle_launches.count : 1, sizeof(*t->kernels));
     for (size_t i = 0; ga_map_next(&t->handle_launches, &i, &s);)
         t->kernels[n++] = (struct ga_kernel){name_of(t, s->a), s->value, 0};
     qsort(t->kernels, n, sizeof(*t->kernels), by_name);
@@ -116,8 +125,10 @@ void ga_timeline_finish(struct ga_timeline *t)
 
 void ga_timeline_free(struct ga_timeline *t)
 {
-    for (size_t i = 0; i < t->n_names; i++) free(t->names[i]);
-    for (size_t i = 0; i < t->n_kernels; i++) free(t->kernels[i].name);
+    for (size_t i = 0; i < t->n_names; i++)
+        free(t->names[i]);
+    for (size_t i = 0; i < t->n_kernels; i++)
+        free(t->kernels[i].name);
     free(t->names);
     free(t->kernels);
     ga_map_free(&t->handle_launches);

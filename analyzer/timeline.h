@@ -11,10 +11,10 @@
 #include "records.h"
 
 struct ga_api_calls {
-    uint64_t count;   /* successful calls */
-    uint64_t failed;  /* calls that returned an error */
+    uint64_t count;    /* successful calls */
+    uint64_t failed;   /* calls that returned an error */
     uint64_t total_ns; /* launches: time inside the call; spans: ts_exit - ts_enter */
-    uint64_t bytes;   /* copies: bytes moved */
+    uint64_t bytes;    /* copies: bytes moved */
 };
 
 struct ga_kernel {

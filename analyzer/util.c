@@ -101,10 +101,14 @@ static size_t utf8_seq(const unsigned char *p, size_t n)
     size_t len;
     uint32_t cp;
     if (p[0] < 0x80) return 1;
-    if ((p[0] & 0xe0) == 0xc0) len = 2, cp = p[0] & 0x1f;
-    else if ((p[0] & 0xf0) == 0xe0) len = 3, cp = p[0] & 0x0f;
-    else if ((p[0] & 0xf8) == 0xf0) len = 4, cp = p[0] & 0x07;
-    else return 0;
+    if ((p[0] & 0xe0) == 0xc0)
+        len = 2, cp = p[0] & 0x1f;
+    else if ((p[0] & 0xf0) == 0xe0)
+        len = 3, cp = p[0] & 0x0f;
+    else if ((p[0] & 0xf8) == 0xf0)
+        len = 4, cp = p[0] & 0x07;
+    else
+        return 0;
     if (len > n) return 0;
     for (size_t i = 1; i < len; i++) {
         if ((p[i] & 0xc0) != 0x80) return 0;

@@ -29,13 +29,16 @@ static inline int check_u64(const char *what, uint64_t got, uint64_t want, const
     if (!ok) printf("     %s: got %" PRIu64 ", want %" PRIu64 "\n", what, got, want);
     return check_report(ok, what, file, line);
 }
-#define CHECK_U64(what, got, want) check_u64(what, (uint64_t)(got), (uint64_t)(want), __FILE__, __LINE__)
+#define CHECK_U64(what, got, want)                                                                 \
+    check_u64(what, (uint64_t)(got), (uint64_t)(want), __FILE__, __LINE__)
 
 static inline int check_str(const char *what, const char *got, const char *want, const char *file,
                             int line)
 {
     int ok = got && want && strcmp(got, want) == 0;
-    if (!ok) printf("     %s: got '%s', want '%s'\n", what, got ? got : "(null)", want ? want : "(null)");
+    if (!ok)
+        printf("     %s: got '%s', want '%s'\n", what, got ? got : "(null)",
+               want ? want : "(null)");
     return check_report(ok, what, file, line);
 }
 #define CHECK_STR(what, got, want) check_str(what, got, want, __FILE__, __LINE__)

@@ -35,7 +35,8 @@ static inline void coll_sink(void *p, const struct ga_event *ev)
 static inline void coll_clear(struct coll *c)
 {
     for (size_t i = 0; i < c->n; i++)
-        for (int k = 0; k < 3; k++) free((void *)c->ev[i].str[k]);
+        for (int k = 0; k < 3; k++)
+            free((void *)c->ev[i].str[k]);
     c->n = 0;
 }
 

@@ -14,8 +14,14 @@ struct field {
     size_t off, size;
 };
 
-#define F(s, f) {#f, offsetof(struct s, f), sizeof(((struct s *)0)->f)}
-#define END {NULL, 0, 0}
+#define F(s, f)                                                                                    \
+    {                                                                                              \
+#f, offsetof(struct s, f), sizeof(((struct s *)0)->f)                                      \
+    }
+#define END                                                                                        \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 struct layout {
     const char *name;
@@ -24,7 +30,13 @@ struct layout {
     struct field fields[20];
 };
 
-#define L(s, t, ...) {#s, t, sizeof(struct s), {__VA_ARGS__, END}}
+#define L(s, t, ...)                                                                               \
+    {                                                                                              \
+#s, t, sizeof(struct s),                                                                   \
+        {                                                                                          \
+            __VA_ARGS__, END                                                                       \
+        }                                                                                          \
+    }
 
 static const struct layout layouts[] = {
     L(gt_file_header, -1, F(gt_file_header, magic), F(gt_file_header, endian),
@@ -88,9 +100,8 @@ static const struct layout layouts[] = {
       F(gt_rec_cupti, path_len), F(gt_rec_cupti, reason_len)),
     L(gt_rec_gpu_kernel, GT_REC_GPU_KERNEL, F(gt_rec_gpu_kernel, h), F(gt_rec_gpu_kernel, start),
       F(gt_rec_gpu_kernel, end), F(gt_rec_gpu_kernel, corr), F(gt_rec_gpu_kernel, device),
-      F(gt_rec_gpu_kernel, context), F(gt_rec_gpu_kernel, stream),
-      F(gt_rec_gpu_kernel, graph_id), F(gt_rec_gpu_kernel, name_id),
-      F(gt_rec_gpu_kernel, graph_node_id)),
+      F(gt_rec_gpu_kernel, context), F(gt_rec_gpu_kernel, stream), F(gt_rec_gpu_kernel, graph_id),
+      F(gt_rec_gpu_kernel, name_id), F(gt_rec_gpu_kernel, graph_node_id)),
     L(gt_rec_gpu_memcpy, GT_REC_GPU_MEMCPY, F(gt_rec_gpu_memcpy, h), F(gt_rec_gpu_memcpy, start),
       F(gt_rec_gpu_memcpy, end), F(gt_rec_gpu_memcpy, bytes), F(gt_rec_gpu_memcpy, corr),
       F(gt_rec_gpu_memcpy, device), F(gt_rec_gpu_memcpy, context), F(gt_rec_gpu_memcpy, stream),
@@ -100,15 +111,15 @@ static const struct layout layouts[] = {
       F(gt_rec_gpu_memset, end), F(gt_rec_gpu_memset, bytes), F(gt_rec_gpu_memset, corr),
       F(gt_rec_gpu_memset, device), F(gt_rec_gpu_memset, context), F(gt_rec_gpu_memset, stream),
       F(gt_rec_gpu_memset, value), F(gt_rec_gpu_memset, mem_kind)),
-    L(gt_rec_gpu_extcorr, GT_REC_GPU_EXTCORR, F(gt_rec_gpu_extcorr, h),
-      F(gt_rec_gpu_extcorr, ext), F(gt_rec_gpu_extcorr, corr), F(gt_rec_gpu_extcorr, kind)),
+    L(gt_rec_gpu_extcorr, GT_REC_GPU_EXTCORR, F(gt_rec_gpu_extcorr, h), F(gt_rec_gpu_extcorr, ext),
+      F(gt_rec_gpu_extcorr, corr), F(gt_rec_gpu_extcorr, kind)),
     L(gt_rec_gpu_api, GT_REC_GPU_API, F(gt_rec_gpu_api, h), F(gt_rec_gpu_api, start),
       F(gt_rec_gpu_api, end), F(gt_rec_gpu_api, corr), F(gt_rec_gpu_api, tid),
       F(gt_rec_gpu_api, cbid), F(gt_rec_gpu_api, result)),
     L(gt_rec_gpu_name, GT_REC_GPU_NAME, F(gt_rec_gpu_name, h), F(gt_rec_gpu_name, ts),
       F(gt_rec_gpu_name, id), F(gt_rec_gpu_name, name_len)),
-    L(gt_rec_gpu_dropped, GT_REC_GPU_DROPPED, F(gt_rec_gpu_dropped, h),
-      F(gt_rec_gpu_dropped, ts), F(gt_rec_gpu_dropped, count)),
+    L(gt_rec_gpu_dropped, GT_REC_GPU_DROPPED, F(gt_rec_gpu_dropped, h), F(gt_rec_gpu_dropped, ts),
+      F(gt_rec_gpu_dropped, count)),
 };
 
 #define N_LAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
@@ -185,7 +196,8 @@ static void check_layout(const char *doc, const struct layout *l)
     if (ok && l->type >= 0) {
         char t[32];
         snprintf(t, sizeof(t), "type %d", l->type);
-        if (!memmem(s, len, t, strlen(t))) snprintf(why, sizeof(why), "does not say \"%s\"", t), ok = 0;
+        if (!memmem(s, len, t, strlen(t)))
+            snprintf(why, sizeof(why), "does not say \"%s\"", t), ok = 0;
     }
     if (!ok) printf("     %s\n", why);
     CHECK(what, ok);
@@ -198,7 +210,8 @@ int main(void)
     snprintf(path, sizeof(path), "%s/docs/TRACE_FORMAT.md", src && *src ? src : ".");
     char *doc = slurp(path);
     if (!CHECK("doc: docs/TRACE_FORMAT.md readable", doc != NULL)) return check_done();
-    for (size_t i = 0; i < N_LAYOUTS; i++) check_layout(doc, &layouts[i]);
+    for (size_t i = 0; i < N_LAYOUTS; i++)
+        check_layout(doc, &layouts[i]);
     free(doc);
     return check_done();
 }

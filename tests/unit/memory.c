@@ -40,11 +40,11 @@ static void build_scenario(struct tb *t)
     tb_alloc(t, 2 * MS, GT_API_cuMemAlloc_v2, 0xb000, 200, 0, 0xc1);
     tb_free(t, 3 * MS, GT_API_cuMemFree_v2, 0xa000, 0);
     tb_alloc(t, 4 * MS, GT_API_cuMemAlloc_v2, 0xc000, 300, 0, 0xc1);
-    tb_fail(t, 5 * MS, GT_API_cuMemAlloc_v2, 1000, 0, 900, 4000, 2);  /* fragmentation */
-    tb_fail(t, 6 * MS, GT_API_cuMemAlloc_v2, 1000, 0, 10, 4000, 2);   /* other_processes */
-    tb_fail(t, 7 * MS, GT_API_cuMemAllocAsync, 1000, 0, 10, 1000, 2); /* exhausted */
-    tb_fail(t, 8 * MS, GT_API_cuMemAlloc_v2, 1000, 0, 0, 0, 2);       /* unknown */
-    tb_fail(t, 9 * MS, GT_API_cuMemAlloc_v2, 1000, 0, 900, 4000, 1);  /* other_error */
+    tb_fail(t, 5 * MS, GT_API_cuMemAlloc_v2, 1000, 0, 900, 4000, 2);   /* fragmentation */
+    tb_fail(t, 6 * MS, GT_API_cuMemAlloc_v2, 1000, 0, 10, 4000, 2);    /* other_processes */
+    tb_fail(t, 7 * MS, GT_API_cuMemAllocAsync, 1000, 0, 10, 1000, 2);  /* exhausted */
+    tb_fail(t, 8 * MS, GT_API_cuMemAlloc_v2, 1000, 0, 0, 0, 2);        /* unknown */
+    tb_fail(t, 9 * MS, GT_API_cuMemAlloc_v2, 1000, 0, 900, 4000, 1);   /* other_error */
     tb_fail(t, 9 * MS, GT_API_cuMemHostAlloc, 1000, -1, 900, 4000, 2); /* not device memory */
     /* other kinds do not count in the device peak */
     tb_alloc(t, 10 * MS, GT_API_cuMemHostAlloc, 0xa000, 5000, -1, 0xc1); /* same addr, host ns */
@@ -86,8 +86,8 @@ static void test_scenario(void)
      * (fragmentation iff D >= R) does not: 900 < 1000, and 4000 - 900 - 500 = 2600 >= 1000 and
      * > 500 makes it other_processes. The rule is what is implemented and documented. */
     if (m->n_ooms == 5)
-        CHECK_STR("oom 1: request 1000, free 900 of 4000, H 500", ga_verdict_name(m->ooms[0].verdict),
-                  "other_processes");
+        CHECK_STR("oom 1: request 1000, free 900 of 4000, H 500",
+                  ga_verdict_name(m->ooms[0].verdict), "other_processes");
     ga_report_free(&r);
     unlink(path);
     tb_free_all(&t);
@@ -129,11 +129,11 @@ static void test_fragmentation_verdict(void)
     tb_end(&t);
     run_report(&t, &r, path);
     if (CHECK_U64("fragmentation: two failures", r.mem.n_ooms, 2)) {
-        CHECK_STR("fragmentation: free 1000 >= request 1000", ga_verdict_name(r.mem.ooms[0].verdict),
-                  "fragmentation");
+        CHECK_STR("fragmentation: free 1000 >= request 1000",
+                  ga_verdict_name(r.mem.ooms[0].verdict), "fragmentation");
         /* free 900 < 1000; unaccounted 2600 >= 1000 and > H 500 */
-        CHECK_STR("free 900 of 4000, H 500: other processes", ga_verdict_name(r.mem.ooms[1].verdict),
-                  "other_processes");
+        CHECK_STR("free 900 of 4000, H 500: other processes",
+                  ga_verdict_name(r.mem.ooms[1].verdict), "other_processes");
     }
     ga_report_free(&r);
     unlink(path);
@@ -148,9 +148,9 @@ static void test_odd_frees(void)
     tb_init(&t, 1, T0);
     tb_begin(&t, GT_CHUNK_HOST, 1);
     tb_alloc(&t, 1, GT_API_cuMemAlloc_v2, 0x1000, 10, 0, 0);
-    tb_free(&t, 2, GT_API_cuMemFree_v2, 0x1000, 1);  /* failed: still live */
-    tb_free(&t, 3, GT_API_cuMemFree_v2, 0x9999, 0);  /* unmatched */
-    tb_free(&t, 3, GT_API_cuMemFree_v2, 0, 0);       /* null */
+    tb_free(&t, 2, GT_API_cuMemFree_v2, 0x1000, 1);          /* failed: still live */
+    tb_free(&t, 3, GT_API_cuMemFree_v2, 0x9999, 0);          /* unmatched */
+    tb_free(&t, 3, GT_API_cuMemFree_v2, 0, 0);               /* null */
     tb_alloc(&t, 4, GT_API_cuMemAlloc_v2, 0x1000, 30, 0, 0); /* double allocation: replaces */
     tb_alloc(&t, 5, GT_API_cuMemAllocManaged, 0x2000, 7, 0, 0);
     tb_free(&t, 6, GT_API_cuMemFreeAsync, 0x2000, 0); /* one pointer namespace for these kinds */
@@ -183,9 +183,9 @@ static void test_contexts(void)
     tb_init(&t, 1, T0);
     tb_begin(&t, GT_CHUNK_HOST, 1);
     tb_object(&t, 1, GT_API_cuCtxCreate_v2, 0xaa, 0, 0, 0);
-    tb_alloc(&t, 2, GT_API_cuMemAlloc_v2, 0x100, 1, 0, 0xaa);   /* created ctx */
-    tb_alloc(&t, 2, GT_API_cuMemAlloc_v2, 0x200, 2, 0, 0xbb);   /* primary ctx dev 0 */
-    tb_alloc(&t, 2, GT_API_cuMemAlloc_v2, 0x300, 4, 1, 0xcc);   /* primary ctx dev 1 */
+    tb_alloc(&t, 2, GT_API_cuMemAlloc_v2, 0x100, 1, 0, 0xaa); /* created ctx */
+    tb_alloc(&t, 2, GT_API_cuMemAlloc_v2, 0x200, 2, 0, 0xbb); /* primary ctx dev 0 */
+    tb_alloc(&t, 2, GT_API_cuMemAlloc_v2, 0x300, 4, 1, 0xcc); /* primary ctx dev 1 */
     tb_alloc(&t, 2, GT_API_cuMemAlloc_v2, 0x400, 8, 0, 0xbb);
     tb_object(&t, 3, GT_API_cuDevicePrimaryCtxRelease_v2, 0, 0, 0, 0); /* still alive */
     tb_object(&t, 4, GT_API_cuCtxDestroy_v2, 0xaa, 0, 0, 1);           /* failed: nothing */
@@ -206,7 +206,8 @@ static void test_contexts(void)
     CHECK_U64("contexts: destroy + reset leave dev 1 only", r.mem.leaked_bytes, 4);
     CHECK_U64("contexts: released count", r.mem.ctx_release_count, 3);
     CHECK_U64("contexts: released bytes", r.mem.ctx_release_bytes, 11);
-    CHECK_U64("contexts: counted as frees of the alloc api", r.mem.api[GT_API_cuMemAlloc_v2].frees, 3);
+    CHECK_U64("contexts: counted as frees of the alloc api", r.mem.api[GT_API_cuMemAlloc_v2].frees,
+              3);
     ga_report_free(&r);
     tb_object(&t, 7, GT_API_cuDevicePrimaryCtxRelease_v2, 0, 1, 1, 0); /* aux 1: destroyed */
     tb_end(&t);
@@ -229,9 +230,9 @@ static void test_timeline(void)
     tb_launch(&t, 1, GT_API_cuLaunchKernel, 0xf1, 0);
     tb_launch(&t, 2, GT_API_cuLaunchKernel, 0xf1, 0);
     tb_launch(&t, 3, GT_API_cuLaunchKernel_ptsz, 0xf2, 0);
-    tb_launch(&t, 4, GT_API_cuLaunchKernel, 0xf3, 0);  /* never named */
+    tb_launch(&t, 4, GT_API_cuLaunchKernel, 0xf3, 0);   /* never named */
     tb_launch(&t, 5, GT_API_cuLaunchKernel, 0xf1, 700); /* failed */
-    tb_launch(&t, 6, GT_API_cuGraphLaunch, 0x9, 0);    /* not a kernel */
+    tb_launch(&t, 6, GT_API_cuGraphLaunch, 0x9, 0);     /* not a kernel */
     tb_func(&t, 7, 0xf1, "gemm");                       /* named after use */
     tb_func(&t, 7, 0xf2, "gemm");                       /* another handle, same name */
     tb_span(&t, 8, 1000, GT_API_cuStreamSynchronize, 0);
@@ -281,17 +282,22 @@ static void test_json(void)
     tb_end_rec(&t, 14 * MS, 20, 10);
     tb_end(&t);
     run_report(&t, &r, path);
-    CHECK_U64("final watermark: +inf does not stretch the duration", ga_report_duration(&r), 14 * MS);
+    CHECK_U64("final watermark: +inf does not stretch the duration", ga_report_duration(&r),
+              14 * MS);
     FILE *f = open_memstream(&buf, &len);
     CHECK("json: renders", ga_render_json(&r, f) == 0);
     fclose(f);
     json_object *root = json_tokener_parse(buf);
     CHECK("json: parses with json-c", root != NULL);
     if (root) {
-        CHECK_U64("json: schema_version", json_object_get_int64(jpath(root, "schema_version", NULL)), 1);
-        CHECK_U64("json: peak_bytes", json_object_get_uint64(jpath(root, "memory", "peak_bytes")), 500);
-        CHECK_U64("json: peak_time_ns", json_object_get_int64(jpath(root, "memory", "peak_time_ns")), 4 * MS);
-        CHECK_U64("json: lost_records", json_object_get_uint64(jpath(root, "trace", "lost_records")), 10);
+        CHECK_U64("json: schema_version",
+                  json_object_get_int64(jpath(root, "schema_version", NULL)), 1);
+        CHECK_U64("json: peak_bytes", json_object_get_uint64(jpath(root, "memory", "peak_bytes")),
+                  500);
+        CHECK_U64("json: peak_time_ns",
+                  json_object_get_int64(jpath(root, "memory", "peak_time_ns")), 4 * MS);
+        CHECK_U64("json: lost_records",
+                  json_object_get_uint64(jpath(root, "trace", "lost_records")), 10);
         CHECK("json: clean_end", json_object_get_boolean(jpath(root, "trace", "clean_end")));
         CHECK("json: not truncated", !json_object_get_boolean(jpath(root, "trace", "truncated")));
         json_object *ooms = jpath(root, "memory", "ooms");
@@ -300,18 +306,37 @@ static void test_json(void)
         json_object_object_get_ex(json_object_array_get_idx(ooms, 1), "verdict", &v);
         CHECK_STR("json: oom verdict", json_object_get_string(v), "other_processes");
         CHECK("json: gpu_timeline unavailable",
-              strncmp(json_object_get_string(jpath(root, "trace", "gpu_timeline")), "unavailable: ", 13) == 0);
-        CHECK_U64("json: duration_ns", json_object_get_uint64(jpath(root, "process", "duration_ns")), 14 * MS);
-        static const char *const keys[][2] = {
-            {"trace", "path"}, {"trace", "pid"}, {"trace", "records"}, {"trace", "gpu_timeline"},
-            {"process", "ppid"}, {"process", "cmdline"}, {"process", "host"}, {"process", "exe"},
-            {"memory", "alloc_count"}, {"memory", "free_count"}, {"memory", "failed_count"},
-            {"memory", "leaked_bytes"}, {"memory", "leaked_count"}, {"memory", "peak_by_device"},
-            {"memory", "by_api"}, {"memory", "pinned_host"}, {"memory", "unmatched_frees"},
-            {"memory", "failed_frees"}, {"timeline", "launch_count"}, {"timeline", "kernel_count"},
-            {"timeline", "launches_by_api"}, {"timeline", "top_kernels"}, {"timeline", "spans"},
-            {"resolver", "lookups"}, {"resolver", "wrapped"}, {"resolver", "passed_through"},
-            {"devices", NULL}};
+              strncmp(json_object_get_string(jpath(root, "trace", "gpu_timeline")),
+                      "unavailable: ", 13) == 0);
+        CHECK_U64("json: duration_ns",
+                  json_object_get_uint64(jpath(root, "process", "duration_ns")), 14 * MS);
+        static const char *const keys[][2] = {{"trace", "path"},
+                                              {"trace", "pid"},
+                                              {"trace", "records"},
+                                              {"trace", "gpu_timeline"},
+                                              {"process", "ppid"},
+                                              {"process", "cmdline"},
+                                              {"process", "host"},
+                                              {"process", "exe"},
+                                              {"memory", "alloc_count"},
+                                              {"memory", "free_count"},
+                                              {"memory", "failed_count"},
+                                              {"memory", "leaked_bytes"},
+                                              {"memory", "leaked_count"},
+                                              {"memory", "peak_by_device"},
+                                              {"memory", "by_api"},
+                                              {"memory", "pinned_host"},
+                                              {"memory", "unmatched_frees"},
+                                              {"memory", "failed_frees"},
+                                              {"timeline", "launch_count"},
+                                              {"timeline", "kernel_count"},
+                                              {"timeline", "launches_by_api"},
+                                              {"timeline", "top_kernels"},
+                                              {"timeline", "spans"},
+                                              {"resolver", "lookups"},
+                                              {"resolver", "wrapped"},
+                                              {"resolver", "passed_through"},
+                                              {"devices", NULL}};
         int missing = 0;
         for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
             json_object *x = NULL, *y = NULL;

@@ -32,46 +32,76 @@ static void build_every_type(struct tb *t)
     tb_process(t, 4242, argv, sizeof(argv) - 1, 3, "node-1", "/usr/bin/python3");
     struct gt_rec_driver drv = {.ts = T0 + 1, .driver_version = 12040, .device_count = 2};
     tb_rec(t, GT_REC_DRIVER, 0, &drv, sizeof(drv), NULL, 0);
-    struct gt_rec_device dev = {.ts = T0 + 2, .ordinal = 1, .cc_major = 9, .cc_minor = 0,
-                                .name_len = 11, .total_bytes = 80ull << 30, .uuid = {1, 2, 3}};
+    struct gt_rec_device dev = {.ts = T0 + 2,
+                                .ordinal = 1,
+                                .cc_major = 9,
+                                .cc_minor = 0,
+                                .name_len = 11,
+                                .total_bytes = 80ull << 30,
+                                .uuid = {1, 2, 3}};
     tb_rec(t, GT_REC_DEVICE, 0, &dev, sizeof(dev), "NVIDIA H200", 11);
     struct gt_rec_thread th = {.ts = T0 + 3, .tid = 7, .name_len = 4};
     tb_rec(t, GT_REC_THREAD, 0, &th, sizeof(th), "main", 4);
-    struct gt_rec_alloc al = {.ts = T0 + 4, .addr = 0x7f0000001000, .size = 4096, .stream = 5,
-                              .ctx = 0xc7, .aux = 9, .device = 1, .flags = 3};
+    struct gt_rec_alloc al = {.ts = T0 + 4,
+                              .addr = 0x7f0000001000,
+                              .size = 4096,
+                              .stream = 5,
+                              .ctx = 0xc7,
+                              .aux = 9,
+                              .device = 1,
+                              .flags = 3};
     tb_rec(t, GT_REC_ALLOC, GT_API_cuMemAllocAsync, &al, sizeof(al), NULL, 0);
-    struct gt_rec_free fr = {.ts = T0 + 5, .addr = 0x7f0000001000, .stream = 5, .size = 0,
-                             .result = 0};
+    struct gt_rec_free fr = {
+        .ts = T0 + 5, .addr = 0x7f0000001000, .stream = 5, .size = 0, .result = 0};
     tb_rec(t, GT_REC_FREE, GT_API_cuMemFreeAsync, &fr, sizeof(fr), NULL, 0);
-    struct gt_rec_alloc_fail af = {.ts = T0 + 6, .size = 1 << 30, .stream = 0, .ctx = 0xc7,
-                                   .free_bytes = 100, .total_bytes = 200, .device = 1,
+    struct gt_rec_alloc_fail af = {.ts = T0 + 6,
+                                   .size = 1 << 30,
+                                   .stream = 0,
+                                   .ctx = 0xc7,
+                                   .free_bytes = 100,
+                                   .total_bytes = 200,
+                                   .device = 1,
                                    .result = 2};
     tb_rec(t, GT_REC_ALLOC_FAIL, GT_API_cuMemAlloc_v2, &af, sizeof(af), NULL, 0);
-    struct gt_rec_vmm_map vm = {.ts = T0 + 7, .addr = 0x1000, .size = 2 << 20, .offset = 64,
-                                .handle = 0xabc, .result = 0};
+    struct gt_rec_vmm_map vm = {
+        .ts = T0 + 7, .addr = 0x1000, .size = 2 << 20, .offset = 64, .handle = 0xabc, .result = 0};
     tb_rec(t, GT_REC_VMM_MAP, GT_API_cuMemMap, &vm, sizeof(vm), NULL, 0);
     struct gt_rec_func fn = {.ts = T0 + 8, .handle = 0xf00, .kind = GT_FUNC_KERNEL, .name_len = 9};
     tb_rec(t, GT_REC_FUNC, 0, &fn, sizeof(fn), "_Z3fooPf!", 9);
-    struct gt_rec_launch la = {.ts = T0 + 9, .func = 0xf00, .stream = 5, .corr = (1ull << 40) | 1,
-                               .grid = {2, 3, 4}, .block = {128, 1, 1}, .shmem = 256,
-                               .result = 0, .dur_ns = 1500};
+    struct gt_rec_launch la = {.ts = T0 + 9,
+                               .func = 0xf00,
+                               .stream = 5,
+                               .corr = (1ull << 40) | 1,
+                               .grid = {2, 3, 4},
+                               .block = {128, 1, 1},
+                               .shmem = 256,
+                               .result = 0,
+                               .dur_ns = 1500};
     tb_rec(t, GT_REC_LAUNCH, GT_API_cuLaunchKernel, &la, sizeof(la), NULL, 0);
-    struct gt_rec_span sp = {.ts_enter = T0 + 10, .ts_exit = T0 + 510, .object = 5, .bytes = 77,
-                             .result = 0};
+    struct gt_rec_span sp = {
+        .ts_enter = T0 + 10, .ts_exit = T0 + 510, .object = 5, .bytes = 77, .result = 0};
     tb_rec(t, GT_REC_SPAN, GT_API_cuMemcpyHtoD_v2, &sp, sizeof(sp), NULL, 0);
     struct gt_rec_object ob = {.ts = T0 + 11, .handle = 0xc7, .aux = 1, .device = 1, .result = 0};
     tb_rec(t, GT_REC_OBJECT, GT_API_cuCtxCreate_v2, &ob, sizeof(ob), NULL, 0);
     struct gt_rec_meminfo mi = {.ts = T0 + 12, .free_bytes = 10, .total_bytes = 20, .device = 1};
     tb_rec(t, GT_REC_MEMINFO, 0, &mi, sizeof(mi), NULL, 0);
-    struct gt_rec_resolve rs = {.ts = T0 + 13, .version = 12000, .flags = 1,
-                                .api = GT_API_cuMemAlloc_v2, .status = 0, .name_len = 10};
+    struct gt_rec_resolve rs = {.ts = T0 + 13,
+                                .version = 12000,
+                                .flags = 1,
+                                .api = GT_API_cuMemAlloc_v2,
+                                .status = 0,
+                                .name_len = 10};
     tb_rec(t, GT_REC_RESOLVE, GT_RESOLVE_GETPROC2, &rs, sizeof(rs), "cuMemAlloc", 10);
     struct gt_rec_lost lo = {.ts = T0 + 14, .count = 12};
     tb_rec(t, GT_REC_LOST, 0, &lo, sizeof(lo), NULL, 0);
     struct gt_rec_note no = {.ts = T0 + 15, .level = GT_NOTE_WARNING, .text_len = 8};
     tb_rec(t, GT_REC_NOTE, 0, &no, sizeof(no), "hello \"x", 8);
-    struct gt_rec_cupti cu = {.ts = T0 + 15, .clock_offset_ns = -3, .version = 24, .result = 0,
-                              .path_len = 14, .reason_len = 10};
+    struct gt_rec_cupti cu = {.ts = T0 + 15,
+                              .clock_offset_ns = -3,
+                              .version = 24,
+                              .result = 0,
+                              .path_len = 14,
+                              .reason_len = 10};
     tb_rec(t, GT_REC_CUPTI, GT_CUPTI_OWNED, &cu, sizeof(cu), "/x/libcupti.so: Nsight 1", 24);
     tb_watermark(t, 16);
     tb_end_rec(t, 17, 18, 12);
@@ -94,11 +124,14 @@ static void check_every_type(const struct coll *c)
     if ((e = find_type(c, GT_REC_PROCESS))) {
         CHECK_U64("process pid", e->r.process.pid, 4242);
         CHECK_U64("process argc", e->r.process.argc, 3);
-        CHECK("process argv bytes", e->str_len[0] == 23 && memcmp(e->str[0], "python\0train.py", 16) == 0);
+        CHECK("process argv bytes",
+              e->str_len[0] == 23 && memcmp(e->str[0], "python\0train.py", 16) == 0);
         CHECK_STR("process host", e->str[1], "node-1");
         CHECK_STR("process exe", e->str[2], "/usr/bin/python3");
-    } else CHECK("process record present", 0);
-    if ((e = find_type(c, GT_REC_DRIVER))) CHECK_U64("driver version", e->r.driver.driver_version, 12040);
+    } else
+        CHECK("process record present", 0);
+    if ((e = find_type(c, GT_REC_DRIVER)))
+        CHECK_U64("driver version", e->r.driver.driver_version, 12040);
     if ((e = find_type(c, GT_REC_DEVICE))) {
         CHECK_STR("device name", e->str[0], "NVIDIA H200");
         CHECK_U64("device total", e->r.device.total_bytes, 80ull << 30);
@@ -113,7 +146,8 @@ static void check_every_type(const struct coll *c)
         CHECK_U64("alloc ts", e->ts, T0 + 4);
     }
     if ((e = find_type(c, GT_REC_FREE))) CHECK_U64("free stream", e->r.free.stream, 5);
-    if ((e = find_type(c, GT_REC_ALLOC_FAIL))) CHECK_U64("alloc_fail total", e->r.alloc_fail.total_bytes, 200);
+    if ((e = find_type(c, GT_REC_ALLOC_FAIL)))
+        CHECK_U64("alloc_fail total", e->r.alloc_fail.total_bytes, 200);
     if ((e = find_type(c, GT_REC_VMM_MAP))) CHECK_U64("vmm_map handle", e->r.vmm_map.handle, 0xabc);
     if ((e = find_type(c, GT_REC_FUNC))) CHECK_STR("func name", e->str[0], "_Z3fooPf!");
     if ((e = find_type(c, GT_REC_LAUNCH))) {
@@ -154,12 +188,16 @@ static void test_round_trip(void)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    for (size_t i = 0; i < c.n; i++) ga_dump_event(f, T0, &c.ev[i]);
+    for (size_t i = 0; i < c.n; i++)
+        ga_dump_event(f, T0, &c.ev[i]);
     fclose(f);
     size_t lines = 0;
-    for (size_t i = 0; i < len; i++) lines += buf[i] == '\n';
+    for (size_t i = 0; i < len; i++)
+        lines += buf[i] == '\n';
     CHECK_U64("dump: one line per record", lines, 19);
-    CHECK("dump: alloc line", strstr(buf, "4 tid=7 ALLOC cuMemAllocAsync addr=0x7f0000001000 size=4096 device=1") != NULL);
+    CHECK("dump: alloc line",
+          strstr(buf, "4 tid=7 ALLOC cuMemAllocAsync addr=0x7f0000001000 size=4096 device=1") !=
+              NULL);
     CHECK("dump: escaped note", strstr(buf, "text=\"hello \\\"x\"") != NULL);
     free(buf);
     coll_free(&c);
@@ -309,9 +347,15 @@ static void test_framing(void)
     tb_init(&t, 1, T0);
     tb_begin(&t, GT_CHUNK_HOST, 1);
     tb_alloc(&t, 1, GT_API_cuMemAlloc_v2, 0x1, 8, 0, 0);
-    struct { struct gt_rec_header h; uint64_t ts, x; } unk = {{200, 0, 24}, T0 + 2, 5};
+    struct {
+        struct gt_rec_header h;
+        uint64_t ts, x;
+    } unk = {{200, 0, 24}, T0 + 2, 5};
     tb_raw(&t, &unk, sizeof(unk)); /* unknown type: skipped */
-    struct { struct gt_rec_header h; uint64_t ts, addr; } shortal = {{GT_REC_ALLOC, GT_API_cuMemAlloc_v2, 24}, T0 + 3, 0x77};
+    struct {
+        struct gt_rec_header h;
+        uint64_t ts, addr;
+    } shortal = {{GT_REC_ALLOC, GT_API_cuMemAlloc_v2, 24}, T0 + 3, 0x77};
     tb_raw(&t, &shortal, sizeof(shortal)); /* older, shorter record: size reads as 0 */
     struct gt_rec_func fn = {{GT_REC_FUNC, 0, 32}, T0 + 4, 0xf, 0, 9};
     tb_raw(&t, &fn, sizeof(fn)); /* name runs past the record: malformed */
@@ -358,10 +402,11 @@ static void test_headers(void)
     read_into(&t, (size_t)-1, &c, &st);
     CHECK("header: byte order named", strstr(st.error, "byte order") != NULL);
     h->endian = GT_ENDIAN_TAG;
-    CHECK("header: empty file", read_into(&t, 0, &c, &st) == -1 && strcmp(st.error, "empty file") == 0);
+    CHECK("header: empty file",
+          read_into(&t, 0, &c, &st) == -1 && strcmp(st.error, "empty file") == 0);
     memcpy(h->magic, "GPUTRACX", 8);
-    CHECK("header: foreign file", read_into(&t, (size_t)-1, &c, &st) == -1 &&
-                                      strstr(st.error, "not a gputrace trace"));
+    CHECK("header: foreign file",
+          read_into(&t, (size_t)-1, &c, &st) == -1 && strstr(st.error, "not a gputrace trace"));
     coll_free(&c);
     tb_free_all(&t);
     /* a larger header from a newer writer: chunks start after header_size bytes */

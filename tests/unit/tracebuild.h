@@ -104,20 +104,22 @@ static inline void tb_rec(struct tb *t, uint16_t type, uint16_t sub, void *rec, 
 static inline void tb_process(struct tb *t, uint32_t pid, const char *argv, size_t argv_len,
                               uint32_t argc, const char *host, const char *exe)
 {
-    struct gt_rec_process r = {.ts = t->t0, .pid = pid, .ppid = 1,
-                               .start_realtime_ns = 1700000000000000000ull, .argc = argc};
+    struct gt_rec_process r = {.ts = t->t0,
+                               .pid = pid,
+                               .ppid = 1,
+                               .start_realtime_ns = 1700000000000000000ull,
+                               .argc = argc};
     r.cmdline_len = (uint32_t)argv_len;
     r.host_len = (uint32_t)strlen(host);
     r.exe_len = (uint32_t)strlen(exe);
-    tb_rec3(t, GT_REC_PROCESS, 0, &r, sizeof(r), argv, argv_len, host, r.host_len, exe,
-            r.exe_len);
+    tb_rec3(t, GT_REC_PROCESS, 0, &r, sizeof(r), argv, argv_len, host, r.host_len, exe, r.exe_len);
 }
 
 static inline void tb_alloc(struct tb *t, uint64_t ts, unsigned api, uint64_t addr, uint64_t size,
                             int device, uint64_t ctx)
 {
-    struct gt_rec_alloc r = {.ts = t->t0 + ts, .addr = addr, .size = size, .ctx = ctx,
-                             .device = device};
+    struct gt_rec_alloc r = {
+        .ts = t->t0 + ts, .addr = addr, .size = size, .ctx = ctx, .device = device};
     tb_rec(t, GT_REC_ALLOC, (uint16_t)api, &r, sizeof(r), NULL, 0);
 }
 
@@ -130,23 +132,31 @@ static inline void tb_free(struct tb *t, uint64_t ts, unsigned api, uint64_t add
 static inline void tb_fail(struct tb *t, uint64_t ts, unsigned api, uint64_t size, int device,
                            uint64_t free_b, uint64_t total_b, int result)
 {
-    struct gt_rec_alloc_fail r = {.ts = t->t0 + ts, .size = size, .free_bytes = free_b,
-                                  .total_bytes = total_b, .device = device, .result = result};
+    struct gt_rec_alloc_fail r = {.ts = t->t0 + ts,
+                                  .size = size,
+                                  .free_bytes = free_b,
+                                  .total_bytes = total_b,
+                                  .device = device,
+                                  .result = result};
     tb_rec(t, GT_REC_ALLOC_FAIL, (uint16_t)api, &r, sizeof(r), NULL, 0);
 }
 
-static inline void tb_object(struct tb *t, uint64_t ts, unsigned api, uint64_t handle,
-                             uint64_t aux, int device, int result)
+static inline void tb_object(struct tb *t, uint64_t ts, unsigned api, uint64_t handle, uint64_t aux,
+                             int device, int result)
 {
-    struct gt_rec_object r = {.ts = t->t0 + ts, .handle = handle, .aux = aux, .device = device,
-                              .result = result};
+    struct gt_rec_object r = {
+        .ts = t->t0 + ts, .handle = handle, .aux = aux, .device = device, .result = result};
     tb_rec(t, GT_REC_OBJECT, (uint16_t)api, &r, sizeof(r), NULL, 0);
 }
 
 static inline void tb_launch(struct tb *t, uint64_t ts, unsigned api, uint64_t func, int result)
 {
-    struct gt_rec_launch r = {.ts = t->t0 + ts, .func = func, .result = result, .dur_ns = 100,
-                              .grid = {1, 1, 1}, .block = {32, 1, 1}};
+    struct gt_rec_launch r = {.ts = t->t0 + ts,
+                              .func = func,
+                              .result = result,
+                              .dur_ns = 100,
+                              .grid = {1, 1, 1},
+                              .block = {32, 1, 1}};
     tb_rec(t, GT_REC_LAUNCH, (uint16_t)api, &r, sizeof(r), NULL, 0);
 }
 
