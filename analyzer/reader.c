@@ -196,7 +196,7 @@ static int read_chunk(struct rd *r)
         stop(r, no, "truncated at byte %" PRIu64 " in chunk %" PRIu64, r->offset, no);
         return -1;
     }
-    if (gt_checksum(r->payload, ch.payload_size) != ch.crc32) {
+    if (gt_chunk_crc(&ch, r->payload) != ch.crc32) {
         stop(r, no, "chunk %" PRIu64 " at byte %" PRIu64 " is corrupt (checksum mismatch)", no, at);
         return -1;
     }

@@ -1,6 +1,7 @@
 /* File and chunk header encoding and validation, shared by writer and reader. */
 #include "format.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -65,6 +66,26 @@ uint32_t gt_checksum(const void *p, size_t n)
     return (uint32_t)c;
 }
 
+/* The checksum covers the header's other fields too (magic..payload_size, then tid and seq),
+ * so a flipped kind, tid or seq is caught like a flipped payload byte. */
+uint32_t gt_chunk_crc(const struct gt_chunk_header *c, const void *payload)
+{
+    const unsigned char *h = (const unsigned char *)c;
+    uLong crc = crc32(0L, Z_NULL, 0);
+    crc = crc32(crc, h, offsetof(struct gt_chunk_header, crc32));
+    crc = crc32(crc, h + offsetof(struct gt_chunk_header, tid),
+                sizeof(*c) - offsetof(struct gt_chunk_header, tid));
+    const unsigned char *b = payload;
+    size_t n = c->payload_size;
+    while (n > 0) {
+        uInt step = n > (1u << 30) ? (1u << 30) : (uInt)n;
+        crc = crc32(crc, b, step);
+        b += step;
+        n -= step;
+    }
+    return (uint32_t)crc;
+}
+
 void gt_chunk_header_init(struct gt_chunk_header *c, uint16_t kind, uint32_t tid, uint32_t seq,
                           const void *payload, uint32_t size)
 {
@@ -72,9 +93,9 @@ void gt_chunk_header_init(struct gt_chunk_header *c, uint16_t kind, uint32_t tid
     c->kind = kind;
     c->codec = GT_CODEC_NONE;
     c->payload_size = size;
-    c->crc32 = gt_checksum(payload, size);
     c->tid = tid;
     c->seq = seq;
+    c->crc32 = gt_chunk_crc(c, payload);
 }
 
 int gt_chunk_header_check(const struct gt_chunk_header *c, const char **why)

@@ -21,7 +21,11 @@ void gt_chunk_header_init(struct gt_chunk_header *c, uint16_t kind, uint32_t tid
 /* Checks a chunk header (not the payload). 0 if plausible, else -1 with *why set. */
 int gt_chunk_header_check(const struct gt_chunk_header *c, const char **why);
 
-/* Checksum of a payload (zlib crc32). */
+/* Checksum stored in a chunk header: zlib crc32 over the header (without the crc32 field) and
+ * the payload. */
+uint32_t gt_chunk_crc(const struct gt_chunk_header *c, const void *payload);
+
+/* Plain zlib crc32 of a buffer. */
 uint32_t gt_checksum(const void *p, size_t n);
 
 /* Copies a record of `avail` bytes into a struct of `want` bytes: fields missing from an older,

@@ -147,7 +147,7 @@ static void note_func(struct gt_thread *t, uint64_t handle, uint64_t ts)
     else
         name = "";
     struct gt_rec_func r = {.ts = ts, .handle = handle, .kind = kind};
-    r.name_len = (uint32_t)strlen(name);
+    r.name_len = (uint32_t)strnlen(name, GT_MAX_NAME_BYTES);
     gt_emit_named(t, GT_REC_FUNC, 0, &r, sizeof(r), name, r.name_len);
 }
 

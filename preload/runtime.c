@@ -25,7 +25,6 @@
 #include "shim.h"
 
 #define GT_BUF_SIZE       (256u << 10)
-#define GT_MAX_NAME_BYTES (16u << 10) /* longer names (huge template kernels) are cut */
 
 _Atomic int gt_state = GT_STATE_IDLE;
 __thread int gt_tls_in_hook __attribute__((tls_model("initial-exec")));
@@ -448,7 +447,6 @@ static void thread_exit(void *arg)
 void gt_emit_named(struct gt_thread *t, uint16_t type, uint16_t sub, const void *fixed,
                    uint32_t fixed_size, const char *text, uint32_t text_len)
 {
-    if (text_len > GT_MAX_NAME_BYTES) text_len = GT_MAX_NAME_BYTES;
     uint32_t size = gt_rec_size(fixed_size, text_len);
     uint8_t *p = gt_reserve(t, size);
     if (!p) return;
@@ -479,13 +477,15 @@ static void flush_round(int final)
         pthread_mutex_unlock(&t->mu);
     }
     pthread_mutex_unlock(&G.list_mu);
+    /* The end record goes before the final watermark, whose promise covers it. */
     struct {
-        struct gt_rec_watermark wm;
         struct gt_rec_end end;
+        struct gt_rec_watermark wm;
     } tail;
     memset(&tail, 0, sizeof(tail));
     tail.wm.h = (struct gt_rec_header){GT_REC_WATERMARK, 0, sizeof(tail.wm)};
     tail.wm.ts = final ? UINT64_MAX : w;
+    const void *out = &tail.wm;
     uint32_t size = sizeof(tail.wm);
     if (final) {
         tail.end.h = (struct gt_rec_header){GT_REC_END, 0, sizeof(tail.end)};
@@ -493,9 +493,10 @@ static void flush_round(int final)
         tail.end.records = atomic_load(&G.records) + 1; /* + the watermark in this chunk */
         tail.end.lost = atomic_load(&G.lost);
         tail.end.reason = GT_END_EXIT;
-        size += sizeof(tail.end);
+        out = &tail;
+        size = sizeof(tail);
     }
-    if (atomic_load(&gt_state) == GT_STATE_RUNNING) write_own_records(&tail, size);
+    if (atomic_load(&gt_state) == GT_STATE_RUNNING) write_own_records(out, size);
 }
 
 static void *flusher_main(void *arg)

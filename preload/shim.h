@@ -122,7 +122,10 @@ static inline uint64_t gt_next_corr(struct gt_thread *t)
     return (t->index << 40) | (++t->corr & ((1ull << 40) - 1));
 }
 
-/* Record helpers for variable-length records (runtime.c). */
+#define GT_MAX_NAME_BYTES (16u << 10) /* callers cut longer texts (huge template kernel names) */
+
+/* Record helpers for variable-length records (runtime.c). The caller's length field must equal
+ * text_len, at most GT_MAX_NAME_BYTES. */
 void gt_emit_named(struct gt_thread *t, uint16_t type, uint16_t sub, const void *fixed,
                    uint32_t fixed_size, const char *text, uint32_t text_len);
 void gt_note(int level, const char *fmt_text);

@@ -124,7 +124,7 @@ struct gt_api_info {
 
 /* Table indexed by gt_api id (common/api.c). */
 extern const struct gt_api_info gt_api_table[GT_API_MAX];
-const char *gt_api_name(unsigned api);            /* "api#<n>" style fallback never NULL */
+const char *gt_api_name(unsigned api);            /* "unknown-api" for unused ids; never NULL */
 const char *gt_mem_kind_name(enum gt_mem_kind k); /* "device", "managed", ... */
 
 #endif /* GPUTRACE_TRACE_API_H */

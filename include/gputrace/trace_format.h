@@ -10,6 +10,10 @@
  *     a record: a reader zero-fills fields missing from an older (shorter) record and ignores bytes
  *     past the fields it knows.
  *   - Numeric ids (record types, API ids in trace_api.h) are never reused.
+ *   - A record that carries text (a *_len field and bytes after the fixed part) is never extended:
+ *     its text starts right after the fixed part, so new fields there go into a new record type.
+ *   - Host records sort by their first uint64 (a time). GPU records (GT_CHUNK_GPU) do not: the
+ *     analyzer orders them by their own start/end times.
  */
 #ifndef GPUTRACE_TRACE_FORMAT_H
 #define GPUTRACE_TRACE_FORMAT_H
@@ -56,7 +60,7 @@ struct gt_chunk_header {
     uint16_t kind;         /* enum gt_chunk_kind */
     uint16_t codec;        /* GT_CODEC_NONE; other values are reserved for compression */
     uint32_t payload_size; /* bytes of payload following this header, a multiple of 8 */
-    uint32_t crc32;        /* zlib crc32 of the payload bytes */
+    uint32_t crc32;        /* zlib crc32 of this header without this field, then of the payload */
     uint32_t tid;          /* kernel thread id of the writer (0 for the tracer's own records) */
     uint32_t seq;          /* per-writer sequence number, starting at 0 */
 };

@@ -12,7 +12,9 @@ def rec(rtype, sub, fixed, tail=b""):
     body = struct.pack("<HHI", rtype, sub, size) + fixed + tail
     return body + b"\0" * (size - len(body))
 def chunk(kind, tid, seq, payload):
-    return struct.pack("<IHHIIII", 0x4b435447, kind, 0, len(payload), zlib.crc32(payload), tid, seq) + payload
+    head = struct.pack("<IHHI", 0x4b435447, kind, 0, len(payload))
+    ids = struct.pack("<II", tid, seq)
+    return head + struct.pack("<I", zlib.crc32(payload, zlib.crc32(ids, zlib.crc32(head)))) + ids + payload
 def alloc(ts, api, addr, size, dev):   # gt_rec_alloc
     return rec(10, api, struct.pack("<QQQQQQiI", T0 + ts, addr, size, 0, 0xc1, 0, dev, 0))
 def free(ts, api, addr, result=0):     # gt_rec_free
