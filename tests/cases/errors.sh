@@ -10,12 +10,15 @@ echo "$want"
 echo "$want" | grep -q "cuMemAlloc(&b, 40u << 20) *-> 2 " || fail "the second 40 MiB allocation should fail with CUDA_ERROR_OUT_OF_MEMORY"
 "$GT_REPORT" --json e.trace > e.json || fail "report failed"
 j() { jget e.json "$1"; }
-expect_eq ooms "$(j "len(d['memory']['ooms'])")" 1
-expect_eq "oom request" "$(j "d['memory']['ooms'][0]['requested_bytes']")" $((40 * MiB))
-expect_eq "oom free" "$(j "d['memory']['ooms'][0]['free_bytes']")" $((24 * MiB))
-expect_eq "oom total" "$(j "d['memory']['ooms'][0]['total_bytes']")" $((64 * MiB))
-expect_eq "oom held" "$(j "d['memory']['ooms'][0]['held_bytes']")" $((40 * MiB))
-expect_eq "oom verdict" "$(j "d['memory']['ooms'][0]['verdict']")" exhausted
+# Four failed allocation calls: before cuInit, NULL pointer, size 0, and the real OOM.
+expect_eq failed "$(j "d['memory']['failed_count']")" 4
+expect_eq "failure codes" "$(j "[o['result'] for o in d['memory']['ooms']]")" "[3, 1, 1, 2]"
+o="d['memory']['ooms'][3]"
+expect_eq "oom request" "$(j "$o['requested_bytes']")" $((40 * MiB))
+expect_eq "oom free" "$(j "$o['free_bytes']")" $((24 * MiB))
+expect_eq "oom total" "$(j "$o['total_bytes']")" $((64 * MiB))
+expect_eq "oom held" "$(j "$o['held_bytes']")" $((40 * MiB))
+expect_eq "oom verdict" "$(j "$o['verdict']")" exhausted
 expect_eq "peak" "$(j "d['memory']['peak_bytes']")" $((40 * MiB))
 expect_eq "leaked" "$(j "d['memory']['leaked_bytes']")" 0
 "$GT_REPORT" e.trace > e.txt || fail "text report failed"
