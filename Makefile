@@ -36,6 +36,7 @@ SIM_SRC      := $(wildcard tests/sim/*.c)
 PROG_SRC     := $(wildcard tests/progs/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 TESTLIB_SRC  := $(wildcard tests/libs/*.c)
+SIMCUPTI_SRC := $(wildcard tests/simcupti/*.c)
 
 obj = $(patsubst %,$(O)/obj/%.o,$(1))
 
@@ -43,6 +44,7 @@ LIB      := $(O)/libgputrace.so
 REPORT   := $(O)/gputrace-report
 LAUNCHER := $(O)/gputrace
 SIMLIB   := $(O)/sim/libcuda.so.1
+SIMCUPTI := $(if $(SIMCUPTI_SRC),$(O)/simcupti/libcupti.so.13)
 PROGS    := $(patsubst tests/progs/%.c,$(O)/tests/%,$(PROG_SRC))
 UNITS    := $(patsubst tests/unit/%.c,$(O)/tests/unit_%,$(UNIT_SRC))
 TESTLIBS := $(patsubst tests/libs/%.c,$(O)/tests/lib%.so,$(TESTLIB_SRC))
@@ -83,6 +85,14 @@ $(SIMLIB): $(call obj,$(SIM_SRC))
 	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,libcuda.so.1 -Wl,--no-undefined -lpthread -ldl
 	$(Q)ln -sf libcuda.so.1 $(O)/sim/libcuda.so
 
+# The simulated CUPTI: real cupti headers, real record layouts, fed by the simulated driver's
+# activity log (looked up at run time, never linked).
+$(O)/simcupti/libcupti.so.13: $(call obj,$(SIMCUPTI_SRC))
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@ (simulated CUPTI)"
+	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,libcupti.so.13 $(if $(wildcard tests/simcupti/libcupti.map),-Wl,--version-script=tests/simcupti/libcupti.map) -Wl,--no-undefined -lpthread -ldl
+	$(Q)ln -sf libcupti.so.13 $(O)/simcupti/libcupti.so
+
 $(O)/tests/%: $(O)/obj/tests/progs/%.c.o $(SIMLIB)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
@@ -103,7 +113,7 @@ $(O)/tests/unit_%: $(O)/obj/tests/unit/%.c.o $(call obj,$(COMMON_SRC)) $(filter-
 	@echo "  LD      $@"
 	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz -lm -lpthread
 
-fixtures: $(SIMLIB) $(TESTLIBS) $(PROGS) $(UNITS)
+fixtures: $(SIMLIB) $(SIMCUPTI) $(TESTLIBS) $(PROGS) $(UNITS)
 
 test: all fixtures
 	$(Q)O=$(O) PYTHON=$(PYTHON) CUDA_HOME=$(CUDA_HOME) sh tests/run.sh

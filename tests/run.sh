@@ -8,7 +8,7 @@ O=${O:-build}
 case "$O" in /*) ;; *) O="$PWD/$O" ;; esac
 export O
 export GT_LIB="$O/libgputrace.so" GT_REPORT="$O/gputrace-report" GT_LAUNCHER="$O/gputrace"
-export SIM_DIR="$O/sim" PROGS="$O/tests" PYTHON="${PYTHON:-python3}" SRC="$PWD"
+export SIM_DIR="$O/sim" SIMCUPTI_DIR="$O/simcupti" PROGS="$O/tests" PYTHON="${PYTHON:-python3}" SRC="$PWD"
 export CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 pattern=${1:-}
 pass=0 fail=0 skip=0 failed=""
