@@ -58,7 +58,7 @@ $(LIB): $(call obj,$(PRELOAD_SRC) $(COMMON_SRC))
 
 $(REPORT): $(call obj,$(ANALYZER_SRC) $(COMMON_SRC))
 	@echo "  LD      $@"
-	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz -lm
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz -lm -lstdc++
 
 $(LAUNCHER): $(call obj,launcher/gputrace.c)
 	@echo "  LD      $@"
@@ -111,7 +111,7 @@ $(O)/tests/rtld_next: $(O)/obj/tests/progs/rtld_next.c.o $(O)/tests/librnext_a.s
 $(O)/tests/unit_%: $(O)/obj/tests/unit/%.c.o $(call obj,$(COMMON_SRC)) $(filter-out $(O)/obj/analyzer/main.c.o,$(call obj,$(ANALYZER_SRC)))
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz -lm -lpthread
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz -lm -lstdc++ -lpthread
 
 fixtures: $(SIMLIB) $(SIMCUPTI) $(TESTLIBS) $(PROGS) $(UNITS)
 
