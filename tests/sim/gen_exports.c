@@ -11,8 +11,6 @@
 #include "gen_exports.h"
 #include "gen_tables.h"
 
-int gtsim_stub_call(int idx, void *caller);
-
 const char *const gtsim_export_names[GTSIM_NEXPORTS] = {
     "cuArray3DCreate",
     "cuArray3DCreate_v2",
@@ -655,1915 +653,1915 @@ const char *const gtsim_export_names[GTSIM_NEXPORTS] = {
 
 static int gtsim_stub_0(void) { return gtsim_stub_call(0, __builtin_return_address(0)); }
 int cuArray3DCreate(void) __attribute__((weak, alias("gtsim_stub_0")));
-void gtsim_impl_cuArray3DCreate(void) __attribute__((weak, alias("gtsim_stub_0"), visibility("hidden")));
+int gtsim_impl_cuArray3DCreate(void) __attribute__((weak, alias("gtsim_stub_0"), visibility("hidden")));
 static int gtsim_stub_1(void) { return gtsim_stub_call(1, __builtin_return_address(0)); }
 int cuArray3DCreate_v2(void) __attribute__((weak, alias("gtsim_stub_1")));
-void gtsim_impl_cuArray3DCreate_v2(void) __attribute__((weak, alias("gtsim_stub_1"), visibility("hidden")));
+int gtsim_impl_cuArray3DCreate_v2(void) __attribute__((weak, alias("gtsim_stub_1"), visibility("hidden")));
 static int gtsim_stub_2(void) { return gtsim_stub_call(2, __builtin_return_address(0)); }
 int cuArray3DGetDescriptor(void) __attribute__((weak, alias("gtsim_stub_2")));
-void gtsim_impl_cuArray3DGetDescriptor(void) __attribute__((weak, alias("gtsim_stub_2"), visibility("hidden")));
+int gtsim_impl_cuArray3DGetDescriptor(void) __attribute__((weak, alias("gtsim_stub_2"), visibility("hidden")));
 static int gtsim_stub_3(void) { return gtsim_stub_call(3, __builtin_return_address(0)); }
 int cuArray3DGetDescriptor_v2(void) __attribute__((weak, alias("gtsim_stub_3")));
-void gtsim_impl_cuArray3DGetDescriptor_v2(void) __attribute__((weak, alias("gtsim_stub_3"), visibility("hidden")));
+int gtsim_impl_cuArray3DGetDescriptor_v2(void) __attribute__((weak, alias("gtsim_stub_3"), visibility("hidden")));
 static int gtsim_stub_4(void) { return gtsim_stub_call(4, __builtin_return_address(0)); }
 int cuArrayCreate(void) __attribute__((weak, alias("gtsim_stub_4")));
-void gtsim_impl_cuArrayCreate(void) __attribute__((weak, alias("gtsim_stub_4"), visibility("hidden")));
+int gtsim_impl_cuArrayCreate(void) __attribute__((weak, alias("gtsim_stub_4"), visibility("hidden")));
 static int gtsim_stub_5(void) { return gtsim_stub_call(5, __builtin_return_address(0)); }
 int cuArrayCreate_v2(void) __attribute__((weak, alias("gtsim_stub_5")));
-void gtsim_impl_cuArrayCreate_v2(void) __attribute__((weak, alias("gtsim_stub_5"), visibility("hidden")));
+int gtsim_impl_cuArrayCreate_v2(void) __attribute__((weak, alias("gtsim_stub_5"), visibility("hidden")));
 static int gtsim_stub_6(void) { return gtsim_stub_call(6, __builtin_return_address(0)); }
 int cuArrayDestroy(void) __attribute__((weak, alias("gtsim_stub_6")));
-void gtsim_impl_cuArrayDestroy(void) __attribute__((weak, alias("gtsim_stub_6"), visibility("hidden")));
+int gtsim_impl_cuArrayDestroy(void) __attribute__((weak, alias("gtsim_stub_6"), visibility("hidden")));
 static int gtsim_stub_7(void) { return gtsim_stub_call(7, __builtin_return_address(0)); }
 int cuArrayGetDescriptor(void) __attribute__((weak, alias("gtsim_stub_7")));
-void gtsim_impl_cuArrayGetDescriptor(void) __attribute__((weak, alias("gtsim_stub_7"), visibility("hidden")));
+int gtsim_impl_cuArrayGetDescriptor(void) __attribute__((weak, alias("gtsim_stub_7"), visibility("hidden")));
 static int gtsim_stub_8(void) { return gtsim_stub_call(8, __builtin_return_address(0)); }
 int cuArrayGetDescriptor_v2(void) __attribute__((weak, alias("gtsim_stub_8")));
-void gtsim_impl_cuArrayGetDescriptor_v2(void) __attribute__((weak, alias("gtsim_stub_8"), visibility("hidden")));
+int gtsim_impl_cuArrayGetDescriptor_v2(void) __attribute__((weak, alias("gtsim_stub_8"), visibility("hidden")));
 static int gtsim_stub_9(void) { return gtsim_stub_call(9, __builtin_return_address(0)); }
 int cuArrayGetMemoryRequirements(void) __attribute__((weak, alias("gtsim_stub_9")));
-void gtsim_impl_cuArrayGetMemoryRequirements(void) __attribute__((weak, alias("gtsim_stub_9"), visibility("hidden")));
+int gtsim_impl_cuArrayGetMemoryRequirements(void) __attribute__((weak, alias("gtsim_stub_9"), visibility("hidden")));
 static int gtsim_stub_10(void) { return gtsim_stub_call(10, __builtin_return_address(0)); }
 int cuArrayGetPlane(void) __attribute__((weak, alias("gtsim_stub_10")));
-void gtsim_impl_cuArrayGetPlane(void) __attribute__((weak, alias("gtsim_stub_10"), visibility("hidden")));
+int gtsim_impl_cuArrayGetPlane(void) __attribute__((weak, alias("gtsim_stub_10"), visibility("hidden")));
 static int gtsim_stub_11(void) { return gtsim_stub_call(11, __builtin_return_address(0)); }
 int cuArrayGetSparseProperties(void) __attribute__((weak, alias("gtsim_stub_11")));
-void gtsim_impl_cuArrayGetSparseProperties(void) __attribute__((weak, alias("gtsim_stub_11"), visibility("hidden")));
+int gtsim_impl_cuArrayGetSparseProperties(void) __attribute__((weak, alias("gtsim_stub_11"), visibility("hidden")));
 static int gtsim_stub_12(void) { return gtsim_stub_call(12, __builtin_return_address(0)); }
 int cuCheckpointProcessCheckpoint(void) __attribute__((weak, alias("gtsim_stub_12")));
-void gtsim_impl_cuCheckpointProcessCheckpoint(void) __attribute__((weak, alias("gtsim_stub_12"), visibility("hidden")));
+int gtsim_impl_cuCheckpointProcessCheckpoint(void) __attribute__((weak, alias("gtsim_stub_12"), visibility("hidden")));
 static int gtsim_stub_13(void) { return gtsim_stub_call(13, __builtin_return_address(0)); }
 int cuCheckpointProcessGetRestoreThreadId(void) __attribute__((weak, alias("gtsim_stub_13")));
-void gtsim_impl_cuCheckpointProcessGetRestoreThreadId(void) __attribute__((weak, alias("gtsim_stub_13"), visibility("hidden")));
+int gtsim_impl_cuCheckpointProcessGetRestoreThreadId(void) __attribute__((weak, alias("gtsim_stub_13"), visibility("hidden")));
 static int gtsim_stub_14(void) { return gtsim_stub_call(14, __builtin_return_address(0)); }
 int cuCheckpointProcessGetState(void) __attribute__((weak, alias("gtsim_stub_14")));
-void gtsim_impl_cuCheckpointProcessGetState(void) __attribute__((weak, alias("gtsim_stub_14"), visibility("hidden")));
+int gtsim_impl_cuCheckpointProcessGetState(void) __attribute__((weak, alias("gtsim_stub_14"), visibility("hidden")));
 static int gtsim_stub_15(void) { return gtsim_stub_call(15, __builtin_return_address(0)); }
 int cuCheckpointProcessLock(void) __attribute__((weak, alias("gtsim_stub_15")));
-void gtsim_impl_cuCheckpointProcessLock(void) __attribute__((weak, alias("gtsim_stub_15"), visibility("hidden")));
+int gtsim_impl_cuCheckpointProcessLock(void) __attribute__((weak, alias("gtsim_stub_15"), visibility("hidden")));
 static int gtsim_stub_16(void) { return gtsim_stub_call(16, __builtin_return_address(0)); }
 int cuCheckpointProcessRestore(void) __attribute__((weak, alias("gtsim_stub_16")));
-void gtsim_impl_cuCheckpointProcessRestore(void) __attribute__((weak, alias("gtsim_stub_16"), visibility("hidden")));
+int gtsim_impl_cuCheckpointProcessRestore(void) __attribute__((weak, alias("gtsim_stub_16"), visibility("hidden")));
 static int gtsim_stub_17(void) { return gtsim_stub_call(17, __builtin_return_address(0)); }
 int cuCheckpointProcessUnlock(void) __attribute__((weak, alias("gtsim_stub_17")));
-void gtsim_impl_cuCheckpointProcessUnlock(void) __attribute__((weak, alias("gtsim_stub_17"), visibility("hidden")));
+int gtsim_impl_cuCheckpointProcessUnlock(void) __attribute__((weak, alias("gtsim_stub_17"), visibility("hidden")));
 static int gtsim_stub_18(void) { return gtsim_stub_call(18, __builtin_return_address(0)); }
 int cuCoredumpGetAttribute(void) __attribute__((weak, alias("gtsim_stub_18")));
-void gtsim_impl_cuCoredumpGetAttribute(void) __attribute__((weak, alias("gtsim_stub_18"), visibility("hidden")));
+int gtsim_impl_cuCoredumpGetAttribute(void) __attribute__((weak, alias("gtsim_stub_18"), visibility("hidden")));
 static int gtsim_stub_19(void) { return gtsim_stub_call(19, __builtin_return_address(0)); }
 int cuCoredumpGetAttributeGlobal(void) __attribute__((weak, alias("gtsim_stub_19")));
-void gtsim_impl_cuCoredumpGetAttributeGlobal(void) __attribute__((weak, alias("gtsim_stub_19"), visibility("hidden")));
+int gtsim_impl_cuCoredumpGetAttributeGlobal(void) __attribute__((weak, alias("gtsim_stub_19"), visibility("hidden")));
 static int gtsim_stub_20(void) { return gtsim_stub_call(20, __builtin_return_address(0)); }
 int cuCoredumpSetAttribute(void) __attribute__((weak, alias("gtsim_stub_20")));
-void gtsim_impl_cuCoredumpSetAttribute(void) __attribute__((weak, alias("gtsim_stub_20"), visibility("hidden")));
+int gtsim_impl_cuCoredumpSetAttribute(void) __attribute__((weak, alias("gtsim_stub_20"), visibility("hidden")));
 static int gtsim_stub_21(void) { return gtsim_stub_call(21, __builtin_return_address(0)); }
 int cuCoredumpSetAttributeGlobal(void) __attribute__((weak, alias("gtsim_stub_21")));
-void gtsim_impl_cuCoredumpSetAttributeGlobal(void) __attribute__((weak, alias("gtsim_stub_21"), visibility("hidden")));
+int gtsim_impl_cuCoredumpSetAttributeGlobal(void) __attribute__((weak, alias("gtsim_stub_21"), visibility("hidden")));
 static int gtsim_stub_22(void) { return gtsim_stub_call(22, __builtin_return_address(0)); }
 int cuCtxAttach(void) __attribute__((weak, alias("gtsim_stub_22")));
-void gtsim_impl_cuCtxAttach(void) __attribute__((weak, alias("gtsim_stub_22"), visibility("hidden")));
+int gtsim_impl_cuCtxAttach(void) __attribute__((weak, alias("gtsim_stub_22"), visibility("hidden")));
 static int gtsim_stub_23(void) { return gtsim_stub_call(23, __builtin_return_address(0)); }
 int cuCtxCreate(void) __attribute__((weak, alias("gtsim_stub_23")));
-void gtsim_impl_cuCtxCreate(void) __attribute__((weak, alias("gtsim_stub_23"), visibility("hidden")));
+int gtsim_impl_cuCtxCreate(void) __attribute__((weak, alias("gtsim_stub_23"), visibility("hidden")));
 static int gtsim_stub_24(void) { return gtsim_stub_call(24, __builtin_return_address(0)); }
 int cuCtxCreate_v2(void) __attribute__((weak, alias("gtsim_stub_24")));
-void gtsim_impl_cuCtxCreate_v2(void) __attribute__((weak, alias("gtsim_stub_24"), visibility("hidden")));
+int gtsim_impl_cuCtxCreate_v2(void) __attribute__((weak, alias("gtsim_stub_24"), visibility("hidden")));
 static int gtsim_stub_25(void) { return gtsim_stub_call(25, __builtin_return_address(0)); }
 int cuCtxCreate_v3(void) __attribute__((weak, alias("gtsim_stub_25")));
-void gtsim_impl_cuCtxCreate_v3(void) __attribute__((weak, alias("gtsim_stub_25"), visibility("hidden")));
+int gtsim_impl_cuCtxCreate_v3(void) __attribute__((weak, alias("gtsim_stub_25"), visibility("hidden")));
 static int gtsim_stub_26(void) { return gtsim_stub_call(26, __builtin_return_address(0)); }
 int cuCtxCreate_v4(void) __attribute__((weak, alias("gtsim_stub_26")));
-void gtsim_impl_cuCtxCreate_v4(void) __attribute__((weak, alias("gtsim_stub_26"), visibility("hidden")));
+int gtsim_impl_cuCtxCreate_v4(void) __attribute__((weak, alias("gtsim_stub_26"), visibility("hidden")));
 static int gtsim_stub_27(void) { return gtsim_stub_call(27, __builtin_return_address(0)); }
 int cuCtxDestroy(void) __attribute__((weak, alias("gtsim_stub_27")));
-void gtsim_impl_cuCtxDestroy(void) __attribute__((weak, alias("gtsim_stub_27"), visibility("hidden")));
+int gtsim_impl_cuCtxDestroy(void) __attribute__((weak, alias("gtsim_stub_27"), visibility("hidden")));
 static int gtsim_stub_28(void) { return gtsim_stub_call(28, __builtin_return_address(0)); }
 int cuCtxDestroy_v2(void) __attribute__((weak, alias("gtsim_stub_28")));
-void gtsim_impl_cuCtxDestroy_v2(void) __attribute__((weak, alias("gtsim_stub_28"), visibility("hidden")));
+int gtsim_impl_cuCtxDestroy_v2(void) __attribute__((weak, alias("gtsim_stub_28"), visibility("hidden")));
 static int gtsim_stub_29(void) { return gtsim_stub_call(29, __builtin_return_address(0)); }
 int cuCtxDetach(void) __attribute__((weak, alias("gtsim_stub_29")));
-void gtsim_impl_cuCtxDetach(void) __attribute__((weak, alias("gtsim_stub_29"), visibility("hidden")));
+int gtsim_impl_cuCtxDetach(void) __attribute__((weak, alias("gtsim_stub_29"), visibility("hidden")));
 static int gtsim_stub_30(void) { return gtsim_stub_call(30, __builtin_return_address(0)); }
 int cuCtxDisablePeerAccess(void) __attribute__((weak, alias("gtsim_stub_30")));
-void gtsim_impl_cuCtxDisablePeerAccess(void) __attribute__((weak, alias("gtsim_stub_30"), visibility("hidden")));
+int gtsim_impl_cuCtxDisablePeerAccess(void) __attribute__((weak, alias("gtsim_stub_30"), visibility("hidden")));
 static int gtsim_stub_31(void) { return gtsim_stub_call(31, __builtin_return_address(0)); }
 int cuCtxEnablePeerAccess(void) __attribute__((weak, alias("gtsim_stub_31")));
-void gtsim_impl_cuCtxEnablePeerAccess(void) __attribute__((weak, alias("gtsim_stub_31"), visibility("hidden")));
+int gtsim_impl_cuCtxEnablePeerAccess(void) __attribute__((weak, alias("gtsim_stub_31"), visibility("hidden")));
 static int gtsim_stub_32(void) { return gtsim_stub_call(32, __builtin_return_address(0)); }
 int cuCtxFromGreenCtx(void) __attribute__((weak, alias("gtsim_stub_32")));
-void gtsim_impl_cuCtxFromGreenCtx(void) __attribute__((weak, alias("gtsim_stub_32"), visibility("hidden")));
+int gtsim_impl_cuCtxFromGreenCtx(void) __attribute__((weak, alias("gtsim_stub_32"), visibility("hidden")));
 static int gtsim_stub_33(void) { return gtsim_stub_call(33, __builtin_return_address(0)); }
 int cuCtxGetApiVersion(void) __attribute__((weak, alias("gtsim_stub_33")));
-void gtsim_impl_cuCtxGetApiVersion(void) __attribute__((weak, alias("gtsim_stub_33"), visibility("hidden")));
+int gtsim_impl_cuCtxGetApiVersion(void) __attribute__((weak, alias("gtsim_stub_33"), visibility("hidden")));
 static int gtsim_stub_34(void) { return gtsim_stub_call(34, __builtin_return_address(0)); }
 int cuCtxGetCacheConfig(void) __attribute__((weak, alias("gtsim_stub_34")));
-void gtsim_impl_cuCtxGetCacheConfig(void) __attribute__((weak, alias("gtsim_stub_34"), visibility("hidden")));
+int gtsim_impl_cuCtxGetCacheConfig(void) __attribute__((weak, alias("gtsim_stub_34"), visibility("hidden")));
 static int gtsim_stub_35(void) { return gtsim_stub_call(35, __builtin_return_address(0)); }
 int cuCtxGetCurrent(void) __attribute__((weak, alias("gtsim_stub_35")));
-void gtsim_impl_cuCtxGetCurrent(void) __attribute__((weak, alias("gtsim_stub_35"), visibility("hidden")));
+int gtsim_impl_cuCtxGetCurrent(void) __attribute__((weak, alias("gtsim_stub_35"), visibility("hidden")));
 static int gtsim_stub_36(void) { return gtsim_stub_call(36, __builtin_return_address(0)); }
 int cuCtxGetDevResource(void) __attribute__((weak, alias("gtsim_stub_36")));
-void gtsim_impl_cuCtxGetDevResource(void) __attribute__((weak, alias("gtsim_stub_36"), visibility("hidden")));
+int gtsim_impl_cuCtxGetDevResource(void) __attribute__((weak, alias("gtsim_stub_36"), visibility("hidden")));
 static int gtsim_stub_37(void) { return gtsim_stub_call(37, __builtin_return_address(0)); }
 int cuCtxGetDevice(void) __attribute__((weak, alias("gtsim_stub_37")));
-void gtsim_impl_cuCtxGetDevice(void) __attribute__((weak, alias("gtsim_stub_37"), visibility("hidden")));
+int gtsim_impl_cuCtxGetDevice(void) __attribute__((weak, alias("gtsim_stub_37"), visibility("hidden")));
 static int gtsim_stub_38(void) { return gtsim_stub_call(38, __builtin_return_address(0)); }
 int cuCtxGetDevice_v2(void) __attribute__((weak, alias("gtsim_stub_38")));
-void gtsim_impl_cuCtxGetDevice_v2(void) __attribute__((weak, alias("gtsim_stub_38"), visibility("hidden")));
+int gtsim_impl_cuCtxGetDevice_v2(void) __attribute__((weak, alias("gtsim_stub_38"), visibility("hidden")));
 static int gtsim_stub_39(void) { return gtsim_stub_call(39, __builtin_return_address(0)); }
 int cuCtxGetExecAffinity(void) __attribute__((weak, alias("gtsim_stub_39")));
-void gtsim_impl_cuCtxGetExecAffinity(void) __attribute__((weak, alias("gtsim_stub_39"), visibility("hidden")));
+int gtsim_impl_cuCtxGetExecAffinity(void) __attribute__((weak, alias("gtsim_stub_39"), visibility("hidden")));
 static int gtsim_stub_40(void) { return gtsim_stub_call(40, __builtin_return_address(0)); }
 int cuCtxGetFlags(void) __attribute__((weak, alias("gtsim_stub_40")));
-void gtsim_impl_cuCtxGetFlags(void) __attribute__((weak, alias("gtsim_stub_40"), visibility("hidden")));
+int gtsim_impl_cuCtxGetFlags(void) __attribute__((weak, alias("gtsim_stub_40"), visibility("hidden")));
 static int gtsim_stub_41(void) { return gtsim_stub_call(41, __builtin_return_address(0)); }
 int cuCtxGetId(void) __attribute__((weak, alias("gtsim_stub_41")));
-void gtsim_impl_cuCtxGetId(void) __attribute__((weak, alias("gtsim_stub_41"), visibility("hidden")));
+int gtsim_impl_cuCtxGetId(void) __attribute__((weak, alias("gtsim_stub_41"), visibility("hidden")));
 static int gtsim_stub_42(void) { return gtsim_stub_call(42, __builtin_return_address(0)); }
 int cuCtxGetLimit(void) __attribute__((weak, alias("gtsim_stub_42")));
-void gtsim_impl_cuCtxGetLimit(void) __attribute__((weak, alias("gtsim_stub_42"), visibility("hidden")));
+int gtsim_impl_cuCtxGetLimit(void) __attribute__((weak, alias("gtsim_stub_42"), visibility("hidden")));
 static int gtsim_stub_43(void) { return gtsim_stub_call(43, __builtin_return_address(0)); }
 int cuCtxGetSharedMemConfig(void) __attribute__((weak, alias("gtsim_stub_43")));
-void gtsim_impl_cuCtxGetSharedMemConfig(void) __attribute__((weak, alias("gtsim_stub_43"), visibility("hidden")));
+int gtsim_impl_cuCtxGetSharedMemConfig(void) __attribute__((weak, alias("gtsim_stub_43"), visibility("hidden")));
 static int gtsim_stub_44(void) { return gtsim_stub_call(44, __builtin_return_address(0)); }
 int cuCtxGetStreamPriorityRange(void) __attribute__((weak, alias("gtsim_stub_44")));
-void gtsim_impl_cuCtxGetStreamPriorityRange(void) __attribute__((weak, alias("gtsim_stub_44"), visibility("hidden")));
+int gtsim_impl_cuCtxGetStreamPriorityRange(void) __attribute__((weak, alias("gtsim_stub_44"), visibility("hidden")));
 static int gtsim_stub_45(void) { return gtsim_stub_call(45, __builtin_return_address(0)); }
 int cuCtxPopCurrent(void) __attribute__((weak, alias("gtsim_stub_45")));
-void gtsim_impl_cuCtxPopCurrent(void) __attribute__((weak, alias("gtsim_stub_45"), visibility("hidden")));
+int gtsim_impl_cuCtxPopCurrent(void) __attribute__((weak, alias("gtsim_stub_45"), visibility("hidden")));
 static int gtsim_stub_46(void) { return gtsim_stub_call(46, __builtin_return_address(0)); }
 int cuCtxPopCurrent_v2(void) __attribute__((weak, alias("gtsim_stub_46")));
-void gtsim_impl_cuCtxPopCurrent_v2(void) __attribute__((weak, alias("gtsim_stub_46"), visibility("hidden")));
+int gtsim_impl_cuCtxPopCurrent_v2(void) __attribute__((weak, alias("gtsim_stub_46"), visibility("hidden")));
 static int gtsim_stub_47(void) { return gtsim_stub_call(47, __builtin_return_address(0)); }
 int cuCtxPushCurrent(void) __attribute__((weak, alias("gtsim_stub_47")));
-void gtsim_impl_cuCtxPushCurrent(void) __attribute__((weak, alias("gtsim_stub_47"), visibility("hidden")));
+int gtsim_impl_cuCtxPushCurrent(void) __attribute__((weak, alias("gtsim_stub_47"), visibility("hidden")));
 static int gtsim_stub_48(void) { return gtsim_stub_call(48, __builtin_return_address(0)); }
 int cuCtxPushCurrent_v2(void) __attribute__((weak, alias("gtsim_stub_48")));
-void gtsim_impl_cuCtxPushCurrent_v2(void) __attribute__((weak, alias("gtsim_stub_48"), visibility("hidden")));
+int gtsim_impl_cuCtxPushCurrent_v2(void) __attribute__((weak, alias("gtsim_stub_48"), visibility("hidden")));
 static int gtsim_stub_49(void) { return gtsim_stub_call(49, __builtin_return_address(0)); }
 int cuCtxRecordEvent(void) __attribute__((weak, alias("gtsim_stub_49")));
-void gtsim_impl_cuCtxRecordEvent(void) __attribute__((weak, alias("gtsim_stub_49"), visibility("hidden")));
+int gtsim_impl_cuCtxRecordEvent(void) __attribute__((weak, alias("gtsim_stub_49"), visibility("hidden")));
 static int gtsim_stub_50(void) { return gtsim_stub_call(50, __builtin_return_address(0)); }
 int cuCtxResetPersistingL2Cache(void) __attribute__((weak, alias("gtsim_stub_50")));
-void gtsim_impl_cuCtxResetPersistingL2Cache(void) __attribute__((weak, alias("gtsim_stub_50"), visibility("hidden")));
+int gtsim_impl_cuCtxResetPersistingL2Cache(void) __attribute__((weak, alias("gtsim_stub_50"), visibility("hidden")));
 static int gtsim_stub_51(void) { return gtsim_stub_call(51, __builtin_return_address(0)); }
 int cuCtxSetCacheConfig(void) __attribute__((weak, alias("gtsim_stub_51")));
-void gtsim_impl_cuCtxSetCacheConfig(void) __attribute__((weak, alias("gtsim_stub_51"), visibility("hidden")));
+int gtsim_impl_cuCtxSetCacheConfig(void) __attribute__((weak, alias("gtsim_stub_51"), visibility("hidden")));
 static int gtsim_stub_52(void) { return gtsim_stub_call(52, __builtin_return_address(0)); }
 int cuCtxSetCurrent(void) __attribute__((weak, alias("gtsim_stub_52")));
-void gtsim_impl_cuCtxSetCurrent(void) __attribute__((weak, alias("gtsim_stub_52"), visibility("hidden")));
+int gtsim_impl_cuCtxSetCurrent(void) __attribute__((weak, alias("gtsim_stub_52"), visibility("hidden")));
 static int gtsim_stub_53(void) { return gtsim_stub_call(53, __builtin_return_address(0)); }
 int cuCtxSetFlags(void) __attribute__((weak, alias("gtsim_stub_53")));
-void gtsim_impl_cuCtxSetFlags(void) __attribute__((weak, alias("gtsim_stub_53"), visibility("hidden")));
+int gtsim_impl_cuCtxSetFlags(void) __attribute__((weak, alias("gtsim_stub_53"), visibility("hidden")));
 static int gtsim_stub_54(void) { return gtsim_stub_call(54, __builtin_return_address(0)); }
 int cuCtxSetLimit(void) __attribute__((weak, alias("gtsim_stub_54")));
-void gtsim_impl_cuCtxSetLimit(void) __attribute__((weak, alias("gtsim_stub_54"), visibility("hidden")));
+int gtsim_impl_cuCtxSetLimit(void) __attribute__((weak, alias("gtsim_stub_54"), visibility("hidden")));
 static int gtsim_stub_55(void) { return gtsim_stub_call(55, __builtin_return_address(0)); }
 int cuCtxSetSharedMemConfig(void) __attribute__((weak, alias("gtsim_stub_55")));
-void gtsim_impl_cuCtxSetSharedMemConfig(void) __attribute__((weak, alias("gtsim_stub_55"), visibility("hidden")));
+int gtsim_impl_cuCtxSetSharedMemConfig(void) __attribute__((weak, alias("gtsim_stub_55"), visibility("hidden")));
 static int gtsim_stub_56(void) { return gtsim_stub_call(56, __builtin_return_address(0)); }
 int cuCtxSynchronize(void) __attribute__((weak, alias("gtsim_stub_56")));
-void gtsim_impl_cuCtxSynchronize(void) __attribute__((weak, alias("gtsim_stub_56"), visibility("hidden")));
+int gtsim_impl_cuCtxSynchronize(void) __attribute__((weak, alias("gtsim_stub_56"), visibility("hidden")));
 static int gtsim_stub_57(void) { return gtsim_stub_call(57, __builtin_return_address(0)); }
 int cuCtxSynchronize_v2(void) __attribute__((weak, alias("gtsim_stub_57")));
-void gtsim_impl_cuCtxSynchronize_v2(void) __attribute__((weak, alias("gtsim_stub_57"), visibility("hidden")));
+int gtsim_impl_cuCtxSynchronize_v2(void) __attribute__((weak, alias("gtsim_stub_57"), visibility("hidden")));
 static int gtsim_stub_58(void) { return gtsim_stub_call(58, __builtin_return_address(0)); }
 int cuCtxWaitEvent(void) __attribute__((weak, alias("gtsim_stub_58")));
-void gtsim_impl_cuCtxWaitEvent(void) __attribute__((weak, alias("gtsim_stub_58"), visibility("hidden")));
+int gtsim_impl_cuCtxWaitEvent(void) __attribute__((weak, alias("gtsim_stub_58"), visibility("hidden")));
 static int gtsim_stub_59(void) { return gtsim_stub_call(59, __builtin_return_address(0)); }
 int cuDestroyExternalMemory(void) __attribute__((weak, alias("gtsim_stub_59")));
-void gtsim_impl_cuDestroyExternalMemory(void) __attribute__((weak, alias("gtsim_stub_59"), visibility("hidden")));
+int gtsim_impl_cuDestroyExternalMemory(void) __attribute__((weak, alias("gtsim_stub_59"), visibility("hidden")));
 static int gtsim_stub_60(void) { return gtsim_stub_call(60, __builtin_return_address(0)); }
 int cuDestroyExternalSemaphore(void) __attribute__((weak, alias("gtsim_stub_60")));
-void gtsim_impl_cuDestroyExternalSemaphore(void) __attribute__((weak, alias("gtsim_stub_60"), visibility("hidden")));
+int gtsim_impl_cuDestroyExternalSemaphore(void) __attribute__((weak, alias("gtsim_stub_60"), visibility("hidden")));
 static int gtsim_stub_61(void) { return gtsim_stub_call(61, __builtin_return_address(0)); }
 int cuDevResourceGenerateDesc(void) __attribute__((weak, alias("gtsim_stub_61")));
-void gtsim_impl_cuDevResourceGenerateDesc(void) __attribute__((weak, alias("gtsim_stub_61"), visibility("hidden")));
+int gtsim_impl_cuDevResourceGenerateDesc(void) __attribute__((weak, alias("gtsim_stub_61"), visibility("hidden")));
 static int gtsim_stub_62(void) { return gtsim_stub_call(62, __builtin_return_address(0)); }
 int cuDevSmResourceSplitByCount(void) __attribute__((weak, alias("gtsim_stub_62")));
-void gtsim_impl_cuDevSmResourceSplitByCount(void) __attribute__((weak, alias("gtsim_stub_62"), visibility("hidden")));
+int gtsim_impl_cuDevSmResourceSplitByCount(void) __attribute__((weak, alias("gtsim_stub_62"), visibility("hidden")));
 static int gtsim_stub_63(void) { return gtsim_stub_call(63, __builtin_return_address(0)); }
 int cuDeviceCanAccessPeer(void) __attribute__((weak, alias("gtsim_stub_63")));
-void gtsim_impl_cuDeviceCanAccessPeer(void) __attribute__((weak, alias("gtsim_stub_63"), visibility("hidden")));
+int gtsim_impl_cuDeviceCanAccessPeer(void) __attribute__((weak, alias("gtsim_stub_63"), visibility("hidden")));
 static int gtsim_stub_64(void) { return gtsim_stub_call(64, __builtin_return_address(0)); }
 int cuDeviceComputeCapability(void) __attribute__((weak, alias("gtsim_stub_64")));
-void gtsim_impl_cuDeviceComputeCapability(void) __attribute__((weak, alias("gtsim_stub_64"), visibility("hidden")));
+int gtsim_impl_cuDeviceComputeCapability(void) __attribute__((weak, alias("gtsim_stub_64"), visibility("hidden")));
 static int gtsim_stub_65(void) { return gtsim_stub_call(65, __builtin_return_address(0)); }
 int cuDeviceGet(void) __attribute__((weak, alias("gtsim_stub_65")));
-void gtsim_impl_cuDeviceGet(void) __attribute__((weak, alias("gtsim_stub_65"), visibility("hidden")));
+int gtsim_impl_cuDeviceGet(void) __attribute__((weak, alias("gtsim_stub_65"), visibility("hidden")));
 static int gtsim_stub_66(void) { return gtsim_stub_call(66, __builtin_return_address(0)); }
 int cuDeviceGetAttribute(void) __attribute__((weak, alias("gtsim_stub_66")));
-void gtsim_impl_cuDeviceGetAttribute(void) __attribute__((weak, alias("gtsim_stub_66"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetAttribute(void) __attribute__((weak, alias("gtsim_stub_66"), visibility("hidden")));
 static int gtsim_stub_67(void) { return gtsim_stub_call(67, __builtin_return_address(0)); }
 int cuDeviceGetByPCIBusId(void) __attribute__((weak, alias("gtsim_stub_67")));
-void gtsim_impl_cuDeviceGetByPCIBusId(void) __attribute__((weak, alias("gtsim_stub_67"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetByPCIBusId(void) __attribute__((weak, alias("gtsim_stub_67"), visibility("hidden")));
 static int gtsim_stub_68(void) { return gtsim_stub_call(68, __builtin_return_address(0)); }
 int cuDeviceGetCount(void) __attribute__((weak, alias("gtsim_stub_68")));
-void gtsim_impl_cuDeviceGetCount(void) __attribute__((weak, alias("gtsim_stub_68"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetCount(void) __attribute__((weak, alias("gtsim_stub_68"), visibility("hidden")));
 static int gtsim_stub_69(void) { return gtsim_stub_call(69, __builtin_return_address(0)); }
 int cuDeviceGetDefaultMemPool(void) __attribute__((weak, alias("gtsim_stub_69")));
-void gtsim_impl_cuDeviceGetDefaultMemPool(void) __attribute__((weak, alias("gtsim_stub_69"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetDefaultMemPool(void) __attribute__((weak, alias("gtsim_stub_69"), visibility("hidden")));
 static int gtsim_stub_70(void) { return gtsim_stub_call(70, __builtin_return_address(0)); }
 int cuDeviceGetDevResource(void) __attribute__((weak, alias("gtsim_stub_70")));
-void gtsim_impl_cuDeviceGetDevResource(void) __attribute__((weak, alias("gtsim_stub_70"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetDevResource(void) __attribute__((weak, alias("gtsim_stub_70"), visibility("hidden")));
 static int gtsim_stub_71(void) { return gtsim_stub_call(71, __builtin_return_address(0)); }
 int cuDeviceGetExecAffinitySupport(void) __attribute__((weak, alias("gtsim_stub_71")));
-void gtsim_impl_cuDeviceGetExecAffinitySupport(void) __attribute__((weak, alias("gtsim_stub_71"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetExecAffinitySupport(void) __attribute__((weak, alias("gtsim_stub_71"), visibility("hidden")));
 static int gtsim_stub_72(void) { return gtsim_stub_call(72, __builtin_return_address(0)); }
 int cuDeviceGetGraphMemAttribute(void) __attribute__((weak, alias("gtsim_stub_72")));
-void gtsim_impl_cuDeviceGetGraphMemAttribute(void) __attribute__((weak, alias("gtsim_stub_72"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetGraphMemAttribute(void) __attribute__((weak, alias("gtsim_stub_72"), visibility("hidden")));
 static int gtsim_stub_73(void) { return gtsim_stub_call(73, __builtin_return_address(0)); }
 int cuDeviceGetHostAtomicCapabilities(void) __attribute__((weak, alias("gtsim_stub_73")));
-void gtsim_impl_cuDeviceGetHostAtomicCapabilities(void) __attribute__((weak, alias("gtsim_stub_73"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetHostAtomicCapabilities(void) __attribute__((weak, alias("gtsim_stub_73"), visibility("hidden")));
 static int gtsim_stub_74(void) { return gtsim_stub_call(74, __builtin_return_address(0)); }
 int cuDeviceGetLuid(void) __attribute__((weak, alias("gtsim_stub_74")));
-void gtsim_impl_cuDeviceGetLuid(void) __attribute__((weak, alias("gtsim_stub_74"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetLuid(void) __attribute__((weak, alias("gtsim_stub_74"), visibility("hidden")));
 static int gtsim_stub_75(void) { return gtsim_stub_call(75, __builtin_return_address(0)); }
 int cuDeviceGetMemPool(void) __attribute__((weak, alias("gtsim_stub_75")));
-void gtsim_impl_cuDeviceGetMemPool(void) __attribute__((weak, alias("gtsim_stub_75"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetMemPool(void) __attribute__((weak, alias("gtsim_stub_75"), visibility("hidden")));
 static int gtsim_stub_76(void) { return gtsim_stub_call(76, __builtin_return_address(0)); }
 int cuDeviceGetName(void) __attribute__((weak, alias("gtsim_stub_76")));
-void gtsim_impl_cuDeviceGetName(void) __attribute__((weak, alias("gtsim_stub_76"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetName(void) __attribute__((weak, alias("gtsim_stub_76"), visibility("hidden")));
 static int gtsim_stub_77(void) { return gtsim_stub_call(77, __builtin_return_address(0)); }
 int cuDeviceGetNvSciSyncAttributes(void) __attribute__((weak, alias("gtsim_stub_77")));
-void gtsim_impl_cuDeviceGetNvSciSyncAttributes(void) __attribute__((weak, alias("gtsim_stub_77"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetNvSciSyncAttributes(void) __attribute__((weak, alias("gtsim_stub_77"), visibility("hidden")));
 static int gtsim_stub_78(void) { return gtsim_stub_call(78, __builtin_return_address(0)); }
 int cuDeviceGetP2PAtomicCapabilities(void) __attribute__((weak, alias("gtsim_stub_78")));
-void gtsim_impl_cuDeviceGetP2PAtomicCapabilities(void) __attribute__((weak, alias("gtsim_stub_78"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetP2PAtomicCapabilities(void) __attribute__((weak, alias("gtsim_stub_78"), visibility("hidden")));
 static int gtsim_stub_79(void) { return gtsim_stub_call(79, __builtin_return_address(0)); }
 int cuDeviceGetP2PAttribute(void) __attribute__((weak, alias("gtsim_stub_79")));
-void gtsim_impl_cuDeviceGetP2PAttribute(void) __attribute__((weak, alias("gtsim_stub_79"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetP2PAttribute(void) __attribute__((weak, alias("gtsim_stub_79"), visibility("hidden")));
 static int gtsim_stub_80(void) { return gtsim_stub_call(80, __builtin_return_address(0)); }
 int cuDeviceGetPCIBusId(void) __attribute__((weak, alias("gtsim_stub_80")));
-void gtsim_impl_cuDeviceGetPCIBusId(void) __attribute__((weak, alias("gtsim_stub_80"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetPCIBusId(void) __attribute__((weak, alias("gtsim_stub_80"), visibility("hidden")));
 static int gtsim_stub_81(void) { return gtsim_stub_call(81, __builtin_return_address(0)); }
 int cuDeviceGetProperties(void) __attribute__((weak, alias("gtsim_stub_81")));
-void gtsim_impl_cuDeviceGetProperties(void) __attribute__((weak, alias("gtsim_stub_81"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetProperties(void) __attribute__((weak, alias("gtsim_stub_81"), visibility("hidden")));
 static int gtsim_stub_82(void) { return gtsim_stub_call(82, __builtin_return_address(0)); }
 int cuDeviceGetTexture1DLinearMaxWidth(void) __attribute__((weak, alias("gtsim_stub_82")));
-void gtsim_impl_cuDeviceGetTexture1DLinearMaxWidth(void) __attribute__((weak, alias("gtsim_stub_82"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetTexture1DLinearMaxWidth(void) __attribute__((weak, alias("gtsim_stub_82"), visibility("hidden")));
 static int gtsim_stub_83(void) { return gtsim_stub_call(83, __builtin_return_address(0)); }
 int cuDeviceGetUuid(void) __attribute__((weak, alias("gtsim_stub_83")));
-void gtsim_impl_cuDeviceGetUuid(void) __attribute__((weak, alias("gtsim_stub_83"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetUuid(void) __attribute__((weak, alias("gtsim_stub_83"), visibility("hidden")));
 static int gtsim_stub_84(void) { return gtsim_stub_call(84, __builtin_return_address(0)); }
 int cuDeviceGetUuid_v2(void) __attribute__((weak, alias("gtsim_stub_84")));
-void gtsim_impl_cuDeviceGetUuid_v2(void) __attribute__((weak, alias("gtsim_stub_84"), visibility("hidden")));
+int gtsim_impl_cuDeviceGetUuid_v2(void) __attribute__((weak, alias("gtsim_stub_84"), visibility("hidden")));
 static int gtsim_stub_85(void) { return gtsim_stub_call(85, __builtin_return_address(0)); }
 int cuDeviceGraphMemTrim(void) __attribute__((weak, alias("gtsim_stub_85")));
-void gtsim_impl_cuDeviceGraphMemTrim(void) __attribute__((weak, alias("gtsim_stub_85"), visibility("hidden")));
+int gtsim_impl_cuDeviceGraphMemTrim(void) __attribute__((weak, alias("gtsim_stub_85"), visibility("hidden")));
 static int gtsim_stub_86(void) { return gtsim_stub_call(86, __builtin_return_address(0)); }
 int cuDevicePrimaryCtxGetState(void) __attribute__((weak, alias("gtsim_stub_86")));
-void gtsim_impl_cuDevicePrimaryCtxGetState(void) __attribute__((weak, alias("gtsim_stub_86"), visibility("hidden")));
+int gtsim_impl_cuDevicePrimaryCtxGetState(void) __attribute__((weak, alias("gtsim_stub_86"), visibility("hidden")));
 static int gtsim_stub_87(void) { return gtsim_stub_call(87, __builtin_return_address(0)); }
 int cuDevicePrimaryCtxRelease(void) __attribute__((weak, alias("gtsim_stub_87")));
-void gtsim_impl_cuDevicePrimaryCtxRelease(void) __attribute__((weak, alias("gtsim_stub_87"), visibility("hidden")));
+int gtsim_impl_cuDevicePrimaryCtxRelease(void) __attribute__((weak, alias("gtsim_stub_87"), visibility("hidden")));
 static int gtsim_stub_88(void) { return gtsim_stub_call(88, __builtin_return_address(0)); }
 int cuDevicePrimaryCtxRelease_v2(void) __attribute__((weak, alias("gtsim_stub_88")));
-void gtsim_impl_cuDevicePrimaryCtxRelease_v2(void) __attribute__((weak, alias("gtsim_stub_88"), visibility("hidden")));
+int gtsim_impl_cuDevicePrimaryCtxRelease_v2(void) __attribute__((weak, alias("gtsim_stub_88"), visibility("hidden")));
 static int gtsim_stub_89(void) { return gtsim_stub_call(89, __builtin_return_address(0)); }
 int cuDevicePrimaryCtxReset(void) __attribute__((weak, alias("gtsim_stub_89")));
-void gtsim_impl_cuDevicePrimaryCtxReset(void) __attribute__((weak, alias("gtsim_stub_89"), visibility("hidden")));
+int gtsim_impl_cuDevicePrimaryCtxReset(void) __attribute__((weak, alias("gtsim_stub_89"), visibility("hidden")));
 static int gtsim_stub_90(void) { return gtsim_stub_call(90, __builtin_return_address(0)); }
 int cuDevicePrimaryCtxReset_v2(void) __attribute__((weak, alias("gtsim_stub_90")));
-void gtsim_impl_cuDevicePrimaryCtxReset_v2(void) __attribute__((weak, alias("gtsim_stub_90"), visibility("hidden")));
+int gtsim_impl_cuDevicePrimaryCtxReset_v2(void) __attribute__((weak, alias("gtsim_stub_90"), visibility("hidden")));
 static int gtsim_stub_91(void) { return gtsim_stub_call(91, __builtin_return_address(0)); }
 int cuDevicePrimaryCtxRetain(void) __attribute__((weak, alias("gtsim_stub_91")));
-void gtsim_impl_cuDevicePrimaryCtxRetain(void) __attribute__((weak, alias("gtsim_stub_91"), visibility("hidden")));
+int gtsim_impl_cuDevicePrimaryCtxRetain(void) __attribute__((weak, alias("gtsim_stub_91"), visibility("hidden")));
 static int gtsim_stub_92(void) { return gtsim_stub_call(92, __builtin_return_address(0)); }
 int cuDevicePrimaryCtxSetFlags(void) __attribute__((weak, alias("gtsim_stub_92")));
-void gtsim_impl_cuDevicePrimaryCtxSetFlags(void) __attribute__((weak, alias("gtsim_stub_92"), visibility("hidden")));
+int gtsim_impl_cuDevicePrimaryCtxSetFlags(void) __attribute__((weak, alias("gtsim_stub_92"), visibility("hidden")));
 static int gtsim_stub_93(void) { return gtsim_stub_call(93, __builtin_return_address(0)); }
 int cuDevicePrimaryCtxSetFlags_v2(void) __attribute__((weak, alias("gtsim_stub_93")));
-void gtsim_impl_cuDevicePrimaryCtxSetFlags_v2(void) __attribute__((weak, alias("gtsim_stub_93"), visibility("hidden")));
+int gtsim_impl_cuDevicePrimaryCtxSetFlags_v2(void) __attribute__((weak, alias("gtsim_stub_93"), visibility("hidden")));
 static int gtsim_stub_94(void) { return gtsim_stub_call(94, __builtin_return_address(0)); }
 int cuDeviceRegisterAsyncNotification(void) __attribute__((weak, alias("gtsim_stub_94")));
-void gtsim_impl_cuDeviceRegisterAsyncNotification(void) __attribute__((weak, alias("gtsim_stub_94"), visibility("hidden")));
+int gtsim_impl_cuDeviceRegisterAsyncNotification(void) __attribute__((weak, alias("gtsim_stub_94"), visibility("hidden")));
 static int gtsim_stub_95(void) { return gtsim_stub_call(95, __builtin_return_address(0)); }
 int cuDeviceSetGraphMemAttribute(void) __attribute__((weak, alias("gtsim_stub_95")));
-void gtsim_impl_cuDeviceSetGraphMemAttribute(void) __attribute__((weak, alias("gtsim_stub_95"), visibility("hidden")));
+int gtsim_impl_cuDeviceSetGraphMemAttribute(void) __attribute__((weak, alias("gtsim_stub_95"), visibility("hidden")));
 static int gtsim_stub_96(void) { return gtsim_stub_call(96, __builtin_return_address(0)); }
 int cuDeviceSetMemPool(void) __attribute__((weak, alias("gtsim_stub_96")));
-void gtsim_impl_cuDeviceSetMemPool(void) __attribute__((weak, alias("gtsim_stub_96"), visibility("hidden")));
+int gtsim_impl_cuDeviceSetMemPool(void) __attribute__((weak, alias("gtsim_stub_96"), visibility("hidden")));
 static int gtsim_stub_97(void) { return gtsim_stub_call(97, __builtin_return_address(0)); }
 int cuDeviceTotalMem(void) __attribute__((weak, alias("gtsim_stub_97")));
-void gtsim_impl_cuDeviceTotalMem(void) __attribute__((weak, alias("gtsim_stub_97"), visibility("hidden")));
+int gtsim_impl_cuDeviceTotalMem(void) __attribute__((weak, alias("gtsim_stub_97"), visibility("hidden")));
 static int gtsim_stub_98(void) { return gtsim_stub_call(98, __builtin_return_address(0)); }
 int cuDeviceTotalMem_v2(void) __attribute__((weak, alias("gtsim_stub_98")));
-void gtsim_impl_cuDeviceTotalMem_v2(void) __attribute__((weak, alias("gtsim_stub_98"), visibility("hidden")));
+int gtsim_impl_cuDeviceTotalMem_v2(void) __attribute__((weak, alias("gtsim_stub_98"), visibility("hidden")));
 static int gtsim_stub_99(void) { return gtsim_stub_call(99, __builtin_return_address(0)); }
 int cuDeviceUnregisterAsyncNotification(void) __attribute__((weak, alias("gtsim_stub_99")));
-void gtsim_impl_cuDeviceUnregisterAsyncNotification(void) __attribute__((weak, alias("gtsim_stub_99"), visibility("hidden")));
+int gtsim_impl_cuDeviceUnregisterAsyncNotification(void) __attribute__((weak, alias("gtsim_stub_99"), visibility("hidden")));
 static int gtsim_stub_100(void) { return gtsim_stub_call(100, __builtin_return_address(0)); }
 int cuDriverGetVersion(void) __attribute__((weak, alias("gtsim_stub_100")));
-void gtsim_impl_cuDriverGetVersion(void) __attribute__((weak, alias("gtsim_stub_100"), visibility("hidden")));
+int gtsim_impl_cuDriverGetVersion(void) __attribute__((weak, alias("gtsim_stub_100"), visibility("hidden")));
 static int gtsim_stub_101(void) { return gtsim_stub_call(101, __builtin_return_address(0)); }
 int cuEventCreate(void) __attribute__((weak, alias("gtsim_stub_101")));
-void gtsim_impl_cuEventCreate(void) __attribute__((weak, alias("gtsim_stub_101"), visibility("hidden")));
+int gtsim_impl_cuEventCreate(void) __attribute__((weak, alias("gtsim_stub_101"), visibility("hidden")));
 static int gtsim_stub_102(void) { return gtsim_stub_call(102, __builtin_return_address(0)); }
 int cuEventDestroy(void) __attribute__((weak, alias("gtsim_stub_102")));
-void gtsim_impl_cuEventDestroy(void) __attribute__((weak, alias("gtsim_stub_102"), visibility("hidden")));
+int gtsim_impl_cuEventDestroy(void) __attribute__((weak, alias("gtsim_stub_102"), visibility("hidden")));
 static int gtsim_stub_103(void) { return gtsim_stub_call(103, __builtin_return_address(0)); }
 int cuEventDestroy_v2(void) __attribute__((weak, alias("gtsim_stub_103")));
-void gtsim_impl_cuEventDestroy_v2(void) __attribute__((weak, alias("gtsim_stub_103"), visibility("hidden")));
+int gtsim_impl_cuEventDestroy_v2(void) __attribute__((weak, alias("gtsim_stub_103"), visibility("hidden")));
 static int gtsim_stub_104(void) { return gtsim_stub_call(104, __builtin_return_address(0)); }
 int cuEventElapsedTime(void) __attribute__((weak, alias("gtsim_stub_104")));
-void gtsim_impl_cuEventElapsedTime(void) __attribute__((weak, alias("gtsim_stub_104"), visibility("hidden")));
+int gtsim_impl_cuEventElapsedTime(void) __attribute__((weak, alias("gtsim_stub_104"), visibility("hidden")));
 static int gtsim_stub_105(void) { return gtsim_stub_call(105, __builtin_return_address(0)); }
 int cuEventElapsedTime_v2(void) __attribute__((weak, alias("gtsim_stub_105")));
-void gtsim_impl_cuEventElapsedTime_v2(void) __attribute__((weak, alias("gtsim_stub_105"), visibility("hidden")));
+int gtsim_impl_cuEventElapsedTime_v2(void) __attribute__((weak, alias("gtsim_stub_105"), visibility("hidden")));
 static int gtsim_stub_106(void) { return gtsim_stub_call(106, __builtin_return_address(0)); }
 int cuEventQuery(void) __attribute__((weak, alias("gtsim_stub_106")));
-void gtsim_impl_cuEventQuery(void) __attribute__((weak, alias("gtsim_stub_106"), visibility("hidden")));
+int gtsim_impl_cuEventQuery(void) __attribute__((weak, alias("gtsim_stub_106"), visibility("hidden")));
 static int gtsim_stub_107(void) { return gtsim_stub_call(107, __builtin_return_address(0)); }
 int cuEventRecord(void) __attribute__((weak, alias("gtsim_stub_107")));
-void gtsim_impl_cuEventRecord(void) __attribute__((weak, alias("gtsim_stub_107"), visibility("hidden")));
+int gtsim_impl_cuEventRecord(void) __attribute__((weak, alias("gtsim_stub_107"), visibility("hidden")));
 static int gtsim_stub_108(void) { return gtsim_stub_call(108, __builtin_return_address(0)); }
 int cuEventRecordWithFlags(void) __attribute__((weak, alias("gtsim_stub_108")));
-void gtsim_impl_cuEventRecordWithFlags(void) __attribute__((weak, alias("gtsim_stub_108"), visibility("hidden")));
+int gtsim_impl_cuEventRecordWithFlags(void) __attribute__((weak, alias("gtsim_stub_108"), visibility("hidden")));
 static int gtsim_stub_109(void) { return gtsim_stub_call(109, __builtin_return_address(0)); }
 int cuEventRecordWithFlags_ptsz(void) __attribute__((weak, alias("gtsim_stub_109")));
-void gtsim_impl_cuEventRecordWithFlags_ptsz(void) __attribute__((weak, alias("gtsim_stub_109"), visibility("hidden")));
+int gtsim_impl_cuEventRecordWithFlags_ptsz(void) __attribute__((weak, alias("gtsim_stub_109"), visibility("hidden")));
 static int gtsim_stub_110(void) { return gtsim_stub_call(110, __builtin_return_address(0)); }
 int cuEventRecord_ptsz(void) __attribute__((weak, alias("gtsim_stub_110")));
-void gtsim_impl_cuEventRecord_ptsz(void) __attribute__((weak, alias("gtsim_stub_110"), visibility("hidden")));
+int gtsim_impl_cuEventRecord_ptsz(void) __attribute__((weak, alias("gtsim_stub_110"), visibility("hidden")));
 static int gtsim_stub_111(void) { return gtsim_stub_call(111, __builtin_return_address(0)); }
 int cuEventSynchronize(void) __attribute__((weak, alias("gtsim_stub_111")));
-void gtsim_impl_cuEventSynchronize(void) __attribute__((weak, alias("gtsim_stub_111"), visibility("hidden")));
+int gtsim_impl_cuEventSynchronize(void) __attribute__((weak, alias("gtsim_stub_111"), visibility("hidden")));
 static int gtsim_stub_112(void) { return gtsim_stub_call(112, __builtin_return_address(0)); }
 int cuExternalMemoryGetMappedBuffer(void) __attribute__((weak, alias("gtsim_stub_112")));
-void gtsim_impl_cuExternalMemoryGetMappedBuffer(void) __attribute__((weak, alias("gtsim_stub_112"), visibility("hidden")));
+int gtsim_impl_cuExternalMemoryGetMappedBuffer(void) __attribute__((weak, alias("gtsim_stub_112"), visibility("hidden")));
 static int gtsim_stub_113(void) { return gtsim_stub_call(113, __builtin_return_address(0)); }
 int cuExternalMemoryGetMappedMipmappedArray(void) __attribute__((weak, alias("gtsim_stub_113")));
-void gtsim_impl_cuExternalMemoryGetMappedMipmappedArray(void) __attribute__((weak, alias("gtsim_stub_113"), visibility("hidden")));
+int gtsim_impl_cuExternalMemoryGetMappedMipmappedArray(void) __attribute__((weak, alias("gtsim_stub_113"), visibility("hidden")));
 static int gtsim_stub_114(void) { return gtsim_stub_call(114, __builtin_return_address(0)); }
 int cuFlushGPUDirectRDMAWrites(void) __attribute__((weak, alias("gtsim_stub_114")));
-void gtsim_impl_cuFlushGPUDirectRDMAWrites(void) __attribute__((weak, alias("gtsim_stub_114"), visibility("hidden")));
+int gtsim_impl_cuFlushGPUDirectRDMAWrites(void) __attribute__((weak, alias("gtsim_stub_114"), visibility("hidden")));
 static int gtsim_stub_115(void) { return gtsim_stub_call(115, __builtin_return_address(0)); }
 int cuFuncGetAttribute(void) __attribute__((weak, alias("gtsim_stub_115")));
-void gtsim_impl_cuFuncGetAttribute(void) __attribute__((weak, alias("gtsim_stub_115"), visibility("hidden")));
+int gtsim_impl_cuFuncGetAttribute(void) __attribute__((weak, alias("gtsim_stub_115"), visibility("hidden")));
 static int gtsim_stub_116(void) { return gtsim_stub_call(116, __builtin_return_address(0)); }
 int cuFuncGetModule(void) __attribute__((weak, alias("gtsim_stub_116")));
-void gtsim_impl_cuFuncGetModule(void) __attribute__((weak, alias("gtsim_stub_116"), visibility("hidden")));
+int gtsim_impl_cuFuncGetModule(void) __attribute__((weak, alias("gtsim_stub_116"), visibility("hidden")));
 static int gtsim_stub_117(void) { return gtsim_stub_call(117, __builtin_return_address(0)); }
 int cuFuncGetName(void) __attribute__((weak, alias("gtsim_stub_117")));
-void gtsim_impl_cuFuncGetName(void) __attribute__((weak, alias("gtsim_stub_117"), visibility("hidden")));
+int gtsim_impl_cuFuncGetName(void) __attribute__((weak, alias("gtsim_stub_117"), visibility("hidden")));
 static int gtsim_stub_118(void) { return gtsim_stub_call(118, __builtin_return_address(0)); }
 int cuFuncGetParamInfo(void) __attribute__((weak, alias("gtsim_stub_118")));
-void gtsim_impl_cuFuncGetParamInfo(void) __attribute__((weak, alias("gtsim_stub_118"), visibility("hidden")));
+int gtsim_impl_cuFuncGetParamInfo(void) __attribute__((weak, alias("gtsim_stub_118"), visibility("hidden")));
 static int gtsim_stub_119(void) { return gtsim_stub_call(119, __builtin_return_address(0)); }
 int cuFuncIsLoaded(void) __attribute__((weak, alias("gtsim_stub_119")));
-void gtsim_impl_cuFuncIsLoaded(void) __attribute__((weak, alias("gtsim_stub_119"), visibility("hidden")));
+int gtsim_impl_cuFuncIsLoaded(void) __attribute__((weak, alias("gtsim_stub_119"), visibility("hidden")));
 static int gtsim_stub_120(void) { return gtsim_stub_call(120, __builtin_return_address(0)); }
 int cuFuncLoad(void) __attribute__((weak, alias("gtsim_stub_120")));
-void gtsim_impl_cuFuncLoad(void) __attribute__((weak, alias("gtsim_stub_120"), visibility("hidden")));
+int gtsim_impl_cuFuncLoad(void) __attribute__((weak, alias("gtsim_stub_120"), visibility("hidden")));
 static int gtsim_stub_121(void) { return gtsim_stub_call(121, __builtin_return_address(0)); }
 int cuFuncSetAttribute(void) __attribute__((weak, alias("gtsim_stub_121")));
-void gtsim_impl_cuFuncSetAttribute(void) __attribute__((weak, alias("gtsim_stub_121"), visibility("hidden")));
+int gtsim_impl_cuFuncSetAttribute(void) __attribute__((weak, alias("gtsim_stub_121"), visibility("hidden")));
 static int gtsim_stub_122(void) { return gtsim_stub_call(122, __builtin_return_address(0)); }
 int cuFuncSetBlockShape(void) __attribute__((weak, alias("gtsim_stub_122")));
-void gtsim_impl_cuFuncSetBlockShape(void) __attribute__((weak, alias("gtsim_stub_122"), visibility("hidden")));
+int gtsim_impl_cuFuncSetBlockShape(void) __attribute__((weak, alias("gtsim_stub_122"), visibility("hidden")));
 static int gtsim_stub_123(void) { return gtsim_stub_call(123, __builtin_return_address(0)); }
 int cuFuncSetCacheConfig(void) __attribute__((weak, alias("gtsim_stub_123")));
-void gtsim_impl_cuFuncSetCacheConfig(void) __attribute__((weak, alias("gtsim_stub_123"), visibility("hidden")));
+int gtsim_impl_cuFuncSetCacheConfig(void) __attribute__((weak, alias("gtsim_stub_123"), visibility("hidden")));
 static int gtsim_stub_124(void) { return gtsim_stub_call(124, __builtin_return_address(0)); }
 int cuFuncSetSharedMemConfig(void) __attribute__((weak, alias("gtsim_stub_124")));
-void gtsim_impl_cuFuncSetSharedMemConfig(void) __attribute__((weak, alias("gtsim_stub_124"), visibility("hidden")));
+int gtsim_impl_cuFuncSetSharedMemConfig(void) __attribute__((weak, alias("gtsim_stub_124"), visibility("hidden")));
 static int gtsim_stub_125(void) { return gtsim_stub_call(125, __builtin_return_address(0)); }
 int cuFuncSetSharedSize(void) __attribute__((weak, alias("gtsim_stub_125")));
-void gtsim_impl_cuFuncSetSharedSize(void) __attribute__((weak, alias("gtsim_stub_125"), visibility("hidden")));
+int gtsim_impl_cuFuncSetSharedSize(void) __attribute__((weak, alias("gtsim_stub_125"), visibility("hidden")));
 static int gtsim_stub_126(void) { return gtsim_stub_call(126, __builtin_return_address(0)); }
 int cuGetErrorName(void) __attribute__((weak, alias("gtsim_stub_126")));
-void gtsim_impl_cuGetErrorName(void) __attribute__((weak, alias("gtsim_stub_126"), visibility("hidden")));
+int gtsim_impl_cuGetErrorName(void) __attribute__((weak, alias("gtsim_stub_126"), visibility("hidden")));
 static int gtsim_stub_127(void) { return gtsim_stub_call(127, __builtin_return_address(0)); }
 int cuGetErrorString(void) __attribute__((weak, alias("gtsim_stub_127")));
-void gtsim_impl_cuGetErrorString(void) __attribute__((weak, alias("gtsim_stub_127"), visibility("hidden")));
+int gtsim_impl_cuGetErrorString(void) __attribute__((weak, alias("gtsim_stub_127"), visibility("hidden")));
 static int gtsim_stub_128(void) { return gtsim_stub_call(128, __builtin_return_address(0)); }
 int cuGetExportTable(void) __attribute__((weak, alias("gtsim_stub_128")));
-void gtsim_impl_cuGetExportTable(void) __attribute__((weak, alias("gtsim_stub_128"), visibility("hidden")));
+int gtsim_impl_cuGetExportTable(void) __attribute__((weak, alias("gtsim_stub_128"), visibility("hidden")));
 static int gtsim_stub_129(void) { return gtsim_stub_call(129, __builtin_return_address(0)); }
 int cuGetProcAddress(void) __attribute__((weak, alias("gtsim_stub_129")));
-void gtsim_impl_cuGetProcAddress(void) __attribute__((weak, alias("gtsim_stub_129"), visibility("hidden")));
+int gtsim_impl_cuGetProcAddress(void) __attribute__((weak, alias("gtsim_stub_129"), visibility("hidden")));
 static int gtsim_stub_130(void) { return gtsim_stub_call(130, __builtin_return_address(0)); }
 int cuGetProcAddress_v2(void) __attribute__((weak, alias("gtsim_stub_130")));
-void gtsim_impl_cuGetProcAddress_v2(void) __attribute__((weak, alias("gtsim_stub_130"), visibility("hidden")));
+int gtsim_impl_cuGetProcAddress_v2(void) __attribute__((weak, alias("gtsim_stub_130"), visibility("hidden")));
 static int gtsim_stub_131(void) { return gtsim_stub_call(131, __builtin_return_address(0)); }
 int cuGraphAddBatchMemOpNode(void) __attribute__((weak, alias("gtsim_stub_131")));
-void gtsim_impl_cuGraphAddBatchMemOpNode(void) __attribute__((weak, alias("gtsim_stub_131"), visibility("hidden")));
+int gtsim_impl_cuGraphAddBatchMemOpNode(void) __attribute__((weak, alias("gtsim_stub_131"), visibility("hidden")));
 static int gtsim_stub_132(void) { return gtsim_stub_call(132, __builtin_return_address(0)); }
 int cuGraphAddChildGraphNode(void) __attribute__((weak, alias("gtsim_stub_132")));
-void gtsim_impl_cuGraphAddChildGraphNode(void) __attribute__((weak, alias("gtsim_stub_132"), visibility("hidden")));
+int gtsim_impl_cuGraphAddChildGraphNode(void) __attribute__((weak, alias("gtsim_stub_132"), visibility("hidden")));
 static int gtsim_stub_133(void) { return gtsim_stub_call(133, __builtin_return_address(0)); }
 int cuGraphAddDependencies(void) __attribute__((weak, alias("gtsim_stub_133")));
-void gtsim_impl_cuGraphAddDependencies(void) __attribute__((weak, alias("gtsim_stub_133"), visibility("hidden")));
+int gtsim_impl_cuGraphAddDependencies(void) __attribute__((weak, alias("gtsim_stub_133"), visibility("hidden")));
 static int gtsim_stub_134(void) { return gtsim_stub_call(134, __builtin_return_address(0)); }
 int cuGraphAddDependencies_v2(void) __attribute__((weak, alias("gtsim_stub_134")));
-void gtsim_impl_cuGraphAddDependencies_v2(void) __attribute__((weak, alias("gtsim_stub_134"), visibility("hidden")));
+int gtsim_impl_cuGraphAddDependencies_v2(void) __attribute__((weak, alias("gtsim_stub_134"), visibility("hidden")));
 static int gtsim_stub_135(void) { return gtsim_stub_call(135, __builtin_return_address(0)); }
 int cuGraphAddEmptyNode(void) __attribute__((weak, alias("gtsim_stub_135")));
-void gtsim_impl_cuGraphAddEmptyNode(void) __attribute__((weak, alias("gtsim_stub_135"), visibility("hidden")));
+int gtsim_impl_cuGraphAddEmptyNode(void) __attribute__((weak, alias("gtsim_stub_135"), visibility("hidden")));
 static int gtsim_stub_136(void) { return gtsim_stub_call(136, __builtin_return_address(0)); }
 int cuGraphAddEventRecordNode(void) __attribute__((weak, alias("gtsim_stub_136")));
-void gtsim_impl_cuGraphAddEventRecordNode(void) __attribute__((weak, alias("gtsim_stub_136"), visibility("hidden")));
+int gtsim_impl_cuGraphAddEventRecordNode(void) __attribute__((weak, alias("gtsim_stub_136"), visibility("hidden")));
 static int gtsim_stub_137(void) { return gtsim_stub_call(137, __builtin_return_address(0)); }
 int cuGraphAddEventWaitNode(void) __attribute__((weak, alias("gtsim_stub_137")));
-void gtsim_impl_cuGraphAddEventWaitNode(void) __attribute__((weak, alias("gtsim_stub_137"), visibility("hidden")));
+int gtsim_impl_cuGraphAddEventWaitNode(void) __attribute__((weak, alias("gtsim_stub_137"), visibility("hidden")));
 static int gtsim_stub_138(void) { return gtsim_stub_call(138, __builtin_return_address(0)); }
 int cuGraphAddExternalSemaphoresSignalNode(void) __attribute__((weak, alias("gtsim_stub_138")));
-void gtsim_impl_cuGraphAddExternalSemaphoresSignalNode(void) __attribute__((weak, alias("gtsim_stub_138"), visibility("hidden")));
+int gtsim_impl_cuGraphAddExternalSemaphoresSignalNode(void) __attribute__((weak, alias("gtsim_stub_138"), visibility("hidden")));
 static int gtsim_stub_139(void) { return gtsim_stub_call(139, __builtin_return_address(0)); }
 int cuGraphAddExternalSemaphoresWaitNode(void) __attribute__((weak, alias("gtsim_stub_139")));
-void gtsim_impl_cuGraphAddExternalSemaphoresWaitNode(void) __attribute__((weak, alias("gtsim_stub_139"), visibility("hidden")));
+int gtsim_impl_cuGraphAddExternalSemaphoresWaitNode(void) __attribute__((weak, alias("gtsim_stub_139"), visibility("hidden")));
 static int gtsim_stub_140(void) { return gtsim_stub_call(140, __builtin_return_address(0)); }
 int cuGraphAddHostNode(void) __attribute__((weak, alias("gtsim_stub_140")));
-void gtsim_impl_cuGraphAddHostNode(void) __attribute__((weak, alias("gtsim_stub_140"), visibility("hidden")));
+int gtsim_impl_cuGraphAddHostNode(void) __attribute__((weak, alias("gtsim_stub_140"), visibility("hidden")));
 static int gtsim_stub_141(void) { return gtsim_stub_call(141, __builtin_return_address(0)); }
 int cuGraphAddKernelNode(void) __attribute__((weak, alias("gtsim_stub_141")));
-void gtsim_impl_cuGraphAddKernelNode(void) __attribute__((weak, alias("gtsim_stub_141"), visibility("hidden")));
+int gtsim_impl_cuGraphAddKernelNode(void) __attribute__((weak, alias("gtsim_stub_141"), visibility("hidden")));
 static int gtsim_stub_142(void) { return gtsim_stub_call(142, __builtin_return_address(0)); }
 int cuGraphAddKernelNode_v2(void) __attribute__((weak, alias("gtsim_stub_142")));
-void gtsim_impl_cuGraphAddKernelNode_v2(void) __attribute__((weak, alias("gtsim_stub_142"), visibility("hidden")));
+int gtsim_impl_cuGraphAddKernelNode_v2(void) __attribute__((weak, alias("gtsim_stub_142"), visibility("hidden")));
 static int gtsim_stub_143(void) { return gtsim_stub_call(143, __builtin_return_address(0)); }
 int cuGraphAddMemAllocNode(void) __attribute__((weak, alias("gtsim_stub_143")));
-void gtsim_impl_cuGraphAddMemAllocNode(void) __attribute__((weak, alias("gtsim_stub_143"), visibility("hidden")));
+int gtsim_impl_cuGraphAddMemAllocNode(void) __attribute__((weak, alias("gtsim_stub_143"), visibility("hidden")));
 static int gtsim_stub_144(void) { return gtsim_stub_call(144, __builtin_return_address(0)); }
 int cuGraphAddMemFreeNode(void) __attribute__((weak, alias("gtsim_stub_144")));
-void gtsim_impl_cuGraphAddMemFreeNode(void) __attribute__((weak, alias("gtsim_stub_144"), visibility("hidden")));
+int gtsim_impl_cuGraphAddMemFreeNode(void) __attribute__((weak, alias("gtsim_stub_144"), visibility("hidden")));
 static int gtsim_stub_145(void) { return gtsim_stub_call(145, __builtin_return_address(0)); }
 int cuGraphAddMemcpyNode(void) __attribute__((weak, alias("gtsim_stub_145")));
-void gtsim_impl_cuGraphAddMemcpyNode(void) __attribute__((weak, alias("gtsim_stub_145"), visibility("hidden")));
+int gtsim_impl_cuGraphAddMemcpyNode(void) __attribute__((weak, alias("gtsim_stub_145"), visibility("hidden")));
 static int gtsim_stub_146(void) { return gtsim_stub_call(146, __builtin_return_address(0)); }
 int cuGraphAddMemsetNode(void) __attribute__((weak, alias("gtsim_stub_146")));
-void gtsim_impl_cuGraphAddMemsetNode(void) __attribute__((weak, alias("gtsim_stub_146"), visibility("hidden")));
+int gtsim_impl_cuGraphAddMemsetNode(void) __attribute__((weak, alias("gtsim_stub_146"), visibility("hidden")));
 static int gtsim_stub_147(void) { return gtsim_stub_call(147, __builtin_return_address(0)); }
 int cuGraphAddNode(void) __attribute__((weak, alias("gtsim_stub_147")));
-void gtsim_impl_cuGraphAddNode(void) __attribute__((weak, alias("gtsim_stub_147"), visibility("hidden")));
+int gtsim_impl_cuGraphAddNode(void) __attribute__((weak, alias("gtsim_stub_147"), visibility("hidden")));
 static int gtsim_stub_148(void) { return gtsim_stub_call(148, __builtin_return_address(0)); }
 int cuGraphAddNode_v2(void) __attribute__((weak, alias("gtsim_stub_148")));
-void gtsim_impl_cuGraphAddNode_v2(void) __attribute__((weak, alias("gtsim_stub_148"), visibility("hidden")));
+int gtsim_impl_cuGraphAddNode_v2(void) __attribute__((weak, alias("gtsim_stub_148"), visibility("hidden")));
 static int gtsim_stub_149(void) { return gtsim_stub_call(149, __builtin_return_address(0)); }
 int cuGraphBatchMemOpNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_149")));
-void gtsim_impl_cuGraphBatchMemOpNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_149"), visibility("hidden")));
+int gtsim_impl_cuGraphBatchMemOpNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_149"), visibility("hidden")));
 static int gtsim_stub_150(void) { return gtsim_stub_call(150, __builtin_return_address(0)); }
 int cuGraphBatchMemOpNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_150")));
-void gtsim_impl_cuGraphBatchMemOpNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_150"), visibility("hidden")));
+int gtsim_impl_cuGraphBatchMemOpNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_150"), visibility("hidden")));
 static int gtsim_stub_151(void) { return gtsim_stub_call(151, __builtin_return_address(0)); }
 int cuGraphChildGraphNodeGetGraph(void) __attribute__((weak, alias("gtsim_stub_151")));
-void gtsim_impl_cuGraphChildGraphNodeGetGraph(void) __attribute__((weak, alias("gtsim_stub_151"), visibility("hidden")));
+int gtsim_impl_cuGraphChildGraphNodeGetGraph(void) __attribute__((weak, alias("gtsim_stub_151"), visibility("hidden")));
 static int gtsim_stub_152(void) { return gtsim_stub_call(152, __builtin_return_address(0)); }
 int cuGraphClone(void) __attribute__((weak, alias("gtsim_stub_152")));
-void gtsim_impl_cuGraphClone(void) __attribute__((weak, alias("gtsim_stub_152"), visibility("hidden")));
+int gtsim_impl_cuGraphClone(void) __attribute__((weak, alias("gtsim_stub_152"), visibility("hidden")));
 static int gtsim_stub_153(void) { return gtsim_stub_call(153, __builtin_return_address(0)); }
 int cuGraphConditionalHandleCreate(void) __attribute__((weak, alias("gtsim_stub_153")));
-void gtsim_impl_cuGraphConditionalHandleCreate(void) __attribute__((weak, alias("gtsim_stub_153"), visibility("hidden")));
+int gtsim_impl_cuGraphConditionalHandleCreate(void) __attribute__((weak, alias("gtsim_stub_153"), visibility("hidden")));
 static int gtsim_stub_154(void) { return gtsim_stub_call(154, __builtin_return_address(0)); }
 int cuGraphCreate(void) __attribute__((weak, alias("gtsim_stub_154")));
-void gtsim_impl_cuGraphCreate(void) __attribute__((weak, alias("gtsim_stub_154"), visibility("hidden")));
+int gtsim_impl_cuGraphCreate(void) __attribute__((weak, alias("gtsim_stub_154"), visibility("hidden")));
 static int gtsim_stub_155(void) { return gtsim_stub_call(155, __builtin_return_address(0)); }
 int cuGraphDebugDotPrint(void) __attribute__((weak, alias("gtsim_stub_155")));
-void gtsim_impl_cuGraphDebugDotPrint(void) __attribute__((weak, alias("gtsim_stub_155"), visibility("hidden")));
+int gtsim_impl_cuGraphDebugDotPrint(void) __attribute__((weak, alias("gtsim_stub_155"), visibility("hidden")));
 static int gtsim_stub_156(void) { return gtsim_stub_call(156, __builtin_return_address(0)); }
 int cuGraphDestroy(void) __attribute__((weak, alias("gtsim_stub_156")));
-void gtsim_impl_cuGraphDestroy(void) __attribute__((weak, alias("gtsim_stub_156"), visibility("hidden")));
+int gtsim_impl_cuGraphDestroy(void) __attribute__((weak, alias("gtsim_stub_156"), visibility("hidden")));
 static int gtsim_stub_157(void) { return gtsim_stub_call(157, __builtin_return_address(0)); }
 int cuGraphDestroyNode(void) __attribute__((weak, alias("gtsim_stub_157")));
-void gtsim_impl_cuGraphDestroyNode(void) __attribute__((weak, alias("gtsim_stub_157"), visibility("hidden")));
+int gtsim_impl_cuGraphDestroyNode(void) __attribute__((weak, alias("gtsim_stub_157"), visibility("hidden")));
 static int gtsim_stub_158(void) { return gtsim_stub_call(158, __builtin_return_address(0)); }
 int cuGraphEventRecordNodeGetEvent(void) __attribute__((weak, alias("gtsim_stub_158")));
-void gtsim_impl_cuGraphEventRecordNodeGetEvent(void) __attribute__((weak, alias("gtsim_stub_158"), visibility("hidden")));
+int gtsim_impl_cuGraphEventRecordNodeGetEvent(void) __attribute__((weak, alias("gtsim_stub_158"), visibility("hidden")));
 static int gtsim_stub_159(void) { return gtsim_stub_call(159, __builtin_return_address(0)); }
 int cuGraphEventRecordNodeSetEvent(void) __attribute__((weak, alias("gtsim_stub_159")));
-void gtsim_impl_cuGraphEventRecordNodeSetEvent(void) __attribute__((weak, alias("gtsim_stub_159"), visibility("hidden")));
+int gtsim_impl_cuGraphEventRecordNodeSetEvent(void) __attribute__((weak, alias("gtsim_stub_159"), visibility("hidden")));
 static int gtsim_stub_160(void) { return gtsim_stub_call(160, __builtin_return_address(0)); }
 int cuGraphEventWaitNodeGetEvent(void) __attribute__((weak, alias("gtsim_stub_160")));
-void gtsim_impl_cuGraphEventWaitNodeGetEvent(void) __attribute__((weak, alias("gtsim_stub_160"), visibility("hidden")));
+int gtsim_impl_cuGraphEventWaitNodeGetEvent(void) __attribute__((weak, alias("gtsim_stub_160"), visibility("hidden")));
 static int gtsim_stub_161(void) { return gtsim_stub_call(161, __builtin_return_address(0)); }
 int cuGraphEventWaitNodeSetEvent(void) __attribute__((weak, alias("gtsim_stub_161")));
-void gtsim_impl_cuGraphEventWaitNodeSetEvent(void) __attribute__((weak, alias("gtsim_stub_161"), visibility("hidden")));
+int gtsim_impl_cuGraphEventWaitNodeSetEvent(void) __attribute__((weak, alias("gtsim_stub_161"), visibility("hidden")));
 static int gtsim_stub_162(void) { return gtsim_stub_call(162, __builtin_return_address(0)); }
 int cuGraphExecBatchMemOpNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_162")));
-void gtsim_impl_cuGraphExecBatchMemOpNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_162"), visibility("hidden")));
+int gtsim_impl_cuGraphExecBatchMemOpNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_162"), visibility("hidden")));
 static int gtsim_stub_163(void) { return gtsim_stub_call(163, __builtin_return_address(0)); }
 int cuGraphExecChildGraphNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_163")));
-void gtsim_impl_cuGraphExecChildGraphNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_163"), visibility("hidden")));
+int gtsim_impl_cuGraphExecChildGraphNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_163"), visibility("hidden")));
 static int gtsim_stub_164(void) { return gtsim_stub_call(164, __builtin_return_address(0)); }
 int cuGraphExecDestroy(void) __attribute__((weak, alias("gtsim_stub_164")));
-void gtsim_impl_cuGraphExecDestroy(void) __attribute__((weak, alias("gtsim_stub_164"), visibility("hidden")));
+int gtsim_impl_cuGraphExecDestroy(void) __attribute__((weak, alias("gtsim_stub_164"), visibility("hidden")));
 static int gtsim_stub_165(void) { return gtsim_stub_call(165, __builtin_return_address(0)); }
 int cuGraphExecEventRecordNodeSetEvent(void) __attribute__((weak, alias("gtsim_stub_165")));
-void gtsim_impl_cuGraphExecEventRecordNodeSetEvent(void) __attribute__((weak, alias("gtsim_stub_165"), visibility("hidden")));
+int gtsim_impl_cuGraphExecEventRecordNodeSetEvent(void) __attribute__((weak, alias("gtsim_stub_165"), visibility("hidden")));
 static int gtsim_stub_166(void) { return gtsim_stub_call(166, __builtin_return_address(0)); }
 int cuGraphExecEventWaitNodeSetEvent(void) __attribute__((weak, alias("gtsim_stub_166")));
-void gtsim_impl_cuGraphExecEventWaitNodeSetEvent(void) __attribute__((weak, alias("gtsim_stub_166"), visibility("hidden")));
+int gtsim_impl_cuGraphExecEventWaitNodeSetEvent(void) __attribute__((weak, alias("gtsim_stub_166"), visibility("hidden")));
 static int gtsim_stub_167(void) { return gtsim_stub_call(167, __builtin_return_address(0)); }
 int cuGraphExecExternalSemaphoresSignalNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_167")));
-void gtsim_impl_cuGraphExecExternalSemaphoresSignalNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_167"), visibility("hidden")));
+int gtsim_impl_cuGraphExecExternalSemaphoresSignalNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_167"), visibility("hidden")));
 static int gtsim_stub_168(void) { return gtsim_stub_call(168, __builtin_return_address(0)); }
 int cuGraphExecExternalSemaphoresWaitNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_168")));
-void gtsim_impl_cuGraphExecExternalSemaphoresWaitNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_168"), visibility("hidden")));
+int gtsim_impl_cuGraphExecExternalSemaphoresWaitNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_168"), visibility("hidden")));
 static int gtsim_stub_169(void) { return gtsim_stub_call(169, __builtin_return_address(0)); }
 int cuGraphExecGetFlags(void) __attribute__((weak, alias("gtsim_stub_169")));
-void gtsim_impl_cuGraphExecGetFlags(void) __attribute__((weak, alias("gtsim_stub_169"), visibility("hidden")));
+int gtsim_impl_cuGraphExecGetFlags(void) __attribute__((weak, alias("gtsim_stub_169"), visibility("hidden")));
 static int gtsim_stub_170(void) { return gtsim_stub_call(170, __builtin_return_address(0)); }
 int cuGraphExecHostNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_170")));
-void gtsim_impl_cuGraphExecHostNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_170"), visibility("hidden")));
+int gtsim_impl_cuGraphExecHostNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_170"), visibility("hidden")));
 static int gtsim_stub_171(void) { return gtsim_stub_call(171, __builtin_return_address(0)); }
 int cuGraphExecKernelNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_171")));
-void gtsim_impl_cuGraphExecKernelNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_171"), visibility("hidden")));
+int gtsim_impl_cuGraphExecKernelNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_171"), visibility("hidden")));
 static int gtsim_stub_172(void) { return gtsim_stub_call(172, __builtin_return_address(0)); }
 int cuGraphExecKernelNodeSetParams_v2(void) __attribute__((weak, alias("gtsim_stub_172")));
-void gtsim_impl_cuGraphExecKernelNodeSetParams_v2(void) __attribute__((weak, alias("gtsim_stub_172"), visibility("hidden")));
+int gtsim_impl_cuGraphExecKernelNodeSetParams_v2(void) __attribute__((weak, alias("gtsim_stub_172"), visibility("hidden")));
 static int gtsim_stub_173(void) { return gtsim_stub_call(173, __builtin_return_address(0)); }
 int cuGraphExecMemcpyNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_173")));
-void gtsim_impl_cuGraphExecMemcpyNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_173"), visibility("hidden")));
+int gtsim_impl_cuGraphExecMemcpyNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_173"), visibility("hidden")));
 static int gtsim_stub_174(void) { return gtsim_stub_call(174, __builtin_return_address(0)); }
 int cuGraphExecMemsetNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_174")));
-void gtsim_impl_cuGraphExecMemsetNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_174"), visibility("hidden")));
+int gtsim_impl_cuGraphExecMemsetNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_174"), visibility("hidden")));
 static int gtsim_stub_175(void) { return gtsim_stub_call(175, __builtin_return_address(0)); }
 int cuGraphExecNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_175")));
-void gtsim_impl_cuGraphExecNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_175"), visibility("hidden")));
+int gtsim_impl_cuGraphExecNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_175"), visibility("hidden")));
 static int gtsim_stub_176(void) { return gtsim_stub_call(176, __builtin_return_address(0)); }
 int cuGraphExecUpdate(void) __attribute__((weak, alias("gtsim_stub_176")));
-void gtsim_impl_cuGraphExecUpdate(void) __attribute__((weak, alias("gtsim_stub_176"), visibility("hidden")));
+int gtsim_impl_cuGraphExecUpdate(void) __attribute__((weak, alias("gtsim_stub_176"), visibility("hidden")));
 static int gtsim_stub_177(void) { return gtsim_stub_call(177, __builtin_return_address(0)); }
 int cuGraphExecUpdate_v2(void) __attribute__((weak, alias("gtsim_stub_177")));
-void gtsim_impl_cuGraphExecUpdate_v2(void) __attribute__((weak, alias("gtsim_stub_177"), visibility("hidden")));
+int gtsim_impl_cuGraphExecUpdate_v2(void) __attribute__((weak, alias("gtsim_stub_177"), visibility("hidden")));
 static int gtsim_stub_178(void) { return gtsim_stub_call(178, __builtin_return_address(0)); }
 int cuGraphExternalSemaphoresSignalNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_178")));
-void gtsim_impl_cuGraphExternalSemaphoresSignalNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_178"), visibility("hidden")));
+int gtsim_impl_cuGraphExternalSemaphoresSignalNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_178"), visibility("hidden")));
 static int gtsim_stub_179(void) { return gtsim_stub_call(179, __builtin_return_address(0)); }
 int cuGraphExternalSemaphoresSignalNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_179")));
-void gtsim_impl_cuGraphExternalSemaphoresSignalNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_179"), visibility("hidden")));
+int gtsim_impl_cuGraphExternalSemaphoresSignalNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_179"), visibility("hidden")));
 static int gtsim_stub_180(void) { return gtsim_stub_call(180, __builtin_return_address(0)); }
 int cuGraphExternalSemaphoresWaitNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_180")));
-void gtsim_impl_cuGraphExternalSemaphoresWaitNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_180"), visibility("hidden")));
+int gtsim_impl_cuGraphExternalSemaphoresWaitNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_180"), visibility("hidden")));
 static int gtsim_stub_181(void) { return gtsim_stub_call(181, __builtin_return_address(0)); }
 int cuGraphExternalSemaphoresWaitNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_181")));
-void gtsim_impl_cuGraphExternalSemaphoresWaitNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_181"), visibility("hidden")));
+int gtsim_impl_cuGraphExternalSemaphoresWaitNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_181"), visibility("hidden")));
 static int gtsim_stub_182(void) { return gtsim_stub_call(182, __builtin_return_address(0)); }
 int cuGraphGetEdges(void) __attribute__((weak, alias("gtsim_stub_182")));
-void gtsim_impl_cuGraphGetEdges(void) __attribute__((weak, alias("gtsim_stub_182"), visibility("hidden")));
+int gtsim_impl_cuGraphGetEdges(void) __attribute__((weak, alias("gtsim_stub_182"), visibility("hidden")));
 static int gtsim_stub_183(void) { return gtsim_stub_call(183, __builtin_return_address(0)); }
 int cuGraphGetEdges_v2(void) __attribute__((weak, alias("gtsim_stub_183")));
-void gtsim_impl_cuGraphGetEdges_v2(void) __attribute__((weak, alias("gtsim_stub_183"), visibility("hidden")));
+int gtsim_impl_cuGraphGetEdges_v2(void) __attribute__((weak, alias("gtsim_stub_183"), visibility("hidden")));
 static int gtsim_stub_184(void) { return gtsim_stub_call(184, __builtin_return_address(0)); }
 int cuGraphGetNodes(void) __attribute__((weak, alias("gtsim_stub_184")));
-void gtsim_impl_cuGraphGetNodes(void) __attribute__((weak, alias("gtsim_stub_184"), visibility("hidden")));
+int gtsim_impl_cuGraphGetNodes(void) __attribute__((weak, alias("gtsim_stub_184"), visibility("hidden")));
 static int gtsim_stub_185(void) { return gtsim_stub_call(185, __builtin_return_address(0)); }
 int cuGraphGetRootNodes(void) __attribute__((weak, alias("gtsim_stub_185")));
-void gtsim_impl_cuGraphGetRootNodes(void) __attribute__((weak, alias("gtsim_stub_185"), visibility("hidden")));
+int gtsim_impl_cuGraphGetRootNodes(void) __attribute__((weak, alias("gtsim_stub_185"), visibility("hidden")));
 static int gtsim_stub_186(void) { return gtsim_stub_call(186, __builtin_return_address(0)); }
 int cuGraphHostNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_186")));
-void gtsim_impl_cuGraphHostNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_186"), visibility("hidden")));
+int gtsim_impl_cuGraphHostNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_186"), visibility("hidden")));
 static int gtsim_stub_187(void) { return gtsim_stub_call(187, __builtin_return_address(0)); }
 int cuGraphHostNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_187")));
-void gtsim_impl_cuGraphHostNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_187"), visibility("hidden")));
+int gtsim_impl_cuGraphHostNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_187"), visibility("hidden")));
 static int gtsim_stub_188(void) { return gtsim_stub_call(188, __builtin_return_address(0)); }
 int cuGraphInstantiate(void) __attribute__((weak, alias("gtsim_stub_188")));
-void gtsim_impl_cuGraphInstantiate(void) __attribute__((weak, alias("gtsim_stub_188"), visibility("hidden")));
+int gtsim_impl_cuGraphInstantiate(void) __attribute__((weak, alias("gtsim_stub_188"), visibility("hidden")));
 static int gtsim_stub_189(void) { return gtsim_stub_call(189, __builtin_return_address(0)); }
 int cuGraphInstantiateWithFlags(void) __attribute__((weak, alias("gtsim_stub_189")));
-void gtsim_impl_cuGraphInstantiateWithFlags(void) __attribute__((weak, alias("gtsim_stub_189"), visibility("hidden")));
+int gtsim_impl_cuGraphInstantiateWithFlags(void) __attribute__((weak, alias("gtsim_stub_189"), visibility("hidden")));
 static int gtsim_stub_190(void) { return gtsim_stub_call(190, __builtin_return_address(0)); }
 int cuGraphInstantiateWithParams(void) __attribute__((weak, alias("gtsim_stub_190")));
-void gtsim_impl_cuGraphInstantiateWithParams(void) __attribute__((weak, alias("gtsim_stub_190"), visibility("hidden")));
+int gtsim_impl_cuGraphInstantiateWithParams(void) __attribute__((weak, alias("gtsim_stub_190"), visibility("hidden")));
 static int gtsim_stub_191(void) { return gtsim_stub_call(191, __builtin_return_address(0)); }
 int cuGraphInstantiateWithParams_ptsz(void) __attribute__((weak, alias("gtsim_stub_191")));
-void gtsim_impl_cuGraphInstantiateWithParams_ptsz(void) __attribute__((weak, alias("gtsim_stub_191"), visibility("hidden")));
+int gtsim_impl_cuGraphInstantiateWithParams_ptsz(void) __attribute__((weak, alias("gtsim_stub_191"), visibility("hidden")));
 static int gtsim_stub_192(void) { return gtsim_stub_call(192, __builtin_return_address(0)); }
 int cuGraphInstantiate_v2(void) __attribute__((weak, alias("gtsim_stub_192")));
-void gtsim_impl_cuGraphInstantiate_v2(void) __attribute__((weak, alias("gtsim_stub_192"), visibility("hidden")));
+int gtsim_impl_cuGraphInstantiate_v2(void) __attribute__((weak, alias("gtsim_stub_192"), visibility("hidden")));
 static int gtsim_stub_193(void) { return gtsim_stub_call(193, __builtin_return_address(0)); }
 int cuGraphKernelNodeCopyAttributes(void) __attribute__((weak, alias("gtsim_stub_193")));
-void gtsim_impl_cuGraphKernelNodeCopyAttributes(void) __attribute__((weak, alias("gtsim_stub_193"), visibility("hidden")));
+int gtsim_impl_cuGraphKernelNodeCopyAttributes(void) __attribute__((weak, alias("gtsim_stub_193"), visibility("hidden")));
 static int gtsim_stub_194(void) { return gtsim_stub_call(194, __builtin_return_address(0)); }
 int cuGraphKernelNodeGetAttribute(void) __attribute__((weak, alias("gtsim_stub_194")));
-void gtsim_impl_cuGraphKernelNodeGetAttribute(void) __attribute__((weak, alias("gtsim_stub_194"), visibility("hidden")));
+int gtsim_impl_cuGraphKernelNodeGetAttribute(void) __attribute__((weak, alias("gtsim_stub_194"), visibility("hidden")));
 static int gtsim_stub_195(void) { return gtsim_stub_call(195, __builtin_return_address(0)); }
 int cuGraphKernelNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_195")));
-void gtsim_impl_cuGraphKernelNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_195"), visibility("hidden")));
+int gtsim_impl_cuGraphKernelNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_195"), visibility("hidden")));
 static int gtsim_stub_196(void) { return gtsim_stub_call(196, __builtin_return_address(0)); }
 int cuGraphKernelNodeGetParams_v2(void) __attribute__((weak, alias("gtsim_stub_196")));
-void gtsim_impl_cuGraphKernelNodeGetParams_v2(void) __attribute__((weak, alias("gtsim_stub_196"), visibility("hidden")));
+int gtsim_impl_cuGraphKernelNodeGetParams_v2(void) __attribute__((weak, alias("gtsim_stub_196"), visibility("hidden")));
 static int gtsim_stub_197(void) { return gtsim_stub_call(197, __builtin_return_address(0)); }
 int cuGraphKernelNodeSetAttribute(void) __attribute__((weak, alias("gtsim_stub_197")));
-void gtsim_impl_cuGraphKernelNodeSetAttribute(void) __attribute__((weak, alias("gtsim_stub_197"), visibility("hidden")));
+int gtsim_impl_cuGraphKernelNodeSetAttribute(void) __attribute__((weak, alias("gtsim_stub_197"), visibility("hidden")));
 static int gtsim_stub_198(void) { return gtsim_stub_call(198, __builtin_return_address(0)); }
 int cuGraphKernelNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_198")));
-void gtsim_impl_cuGraphKernelNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_198"), visibility("hidden")));
+int gtsim_impl_cuGraphKernelNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_198"), visibility("hidden")));
 static int gtsim_stub_199(void) { return gtsim_stub_call(199, __builtin_return_address(0)); }
 int cuGraphKernelNodeSetParams_v2(void) __attribute__((weak, alias("gtsim_stub_199")));
-void gtsim_impl_cuGraphKernelNodeSetParams_v2(void) __attribute__((weak, alias("gtsim_stub_199"), visibility("hidden")));
+int gtsim_impl_cuGraphKernelNodeSetParams_v2(void) __attribute__((weak, alias("gtsim_stub_199"), visibility("hidden")));
 static int gtsim_stub_200(void) { return gtsim_stub_call(200, __builtin_return_address(0)); }
 int cuGraphLaunch(void) __attribute__((weak, alias("gtsim_stub_200")));
-void gtsim_impl_cuGraphLaunch(void) __attribute__((weak, alias("gtsim_stub_200"), visibility("hidden")));
+int gtsim_impl_cuGraphLaunch(void) __attribute__((weak, alias("gtsim_stub_200"), visibility("hidden")));
 static int gtsim_stub_201(void) { return gtsim_stub_call(201, __builtin_return_address(0)); }
 int cuGraphLaunch_ptsz(void) __attribute__((weak, alias("gtsim_stub_201")));
-void gtsim_impl_cuGraphLaunch_ptsz(void) __attribute__((weak, alias("gtsim_stub_201"), visibility("hidden")));
+int gtsim_impl_cuGraphLaunch_ptsz(void) __attribute__((weak, alias("gtsim_stub_201"), visibility("hidden")));
 static int gtsim_stub_202(void) { return gtsim_stub_call(202, __builtin_return_address(0)); }
 int cuGraphMemAllocNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_202")));
-void gtsim_impl_cuGraphMemAllocNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_202"), visibility("hidden")));
+int gtsim_impl_cuGraphMemAllocNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_202"), visibility("hidden")));
 static int gtsim_stub_203(void) { return gtsim_stub_call(203, __builtin_return_address(0)); }
 int cuGraphMemFreeNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_203")));
-void gtsim_impl_cuGraphMemFreeNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_203"), visibility("hidden")));
+int gtsim_impl_cuGraphMemFreeNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_203"), visibility("hidden")));
 static int gtsim_stub_204(void) { return gtsim_stub_call(204, __builtin_return_address(0)); }
 int cuGraphMemcpyNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_204")));
-void gtsim_impl_cuGraphMemcpyNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_204"), visibility("hidden")));
+int gtsim_impl_cuGraphMemcpyNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_204"), visibility("hidden")));
 static int gtsim_stub_205(void) { return gtsim_stub_call(205, __builtin_return_address(0)); }
 int cuGraphMemcpyNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_205")));
-void gtsim_impl_cuGraphMemcpyNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_205"), visibility("hidden")));
+int gtsim_impl_cuGraphMemcpyNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_205"), visibility("hidden")));
 static int gtsim_stub_206(void) { return gtsim_stub_call(206, __builtin_return_address(0)); }
 int cuGraphMemsetNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_206")));
-void gtsim_impl_cuGraphMemsetNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_206"), visibility("hidden")));
+int gtsim_impl_cuGraphMemsetNodeGetParams(void) __attribute__((weak, alias("gtsim_stub_206"), visibility("hidden")));
 static int gtsim_stub_207(void) { return gtsim_stub_call(207, __builtin_return_address(0)); }
 int cuGraphMemsetNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_207")));
-void gtsim_impl_cuGraphMemsetNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_207"), visibility("hidden")));
+int gtsim_impl_cuGraphMemsetNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_207"), visibility("hidden")));
 static int gtsim_stub_208(void) { return gtsim_stub_call(208, __builtin_return_address(0)); }
 int cuGraphNodeFindInClone(void) __attribute__((weak, alias("gtsim_stub_208")));
-void gtsim_impl_cuGraphNodeFindInClone(void) __attribute__((weak, alias("gtsim_stub_208"), visibility("hidden")));
+int gtsim_impl_cuGraphNodeFindInClone(void) __attribute__((weak, alias("gtsim_stub_208"), visibility("hidden")));
 static int gtsim_stub_209(void) { return gtsim_stub_call(209, __builtin_return_address(0)); }
 int cuGraphNodeGetDependencies(void) __attribute__((weak, alias("gtsim_stub_209")));
-void gtsim_impl_cuGraphNodeGetDependencies(void) __attribute__((weak, alias("gtsim_stub_209"), visibility("hidden")));
+int gtsim_impl_cuGraphNodeGetDependencies(void) __attribute__((weak, alias("gtsim_stub_209"), visibility("hidden")));
 static int gtsim_stub_210(void) { return gtsim_stub_call(210, __builtin_return_address(0)); }
 int cuGraphNodeGetDependencies_v2(void) __attribute__((weak, alias("gtsim_stub_210")));
-void gtsim_impl_cuGraphNodeGetDependencies_v2(void) __attribute__((weak, alias("gtsim_stub_210"), visibility("hidden")));
+int gtsim_impl_cuGraphNodeGetDependencies_v2(void) __attribute__((weak, alias("gtsim_stub_210"), visibility("hidden")));
 static int gtsim_stub_211(void) { return gtsim_stub_call(211, __builtin_return_address(0)); }
 int cuGraphNodeGetDependentNodes(void) __attribute__((weak, alias("gtsim_stub_211")));
-void gtsim_impl_cuGraphNodeGetDependentNodes(void) __attribute__((weak, alias("gtsim_stub_211"), visibility("hidden")));
+int gtsim_impl_cuGraphNodeGetDependentNodes(void) __attribute__((weak, alias("gtsim_stub_211"), visibility("hidden")));
 static int gtsim_stub_212(void) { return gtsim_stub_call(212, __builtin_return_address(0)); }
 int cuGraphNodeGetDependentNodes_v2(void) __attribute__((weak, alias("gtsim_stub_212")));
-void gtsim_impl_cuGraphNodeGetDependentNodes_v2(void) __attribute__((weak, alias("gtsim_stub_212"), visibility("hidden")));
+int gtsim_impl_cuGraphNodeGetDependentNodes_v2(void) __attribute__((weak, alias("gtsim_stub_212"), visibility("hidden")));
 static int gtsim_stub_213(void) { return gtsim_stub_call(213, __builtin_return_address(0)); }
 int cuGraphNodeGetEnabled(void) __attribute__((weak, alias("gtsim_stub_213")));
-void gtsim_impl_cuGraphNodeGetEnabled(void) __attribute__((weak, alias("gtsim_stub_213"), visibility("hidden")));
+int gtsim_impl_cuGraphNodeGetEnabled(void) __attribute__((weak, alias("gtsim_stub_213"), visibility("hidden")));
 static int gtsim_stub_214(void) { return gtsim_stub_call(214, __builtin_return_address(0)); }
 int cuGraphNodeGetType(void) __attribute__((weak, alias("gtsim_stub_214")));
-void gtsim_impl_cuGraphNodeGetType(void) __attribute__((weak, alias("gtsim_stub_214"), visibility("hidden")));
+int gtsim_impl_cuGraphNodeGetType(void) __attribute__((weak, alias("gtsim_stub_214"), visibility("hidden")));
 static int gtsim_stub_215(void) { return gtsim_stub_call(215, __builtin_return_address(0)); }
 int cuGraphNodeSetEnabled(void) __attribute__((weak, alias("gtsim_stub_215")));
-void gtsim_impl_cuGraphNodeSetEnabled(void) __attribute__((weak, alias("gtsim_stub_215"), visibility("hidden")));
+int gtsim_impl_cuGraphNodeSetEnabled(void) __attribute__((weak, alias("gtsim_stub_215"), visibility("hidden")));
 static int gtsim_stub_216(void) { return gtsim_stub_call(216, __builtin_return_address(0)); }
 int cuGraphNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_216")));
-void gtsim_impl_cuGraphNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_216"), visibility("hidden")));
+int gtsim_impl_cuGraphNodeSetParams(void) __attribute__((weak, alias("gtsim_stub_216"), visibility("hidden")));
 static int gtsim_stub_217(void) { return gtsim_stub_call(217, __builtin_return_address(0)); }
 int cuGraphReleaseUserObject(void) __attribute__((weak, alias("gtsim_stub_217")));
-void gtsim_impl_cuGraphReleaseUserObject(void) __attribute__((weak, alias("gtsim_stub_217"), visibility("hidden")));
+int gtsim_impl_cuGraphReleaseUserObject(void) __attribute__((weak, alias("gtsim_stub_217"), visibility("hidden")));
 static int gtsim_stub_218(void) { return gtsim_stub_call(218, __builtin_return_address(0)); }
 int cuGraphRemoveDependencies(void) __attribute__((weak, alias("gtsim_stub_218")));
-void gtsim_impl_cuGraphRemoveDependencies(void) __attribute__((weak, alias("gtsim_stub_218"), visibility("hidden")));
+int gtsim_impl_cuGraphRemoveDependencies(void) __attribute__((weak, alias("gtsim_stub_218"), visibility("hidden")));
 static int gtsim_stub_219(void) { return gtsim_stub_call(219, __builtin_return_address(0)); }
 int cuGraphRemoveDependencies_v2(void) __attribute__((weak, alias("gtsim_stub_219")));
-void gtsim_impl_cuGraphRemoveDependencies_v2(void) __attribute__((weak, alias("gtsim_stub_219"), visibility("hidden")));
+int gtsim_impl_cuGraphRemoveDependencies_v2(void) __attribute__((weak, alias("gtsim_stub_219"), visibility("hidden")));
 static int gtsim_stub_220(void) { return gtsim_stub_call(220, __builtin_return_address(0)); }
 int cuGraphRetainUserObject(void) __attribute__((weak, alias("gtsim_stub_220")));
-void gtsim_impl_cuGraphRetainUserObject(void) __attribute__((weak, alias("gtsim_stub_220"), visibility("hidden")));
+int gtsim_impl_cuGraphRetainUserObject(void) __attribute__((weak, alias("gtsim_stub_220"), visibility("hidden")));
 static int gtsim_stub_221(void) { return gtsim_stub_call(221, __builtin_return_address(0)); }
 int cuGraphUpload(void) __attribute__((weak, alias("gtsim_stub_221")));
-void gtsim_impl_cuGraphUpload(void) __attribute__((weak, alias("gtsim_stub_221"), visibility("hidden")));
+int gtsim_impl_cuGraphUpload(void) __attribute__((weak, alias("gtsim_stub_221"), visibility("hidden")));
 static int gtsim_stub_222(void) { return gtsim_stub_call(222, __builtin_return_address(0)); }
 int cuGraphUpload_ptsz(void) __attribute__((weak, alias("gtsim_stub_222")));
-void gtsim_impl_cuGraphUpload_ptsz(void) __attribute__((weak, alias("gtsim_stub_222"), visibility("hidden")));
+int gtsim_impl_cuGraphUpload_ptsz(void) __attribute__((weak, alias("gtsim_stub_222"), visibility("hidden")));
 static int gtsim_stub_223(void) { return gtsim_stub_call(223, __builtin_return_address(0)); }
 int cuGraphicsMapResources(void) __attribute__((weak, alias("gtsim_stub_223")));
-void gtsim_impl_cuGraphicsMapResources(void) __attribute__((weak, alias("gtsim_stub_223"), visibility("hidden")));
+int gtsim_impl_cuGraphicsMapResources(void) __attribute__((weak, alias("gtsim_stub_223"), visibility("hidden")));
 static int gtsim_stub_224(void) { return gtsim_stub_call(224, __builtin_return_address(0)); }
 int cuGraphicsMapResources_ptsz(void) __attribute__((weak, alias("gtsim_stub_224")));
-void gtsim_impl_cuGraphicsMapResources_ptsz(void) __attribute__((weak, alias("gtsim_stub_224"), visibility("hidden")));
+int gtsim_impl_cuGraphicsMapResources_ptsz(void) __attribute__((weak, alias("gtsim_stub_224"), visibility("hidden")));
 static int gtsim_stub_225(void) { return gtsim_stub_call(225, __builtin_return_address(0)); }
 int cuGraphicsResourceGetMappedMipmappedArray(void) __attribute__((weak, alias("gtsim_stub_225")));
-void gtsim_impl_cuGraphicsResourceGetMappedMipmappedArray(void) __attribute__((weak, alias("gtsim_stub_225"), visibility("hidden")));
+int gtsim_impl_cuGraphicsResourceGetMappedMipmappedArray(void) __attribute__((weak, alias("gtsim_stub_225"), visibility("hidden")));
 static int gtsim_stub_226(void) { return gtsim_stub_call(226, __builtin_return_address(0)); }
 int cuGraphicsResourceGetMappedPointer(void) __attribute__((weak, alias("gtsim_stub_226")));
-void gtsim_impl_cuGraphicsResourceGetMappedPointer(void) __attribute__((weak, alias("gtsim_stub_226"), visibility("hidden")));
+int gtsim_impl_cuGraphicsResourceGetMappedPointer(void) __attribute__((weak, alias("gtsim_stub_226"), visibility("hidden")));
 static int gtsim_stub_227(void) { return gtsim_stub_call(227, __builtin_return_address(0)); }
 int cuGraphicsResourceGetMappedPointer_v2(void) __attribute__((weak, alias("gtsim_stub_227")));
-void gtsim_impl_cuGraphicsResourceGetMappedPointer_v2(void) __attribute__((weak, alias("gtsim_stub_227"), visibility("hidden")));
+int gtsim_impl_cuGraphicsResourceGetMappedPointer_v2(void) __attribute__((weak, alias("gtsim_stub_227"), visibility("hidden")));
 static int gtsim_stub_228(void) { return gtsim_stub_call(228, __builtin_return_address(0)); }
 int cuGraphicsResourceSetMapFlags(void) __attribute__((weak, alias("gtsim_stub_228")));
-void gtsim_impl_cuGraphicsResourceSetMapFlags(void) __attribute__((weak, alias("gtsim_stub_228"), visibility("hidden")));
+int gtsim_impl_cuGraphicsResourceSetMapFlags(void) __attribute__((weak, alias("gtsim_stub_228"), visibility("hidden")));
 static int gtsim_stub_229(void) { return gtsim_stub_call(229, __builtin_return_address(0)); }
 int cuGraphicsResourceSetMapFlags_v2(void) __attribute__((weak, alias("gtsim_stub_229")));
-void gtsim_impl_cuGraphicsResourceSetMapFlags_v2(void) __attribute__((weak, alias("gtsim_stub_229"), visibility("hidden")));
+int gtsim_impl_cuGraphicsResourceSetMapFlags_v2(void) __attribute__((weak, alias("gtsim_stub_229"), visibility("hidden")));
 static int gtsim_stub_230(void) { return gtsim_stub_call(230, __builtin_return_address(0)); }
 int cuGraphicsSubResourceGetMappedArray(void) __attribute__((weak, alias("gtsim_stub_230")));
-void gtsim_impl_cuGraphicsSubResourceGetMappedArray(void) __attribute__((weak, alias("gtsim_stub_230"), visibility("hidden")));
+int gtsim_impl_cuGraphicsSubResourceGetMappedArray(void) __attribute__((weak, alias("gtsim_stub_230"), visibility("hidden")));
 static int gtsim_stub_231(void) { return gtsim_stub_call(231, __builtin_return_address(0)); }
 int cuGraphicsUnmapResources(void) __attribute__((weak, alias("gtsim_stub_231")));
-void gtsim_impl_cuGraphicsUnmapResources(void) __attribute__((weak, alias("gtsim_stub_231"), visibility("hidden")));
+int gtsim_impl_cuGraphicsUnmapResources(void) __attribute__((weak, alias("gtsim_stub_231"), visibility("hidden")));
 static int gtsim_stub_232(void) { return gtsim_stub_call(232, __builtin_return_address(0)); }
 int cuGraphicsUnmapResources_ptsz(void) __attribute__((weak, alias("gtsim_stub_232")));
-void gtsim_impl_cuGraphicsUnmapResources_ptsz(void) __attribute__((weak, alias("gtsim_stub_232"), visibility("hidden")));
+int gtsim_impl_cuGraphicsUnmapResources_ptsz(void) __attribute__((weak, alias("gtsim_stub_232"), visibility("hidden")));
 static int gtsim_stub_233(void) { return gtsim_stub_call(233, __builtin_return_address(0)); }
 int cuGraphicsUnregisterResource(void) __attribute__((weak, alias("gtsim_stub_233")));
-void gtsim_impl_cuGraphicsUnregisterResource(void) __attribute__((weak, alias("gtsim_stub_233"), visibility("hidden")));
+int gtsim_impl_cuGraphicsUnregisterResource(void) __attribute__((weak, alias("gtsim_stub_233"), visibility("hidden")));
 static int gtsim_stub_234(void) { return gtsim_stub_call(234, __builtin_return_address(0)); }
 int cuGreenCtxCreate(void) __attribute__((weak, alias("gtsim_stub_234")));
-void gtsim_impl_cuGreenCtxCreate(void) __attribute__((weak, alias("gtsim_stub_234"), visibility("hidden")));
+int gtsim_impl_cuGreenCtxCreate(void) __attribute__((weak, alias("gtsim_stub_234"), visibility("hidden")));
 static int gtsim_stub_235(void) { return gtsim_stub_call(235, __builtin_return_address(0)); }
 int cuGreenCtxDestroy(void) __attribute__((weak, alias("gtsim_stub_235")));
-void gtsim_impl_cuGreenCtxDestroy(void) __attribute__((weak, alias("gtsim_stub_235"), visibility("hidden")));
+int gtsim_impl_cuGreenCtxDestroy(void) __attribute__((weak, alias("gtsim_stub_235"), visibility("hidden")));
 static int gtsim_stub_236(void) { return gtsim_stub_call(236, __builtin_return_address(0)); }
 int cuGreenCtxGetDevResource(void) __attribute__((weak, alias("gtsim_stub_236")));
-void gtsim_impl_cuGreenCtxGetDevResource(void) __attribute__((weak, alias("gtsim_stub_236"), visibility("hidden")));
+int gtsim_impl_cuGreenCtxGetDevResource(void) __attribute__((weak, alias("gtsim_stub_236"), visibility("hidden")));
 static int gtsim_stub_237(void) { return gtsim_stub_call(237, __builtin_return_address(0)); }
 int cuGreenCtxGetId(void) __attribute__((weak, alias("gtsim_stub_237")));
-void gtsim_impl_cuGreenCtxGetId(void) __attribute__((weak, alias("gtsim_stub_237"), visibility("hidden")));
+int gtsim_impl_cuGreenCtxGetId(void) __attribute__((weak, alias("gtsim_stub_237"), visibility("hidden")));
 static int gtsim_stub_238(void) { return gtsim_stub_call(238, __builtin_return_address(0)); }
 int cuGreenCtxRecordEvent(void) __attribute__((weak, alias("gtsim_stub_238")));
-void gtsim_impl_cuGreenCtxRecordEvent(void) __attribute__((weak, alias("gtsim_stub_238"), visibility("hidden")));
+int gtsim_impl_cuGreenCtxRecordEvent(void) __attribute__((weak, alias("gtsim_stub_238"), visibility("hidden")));
 static int gtsim_stub_239(void) { return gtsim_stub_call(239, __builtin_return_address(0)); }
 int cuGreenCtxStreamCreate(void) __attribute__((weak, alias("gtsim_stub_239")));
-void gtsim_impl_cuGreenCtxStreamCreate(void) __attribute__((weak, alias("gtsim_stub_239"), visibility("hidden")));
+int gtsim_impl_cuGreenCtxStreamCreate(void) __attribute__((weak, alias("gtsim_stub_239"), visibility("hidden")));
 static int gtsim_stub_240(void) { return gtsim_stub_call(240, __builtin_return_address(0)); }
 int cuGreenCtxWaitEvent(void) __attribute__((weak, alias("gtsim_stub_240")));
-void gtsim_impl_cuGreenCtxWaitEvent(void) __attribute__((weak, alias("gtsim_stub_240"), visibility("hidden")));
+int gtsim_impl_cuGreenCtxWaitEvent(void) __attribute__((weak, alias("gtsim_stub_240"), visibility("hidden")));
 static int gtsim_stub_241(void) { return gtsim_stub_call(241, __builtin_return_address(0)); }
 int cuImportExternalMemory(void) __attribute__((weak, alias("gtsim_stub_241")));
-void gtsim_impl_cuImportExternalMemory(void) __attribute__((weak, alias("gtsim_stub_241"), visibility("hidden")));
+int gtsim_impl_cuImportExternalMemory(void) __attribute__((weak, alias("gtsim_stub_241"), visibility("hidden")));
 static int gtsim_stub_242(void) { return gtsim_stub_call(242, __builtin_return_address(0)); }
 int cuImportExternalSemaphore(void) __attribute__((weak, alias("gtsim_stub_242")));
-void gtsim_impl_cuImportExternalSemaphore(void) __attribute__((weak, alias("gtsim_stub_242"), visibility("hidden")));
+int gtsim_impl_cuImportExternalSemaphore(void) __attribute__((weak, alias("gtsim_stub_242"), visibility("hidden")));
 static int gtsim_stub_243(void) { return gtsim_stub_call(243, __builtin_return_address(0)); }
 int cuInit(void) __attribute__((weak, alias("gtsim_stub_243")));
-void gtsim_impl_cuInit(void) __attribute__((weak, alias("gtsim_stub_243"), visibility("hidden")));
+int gtsim_impl_cuInit(void) __attribute__((weak, alias("gtsim_stub_243"), visibility("hidden")));
 static int gtsim_stub_244(void) { return gtsim_stub_call(244, __builtin_return_address(0)); }
 int cuIpcCloseMemHandle(void) __attribute__((weak, alias("gtsim_stub_244")));
-void gtsim_impl_cuIpcCloseMemHandle(void) __attribute__((weak, alias("gtsim_stub_244"), visibility("hidden")));
+int gtsim_impl_cuIpcCloseMemHandle(void) __attribute__((weak, alias("gtsim_stub_244"), visibility("hidden")));
 static int gtsim_stub_245(void) { return gtsim_stub_call(245, __builtin_return_address(0)); }
 int cuIpcGetEventHandle(void) __attribute__((weak, alias("gtsim_stub_245")));
-void gtsim_impl_cuIpcGetEventHandle(void) __attribute__((weak, alias("gtsim_stub_245"), visibility("hidden")));
+int gtsim_impl_cuIpcGetEventHandle(void) __attribute__((weak, alias("gtsim_stub_245"), visibility("hidden")));
 static int gtsim_stub_246(void) { return gtsim_stub_call(246, __builtin_return_address(0)); }
 int cuIpcGetMemHandle(void) __attribute__((weak, alias("gtsim_stub_246")));
-void gtsim_impl_cuIpcGetMemHandle(void) __attribute__((weak, alias("gtsim_stub_246"), visibility("hidden")));
+int gtsim_impl_cuIpcGetMemHandle(void) __attribute__((weak, alias("gtsim_stub_246"), visibility("hidden")));
 static int gtsim_stub_247(void) { return gtsim_stub_call(247, __builtin_return_address(0)); }
 int cuIpcOpenEventHandle(void) __attribute__((weak, alias("gtsim_stub_247")));
-void gtsim_impl_cuIpcOpenEventHandle(void) __attribute__((weak, alias("gtsim_stub_247"), visibility("hidden")));
+int gtsim_impl_cuIpcOpenEventHandle(void) __attribute__((weak, alias("gtsim_stub_247"), visibility("hidden")));
 static int gtsim_stub_248(void) { return gtsim_stub_call(248, __builtin_return_address(0)); }
 int cuIpcOpenMemHandle(void) __attribute__((weak, alias("gtsim_stub_248")));
-void gtsim_impl_cuIpcOpenMemHandle(void) __attribute__((weak, alias("gtsim_stub_248"), visibility("hidden")));
+int gtsim_impl_cuIpcOpenMemHandle(void) __attribute__((weak, alias("gtsim_stub_248"), visibility("hidden")));
 static int gtsim_stub_249(void) { return gtsim_stub_call(249, __builtin_return_address(0)); }
 int cuIpcOpenMemHandle_v2(void) __attribute__((weak, alias("gtsim_stub_249")));
-void gtsim_impl_cuIpcOpenMemHandle_v2(void) __attribute__((weak, alias("gtsim_stub_249"), visibility("hidden")));
+int gtsim_impl_cuIpcOpenMemHandle_v2(void) __attribute__((weak, alias("gtsim_stub_249"), visibility("hidden")));
 static int gtsim_stub_250(void) { return gtsim_stub_call(250, __builtin_return_address(0)); }
 int cuKernelGetAttribute(void) __attribute__((weak, alias("gtsim_stub_250")));
-void gtsim_impl_cuKernelGetAttribute(void) __attribute__((weak, alias("gtsim_stub_250"), visibility("hidden")));
+int gtsim_impl_cuKernelGetAttribute(void) __attribute__((weak, alias("gtsim_stub_250"), visibility("hidden")));
 static int gtsim_stub_251(void) { return gtsim_stub_call(251, __builtin_return_address(0)); }
 int cuKernelGetFunction(void) __attribute__((weak, alias("gtsim_stub_251")));
-void gtsim_impl_cuKernelGetFunction(void) __attribute__((weak, alias("gtsim_stub_251"), visibility("hidden")));
+int gtsim_impl_cuKernelGetFunction(void) __attribute__((weak, alias("gtsim_stub_251"), visibility("hidden")));
 static int gtsim_stub_252(void) { return gtsim_stub_call(252, __builtin_return_address(0)); }
 int cuKernelGetLibrary(void) __attribute__((weak, alias("gtsim_stub_252")));
-void gtsim_impl_cuKernelGetLibrary(void) __attribute__((weak, alias("gtsim_stub_252"), visibility("hidden")));
+int gtsim_impl_cuKernelGetLibrary(void) __attribute__((weak, alias("gtsim_stub_252"), visibility("hidden")));
 static int gtsim_stub_253(void) { return gtsim_stub_call(253, __builtin_return_address(0)); }
 int cuKernelGetName(void) __attribute__((weak, alias("gtsim_stub_253")));
-void gtsim_impl_cuKernelGetName(void) __attribute__((weak, alias("gtsim_stub_253"), visibility("hidden")));
+int gtsim_impl_cuKernelGetName(void) __attribute__((weak, alias("gtsim_stub_253"), visibility("hidden")));
 static int gtsim_stub_254(void) { return gtsim_stub_call(254, __builtin_return_address(0)); }
 int cuKernelGetParamInfo(void) __attribute__((weak, alias("gtsim_stub_254")));
-void gtsim_impl_cuKernelGetParamInfo(void) __attribute__((weak, alias("gtsim_stub_254"), visibility("hidden")));
+int gtsim_impl_cuKernelGetParamInfo(void) __attribute__((weak, alias("gtsim_stub_254"), visibility("hidden")));
 static int gtsim_stub_255(void) { return gtsim_stub_call(255, __builtin_return_address(0)); }
 int cuKernelSetAttribute(void) __attribute__((weak, alias("gtsim_stub_255")));
-void gtsim_impl_cuKernelSetAttribute(void) __attribute__((weak, alias("gtsim_stub_255"), visibility("hidden")));
+int gtsim_impl_cuKernelSetAttribute(void) __attribute__((weak, alias("gtsim_stub_255"), visibility("hidden")));
 static int gtsim_stub_256(void) { return gtsim_stub_call(256, __builtin_return_address(0)); }
 int cuKernelSetCacheConfig(void) __attribute__((weak, alias("gtsim_stub_256")));
-void gtsim_impl_cuKernelSetCacheConfig(void) __attribute__((weak, alias("gtsim_stub_256"), visibility("hidden")));
+int gtsim_impl_cuKernelSetCacheConfig(void) __attribute__((weak, alias("gtsim_stub_256"), visibility("hidden")));
 static int gtsim_stub_257(void) { return gtsim_stub_call(257, __builtin_return_address(0)); }
 int cuLaunch(void) __attribute__((weak, alias("gtsim_stub_257")));
-void gtsim_impl_cuLaunch(void) __attribute__((weak, alias("gtsim_stub_257"), visibility("hidden")));
+int gtsim_impl_cuLaunch(void) __attribute__((weak, alias("gtsim_stub_257"), visibility("hidden")));
 static int gtsim_stub_258(void) { return gtsim_stub_call(258, __builtin_return_address(0)); }
 int cuLaunchCooperativeKernel(void) __attribute__((weak, alias("gtsim_stub_258")));
-void gtsim_impl_cuLaunchCooperativeKernel(void) __attribute__((weak, alias("gtsim_stub_258"), visibility("hidden")));
+int gtsim_impl_cuLaunchCooperativeKernel(void) __attribute__((weak, alias("gtsim_stub_258"), visibility("hidden")));
 static int gtsim_stub_259(void) { return gtsim_stub_call(259, __builtin_return_address(0)); }
 int cuLaunchCooperativeKernelMultiDevice(void) __attribute__((weak, alias("gtsim_stub_259")));
-void gtsim_impl_cuLaunchCooperativeKernelMultiDevice(void) __attribute__((weak, alias("gtsim_stub_259"), visibility("hidden")));
+int gtsim_impl_cuLaunchCooperativeKernelMultiDevice(void) __attribute__((weak, alias("gtsim_stub_259"), visibility("hidden")));
 static int gtsim_stub_260(void) { return gtsim_stub_call(260, __builtin_return_address(0)); }
 int cuLaunchCooperativeKernel_ptsz(void) __attribute__((weak, alias("gtsim_stub_260")));
-void gtsim_impl_cuLaunchCooperativeKernel_ptsz(void) __attribute__((weak, alias("gtsim_stub_260"), visibility("hidden")));
+int gtsim_impl_cuLaunchCooperativeKernel_ptsz(void) __attribute__((weak, alias("gtsim_stub_260"), visibility("hidden")));
 static int gtsim_stub_261(void) { return gtsim_stub_call(261, __builtin_return_address(0)); }
 int cuLaunchGrid(void) __attribute__((weak, alias("gtsim_stub_261")));
-void gtsim_impl_cuLaunchGrid(void) __attribute__((weak, alias("gtsim_stub_261"), visibility("hidden")));
+int gtsim_impl_cuLaunchGrid(void) __attribute__((weak, alias("gtsim_stub_261"), visibility("hidden")));
 static int gtsim_stub_262(void) { return gtsim_stub_call(262, __builtin_return_address(0)); }
 int cuLaunchGridAsync(void) __attribute__((weak, alias("gtsim_stub_262")));
-void gtsim_impl_cuLaunchGridAsync(void) __attribute__((weak, alias("gtsim_stub_262"), visibility("hidden")));
+int gtsim_impl_cuLaunchGridAsync(void) __attribute__((weak, alias("gtsim_stub_262"), visibility("hidden")));
 static int gtsim_stub_263(void) { return gtsim_stub_call(263, __builtin_return_address(0)); }
 int cuLaunchHostFunc(void) __attribute__((weak, alias("gtsim_stub_263")));
-void gtsim_impl_cuLaunchHostFunc(void) __attribute__((weak, alias("gtsim_stub_263"), visibility("hidden")));
+int gtsim_impl_cuLaunchHostFunc(void) __attribute__((weak, alias("gtsim_stub_263"), visibility("hidden")));
 static int gtsim_stub_264(void) { return gtsim_stub_call(264, __builtin_return_address(0)); }
 int cuLaunchHostFunc_ptsz(void) __attribute__((weak, alias("gtsim_stub_264")));
-void gtsim_impl_cuLaunchHostFunc_ptsz(void) __attribute__((weak, alias("gtsim_stub_264"), visibility("hidden")));
+int gtsim_impl_cuLaunchHostFunc_ptsz(void) __attribute__((weak, alias("gtsim_stub_264"), visibility("hidden")));
 static int gtsim_stub_265(void) { return gtsim_stub_call(265, __builtin_return_address(0)); }
 int cuLaunchKernel(void) __attribute__((weak, alias("gtsim_stub_265")));
-void gtsim_impl_cuLaunchKernel(void) __attribute__((weak, alias("gtsim_stub_265"), visibility("hidden")));
+int gtsim_impl_cuLaunchKernel(void) __attribute__((weak, alias("gtsim_stub_265"), visibility("hidden")));
 static int gtsim_stub_266(void) { return gtsim_stub_call(266, __builtin_return_address(0)); }
 int cuLaunchKernelEx(void) __attribute__((weak, alias("gtsim_stub_266")));
-void gtsim_impl_cuLaunchKernelEx(void) __attribute__((weak, alias("gtsim_stub_266"), visibility("hidden")));
+int gtsim_impl_cuLaunchKernelEx(void) __attribute__((weak, alias("gtsim_stub_266"), visibility("hidden")));
 static int gtsim_stub_267(void) { return gtsim_stub_call(267, __builtin_return_address(0)); }
 int cuLaunchKernelEx_ptsz(void) __attribute__((weak, alias("gtsim_stub_267")));
-void gtsim_impl_cuLaunchKernelEx_ptsz(void) __attribute__((weak, alias("gtsim_stub_267"), visibility("hidden")));
+int gtsim_impl_cuLaunchKernelEx_ptsz(void) __attribute__((weak, alias("gtsim_stub_267"), visibility("hidden")));
 static int gtsim_stub_268(void) { return gtsim_stub_call(268, __builtin_return_address(0)); }
 int cuLaunchKernel_ptsz(void) __attribute__((weak, alias("gtsim_stub_268")));
-void gtsim_impl_cuLaunchKernel_ptsz(void) __attribute__((weak, alias("gtsim_stub_268"), visibility("hidden")));
+int gtsim_impl_cuLaunchKernel_ptsz(void) __attribute__((weak, alias("gtsim_stub_268"), visibility("hidden")));
 static int gtsim_stub_269(void) { return gtsim_stub_call(269, __builtin_return_address(0)); }
 int cuLibraryEnumerateKernels(void) __attribute__((weak, alias("gtsim_stub_269")));
-void gtsim_impl_cuLibraryEnumerateKernels(void) __attribute__((weak, alias("gtsim_stub_269"), visibility("hidden")));
+int gtsim_impl_cuLibraryEnumerateKernels(void) __attribute__((weak, alias("gtsim_stub_269"), visibility("hidden")));
 static int gtsim_stub_270(void) { return gtsim_stub_call(270, __builtin_return_address(0)); }
 int cuLibraryGetGlobal(void) __attribute__((weak, alias("gtsim_stub_270")));
-void gtsim_impl_cuLibraryGetGlobal(void) __attribute__((weak, alias("gtsim_stub_270"), visibility("hidden")));
+int gtsim_impl_cuLibraryGetGlobal(void) __attribute__((weak, alias("gtsim_stub_270"), visibility("hidden")));
 static int gtsim_stub_271(void) { return gtsim_stub_call(271, __builtin_return_address(0)); }
 int cuLibraryGetKernel(void) __attribute__((weak, alias("gtsim_stub_271")));
-void gtsim_impl_cuLibraryGetKernel(void) __attribute__((weak, alias("gtsim_stub_271"), visibility("hidden")));
+int gtsim_impl_cuLibraryGetKernel(void) __attribute__((weak, alias("gtsim_stub_271"), visibility("hidden")));
 static int gtsim_stub_272(void) { return gtsim_stub_call(272, __builtin_return_address(0)); }
 int cuLibraryGetKernelCount(void) __attribute__((weak, alias("gtsim_stub_272")));
-void gtsim_impl_cuLibraryGetKernelCount(void) __attribute__((weak, alias("gtsim_stub_272"), visibility("hidden")));
+int gtsim_impl_cuLibraryGetKernelCount(void) __attribute__((weak, alias("gtsim_stub_272"), visibility("hidden")));
 static int gtsim_stub_273(void) { return gtsim_stub_call(273, __builtin_return_address(0)); }
 int cuLibraryGetManaged(void) __attribute__((weak, alias("gtsim_stub_273")));
-void gtsim_impl_cuLibraryGetManaged(void) __attribute__((weak, alias("gtsim_stub_273"), visibility("hidden")));
+int gtsim_impl_cuLibraryGetManaged(void) __attribute__((weak, alias("gtsim_stub_273"), visibility("hidden")));
 static int gtsim_stub_274(void) { return gtsim_stub_call(274, __builtin_return_address(0)); }
 int cuLibraryGetModule(void) __attribute__((weak, alias("gtsim_stub_274")));
-void gtsim_impl_cuLibraryGetModule(void) __attribute__((weak, alias("gtsim_stub_274"), visibility("hidden")));
+int gtsim_impl_cuLibraryGetModule(void) __attribute__((weak, alias("gtsim_stub_274"), visibility("hidden")));
 static int gtsim_stub_275(void) { return gtsim_stub_call(275, __builtin_return_address(0)); }
 int cuLibraryGetUnifiedFunction(void) __attribute__((weak, alias("gtsim_stub_275")));
-void gtsim_impl_cuLibraryGetUnifiedFunction(void) __attribute__((weak, alias("gtsim_stub_275"), visibility("hidden")));
+int gtsim_impl_cuLibraryGetUnifiedFunction(void) __attribute__((weak, alias("gtsim_stub_275"), visibility("hidden")));
 static int gtsim_stub_276(void) { return gtsim_stub_call(276, __builtin_return_address(0)); }
 int cuLibraryLoadData(void) __attribute__((weak, alias("gtsim_stub_276")));
-void gtsim_impl_cuLibraryLoadData(void) __attribute__((weak, alias("gtsim_stub_276"), visibility("hidden")));
+int gtsim_impl_cuLibraryLoadData(void) __attribute__((weak, alias("gtsim_stub_276"), visibility("hidden")));
 static int gtsim_stub_277(void) { return gtsim_stub_call(277, __builtin_return_address(0)); }
 int cuLibraryLoadFromFile(void) __attribute__((weak, alias("gtsim_stub_277")));
-void gtsim_impl_cuLibraryLoadFromFile(void) __attribute__((weak, alias("gtsim_stub_277"), visibility("hidden")));
+int gtsim_impl_cuLibraryLoadFromFile(void) __attribute__((weak, alias("gtsim_stub_277"), visibility("hidden")));
 static int gtsim_stub_278(void) { return gtsim_stub_call(278, __builtin_return_address(0)); }
 int cuLibraryUnload(void) __attribute__((weak, alias("gtsim_stub_278")));
-void gtsim_impl_cuLibraryUnload(void) __attribute__((weak, alias("gtsim_stub_278"), visibility("hidden")));
+int gtsim_impl_cuLibraryUnload(void) __attribute__((weak, alias("gtsim_stub_278"), visibility("hidden")));
 static int gtsim_stub_279(void) { return gtsim_stub_call(279, __builtin_return_address(0)); }
 int cuLinkAddData(void) __attribute__((weak, alias("gtsim_stub_279")));
-void gtsim_impl_cuLinkAddData(void) __attribute__((weak, alias("gtsim_stub_279"), visibility("hidden")));
+int gtsim_impl_cuLinkAddData(void) __attribute__((weak, alias("gtsim_stub_279"), visibility("hidden")));
 static int gtsim_stub_280(void) { return gtsim_stub_call(280, __builtin_return_address(0)); }
 int cuLinkAddData_v2(void) __attribute__((weak, alias("gtsim_stub_280")));
-void gtsim_impl_cuLinkAddData_v2(void) __attribute__((weak, alias("gtsim_stub_280"), visibility("hidden")));
+int gtsim_impl_cuLinkAddData_v2(void) __attribute__((weak, alias("gtsim_stub_280"), visibility("hidden")));
 static int gtsim_stub_281(void) { return gtsim_stub_call(281, __builtin_return_address(0)); }
 int cuLinkAddFile(void) __attribute__((weak, alias("gtsim_stub_281")));
-void gtsim_impl_cuLinkAddFile(void) __attribute__((weak, alias("gtsim_stub_281"), visibility("hidden")));
+int gtsim_impl_cuLinkAddFile(void) __attribute__((weak, alias("gtsim_stub_281"), visibility("hidden")));
 static int gtsim_stub_282(void) { return gtsim_stub_call(282, __builtin_return_address(0)); }
 int cuLinkAddFile_v2(void) __attribute__((weak, alias("gtsim_stub_282")));
-void gtsim_impl_cuLinkAddFile_v2(void) __attribute__((weak, alias("gtsim_stub_282"), visibility("hidden")));
+int gtsim_impl_cuLinkAddFile_v2(void) __attribute__((weak, alias("gtsim_stub_282"), visibility("hidden")));
 static int gtsim_stub_283(void) { return gtsim_stub_call(283, __builtin_return_address(0)); }
 int cuLinkComplete(void) __attribute__((weak, alias("gtsim_stub_283")));
-void gtsim_impl_cuLinkComplete(void) __attribute__((weak, alias("gtsim_stub_283"), visibility("hidden")));
+int gtsim_impl_cuLinkComplete(void) __attribute__((weak, alias("gtsim_stub_283"), visibility("hidden")));
 static int gtsim_stub_284(void) { return gtsim_stub_call(284, __builtin_return_address(0)); }
 int cuLinkCreate(void) __attribute__((weak, alias("gtsim_stub_284")));
-void gtsim_impl_cuLinkCreate(void) __attribute__((weak, alias("gtsim_stub_284"), visibility("hidden")));
+int gtsim_impl_cuLinkCreate(void) __attribute__((weak, alias("gtsim_stub_284"), visibility("hidden")));
 static int gtsim_stub_285(void) { return gtsim_stub_call(285, __builtin_return_address(0)); }
 int cuLinkCreate_v2(void) __attribute__((weak, alias("gtsim_stub_285")));
-void gtsim_impl_cuLinkCreate_v2(void) __attribute__((weak, alias("gtsim_stub_285"), visibility("hidden")));
+int gtsim_impl_cuLinkCreate_v2(void) __attribute__((weak, alias("gtsim_stub_285"), visibility("hidden")));
 static int gtsim_stub_286(void) { return gtsim_stub_call(286, __builtin_return_address(0)); }
 int cuLinkDestroy(void) __attribute__((weak, alias("gtsim_stub_286")));
-void gtsim_impl_cuLinkDestroy(void) __attribute__((weak, alias("gtsim_stub_286"), visibility("hidden")));
+int gtsim_impl_cuLinkDestroy(void) __attribute__((weak, alias("gtsim_stub_286"), visibility("hidden")));
 static int gtsim_stub_287(void) { return gtsim_stub_call(287, __builtin_return_address(0)); }
 int cuLogsCurrent(void) __attribute__((weak, alias("gtsim_stub_287")));
-void gtsim_impl_cuLogsCurrent(void) __attribute__((weak, alias("gtsim_stub_287"), visibility("hidden")));
+int gtsim_impl_cuLogsCurrent(void) __attribute__((weak, alias("gtsim_stub_287"), visibility("hidden")));
 static int gtsim_stub_288(void) { return gtsim_stub_call(288, __builtin_return_address(0)); }
 int cuLogsDumpToFile(void) __attribute__((weak, alias("gtsim_stub_288")));
-void gtsim_impl_cuLogsDumpToFile(void) __attribute__((weak, alias("gtsim_stub_288"), visibility("hidden")));
+int gtsim_impl_cuLogsDumpToFile(void) __attribute__((weak, alias("gtsim_stub_288"), visibility("hidden")));
 static int gtsim_stub_289(void) { return gtsim_stub_call(289, __builtin_return_address(0)); }
 int cuLogsDumpToMemory(void) __attribute__((weak, alias("gtsim_stub_289")));
-void gtsim_impl_cuLogsDumpToMemory(void) __attribute__((weak, alias("gtsim_stub_289"), visibility("hidden")));
+int gtsim_impl_cuLogsDumpToMemory(void) __attribute__((weak, alias("gtsim_stub_289"), visibility("hidden")));
 static int gtsim_stub_290(void) { return gtsim_stub_call(290, __builtin_return_address(0)); }
 int cuLogsRegisterCallback(void) __attribute__((weak, alias("gtsim_stub_290")));
-void gtsim_impl_cuLogsRegisterCallback(void) __attribute__((weak, alias("gtsim_stub_290"), visibility("hidden")));
+int gtsim_impl_cuLogsRegisterCallback(void) __attribute__((weak, alias("gtsim_stub_290"), visibility("hidden")));
 static int gtsim_stub_291(void) { return gtsim_stub_call(291, __builtin_return_address(0)); }
 int cuLogsUnregisterCallback(void) __attribute__((weak, alias("gtsim_stub_291")));
-void gtsim_impl_cuLogsUnregisterCallback(void) __attribute__((weak, alias("gtsim_stub_291"), visibility("hidden")));
+int gtsim_impl_cuLogsUnregisterCallback(void) __attribute__((weak, alias("gtsim_stub_291"), visibility("hidden")));
 static int gtsim_stub_292(void) { return gtsim_stub_call(292, __builtin_return_address(0)); }
 int cuMemAddressFree(void) __attribute__((weak, alias("gtsim_stub_292")));
-void gtsim_impl_cuMemAddressFree(void) __attribute__((weak, alias("gtsim_stub_292"), visibility("hidden")));
+int gtsim_impl_cuMemAddressFree(void) __attribute__((weak, alias("gtsim_stub_292"), visibility("hidden")));
 static int gtsim_stub_293(void) { return gtsim_stub_call(293, __builtin_return_address(0)); }
 int cuMemAddressReserve(void) __attribute__((weak, alias("gtsim_stub_293")));
-void gtsim_impl_cuMemAddressReserve(void) __attribute__((weak, alias("gtsim_stub_293"), visibility("hidden")));
+int gtsim_impl_cuMemAddressReserve(void) __attribute__((weak, alias("gtsim_stub_293"), visibility("hidden")));
 static int gtsim_stub_294(void) { return gtsim_stub_call(294, __builtin_return_address(0)); }
 int cuMemAdvise(void) __attribute__((weak, alias("gtsim_stub_294")));
-void gtsim_impl_cuMemAdvise(void) __attribute__((weak, alias("gtsim_stub_294"), visibility("hidden")));
+int gtsim_impl_cuMemAdvise(void) __attribute__((weak, alias("gtsim_stub_294"), visibility("hidden")));
 static int gtsim_stub_295(void) { return gtsim_stub_call(295, __builtin_return_address(0)); }
 int cuMemAdvise_v2(void) __attribute__((weak, alias("gtsim_stub_295")));
-void gtsim_impl_cuMemAdvise_v2(void) __attribute__((weak, alias("gtsim_stub_295"), visibility("hidden")));
+int gtsim_impl_cuMemAdvise_v2(void) __attribute__((weak, alias("gtsim_stub_295"), visibility("hidden")));
 static int gtsim_stub_296(void) { return gtsim_stub_call(296, __builtin_return_address(0)); }
 int cuMemAlloc(void) __attribute__((weak, alias("gtsim_stub_296")));
-void gtsim_impl_cuMemAlloc(void) __attribute__((weak, alias("gtsim_stub_296"), visibility("hidden")));
+int gtsim_impl_cuMemAlloc(void) __attribute__((weak, alias("gtsim_stub_296"), visibility("hidden")));
 static int gtsim_stub_297(void) { return gtsim_stub_call(297, __builtin_return_address(0)); }
 int cuMemAllocAsync(void) __attribute__((weak, alias("gtsim_stub_297")));
-void gtsim_impl_cuMemAllocAsync(void) __attribute__((weak, alias("gtsim_stub_297"), visibility("hidden")));
+int gtsim_impl_cuMemAllocAsync(void) __attribute__((weak, alias("gtsim_stub_297"), visibility("hidden")));
 static int gtsim_stub_298(void) { return gtsim_stub_call(298, __builtin_return_address(0)); }
 int cuMemAllocAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_298")));
-void gtsim_impl_cuMemAllocAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_298"), visibility("hidden")));
+int gtsim_impl_cuMemAllocAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_298"), visibility("hidden")));
 static int gtsim_stub_299(void) { return gtsim_stub_call(299, __builtin_return_address(0)); }
 int cuMemAllocFromPoolAsync(void) __attribute__((weak, alias("gtsim_stub_299")));
-void gtsim_impl_cuMemAllocFromPoolAsync(void) __attribute__((weak, alias("gtsim_stub_299"), visibility("hidden")));
+int gtsim_impl_cuMemAllocFromPoolAsync(void) __attribute__((weak, alias("gtsim_stub_299"), visibility("hidden")));
 static int gtsim_stub_300(void) { return gtsim_stub_call(300, __builtin_return_address(0)); }
 int cuMemAllocFromPoolAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_300")));
-void gtsim_impl_cuMemAllocFromPoolAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_300"), visibility("hidden")));
+int gtsim_impl_cuMemAllocFromPoolAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_300"), visibility("hidden")));
 static int gtsim_stub_301(void) { return gtsim_stub_call(301, __builtin_return_address(0)); }
 int cuMemAllocHost(void) __attribute__((weak, alias("gtsim_stub_301")));
-void gtsim_impl_cuMemAllocHost(void) __attribute__((weak, alias("gtsim_stub_301"), visibility("hidden")));
+int gtsim_impl_cuMemAllocHost(void) __attribute__((weak, alias("gtsim_stub_301"), visibility("hidden")));
 static int gtsim_stub_302(void) { return gtsim_stub_call(302, __builtin_return_address(0)); }
 int cuMemAllocHost_v2(void) __attribute__((weak, alias("gtsim_stub_302")));
-void gtsim_impl_cuMemAllocHost_v2(void) __attribute__((weak, alias("gtsim_stub_302"), visibility("hidden")));
+int gtsim_impl_cuMemAllocHost_v2(void) __attribute__((weak, alias("gtsim_stub_302"), visibility("hidden")));
 static int gtsim_stub_303(void) { return gtsim_stub_call(303, __builtin_return_address(0)); }
 int cuMemAllocManaged(void) __attribute__((weak, alias("gtsim_stub_303")));
-void gtsim_impl_cuMemAllocManaged(void) __attribute__((weak, alias("gtsim_stub_303"), visibility("hidden")));
+int gtsim_impl_cuMemAllocManaged(void) __attribute__((weak, alias("gtsim_stub_303"), visibility("hidden")));
 static int gtsim_stub_304(void) { return gtsim_stub_call(304, __builtin_return_address(0)); }
 int cuMemAllocPitch(void) __attribute__((weak, alias("gtsim_stub_304")));
-void gtsim_impl_cuMemAllocPitch(void) __attribute__((weak, alias("gtsim_stub_304"), visibility("hidden")));
+int gtsim_impl_cuMemAllocPitch(void) __attribute__((weak, alias("gtsim_stub_304"), visibility("hidden")));
 static int gtsim_stub_305(void) { return gtsim_stub_call(305, __builtin_return_address(0)); }
 int cuMemAllocPitch_v2(void) __attribute__((weak, alias("gtsim_stub_305")));
-void gtsim_impl_cuMemAllocPitch_v2(void) __attribute__((weak, alias("gtsim_stub_305"), visibility("hidden")));
+int gtsim_impl_cuMemAllocPitch_v2(void) __attribute__((weak, alias("gtsim_stub_305"), visibility("hidden")));
 static int gtsim_stub_306(void) { return gtsim_stub_call(306, __builtin_return_address(0)); }
 int cuMemAlloc_v2(void) __attribute__((weak, alias("gtsim_stub_306")));
-void gtsim_impl_cuMemAlloc_v2(void) __attribute__((weak, alias("gtsim_stub_306"), visibility("hidden")));
+int gtsim_impl_cuMemAlloc_v2(void) __attribute__((weak, alias("gtsim_stub_306"), visibility("hidden")));
 static int gtsim_stub_307(void) { return gtsim_stub_call(307, __builtin_return_address(0)); }
 int cuMemBatchDecompressAsync(void) __attribute__((weak, alias("gtsim_stub_307")));
-void gtsim_impl_cuMemBatchDecompressAsync(void) __attribute__((weak, alias("gtsim_stub_307"), visibility("hidden")));
+int gtsim_impl_cuMemBatchDecompressAsync(void) __attribute__((weak, alias("gtsim_stub_307"), visibility("hidden")));
 static int gtsim_stub_308(void) { return gtsim_stub_call(308, __builtin_return_address(0)); }
 int cuMemBatchDecompressAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_308")));
-void gtsim_impl_cuMemBatchDecompressAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_308"), visibility("hidden")));
+int gtsim_impl_cuMemBatchDecompressAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_308"), visibility("hidden")));
 static int gtsim_stub_309(void) { return gtsim_stub_call(309, __builtin_return_address(0)); }
 int cuMemCreate(void) __attribute__((weak, alias("gtsim_stub_309")));
-void gtsim_impl_cuMemCreate(void) __attribute__((weak, alias("gtsim_stub_309"), visibility("hidden")));
+int gtsim_impl_cuMemCreate(void) __attribute__((weak, alias("gtsim_stub_309"), visibility("hidden")));
 static int gtsim_stub_310(void) { return gtsim_stub_call(310, __builtin_return_address(0)); }
 int cuMemDiscardAndPrefetchBatchAsync(void) __attribute__((weak, alias("gtsim_stub_310")));
-void gtsim_impl_cuMemDiscardAndPrefetchBatchAsync(void) __attribute__((weak, alias("gtsim_stub_310"), visibility("hidden")));
+int gtsim_impl_cuMemDiscardAndPrefetchBatchAsync(void) __attribute__((weak, alias("gtsim_stub_310"), visibility("hidden")));
 static int gtsim_stub_311(void) { return gtsim_stub_call(311, __builtin_return_address(0)); }
 int cuMemDiscardAndPrefetchBatchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_311")));
-void gtsim_impl_cuMemDiscardAndPrefetchBatchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_311"), visibility("hidden")));
+int gtsim_impl_cuMemDiscardAndPrefetchBatchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_311"), visibility("hidden")));
 static int gtsim_stub_312(void) { return gtsim_stub_call(312, __builtin_return_address(0)); }
 int cuMemDiscardBatchAsync(void) __attribute__((weak, alias("gtsim_stub_312")));
-void gtsim_impl_cuMemDiscardBatchAsync(void) __attribute__((weak, alias("gtsim_stub_312"), visibility("hidden")));
+int gtsim_impl_cuMemDiscardBatchAsync(void) __attribute__((weak, alias("gtsim_stub_312"), visibility("hidden")));
 static int gtsim_stub_313(void) { return gtsim_stub_call(313, __builtin_return_address(0)); }
 int cuMemDiscardBatchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_313")));
-void gtsim_impl_cuMemDiscardBatchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_313"), visibility("hidden")));
+int gtsim_impl_cuMemDiscardBatchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_313"), visibility("hidden")));
 static int gtsim_stub_314(void) { return gtsim_stub_call(314, __builtin_return_address(0)); }
 int cuMemExportToShareableHandle(void) __attribute__((weak, alias("gtsim_stub_314")));
-void gtsim_impl_cuMemExportToShareableHandle(void) __attribute__((weak, alias("gtsim_stub_314"), visibility("hidden")));
+int gtsim_impl_cuMemExportToShareableHandle(void) __attribute__((weak, alias("gtsim_stub_314"), visibility("hidden")));
 static int gtsim_stub_315(void) { return gtsim_stub_call(315, __builtin_return_address(0)); }
 int cuMemFree(void) __attribute__((weak, alias("gtsim_stub_315")));
-void gtsim_impl_cuMemFree(void) __attribute__((weak, alias("gtsim_stub_315"), visibility("hidden")));
+int gtsim_impl_cuMemFree(void) __attribute__((weak, alias("gtsim_stub_315"), visibility("hidden")));
 static int gtsim_stub_316(void) { return gtsim_stub_call(316, __builtin_return_address(0)); }
 int cuMemFreeAsync(void) __attribute__((weak, alias("gtsim_stub_316")));
-void gtsim_impl_cuMemFreeAsync(void) __attribute__((weak, alias("gtsim_stub_316"), visibility("hidden")));
+int gtsim_impl_cuMemFreeAsync(void) __attribute__((weak, alias("gtsim_stub_316"), visibility("hidden")));
 static int gtsim_stub_317(void) { return gtsim_stub_call(317, __builtin_return_address(0)); }
 int cuMemFreeAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_317")));
-void gtsim_impl_cuMemFreeAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_317"), visibility("hidden")));
+int gtsim_impl_cuMemFreeAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_317"), visibility("hidden")));
 static int gtsim_stub_318(void) { return gtsim_stub_call(318, __builtin_return_address(0)); }
 int cuMemFreeHost(void) __attribute__((weak, alias("gtsim_stub_318")));
-void gtsim_impl_cuMemFreeHost(void) __attribute__((weak, alias("gtsim_stub_318"), visibility("hidden")));
+int gtsim_impl_cuMemFreeHost(void) __attribute__((weak, alias("gtsim_stub_318"), visibility("hidden")));
 static int gtsim_stub_319(void) { return gtsim_stub_call(319, __builtin_return_address(0)); }
 int cuMemFree_v2(void) __attribute__((weak, alias("gtsim_stub_319")));
-void gtsim_impl_cuMemFree_v2(void) __attribute__((weak, alias("gtsim_stub_319"), visibility("hidden")));
+int gtsim_impl_cuMemFree_v2(void) __attribute__((weak, alias("gtsim_stub_319"), visibility("hidden")));
 static int gtsim_stub_320(void) { return gtsim_stub_call(320, __builtin_return_address(0)); }
 int cuMemGetAccess(void) __attribute__((weak, alias("gtsim_stub_320")));
-void gtsim_impl_cuMemGetAccess(void) __attribute__((weak, alias("gtsim_stub_320"), visibility("hidden")));
+int gtsim_impl_cuMemGetAccess(void) __attribute__((weak, alias("gtsim_stub_320"), visibility("hidden")));
 static int gtsim_stub_321(void) { return gtsim_stub_call(321, __builtin_return_address(0)); }
 int cuMemGetAddressRange(void) __attribute__((weak, alias("gtsim_stub_321")));
-void gtsim_impl_cuMemGetAddressRange(void) __attribute__((weak, alias("gtsim_stub_321"), visibility("hidden")));
+int gtsim_impl_cuMemGetAddressRange(void) __attribute__((weak, alias("gtsim_stub_321"), visibility("hidden")));
 static int gtsim_stub_322(void) { return gtsim_stub_call(322, __builtin_return_address(0)); }
 int cuMemGetAddressRange_v2(void) __attribute__((weak, alias("gtsim_stub_322")));
-void gtsim_impl_cuMemGetAddressRange_v2(void) __attribute__((weak, alias("gtsim_stub_322"), visibility("hidden")));
+int gtsim_impl_cuMemGetAddressRange_v2(void) __attribute__((weak, alias("gtsim_stub_322"), visibility("hidden")));
 static int gtsim_stub_323(void) { return gtsim_stub_call(323, __builtin_return_address(0)); }
 int cuMemGetAllocationGranularity(void) __attribute__((weak, alias("gtsim_stub_323")));
-void gtsim_impl_cuMemGetAllocationGranularity(void) __attribute__((weak, alias("gtsim_stub_323"), visibility("hidden")));
+int gtsim_impl_cuMemGetAllocationGranularity(void) __attribute__((weak, alias("gtsim_stub_323"), visibility("hidden")));
 static int gtsim_stub_324(void) { return gtsim_stub_call(324, __builtin_return_address(0)); }
 int cuMemGetAllocationPropertiesFromHandle(void) __attribute__((weak, alias("gtsim_stub_324")));
-void gtsim_impl_cuMemGetAllocationPropertiesFromHandle(void) __attribute__((weak, alias("gtsim_stub_324"), visibility("hidden")));
+int gtsim_impl_cuMemGetAllocationPropertiesFromHandle(void) __attribute__((weak, alias("gtsim_stub_324"), visibility("hidden")));
 static int gtsim_stub_325(void) { return gtsim_stub_call(325, __builtin_return_address(0)); }
 int cuMemGetDefaultMemPool(void) __attribute__((weak, alias("gtsim_stub_325")));
-void gtsim_impl_cuMemGetDefaultMemPool(void) __attribute__((weak, alias("gtsim_stub_325"), visibility("hidden")));
+int gtsim_impl_cuMemGetDefaultMemPool(void) __attribute__((weak, alias("gtsim_stub_325"), visibility("hidden")));
 static int gtsim_stub_326(void) { return gtsim_stub_call(326, __builtin_return_address(0)); }
 int cuMemGetHandleForAddressRange(void) __attribute__((weak, alias("gtsim_stub_326")));
-void gtsim_impl_cuMemGetHandleForAddressRange(void) __attribute__((weak, alias("gtsim_stub_326"), visibility("hidden")));
+int gtsim_impl_cuMemGetHandleForAddressRange(void) __attribute__((weak, alias("gtsim_stub_326"), visibility("hidden")));
 static int gtsim_stub_327(void) { return gtsim_stub_call(327, __builtin_return_address(0)); }
 int cuMemGetInfo(void) __attribute__((weak, alias("gtsim_stub_327")));
-void gtsim_impl_cuMemGetInfo(void) __attribute__((weak, alias("gtsim_stub_327"), visibility("hidden")));
+int gtsim_impl_cuMemGetInfo(void) __attribute__((weak, alias("gtsim_stub_327"), visibility("hidden")));
 static int gtsim_stub_328(void) { return gtsim_stub_call(328, __builtin_return_address(0)); }
 int cuMemGetInfo_v2(void) __attribute__((weak, alias("gtsim_stub_328")));
-void gtsim_impl_cuMemGetInfo_v2(void) __attribute__((weak, alias("gtsim_stub_328"), visibility("hidden")));
+int gtsim_impl_cuMemGetInfo_v2(void) __attribute__((weak, alias("gtsim_stub_328"), visibility("hidden")));
 static int gtsim_stub_329(void) { return gtsim_stub_call(329, __builtin_return_address(0)); }
 int cuMemGetMemPool(void) __attribute__((weak, alias("gtsim_stub_329")));
-void gtsim_impl_cuMemGetMemPool(void) __attribute__((weak, alias("gtsim_stub_329"), visibility("hidden")));
+int gtsim_impl_cuMemGetMemPool(void) __attribute__((weak, alias("gtsim_stub_329"), visibility("hidden")));
 static int gtsim_stub_330(void) { return gtsim_stub_call(330, __builtin_return_address(0)); }
 int cuMemHostAlloc(void) __attribute__((weak, alias("gtsim_stub_330")));
-void gtsim_impl_cuMemHostAlloc(void) __attribute__((weak, alias("gtsim_stub_330"), visibility("hidden")));
+int gtsim_impl_cuMemHostAlloc(void) __attribute__((weak, alias("gtsim_stub_330"), visibility("hidden")));
 static int gtsim_stub_331(void) { return gtsim_stub_call(331, __builtin_return_address(0)); }
 int cuMemHostGetDevicePointer(void) __attribute__((weak, alias("gtsim_stub_331")));
-void gtsim_impl_cuMemHostGetDevicePointer(void) __attribute__((weak, alias("gtsim_stub_331"), visibility("hidden")));
+int gtsim_impl_cuMemHostGetDevicePointer(void) __attribute__((weak, alias("gtsim_stub_331"), visibility("hidden")));
 static int gtsim_stub_332(void) { return gtsim_stub_call(332, __builtin_return_address(0)); }
 int cuMemHostGetDevicePointer_v2(void) __attribute__((weak, alias("gtsim_stub_332")));
-void gtsim_impl_cuMemHostGetDevicePointer_v2(void) __attribute__((weak, alias("gtsim_stub_332"), visibility("hidden")));
+int gtsim_impl_cuMemHostGetDevicePointer_v2(void) __attribute__((weak, alias("gtsim_stub_332"), visibility("hidden")));
 static int gtsim_stub_333(void) { return gtsim_stub_call(333, __builtin_return_address(0)); }
 int cuMemHostGetFlags(void) __attribute__((weak, alias("gtsim_stub_333")));
-void gtsim_impl_cuMemHostGetFlags(void) __attribute__((weak, alias("gtsim_stub_333"), visibility("hidden")));
+int gtsim_impl_cuMemHostGetFlags(void) __attribute__((weak, alias("gtsim_stub_333"), visibility("hidden")));
 static int gtsim_stub_334(void) { return gtsim_stub_call(334, __builtin_return_address(0)); }
 int cuMemHostRegister(void) __attribute__((weak, alias("gtsim_stub_334")));
-void gtsim_impl_cuMemHostRegister(void) __attribute__((weak, alias("gtsim_stub_334"), visibility("hidden")));
+int gtsim_impl_cuMemHostRegister(void) __attribute__((weak, alias("gtsim_stub_334"), visibility("hidden")));
 static int gtsim_stub_335(void) { return gtsim_stub_call(335, __builtin_return_address(0)); }
 int cuMemHostRegister_v2(void) __attribute__((weak, alias("gtsim_stub_335")));
-void gtsim_impl_cuMemHostRegister_v2(void) __attribute__((weak, alias("gtsim_stub_335"), visibility("hidden")));
+int gtsim_impl_cuMemHostRegister_v2(void) __attribute__((weak, alias("gtsim_stub_335"), visibility("hidden")));
 static int gtsim_stub_336(void) { return gtsim_stub_call(336, __builtin_return_address(0)); }
 int cuMemHostUnregister(void) __attribute__((weak, alias("gtsim_stub_336")));
-void gtsim_impl_cuMemHostUnregister(void) __attribute__((weak, alias("gtsim_stub_336"), visibility("hidden")));
+int gtsim_impl_cuMemHostUnregister(void) __attribute__((weak, alias("gtsim_stub_336"), visibility("hidden")));
 static int gtsim_stub_337(void) { return gtsim_stub_call(337, __builtin_return_address(0)); }
 int cuMemImportFromShareableHandle(void) __attribute__((weak, alias("gtsim_stub_337")));
-void gtsim_impl_cuMemImportFromShareableHandle(void) __attribute__((weak, alias("gtsim_stub_337"), visibility("hidden")));
+int gtsim_impl_cuMemImportFromShareableHandle(void) __attribute__((weak, alias("gtsim_stub_337"), visibility("hidden")));
 static int gtsim_stub_338(void) { return gtsim_stub_call(338, __builtin_return_address(0)); }
 int cuMemMap(void) __attribute__((weak, alias("gtsim_stub_338")));
-void gtsim_impl_cuMemMap(void) __attribute__((weak, alias("gtsim_stub_338"), visibility("hidden")));
+int gtsim_impl_cuMemMap(void) __attribute__((weak, alias("gtsim_stub_338"), visibility("hidden")));
 static int gtsim_stub_339(void) { return gtsim_stub_call(339, __builtin_return_address(0)); }
 int cuMemMapArrayAsync(void) __attribute__((weak, alias("gtsim_stub_339")));
-void gtsim_impl_cuMemMapArrayAsync(void) __attribute__((weak, alias("gtsim_stub_339"), visibility("hidden")));
+int gtsim_impl_cuMemMapArrayAsync(void) __attribute__((weak, alias("gtsim_stub_339"), visibility("hidden")));
 static int gtsim_stub_340(void) { return gtsim_stub_call(340, __builtin_return_address(0)); }
 int cuMemMapArrayAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_340")));
-void gtsim_impl_cuMemMapArrayAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_340"), visibility("hidden")));
+int gtsim_impl_cuMemMapArrayAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_340"), visibility("hidden")));
 static int gtsim_stub_341(void) { return gtsim_stub_call(341, __builtin_return_address(0)); }
 int cuMemPoolCreate(void) __attribute__((weak, alias("gtsim_stub_341")));
-void gtsim_impl_cuMemPoolCreate(void) __attribute__((weak, alias("gtsim_stub_341"), visibility("hidden")));
+int gtsim_impl_cuMemPoolCreate(void) __attribute__((weak, alias("gtsim_stub_341"), visibility("hidden")));
 static int gtsim_stub_342(void) { return gtsim_stub_call(342, __builtin_return_address(0)); }
 int cuMemPoolDestroy(void) __attribute__((weak, alias("gtsim_stub_342")));
-void gtsim_impl_cuMemPoolDestroy(void) __attribute__((weak, alias("gtsim_stub_342"), visibility("hidden")));
+int gtsim_impl_cuMemPoolDestroy(void) __attribute__((weak, alias("gtsim_stub_342"), visibility("hidden")));
 static int gtsim_stub_343(void) { return gtsim_stub_call(343, __builtin_return_address(0)); }
 int cuMemPoolExportPointer(void) __attribute__((weak, alias("gtsim_stub_343")));
-void gtsim_impl_cuMemPoolExportPointer(void) __attribute__((weak, alias("gtsim_stub_343"), visibility("hidden")));
+int gtsim_impl_cuMemPoolExportPointer(void) __attribute__((weak, alias("gtsim_stub_343"), visibility("hidden")));
 static int gtsim_stub_344(void) { return gtsim_stub_call(344, __builtin_return_address(0)); }
 int cuMemPoolExportToShareableHandle(void) __attribute__((weak, alias("gtsim_stub_344")));
-void gtsim_impl_cuMemPoolExportToShareableHandle(void) __attribute__((weak, alias("gtsim_stub_344"), visibility("hidden")));
+int gtsim_impl_cuMemPoolExportToShareableHandle(void) __attribute__((weak, alias("gtsim_stub_344"), visibility("hidden")));
 static int gtsim_stub_345(void) { return gtsim_stub_call(345, __builtin_return_address(0)); }
 int cuMemPoolGetAccess(void) __attribute__((weak, alias("gtsim_stub_345")));
-void gtsim_impl_cuMemPoolGetAccess(void) __attribute__((weak, alias("gtsim_stub_345"), visibility("hidden")));
+int gtsim_impl_cuMemPoolGetAccess(void) __attribute__((weak, alias("gtsim_stub_345"), visibility("hidden")));
 static int gtsim_stub_346(void) { return gtsim_stub_call(346, __builtin_return_address(0)); }
 int cuMemPoolGetAttribute(void) __attribute__((weak, alias("gtsim_stub_346")));
-void gtsim_impl_cuMemPoolGetAttribute(void) __attribute__((weak, alias("gtsim_stub_346"), visibility("hidden")));
+int gtsim_impl_cuMemPoolGetAttribute(void) __attribute__((weak, alias("gtsim_stub_346"), visibility("hidden")));
 static int gtsim_stub_347(void) { return gtsim_stub_call(347, __builtin_return_address(0)); }
 int cuMemPoolImportFromShareableHandle(void) __attribute__((weak, alias("gtsim_stub_347")));
-void gtsim_impl_cuMemPoolImportFromShareableHandle(void) __attribute__((weak, alias("gtsim_stub_347"), visibility("hidden")));
+int gtsim_impl_cuMemPoolImportFromShareableHandle(void) __attribute__((weak, alias("gtsim_stub_347"), visibility("hidden")));
 static int gtsim_stub_348(void) { return gtsim_stub_call(348, __builtin_return_address(0)); }
 int cuMemPoolImportPointer(void) __attribute__((weak, alias("gtsim_stub_348")));
-void gtsim_impl_cuMemPoolImportPointer(void) __attribute__((weak, alias("gtsim_stub_348"), visibility("hidden")));
+int gtsim_impl_cuMemPoolImportPointer(void) __attribute__((weak, alias("gtsim_stub_348"), visibility("hidden")));
 static int gtsim_stub_349(void) { return gtsim_stub_call(349, __builtin_return_address(0)); }
 int cuMemPoolSetAccess(void) __attribute__((weak, alias("gtsim_stub_349")));
-void gtsim_impl_cuMemPoolSetAccess(void) __attribute__((weak, alias("gtsim_stub_349"), visibility("hidden")));
+int gtsim_impl_cuMemPoolSetAccess(void) __attribute__((weak, alias("gtsim_stub_349"), visibility("hidden")));
 static int gtsim_stub_350(void) { return gtsim_stub_call(350, __builtin_return_address(0)); }
 int cuMemPoolSetAttribute(void) __attribute__((weak, alias("gtsim_stub_350")));
-void gtsim_impl_cuMemPoolSetAttribute(void) __attribute__((weak, alias("gtsim_stub_350"), visibility("hidden")));
+int gtsim_impl_cuMemPoolSetAttribute(void) __attribute__((weak, alias("gtsim_stub_350"), visibility("hidden")));
 static int gtsim_stub_351(void) { return gtsim_stub_call(351, __builtin_return_address(0)); }
 int cuMemPoolTrimTo(void) __attribute__((weak, alias("gtsim_stub_351")));
-void gtsim_impl_cuMemPoolTrimTo(void) __attribute__((weak, alias("gtsim_stub_351"), visibility("hidden")));
+int gtsim_impl_cuMemPoolTrimTo(void) __attribute__((weak, alias("gtsim_stub_351"), visibility("hidden")));
 static int gtsim_stub_352(void) { return gtsim_stub_call(352, __builtin_return_address(0)); }
 int cuMemPrefetchAsync(void) __attribute__((weak, alias("gtsim_stub_352")));
-void gtsim_impl_cuMemPrefetchAsync(void) __attribute__((weak, alias("gtsim_stub_352"), visibility("hidden")));
+int gtsim_impl_cuMemPrefetchAsync(void) __attribute__((weak, alias("gtsim_stub_352"), visibility("hidden")));
 static int gtsim_stub_353(void) { return gtsim_stub_call(353, __builtin_return_address(0)); }
 int cuMemPrefetchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_353")));
-void gtsim_impl_cuMemPrefetchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_353"), visibility("hidden")));
+int gtsim_impl_cuMemPrefetchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_353"), visibility("hidden")));
 static int gtsim_stub_354(void) { return gtsim_stub_call(354, __builtin_return_address(0)); }
 int cuMemPrefetchAsync_v2(void) __attribute__((weak, alias("gtsim_stub_354")));
-void gtsim_impl_cuMemPrefetchAsync_v2(void) __attribute__((weak, alias("gtsim_stub_354"), visibility("hidden")));
+int gtsim_impl_cuMemPrefetchAsync_v2(void) __attribute__((weak, alias("gtsim_stub_354"), visibility("hidden")));
 static int gtsim_stub_355(void) { return gtsim_stub_call(355, __builtin_return_address(0)); }
 int cuMemPrefetchAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_355")));
-void gtsim_impl_cuMemPrefetchAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_355"), visibility("hidden")));
+int gtsim_impl_cuMemPrefetchAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_355"), visibility("hidden")));
 static int gtsim_stub_356(void) { return gtsim_stub_call(356, __builtin_return_address(0)); }
 int cuMemPrefetchBatchAsync(void) __attribute__((weak, alias("gtsim_stub_356")));
-void gtsim_impl_cuMemPrefetchBatchAsync(void) __attribute__((weak, alias("gtsim_stub_356"), visibility("hidden")));
+int gtsim_impl_cuMemPrefetchBatchAsync(void) __attribute__((weak, alias("gtsim_stub_356"), visibility("hidden")));
 static int gtsim_stub_357(void) { return gtsim_stub_call(357, __builtin_return_address(0)); }
 int cuMemPrefetchBatchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_357")));
-void gtsim_impl_cuMemPrefetchBatchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_357"), visibility("hidden")));
+int gtsim_impl_cuMemPrefetchBatchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_357"), visibility("hidden")));
 static int gtsim_stub_358(void) { return gtsim_stub_call(358, __builtin_return_address(0)); }
 int cuMemRangeGetAttribute(void) __attribute__((weak, alias("gtsim_stub_358")));
-void gtsim_impl_cuMemRangeGetAttribute(void) __attribute__((weak, alias("gtsim_stub_358"), visibility("hidden")));
+int gtsim_impl_cuMemRangeGetAttribute(void) __attribute__((weak, alias("gtsim_stub_358"), visibility("hidden")));
 static int gtsim_stub_359(void) { return gtsim_stub_call(359, __builtin_return_address(0)); }
 int cuMemRangeGetAttributes(void) __attribute__((weak, alias("gtsim_stub_359")));
-void gtsim_impl_cuMemRangeGetAttributes(void) __attribute__((weak, alias("gtsim_stub_359"), visibility("hidden")));
+int gtsim_impl_cuMemRangeGetAttributes(void) __attribute__((weak, alias("gtsim_stub_359"), visibility("hidden")));
 static int gtsim_stub_360(void) { return gtsim_stub_call(360, __builtin_return_address(0)); }
 int cuMemRelease(void) __attribute__((weak, alias("gtsim_stub_360")));
-void gtsim_impl_cuMemRelease(void) __attribute__((weak, alias("gtsim_stub_360"), visibility("hidden")));
+int gtsim_impl_cuMemRelease(void) __attribute__((weak, alias("gtsim_stub_360"), visibility("hidden")));
 static int gtsim_stub_361(void) { return gtsim_stub_call(361, __builtin_return_address(0)); }
 int cuMemRetainAllocationHandle(void) __attribute__((weak, alias("gtsim_stub_361")));
-void gtsim_impl_cuMemRetainAllocationHandle(void) __attribute__((weak, alias("gtsim_stub_361"), visibility("hidden")));
+int gtsim_impl_cuMemRetainAllocationHandle(void) __attribute__((weak, alias("gtsim_stub_361"), visibility("hidden")));
 static int gtsim_stub_362(void) { return gtsim_stub_call(362, __builtin_return_address(0)); }
 int cuMemSetAccess(void) __attribute__((weak, alias("gtsim_stub_362")));
-void gtsim_impl_cuMemSetAccess(void) __attribute__((weak, alias("gtsim_stub_362"), visibility("hidden")));
+int gtsim_impl_cuMemSetAccess(void) __attribute__((weak, alias("gtsim_stub_362"), visibility("hidden")));
 static int gtsim_stub_363(void) { return gtsim_stub_call(363, __builtin_return_address(0)); }
 int cuMemSetMemPool(void) __attribute__((weak, alias("gtsim_stub_363")));
-void gtsim_impl_cuMemSetMemPool(void) __attribute__((weak, alias("gtsim_stub_363"), visibility("hidden")));
+int gtsim_impl_cuMemSetMemPool(void) __attribute__((weak, alias("gtsim_stub_363"), visibility("hidden")));
 static int gtsim_stub_364(void) { return gtsim_stub_call(364, __builtin_return_address(0)); }
 int cuMemUnmap(void) __attribute__((weak, alias("gtsim_stub_364")));
-void gtsim_impl_cuMemUnmap(void) __attribute__((weak, alias("gtsim_stub_364"), visibility("hidden")));
+int gtsim_impl_cuMemUnmap(void) __attribute__((weak, alias("gtsim_stub_364"), visibility("hidden")));
 static int gtsim_stub_365(void) { return gtsim_stub_call(365, __builtin_return_address(0)); }
 int cuMemcpy(void) __attribute__((weak, alias("gtsim_stub_365")));
-void gtsim_impl_cuMemcpy(void) __attribute__((weak, alias("gtsim_stub_365"), visibility("hidden")));
+int gtsim_impl_cuMemcpy(void) __attribute__((weak, alias("gtsim_stub_365"), visibility("hidden")));
 static int gtsim_stub_366(void) { return gtsim_stub_call(366, __builtin_return_address(0)); }
 int cuMemcpy2D(void) __attribute__((weak, alias("gtsim_stub_366")));
-void gtsim_impl_cuMemcpy2D(void) __attribute__((weak, alias("gtsim_stub_366"), visibility("hidden")));
+int gtsim_impl_cuMemcpy2D(void) __attribute__((weak, alias("gtsim_stub_366"), visibility("hidden")));
 static int gtsim_stub_367(void) { return gtsim_stub_call(367, __builtin_return_address(0)); }
 int cuMemcpy2DAsync(void) __attribute__((weak, alias("gtsim_stub_367")));
-void gtsim_impl_cuMemcpy2DAsync(void) __attribute__((weak, alias("gtsim_stub_367"), visibility("hidden")));
+int gtsim_impl_cuMemcpy2DAsync(void) __attribute__((weak, alias("gtsim_stub_367"), visibility("hidden")));
 static int gtsim_stub_368(void) { return gtsim_stub_call(368, __builtin_return_address(0)); }
 int cuMemcpy2DAsync_v2(void) __attribute__((weak, alias("gtsim_stub_368")));
-void gtsim_impl_cuMemcpy2DAsync_v2(void) __attribute__((weak, alias("gtsim_stub_368"), visibility("hidden")));
+int gtsim_impl_cuMemcpy2DAsync_v2(void) __attribute__((weak, alias("gtsim_stub_368"), visibility("hidden")));
 static int gtsim_stub_369(void) { return gtsim_stub_call(369, __builtin_return_address(0)); }
 int cuMemcpy2DAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_369")));
-void gtsim_impl_cuMemcpy2DAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_369"), visibility("hidden")));
+int gtsim_impl_cuMemcpy2DAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_369"), visibility("hidden")));
 static int gtsim_stub_370(void) { return gtsim_stub_call(370, __builtin_return_address(0)); }
 int cuMemcpy2DUnaligned(void) __attribute__((weak, alias("gtsim_stub_370")));
-void gtsim_impl_cuMemcpy2DUnaligned(void) __attribute__((weak, alias("gtsim_stub_370"), visibility("hidden")));
+int gtsim_impl_cuMemcpy2DUnaligned(void) __attribute__((weak, alias("gtsim_stub_370"), visibility("hidden")));
 static int gtsim_stub_371(void) { return gtsim_stub_call(371, __builtin_return_address(0)); }
 int cuMemcpy2DUnaligned_v2(void) __attribute__((weak, alias("gtsim_stub_371")));
-void gtsim_impl_cuMemcpy2DUnaligned_v2(void) __attribute__((weak, alias("gtsim_stub_371"), visibility("hidden")));
+int gtsim_impl_cuMemcpy2DUnaligned_v2(void) __attribute__((weak, alias("gtsim_stub_371"), visibility("hidden")));
 static int gtsim_stub_372(void) { return gtsim_stub_call(372, __builtin_return_address(0)); }
 int cuMemcpy2DUnaligned_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_372")));
-void gtsim_impl_cuMemcpy2DUnaligned_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_372"), visibility("hidden")));
+int gtsim_impl_cuMemcpy2DUnaligned_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_372"), visibility("hidden")));
 static int gtsim_stub_373(void) { return gtsim_stub_call(373, __builtin_return_address(0)); }
 int cuMemcpy2D_v2(void) __attribute__((weak, alias("gtsim_stub_373")));
-void gtsim_impl_cuMemcpy2D_v2(void) __attribute__((weak, alias("gtsim_stub_373"), visibility("hidden")));
+int gtsim_impl_cuMemcpy2D_v2(void) __attribute__((weak, alias("gtsim_stub_373"), visibility("hidden")));
 static int gtsim_stub_374(void) { return gtsim_stub_call(374, __builtin_return_address(0)); }
 int cuMemcpy2D_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_374")));
-void gtsim_impl_cuMemcpy2D_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_374"), visibility("hidden")));
+int gtsim_impl_cuMemcpy2D_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_374"), visibility("hidden")));
 static int gtsim_stub_375(void) { return gtsim_stub_call(375, __builtin_return_address(0)); }
 int cuMemcpy3D(void) __attribute__((weak, alias("gtsim_stub_375")));
-void gtsim_impl_cuMemcpy3D(void) __attribute__((weak, alias("gtsim_stub_375"), visibility("hidden")));
+int gtsim_impl_cuMemcpy3D(void) __attribute__((weak, alias("gtsim_stub_375"), visibility("hidden")));
 static int gtsim_stub_376(void) { return gtsim_stub_call(376, __builtin_return_address(0)); }
 int cuMemcpy3DAsync(void) __attribute__((weak, alias("gtsim_stub_376")));
-void gtsim_impl_cuMemcpy3DAsync(void) __attribute__((weak, alias("gtsim_stub_376"), visibility("hidden")));
+int gtsim_impl_cuMemcpy3DAsync(void) __attribute__((weak, alias("gtsim_stub_376"), visibility("hidden")));
 static int gtsim_stub_377(void) { return gtsim_stub_call(377, __builtin_return_address(0)); }
 int cuMemcpy3DAsync_v2(void) __attribute__((weak, alias("gtsim_stub_377")));
-void gtsim_impl_cuMemcpy3DAsync_v2(void) __attribute__((weak, alias("gtsim_stub_377"), visibility("hidden")));
+int gtsim_impl_cuMemcpy3DAsync_v2(void) __attribute__((weak, alias("gtsim_stub_377"), visibility("hidden")));
 static int gtsim_stub_378(void) { return gtsim_stub_call(378, __builtin_return_address(0)); }
 int cuMemcpy3DAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_378")));
-void gtsim_impl_cuMemcpy3DAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_378"), visibility("hidden")));
+int gtsim_impl_cuMemcpy3DAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_378"), visibility("hidden")));
 static int gtsim_stub_379(void) { return gtsim_stub_call(379, __builtin_return_address(0)); }
 int cuMemcpy3DBatchAsync(void) __attribute__((weak, alias("gtsim_stub_379")));
-void gtsim_impl_cuMemcpy3DBatchAsync(void) __attribute__((weak, alias("gtsim_stub_379"), visibility("hidden")));
+int gtsim_impl_cuMemcpy3DBatchAsync(void) __attribute__((weak, alias("gtsim_stub_379"), visibility("hidden")));
 static int gtsim_stub_380(void) { return gtsim_stub_call(380, __builtin_return_address(0)); }
 int cuMemcpy3DBatchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_380")));
-void gtsim_impl_cuMemcpy3DBatchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_380"), visibility("hidden")));
+int gtsim_impl_cuMemcpy3DBatchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_380"), visibility("hidden")));
 static int gtsim_stub_381(void) { return gtsim_stub_call(381, __builtin_return_address(0)); }
 int cuMemcpy3DBatchAsync_v2(void) __attribute__((weak, alias("gtsim_stub_381")));
-void gtsim_impl_cuMemcpy3DBatchAsync_v2(void) __attribute__((weak, alias("gtsim_stub_381"), visibility("hidden")));
+int gtsim_impl_cuMemcpy3DBatchAsync_v2(void) __attribute__((weak, alias("gtsim_stub_381"), visibility("hidden")));
 static int gtsim_stub_382(void) { return gtsim_stub_call(382, __builtin_return_address(0)); }
 int cuMemcpy3DBatchAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_382")));
-void gtsim_impl_cuMemcpy3DBatchAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_382"), visibility("hidden")));
+int gtsim_impl_cuMemcpy3DBatchAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_382"), visibility("hidden")));
 static int gtsim_stub_383(void) { return gtsim_stub_call(383, __builtin_return_address(0)); }
 int cuMemcpy3DPeer(void) __attribute__((weak, alias("gtsim_stub_383")));
-void gtsim_impl_cuMemcpy3DPeer(void) __attribute__((weak, alias("gtsim_stub_383"), visibility("hidden")));
+int gtsim_impl_cuMemcpy3DPeer(void) __attribute__((weak, alias("gtsim_stub_383"), visibility("hidden")));
 static int gtsim_stub_384(void) { return gtsim_stub_call(384, __builtin_return_address(0)); }
 int cuMemcpy3DPeerAsync(void) __attribute__((weak, alias("gtsim_stub_384")));
-void gtsim_impl_cuMemcpy3DPeerAsync(void) __attribute__((weak, alias("gtsim_stub_384"), visibility("hidden")));
+int gtsim_impl_cuMemcpy3DPeerAsync(void) __attribute__((weak, alias("gtsim_stub_384"), visibility("hidden")));
 static int gtsim_stub_385(void) { return gtsim_stub_call(385, __builtin_return_address(0)); }
 int cuMemcpy3DPeerAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_385")));
-void gtsim_impl_cuMemcpy3DPeerAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_385"), visibility("hidden")));
+int gtsim_impl_cuMemcpy3DPeerAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_385"), visibility("hidden")));
 static int gtsim_stub_386(void) { return gtsim_stub_call(386, __builtin_return_address(0)); }
 int cuMemcpy3DPeer_ptds(void) __attribute__((weak, alias("gtsim_stub_386")));
-void gtsim_impl_cuMemcpy3DPeer_ptds(void) __attribute__((weak, alias("gtsim_stub_386"), visibility("hidden")));
+int gtsim_impl_cuMemcpy3DPeer_ptds(void) __attribute__((weak, alias("gtsim_stub_386"), visibility("hidden")));
 static int gtsim_stub_387(void) { return gtsim_stub_call(387, __builtin_return_address(0)); }
 int cuMemcpy3D_v2(void) __attribute__((weak, alias("gtsim_stub_387")));
-void gtsim_impl_cuMemcpy3D_v2(void) __attribute__((weak, alias("gtsim_stub_387"), visibility("hidden")));
+int gtsim_impl_cuMemcpy3D_v2(void) __attribute__((weak, alias("gtsim_stub_387"), visibility("hidden")));
 static int gtsim_stub_388(void) { return gtsim_stub_call(388, __builtin_return_address(0)); }
 int cuMemcpy3D_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_388")));
-void gtsim_impl_cuMemcpy3D_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_388"), visibility("hidden")));
+int gtsim_impl_cuMemcpy3D_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_388"), visibility("hidden")));
 static int gtsim_stub_389(void) { return gtsim_stub_call(389, __builtin_return_address(0)); }
 int cuMemcpyAsync(void) __attribute__((weak, alias("gtsim_stub_389")));
-void gtsim_impl_cuMemcpyAsync(void) __attribute__((weak, alias("gtsim_stub_389"), visibility("hidden")));
+int gtsim_impl_cuMemcpyAsync(void) __attribute__((weak, alias("gtsim_stub_389"), visibility("hidden")));
 static int gtsim_stub_390(void) { return gtsim_stub_call(390, __builtin_return_address(0)); }
 int cuMemcpyAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_390")));
-void gtsim_impl_cuMemcpyAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_390"), visibility("hidden")));
+int gtsim_impl_cuMemcpyAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_390"), visibility("hidden")));
 static int gtsim_stub_391(void) { return gtsim_stub_call(391, __builtin_return_address(0)); }
 int cuMemcpyAtoA(void) __attribute__((weak, alias("gtsim_stub_391")));
-void gtsim_impl_cuMemcpyAtoA(void) __attribute__((weak, alias("gtsim_stub_391"), visibility("hidden")));
+int gtsim_impl_cuMemcpyAtoA(void) __attribute__((weak, alias("gtsim_stub_391"), visibility("hidden")));
 static int gtsim_stub_392(void) { return gtsim_stub_call(392, __builtin_return_address(0)); }
 int cuMemcpyAtoA_v2(void) __attribute__((weak, alias("gtsim_stub_392")));
-void gtsim_impl_cuMemcpyAtoA_v2(void) __attribute__((weak, alias("gtsim_stub_392"), visibility("hidden")));
+int gtsim_impl_cuMemcpyAtoA_v2(void) __attribute__((weak, alias("gtsim_stub_392"), visibility("hidden")));
 static int gtsim_stub_393(void) { return gtsim_stub_call(393, __builtin_return_address(0)); }
 int cuMemcpyAtoA_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_393")));
-void gtsim_impl_cuMemcpyAtoA_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_393"), visibility("hidden")));
+int gtsim_impl_cuMemcpyAtoA_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_393"), visibility("hidden")));
 static int gtsim_stub_394(void) { return gtsim_stub_call(394, __builtin_return_address(0)); }
 int cuMemcpyAtoD(void) __attribute__((weak, alias("gtsim_stub_394")));
-void gtsim_impl_cuMemcpyAtoD(void) __attribute__((weak, alias("gtsim_stub_394"), visibility("hidden")));
+int gtsim_impl_cuMemcpyAtoD(void) __attribute__((weak, alias("gtsim_stub_394"), visibility("hidden")));
 static int gtsim_stub_395(void) { return gtsim_stub_call(395, __builtin_return_address(0)); }
 int cuMemcpyAtoD_v2(void) __attribute__((weak, alias("gtsim_stub_395")));
-void gtsim_impl_cuMemcpyAtoD_v2(void) __attribute__((weak, alias("gtsim_stub_395"), visibility("hidden")));
+int gtsim_impl_cuMemcpyAtoD_v2(void) __attribute__((weak, alias("gtsim_stub_395"), visibility("hidden")));
 static int gtsim_stub_396(void) { return gtsim_stub_call(396, __builtin_return_address(0)); }
 int cuMemcpyAtoD_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_396")));
-void gtsim_impl_cuMemcpyAtoD_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_396"), visibility("hidden")));
+int gtsim_impl_cuMemcpyAtoD_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_396"), visibility("hidden")));
 static int gtsim_stub_397(void) { return gtsim_stub_call(397, __builtin_return_address(0)); }
 int cuMemcpyAtoH(void) __attribute__((weak, alias("gtsim_stub_397")));
-void gtsim_impl_cuMemcpyAtoH(void) __attribute__((weak, alias("gtsim_stub_397"), visibility("hidden")));
+int gtsim_impl_cuMemcpyAtoH(void) __attribute__((weak, alias("gtsim_stub_397"), visibility("hidden")));
 static int gtsim_stub_398(void) { return gtsim_stub_call(398, __builtin_return_address(0)); }
 int cuMemcpyAtoHAsync(void) __attribute__((weak, alias("gtsim_stub_398")));
-void gtsim_impl_cuMemcpyAtoHAsync(void) __attribute__((weak, alias("gtsim_stub_398"), visibility("hidden")));
+int gtsim_impl_cuMemcpyAtoHAsync(void) __attribute__((weak, alias("gtsim_stub_398"), visibility("hidden")));
 static int gtsim_stub_399(void) { return gtsim_stub_call(399, __builtin_return_address(0)); }
 int cuMemcpyAtoHAsync_v2(void) __attribute__((weak, alias("gtsim_stub_399")));
-void gtsim_impl_cuMemcpyAtoHAsync_v2(void) __attribute__((weak, alias("gtsim_stub_399"), visibility("hidden")));
+int gtsim_impl_cuMemcpyAtoHAsync_v2(void) __attribute__((weak, alias("gtsim_stub_399"), visibility("hidden")));
 static int gtsim_stub_400(void) { return gtsim_stub_call(400, __builtin_return_address(0)); }
 int cuMemcpyAtoHAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_400")));
-void gtsim_impl_cuMemcpyAtoHAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_400"), visibility("hidden")));
+int gtsim_impl_cuMemcpyAtoHAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_400"), visibility("hidden")));
 static int gtsim_stub_401(void) { return gtsim_stub_call(401, __builtin_return_address(0)); }
 int cuMemcpyAtoH_v2(void) __attribute__((weak, alias("gtsim_stub_401")));
-void gtsim_impl_cuMemcpyAtoH_v2(void) __attribute__((weak, alias("gtsim_stub_401"), visibility("hidden")));
+int gtsim_impl_cuMemcpyAtoH_v2(void) __attribute__((weak, alias("gtsim_stub_401"), visibility("hidden")));
 static int gtsim_stub_402(void) { return gtsim_stub_call(402, __builtin_return_address(0)); }
 int cuMemcpyAtoH_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_402")));
-void gtsim_impl_cuMemcpyAtoH_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_402"), visibility("hidden")));
+int gtsim_impl_cuMemcpyAtoH_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_402"), visibility("hidden")));
 static int gtsim_stub_403(void) { return gtsim_stub_call(403, __builtin_return_address(0)); }
 int cuMemcpyBatchAsync(void) __attribute__((weak, alias("gtsim_stub_403")));
-void gtsim_impl_cuMemcpyBatchAsync(void) __attribute__((weak, alias("gtsim_stub_403"), visibility("hidden")));
+int gtsim_impl_cuMemcpyBatchAsync(void) __attribute__((weak, alias("gtsim_stub_403"), visibility("hidden")));
 static int gtsim_stub_404(void) { return gtsim_stub_call(404, __builtin_return_address(0)); }
 int cuMemcpyBatchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_404")));
-void gtsim_impl_cuMemcpyBatchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_404"), visibility("hidden")));
+int gtsim_impl_cuMemcpyBatchAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_404"), visibility("hidden")));
 static int gtsim_stub_405(void) { return gtsim_stub_call(405, __builtin_return_address(0)); }
 int cuMemcpyBatchAsync_v2(void) __attribute__((weak, alias("gtsim_stub_405")));
-void gtsim_impl_cuMemcpyBatchAsync_v2(void) __attribute__((weak, alias("gtsim_stub_405"), visibility("hidden")));
+int gtsim_impl_cuMemcpyBatchAsync_v2(void) __attribute__((weak, alias("gtsim_stub_405"), visibility("hidden")));
 static int gtsim_stub_406(void) { return gtsim_stub_call(406, __builtin_return_address(0)); }
 int cuMemcpyBatchAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_406")));
-void gtsim_impl_cuMemcpyBatchAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_406"), visibility("hidden")));
+int gtsim_impl_cuMemcpyBatchAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_406"), visibility("hidden")));
 static int gtsim_stub_407(void) { return gtsim_stub_call(407, __builtin_return_address(0)); }
 int cuMemcpyDtoA(void) __attribute__((weak, alias("gtsim_stub_407")));
-void gtsim_impl_cuMemcpyDtoA(void) __attribute__((weak, alias("gtsim_stub_407"), visibility("hidden")));
+int gtsim_impl_cuMemcpyDtoA(void) __attribute__((weak, alias("gtsim_stub_407"), visibility("hidden")));
 static int gtsim_stub_408(void) { return gtsim_stub_call(408, __builtin_return_address(0)); }
 int cuMemcpyDtoA_v2(void) __attribute__((weak, alias("gtsim_stub_408")));
-void gtsim_impl_cuMemcpyDtoA_v2(void) __attribute__((weak, alias("gtsim_stub_408"), visibility("hidden")));
+int gtsim_impl_cuMemcpyDtoA_v2(void) __attribute__((weak, alias("gtsim_stub_408"), visibility("hidden")));
 static int gtsim_stub_409(void) { return gtsim_stub_call(409, __builtin_return_address(0)); }
 int cuMemcpyDtoA_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_409")));
-void gtsim_impl_cuMemcpyDtoA_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_409"), visibility("hidden")));
+int gtsim_impl_cuMemcpyDtoA_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_409"), visibility("hidden")));
 static int gtsim_stub_410(void) { return gtsim_stub_call(410, __builtin_return_address(0)); }
 int cuMemcpyDtoD(void) __attribute__((weak, alias("gtsim_stub_410")));
-void gtsim_impl_cuMemcpyDtoD(void) __attribute__((weak, alias("gtsim_stub_410"), visibility("hidden")));
+int gtsim_impl_cuMemcpyDtoD(void) __attribute__((weak, alias("gtsim_stub_410"), visibility("hidden")));
 static int gtsim_stub_411(void) { return gtsim_stub_call(411, __builtin_return_address(0)); }
 int cuMemcpyDtoDAsync(void) __attribute__((weak, alias("gtsim_stub_411")));
-void gtsim_impl_cuMemcpyDtoDAsync(void) __attribute__((weak, alias("gtsim_stub_411"), visibility("hidden")));
+int gtsim_impl_cuMemcpyDtoDAsync(void) __attribute__((weak, alias("gtsim_stub_411"), visibility("hidden")));
 static int gtsim_stub_412(void) { return gtsim_stub_call(412, __builtin_return_address(0)); }
 int cuMemcpyDtoDAsync_v2(void) __attribute__((weak, alias("gtsim_stub_412")));
-void gtsim_impl_cuMemcpyDtoDAsync_v2(void) __attribute__((weak, alias("gtsim_stub_412"), visibility("hidden")));
+int gtsim_impl_cuMemcpyDtoDAsync_v2(void) __attribute__((weak, alias("gtsim_stub_412"), visibility("hidden")));
 static int gtsim_stub_413(void) { return gtsim_stub_call(413, __builtin_return_address(0)); }
 int cuMemcpyDtoDAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_413")));
-void gtsim_impl_cuMemcpyDtoDAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_413"), visibility("hidden")));
+int gtsim_impl_cuMemcpyDtoDAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_413"), visibility("hidden")));
 static int gtsim_stub_414(void) { return gtsim_stub_call(414, __builtin_return_address(0)); }
 int cuMemcpyDtoD_v2(void) __attribute__((weak, alias("gtsim_stub_414")));
-void gtsim_impl_cuMemcpyDtoD_v2(void) __attribute__((weak, alias("gtsim_stub_414"), visibility("hidden")));
+int gtsim_impl_cuMemcpyDtoD_v2(void) __attribute__((weak, alias("gtsim_stub_414"), visibility("hidden")));
 static int gtsim_stub_415(void) { return gtsim_stub_call(415, __builtin_return_address(0)); }
 int cuMemcpyDtoD_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_415")));
-void gtsim_impl_cuMemcpyDtoD_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_415"), visibility("hidden")));
+int gtsim_impl_cuMemcpyDtoD_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_415"), visibility("hidden")));
 static int gtsim_stub_416(void) { return gtsim_stub_call(416, __builtin_return_address(0)); }
 int cuMemcpyDtoH(void) __attribute__((weak, alias("gtsim_stub_416")));
-void gtsim_impl_cuMemcpyDtoH(void) __attribute__((weak, alias("gtsim_stub_416"), visibility("hidden")));
+int gtsim_impl_cuMemcpyDtoH(void) __attribute__((weak, alias("gtsim_stub_416"), visibility("hidden")));
 static int gtsim_stub_417(void) { return gtsim_stub_call(417, __builtin_return_address(0)); }
 int cuMemcpyDtoHAsync(void) __attribute__((weak, alias("gtsim_stub_417")));
-void gtsim_impl_cuMemcpyDtoHAsync(void) __attribute__((weak, alias("gtsim_stub_417"), visibility("hidden")));
+int gtsim_impl_cuMemcpyDtoHAsync(void) __attribute__((weak, alias("gtsim_stub_417"), visibility("hidden")));
 static int gtsim_stub_418(void) { return gtsim_stub_call(418, __builtin_return_address(0)); }
 int cuMemcpyDtoHAsync_v2(void) __attribute__((weak, alias("gtsim_stub_418")));
-void gtsim_impl_cuMemcpyDtoHAsync_v2(void) __attribute__((weak, alias("gtsim_stub_418"), visibility("hidden")));
+int gtsim_impl_cuMemcpyDtoHAsync_v2(void) __attribute__((weak, alias("gtsim_stub_418"), visibility("hidden")));
 static int gtsim_stub_419(void) { return gtsim_stub_call(419, __builtin_return_address(0)); }
 int cuMemcpyDtoHAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_419")));
-void gtsim_impl_cuMemcpyDtoHAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_419"), visibility("hidden")));
+int gtsim_impl_cuMemcpyDtoHAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_419"), visibility("hidden")));
 static int gtsim_stub_420(void) { return gtsim_stub_call(420, __builtin_return_address(0)); }
 int cuMemcpyDtoH_v2(void) __attribute__((weak, alias("gtsim_stub_420")));
-void gtsim_impl_cuMemcpyDtoH_v2(void) __attribute__((weak, alias("gtsim_stub_420"), visibility("hidden")));
+int gtsim_impl_cuMemcpyDtoH_v2(void) __attribute__((weak, alias("gtsim_stub_420"), visibility("hidden")));
 static int gtsim_stub_421(void) { return gtsim_stub_call(421, __builtin_return_address(0)); }
 int cuMemcpyDtoH_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_421")));
-void gtsim_impl_cuMemcpyDtoH_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_421"), visibility("hidden")));
+int gtsim_impl_cuMemcpyDtoH_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_421"), visibility("hidden")));
 static int gtsim_stub_422(void) { return gtsim_stub_call(422, __builtin_return_address(0)); }
 int cuMemcpyHtoA(void) __attribute__((weak, alias("gtsim_stub_422")));
-void gtsim_impl_cuMemcpyHtoA(void) __attribute__((weak, alias("gtsim_stub_422"), visibility("hidden")));
+int gtsim_impl_cuMemcpyHtoA(void) __attribute__((weak, alias("gtsim_stub_422"), visibility("hidden")));
 static int gtsim_stub_423(void) { return gtsim_stub_call(423, __builtin_return_address(0)); }
 int cuMemcpyHtoAAsync(void) __attribute__((weak, alias("gtsim_stub_423")));
-void gtsim_impl_cuMemcpyHtoAAsync(void) __attribute__((weak, alias("gtsim_stub_423"), visibility("hidden")));
+int gtsim_impl_cuMemcpyHtoAAsync(void) __attribute__((weak, alias("gtsim_stub_423"), visibility("hidden")));
 static int gtsim_stub_424(void) { return gtsim_stub_call(424, __builtin_return_address(0)); }
 int cuMemcpyHtoAAsync_v2(void) __attribute__((weak, alias("gtsim_stub_424")));
-void gtsim_impl_cuMemcpyHtoAAsync_v2(void) __attribute__((weak, alias("gtsim_stub_424"), visibility("hidden")));
+int gtsim_impl_cuMemcpyHtoAAsync_v2(void) __attribute__((weak, alias("gtsim_stub_424"), visibility("hidden")));
 static int gtsim_stub_425(void) { return gtsim_stub_call(425, __builtin_return_address(0)); }
 int cuMemcpyHtoAAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_425")));
-void gtsim_impl_cuMemcpyHtoAAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_425"), visibility("hidden")));
+int gtsim_impl_cuMemcpyHtoAAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_425"), visibility("hidden")));
 static int gtsim_stub_426(void) { return gtsim_stub_call(426, __builtin_return_address(0)); }
 int cuMemcpyHtoA_v2(void) __attribute__((weak, alias("gtsim_stub_426")));
-void gtsim_impl_cuMemcpyHtoA_v2(void) __attribute__((weak, alias("gtsim_stub_426"), visibility("hidden")));
+int gtsim_impl_cuMemcpyHtoA_v2(void) __attribute__((weak, alias("gtsim_stub_426"), visibility("hidden")));
 static int gtsim_stub_427(void) { return gtsim_stub_call(427, __builtin_return_address(0)); }
 int cuMemcpyHtoA_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_427")));
-void gtsim_impl_cuMemcpyHtoA_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_427"), visibility("hidden")));
+int gtsim_impl_cuMemcpyHtoA_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_427"), visibility("hidden")));
 static int gtsim_stub_428(void) { return gtsim_stub_call(428, __builtin_return_address(0)); }
 int cuMemcpyHtoD(void) __attribute__((weak, alias("gtsim_stub_428")));
-void gtsim_impl_cuMemcpyHtoD(void) __attribute__((weak, alias("gtsim_stub_428"), visibility("hidden")));
+int gtsim_impl_cuMemcpyHtoD(void) __attribute__((weak, alias("gtsim_stub_428"), visibility("hidden")));
 static int gtsim_stub_429(void) { return gtsim_stub_call(429, __builtin_return_address(0)); }
 int cuMemcpyHtoDAsync(void) __attribute__((weak, alias("gtsim_stub_429")));
-void gtsim_impl_cuMemcpyHtoDAsync(void) __attribute__((weak, alias("gtsim_stub_429"), visibility("hidden")));
+int gtsim_impl_cuMemcpyHtoDAsync(void) __attribute__((weak, alias("gtsim_stub_429"), visibility("hidden")));
 static int gtsim_stub_430(void) { return gtsim_stub_call(430, __builtin_return_address(0)); }
 int cuMemcpyHtoDAsync_v2(void) __attribute__((weak, alias("gtsim_stub_430")));
-void gtsim_impl_cuMemcpyHtoDAsync_v2(void) __attribute__((weak, alias("gtsim_stub_430"), visibility("hidden")));
+int gtsim_impl_cuMemcpyHtoDAsync_v2(void) __attribute__((weak, alias("gtsim_stub_430"), visibility("hidden")));
 static int gtsim_stub_431(void) { return gtsim_stub_call(431, __builtin_return_address(0)); }
 int cuMemcpyHtoDAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_431")));
-void gtsim_impl_cuMemcpyHtoDAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_431"), visibility("hidden")));
+int gtsim_impl_cuMemcpyHtoDAsync_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_431"), visibility("hidden")));
 static int gtsim_stub_432(void) { return gtsim_stub_call(432, __builtin_return_address(0)); }
 int cuMemcpyHtoD_v2(void) __attribute__((weak, alias("gtsim_stub_432")));
-void gtsim_impl_cuMemcpyHtoD_v2(void) __attribute__((weak, alias("gtsim_stub_432"), visibility("hidden")));
+int gtsim_impl_cuMemcpyHtoD_v2(void) __attribute__((weak, alias("gtsim_stub_432"), visibility("hidden")));
 static int gtsim_stub_433(void) { return gtsim_stub_call(433, __builtin_return_address(0)); }
 int cuMemcpyHtoD_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_433")));
-void gtsim_impl_cuMemcpyHtoD_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_433"), visibility("hidden")));
+int gtsim_impl_cuMemcpyHtoD_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_433"), visibility("hidden")));
 static int gtsim_stub_434(void) { return gtsim_stub_call(434, __builtin_return_address(0)); }
 int cuMemcpyPeer(void) __attribute__((weak, alias("gtsim_stub_434")));
-void gtsim_impl_cuMemcpyPeer(void) __attribute__((weak, alias("gtsim_stub_434"), visibility("hidden")));
+int gtsim_impl_cuMemcpyPeer(void) __attribute__((weak, alias("gtsim_stub_434"), visibility("hidden")));
 static int gtsim_stub_435(void) { return gtsim_stub_call(435, __builtin_return_address(0)); }
 int cuMemcpyPeerAsync(void) __attribute__((weak, alias("gtsim_stub_435")));
-void gtsim_impl_cuMemcpyPeerAsync(void) __attribute__((weak, alias("gtsim_stub_435"), visibility("hidden")));
+int gtsim_impl_cuMemcpyPeerAsync(void) __attribute__((weak, alias("gtsim_stub_435"), visibility("hidden")));
 static int gtsim_stub_436(void) { return gtsim_stub_call(436, __builtin_return_address(0)); }
 int cuMemcpyPeerAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_436")));
-void gtsim_impl_cuMemcpyPeerAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_436"), visibility("hidden")));
+int gtsim_impl_cuMemcpyPeerAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_436"), visibility("hidden")));
 static int gtsim_stub_437(void) { return gtsim_stub_call(437, __builtin_return_address(0)); }
 int cuMemcpyPeer_ptds(void) __attribute__((weak, alias("gtsim_stub_437")));
-void gtsim_impl_cuMemcpyPeer_ptds(void) __attribute__((weak, alias("gtsim_stub_437"), visibility("hidden")));
+int gtsim_impl_cuMemcpyPeer_ptds(void) __attribute__((weak, alias("gtsim_stub_437"), visibility("hidden")));
 static int gtsim_stub_438(void) { return gtsim_stub_call(438, __builtin_return_address(0)); }
 int cuMemcpy_ptds(void) __attribute__((weak, alias("gtsim_stub_438")));
-void gtsim_impl_cuMemcpy_ptds(void) __attribute__((weak, alias("gtsim_stub_438"), visibility("hidden")));
+int gtsim_impl_cuMemcpy_ptds(void) __attribute__((weak, alias("gtsim_stub_438"), visibility("hidden")));
 static int gtsim_stub_439(void) { return gtsim_stub_call(439, __builtin_return_address(0)); }
 int cuMemsetD16(void) __attribute__((weak, alias("gtsim_stub_439")));
-void gtsim_impl_cuMemsetD16(void) __attribute__((weak, alias("gtsim_stub_439"), visibility("hidden")));
+int gtsim_impl_cuMemsetD16(void) __attribute__((weak, alias("gtsim_stub_439"), visibility("hidden")));
 static int gtsim_stub_440(void) { return gtsim_stub_call(440, __builtin_return_address(0)); }
 int cuMemsetD16Async(void) __attribute__((weak, alias("gtsim_stub_440")));
-void gtsim_impl_cuMemsetD16Async(void) __attribute__((weak, alias("gtsim_stub_440"), visibility("hidden")));
+int gtsim_impl_cuMemsetD16Async(void) __attribute__((weak, alias("gtsim_stub_440"), visibility("hidden")));
 static int gtsim_stub_441(void) { return gtsim_stub_call(441, __builtin_return_address(0)); }
 int cuMemsetD16Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_441")));
-void gtsim_impl_cuMemsetD16Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_441"), visibility("hidden")));
+int gtsim_impl_cuMemsetD16Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_441"), visibility("hidden")));
 static int gtsim_stub_442(void) { return gtsim_stub_call(442, __builtin_return_address(0)); }
 int cuMemsetD16_v2(void) __attribute__((weak, alias("gtsim_stub_442")));
-void gtsim_impl_cuMemsetD16_v2(void) __attribute__((weak, alias("gtsim_stub_442"), visibility("hidden")));
+int gtsim_impl_cuMemsetD16_v2(void) __attribute__((weak, alias("gtsim_stub_442"), visibility("hidden")));
 static int gtsim_stub_443(void) { return gtsim_stub_call(443, __builtin_return_address(0)); }
 int cuMemsetD16_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_443")));
-void gtsim_impl_cuMemsetD16_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_443"), visibility("hidden")));
+int gtsim_impl_cuMemsetD16_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_443"), visibility("hidden")));
 static int gtsim_stub_444(void) { return gtsim_stub_call(444, __builtin_return_address(0)); }
 int cuMemsetD2D16(void) __attribute__((weak, alias("gtsim_stub_444")));
-void gtsim_impl_cuMemsetD2D16(void) __attribute__((weak, alias("gtsim_stub_444"), visibility("hidden")));
+int gtsim_impl_cuMemsetD2D16(void) __attribute__((weak, alias("gtsim_stub_444"), visibility("hidden")));
 static int gtsim_stub_445(void) { return gtsim_stub_call(445, __builtin_return_address(0)); }
 int cuMemsetD2D16Async(void) __attribute__((weak, alias("gtsim_stub_445")));
-void gtsim_impl_cuMemsetD2D16Async(void) __attribute__((weak, alias("gtsim_stub_445"), visibility("hidden")));
+int gtsim_impl_cuMemsetD2D16Async(void) __attribute__((weak, alias("gtsim_stub_445"), visibility("hidden")));
 static int gtsim_stub_446(void) { return gtsim_stub_call(446, __builtin_return_address(0)); }
 int cuMemsetD2D16Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_446")));
-void gtsim_impl_cuMemsetD2D16Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_446"), visibility("hidden")));
+int gtsim_impl_cuMemsetD2D16Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_446"), visibility("hidden")));
 static int gtsim_stub_447(void) { return gtsim_stub_call(447, __builtin_return_address(0)); }
 int cuMemsetD2D16_v2(void) __attribute__((weak, alias("gtsim_stub_447")));
-void gtsim_impl_cuMemsetD2D16_v2(void) __attribute__((weak, alias("gtsim_stub_447"), visibility("hidden")));
+int gtsim_impl_cuMemsetD2D16_v2(void) __attribute__((weak, alias("gtsim_stub_447"), visibility("hidden")));
 static int gtsim_stub_448(void) { return gtsim_stub_call(448, __builtin_return_address(0)); }
 int cuMemsetD2D16_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_448")));
-void gtsim_impl_cuMemsetD2D16_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_448"), visibility("hidden")));
+int gtsim_impl_cuMemsetD2D16_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_448"), visibility("hidden")));
 static int gtsim_stub_449(void) { return gtsim_stub_call(449, __builtin_return_address(0)); }
 int cuMemsetD2D32(void) __attribute__((weak, alias("gtsim_stub_449")));
-void gtsim_impl_cuMemsetD2D32(void) __attribute__((weak, alias("gtsim_stub_449"), visibility("hidden")));
+int gtsim_impl_cuMemsetD2D32(void) __attribute__((weak, alias("gtsim_stub_449"), visibility("hidden")));
 static int gtsim_stub_450(void) { return gtsim_stub_call(450, __builtin_return_address(0)); }
 int cuMemsetD2D32Async(void) __attribute__((weak, alias("gtsim_stub_450")));
-void gtsim_impl_cuMemsetD2D32Async(void) __attribute__((weak, alias("gtsim_stub_450"), visibility("hidden")));
+int gtsim_impl_cuMemsetD2D32Async(void) __attribute__((weak, alias("gtsim_stub_450"), visibility("hidden")));
 static int gtsim_stub_451(void) { return gtsim_stub_call(451, __builtin_return_address(0)); }
 int cuMemsetD2D32Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_451")));
-void gtsim_impl_cuMemsetD2D32Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_451"), visibility("hidden")));
+int gtsim_impl_cuMemsetD2D32Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_451"), visibility("hidden")));
 static int gtsim_stub_452(void) { return gtsim_stub_call(452, __builtin_return_address(0)); }
 int cuMemsetD2D32_v2(void) __attribute__((weak, alias("gtsim_stub_452")));
-void gtsim_impl_cuMemsetD2D32_v2(void) __attribute__((weak, alias("gtsim_stub_452"), visibility("hidden")));
+int gtsim_impl_cuMemsetD2D32_v2(void) __attribute__((weak, alias("gtsim_stub_452"), visibility("hidden")));
 static int gtsim_stub_453(void) { return gtsim_stub_call(453, __builtin_return_address(0)); }
 int cuMemsetD2D32_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_453")));
-void gtsim_impl_cuMemsetD2D32_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_453"), visibility("hidden")));
+int gtsim_impl_cuMemsetD2D32_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_453"), visibility("hidden")));
 static int gtsim_stub_454(void) { return gtsim_stub_call(454, __builtin_return_address(0)); }
 int cuMemsetD2D8(void) __attribute__((weak, alias("gtsim_stub_454")));
-void gtsim_impl_cuMemsetD2D8(void) __attribute__((weak, alias("gtsim_stub_454"), visibility("hidden")));
+int gtsim_impl_cuMemsetD2D8(void) __attribute__((weak, alias("gtsim_stub_454"), visibility("hidden")));
 static int gtsim_stub_455(void) { return gtsim_stub_call(455, __builtin_return_address(0)); }
 int cuMemsetD2D8Async(void) __attribute__((weak, alias("gtsim_stub_455")));
-void gtsim_impl_cuMemsetD2D8Async(void) __attribute__((weak, alias("gtsim_stub_455"), visibility("hidden")));
+int gtsim_impl_cuMemsetD2D8Async(void) __attribute__((weak, alias("gtsim_stub_455"), visibility("hidden")));
 static int gtsim_stub_456(void) { return gtsim_stub_call(456, __builtin_return_address(0)); }
 int cuMemsetD2D8Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_456")));
-void gtsim_impl_cuMemsetD2D8Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_456"), visibility("hidden")));
+int gtsim_impl_cuMemsetD2D8Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_456"), visibility("hidden")));
 static int gtsim_stub_457(void) { return gtsim_stub_call(457, __builtin_return_address(0)); }
 int cuMemsetD2D8_v2(void) __attribute__((weak, alias("gtsim_stub_457")));
-void gtsim_impl_cuMemsetD2D8_v2(void) __attribute__((weak, alias("gtsim_stub_457"), visibility("hidden")));
+int gtsim_impl_cuMemsetD2D8_v2(void) __attribute__((weak, alias("gtsim_stub_457"), visibility("hidden")));
 static int gtsim_stub_458(void) { return gtsim_stub_call(458, __builtin_return_address(0)); }
 int cuMemsetD2D8_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_458")));
-void gtsim_impl_cuMemsetD2D8_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_458"), visibility("hidden")));
+int gtsim_impl_cuMemsetD2D8_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_458"), visibility("hidden")));
 static int gtsim_stub_459(void) { return gtsim_stub_call(459, __builtin_return_address(0)); }
 int cuMemsetD32(void) __attribute__((weak, alias("gtsim_stub_459")));
-void gtsim_impl_cuMemsetD32(void) __attribute__((weak, alias("gtsim_stub_459"), visibility("hidden")));
+int gtsim_impl_cuMemsetD32(void) __attribute__((weak, alias("gtsim_stub_459"), visibility("hidden")));
 static int gtsim_stub_460(void) { return gtsim_stub_call(460, __builtin_return_address(0)); }
 int cuMemsetD32Async(void) __attribute__((weak, alias("gtsim_stub_460")));
-void gtsim_impl_cuMemsetD32Async(void) __attribute__((weak, alias("gtsim_stub_460"), visibility("hidden")));
+int gtsim_impl_cuMemsetD32Async(void) __attribute__((weak, alias("gtsim_stub_460"), visibility("hidden")));
 static int gtsim_stub_461(void) { return gtsim_stub_call(461, __builtin_return_address(0)); }
 int cuMemsetD32Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_461")));
-void gtsim_impl_cuMemsetD32Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_461"), visibility("hidden")));
+int gtsim_impl_cuMemsetD32Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_461"), visibility("hidden")));
 static int gtsim_stub_462(void) { return gtsim_stub_call(462, __builtin_return_address(0)); }
 int cuMemsetD32_v2(void) __attribute__((weak, alias("gtsim_stub_462")));
-void gtsim_impl_cuMemsetD32_v2(void) __attribute__((weak, alias("gtsim_stub_462"), visibility("hidden")));
+int gtsim_impl_cuMemsetD32_v2(void) __attribute__((weak, alias("gtsim_stub_462"), visibility("hidden")));
 static int gtsim_stub_463(void) { return gtsim_stub_call(463, __builtin_return_address(0)); }
 int cuMemsetD32_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_463")));
-void gtsim_impl_cuMemsetD32_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_463"), visibility("hidden")));
+int gtsim_impl_cuMemsetD32_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_463"), visibility("hidden")));
 static int gtsim_stub_464(void) { return gtsim_stub_call(464, __builtin_return_address(0)); }
 int cuMemsetD8(void) __attribute__((weak, alias("gtsim_stub_464")));
-void gtsim_impl_cuMemsetD8(void) __attribute__((weak, alias("gtsim_stub_464"), visibility("hidden")));
+int gtsim_impl_cuMemsetD8(void) __attribute__((weak, alias("gtsim_stub_464"), visibility("hidden")));
 static int gtsim_stub_465(void) { return gtsim_stub_call(465, __builtin_return_address(0)); }
 int cuMemsetD8Async(void) __attribute__((weak, alias("gtsim_stub_465")));
-void gtsim_impl_cuMemsetD8Async(void) __attribute__((weak, alias("gtsim_stub_465"), visibility("hidden")));
+int gtsim_impl_cuMemsetD8Async(void) __attribute__((weak, alias("gtsim_stub_465"), visibility("hidden")));
 static int gtsim_stub_466(void) { return gtsim_stub_call(466, __builtin_return_address(0)); }
 int cuMemsetD8Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_466")));
-void gtsim_impl_cuMemsetD8Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_466"), visibility("hidden")));
+int gtsim_impl_cuMemsetD8Async_ptsz(void) __attribute__((weak, alias("gtsim_stub_466"), visibility("hidden")));
 static int gtsim_stub_467(void) { return gtsim_stub_call(467, __builtin_return_address(0)); }
 int cuMemsetD8_v2(void) __attribute__((weak, alias("gtsim_stub_467")));
-void gtsim_impl_cuMemsetD8_v2(void) __attribute__((weak, alias("gtsim_stub_467"), visibility("hidden")));
+int gtsim_impl_cuMemsetD8_v2(void) __attribute__((weak, alias("gtsim_stub_467"), visibility("hidden")));
 static int gtsim_stub_468(void) { return gtsim_stub_call(468, __builtin_return_address(0)); }
 int cuMemsetD8_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_468")));
-void gtsim_impl_cuMemsetD8_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_468"), visibility("hidden")));
+int gtsim_impl_cuMemsetD8_v2_ptds(void) __attribute__((weak, alias("gtsim_stub_468"), visibility("hidden")));
 static int gtsim_stub_469(void) { return gtsim_stub_call(469, __builtin_return_address(0)); }
 int cuMipmappedArrayCreate(void) __attribute__((weak, alias("gtsim_stub_469")));
-void gtsim_impl_cuMipmappedArrayCreate(void) __attribute__((weak, alias("gtsim_stub_469"), visibility("hidden")));
+int gtsim_impl_cuMipmappedArrayCreate(void) __attribute__((weak, alias("gtsim_stub_469"), visibility("hidden")));
 static int gtsim_stub_470(void) { return gtsim_stub_call(470, __builtin_return_address(0)); }
 int cuMipmappedArrayDestroy(void) __attribute__((weak, alias("gtsim_stub_470")));
-void gtsim_impl_cuMipmappedArrayDestroy(void) __attribute__((weak, alias("gtsim_stub_470"), visibility("hidden")));
+int gtsim_impl_cuMipmappedArrayDestroy(void) __attribute__((weak, alias("gtsim_stub_470"), visibility("hidden")));
 static int gtsim_stub_471(void) { return gtsim_stub_call(471, __builtin_return_address(0)); }
 int cuMipmappedArrayGetLevel(void) __attribute__((weak, alias("gtsim_stub_471")));
-void gtsim_impl_cuMipmappedArrayGetLevel(void) __attribute__((weak, alias("gtsim_stub_471"), visibility("hidden")));
+int gtsim_impl_cuMipmappedArrayGetLevel(void) __attribute__((weak, alias("gtsim_stub_471"), visibility("hidden")));
 static int gtsim_stub_472(void) { return gtsim_stub_call(472, __builtin_return_address(0)); }
 int cuMipmappedArrayGetMemoryRequirements(void) __attribute__((weak, alias("gtsim_stub_472")));
-void gtsim_impl_cuMipmappedArrayGetMemoryRequirements(void) __attribute__((weak, alias("gtsim_stub_472"), visibility("hidden")));
+int gtsim_impl_cuMipmappedArrayGetMemoryRequirements(void) __attribute__((weak, alias("gtsim_stub_472"), visibility("hidden")));
 static int gtsim_stub_473(void) { return gtsim_stub_call(473, __builtin_return_address(0)); }
 int cuMipmappedArrayGetSparseProperties(void) __attribute__((weak, alias("gtsim_stub_473")));
-void gtsim_impl_cuMipmappedArrayGetSparseProperties(void) __attribute__((weak, alias("gtsim_stub_473"), visibility("hidden")));
+int gtsim_impl_cuMipmappedArrayGetSparseProperties(void) __attribute__((weak, alias("gtsim_stub_473"), visibility("hidden")));
 static int gtsim_stub_474(void) { return gtsim_stub_call(474, __builtin_return_address(0)); }
 int cuModuleEnumerateFunctions(void) __attribute__((weak, alias("gtsim_stub_474")));
-void gtsim_impl_cuModuleEnumerateFunctions(void) __attribute__((weak, alias("gtsim_stub_474"), visibility("hidden")));
+int gtsim_impl_cuModuleEnumerateFunctions(void) __attribute__((weak, alias("gtsim_stub_474"), visibility("hidden")));
 static int gtsim_stub_475(void) { return gtsim_stub_call(475, __builtin_return_address(0)); }
 int cuModuleGetFunction(void) __attribute__((weak, alias("gtsim_stub_475")));
-void gtsim_impl_cuModuleGetFunction(void) __attribute__((weak, alias("gtsim_stub_475"), visibility("hidden")));
+int gtsim_impl_cuModuleGetFunction(void) __attribute__((weak, alias("gtsim_stub_475"), visibility("hidden")));
 static int gtsim_stub_476(void) { return gtsim_stub_call(476, __builtin_return_address(0)); }
 int cuModuleGetFunctionCount(void) __attribute__((weak, alias("gtsim_stub_476")));
-void gtsim_impl_cuModuleGetFunctionCount(void) __attribute__((weak, alias("gtsim_stub_476"), visibility("hidden")));
+int gtsim_impl_cuModuleGetFunctionCount(void) __attribute__((weak, alias("gtsim_stub_476"), visibility("hidden")));
 static int gtsim_stub_477(void) { return gtsim_stub_call(477, __builtin_return_address(0)); }
 int cuModuleGetGlobal(void) __attribute__((weak, alias("gtsim_stub_477")));
-void gtsim_impl_cuModuleGetGlobal(void) __attribute__((weak, alias("gtsim_stub_477"), visibility("hidden")));
+int gtsim_impl_cuModuleGetGlobal(void) __attribute__((weak, alias("gtsim_stub_477"), visibility("hidden")));
 static int gtsim_stub_478(void) { return gtsim_stub_call(478, __builtin_return_address(0)); }
 int cuModuleGetGlobal_v2(void) __attribute__((weak, alias("gtsim_stub_478")));
-void gtsim_impl_cuModuleGetGlobal_v2(void) __attribute__((weak, alias("gtsim_stub_478"), visibility("hidden")));
+int gtsim_impl_cuModuleGetGlobal_v2(void) __attribute__((weak, alias("gtsim_stub_478"), visibility("hidden")));
 static int gtsim_stub_479(void) { return gtsim_stub_call(479, __builtin_return_address(0)); }
 int cuModuleGetLoadingMode(void) __attribute__((weak, alias("gtsim_stub_479")));
-void gtsim_impl_cuModuleGetLoadingMode(void) __attribute__((weak, alias("gtsim_stub_479"), visibility("hidden")));
+int gtsim_impl_cuModuleGetLoadingMode(void) __attribute__((weak, alias("gtsim_stub_479"), visibility("hidden")));
 static int gtsim_stub_480(void) { return gtsim_stub_call(480, __builtin_return_address(0)); }
 int cuModuleGetSurfRef(void) __attribute__((weak, alias("gtsim_stub_480")));
-void gtsim_impl_cuModuleGetSurfRef(void) __attribute__((weak, alias("gtsim_stub_480"), visibility("hidden")));
+int gtsim_impl_cuModuleGetSurfRef(void) __attribute__((weak, alias("gtsim_stub_480"), visibility("hidden")));
 static int gtsim_stub_481(void) { return gtsim_stub_call(481, __builtin_return_address(0)); }
 int cuModuleGetTexRef(void) __attribute__((weak, alias("gtsim_stub_481")));
-void gtsim_impl_cuModuleGetTexRef(void) __attribute__((weak, alias("gtsim_stub_481"), visibility("hidden")));
+int gtsim_impl_cuModuleGetTexRef(void) __attribute__((weak, alias("gtsim_stub_481"), visibility("hidden")));
 static int gtsim_stub_482(void) { return gtsim_stub_call(482, __builtin_return_address(0)); }
 int cuModuleLoad(void) __attribute__((weak, alias("gtsim_stub_482")));
-void gtsim_impl_cuModuleLoad(void) __attribute__((weak, alias("gtsim_stub_482"), visibility("hidden")));
+int gtsim_impl_cuModuleLoad(void) __attribute__((weak, alias("gtsim_stub_482"), visibility("hidden")));
 static int gtsim_stub_483(void) { return gtsim_stub_call(483, __builtin_return_address(0)); }
 int cuModuleLoadData(void) __attribute__((weak, alias("gtsim_stub_483")));
-void gtsim_impl_cuModuleLoadData(void) __attribute__((weak, alias("gtsim_stub_483"), visibility("hidden")));
+int gtsim_impl_cuModuleLoadData(void) __attribute__((weak, alias("gtsim_stub_483"), visibility("hidden")));
 static int gtsim_stub_484(void) { return gtsim_stub_call(484, __builtin_return_address(0)); }
 int cuModuleLoadDataEx(void) __attribute__((weak, alias("gtsim_stub_484")));
-void gtsim_impl_cuModuleLoadDataEx(void) __attribute__((weak, alias("gtsim_stub_484"), visibility("hidden")));
+int gtsim_impl_cuModuleLoadDataEx(void) __attribute__((weak, alias("gtsim_stub_484"), visibility("hidden")));
 static int gtsim_stub_485(void) { return gtsim_stub_call(485, __builtin_return_address(0)); }
 int cuModuleLoadFatBinary(void) __attribute__((weak, alias("gtsim_stub_485")));
-void gtsim_impl_cuModuleLoadFatBinary(void) __attribute__((weak, alias("gtsim_stub_485"), visibility("hidden")));
+int gtsim_impl_cuModuleLoadFatBinary(void) __attribute__((weak, alias("gtsim_stub_485"), visibility("hidden")));
 static int gtsim_stub_486(void) { return gtsim_stub_call(486, __builtin_return_address(0)); }
 int cuModuleUnload(void) __attribute__((weak, alias("gtsim_stub_486")));
-void gtsim_impl_cuModuleUnload(void) __attribute__((weak, alias("gtsim_stub_486"), visibility("hidden")));
+int gtsim_impl_cuModuleUnload(void) __attribute__((weak, alias("gtsim_stub_486"), visibility("hidden")));
 static int gtsim_stub_487(void) { return gtsim_stub_call(487, __builtin_return_address(0)); }
 int cuMulticastAddDevice(void) __attribute__((weak, alias("gtsim_stub_487")));
-void gtsim_impl_cuMulticastAddDevice(void) __attribute__((weak, alias("gtsim_stub_487"), visibility("hidden")));
+int gtsim_impl_cuMulticastAddDevice(void) __attribute__((weak, alias("gtsim_stub_487"), visibility("hidden")));
 static int gtsim_stub_488(void) { return gtsim_stub_call(488, __builtin_return_address(0)); }
 int cuMulticastBindAddr(void) __attribute__((weak, alias("gtsim_stub_488")));
-void gtsim_impl_cuMulticastBindAddr(void) __attribute__((weak, alias("gtsim_stub_488"), visibility("hidden")));
+int gtsim_impl_cuMulticastBindAddr(void) __attribute__((weak, alias("gtsim_stub_488"), visibility("hidden")));
 static int gtsim_stub_489(void) { return gtsim_stub_call(489, __builtin_return_address(0)); }
 int cuMulticastBindMem(void) __attribute__((weak, alias("gtsim_stub_489")));
-void gtsim_impl_cuMulticastBindMem(void) __attribute__((weak, alias("gtsim_stub_489"), visibility("hidden")));
+int gtsim_impl_cuMulticastBindMem(void) __attribute__((weak, alias("gtsim_stub_489"), visibility("hidden")));
 static int gtsim_stub_490(void) { return gtsim_stub_call(490, __builtin_return_address(0)); }
 int cuMulticastCreate(void) __attribute__((weak, alias("gtsim_stub_490")));
-void gtsim_impl_cuMulticastCreate(void) __attribute__((weak, alias("gtsim_stub_490"), visibility("hidden")));
+int gtsim_impl_cuMulticastCreate(void) __attribute__((weak, alias("gtsim_stub_490"), visibility("hidden")));
 static int gtsim_stub_491(void) { return gtsim_stub_call(491, __builtin_return_address(0)); }
 int cuMulticastGetGranularity(void) __attribute__((weak, alias("gtsim_stub_491")));
-void gtsim_impl_cuMulticastGetGranularity(void) __attribute__((weak, alias("gtsim_stub_491"), visibility("hidden")));
+int gtsim_impl_cuMulticastGetGranularity(void) __attribute__((weak, alias("gtsim_stub_491"), visibility("hidden")));
 static int gtsim_stub_492(void) { return gtsim_stub_call(492, __builtin_return_address(0)); }
 int cuMulticastUnbind(void) __attribute__((weak, alias("gtsim_stub_492")));
-void gtsim_impl_cuMulticastUnbind(void) __attribute__((weak, alias("gtsim_stub_492"), visibility("hidden")));
+int gtsim_impl_cuMulticastUnbind(void) __attribute__((weak, alias("gtsim_stub_492"), visibility("hidden")));
 static int gtsim_stub_493(void) { return gtsim_stub_call(493, __builtin_return_address(0)); }
 int cuOccupancyAvailableDynamicSMemPerBlock(void) __attribute__((weak, alias("gtsim_stub_493")));
-void gtsim_impl_cuOccupancyAvailableDynamicSMemPerBlock(void) __attribute__((weak, alias("gtsim_stub_493"), visibility("hidden")));
+int gtsim_impl_cuOccupancyAvailableDynamicSMemPerBlock(void) __attribute__((weak, alias("gtsim_stub_493"), visibility("hidden")));
 static int gtsim_stub_494(void) { return gtsim_stub_call(494, __builtin_return_address(0)); }
 int cuOccupancyMaxActiveBlocksPerMultiprocessor(void) __attribute__((weak, alias("gtsim_stub_494")));
-void gtsim_impl_cuOccupancyMaxActiveBlocksPerMultiprocessor(void) __attribute__((weak, alias("gtsim_stub_494"), visibility("hidden")));
+int gtsim_impl_cuOccupancyMaxActiveBlocksPerMultiprocessor(void) __attribute__((weak, alias("gtsim_stub_494"), visibility("hidden")));
 static int gtsim_stub_495(void) { return gtsim_stub_call(495, __builtin_return_address(0)); }
 int cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void) __attribute__((weak, alias("gtsim_stub_495")));
-void gtsim_impl_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void) __attribute__((weak, alias("gtsim_stub_495"), visibility("hidden")));
+int gtsim_impl_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void) __attribute__((weak, alias("gtsim_stub_495"), visibility("hidden")));
 static int gtsim_stub_496(void) { return gtsim_stub_call(496, __builtin_return_address(0)); }
 int cuOccupancyMaxActiveClusters(void) __attribute__((weak, alias("gtsim_stub_496")));
-void gtsim_impl_cuOccupancyMaxActiveClusters(void) __attribute__((weak, alias("gtsim_stub_496"), visibility("hidden")));
+int gtsim_impl_cuOccupancyMaxActiveClusters(void) __attribute__((weak, alias("gtsim_stub_496"), visibility("hidden")));
 static int gtsim_stub_497(void) { return gtsim_stub_call(497, __builtin_return_address(0)); }
 int cuOccupancyMaxPotentialBlockSize(void) __attribute__((weak, alias("gtsim_stub_497")));
-void gtsim_impl_cuOccupancyMaxPotentialBlockSize(void) __attribute__((weak, alias("gtsim_stub_497"), visibility("hidden")));
+int gtsim_impl_cuOccupancyMaxPotentialBlockSize(void) __attribute__((weak, alias("gtsim_stub_497"), visibility("hidden")));
 static int gtsim_stub_498(void) { return gtsim_stub_call(498, __builtin_return_address(0)); }
 int cuOccupancyMaxPotentialBlockSizeWithFlags(void) __attribute__((weak, alias("gtsim_stub_498")));
-void gtsim_impl_cuOccupancyMaxPotentialBlockSizeWithFlags(void) __attribute__((weak, alias("gtsim_stub_498"), visibility("hidden")));
+int gtsim_impl_cuOccupancyMaxPotentialBlockSizeWithFlags(void) __attribute__((weak, alias("gtsim_stub_498"), visibility("hidden")));
 static int gtsim_stub_499(void) { return gtsim_stub_call(499, __builtin_return_address(0)); }
 int cuOccupancyMaxPotentialClusterSize(void) __attribute__((weak, alias("gtsim_stub_499")));
-void gtsim_impl_cuOccupancyMaxPotentialClusterSize(void) __attribute__((weak, alias("gtsim_stub_499"), visibility("hidden")));
+int gtsim_impl_cuOccupancyMaxPotentialClusterSize(void) __attribute__((weak, alias("gtsim_stub_499"), visibility("hidden")));
 static int gtsim_stub_500(void) { return gtsim_stub_call(500, __builtin_return_address(0)); }
 int cuParamSetSize(void) __attribute__((weak, alias("gtsim_stub_500")));
-void gtsim_impl_cuParamSetSize(void) __attribute__((weak, alias("gtsim_stub_500"), visibility("hidden")));
+int gtsim_impl_cuParamSetSize(void) __attribute__((weak, alias("gtsim_stub_500"), visibility("hidden")));
 static int gtsim_stub_501(void) { return gtsim_stub_call(501, __builtin_return_address(0)); }
 int cuParamSetTexRef(void) __attribute__((weak, alias("gtsim_stub_501")));
-void gtsim_impl_cuParamSetTexRef(void) __attribute__((weak, alias("gtsim_stub_501"), visibility("hidden")));
+int gtsim_impl_cuParamSetTexRef(void) __attribute__((weak, alias("gtsim_stub_501"), visibility("hidden")));
 static int gtsim_stub_502(void) { return gtsim_stub_call(502, __builtin_return_address(0)); }
 int cuParamSetf(void) __attribute__((weak, alias("gtsim_stub_502")));
-void gtsim_impl_cuParamSetf(void) __attribute__((weak, alias("gtsim_stub_502"), visibility("hidden")));
+int gtsim_impl_cuParamSetf(void) __attribute__((weak, alias("gtsim_stub_502"), visibility("hidden")));
 static int gtsim_stub_503(void) { return gtsim_stub_call(503, __builtin_return_address(0)); }
 int cuParamSeti(void) __attribute__((weak, alias("gtsim_stub_503")));
-void gtsim_impl_cuParamSeti(void) __attribute__((weak, alias("gtsim_stub_503"), visibility("hidden")));
+int gtsim_impl_cuParamSeti(void) __attribute__((weak, alias("gtsim_stub_503"), visibility("hidden")));
 static int gtsim_stub_504(void) { return gtsim_stub_call(504, __builtin_return_address(0)); }
 int cuParamSetv(void) __attribute__((weak, alias("gtsim_stub_504")));
-void gtsim_impl_cuParamSetv(void) __attribute__((weak, alias("gtsim_stub_504"), visibility("hidden")));
+int gtsim_impl_cuParamSetv(void) __attribute__((weak, alias("gtsim_stub_504"), visibility("hidden")));
 static int gtsim_stub_505(void) { return gtsim_stub_call(505, __builtin_return_address(0)); }
 int cuPointerGetAttribute(void) __attribute__((weak, alias("gtsim_stub_505")));
-void gtsim_impl_cuPointerGetAttribute(void) __attribute__((weak, alias("gtsim_stub_505"), visibility("hidden")));
+int gtsim_impl_cuPointerGetAttribute(void) __attribute__((weak, alias("gtsim_stub_505"), visibility("hidden")));
 static int gtsim_stub_506(void) { return gtsim_stub_call(506, __builtin_return_address(0)); }
 int cuPointerGetAttributes(void) __attribute__((weak, alias("gtsim_stub_506")));
-void gtsim_impl_cuPointerGetAttributes(void) __attribute__((weak, alias("gtsim_stub_506"), visibility("hidden")));
+int gtsim_impl_cuPointerGetAttributes(void) __attribute__((weak, alias("gtsim_stub_506"), visibility("hidden")));
 static int gtsim_stub_507(void) { return gtsim_stub_call(507, __builtin_return_address(0)); }
 int cuPointerSetAttribute(void) __attribute__((weak, alias("gtsim_stub_507")));
-void gtsim_impl_cuPointerSetAttribute(void) __attribute__((weak, alias("gtsim_stub_507"), visibility("hidden")));
+int gtsim_impl_cuPointerSetAttribute(void) __attribute__((weak, alias("gtsim_stub_507"), visibility("hidden")));
 static int gtsim_stub_508(void) { return gtsim_stub_call(508, __builtin_return_address(0)); }
 int cuProfilerInitialize(void) __attribute__((weak, alias("gtsim_stub_508")));
-void gtsim_impl_cuProfilerInitialize(void) __attribute__((weak, alias("gtsim_stub_508"), visibility("hidden")));
+int gtsim_impl_cuProfilerInitialize(void) __attribute__((weak, alias("gtsim_stub_508"), visibility("hidden")));
 static int gtsim_stub_509(void) { return gtsim_stub_call(509, __builtin_return_address(0)); }
 int cuProfilerStart(void) __attribute__((weak, alias("gtsim_stub_509")));
-void gtsim_impl_cuProfilerStart(void) __attribute__((weak, alias("gtsim_stub_509"), visibility("hidden")));
+int gtsim_impl_cuProfilerStart(void) __attribute__((weak, alias("gtsim_stub_509"), visibility("hidden")));
 static int gtsim_stub_510(void) { return gtsim_stub_call(510, __builtin_return_address(0)); }
 int cuProfilerStop(void) __attribute__((weak, alias("gtsim_stub_510")));
-void gtsim_impl_cuProfilerStop(void) __attribute__((weak, alias("gtsim_stub_510"), visibility("hidden")));
+int gtsim_impl_cuProfilerStop(void) __attribute__((weak, alias("gtsim_stub_510"), visibility("hidden")));
 static int gtsim_stub_511(void) { return gtsim_stub_call(511, __builtin_return_address(0)); }
 int cuSignalExternalSemaphoresAsync(void) __attribute__((weak, alias("gtsim_stub_511")));
-void gtsim_impl_cuSignalExternalSemaphoresAsync(void) __attribute__((weak, alias("gtsim_stub_511"), visibility("hidden")));
+int gtsim_impl_cuSignalExternalSemaphoresAsync(void) __attribute__((weak, alias("gtsim_stub_511"), visibility("hidden")));
 static int gtsim_stub_512(void) { return gtsim_stub_call(512, __builtin_return_address(0)); }
 int cuSignalExternalSemaphoresAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_512")));
-void gtsim_impl_cuSignalExternalSemaphoresAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_512"), visibility("hidden")));
+int gtsim_impl_cuSignalExternalSemaphoresAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_512"), visibility("hidden")));
 static int gtsim_stub_513(void) { return gtsim_stub_call(513, __builtin_return_address(0)); }
 int cuStreamAddCallback(void) __attribute__((weak, alias("gtsim_stub_513")));
-void gtsim_impl_cuStreamAddCallback(void) __attribute__((weak, alias("gtsim_stub_513"), visibility("hidden")));
+int gtsim_impl_cuStreamAddCallback(void) __attribute__((weak, alias("gtsim_stub_513"), visibility("hidden")));
 static int gtsim_stub_514(void) { return gtsim_stub_call(514, __builtin_return_address(0)); }
 int cuStreamAddCallback_ptsz(void) __attribute__((weak, alias("gtsim_stub_514")));
-void gtsim_impl_cuStreamAddCallback_ptsz(void) __attribute__((weak, alias("gtsim_stub_514"), visibility("hidden")));
+int gtsim_impl_cuStreamAddCallback_ptsz(void) __attribute__((weak, alias("gtsim_stub_514"), visibility("hidden")));
 static int gtsim_stub_515(void) { return gtsim_stub_call(515, __builtin_return_address(0)); }
 int cuStreamAttachMemAsync(void) __attribute__((weak, alias("gtsim_stub_515")));
-void gtsim_impl_cuStreamAttachMemAsync(void) __attribute__((weak, alias("gtsim_stub_515"), visibility("hidden")));
+int gtsim_impl_cuStreamAttachMemAsync(void) __attribute__((weak, alias("gtsim_stub_515"), visibility("hidden")));
 static int gtsim_stub_516(void) { return gtsim_stub_call(516, __builtin_return_address(0)); }
 int cuStreamAttachMemAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_516")));
-void gtsim_impl_cuStreamAttachMemAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_516"), visibility("hidden")));
+int gtsim_impl_cuStreamAttachMemAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_516"), visibility("hidden")));
 static int gtsim_stub_517(void) { return gtsim_stub_call(517, __builtin_return_address(0)); }
 int cuStreamBatchMemOp(void) __attribute__((weak, alias("gtsim_stub_517")));
-void gtsim_impl_cuStreamBatchMemOp(void) __attribute__((weak, alias("gtsim_stub_517"), visibility("hidden")));
+int gtsim_impl_cuStreamBatchMemOp(void) __attribute__((weak, alias("gtsim_stub_517"), visibility("hidden")));
 static int gtsim_stub_518(void) { return gtsim_stub_call(518, __builtin_return_address(0)); }
 int cuStreamBatchMemOp_ptsz(void) __attribute__((weak, alias("gtsim_stub_518")));
-void gtsim_impl_cuStreamBatchMemOp_ptsz(void) __attribute__((weak, alias("gtsim_stub_518"), visibility("hidden")));
+int gtsim_impl_cuStreamBatchMemOp_ptsz(void) __attribute__((weak, alias("gtsim_stub_518"), visibility("hidden")));
 static int gtsim_stub_519(void) { return gtsim_stub_call(519, __builtin_return_address(0)); }
 int cuStreamBatchMemOp_v2(void) __attribute__((weak, alias("gtsim_stub_519")));
-void gtsim_impl_cuStreamBatchMemOp_v2(void) __attribute__((weak, alias("gtsim_stub_519"), visibility("hidden")));
+int gtsim_impl_cuStreamBatchMemOp_v2(void) __attribute__((weak, alias("gtsim_stub_519"), visibility("hidden")));
 static int gtsim_stub_520(void) { return gtsim_stub_call(520, __builtin_return_address(0)); }
 int cuStreamBatchMemOp_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_520")));
-void gtsim_impl_cuStreamBatchMemOp_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_520"), visibility("hidden")));
+int gtsim_impl_cuStreamBatchMemOp_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_520"), visibility("hidden")));
 static int gtsim_stub_521(void) { return gtsim_stub_call(521, __builtin_return_address(0)); }
 int cuStreamBeginCapture(void) __attribute__((weak, alias("gtsim_stub_521")));
-void gtsim_impl_cuStreamBeginCapture(void) __attribute__((weak, alias("gtsim_stub_521"), visibility("hidden")));
+int gtsim_impl_cuStreamBeginCapture(void) __attribute__((weak, alias("gtsim_stub_521"), visibility("hidden")));
 static int gtsim_stub_522(void) { return gtsim_stub_call(522, __builtin_return_address(0)); }
 int cuStreamBeginCaptureToGraph(void) __attribute__((weak, alias("gtsim_stub_522")));
-void gtsim_impl_cuStreamBeginCaptureToGraph(void) __attribute__((weak, alias("gtsim_stub_522"), visibility("hidden")));
+int gtsim_impl_cuStreamBeginCaptureToGraph(void) __attribute__((weak, alias("gtsim_stub_522"), visibility("hidden")));
 static int gtsim_stub_523(void) { return gtsim_stub_call(523, __builtin_return_address(0)); }
 int cuStreamBeginCaptureToGraph_ptsz(void) __attribute__((weak, alias("gtsim_stub_523")));
-void gtsim_impl_cuStreamBeginCaptureToGraph_ptsz(void) __attribute__((weak, alias("gtsim_stub_523"), visibility("hidden")));
+int gtsim_impl_cuStreamBeginCaptureToGraph_ptsz(void) __attribute__((weak, alias("gtsim_stub_523"), visibility("hidden")));
 static int gtsim_stub_524(void) { return gtsim_stub_call(524, __builtin_return_address(0)); }
 int cuStreamBeginCapture_ptsz(void) __attribute__((weak, alias("gtsim_stub_524")));
-void gtsim_impl_cuStreamBeginCapture_ptsz(void) __attribute__((weak, alias("gtsim_stub_524"), visibility("hidden")));
+int gtsim_impl_cuStreamBeginCapture_ptsz(void) __attribute__((weak, alias("gtsim_stub_524"), visibility("hidden")));
 static int gtsim_stub_525(void) { return gtsim_stub_call(525, __builtin_return_address(0)); }
 int cuStreamBeginCapture_v2(void) __attribute__((weak, alias("gtsim_stub_525")));
-void gtsim_impl_cuStreamBeginCapture_v2(void) __attribute__((weak, alias("gtsim_stub_525"), visibility("hidden")));
+int gtsim_impl_cuStreamBeginCapture_v2(void) __attribute__((weak, alias("gtsim_stub_525"), visibility("hidden")));
 static int gtsim_stub_526(void) { return gtsim_stub_call(526, __builtin_return_address(0)); }
 int cuStreamBeginCapture_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_526")));
-void gtsim_impl_cuStreamBeginCapture_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_526"), visibility("hidden")));
+int gtsim_impl_cuStreamBeginCapture_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_526"), visibility("hidden")));
 static int gtsim_stub_527(void) { return gtsim_stub_call(527, __builtin_return_address(0)); }
 int cuStreamCopyAttributes(void) __attribute__((weak, alias("gtsim_stub_527")));
-void gtsim_impl_cuStreamCopyAttributes(void) __attribute__((weak, alias("gtsim_stub_527"), visibility("hidden")));
+int gtsim_impl_cuStreamCopyAttributes(void) __attribute__((weak, alias("gtsim_stub_527"), visibility("hidden")));
 static int gtsim_stub_528(void) { return gtsim_stub_call(528, __builtin_return_address(0)); }
 int cuStreamCopyAttributes_ptsz(void) __attribute__((weak, alias("gtsim_stub_528")));
-void gtsim_impl_cuStreamCopyAttributes_ptsz(void) __attribute__((weak, alias("gtsim_stub_528"), visibility("hidden")));
+int gtsim_impl_cuStreamCopyAttributes_ptsz(void) __attribute__((weak, alias("gtsim_stub_528"), visibility("hidden")));
 static int gtsim_stub_529(void) { return gtsim_stub_call(529, __builtin_return_address(0)); }
 int cuStreamCreate(void) __attribute__((weak, alias("gtsim_stub_529")));
-void gtsim_impl_cuStreamCreate(void) __attribute__((weak, alias("gtsim_stub_529"), visibility("hidden")));
+int gtsim_impl_cuStreamCreate(void) __attribute__((weak, alias("gtsim_stub_529"), visibility("hidden")));
 static int gtsim_stub_530(void) { return gtsim_stub_call(530, __builtin_return_address(0)); }
 int cuStreamCreateWithPriority(void) __attribute__((weak, alias("gtsim_stub_530")));
-void gtsim_impl_cuStreamCreateWithPriority(void) __attribute__((weak, alias("gtsim_stub_530"), visibility("hidden")));
+int gtsim_impl_cuStreamCreateWithPriority(void) __attribute__((weak, alias("gtsim_stub_530"), visibility("hidden")));
 static int gtsim_stub_531(void) { return gtsim_stub_call(531, __builtin_return_address(0)); }
 int cuStreamDestroy(void) __attribute__((weak, alias("gtsim_stub_531")));
-void gtsim_impl_cuStreamDestroy(void) __attribute__((weak, alias("gtsim_stub_531"), visibility("hidden")));
+int gtsim_impl_cuStreamDestroy(void) __attribute__((weak, alias("gtsim_stub_531"), visibility("hidden")));
 static int gtsim_stub_532(void) { return gtsim_stub_call(532, __builtin_return_address(0)); }
 int cuStreamDestroy_v2(void) __attribute__((weak, alias("gtsim_stub_532")));
-void gtsim_impl_cuStreamDestroy_v2(void) __attribute__((weak, alias("gtsim_stub_532"), visibility("hidden")));
+int gtsim_impl_cuStreamDestroy_v2(void) __attribute__((weak, alias("gtsim_stub_532"), visibility("hidden")));
 static int gtsim_stub_533(void) { return gtsim_stub_call(533, __builtin_return_address(0)); }
 int cuStreamEndCapture(void) __attribute__((weak, alias("gtsim_stub_533")));
-void gtsim_impl_cuStreamEndCapture(void) __attribute__((weak, alias("gtsim_stub_533"), visibility("hidden")));
+int gtsim_impl_cuStreamEndCapture(void) __attribute__((weak, alias("gtsim_stub_533"), visibility("hidden")));
 static int gtsim_stub_534(void) { return gtsim_stub_call(534, __builtin_return_address(0)); }
 int cuStreamEndCapture_ptsz(void) __attribute__((weak, alias("gtsim_stub_534")));
-void gtsim_impl_cuStreamEndCapture_ptsz(void) __attribute__((weak, alias("gtsim_stub_534"), visibility("hidden")));
+int gtsim_impl_cuStreamEndCapture_ptsz(void) __attribute__((weak, alias("gtsim_stub_534"), visibility("hidden")));
 static int gtsim_stub_535(void) { return gtsim_stub_call(535, __builtin_return_address(0)); }
 int cuStreamGetAttribute(void) __attribute__((weak, alias("gtsim_stub_535")));
-void gtsim_impl_cuStreamGetAttribute(void) __attribute__((weak, alias("gtsim_stub_535"), visibility("hidden")));
+int gtsim_impl_cuStreamGetAttribute(void) __attribute__((weak, alias("gtsim_stub_535"), visibility("hidden")));
 static int gtsim_stub_536(void) { return gtsim_stub_call(536, __builtin_return_address(0)); }
 int cuStreamGetAttribute_ptsz(void) __attribute__((weak, alias("gtsim_stub_536")));
-void gtsim_impl_cuStreamGetAttribute_ptsz(void) __attribute__((weak, alias("gtsim_stub_536"), visibility("hidden")));
+int gtsim_impl_cuStreamGetAttribute_ptsz(void) __attribute__((weak, alias("gtsim_stub_536"), visibility("hidden")));
 static int gtsim_stub_537(void) { return gtsim_stub_call(537, __builtin_return_address(0)); }
 int cuStreamGetCaptureInfo(void) __attribute__((weak, alias("gtsim_stub_537")));
-void gtsim_impl_cuStreamGetCaptureInfo(void) __attribute__((weak, alias("gtsim_stub_537"), visibility("hidden")));
+int gtsim_impl_cuStreamGetCaptureInfo(void) __attribute__((weak, alias("gtsim_stub_537"), visibility("hidden")));
 static int gtsim_stub_538(void) { return gtsim_stub_call(538, __builtin_return_address(0)); }
 int cuStreamGetCaptureInfo_ptsz(void) __attribute__((weak, alias("gtsim_stub_538")));
-void gtsim_impl_cuStreamGetCaptureInfo_ptsz(void) __attribute__((weak, alias("gtsim_stub_538"), visibility("hidden")));
+int gtsim_impl_cuStreamGetCaptureInfo_ptsz(void) __attribute__((weak, alias("gtsim_stub_538"), visibility("hidden")));
 static int gtsim_stub_539(void) { return gtsim_stub_call(539, __builtin_return_address(0)); }
 int cuStreamGetCaptureInfo_v2(void) __attribute__((weak, alias("gtsim_stub_539")));
-void gtsim_impl_cuStreamGetCaptureInfo_v2(void) __attribute__((weak, alias("gtsim_stub_539"), visibility("hidden")));
+int gtsim_impl_cuStreamGetCaptureInfo_v2(void) __attribute__((weak, alias("gtsim_stub_539"), visibility("hidden")));
 static int gtsim_stub_540(void) { return gtsim_stub_call(540, __builtin_return_address(0)); }
 int cuStreamGetCaptureInfo_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_540")));
-void gtsim_impl_cuStreamGetCaptureInfo_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_540"), visibility("hidden")));
+int gtsim_impl_cuStreamGetCaptureInfo_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_540"), visibility("hidden")));
 static int gtsim_stub_541(void) { return gtsim_stub_call(541, __builtin_return_address(0)); }
 int cuStreamGetCaptureInfo_v3(void) __attribute__((weak, alias("gtsim_stub_541")));
-void gtsim_impl_cuStreamGetCaptureInfo_v3(void) __attribute__((weak, alias("gtsim_stub_541"), visibility("hidden")));
+int gtsim_impl_cuStreamGetCaptureInfo_v3(void) __attribute__((weak, alias("gtsim_stub_541"), visibility("hidden")));
 static int gtsim_stub_542(void) { return gtsim_stub_call(542, __builtin_return_address(0)); }
 int cuStreamGetCaptureInfo_v3_ptsz(void) __attribute__((weak, alias("gtsim_stub_542")));
-void gtsim_impl_cuStreamGetCaptureInfo_v3_ptsz(void) __attribute__((weak, alias("gtsim_stub_542"), visibility("hidden")));
+int gtsim_impl_cuStreamGetCaptureInfo_v3_ptsz(void) __attribute__((weak, alias("gtsim_stub_542"), visibility("hidden")));
 static int gtsim_stub_543(void) { return gtsim_stub_call(543, __builtin_return_address(0)); }
 int cuStreamGetCtx(void) __attribute__((weak, alias("gtsim_stub_543")));
-void gtsim_impl_cuStreamGetCtx(void) __attribute__((weak, alias("gtsim_stub_543"), visibility("hidden")));
+int gtsim_impl_cuStreamGetCtx(void) __attribute__((weak, alias("gtsim_stub_543"), visibility("hidden")));
 static int gtsim_stub_544(void) { return gtsim_stub_call(544, __builtin_return_address(0)); }
 int cuStreamGetCtx_ptsz(void) __attribute__((weak, alias("gtsim_stub_544")));
-void gtsim_impl_cuStreamGetCtx_ptsz(void) __attribute__((weak, alias("gtsim_stub_544"), visibility("hidden")));
+int gtsim_impl_cuStreamGetCtx_ptsz(void) __attribute__((weak, alias("gtsim_stub_544"), visibility("hidden")));
 static int gtsim_stub_545(void) { return gtsim_stub_call(545, __builtin_return_address(0)); }
 int cuStreamGetCtx_v2(void) __attribute__((weak, alias("gtsim_stub_545")));
-void gtsim_impl_cuStreamGetCtx_v2(void) __attribute__((weak, alias("gtsim_stub_545"), visibility("hidden")));
+int gtsim_impl_cuStreamGetCtx_v2(void) __attribute__((weak, alias("gtsim_stub_545"), visibility("hidden")));
 static int gtsim_stub_546(void) { return gtsim_stub_call(546, __builtin_return_address(0)); }
 int cuStreamGetCtx_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_546")));
-void gtsim_impl_cuStreamGetCtx_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_546"), visibility("hidden")));
+int gtsim_impl_cuStreamGetCtx_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_546"), visibility("hidden")));
 static int gtsim_stub_547(void) { return gtsim_stub_call(547, __builtin_return_address(0)); }
 int cuStreamGetDevice(void) __attribute__((weak, alias("gtsim_stub_547")));
-void gtsim_impl_cuStreamGetDevice(void) __attribute__((weak, alias("gtsim_stub_547"), visibility("hidden")));
+int gtsim_impl_cuStreamGetDevice(void) __attribute__((weak, alias("gtsim_stub_547"), visibility("hidden")));
 static int gtsim_stub_548(void) { return gtsim_stub_call(548, __builtin_return_address(0)); }
 int cuStreamGetDevice_ptsz(void) __attribute__((weak, alias("gtsim_stub_548")));
-void gtsim_impl_cuStreamGetDevice_ptsz(void) __attribute__((weak, alias("gtsim_stub_548"), visibility("hidden")));
+int gtsim_impl_cuStreamGetDevice_ptsz(void) __attribute__((weak, alias("gtsim_stub_548"), visibility("hidden")));
 static int gtsim_stub_549(void) { return gtsim_stub_call(549, __builtin_return_address(0)); }
 int cuStreamGetFlags(void) __attribute__((weak, alias("gtsim_stub_549")));
-void gtsim_impl_cuStreamGetFlags(void) __attribute__((weak, alias("gtsim_stub_549"), visibility("hidden")));
+int gtsim_impl_cuStreamGetFlags(void) __attribute__((weak, alias("gtsim_stub_549"), visibility("hidden")));
 static int gtsim_stub_550(void) { return gtsim_stub_call(550, __builtin_return_address(0)); }
 int cuStreamGetFlags_ptsz(void) __attribute__((weak, alias("gtsim_stub_550")));
-void gtsim_impl_cuStreamGetFlags_ptsz(void) __attribute__((weak, alias("gtsim_stub_550"), visibility("hidden")));
+int gtsim_impl_cuStreamGetFlags_ptsz(void) __attribute__((weak, alias("gtsim_stub_550"), visibility("hidden")));
 static int gtsim_stub_551(void) { return gtsim_stub_call(551, __builtin_return_address(0)); }
 int cuStreamGetGreenCtx(void) __attribute__((weak, alias("gtsim_stub_551")));
-void gtsim_impl_cuStreamGetGreenCtx(void) __attribute__((weak, alias("gtsim_stub_551"), visibility("hidden")));
+int gtsim_impl_cuStreamGetGreenCtx(void) __attribute__((weak, alias("gtsim_stub_551"), visibility("hidden")));
 static int gtsim_stub_552(void) { return gtsim_stub_call(552, __builtin_return_address(0)); }
 int cuStreamGetId(void) __attribute__((weak, alias("gtsim_stub_552")));
-void gtsim_impl_cuStreamGetId(void) __attribute__((weak, alias("gtsim_stub_552"), visibility("hidden")));
+int gtsim_impl_cuStreamGetId(void) __attribute__((weak, alias("gtsim_stub_552"), visibility("hidden")));
 static int gtsim_stub_553(void) { return gtsim_stub_call(553, __builtin_return_address(0)); }
 int cuStreamGetId_ptsz(void) __attribute__((weak, alias("gtsim_stub_553")));
-void gtsim_impl_cuStreamGetId_ptsz(void) __attribute__((weak, alias("gtsim_stub_553"), visibility("hidden")));
+int gtsim_impl_cuStreamGetId_ptsz(void) __attribute__((weak, alias("gtsim_stub_553"), visibility("hidden")));
 static int gtsim_stub_554(void) { return gtsim_stub_call(554, __builtin_return_address(0)); }
 int cuStreamGetPriority(void) __attribute__((weak, alias("gtsim_stub_554")));
-void gtsim_impl_cuStreamGetPriority(void) __attribute__((weak, alias("gtsim_stub_554"), visibility("hidden")));
+int gtsim_impl_cuStreamGetPriority(void) __attribute__((weak, alias("gtsim_stub_554"), visibility("hidden")));
 static int gtsim_stub_555(void) { return gtsim_stub_call(555, __builtin_return_address(0)); }
 int cuStreamGetPriority_ptsz(void) __attribute__((weak, alias("gtsim_stub_555")));
-void gtsim_impl_cuStreamGetPriority_ptsz(void) __attribute__((weak, alias("gtsim_stub_555"), visibility("hidden")));
+int gtsim_impl_cuStreamGetPriority_ptsz(void) __attribute__((weak, alias("gtsim_stub_555"), visibility("hidden")));
 static int gtsim_stub_556(void) { return gtsim_stub_call(556, __builtin_return_address(0)); }
 int cuStreamIsCapturing(void) __attribute__((weak, alias("gtsim_stub_556")));
-void gtsim_impl_cuStreamIsCapturing(void) __attribute__((weak, alias("gtsim_stub_556"), visibility("hidden")));
+int gtsim_impl_cuStreamIsCapturing(void) __attribute__((weak, alias("gtsim_stub_556"), visibility("hidden")));
 static int gtsim_stub_557(void) { return gtsim_stub_call(557, __builtin_return_address(0)); }
 int cuStreamIsCapturing_ptsz(void) __attribute__((weak, alias("gtsim_stub_557")));
-void gtsim_impl_cuStreamIsCapturing_ptsz(void) __attribute__((weak, alias("gtsim_stub_557"), visibility("hidden")));
+int gtsim_impl_cuStreamIsCapturing_ptsz(void) __attribute__((weak, alias("gtsim_stub_557"), visibility("hidden")));
 static int gtsim_stub_558(void) { return gtsim_stub_call(558, __builtin_return_address(0)); }
 int cuStreamQuery(void) __attribute__((weak, alias("gtsim_stub_558")));
-void gtsim_impl_cuStreamQuery(void) __attribute__((weak, alias("gtsim_stub_558"), visibility("hidden")));
+int gtsim_impl_cuStreamQuery(void) __attribute__((weak, alias("gtsim_stub_558"), visibility("hidden")));
 static int gtsim_stub_559(void) { return gtsim_stub_call(559, __builtin_return_address(0)); }
 int cuStreamQuery_ptsz(void) __attribute__((weak, alias("gtsim_stub_559")));
-void gtsim_impl_cuStreamQuery_ptsz(void) __attribute__((weak, alias("gtsim_stub_559"), visibility("hidden")));
+int gtsim_impl_cuStreamQuery_ptsz(void) __attribute__((weak, alias("gtsim_stub_559"), visibility("hidden")));
 static int gtsim_stub_560(void) { return gtsim_stub_call(560, __builtin_return_address(0)); }
 int cuStreamSetAttribute(void) __attribute__((weak, alias("gtsim_stub_560")));
-void gtsim_impl_cuStreamSetAttribute(void) __attribute__((weak, alias("gtsim_stub_560"), visibility("hidden")));
+int gtsim_impl_cuStreamSetAttribute(void) __attribute__((weak, alias("gtsim_stub_560"), visibility("hidden")));
 static int gtsim_stub_561(void) { return gtsim_stub_call(561, __builtin_return_address(0)); }
 int cuStreamSetAttribute_ptsz(void) __attribute__((weak, alias("gtsim_stub_561")));
-void gtsim_impl_cuStreamSetAttribute_ptsz(void) __attribute__((weak, alias("gtsim_stub_561"), visibility("hidden")));
+int gtsim_impl_cuStreamSetAttribute_ptsz(void) __attribute__((weak, alias("gtsim_stub_561"), visibility("hidden")));
 static int gtsim_stub_562(void) { return gtsim_stub_call(562, __builtin_return_address(0)); }
 int cuStreamSynchronize(void) __attribute__((weak, alias("gtsim_stub_562")));
-void gtsim_impl_cuStreamSynchronize(void) __attribute__((weak, alias("gtsim_stub_562"), visibility("hidden")));
+int gtsim_impl_cuStreamSynchronize(void) __attribute__((weak, alias("gtsim_stub_562"), visibility("hidden")));
 static int gtsim_stub_563(void) { return gtsim_stub_call(563, __builtin_return_address(0)); }
 int cuStreamSynchronize_ptsz(void) __attribute__((weak, alias("gtsim_stub_563")));
-void gtsim_impl_cuStreamSynchronize_ptsz(void) __attribute__((weak, alias("gtsim_stub_563"), visibility("hidden")));
+int gtsim_impl_cuStreamSynchronize_ptsz(void) __attribute__((weak, alias("gtsim_stub_563"), visibility("hidden")));
 static int gtsim_stub_564(void) { return gtsim_stub_call(564, __builtin_return_address(0)); }
 int cuStreamUpdateCaptureDependencies(void) __attribute__((weak, alias("gtsim_stub_564")));
-void gtsim_impl_cuStreamUpdateCaptureDependencies(void) __attribute__((weak, alias("gtsim_stub_564"), visibility("hidden")));
+int gtsim_impl_cuStreamUpdateCaptureDependencies(void) __attribute__((weak, alias("gtsim_stub_564"), visibility("hidden")));
 static int gtsim_stub_565(void) { return gtsim_stub_call(565, __builtin_return_address(0)); }
 int cuStreamUpdateCaptureDependencies_ptsz(void) __attribute__((weak, alias("gtsim_stub_565")));
-void gtsim_impl_cuStreamUpdateCaptureDependencies_ptsz(void) __attribute__((weak, alias("gtsim_stub_565"), visibility("hidden")));
+int gtsim_impl_cuStreamUpdateCaptureDependencies_ptsz(void) __attribute__((weak, alias("gtsim_stub_565"), visibility("hidden")));
 static int gtsim_stub_566(void) { return gtsim_stub_call(566, __builtin_return_address(0)); }
 int cuStreamUpdateCaptureDependencies_v2(void) __attribute__((weak, alias("gtsim_stub_566")));
-void gtsim_impl_cuStreamUpdateCaptureDependencies_v2(void) __attribute__((weak, alias("gtsim_stub_566"), visibility("hidden")));
+int gtsim_impl_cuStreamUpdateCaptureDependencies_v2(void) __attribute__((weak, alias("gtsim_stub_566"), visibility("hidden")));
 static int gtsim_stub_567(void) { return gtsim_stub_call(567, __builtin_return_address(0)); }
 int cuStreamUpdateCaptureDependencies_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_567")));
-void gtsim_impl_cuStreamUpdateCaptureDependencies_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_567"), visibility("hidden")));
+int gtsim_impl_cuStreamUpdateCaptureDependencies_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_567"), visibility("hidden")));
 static int gtsim_stub_568(void) { return gtsim_stub_call(568, __builtin_return_address(0)); }
 int cuStreamWaitEvent(void) __attribute__((weak, alias("gtsim_stub_568")));
-void gtsim_impl_cuStreamWaitEvent(void) __attribute__((weak, alias("gtsim_stub_568"), visibility("hidden")));
+int gtsim_impl_cuStreamWaitEvent(void) __attribute__((weak, alias("gtsim_stub_568"), visibility("hidden")));
 static int gtsim_stub_569(void) { return gtsim_stub_call(569, __builtin_return_address(0)); }
 int cuStreamWaitEvent_ptsz(void) __attribute__((weak, alias("gtsim_stub_569")));
-void gtsim_impl_cuStreamWaitEvent_ptsz(void) __attribute__((weak, alias("gtsim_stub_569"), visibility("hidden")));
+int gtsim_impl_cuStreamWaitEvent_ptsz(void) __attribute__((weak, alias("gtsim_stub_569"), visibility("hidden")));
 static int gtsim_stub_570(void) { return gtsim_stub_call(570, __builtin_return_address(0)); }
 int cuStreamWaitValue32(void) __attribute__((weak, alias("gtsim_stub_570")));
-void gtsim_impl_cuStreamWaitValue32(void) __attribute__((weak, alias("gtsim_stub_570"), visibility("hidden")));
+int gtsim_impl_cuStreamWaitValue32(void) __attribute__((weak, alias("gtsim_stub_570"), visibility("hidden")));
 static int gtsim_stub_571(void) { return gtsim_stub_call(571, __builtin_return_address(0)); }
 int cuStreamWaitValue32_ptsz(void) __attribute__((weak, alias("gtsim_stub_571")));
-void gtsim_impl_cuStreamWaitValue32_ptsz(void) __attribute__((weak, alias("gtsim_stub_571"), visibility("hidden")));
+int gtsim_impl_cuStreamWaitValue32_ptsz(void) __attribute__((weak, alias("gtsim_stub_571"), visibility("hidden")));
 static int gtsim_stub_572(void) { return gtsim_stub_call(572, __builtin_return_address(0)); }
 int cuStreamWaitValue32_v2(void) __attribute__((weak, alias("gtsim_stub_572")));
-void gtsim_impl_cuStreamWaitValue32_v2(void) __attribute__((weak, alias("gtsim_stub_572"), visibility("hidden")));
+int gtsim_impl_cuStreamWaitValue32_v2(void) __attribute__((weak, alias("gtsim_stub_572"), visibility("hidden")));
 static int gtsim_stub_573(void) { return gtsim_stub_call(573, __builtin_return_address(0)); }
 int cuStreamWaitValue32_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_573")));
-void gtsim_impl_cuStreamWaitValue32_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_573"), visibility("hidden")));
+int gtsim_impl_cuStreamWaitValue32_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_573"), visibility("hidden")));
 static int gtsim_stub_574(void) { return gtsim_stub_call(574, __builtin_return_address(0)); }
 int cuStreamWaitValue64(void) __attribute__((weak, alias("gtsim_stub_574")));
-void gtsim_impl_cuStreamWaitValue64(void) __attribute__((weak, alias("gtsim_stub_574"), visibility("hidden")));
+int gtsim_impl_cuStreamWaitValue64(void) __attribute__((weak, alias("gtsim_stub_574"), visibility("hidden")));
 static int gtsim_stub_575(void) { return gtsim_stub_call(575, __builtin_return_address(0)); }
 int cuStreamWaitValue64_ptsz(void) __attribute__((weak, alias("gtsim_stub_575")));
-void gtsim_impl_cuStreamWaitValue64_ptsz(void) __attribute__((weak, alias("gtsim_stub_575"), visibility("hidden")));
+int gtsim_impl_cuStreamWaitValue64_ptsz(void) __attribute__((weak, alias("gtsim_stub_575"), visibility("hidden")));
 static int gtsim_stub_576(void) { return gtsim_stub_call(576, __builtin_return_address(0)); }
 int cuStreamWaitValue64_v2(void) __attribute__((weak, alias("gtsim_stub_576")));
-void gtsim_impl_cuStreamWaitValue64_v2(void) __attribute__((weak, alias("gtsim_stub_576"), visibility("hidden")));
+int gtsim_impl_cuStreamWaitValue64_v2(void) __attribute__((weak, alias("gtsim_stub_576"), visibility("hidden")));
 static int gtsim_stub_577(void) { return gtsim_stub_call(577, __builtin_return_address(0)); }
 int cuStreamWaitValue64_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_577")));
-void gtsim_impl_cuStreamWaitValue64_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_577"), visibility("hidden")));
+int gtsim_impl_cuStreamWaitValue64_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_577"), visibility("hidden")));
 static int gtsim_stub_578(void) { return gtsim_stub_call(578, __builtin_return_address(0)); }
 int cuStreamWriteValue32(void) __attribute__((weak, alias("gtsim_stub_578")));
-void gtsim_impl_cuStreamWriteValue32(void) __attribute__((weak, alias("gtsim_stub_578"), visibility("hidden")));
+int gtsim_impl_cuStreamWriteValue32(void) __attribute__((weak, alias("gtsim_stub_578"), visibility("hidden")));
 static int gtsim_stub_579(void) { return gtsim_stub_call(579, __builtin_return_address(0)); }
 int cuStreamWriteValue32_ptsz(void) __attribute__((weak, alias("gtsim_stub_579")));
-void gtsim_impl_cuStreamWriteValue32_ptsz(void) __attribute__((weak, alias("gtsim_stub_579"), visibility("hidden")));
+int gtsim_impl_cuStreamWriteValue32_ptsz(void) __attribute__((weak, alias("gtsim_stub_579"), visibility("hidden")));
 static int gtsim_stub_580(void) { return gtsim_stub_call(580, __builtin_return_address(0)); }
 int cuStreamWriteValue32_v2(void) __attribute__((weak, alias("gtsim_stub_580")));
-void gtsim_impl_cuStreamWriteValue32_v2(void) __attribute__((weak, alias("gtsim_stub_580"), visibility("hidden")));
+int gtsim_impl_cuStreamWriteValue32_v2(void) __attribute__((weak, alias("gtsim_stub_580"), visibility("hidden")));
 static int gtsim_stub_581(void) { return gtsim_stub_call(581, __builtin_return_address(0)); }
 int cuStreamWriteValue32_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_581")));
-void gtsim_impl_cuStreamWriteValue32_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_581"), visibility("hidden")));
+int gtsim_impl_cuStreamWriteValue32_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_581"), visibility("hidden")));
 static int gtsim_stub_582(void) { return gtsim_stub_call(582, __builtin_return_address(0)); }
 int cuStreamWriteValue64(void) __attribute__((weak, alias("gtsim_stub_582")));
-void gtsim_impl_cuStreamWriteValue64(void) __attribute__((weak, alias("gtsim_stub_582"), visibility("hidden")));
+int gtsim_impl_cuStreamWriteValue64(void) __attribute__((weak, alias("gtsim_stub_582"), visibility("hidden")));
 static int gtsim_stub_583(void) { return gtsim_stub_call(583, __builtin_return_address(0)); }
 int cuStreamWriteValue64_ptsz(void) __attribute__((weak, alias("gtsim_stub_583")));
-void gtsim_impl_cuStreamWriteValue64_ptsz(void) __attribute__((weak, alias("gtsim_stub_583"), visibility("hidden")));
+int gtsim_impl_cuStreamWriteValue64_ptsz(void) __attribute__((weak, alias("gtsim_stub_583"), visibility("hidden")));
 static int gtsim_stub_584(void) { return gtsim_stub_call(584, __builtin_return_address(0)); }
 int cuStreamWriteValue64_v2(void) __attribute__((weak, alias("gtsim_stub_584")));
-void gtsim_impl_cuStreamWriteValue64_v2(void) __attribute__((weak, alias("gtsim_stub_584"), visibility("hidden")));
+int gtsim_impl_cuStreamWriteValue64_v2(void) __attribute__((weak, alias("gtsim_stub_584"), visibility("hidden")));
 static int gtsim_stub_585(void) { return gtsim_stub_call(585, __builtin_return_address(0)); }
 int cuStreamWriteValue64_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_585")));
-void gtsim_impl_cuStreamWriteValue64_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_585"), visibility("hidden")));
+int gtsim_impl_cuStreamWriteValue64_v2_ptsz(void) __attribute__((weak, alias("gtsim_stub_585"), visibility("hidden")));
 static int gtsim_stub_586(void) { return gtsim_stub_call(586, __builtin_return_address(0)); }
 int cuSurfObjectCreate(void) __attribute__((weak, alias("gtsim_stub_586")));
-void gtsim_impl_cuSurfObjectCreate(void) __attribute__((weak, alias("gtsim_stub_586"), visibility("hidden")));
+int gtsim_impl_cuSurfObjectCreate(void) __attribute__((weak, alias("gtsim_stub_586"), visibility("hidden")));
 static int gtsim_stub_587(void) { return gtsim_stub_call(587, __builtin_return_address(0)); }
 int cuSurfObjectDestroy(void) __attribute__((weak, alias("gtsim_stub_587")));
-void gtsim_impl_cuSurfObjectDestroy(void) __attribute__((weak, alias("gtsim_stub_587"), visibility("hidden")));
+int gtsim_impl_cuSurfObjectDestroy(void) __attribute__((weak, alias("gtsim_stub_587"), visibility("hidden")));
 static int gtsim_stub_588(void) { return gtsim_stub_call(588, __builtin_return_address(0)); }
 int cuSurfObjectGetResourceDesc(void) __attribute__((weak, alias("gtsim_stub_588")));
-void gtsim_impl_cuSurfObjectGetResourceDesc(void) __attribute__((weak, alias("gtsim_stub_588"), visibility("hidden")));
+int gtsim_impl_cuSurfObjectGetResourceDesc(void) __attribute__((weak, alias("gtsim_stub_588"), visibility("hidden")));
 static int gtsim_stub_589(void) { return gtsim_stub_call(589, __builtin_return_address(0)); }
 int cuSurfRefGetArray(void) __attribute__((weak, alias("gtsim_stub_589")));
-void gtsim_impl_cuSurfRefGetArray(void) __attribute__((weak, alias("gtsim_stub_589"), visibility("hidden")));
+int gtsim_impl_cuSurfRefGetArray(void) __attribute__((weak, alias("gtsim_stub_589"), visibility("hidden")));
 static int gtsim_stub_590(void) { return gtsim_stub_call(590, __builtin_return_address(0)); }
 int cuSurfRefSetArray(void) __attribute__((weak, alias("gtsim_stub_590")));
-void gtsim_impl_cuSurfRefSetArray(void) __attribute__((weak, alias("gtsim_stub_590"), visibility("hidden")));
+int gtsim_impl_cuSurfRefSetArray(void) __attribute__((weak, alias("gtsim_stub_590"), visibility("hidden")));
 static int gtsim_stub_591(void) { return gtsim_stub_call(591, __builtin_return_address(0)); }
 int cuTensorMapEncodeIm2col(void) __attribute__((weak, alias("gtsim_stub_591")));
-void gtsim_impl_cuTensorMapEncodeIm2col(void) __attribute__((weak, alias("gtsim_stub_591"), visibility("hidden")));
+int gtsim_impl_cuTensorMapEncodeIm2col(void) __attribute__((weak, alias("gtsim_stub_591"), visibility("hidden")));
 static int gtsim_stub_592(void) { return gtsim_stub_call(592, __builtin_return_address(0)); }
 int cuTensorMapEncodeIm2colWide(void) __attribute__((weak, alias("gtsim_stub_592")));
-void gtsim_impl_cuTensorMapEncodeIm2colWide(void) __attribute__((weak, alias("gtsim_stub_592"), visibility("hidden")));
+int gtsim_impl_cuTensorMapEncodeIm2colWide(void) __attribute__((weak, alias("gtsim_stub_592"), visibility("hidden")));
 static int gtsim_stub_593(void) { return gtsim_stub_call(593, __builtin_return_address(0)); }
 int cuTensorMapEncodeTiled(void) __attribute__((weak, alias("gtsim_stub_593")));
-void gtsim_impl_cuTensorMapEncodeTiled(void) __attribute__((weak, alias("gtsim_stub_593"), visibility("hidden")));
+int gtsim_impl_cuTensorMapEncodeTiled(void) __attribute__((weak, alias("gtsim_stub_593"), visibility("hidden")));
 static int gtsim_stub_594(void) { return gtsim_stub_call(594, __builtin_return_address(0)); }
 int cuTensorMapReplaceAddress(void) __attribute__((weak, alias("gtsim_stub_594")));
-void gtsim_impl_cuTensorMapReplaceAddress(void) __attribute__((weak, alias("gtsim_stub_594"), visibility("hidden")));
+int gtsim_impl_cuTensorMapReplaceAddress(void) __attribute__((weak, alias("gtsim_stub_594"), visibility("hidden")));
 static int gtsim_stub_595(void) { return gtsim_stub_call(595, __builtin_return_address(0)); }
 int cuTexObjectCreate(void) __attribute__((weak, alias("gtsim_stub_595")));
-void gtsim_impl_cuTexObjectCreate(void) __attribute__((weak, alias("gtsim_stub_595"), visibility("hidden")));
+int gtsim_impl_cuTexObjectCreate(void) __attribute__((weak, alias("gtsim_stub_595"), visibility("hidden")));
 static int gtsim_stub_596(void) { return gtsim_stub_call(596, __builtin_return_address(0)); }
 int cuTexObjectDestroy(void) __attribute__((weak, alias("gtsim_stub_596")));
-void gtsim_impl_cuTexObjectDestroy(void) __attribute__((weak, alias("gtsim_stub_596"), visibility("hidden")));
+int gtsim_impl_cuTexObjectDestroy(void) __attribute__((weak, alias("gtsim_stub_596"), visibility("hidden")));
 static int gtsim_stub_597(void) { return gtsim_stub_call(597, __builtin_return_address(0)); }
 int cuTexObjectGetResourceDesc(void) __attribute__((weak, alias("gtsim_stub_597")));
-void gtsim_impl_cuTexObjectGetResourceDesc(void) __attribute__((weak, alias("gtsim_stub_597"), visibility("hidden")));
+int gtsim_impl_cuTexObjectGetResourceDesc(void) __attribute__((weak, alias("gtsim_stub_597"), visibility("hidden")));
 static int gtsim_stub_598(void) { return gtsim_stub_call(598, __builtin_return_address(0)); }
 int cuTexObjectGetResourceViewDesc(void) __attribute__((weak, alias("gtsim_stub_598")));
-void gtsim_impl_cuTexObjectGetResourceViewDesc(void) __attribute__((weak, alias("gtsim_stub_598"), visibility("hidden")));
+int gtsim_impl_cuTexObjectGetResourceViewDesc(void) __attribute__((weak, alias("gtsim_stub_598"), visibility("hidden")));
 static int gtsim_stub_599(void) { return gtsim_stub_call(599, __builtin_return_address(0)); }
 int cuTexObjectGetTextureDesc(void) __attribute__((weak, alias("gtsim_stub_599")));
-void gtsim_impl_cuTexObjectGetTextureDesc(void) __attribute__((weak, alias("gtsim_stub_599"), visibility("hidden")));
+int gtsim_impl_cuTexObjectGetTextureDesc(void) __attribute__((weak, alias("gtsim_stub_599"), visibility("hidden")));
 static int gtsim_stub_600(void) { return gtsim_stub_call(600, __builtin_return_address(0)); }
 int cuTexRefCreate(void) __attribute__((weak, alias("gtsim_stub_600")));
-void gtsim_impl_cuTexRefCreate(void) __attribute__((weak, alias("gtsim_stub_600"), visibility("hidden")));
+int gtsim_impl_cuTexRefCreate(void) __attribute__((weak, alias("gtsim_stub_600"), visibility("hidden")));
 static int gtsim_stub_601(void) { return gtsim_stub_call(601, __builtin_return_address(0)); }
 int cuTexRefDestroy(void) __attribute__((weak, alias("gtsim_stub_601")));
-void gtsim_impl_cuTexRefDestroy(void) __attribute__((weak, alias("gtsim_stub_601"), visibility("hidden")));
+int gtsim_impl_cuTexRefDestroy(void) __attribute__((weak, alias("gtsim_stub_601"), visibility("hidden")));
 static int gtsim_stub_602(void) { return gtsim_stub_call(602, __builtin_return_address(0)); }
 int cuTexRefGetAddress(void) __attribute__((weak, alias("gtsim_stub_602")));
-void gtsim_impl_cuTexRefGetAddress(void) __attribute__((weak, alias("gtsim_stub_602"), visibility("hidden")));
+int gtsim_impl_cuTexRefGetAddress(void) __attribute__((weak, alias("gtsim_stub_602"), visibility("hidden")));
 static int gtsim_stub_603(void) { return gtsim_stub_call(603, __builtin_return_address(0)); }
 int cuTexRefGetAddressMode(void) __attribute__((weak, alias("gtsim_stub_603")));
-void gtsim_impl_cuTexRefGetAddressMode(void) __attribute__((weak, alias("gtsim_stub_603"), visibility("hidden")));
+int gtsim_impl_cuTexRefGetAddressMode(void) __attribute__((weak, alias("gtsim_stub_603"), visibility("hidden")));
 static int gtsim_stub_604(void) { return gtsim_stub_call(604, __builtin_return_address(0)); }
 int cuTexRefGetAddress_v2(void) __attribute__((weak, alias("gtsim_stub_604")));
-void gtsim_impl_cuTexRefGetAddress_v2(void) __attribute__((weak, alias("gtsim_stub_604"), visibility("hidden")));
+int gtsim_impl_cuTexRefGetAddress_v2(void) __attribute__((weak, alias("gtsim_stub_604"), visibility("hidden")));
 static int gtsim_stub_605(void) { return gtsim_stub_call(605, __builtin_return_address(0)); }
 int cuTexRefGetArray(void) __attribute__((weak, alias("gtsim_stub_605")));
-void gtsim_impl_cuTexRefGetArray(void) __attribute__((weak, alias("gtsim_stub_605"), visibility("hidden")));
+int gtsim_impl_cuTexRefGetArray(void) __attribute__((weak, alias("gtsim_stub_605"), visibility("hidden")));
 static int gtsim_stub_606(void) { return gtsim_stub_call(606, __builtin_return_address(0)); }
 int cuTexRefGetBorderColor(void) __attribute__((weak, alias("gtsim_stub_606")));
-void gtsim_impl_cuTexRefGetBorderColor(void) __attribute__((weak, alias("gtsim_stub_606"), visibility("hidden")));
+int gtsim_impl_cuTexRefGetBorderColor(void) __attribute__((weak, alias("gtsim_stub_606"), visibility("hidden")));
 static int gtsim_stub_607(void) { return gtsim_stub_call(607, __builtin_return_address(0)); }
 int cuTexRefGetFilterMode(void) __attribute__((weak, alias("gtsim_stub_607")));
-void gtsim_impl_cuTexRefGetFilterMode(void) __attribute__((weak, alias("gtsim_stub_607"), visibility("hidden")));
+int gtsim_impl_cuTexRefGetFilterMode(void) __attribute__((weak, alias("gtsim_stub_607"), visibility("hidden")));
 static int gtsim_stub_608(void) { return gtsim_stub_call(608, __builtin_return_address(0)); }
 int cuTexRefGetFlags(void) __attribute__((weak, alias("gtsim_stub_608")));
-void gtsim_impl_cuTexRefGetFlags(void) __attribute__((weak, alias("gtsim_stub_608"), visibility("hidden")));
+int gtsim_impl_cuTexRefGetFlags(void) __attribute__((weak, alias("gtsim_stub_608"), visibility("hidden")));
 static int gtsim_stub_609(void) { return gtsim_stub_call(609, __builtin_return_address(0)); }
 int cuTexRefGetFormat(void) __attribute__((weak, alias("gtsim_stub_609")));
-void gtsim_impl_cuTexRefGetFormat(void) __attribute__((weak, alias("gtsim_stub_609"), visibility("hidden")));
+int gtsim_impl_cuTexRefGetFormat(void) __attribute__((weak, alias("gtsim_stub_609"), visibility("hidden")));
 static int gtsim_stub_610(void) { return gtsim_stub_call(610, __builtin_return_address(0)); }
 int cuTexRefGetMaxAnisotropy(void) __attribute__((weak, alias("gtsim_stub_610")));
-void gtsim_impl_cuTexRefGetMaxAnisotropy(void) __attribute__((weak, alias("gtsim_stub_610"), visibility("hidden")));
+int gtsim_impl_cuTexRefGetMaxAnisotropy(void) __attribute__((weak, alias("gtsim_stub_610"), visibility("hidden")));
 static int gtsim_stub_611(void) { return gtsim_stub_call(611, __builtin_return_address(0)); }
 int cuTexRefGetMipmapFilterMode(void) __attribute__((weak, alias("gtsim_stub_611")));
-void gtsim_impl_cuTexRefGetMipmapFilterMode(void) __attribute__((weak, alias("gtsim_stub_611"), visibility("hidden")));
+int gtsim_impl_cuTexRefGetMipmapFilterMode(void) __attribute__((weak, alias("gtsim_stub_611"), visibility("hidden")));
 static int gtsim_stub_612(void) { return gtsim_stub_call(612, __builtin_return_address(0)); }
 int cuTexRefGetMipmapLevelBias(void) __attribute__((weak, alias("gtsim_stub_612")));
-void gtsim_impl_cuTexRefGetMipmapLevelBias(void) __attribute__((weak, alias("gtsim_stub_612"), visibility("hidden")));
+int gtsim_impl_cuTexRefGetMipmapLevelBias(void) __attribute__((weak, alias("gtsim_stub_612"), visibility("hidden")));
 static int gtsim_stub_613(void) { return gtsim_stub_call(613, __builtin_return_address(0)); }
 int cuTexRefGetMipmapLevelClamp(void) __attribute__((weak, alias("gtsim_stub_613")));
-void gtsim_impl_cuTexRefGetMipmapLevelClamp(void) __attribute__((weak, alias("gtsim_stub_613"), visibility("hidden")));
+int gtsim_impl_cuTexRefGetMipmapLevelClamp(void) __attribute__((weak, alias("gtsim_stub_613"), visibility("hidden")));
 static int gtsim_stub_614(void) { return gtsim_stub_call(614, __builtin_return_address(0)); }
 int cuTexRefGetMipmappedArray(void) __attribute__((weak, alias("gtsim_stub_614")));
-void gtsim_impl_cuTexRefGetMipmappedArray(void) __attribute__((weak, alias("gtsim_stub_614"), visibility("hidden")));
+int gtsim_impl_cuTexRefGetMipmappedArray(void) __attribute__((weak, alias("gtsim_stub_614"), visibility("hidden")));
 static int gtsim_stub_615(void) { return gtsim_stub_call(615, __builtin_return_address(0)); }
 int cuTexRefSetAddress(void) __attribute__((weak, alias("gtsim_stub_615")));
-void gtsim_impl_cuTexRefSetAddress(void) __attribute__((weak, alias("gtsim_stub_615"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetAddress(void) __attribute__((weak, alias("gtsim_stub_615"), visibility("hidden")));
 static int gtsim_stub_616(void) { return gtsim_stub_call(616, __builtin_return_address(0)); }
 int cuTexRefSetAddress2D(void) __attribute__((weak, alias("gtsim_stub_616")));
-void gtsim_impl_cuTexRefSetAddress2D(void) __attribute__((weak, alias("gtsim_stub_616"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetAddress2D(void) __attribute__((weak, alias("gtsim_stub_616"), visibility("hidden")));
 static int gtsim_stub_617(void) { return gtsim_stub_call(617, __builtin_return_address(0)); }
 int cuTexRefSetAddress2D_v2(void) __attribute__((weak, alias("gtsim_stub_617")));
-void gtsim_impl_cuTexRefSetAddress2D_v2(void) __attribute__((weak, alias("gtsim_stub_617"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetAddress2D_v2(void) __attribute__((weak, alias("gtsim_stub_617"), visibility("hidden")));
 static int gtsim_stub_618(void) { return gtsim_stub_call(618, __builtin_return_address(0)); }
 int cuTexRefSetAddress2D_v3(void) __attribute__((weak, alias("gtsim_stub_618")));
-void gtsim_impl_cuTexRefSetAddress2D_v3(void) __attribute__((weak, alias("gtsim_stub_618"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetAddress2D_v3(void) __attribute__((weak, alias("gtsim_stub_618"), visibility("hidden")));
 static int gtsim_stub_619(void) { return gtsim_stub_call(619, __builtin_return_address(0)); }
 int cuTexRefSetAddressMode(void) __attribute__((weak, alias("gtsim_stub_619")));
-void gtsim_impl_cuTexRefSetAddressMode(void) __attribute__((weak, alias("gtsim_stub_619"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetAddressMode(void) __attribute__((weak, alias("gtsim_stub_619"), visibility("hidden")));
 static int gtsim_stub_620(void) { return gtsim_stub_call(620, __builtin_return_address(0)); }
 int cuTexRefSetAddress_v2(void) __attribute__((weak, alias("gtsim_stub_620")));
-void gtsim_impl_cuTexRefSetAddress_v2(void) __attribute__((weak, alias("gtsim_stub_620"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetAddress_v2(void) __attribute__((weak, alias("gtsim_stub_620"), visibility("hidden")));
 static int gtsim_stub_621(void) { return gtsim_stub_call(621, __builtin_return_address(0)); }
 int cuTexRefSetArray(void) __attribute__((weak, alias("gtsim_stub_621")));
-void gtsim_impl_cuTexRefSetArray(void) __attribute__((weak, alias("gtsim_stub_621"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetArray(void) __attribute__((weak, alias("gtsim_stub_621"), visibility("hidden")));
 static int gtsim_stub_622(void) { return gtsim_stub_call(622, __builtin_return_address(0)); }
 int cuTexRefSetBorderColor(void) __attribute__((weak, alias("gtsim_stub_622")));
-void gtsim_impl_cuTexRefSetBorderColor(void) __attribute__((weak, alias("gtsim_stub_622"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetBorderColor(void) __attribute__((weak, alias("gtsim_stub_622"), visibility("hidden")));
 static int gtsim_stub_623(void) { return gtsim_stub_call(623, __builtin_return_address(0)); }
 int cuTexRefSetFilterMode(void) __attribute__((weak, alias("gtsim_stub_623")));
-void gtsim_impl_cuTexRefSetFilterMode(void) __attribute__((weak, alias("gtsim_stub_623"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetFilterMode(void) __attribute__((weak, alias("gtsim_stub_623"), visibility("hidden")));
 static int gtsim_stub_624(void) { return gtsim_stub_call(624, __builtin_return_address(0)); }
 int cuTexRefSetFlags(void) __attribute__((weak, alias("gtsim_stub_624")));
-void gtsim_impl_cuTexRefSetFlags(void) __attribute__((weak, alias("gtsim_stub_624"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetFlags(void) __attribute__((weak, alias("gtsim_stub_624"), visibility("hidden")));
 static int gtsim_stub_625(void) { return gtsim_stub_call(625, __builtin_return_address(0)); }
 int cuTexRefSetFormat(void) __attribute__((weak, alias("gtsim_stub_625")));
-void gtsim_impl_cuTexRefSetFormat(void) __attribute__((weak, alias("gtsim_stub_625"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetFormat(void) __attribute__((weak, alias("gtsim_stub_625"), visibility("hidden")));
 static int gtsim_stub_626(void) { return gtsim_stub_call(626, __builtin_return_address(0)); }
 int cuTexRefSetMaxAnisotropy(void) __attribute__((weak, alias("gtsim_stub_626")));
-void gtsim_impl_cuTexRefSetMaxAnisotropy(void) __attribute__((weak, alias("gtsim_stub_626"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetMaxAnisotropy(void) __attribute__((weak, alias("gtsim_stub_626"), visibility("hidden")));
 static int gtsim_stub_627(void) { return gtsim_stub_call(627, __builtin_return_address(0)); }
 int cuTexRefSetMipmapFilterMode(void) __attribute__((weak, alias("gtsim_stub_627")));
-void gtsim_impl_cuTexRefSetMipmapFilterMode(void) __attribute__((weak, alias("gtsim_stub_627"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetMipmapFilterMode(void) __attribute__((weak, alias("gtsim_stub_627"), visibility("hidden")));
 static int gtsim_stub_628(void) { return gtsim_stub_call(628, __builtin_return_address(0)); }
 int cuTexRefSetMipmapLevelBias(void) __attribute__((weak, alias("gtsim_stub_628")));
-void gtsim_impl_cuTexRefSetMipmapLevelBias(void) __attribute__((weak, alias("gtsim_stub_628"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetMipmapLevelBias(void) __attribute__((weak, alias("gtsim_stub_628"), visibility("hidden")));
 static int gtsim_stub_629(void) { return gtsim_stub_call(629, __builtin_return_address(0)); }
 int cuTexRefSetMipmapLevelClamp(void) __attribute__((weak, alias("gtsim_stub_629")));
-void gtsim_impl_cuTexRefSetMipmapLevelClamp(void) __attribute__((weak, alias("gtsim_stub_629"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetMipmapLevelClamp(void) __attribute__((weak, alias("gtsim_stub_629"), visibility("hidden")));
 static int gtsim_stub_630(void) { return gtsim_stub_call(630, __builtin_return_address(0)); }
 int cuTexRefSetMipmappedArray(void) __attribute__((weak, alias("gtsim_stub_630")));
-void gtsim_impl_cuTexRefSetMipmappedArray(void) __attribute__((weak, alias("gtsim_stub_630"), visibility("hidden")));
+int gtsim_impl_cuTexRefSetMipmappedArray(void) __attribute__((weak, alias("gtsim_stub_630"), visibility("hidden")));
 static int gtsim_stub_631(void) { return gtsim_stub_call(631, __builtin_return_address(0)); }
 int cuThreadExchangeStreamCaptureMode(void) __attribute__((weak, alias("gtsim_stub_631")));
-void gtsim_impl_cuThreadExchangeStreamCaptureMode(void) __attribute__((weak, alias("gtsim_stub_631"), visibility("hidden")));
+int gtsim_impl_cuThreadExchangeStreamCaptureMode(void) __attribute__((weak, alias("gtsim_stub_631"), visibility("hidden")));
 static int gtsim_stub_632(void) { return gtsim_stub_call(632, __builtin_return_address(0)); }
 int cuUserObjectCreate(void) __attribute__((weak, alias("gtsim_stub_632")));
-void gtsim_impl_cuUserObjectCreate(void) __attribute__((weak, alias("gtsim_stub_632"), visibility("hidden")));
+int gtsim_impl_cuUserObjectCreate(void) __attribute__((weak, alias("gtsim_stub_632"), visibility("hidden")));
 static int gtsim_stub_633(void) { return gtsim_stub_call(633, __builtin_return_address(0)); }
 int cuUserObjectRelease(void) __attribute__((weak, alias("gtsim_stub_633")));
-void gtsim_impl_cuUserObjectRelease(void) __attribute__((weak, alias("gtsim_stub_633"), visibility("hidden")));
+int gtsim_impl_cuUserObjectRelease(void) __attribute__((weak, alias("gtsim_stub_633"), visibility("hidden")));
 static int gtsim_stub_634(void) { return gtsim_stub_call(634, __builtin_return_address(0)); }
 int cuUserObjectRetain(void) __attribute__((weak, alias("gtsim_stub_634")));
-void gtsim_impl_cuUserObjectRetain(void) __attribute__((weak, alias("gtsim_stub_634"), visibility("hidden")));
+int gtsim_impl_cuUserObjectRetain(void) __attribute__((weak, alias("gtsim_stub_634"), visibility("hidden")));
 static int gtsim_stub_635(void) { return gtsim_stub_call(635, __builtin_return_address(0)); }
 int cuWaitExternalSemaphoresAsync(void) __attribute__((weak, alias("gtsim_stub_635")));
-void gtsim_impl_cuWaitExternalSemaphoresAsync(void) __attribute__((weak, alias("gtsim_stub_635"), visibility("hidden")));
+int gtsim_impl_cuWaitExternalSemaphoresAsync(void) __attribute__((weak, alias("gtsim_stub_635"), visibility("hidden")));
 static int gtsim_stub_636(void) { return gtsim_stub_call(636, __builtin_return_address(0)); }
 int cuWaitExternalSemaphoresAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_636")));
-void gtsim_impl_cuWaitExternalSemaphoresAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_636"), visibility("hidden")));
+int gtsim_impl_cuWaitExternalSemaphoresAsync_ptsz(void) __attribute__((weak, alias("gtsim_stub_636"), visibility("hidden")));
 
 __attribute__((visibility("hidden"))) void *const gtsim_export_impl[GTSIM_NEXPORTS] = {
     (void *)gtsim_impl_cuArray3DCreate,
@@ -3203,6 +3201,646 @@ __attribute__((visibility("hidden"))) void *const gtsim_export_impl[GTSIM_NEXPOR
     (void *)gtsim_impl_cuUserObjectRetain,
     (void *)gtsim_impl_cuWaitExternalSemaphoresAsync,
     (void *)gtsim_impl_cuWaitExternalSemaphoresAsync_ptsz,
+};
+
+__attribute__((visibility("hidden"))) void *const gtsim_export_stub[GTSIM_NEXPORTS] = {
+    (void *)gtsim_stub_0,
+    (void *)gtsim_stub_1,
+    (void *)gtsim_stub_2,
+    (void *)gtsim_stub_3,
+    (void *)gtsim_stub_4,
+    (void *)gtsim_stub_5,
+    (void *)gtsim_stub_6,
+    (void *)gtsim_stub_7,
+    (void *)gtsim_stub_8,
+    (void *)gtsim_stub_9,
+    (void *)gtsim_stub_10,
+    (void *)gtsim_stub_11,
+    (void *)gtsim_stub_12,
+    (void *)gtsim_stub_13,
+    (void *)gtsim_stub_14,
+    (void *)gtsim_stub_15,
+    (void *)gtsim_stub_16,
+    (void *)gtsim_stub_17,
+    (void *)gtsim_stub_18,
+    (void *)gtsim_stub_19,
+    (void *)gtsim_stub_20,
+    (void *)gtsim_stub_21,
+    (void *)gtsim_stub_22,
+    (void *)gtsim_stub_23,
+    (void *)gtsim_stub_24,
+    (void *)gtsim_stub_25,
+    (void *)gtsim_stub_26,
+    (void *)gtsim_stub_27,
+    (void *)gtsim_stub_28,
+    (void *)gtsim_stub_29,
+    (void *)gtsim_stub_30,
+    (void *)gtsim_stub_31,
+    (void *)gtsim_stub_32,
+    (void *)gtsim_stub_33,
+    (void *)gtsim_stub_34,
+    (void *)gtsim_stub_35,
+    (void *)gtsim_stub_36,
+    (void *)gtsim_stub_37,
+    (void *)gtsim_stub_38,
+    (void *)gtsim_stub_39,
+    (void *)gtsim_stub_40,
+    (void *)gtsim_stub_41,
+    (void *)gtsim_stub_42,
+    (void *)gtsim_stub_43,
+    (void *)gtsim_stub_44,
+    (void *)gtsim_stub_45,
+    (void *)gtsim_stub_46,
+    (void *)gtsim_stub_47,
+    (void *)gtsim_stub_48,
+    (void *)gtsim_stub_49,
+    (void *)gtsim_stub_50,
+    (void *)gtsim_stub_51,
+    (void *)gtsim_stub_52,
+    (void *)gtsim_stub_53,
+    (void *)gtsim_stub_54,
+    (void *)gtsim_stub_55,
+    (void *)gtsim_stub_56,
+    (void *)gtsim_stub_57,
+    (void *)gtsim_stub_58,
+    (void *)gtsim_stub_59,
+    (void *)gtsim_stub_60,
+    (void *)gtsim_stub_61,
+    (void *)gtsim_stub_62,
+    (void *)gtsim_stub_63,
+    (void *)gtsim_stub_64,
+    (void *)gtsim_stub_65,
+    (void *)gtsim_stub_66,
+    (void *)gtsim_stub_67,
+    (void *)gtsim_stub_68,
+    (void *)gtsim_stub_69,
+    (void *)gtsim_stub_70,
+    (void *)gtsim_stub_71,
+    (void *)gtsim_stub_72,
+    (void *)gtsim_stub_73,
+    (void *)gtsim_stub_74,
+    (void *)gtsim_stub_75,
+    (void *)gtsim_stub_76,
+    (void *)gtsim_stub_77,
+    (void *)gtsim_stub_78,
+    (void *)gtsim_stub_79,
+    (void *)gtsim_stub_80,
+    (void *)gtsim_stub_81,
+    (void *)gtsim_stub_82,
+    (void *)gtsim_stub_83,
+    (void *)gtsim_stub_84,
+    (void *)gtsim_stub_85,
+    (void *)gtsim_stub_86,
+    (void *)gtsim_stub_87,
+    (void *)gtsim_stub_88,
+    (void *)gtsim_stub_89,
+    (void *)gtsim_stub_90,
+    (void *)gtsim_stub_91,
+    (void *)gtsim_stub_92,
+    (void *)gtsim_stub_93,
+    (void *)gtsim_stub_94,
+    (void *)gtsim_stub_95,
+    (void *)gtsim_stub_96,
+    (void *)gtsim_stub_97,
+    (void *)gtsim_stub_98,
+    (void *)gtsim_stub_99,
+    (void *)gtsim_stub_100,
+    (void *)gtsim_stub_101,
+    (void *)gtsim_stub_102,
+    (void *)gtsim_stub_103,
+    (void *)gtsim_stub_104,
+    (void *)gtsim_stub_105,
+    (void *)gtsim_stub_106,
+    (void *)gtsim_stub_107,
+    (void *)gtsim_stub_108,
+    (void *)gtsim_stub_109,
+    (void *)gtsim_stub_110,
+    (void *)gtsim_stub_111,
+    (void *)gtsim_stub_112,
+    (void *)gtsim_stub_113,
+    (void *)gtsim_stub_114,
+    (void *)gtsim_stub_115,
+    (void *)gtsim_stub_116,
+    (void *)gtsim_stub_117,
+    (void *)gtsim_stub_118,
+    (void *)gtsim_stub_119,
+    (void *)gtsim_stub_120,
+    (void *)gtsim_stub_121,
+    (void *)gtsim_stub_122,
+    (void *)gtsim_stub_123,
+    (void *)gtsim_stub_124,
+    (void *)gtsim_stub_125,
+    (void *)gtsim_stub_126,
+    (void *)gtsim_stub_127,
+    (void *)gtsim_stub_128,
+    (void *)gtsim_stub_129,
+    (void *)gtsim_stub_130,
+    (void *)gtsim_stub_131,
+    (void *)gtsim_stub_132,
+    (void *)gtsim_stub_133,
+    (void *)gtsim_stub_134,
+    (void *)gtsim_stub_135,
+    (void *)gtsim_stub_136,
+    (void *)gtsim_stub_137,
+    (void *)gtsim_stub_138,
+    (void *)gtsim_stub_139,
+    (void *)gtsim_stub_140,
+    (void *)gtsim_stub_141,
+    (void *)gtsim_stub_142,
+    (void *)gtsim_stub_143,
+    (void *)gtsim_stub_144,
+    (void *)gtsim_stub_145,
+    (void *)gtsim_stub_146,
+    (void *)gtsim_stub_147,
+    (void *)gtsim_stub_148,
+    (void *)gtsim_stub_149,
+    (void *)gtsim_stub_150,
+    (void *)gtsim_stub_151,
+    (void *)gtsim_stub_152,
+    (void *)gtsim_stub_153,
+    (void *)gtsim_stub_154,
+    (void *)gtsim_stub_155,
+    (void *)gtsim_stub_156,
+    (void *)gtsim_stub_157,
+    (void *)gtsim_stub_158,
+    (void *)gtsim_stub_159,
+    (void *)gtsim_stub_160,
+    (void *)gtsim_stub_161,
+    (void *)gtsim_stub_162,
+    (void *)gtsim_stub_163,
+    (void *)gtsim_stub_164,
+    (void *)gtsim_stub_165,
+    (void *)gtsim_stub_166,
+    (void *)gtsim_stub_167,
+    (void *)gtsim_stub_168,
+    (void *)gtsim_stub_169,
+    (void *)gtsim_stub_170,
+    (void *)gtsim_stub_171,
+    (void *)gtsim_stub_172,
+    (void *)gtsim_stub_173,
+    (void *)gtsim_stub_174,
+    (void *)gtsim_stub_175,
+    (void *)gtsim_stub_176,
+    (void *)gtsim_stub_177,
+    (void *)gtsim_stub_178,
+    (void *)gtsim_stub_179,
+    (void *)gtsim_stub_180,
+    (void *)gtsim_stub_181,
+    (void *)gtsim_stub_182,
+    (void *)gtsim_stub_183,
+    (void *)gtsim_stub_184,
+    (void *)gtsim_stub_185,
+    (void *)gtsim_stub_186,
+    (void *)gtsim_stub_187,
+    (void *)gtsim_stub_188,
+    (void *)gtsim_stub_189,
+    (void *)gtsim_stub_190,
+    (void *)gtsim_stub_191,
+    (void *)gtsim_stub_192,
+    (void *)gtsim_stub_193,
+    (void *)gtsim_stub_194,
+    (void *)gtsim_stub_195,
+    (void *)gtsim_stub_196,
+    (void *)gtsim_stub_197,
+    (void *)gtsim_stub_198,
+    (void *)gtsim_stub_199,
+    (void *)gtsim_stub_200,
+    (void *)gtsim_stub_201,
+    (void *)gtsim_stub_202,
+    (void *)gtsim_stub_203,
+    (void *)gtsim_stub_204,
+    (void *)gtsim_stub_205,
+    (void *)gtsim_stub_206,
+    (void *)gtsim_stub_207,
+    (void *)gtsim_stub_208,
+    (void *)gtsim_stub_209,
+    (void *)gtsim_stub_210,
+    (void *)gtsim_stub_211,
+    (void *)gtsim_stub_212,
+    (void *)gtsim_stub_213,
+    (void *)gtsim_stub_214,
+    (void *)gtsim_stub_215,
+    (void *)gtsim_stub_216,
+    (void *)gtsim_stub_217,
+    (void *)gtsim_stub_218,
+    (void *)gtsim_stub_219,
+    (void *)gtsim_stub_220,
+    (void *)gtsim_stub_221,
+    (void *)gtsim_stub_222,
+    (void *)gtsim_stub_223,
+    (void *)gtsim_stub_224,
+    (void *)gtsim_stub_225,
+    (void *)gtsim_stub_226,
+    (void *)gtsim_stub_227,
+    (void *)gtsim_stub_228,
+    (void *)gtsim_stub_229,
+    (void *)gtsim_stub_230,
+    (void *)gtsim_stub_231,
+    (void *)gtsim_stub_232,
+    (void *)gtsim_stub_233,
+    (void *)gtsim_stub_234,
+    (void *)gtsim_stub_235,
+    (void *)gtsim_stub_236,
+    (void *)gtsim_stub_237,
+    (void *)gtsim_stub_238,
+    (void *)gtsim_stub_239,
+    (void *)gtsim_stub_240,
+    (void *)gtsim_stub_241,
+    (void *)gtsim_stub_242,
+    (void *)gtsim_stub_243,
+    (void *)gtsim_stub_244,
+    (void *)gtsim_stub_245,
+    (void *)gtsim_stub_246,
+    (void *)gtsim_stub_247,
+    (void *)gtsim_stub_248,
+    (void *)gtsim_stub_249,
+    (void *)gtsim_stub_250,
+    (void *)gtsim_stub_251,
+    (void *)gtsim_stub_252,
+    (void *)gtsim_stub_253,
+    (void *)gtsim_stub_254,
+    (void *)gtsim_stub_255,
+    (void *)gtsim_stub_256,
+    (void *)gtsim_stub_257,
+    (void *)gtsim_stub_258,
+    (void *)gtsim_stub_259,
+    (void *)gtsim_stub_260,
+    (void *)gtsim_stub_261,
+    (void *)gtsim_stub_262,
+    (void *)gtsim_stub_263,
+    (void *)gtsim_stub_264,
+    (void *)gtsim_stub_265,
+    (void *)gtsim_stub_266,
+    (void *)gtsim_stub_267,
+    (void *)gtsim_stub_268,
+    (void *)gtsim_stub_269,
+    (void *)gtsim_stub_270,
+    (void *)gtsim_stub_271,
+    (void *)gtsim_stub_272,
+    (void *)gtsim_stub_273,
+    (void *)gtsim_stub_274,
+    (void *)gtsim_stub_275,
+    (void *)gtsim_stub_276,
+    (void *)gtsim_stub_277,
+    (void *)gtsim_stub_278,
+    (void *)gtsim_stub_279,
+    (void *)gtsim_stub_280,
+    (void *)gtsim_stub_281,
+    (void *)gtsim_stub_282,
+    (void *)gtsim_stub_283,
+    (void *)gtsim_stub_284,
+    (void *)gtsim_stub_285,
+    (void *)gtsim_stub_286,
+    (void *)gtsim_stub_287,
+    (void *)gtsim_stub_288,
+    (void *)gtsim_stub_289,
+    (void *)gtsim_stub_290,
+    (void *)gtsim_stub_291,
+    (void *)gtsim_stub_292,
+    (void *)gtsim_stub_293,
+    (void *)gtsim_stub_294,
+    (void *)gtsim_stub_295,
+    (void *)gtsim_stub_296,
+    (void *)gtsim_stub_297,
+    (void *)gtsim_stub_298,
+    (void *)gtsim_stub_299,
+    (void *)gtsim_stub_300,
+    (void *)gtsim_stub_301,
+    (void *)gtsim_stub_302,
+    (void *)gtsim_stub_303,
+    (void *)gtsim_stub_304,
+    (void *)gtsim_stub_305,
+    (void *)gtsim_stub_306,
+    (void *)gtsim_stub_307,
+    (void *)gtsim_stub_308,
+    (void *)gtsim_stub_309,
+    (void *)gtsim_stub_310,
+    (void *)gtsim_stub_311,
+    (void *)gtsim_stub_312,
+    (void *)gtsim_stub_313,
+    (void *)gtsim_stub_314,
+    (void *)gtsim_stub_315,
+    (void *)gtsim_stub_316,
+    (void *)gtsim_stub_317,
+    (void *)gtsim_stub_318,
+    (void *)gtsim_stub_319,
+    (void *)gtsim_stub_320,
+    (void *)gtsim_stub_321,
+    (void *)gtsim_stub_322,
+    (void *)gtsim_stub_323,
+    (void *)gtsim_stub_324,
+    (void *)gtsim_stub_325,
+    (void *)gtsim_stub_326,
+    (void *)gtsim_stub_327,
+    (void *)gtsim_stub_328,
+    (void *)gtsim_stub_329,
+    (void *)gtsim_stub_330,
+    (void *)gtsim_stub_331,
+    (void *)gtsim_stub_332,
+    (void *)gtsim_stub_333,
+    (void *)gtsim_stub_334,
+    (void *)gtsim_stub_335,
+    (void *)gtsim_stub_336,
+    (void *)gtsim_stub_337,
+    (void *)gtsim_stub_338,
+    (void *)gtsim_stub_339,
+    (void *)gtsim_stub_340,
+    (void *)gtsim_stub_341,
+    (void *)gtsim_stub_342,
+    (void *)gtsim_stub_343,
+    (void *)gtsim_stub_344,
+    (void *)gtsim_stub_345,
+    (void *)gtsim_stub_346,
+    (void *)gtsim_stub_347,
+    (void *)gtsim_stub_348,
+    (void *)gtsim_stub_349,
+    (void *)gtsim_stub_350,
+    (void *)gtsim_stub_351,
+    (void *)gtsim_stub_352,
+    (void *)gtsim_stub_353,
+    (void *)gtsim_stub_354,
+    (void *)gtsim_stub_355,
+    (void *)gtsim_stub_356,
+    (void *)gtsim_stub_357,
+    (void *)gtsim_stub_358,
+    (void *)gtsim_stub_359,
+    (void *)gtsim_stub_360,
+    (void *)gtsim_stub_361,
+    (void *)gtsim_stub_362,
+    (void *)gtsim_stub_363,
+    (void *)gtsim_stub_364,
+    (void *)gtsim_stub_365,
+    (void *)gtsim_stub_366,
+    (void *)gtsim_stub_367,
+    (void *)gtsim_stub_368,
+    (void *)gtsim_stub_369,
+    (void *)gtsim_stub_370,
+    (void *)gtsim_stub_371,
+    (void *)gtsim_stub_372,
+    (void *)gtsim_stub_373,
+    (void *)gtsim_stub_374,
+    (void *)gtsim_stub_375,
+    (void *)gtsim_stub_376,
+    (void *)gtsim_stub_377,
+    (void *)gtsim_stub_378,
+    (void *)gtsim_stub_379,
+    (void *)gtsim_stub_380,
+    (void *)gtsim_stub_381,
+    (void *)gtsim_stub_382,
+    (void *)gtsim_stub_383,
+    (void *)gtsim_stub_384,
+    (void *)gtsim_stub_385,
+    (void *)gtsim_stub_386,
+    (void *)gtsim_stub_387,
+    (void *)gtsim_stub_388,
+    (void *)gtsim_stub_389,
+    (void *)gtsim_stub_390,
+    (void *)gtsim_stub_391,
+    (void *)gtsim_stub_392,
+    (void *)gtsim_stub_393,
+    (void *)gtsim_stub_394,
+    (void *)gtsim_stub_395,
+    (void *)gtsim_stub_396,
+    (void *)gtsim_stub_397,
+    (void *)gtsim_stub_398,
+    (void *)gtsim_stub_399,
+    (void *)gtsim_stub_400,
+    (void *)gtsim_stub_401,
+    (void *)gtsim_stub_402,
+    (void *)gtsim_stub_403,
+    (void *)gtsim_stub_404,
+    (void *)gtsim_stub_405,
+    (void *)gtsim_stub_406,
+    (void *)gtsim_stub_407,
+    (void *)gtsim_stub_408,
+    (void *)gtsim_stub_409,
+    (void *)gtsim_stub_410,
+    (void *)gtsim_stub_411,
+    (void *)gtsim_stub_412,
+    (void *)gtsim_stub_413,
+    (void *)gtsim_stub_414,
+    (void *)gtsim_stub_415,
+    (void *)gtsim_stub_416,
+    (void *)gtsim_stub_417,
+    (void *)gtsim_stub_418,
+    (void *)gtsim_stub_419,
+    (void *)gtsim_stub_420,
+    (void *)gtsim_stub_421,
+    (void *)gtsim_stub_422,
+    (void *)gtsim_stub_423,
+    (void *)gtsim_stub_424,
+    (void *)gtsim_stub_425,
+    (void *)gtsim_stub_426,
+    (void *)gtsim_stub_427,
+    (void *)gtsim_stub_428,
+    (void *)gtsim_stub_429,
+    (void *)gtsim_stub_430,
+    (void *)gtsim_stub_431,
+    (void *)gtsim_stub_432,
+    (void *)gtsim_stub_433,
+    (void *)gtsim_stub_434,
+    (void *)gtsim_stub_435,
+    (void *)gtsim_stub_436,
+    (void *)gtsim_stub_437,
+    (void *)gtsim_stub_438,
+    (void *)gtsim_stub_439,
+    (void *)gtsim_stub_440,
+    (void *)gtsim_stub_441,
+    (void *)gtsim_stub_442,
+    (void *)gtsim_stub_443,
+    (void *)gtsim_stub_444,
+    (void *)gtsim_stub_445,
+    (void *)gtsim_stub_446,
+    (void *)gtsim_stub_447,
+    (void *)gtsim_stub_448,
+    (void *)gtsim_stub_449,
+    (void *)gtsim_stub_450,
+    (void *)gtsim_stub_451,
+    (void *)gtsim_stub_452,
+    (void *)gtsim_stub_453,
+    (void *)gtsim_stub_454,
+    (void *)gtsim_stub_455,
+    (void *)gtsim_stub_456,
+    (void *)gtsim_stub_457,
+    (void *)gtsim_stub_458,
+    (void *)gtsim_stub_459,
+    (void *)gtsim_stub_460,
+    (void *)gtsim_stub_461,
+    (void *)gtsim_stub_462,
+    (void *)gtsim_stub_463,
+    (void *)gtsim_stub_464,
+    (void *)gtsim_stub_465,
+    (void *)gtsim_stub_466,
+    (void *)gtsim_stub_467,
+    (void *)gtsim_stub_468,
+    (void *)gtsim_stub_469,
+    (void *)gtsim_stub_470,
+    (void *)gtsim_stub_471,
+    (void *)gtsim_stub_472,
+    (void *)gtsim_stub_473,
+    (void *)gtsim_stub_474,
+    (void *)gtsim_stub_475,
+    (void *)gtsim_stub_476,
+    (void *)gtsim_stub_477,
+    (void *)gtsim_stub_478,
+    (void *)gtsim_stub_479,
+    (void *)gtsim_stub_480,
+    (void *)gtsim_stub_481,
+    (void *)gtsim_stub_482,
+    (void *)gtsim_stub_483,
+    (void *)gtsim_stub_484,
+    (void *)gtsim_stub_485,
+    (void *)gtsim_stub_486,
+    (void *)gtsim_stub_487,
+    (void *)gtsim_stub_488,
+    (void *)gtsim_stub_489,
+    (void *)gtsim_stub_490,
+    (void *)gtsim_stub_491,
+    (void *)gtsim_stub_492,
+    (void *)gtsim_stub_493,
+    (void *)gtsim_stub_494,
+    (void *)gtsim_stub_495,
+    (void *)gtsim_stub_496,
+    (void *)gtsim_stub_497,
+    (void *)gtsim_stub_498,
+    (void *)gtsim_stub_499,
+    (void *)gtsim_stub_500,
+    (void *)gtsim_stub_501,
+    (void *)gtsim_stub_502,
+    (void *)gtsim_stub_503,
+    (void *)gtsim_stub_504,
+    (void *)gtsim_stub_505,
+    (void *)gtsim_stub_506,
+    (void *)gtsim_stub_507,
+    (void *)gtsim_stub_508,
+    (void *)gtsim_stub_509,
+    (void *)gtsim_stub_510,
+    (void *)gtsim_stub_511,
+    (void *)gtsim_stub_512,
+    (void *)gtsim_stub_513,
+    (void *)gtsim_stub_514,
+    (void *)gtsim_stub_515,
+    (void *)gtsim_stub_516,
+    (void *)gtsim_stub_517,
+    (void *)gtsim_stub_518,
+    (void *)gtsim_stub_519,
+    (void *)gtsim_stub_520,
+    (void *)gtsim_stub_521,
+    (void *)gtsim_stub_522,
+    (void *)gtsim_stub_523,
+    (void *)gtsim_stub_524,
+    (void *)gtsim_stub_525,
+    (void *)gtsim_stub_526,
+    (void *)gtsim_stub_527,
+    (void *)gtsim_stub_528,
+    (void *)gtsim_stub_529,
+    (void *)gtsim_stub_530,
+    (void *)gtsim_stub_531,
+    (void *)gtsim_stub_532,
+    (void *)gtsim_stub_533,
+    (void *)gtsim_stub_534,
+    (void *)gtsim_stub_535,
+    (void *)gtsim_stub_536,
+    (void *)gtsim_stub_537,
+    (void *)gtsim_stub_538,
+    (void *)gtsim_stub_539,
+    (void *)gtsim_stub_540,
+    (void *)gtsim_stub_541,
+    (void *)gtsim_stub_542,
+    (void *)gtsim_stub_543,
+    (void *)gtsim_stub_544,
+    (void *)gtsim_stub_545,
+    (void *)gtsim_stub_546,
+    (void *)gtsim_stub_547,
+    (void *)gtsim_stub_548,
+    (void *)gtsim_stub_549,
+    (void *)gtsim_stub_550,
+    (void *)gtsim_stub_551,
+    (void *)gtsim_stub_552,
+    (void *)gtsim_stub_553,
+    (void *)gtsim_stub_554,
+    (void *)gtsim_stub_555,
+    (void *)gtsim_stub_556,
+    (void *)gtsim_stub_557,
+    (void *)gtsim_stub_558,
+    (void *)gtsim_stub_559,
+    (void *)gtsim_stub_560,
+    (void *)gtsim_stub_561,
+    (void *)gtsim_stub_562,
+    (void *)gtsim_stub_563,
+    (void *)gtsim_stub_564,
+    (void *)gtsim_stub_565,
+    (void *)gtsim_stub_566,
+    (void *)gtsim_stub_567,
+    (void *)gtsim_stub_568,
+    (void *)gtsim_stub_569,
+    (void *)gtsim_stub_570,
+    (void *)gtsim_stub_571,
+    (void *)gtsim_stub_572,
+    (void *)gtsim_stub_573,
+    (void *)gtsim_stub_574,
+    (void *)gtsim_stub_575,
+    (void *)gtsim_stub_576,
+    (void *)gtsim_stub_577,
+    (void *)gtsim_stub_578,
+    (void *)gtsim_stub_579,
+    (void *)gtsim_stub_580,
+    (void *)gtsim_stub_581,
+    (void *)gtsim_stub_582,
+    (void *)gtsim_stub_583,
+    (void *)gtsim_stub_584,
+    (void *)gtsim_stub_585,
+    (void *)gtsim_stub_586,
+    (void *)gtsim_stub_587,
+    (void *)gtsim_stub_588,
+    (void *)gtsim_stub_589,
+    (void *)gtsim_stub_590,
+    (void *)gtsim_stub_591,
+    (void *)gtsim_stub_592,
+    (void *)gtsim_stub_593,
+    (void *)gtsim_stub_594,
+    (void *)gtsim_stub_595,
+    (void *)gtsim_stub_596,
+    (void *)gtsim_stub_597,
+    (void *)gtsim_stub_598,
+    (void *)gtsim_stub_599,
+    (void *)gtsim_stub_600,
+    (void *)gtsim_stub_601,
+    (void *)gtsim_stub_602,
+    (void *)gtsim_stub_603,
+    (void *)gtsim_stub_604,
+    (void *)gtsim_stub_605,
+    (void *)gtsim_stub_606,
+    (void *)gtsim_stub_607,
+    (void *)gtsim_stub_608,
+    (void *)gtsim_stub_609,
+    (void *)gtsim_stub_610,
+    (void *)gtsim_stub_611,
+    (void *)gtsim_stub_612,
+    (void *)gtsim_stub_613,
+    (void *)gtsim_stub_614,
+    (void *)gtsim_stub_615,
+    (void *)gtsim_stub_616,
+    (void *)gtsim_stub_617,
+    (void *)gtsim_stub_618,
+    (void *)gtsim_stub_619,
+    (void *)gtsim_stub_620,
+    (void *)gtsim_stub_621,
+    (void *)gtsim_stub_622,
+    (void *)gtsim_stub_623,
+    (void *)gtsim_stub_624,
+    (void *)gtsim_stub_625,
+    (void *)gtsim_stub_626,
+    (void *)gtsim_stub_627,
+    (void *)gtsim_stub_628,
+    (void *)gtsim_stub_629,
+    (void *)gtsim_stub_630,
+    (void *)gtsim_stub_631,
+    (void *)gtsim_stub_632,
+    (void *)gtsim_stub_633,
+    (void *)gtsim_stub_634,
+    (void *)gtsim_stub_635,
+    (void *)gtsim_stub_636,
 };
 
 #if defined(__x86_64__)

@@ -18,12 +18,16 @@ struct gtsim_errname {
     const char *name;
 };
 
+#pragma GCC visibility push(hidden)
+int gtsim_stub_call(int idx, void *caller);
 extern const char *const gtsim_export_names[GTSIM_NEXPORTS];
 extern void *const gtsim_export_impl[GTSIM_NEXPORTS];  /* hidden addresses of the implementations */
 extern void *const gtsim_export_thunk[GTSIM_NEXPORTS]; /* distinct pointers (NULL if unsupported) */
+extern void *const gtsim_export_stub[GTSIM_NEXPORTS];  /* the weak NOT_SUPPORTED stubs */
 extern const struct gtsim_pfn gtsim_pfns[];
 extern const size_t gtsim_npfns;
 extern const struct gtsim_errname gtsim_errnames[];
 extern const size_t gtsim_nerrnames;
+#pragma GCC visibility pop
 
 #endif

@@ -134,8 +134,6 @@ def emit_c(exports, rows, errors):
 #include "gen_exports.h"
 #include "gen_tables.h"
 
-int gtsim_stub_call(int idx, void *caller);
-
 const char *const gtsim_export_names[GTSIM_NEXPORTS] = {
 ''']
     for e in exports:
@@ -144,10 +142,14 @@ const char *const gtsim_export_names[GTSIM_NEXPORTS] = {
     for i, e in enumerate(exports):
         out.append('static int gtsim_stub_%d(void) { return gtsim_stub_call(%d, __builtin_return_address(0)); }\n' % (i, i))
         out.append('int %s(void) __attribute__((weak, alias("gtsim_stub_%d")));\n' % (e, i))
-        out.append('void gtsim_impl_%s(void) __attribute__((weak, alias("gtsim_stub_%d"), visibility("hidden")));\n' % (e, i))
+        out.append('int gtsim_impl_%s(void) __attribute__((weak, alias("gtsim_stub_%d"), visibility("hidden")));\n' % (e, i))
     out.append('\n__attribute__((visibility("hidden"))) void *const gtsim_export_impl[GTSIM_NEXPORTS] = {\n')
     for e in exports:
         out.append('    (void *)gtsim_impl_%s,\n' % e)
+    out.append('};\n\n')
+    out.append('__attribute__((visibility("hidden"))) void *const gtsim_export_stub[GTSIM_NEXPORTS] = {\n')
+    for i in range(len(exports)):
+        out.append('    (void *)gtsim_stub_%d,\n' % i)
     out.append('};\n\n')
     # thunks: distinct internal pointers that jump to the implementation
     out.append('#if defined(__x86_64__)\n#define GTSIM_HAVE_THUNKS 1\n')

@@ -12,8 +12,12 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "gen_tables.h"
 #include "gtsim.h"
+
+/* Everything declared from here on is internal to the library. */
+#pragma GCC visibility push(hidden)
+
+#include "gen_tables.h"
 
 #define SIM_MAX_DEV 16
 #define SIM_VA_BASE 0x680000000000ull /* device d owns [BASE + d*SPAN, BASE + (d+1)*SPAN) */
@@ -132,13 +136,10 @@ CUresult ctx_current(struct sim_ctx **out);  /* under g_lock */
 CUresult ctx_check(CUcontext h, struct sim_ctx **out); /* NULL -> current */
 void ctx_release_resources(struct sim_ctx *c); /* under g_lock: frees everything in c */
 void ctx_activate(struct sim_ctx *c);          /* under g_lock: alive, streams, overhead */
-void tls_ctx_forget(struct sim_ctx *c);
 
 /* ---- memory ---- */
 enum { AL_DEVICE = 1, AL_MANAGED, AL_POOL, AL_RESERVE, AL_GLOBAL };
 struct sim_alloc;
-CUresult mem_alloc_va(struct sim_ctx *c, int dev, size_t size, int kind, size_t align, uint64_t hint,
-                      struct sim_alloc **out);
 CUresult mem_device_alloc(struct sim_ctx *c, size_t size, int kind, CUdeviceptr *out);
 void mem_free_alloc(struct sim_alloc *a); /* under g_lock */
 void mem_ctx_destroyed(struct sim_ctx *c);
@@ -146,6 +147,8 @@ void mem_pools_release(int dev); /* trim all pools of dev to their thresholds (s
 CUresult mem_check_device_range(CUdeviceptr p, size_t n, int *host_ok);
 int mem_kind_of(uint64_t p, int *host_ok); /* GTSIM_MEM_* for an address */
 void mem_init_devices(void);
+uint64_t mem_array_bytes(void *h); /* 0 if h is not a live CUarray */
+CUresult mem_global_alloc(struct sim_ctx *c, size_t size, void **handle, CUdeviceptr *out);
 
 /* ---- streams, events, timing, activity ---- */
 struct sim_stream {
@@ -157,7 +160,7 @@ struct sim_stream {
     unsigned owner;
     int alive;
     uint64_t tail;
-    uint64_t hostfn_enq, hostfn_done;
+    uint64_t last_hostfn; /* global sequence number of the last host function enqueued here */
     struct sim_stream *next;
 };
 enum { STREAM_USER = 0, STREAM_LEGACY = 1, STREAM_PTDS = 2 };
@@ -166,6 +169,9 @@ void stream_free(struct sim_stream *s); /* under g_lock; deferred while host fun
 CUresult stream_resolve(CUstream h, int ptsz, struct sim_stream **out); /* under g_lock */
 uint64_t stream_schedule(struct sim_stream *s, uint64_t now, uint64_t dur, uint64_t *start);
 void ctx_sync(struct sim_ctx *c); /* not under g_lock: blocks until c's work is done */
+/* under g_lock: host functions of ctx (stream 0 = any) with sequence <= max_seq still pending */
+int hostfn_pending(uint32_t ctx_id, uint32_t stream_id, uint64_t max_seq);
+uint64_t hostfn_seq_now(void);
 void streams_ctx_destroyed(struct sim_ctx *c);
 
 struct sim_work {
@@ -188,4 +194,11 @@ uint64_t copy_duration(uint64_t bytes);
 /* ---- modules, launches ---- */
 void modules_ctx_destroyed(struct sim_ctx *c);
 
+/* ---- misc ---- */
+void *sim_export_pointer(int idx);
+void sim_stream_atfork_child(void);
+void mem_array_free(void *arr);
+int mem_array_ctx_is(void *arr, struct sim_ctx *c);
+
+#pragma GCC visibility pop
 #endif
