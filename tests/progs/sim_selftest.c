@@ -618,11 +618,25 @@ int main(int argc, char **argv)
     /* host function runs on a driver thread when the stream reaches it */
     MUST(cuLaunchKernel(ka, 1, 1, 1, 1, 1, 1, 0, s1, NULL, NULL));
     MUST(cuLaunchHostFunc(s1, host_fn, NULL));
-    unsigned long long enq = gtsim_now_ns();
     MUST(cuStreamSynchronize(s1));
-    check(atomic_load(&g_hostfn_ran_at) >= enq + 2000000 && atomic_load(&g_hostfn_other_thread),
+    unsigned long long ran_at = atomic_load(&g_hostfn_ran_at);
+    na = gtsim_activity_drain(act, 64);
+    check(na == 1 && ran_at && ran_at >= act[0].end_ns && atomic_load(&g_hostfn_other_thread),
           "host function ran after the kernel, on another thread, before synchronize returned");
-    gtsim_activity_drain(act, 64);
+
+    /* after fork: the child keeps its state and gets a new host-function thread */
+    pid_t pid = fork();
+    if (pid == 0) {
+        atomic_store(&g_hostfn_ran_at, 0);
+        CUdeviceptr cp = 0;
+        int ok = cuMemAlloc(&cp, 4096) == CUDA_SUCCESS && cuLaunchHostFunc(s1, host_fn, NULL) == CUDA_SUCCESS &&
+                 cuStreamSynchronize(s1) == CUDA_SUCCESS && atomic_load(&g_hostfn_ran_at) != 0 &&
+                 cuMemFree(cp) == CUDA_SUCCESS;
+        _exit(ok ? 0 : 1);
+    }
+    int wst = 0;
+    waitpid(pid, &wst, 0);
+    check(WIFEXITED(wst) && WEXITSTATUS(wst) == 0, "forked child allocates, runs a host function, synchronizes");
 
     /* libraries and CUkernel handles */
     CUlibrary lib;

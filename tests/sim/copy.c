@@ -25,8 +25,8 @@ static CUresult side_check(struct side *x)
     case S_HOST:
         if (!x->addr)
             return CUDA_ERROR_INVALID_VALUE;
-        x->kind = mem_kind_of(x->addr, &x->host_ok);
-        if (x->kind == GTSIM_MEM_DEVICE || x->kind == GTSIM_MEM_MANAGED)
+        x->kind = mem_kind_of(x->addr, &x->host_ok); /* managed memory passed as host memory is fine */
+        if (x->kind == GTSIM_MEM_DEVICE)
             x->kind = GTSIM_MEM_PAGEABLE, x->host_ok = 0; /* a device address passed as host: never touch */
         return CUDA_SUCCESS;
     case S_DEVICE:
@@ -49,9 +49,13 @@ static CUresult side_check(struct side *x)
     }
 }
 
-static int cls(int kind) /* 0 host, 1 device, 2 array */
+static int cls(const struct side *x) /* 0 host, 1 device, 2 array: the declared type, else the memory */
 {
-    return kind == GTSIM_MEM_ARRAY ? 2 : (kind == GTSIM_MEM_DEVICE || kind == GTSIM_MEM_MANAGED) ? 1 : 0;
+    if (x->type == S_HOST)
+        return 0;
+    if (x->type == S_DEVICE)
+        return 1;
+    return x->kind == GTSIM_MEM_ARRAY ? 2 : (x->kind == GTSIM_MEM_DEVICE || x->kind == GTSIM_MEM_MANAGED) ? 1 : 0;
 }
 
 static int copy_kind(const struct side *d, const struct side *s, int peer)
@@ -62,7 +66,7 @@ static int copy_kind(const struct side *d, const struct side *s, int peer)
         {GTSIM_COPY_DTOH, GTSIM_COPY_DTOD, GTSIM_COPY_DTOA}, /* src device */
         {GTSIM_COPY_ATOH, GTSIM_COPY_ATOD, GTSIM_COPY_ATOA}, /* src array */
     };
-    int r = k[cls(s->kind)][cls(d->kind)];
+    int r = k[cls(s)][cls(d)];
     return r == GTSIM_COPY_DTOD && peer ? GTSIM_COPY_PTOP : r;
 }
 
