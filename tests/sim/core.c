@@ -111,6 +111,11 @@ static void init_once(void)
 
     mem_init_devices();
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+
+    /* Never unload: a host-function thread and atfork handlers may outlive a dlclose. */
+    Dl_info di;
+    if (dladdr((void *)init_once, &di) && di.dli_fname)
+        dlopen(di.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
 void sim_init_once(void) { pthread_once(&g_once, init_once); }
@@ -197,6 +202,7 @@ void sim_enter(struct sim_call *c, int idx, int need_init)
     c->rc = CUDA_SUCCESS;
     c->corr = atomic_fetch_add(&g_corr_next, 1) + 1;
     c->prev_corr = t_corr;
+    c->prev_idx = t_api_idx;
     atomic_fetch_add_explicit(&g_counts[idx], 1, memory_order_relaxed);
     call_cbs(1, idx, c->corr, 0);
     t_corr = c->corr;
@@ -208,7 +214,7 @@ void sim_enter(struct sim_call *c, int idx, int need_init)
 CUresult sim_exit(struct sim_call *c, CUresult rc)
 {
     t_corr = c->prev_corr;
-    t_api_idx = -1;
+    t_api_idx = c->prev_idx;
     if (g_cfg.log_all)
         sim_log("call %s rc=%d", gtsim_export_names[c->idx], (int)rc);
     call_cbs(0, c->idx, c->corr, (int)rc);

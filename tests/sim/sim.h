@@ -44,7 +44,7 @@ int sim_is_initialized(void);
 
 /* ---- API entry/exit ---- */
 struct sim_call {
-    int idx;
+    int idx, prev_idx;
     unsigned corr;
     unsigned prev_corr;
     CUresult rc;
