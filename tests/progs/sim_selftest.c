@@ -497,7 +497,10 @@ int main(int argc, char **argv)
     MUST(cuModuleGetFunction(&kb, mod, "k_b"));
     MUST(cuModuleGetFunction(&kd, mod, "k_default"));
     RC(cuModuleGetFunction(&kd, mod, "nope"), CUDA_ERROR_NOT_FOUND);
+    RC(cuModuleGetFunction(&kd, (CUmodule)0x31, "k_a"), CUDA_ERROR_INVALID_VALUE);
     const char *fname = NULL;
+    RC(cuFuncGetName(&fname, NULL), CUDA_ERROR_INVALID_VALUE);
+    RC(cuFuncGetName(&fname, (CUfunction)0x31), CUDA_ERROR_INVALID_HANDLE);
     MUST(cuFuncGetName(&fname, kb));
     check(fname && !strcmp(fname, "k_b"), "cuFuncGetName = %s", fname ? fname : "");
     RC(cuLaunchKernel((CUfunction)0x4242, 1, 1, 1, 1, 1, 1, 0, s1, NULL, NULL), CUDA_ERROR_INVALID_HANDLE);
@@ -693,7 +696,8 @@ int main(int argc, char **argv)
               act[0].correlation_id == act[1].correlation_id && act[1].start_ns >= act[0].end_ns &&
               !strcmp(act[1].name, "k_b"),
           "graph launch runs its kernels in order with graph ids and one correlation id");
-    RC(cuGraphLaunch((CUgraphExec)0x55, s2), CUDA_ERROR_INVALID_HANDLE);
+    RC(cuGraphLaunch((CUgraphExec)0x55, s2), CUDA_ERROR_INVALID_VALUE);
+    RC(cuGraphLaunch(ge, (CUstream)0x55), CUDA_ERROR_INVALID_HANDLE);
     MUST(cuGraphExecDestroy(ge));
     MUST(cuGraphDestroy(g));
 

@@ -271,7 +271,7 @@ static CUresult module_unload(CUmodule h)
     if (m)
         module_free(m);
     pthread_mutex_unlock(&g_lock);
-    return m ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    return m ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; /* as documented (not INVALID_HANDLE) */
 }
 CUresult CUDAAPI cuModuleUnload(CUmodule hmod) { SIM_API(cuModuleUnload, module_unload(hmod)); }
 SIM_EXPORT(cuModuleUnload)
@@ -282,7 +282,7 @@ static CUresult module_get_function(CUfunction *out, CUmodule h, const char *nam
         return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&g_lock);
     struct sim_module *m = handle_get(h, OBJ_MODULE);
-    CUresult rc = m ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_INVALID_HANDLE;
+    CUresult rc = m ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_INVALID_VALUE; /* documented codes */
     for (size_t i = 0; m && i < m->nfuncs; i++)
         if (!strcmp(m->funcs[i]->name, name)) {
             *out = (CUfunction)m->funcs[i];
@@ -304,7 +304,7 @@ static CUresult module_get_global(CUdeviceptr *dptr, size_t *bytes, CUmodule h, 
         return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&g_lock);
     struct sim_module *m = handle_get(h, OBJ_MODULE);
-    CUresult rc = m ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_INVALID_HANDLE;
+    CUresult rc = m ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_INVALID_VALUE;
     for (size_t i = 0; m && i < m->nglobals; i++)
         if (!strcmp(m->globals[i].name, name)) {
             if (dptr)
@@ -472,7 +472,7 @@ static CUresult library_unload(CUlibrary h)
         free(l);
     }
     pthread_mutex_unlock(&g_lock);
-    return l ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    return l ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; /* as documented */
 }
 CUresult CUDAAPI cuLibraryUnload(CUlibrary library) { SIM_API(cuLibraryUnload, library_unload(library)); }
 SIM_EXPORT(cuLibraryUnload)
@@ -588,8 +588,8 @@ SIM_EXPORT(cuKernelGetFunction)
 /* ---- names, durations ---------------------------------------------------------------------------- */
 static CUresult get_name(const char **name, const void *h, int want_kernel)
 {
-    if (!name)
-        return CUDA_ERROR_INVALID_VALUE;
+    if (!name || !h)
+        return CUDA_ERROR_INVALID_VALUE; /* as documented; an unknown non-NULL handle: INVALID_HANDLE */
     pthread_mutex_lock(&g_lock);
     CUresult rc = CUDA_SUCCESS;
     struct sim_func *f = handle_get(h, OBJ_FUNC);
@@ -614,7 +614,7 @@ static CUresult func_get_module(CUmodule *out, CUfunction h)
         return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&g_lock);
     struct sim_func *f = handle_get(h, OBJ_FUNC);
-    CUresult rc = !f ? CUDA_ERROR_INVALID_HANDLE : !f->mod ? CUDA_ERROR_NOT_FOUND : CUDA_SUCCESS;
+    CUresult rc = !f ? CUDA_ERROR_INVALID_VALUE : !f->mod ? CUDA_ERROR_NOT_FOUND : CUDA_SUCCESS;
     if (!rc)
         *out = (CUmodule)f->mod;
     pthread_mutex_unlock(&g_lock);
@@ -1017,7 +1017,7 @@ static CUresult graph_launch(CUgraphExec h, CUstream hs, int ptsz)
     pthread_mutex_lock(&g_lock);
     struct sim_gexec *x = handle_get(h, OBJ_GRAPHEXEC);
     struct sim_stream *s;
-    CUresult rc = x ? stream_resolve(hs, ptsz, &s) : CUDA_ERROR_INVALID_HANDLE;
+    CUresult rc = x ? stream_resolve(hs, ptsz, &s) : CUDA_ERROR_INVALID_VALUE; /* documented */
     /* validate every node first: a launch either enqueues all of its kernels or none */
     for (size_t i = 0; !rc && i < x->n; i++)
         if (!x->nodes[i].empty && (!x->nodes[i].ctx->alive || !resolve_func(x->nodes[i].f, x->nodes[i].ctx)))
