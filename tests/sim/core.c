@@ -74,19 +74,25 @@ static double env_double(const char *name, double def)
 
 static void atfork_prepare(void) { pthread_mutex_lock(&g_lock); }
 static void atfork_parent(void) { pthread_mutex_unlock(&g_lock); }
+static void cond_init_monotonic(pthread_cond_t *c)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(c, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
 static void atfork_child(void)
 {
     pthread_mutex_unlock(&g_lock);
+    cond_init_monotonic(&g_cond); /* waiters of the parent do not exist here */
     sim_stream_atfork_child();
 }
 
 static void init_once(void)
 {
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&g_cond, &ca);
-    pthread_condattr_destroy(&ca);
+    cond_init_monotonic(&g_cond);
 
     g_cfg.driver_version = (int)env_u64("GTSIM_DRIVER_VERSION", 13000);
     uint64_t nd = env_u64("GTSIM_DEVICES", 1);

@@ -335,6 +335,8 @@ void sim_stream_atfork_child(void)
 {
     g_worker_started = 0; /* the worker thread does not exist in the child */
     g_running_active = 0;
+    if (pthread_once(&g_worker_once, worker_cond_init) == 0)
+        worker_cond_init(); /* fresh condition variable: the parent's waiter is gone */
 }
 
 static void wait_hostfns(uint32_t ctx_id, uint32_t stream_id, uint64_t max_seq) /* under g_lock */
