@@ -483,6 +483,8 @@ int main(int argc, char **argv)
     CUmodule mod;
     RC(cuModuleLoadData(&mod, "\x7f" "ELF binary"), CUDA_ERROR_INVALID_IMAGE);
     RC(cuModuleLoadData(&mod, "warp 10\n"), CUDA_ERROR_INVALID_IMAGE);
+    RC(cuModuleLoadData(&mod, "kernel k 10x\n"), CUDA_ERROR_INVALID_IMAGE);
+    RC(cuModuleLoadData(&mod, "# nothing\n\n"), CUDA_ERROR_INVALID_IMAGE);
     RC(cuModuleLoad(&mod, "/nonexistent/module.txt"), CUDA_ERROR_FILE_NOT_FOUND);
     before = mem_free_now();
     MUST(cuModuleLoadData(&mod, MODULE_TEXT));

@@ -69,13 +69,15 @@ static CUresult parse_image(const char *text, struct decl **out, size_t *nout)
     if (!d)
         abort();
     const char *p = text;
+    char *line = NULL;
     int saw_decl = 0;
     while (*p) {
         const char *eol = strchr(p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
-        char line[1024];
-        if (len >= sizeof line)
-            goto bad;
+        free(line);
+        line = malloc(len + 1); /* mangled names can be long */
+        if (!line)
+            abort();
         memcpy(line, p, len);
         line[len] = 0;
         p += len + (eol ? 1 : 0);
@@ -85,16 +87,31 @@ static CUresult parse_image(const char *text, struct decl **out, size_t *nout)
         char *hash = strchr(line, '#');
         if (hash)
             *hash = 0;
-        char kw[32], name[512], extra[32];
-        unsigned long long v = 0;
-        int k = sscanf(line, "%31s %511s %llu %31s", kw, name, &v, extra);
-        if (k <= 0)
+        char *tok[4], *save = NULL;
+        int k = 0;
+        for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save))
+            if (k < 4)
+                tok[k++] = t;
+            else
+                goto bad;
+        if (k == 0)
             continue; /* blank or comment */
-        int is_global = !strcmp(kw, "global");
-        if (!is_global && strcmp(kw, "kernel"))
+        int is_global = !strcmp(tok[0], "global");
+        if (!is_global && strcmp(tok[0], "kernel"))
             goto bad;
         if (k < 2 || k > 3 || (is_global && k != 3))
             goto bad;
+        unsigned long long v = 0;
+        if (k == 3) {
+            char *end;
+            if (!isdigit((unsigned char)tok[2][0]))
+                goto bad;
+            errno = 0;
+            v = strtoull(tok[2], &end, 10);
+            if (*end || errno)
+                goto bad;
+        }
+        const char *name = tok[1];
         if (n == cap) {
             cap *= 2;
             d = realloc(d, cap * sizeof *d);
@@ -109,10 +126,12 @@ static CUresult parse_image(const char *text, struct decl **out, size_t *nout)
     }
     if (!saw_decl)
         goto bad;
+    free(line);
     *out = d;
     *nout = n;
     return CUDA_SUCCESS;
 bad:
+    free(line);
     decls_free(d, n);
     return CUDA_ERROR_INVALID_IMAGE;
 }
