@@ -43,6 +43,7 @@ int main(int argc, char **argv)
     CHECK(cuInit(0));
     CHECK(cuDeviceGet(&dev, 0));
     CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CHECK(cuCtxSetCurrent(ctx));
     CHECK(cuModuleLoadData(&mod, "kernel tick 1000\n"));
     CHECK(cuModuleGetFunction(&fn, mod, "tick"));
     for (int i = 0; i < n; i++) pthread_create(&th[i], NULL, worker, NULL);
