@@ -146,6 +146,7 @@ static void on_resolve(struct ga_facts *f, const struct ga_event *ev)
 static void note_time(struct ga_facts *f, const struct ga_event *ev)
 {
     if (ev->type == GT_REC_WATERMARK) return; /* a barrier, not an event: the last one is +inf */
+    if (ga_rec_is_gpu(ev->type)) return;      /* host times only (GPU ones: gpu.c) */
     if (!f->have_ts || ev->ts < f->first_ts) f->first_ts = ev->ts;
     if (!f->have_ts || ev->ts > f->last_ts) f->last_ts = ev->ts;
     if (ev->type == GT_REC_SPAN && ev->r.span.ts_exit > f->last_ts) f->last_ts = ev->r.span.ts_exit;

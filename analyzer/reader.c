@@ -114,8 +114,10 @@ static void stop(struct rd *r, uint64_t chunk, const char *fmt, ...)
 static void host_record(struct rd *r, const unsigned char *p, uint32_t size, uint32_t tid)
 {
     const char *why = "";
+    struct gt_rec_header h;
+    memcpy(&h, p, sizeof(h));
     enum ga_rec_check c = ga_rec_check(p, size, &why);
-    if (c == GA_REC_UNKNOWN) {
+    if (c == GA_REC_UNKNOWN || ga_rec_is_gpu(h.type)) { /* GPU types belong in GPU chunks */
         r->st->unknown_records++;
         return;
     }
@@ -125,8 +127,6 @@ static void host_record(struct rd *r, const unsigned char *p, uint32_t size, uin
     }
     r->st->records++;
     r->st->host_records++;
-    struct gt_rec_header h;
-    memcpy(&h, p, sizeof(h));
     if (h.type != GT_REC_WATERMARK) {
         ga_order_push(&r->ord, p, size, tid, r->order - 1);
         return;
@@ -135,6 +135,26 @@ static void host_record(struct rd *r, const unsigned char *p, uint32_t size, uin
     struct ga_event ev;
     uint64_t w = ga_rec_key(p, size);
     ga_order_flush(&r->ord, w, 0, r->sink, r->ctx);
+    ga_rec_decode(p, size, tid, r->order - 1, &ev);
+    r->sink(r->ctx, &ev);
+}
+
+/* A record of a GPU chunk goes to the sink at once, in file (CUPTI delivery) order: ordering
+ * GPU activity by time is the GPU analysis's job (it keeps what it must sort, see gpu.h). Every
+ * record of a GPU chunk counts in gpu_records; host types found there are not delivered. */
+static void gpu_record(struct rd *r, const unsigned char *p, uint32_t size, uint32_t tid)
+{
+    const char *why = "";
+    struct gt_rec_header h;
+    struct ga_event ev;
+    r->st->gpu_records++;
+    r->st->records++;
+    memcpy(&h, p, sizeof(h));
+    if (!ga_rec_is_gpu(h.type)) return;
+    if (ga_rec_check(p, size, &why) != GA_REC_OK) {
+        r->st->malformed_records++;
+        return;
+    }
     ga_rec_decode(p, size, tid, r->order - 1, &ev);
     r->sink(r->ctx, &ev);
 }
@@ -155,10 +175,8 @@ static void parse_payload(struct rd *r, const struct gt_chunk_header *ch)
         r->order++;
         if (ch->kind == GT_CHUNK_HOST)
             host_record(r, p + pos, h.size, ch->tid);
-        else if (ch->kind == GT_CHUNK_GPU) {
-            r->st->gpu_records++;
-            r->st->records++;
-        }
+        else if (ch->kind == GT_CHUNK_GPU)
+            gpu_record(r, p + pos, h.size, ch->tid);
         pos += h.size;
     }
 }

@@ -1,6 +1,7 @@
 /* Streaming trace reader: validates the file header and every chunk, restores global time order
- * of host records with watermarks, and hands each record to a sink. Memory: one chunk payload plus
- * the host records of one watermark interval. */
+ * of host records with watermarks, and hands each record to a sink. GPU chunk records go to the
+ * same sink as they are read (not in time order; ga_rec_is_gpu tells them apart). Memory: one
+ * chunk payload plus the host records of one watermark interval. */
 #ifndef GA_READER_H
 #define GA_READER_H
 
@@ -19,7 +20,7 @@ struct ga_read_stats {
     uint64_t host_chunks, gpu_chunks, other_chunks;
     uint64_t records;           /* known host records delivered plus GPU records seen */
     uint64_t host_records;      /* known host records delivered to the sink */
-    uint64_t gpu_records;       /* records in GPU chunks (not decoded yet) */
+    uint64_t gpu_records;       /* records in GPU chunks (those of GPU types are delivered) */
     uint64_t unknown_records;   /* records of types this reader does not know, skipped */
     uint64_t malformed_records; /* bad size or string lengths; skipped (bad size: rest of chunk) */
     uint64_t late_records;      /* host records older than a watermark already passed */

@@ -49,6 +49,15 @@ static const struct rec_info rec_table[] = {
                       sizeof(struct gt_rec_cupti),
                       {offsetof(struct gt_rec_cupti, path_len),
                        offsetof(struct gt_rec_cupti, reason_len)}},
+    [GT_REC_GPU_KERNEL] = {"GPU_KERNEL", sizeof(struct gt_rec_gpu_kernel), {0}},
+    [GT_REC_GPU_MEMCPY] = {"GPU_MEMCPY", sizeof(struct gt_rec_gpu_memcpy), {0}},
+    [GT_REC_GPU_MEMSET] = {"GPU_MEMSET", sizeof(struct gt_rec_gpu_memset), {0}},
+    [GT_REC_GPU_EXTCORR] = {"GPU_EXTCORR", sizeof(struct gt_rec_gpu_extcorr), {0}},
+    [GT_REC_GPU_API] = {"GPU_API", sizeof(struct gt_rec_gpu_api), {0}},
+    [GT_REC_GPU_NAME] = {"GPU_NAME",
+                         sizeof(struct gt_rec_gpu_name),
+                         {offsetof(struct gt_rec_gpu_name, name_len)}},
+    [GT_REC_GPU_DROPPED] = {"GPU_DROPPED", sizeof(struct gt_rec_gpu_dropped), {0}},
 };
 
 #define N_TYPES (sizeof(rec_table) / sizeof(rec_table[0]))

@@ -8,7 +8,9 @@
 
 #include "gputrace/trace_format.h"
 
-/* A record as it leaves the reader, time ordered (host) with its origin. */
+/* A record as it leaves the reader with its origin: host records in time order; GPU records
+ * (ga_rec_is_gpu) as they come in the file, in CUPTI's delivery order (their `ts` is their first
+ * u64: a start time, or for extcorr records the launch corr, for names 0). */
 struct ga_event {
     uint16_t type;  /* enum gt_rec_type */
     uint16_t sub;   /* api id, or how (resolve) */
@@ -37,11 +39,18 @@ struct ga_event {
         struct gt_rec_end end;
         struct gt_rec_note note;
         struct gt_rec_cupti cupti;
+        struct gt_rec_gpu_kernel gpu_kernel;
+        struct gt_rec_gpu_memcpy gpu_memcpy;
+        struct gt_rec_gpu_memset gpu_memset;
+        struct gt_rec_gpu_extcorr gpu_extcorr;
+        struct gt_rec_gpu_api gpu_api;
+        struct gt_rec_gpu_name gpu_name;
+        struct gt_rec_gpu_dropped gpu_dropped;
     } r;
     /* Variable-length strings (not NUL-terminated), validated against the record size:
      * process: argv (NUL separated), host, exe; device/thread/func/resolve: name;
-     * note: text; cupti: library path, reason. They point into the reader's buffer: valid
-     * only during the sink call. */
+     * note: text; cupti: library path, reason; gpu_name: name. They point into the reader's buffer:
+     * valid only during the sink call. */
     const char *str[3];
     uint32_t str_len[3];
 };
@@ -50,6 +59,12 @@ enum ga_rec_check { GA_REC_OK = 0, GA_REC_UNKNOWN = 1, GA_REC_MALFORMED = -1 };
 
 /* Record type name ("ALLOC"), or NULL for types this reader does not know. */
 const char *ga_rec_type_name(unsigned type);
+/* Record types that travel in GPU chunks (GT_REC_GPU_*): the reader delivers them only from
+ * GPU chunks, host types only from host chunks. */
+static inline int ga_rec_is_gpu(unsigned type)
+{
+    return type >= GT_REC_GPU_KERNEL && type <= GT_REC_GPU_DROPPED;
+}
 /* Checks a record's variable-length tail against its size (framing is the caller's job). */
 enum ga_rec_check ga_rec_check(const void *rec, uint32_t size, const char **why);
 /* The record's sort key: its first u64 after the header (0 if the record is too short). */
