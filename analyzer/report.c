@@ -11,6 +11,7 @@ void ga_report_init(struct ga_report *r, const char *path)
     ga_facts_init(&r->facts);
     ga_memory_init(&r->mem);
     ga_timeline_init(&r->tl);
+    ga_gpu_init(&r->gpu);
 }
 
 void ga_report_event(void *report, const struct ga_event *ev)
@@ -23,6 +24,7 @@ void ga_report_event(void *report, const struct ga_event *ev)
     ga_facts_event(&r->facts, ev);
     ga_memory_event(&r->mem, ev);
     ga_timeline_event(&r->tl, ev);
+    ga_gpu_event(&r->gpu, ev);
 }
 
 int64_t ga_report_rel(const struct ga_report *r, uint64_t ts)
@@ -42,6 +44,7 @@ void ga_report_finish(struct ga_report *r)
     r->mem.t0 = r->read.header.start_monotonic_ns;
     ga_memory_finish(&r->mem, r->facts.have_ts ? r->facts.last_ts : r->mem.t0);
     ga_timeline_finish(&r->tl);
+    ga_gpu_finish(&r->gpu, &r->tl);
 }
 
 int ga_report_run(struct ga_report *r)
@@ -51,26 +54,68 @@ int ga_report_run(struct ga_report *r)
     return 0;
 }
 
+/* The shim's reason text without its leading ": ". */
+static const char *cupti_reason(const struct ga_facts *f)
+{
+    const char *reason = f->cupti_reason ? f->cupti_reason : "";
+    return strncmp(reason, ": ", 2) == 0 ? reason + 2 : reason;
+}
+
+/* The other profiler's name: what the shim put in parentheses after "another profiler holds
+ * CUPTI", else its whole reason (older shims wrote just the name). */
+static void owner_name(const char *reason, char *buf, size_t n)
+{
+    static const char prefix[] = "another profiler holds CUPTI";
+    size_t len;
+    if (strncmp(reason, prefix, sizeof(prefix) - 1) == 0) reason += sizeof(prefix) - 1;
+    while (*reason == ' ' || *reason == '(')
+        reason++;
+    len = strlen(reason);
+    while (len && (reason[len - 1] == ')' || reason[len - 1] == ' '))
+        len--;
+    snprintf(buf, n, "%s%.*s%s", len ? " (" : "", (int)len, reason, len ? ")" : "");
+}
+
+static void cupti_failed(const struct ga_facts *f, const char *reason, char *buf, size_t n)
+{
+    char res[32] = "";
+    if (f->cupti.result) snprintf(res, sizeof(res), "CUptiResult %d", f->cupti.result);
+    if (!*reason && !*res) reason = "reason not recorded";
+    snprintf(buf, n, "unavailable: CUPTI failed (%s%s%s)", reason, *reason && *res ? ", " : "",
+             res);
+}
+
 const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t n)
 {
     const struct ga_facts *f = &r->facts;
-    static const char *const why[] = {
-        [GT_CUPTI_ON] = "this reader does not decode GPU activity records yet",
-        [GT_CUPTI_OFF_BY_USER] = "turned off (GPUTRACE_CUPTI=off)",
-        [GT_CUPTI_NOT_FOUND] = "no libcupti could be loaded",
-        [GT_CUPTI_OWNED] = "another profiler holds CUPTI",
-        [GT_CUPTI_FAILED] = "CUPTI failed",
-    };
-    unsigned st = f->cupti.h.sub;
-    const char *reason = f->cupti_reason ? f->cupti_reason : "";
-    if (strncmp(reason, ": ", 2) == 0) reason += 2;
-    if (!f->have_cupti)
-        snprintf(buf, n, "unavailable: the trace has no CUPTI status record");
-    else if (st != GT_CUPTI_ON && *reason) /* the shim's own words say it best */
-        snprintf(buf, n, "unavailable: %s%s", st == GT_CUPTI_FAILED ? "CUPTI: " : "", reason);
-    else
-        snprintf(buf, n, "unavailable: %s",
-                 st <= GT_CUPTI_FAILED ? why[st] : "unknown CUPTI status");
+    const char *reason = cupti_reason(f);
+    char who[200];
+    if (!f->have_cupti) {
+        snprintf(buf, n,
+                 "unavailable: no CUPTI status record (trace from a run without a CUDA init)");
+        return buf;
+    }
+    switch (f->cupti.h.sub) {
+    case GT_CUPTI_ON:
+        snprintf(buf, n, "available");
+        break;
+    case GT_CUPTI_OFF_BY_USER:
+        snprintf(buf, n, "unavailable: CUPTI turned off by the user (GPUTRACE_CUPTI=off)");
+        break;
+    case GT_CUPTI_NOT_FOUND:
+        snprintf(buf, n, "unavailable: CUPTI not found%s%s", *reason ? ": " : "", reason);
+        break;
+    case GT_CUPTI_OWNED:
+        owner_name(reason, who, sizeof(who));
+        snprintf(buf, n, "unavailable: CUPTI is owned by another profiler%s", who);
+        break;
+    case GT_CUPTI_FAILED:
+        cupti_failed(f, reason, buf, n);
+        break;
+    default:
+        snprintf(buf, n, "unavailable: unknown CUPTI status %u", f->cupti.h.sub);
+        break;
+    }
     return buf;
 }
 
@@ -79,4 +124,5 @@ void ga_report_free(struct ga_report *r)
     ga_facts_free(&r->facts);
     ga_memory_free(&r->mem);
     ga_timeline_free(&r->tl);
+    ga_gpu_free(&r->gpu);
 }

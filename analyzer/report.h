@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "facts.h"
+#include "gpu.h"
 #include "memory.h"
 #include "reader.h"
 #include "timeline.h"
@@ -19,6 +20,7 @@ struct ga_report {
     struct ga_facts facts;
     struct ga_memory mem;
     struct ga_timeline tl;
+    struct ga_gpu gpu;
     int started; /* the first event has been seen (the time base is set) */
 };
 
@@ -35,7 +37,8 @@ void ga_report_free(struct ga_report *r);
 int64_t ga_report_rel(const struct ga_report *r, uint64_t ts);
 /* From the trace start to the last record time (0 without records). */
 uint64_t ga_report_duration(const struct ga_report *r);
-/* "unavailable: <reason>" until GPU activity records are analyzed; written into buf. */
+/* "available" when the trace's CUPTI status record says ON, else "unavailable: <reason>";
+ * written into buf. */
 const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t n);
 
 /* Renderers. */
