@@ -1,5 +1,8 @@
 /* --dump: every host record in time order, one line each:
  *   <ns from trace start> tid=<tid> <TYPE> <api or -> key=value ...
+ * GPU records (GPU_*) appear where they are in the file, in CUPTI's delivery order; their time
+ * column is their start time as the record holds it (before the CUPTI record's clock offset), or
+ * "-" for GPU_EXTCORR and GPU_NAME, which have none.
  * Strings are quoted with \" \\ and \xNN escapes. Meant for tests and debugging. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -111,6 +114,58 @@ static void dump_resolve(FILE *o, const struct ga_event *ev)
             r->api ? ga_api_label(r->api, buf) : "0", r->status);
 }
 
+static void dump_gpu_act(FILE *o, const struct ga_event *ev)
+{
+    const struct gt_rec_gpu_kernel *k = &ev->r.gpu_kernel;
+    const struct gt_rec_gpu_memcpy *c = &ev->r.gpu_memcpy;
+    const struct gt_rec_gpu_memset *m = &ev->r.gpu_memset;
+    switch (ev->type) {
+    case GT_REC_GPU_KERNEL:
+        fprintf(o,
+                " - dur_ns=%" PRId64 " corr=%u device=%u context=%u stream=%u graph=%u"
+                " node=%" PRIu64 " name_id=%u",
+                (int64_t)(k->end - k->start), k->corr, k->device, k->context, k->stream,
+                k->graph_id, k->graph_node_id, k->name_id);
+        break;
+    case GT_REC_GPU_MEMCPY:
+        fprintf(o,
+                " %s dur_ns=%" PRId64 " bytes=%" PRIu64 " corr=%u device=%u dst_device=%u"
+                " stream=%u src_kind=%u dst_kind=%u flags=0x%x",
+                ga_copy_kind_name(ev->sub), (int64_t)(c->end - c->start), c->bytes, c->corr,
+                c->device, c->dst_device, c->stream, c->src_kind, c->dst_kind, c->flags);
+        break;
+    default:
+        fprintf(o,
+                " - dur_ns=%" PRId64 " bytes=%" PRIu64 " corr=%u device=%u stream=%u value=%u"
+                " mem_kind=%u",
+                (int64_t)(m->end - m->start), m->bytes, m->corr, m->device, m->stream, m->value,
+                m->mem_kind);
+        break;
+    }
+}
+
+static void dump_gpu_other(FILE *o, const struct ga_event *ev)
+{
+    switch (ev->type) {
+    case GT_REC_GPU_EXTCORR:
+        fprintf(o, " - ext=0x%" PRIx64 " corr=%u kind=%u", ev->r.gpu_extcorr.ext,
+                ev->r.gpu_extcorr.corr, ev->r.gpu_extcorr.kind);
+        break;
+    case GT_REC_GPU_API:
+        fprintf(o, " - dur_ns=%" PRId64 " corr=%u tid=%u cbid=%u result=%d",
+                (int64_t)(ev->r.gpu_api.end - ev->r.gpu_api.start), ev->r.gpu_api.corr,
+                ev->r.gpu_api.tid, ev->r.gpu_api.cbid, ev->r.gpu_api.result);
+        break;
+    case GT_REC_GPU_NAME:
+        fprintf(o, " - id=%u", ev->r.gpu_name.id);
+        str_kv(o, "name", ev->str[0], ev->str_len[0]);
+        break;
+    default: /* GT_REC_GPU_DROPPED */
+        fprintf(o, " - count=%" PRIu64, ev->r.gpu_dropped.count);
+        break;
+    }
+}
+
 static void dump_misc(FILE *o, const struct ga_event *ev)
 {
     switch (ev->type) {
@@ -158,6 +213,8 @@ void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
 {
     if (ev->ts == UINT64_MAX) /* the final watermark: "everything has been written" */
         fprintf(o, "inf tid=%u %s", ev->tid, ga_rec_type_name(ev->type));
+    else if (ev->type == GT_REC_GPU_EXTCORR || ev->type == GT_REC_GPU_NAME) /* no time */
+        fprintf(o, "- tid=%u %s", ev->tid, ga_rec_type_name(ev->type));
     else
         fprintf(o, "%" PRId64 " tid=%u %s", (int64_t)(ev->ts - t0), ev->tid,
                 ga_rec_type_name(ev->type));
@@ -191,6 +248,17 @@ void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
         break;
     case GT_REC_RESOLVE:
         dump_resolve(o, ev);
+        break;
+    case GT_REC_GPU_KERNEL:
+    case GT_REC_GPU_MEMCPY:
+    case GT_REC_GPU_MEMSET:
+        dump_gpu_act(o, ev);
+        break;
+    case GT_REC_GPU_EXTCORR:
+    case GT_REC_GPU_API:
+    case GT_REC_GPU_NAME:
+    case GT_REC_GPU_DROPPED:
+        dump_gpu_other(o, ev);
         break;
     default:
         dump_misc(o, ev);

@@ -84,6 +84,7 @@ static jobj *json_trace(const struct ga_report *r)
     char gpu[300];
     put(o, "gpu_timeline", jcstr(ga_report_gpu_timeline(r, gpu, sizeof(gpu))));
     put(o, "cupti", json_cupti(r));
+    put(o, "cupti_dropped", ju64(r->gpu.dropped));
     return o;
 }
 

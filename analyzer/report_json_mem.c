@@ -225,31 +225,16 @@ static jobj *spans(const struct ga_report *r)
     return a;
 }
 
-static jobj *kernels(const struct ga_report *r)
-{
-    jobj *a = json_object_new_array();
-    for (size_t i = 0; i < r->tl.n_kernels; i++) {
-        const struct ga_kernel *k = &r->tl.kernels[i];
-        jobj *o = json_object_new_object();
-        char *name = ga_utf8_clean(k->name, strlen(k->name));
-        put(o, "name", jname(name));
-        free(name);
-        put(o, "count", ju64(k->count));
-        put(o, "total_ns", ju64(k->total_ns));
-        json_object_array_add(a, o);
-    }
-    return a;
-}
-
 jobj *ga_json_timeline(const struct ga_report *r)
 {
     jobj *o = json_object_new_object();
     put(o, "launch_count", ju64(r->tl.launch_count));
     put(o, "launch_failed", ju64(r->tl.launch_failed));
-    put(o, "kernel_count", ju64(0)); /* kernels seen executing: needs GPU activity records */
+    put(o, "kernel_count", ju64(r->gpu.kernel_count)); /* kernels seen executing on the GPU */
     put(o, "kernel_names", ju64(r->tl.n_kernels));
     put(o, "launches_by_api", launches_by_api(r));
-    put(o, "top_kernels", kernels(r));
+    put(o, "top_kernels", ga_json_top_kernels(r));
     put(o, "spans", spans(r));
+    ga_json_gpu_timeline(r, o);
     return o;
 }

@@ -1,21 +1,16 @@
 /* The terminal report: one screen, most important first. Sizes are human (KiB/MiB/GiB), times
  * are milliseconds from the trace start; --json has the exact numbers. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
+#include "report_text.h"
 #include "util.h"
 
 #define TOP_KERNELS 10
 #define TOP_OOMS    10
 #define SPARK_COLS  60
-
-static void put_trimmed(FILE *o, const char *s, size_t max)
-{
-    size_t n = strlen(s);
-    ga_put_escaped(o, s, n > max ? max - 3 : n);
-    if (n > max) fputs("...", o);
-}
 
 static void text_process(const struct ga_report *r, FILE *o)
 {
@@ -28,7 +23,7 @@ static void text_process(const struct ga_report *r, FILE *o)
             f->have_process ? f->ppid : r->read.header.ppid);
     for (size_t i = 0, len = 0; i < f->argc && len < 100; len += strlen(f->argv[i++]) + 1) {
         fputc(' ', o);
-        put_trimmed(o, f->argv[i], 100 - len > 4 ? 100 - len : 4);
+        ga_put_trimmed(o, f->argv[i], 100 - len > 4 ? 100 - len : 4);
     }
     fputc('\n', o);
     if (f->host) {
@@ -67,7 +62,7 @@ static void text_devices(const struct ga_report *r, FILE *o)
     for (size_t i = 0; i < f->n_devices; i++) {
         const struct ga_device_info *d = &f->devices[i];
         fprintf(o, "  device %-2d ", d->ordinal);
-        put_trimmed(o, d->name, 60);
+        ga_put_trimmed(o, d->name, 60);
         fprintf(o, ", %s", ga_fmt_bytes(b, d->total_bytes));
         if (d->cc_major >= 0) fprintf(o, ", cc %d.%d", d->cc_major, d->cc_minor);
         fputc('\n', o);
@@ -182,9 +177,12 @@ static void text_launches(const struct ga_report *r, FILE *o)
         if (tl->launch[api].count)
             fprintf(o, ", %s %" PRIu64, ga_api_label(api, lb), tl->launch[api].count);
     fputc('\n', o);
+    if (r->gpu.kernel_count) return; /* kernels by GPU time follow in the GPU timeline */
     for (size_t i = 0; i < tl->n_kernels && i < TOP_KERNELS; i++) {
+        char *d = ga_demangle(tl->kernels[i].name);
         fprintf(o, "  %10" PRIu64 "  ", tl->kernels[i].count);
-        put_trimmed(o, tl->kernels[i].name, 100);
+        ga_put_trimmed(o, d ? d : tl->kernels[i].name, 100);
+        free(d);
         fputc('\n', o);
     }
     if (tl->n_kernels > TOP_KERNELS)
@@ -217,8 +215,7 @@ static void text_misc(const struct ga_report *r, FILE *o)
     for (unsigned how = 1; how < 4; how++)
         if (f->resolve[how].lookups)
             fprintf(o, "; %s %" PRIu64, ga_resolve_how_name(how), f->resolve[how].lookups);
-    char gpu[300];
-    fprintf(o, "\ngpu       timeline %s\n", ga_report_gpu_timeline(r, gpu, sizeof(gpu)));
+    fputc('\n', o);
     if (f->lost_records)
         fprintf(o, "LOST      %" PRIu64 " records were dropped by the tracer\n", f->lost_records);
     for (size_t i = 0; i < f->n_notes; i++) {
@@ -239,5 +236,6 @@ void ga_render_text(const struct ga_report *r, FILE *o)
     text_ooms(r, o);
     text_launches(r, o);
     text_spans(r, o);
+    ga_text_gpu(r, o);
     text_misc(r, o);
 }

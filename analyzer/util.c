@@ -95,6 +95,13 @@ void ga_put_escaped(FILE *f, const char *s, size_t n)
     }
 }
 
+void ga_put_trimmed(FILE *f, const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    ga_put_escaped(f, s, n > max ? max - 3 : n);
+    if (n > max) fputs("...", f);
+}
+
 /* Length of the valid UTF-8 sequence at p (at most n bytes), or 0 if invalid. */
 static size_t utf8_seq(const unsigned char *p, size_t n)
 {

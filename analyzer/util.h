@@ -25,6 +25,9 @@ const char *ga_fmt_ms(char buf[32], int64_t ns);
 /* Writes `s` (n bytes) with quotes, backslashes and control characters escaped as \xNN. */
 void ga_put_escaped(FILE *f, const char *s, size_t n);
 
+/* ga_put_escaped of s, cut to `max` bytes with "..." when longer. */
+void ga_put_trimmed(FILE *f, const char *s, size_t max);
+
 /* A NUL-terminated copy of s[0..n) in valid UTF-8: invalid sequences become U+FFFD and NULs
  * become spaces. Trace strings come from the traced program and may be anything. */
 char *ga_utf8_clean(const char *s, size_t n);
