@@ -185,6 +185,88 @@ static inline void tb_end_rec(struct tb *t, uint64_t ts, uint64_t records, uint6
     tb_rec(t, GT_REC_END, 0, &r, sizeof(r), NULL, 0);
 }
 
+/* A launch with its correlation id and stream (tb_launch leaves them 0). */
+static inline void tb_launch_corr(struct tb *t, uint64_t ts, unsigned api, uint64_t func,
+                                  uint64_t stream, uint64_t corr)
+{
+    struct gt_rec_launch r = {.ts = t->t0 + ts,
+                              .func = func,
+                              .stream = stream,
+                              .corr = corr,
+                              .dur_ns = 100,
+                              .grid = {1, 1, 1},
+                              .block = {32, 1, 1}};
+    tb_rec(t, GT_REC_LAUNCH, (uint16_t)api, &r, sizeof(r), NULL, 0);
+}
+
+/* The CUPTI status record: path and reason as the shim writes them (reason often ": ..."). */
+static inline void tb_cupti(struct tb *t, uint64_t ts, unsigned status, int64_t offset, int result,
+                            const char *path, const char *reason)
+{
+    struct gt_rec_cupti r = {
+        .ts = t->t0 + ts, .clock_offset_ns = offset, .version = 130000, .result = result};
+    r.path_len = (uint32_t)strlen(path);
+    r.reason_len = (uint32_t)strlen(reason);
+    tb_rec3(t, GT_REC_CUPTI, (uint16_t)status, &r, sizeof(r), path, r.path_len, reason,
+            r.reason_len, NULL, 0);
+}
+
+/* ---- GPU chunk records (times are absolute: GPU records carry CUPTI's times) ------------- */
+
+static inline void tb_gpu_kernel(struct tb *t, uint64_t start, uint64_t end, uint32_t corr,
+                                 uint32_t device, uint32_t stream, uint32_t graph_id,
+                                 uint32_t name_id)
+{
+    struct gt_rec_gpu_kernel r = {.start = start,
+                                  .end = end,
+                                  .corr = corr,
+                                  .device = device,
+                                  .context = 1,
+                                  .stream = stream,
+                                  .graph_id = graph_id,
+                                  .name_id = name_id,
+                                  .graph_node_id = graph_id ? 77 : 0};
+    tb_rec(t, GT_REC_GPU_KERNEL, 0, &r, sizeof(r), NULL, 0);
+}
+
+static inline void tb_gpu_memcpy(struct tb *t, unsigned kind, uint64_t start, uint64_t end,
+                                 uint64_t bytes, uint32_t device, uint32_t stream)
+{
+    struct gt_rec_gpu_memcpy r = {.start = start,
+                                  .end = end,
+                                  .bytes = bytes,
+                                  .device = device,
+                                  .stream = stream,
+                                  .dst_device = device};
+    tb_rec(t, GT_REC_GPU_MEMCPY, (uint16_t)kind, &r, sizeof(r), NULL, 0);
+}
+
+static inline void tb_gpu_memset(struct tb *t, uint64_t start, uint64_t end, uint64_t bytes,
+                                 uint32_t device, uint32_t stream)
+{
+    struct gt_rec_gpu_memset r = {
+        .start = start, .end = end, .bytes = bytes, .device = device, .stream = stream};
+    tb_rec(t, GT_REC_GPU_MEMSET, 0, &r, sizeof(r), NULL, 0);
+}
+
+static inline void tb_gpu_extcorr(struct tb *t, uint64_t ext, uint32_t corr)
+{
+    struct gt_rec_gpu_extcorr r = {.ext = ext, .corr = corr, .kind = 5 /* CUSTOM2 */};
+    tb_rec(t, GT_REC_GPU_EXTCORR, 0, &r, sizeof(r), NULL, 0);
+}
+
+static inline void tb_gpu_name(struct tb *t, uint32_t id, const char *name)
+{
+    struct gt_rec_gpu_name r = {.id = id, .name_len = (uint32_t)strlen(name)};
+    tb_rec(t, GT_REC_GPU_NAME, 0, &r, sizeof(r), name, r.name_len);
+}
+
+static inline void tb_gpu_dropped(struct tb *t, uint64_t ts, uint64_t count)
+{
+    struct gt_rec_gpu_dropped r = {.ts = ts, .count = count};
+    tb_rec(t, GT_REC_GPU_DROPPED, 0, &r, sizeof(r), NULL, 0);
+}
+
 /* Writes the first n bytes of the trace (all of it when n == (size_t)-1) to path. */
 static inline void tb_write(const struct tb *t, const char *path, size_t n)
 {

@@ -1,0 +1,634 @@
+/* GPU timeline tests on synthetic traces: interval union against a brute-force model, exact
+ * span/busy/idle, out-of-order GPU records, launch linking (graphs too), kernel names from GPU name
+ * records vs function records, demangling, copies, clock offset, drops, the CUPTI status notices,
+ * and the text/JSON renderings. */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../analyzer/report.h"
+#include "check.h"
+#include "collect.h"
+#include "tracebuild.h"
+
+#define T0 2000000000ull /* trace start (CLOCK_MONOTONIC) */
+#define US 1000ull
+
+static uint64_t rng_state = 88172645463325252ull;
+
+static uint64_t rng(uint64_t n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state % n;
+}
+
+static void run_report(struct tb *t, struct ga_report *r, char path[256])
+{
+    tmp_path(path, "gpu");
+    tb_write(t, path, (size_t)-1);
+    ga_report_init(r, path);
+    if (ga_report_run(r) != 0) printf("     read error: %s\n", r->read.error);
+}
+
+static void done_report(struct tb *t, struct ga_report *r, const char *path)
+{
+    ga_report_free(r);
+    unlink(path);
+    tb_free_all(t);
+}
+
+/* Text or JSON rendering into a malloc'd string. */
+static char *render(const struct ga_report *r, int json)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (json)
+        ga_render_json(r, f);
+    else
+        ga_render_text(r, f);
+    fclose(f);
+    return buf;
+}
+
+/* root.a.b... along a NULL-terminated path; array elements by "#<index>". */
+static json_object *jget(json_object *o, const char *const *path)
+{
+    for (; o && *path; path++) {
+        json_object *x = NULL;
+        if ((*path)[0] == '#')
+            x = json_object_array_get_idx(o, (size_t)atoi(*path + 1));
+        else if (!json_object_object_get_ex(o, *path, &x))
+            x = NULL;
+        o = x;
+    }
+    return o;
+}
+#define JGET(o, ...) jget(o, (const char *const[]){__VA_ARGS__, NULL})
+
+static const struct ga_gpu_device *gdev(const struct ga_report *r, uint32_t d)
+{
+    for (size_t i = 0; i < r->gpu.n_devices; i++)
+        if (r->gpu.devices[i].device == d) return &r->gpu.devices[i];
+    static const struct ga_gpu_device none;
+    return &none;
+}
+
+static const struct ga_gpu_kstat *kstat(const struct ga_report *r, const char *name)
+{
+    for (size_t i = 0; i < r->gpu.n_kernels; i++)
+        if (strcmp(r->gpu.kernels[i].name, name) == 0) return &r->gpu.kernels[i];
+    static const struct ga_gpu_kstat none;
+    return &none;
+}
+
+/* ---- interval union -----------------------------------------------------------------------------
+ */
+
+#define SPAN 600
+
+/* Brute force: mark every covered nanosecond. */
+static uint64_t union_model(const struct ga_gpu_act *a, size_t n)
+{
+    static unsigned char cover[SPAN + 256]; /* starts < SPAN, lengths < 200 */
+    uint64_t busy = 0;
+    memset(cover, 0, sizeof(cover));
+    for (size_t i = 0; i < n; i++)
+        for (uint64_t x = a[i].start; x < a[i].end; x++)
+            cover[x] = 1;
+    for (size_t x = 0; x < sizeof(cover); x++)
+        busy += cover[x];
+    return busy;
+}
+
+/* Starts and ends on a coarse grid half the time, so touching and equal ends are common. */
+static void random_interval(struct ga_gpu_act *a)
+{
+    int coarse = (int)rng(2);
+    uint64_t s = coarse ? rng(SPAN / 20) * 20 : rng(SPAN);
+    uint64_t len = coarse ? rng(6) * 20 : rng(rng(4) ? 40 : 200);
+    a->start = s;
+    a->end = s + len;
+}
+
+static void test_union_random(void)
+{
+    int bad = 0;
+    for (int round = 0; round < 2000; round++) {
+        struct ga_gpu_act a[64], copy[64];
+        size_t n = rng(64);
+        for (size_t i = 0; i < n; i++) {
+            memset(&a[i], 0, sizeof(a[i]));
+            random_interval(&a[i]);
+            if (i && rng(8) == 0) { /* nested in the previous one */
+                a[i].start = a[i - 1].start + (a[i - 1].end - a[i - 1].start) / 3;
+                a[i].end = a[i].start + (a[i - 1].end - a[i - 1].start) / 3;
+            }
+        }
+        memcpy(copy, a, sizeof(a));
+        uint64_t want = union_model(a, n), got = ga_gpu_union_ns(copy, n);
+        if (got != want && bad++ < 3)
+            printf("     round %d: %zu intervals, union %" PRIu64 ", model %" PRIu64 "\n", round, n,
+                   got, want);
+    }
+    CHECK("union: 2000 random interval sets agree with the brute-force model", bad == 0);
+}
+
+/* Random kernels, copies and memsets on 2 devices x 3 streams, written in shuffled order over
+ * several GPU chunks; every figure is checked against the brute-force model. */
+#define NACT 300
+
+static void shuffle(struct ga_gpu_act *a, size_t n)
+{
+    for (size_t i = n - 1; i > 0; i--) {
+        size_t j = rng(i + 1);
+        struct ga_gpu_act t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
+static void write_acts(struct tb *t, const struct ga_gpu_act *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i % 37 == 0) {
+            if (i) tb_end(t);
+            tb_begin(t, GT_CHUNK_GPU, 0);
+        }
+        uint64_t s = T0 + a[i].start, e = T0 + a[i].end;
+        if (a[i].kind == GA_GPU_KERNEL)
+            tb_gpu_kernel(t, s, e, (uint32_t)i + 1, a[i].device, a[i].stream, 0, 0);
+        else if (a[i].kind == GA_GPU_MEMCPY)
+            tb_gpu_memcpy(t, 1, s, e, 64, a[i].device, a[i].stream);
+        else
+            tb_gpu_memset(t, s, e, 64, a[i].device, a[i].stream);
+    }
+    tb_end(t);
+}
+
+static void check_model(const struct ga_report *r, const struct ga_gpu_act *a, size_t n)
+{
+    static struct ga_gpu_act sel[NACT];
+    int bad = 0;
+    for (uint32_t d = 0; d < 2; d++) {
+        size_t k = 0;
+        uint64_t first = UINT64_MAX, last = 0, kernels = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (a[i].device != d) continue;
+            sel[k++] = a[i];
+            if (a[i].start < first) first = a[i].start;
+            if (a[i].end > last) last = a[i].end;
+            kernels += a[i].kind == GA_GPU_KERNEL;
+        }
+        const struct ga_gpu_device *g = gdev(r, d);
+        bad += g->busy_ns != union_model(sel, k) || g->first != T0 + first ||
+               g->last != T0 + last || g->kernels != kernels || g->n_streams != 3;
+        for (size_t s = 0; s < g->n_streams; s++) {
+            size_t m = 0;
+            for (size_t i = 0; i < n; i++)
+                if (a[i].device == d && a[i].stream == g->streams[s].stream) sel[m++] = a[i];
+            bad += g->streams[s].busy_ns != union_model(sel, m);
+        }
+    }
+    CHECK("random timeline: device span, busy, kernels and stream busy match the model", !bad);
+}
+
+static void test_timeline_random(void)
+{
+    static struct ga_gpu_act a[NACT];
+    struct tb t;
+    struct ga_report r;
+    char path[256];
+    for (size_t i = 0; i < NACT; i++) {
+        memset(&a[i], 0, sizeof(a[i]));
+        random_interval(&a[i]);
+        a[i].start += 1; /* a GPU time of 0 means "unknown" */
+        a[i].end += 1;
+        a[i].device = (uint32_t)rng(2);
+        a[i].stream = 10 + (uint32_t)rng(3);
+        a[i].kind = (uint8_t)(rng(4) == 0 ? GA_GPU_MEMCPY : rng(5) == 0 ? GA_GPU_MEMSET : 0);
+    }
+    tb_init(&t, 1, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    tb_cupti(&t, 1, GT_CUPTI_ON, 0, 0, "/x/libcupti.so.13", "");
+    tb_end(&t);
+    shuffle(a, NACT);
+    write_acts(&t, a, NACT);
+    run_report(&t, &r, path);
+    CHECK_U64("random timeline: all activities kept", r.gpu.n_acts, NACT);
+    CHECK_U64("random timeline: two devices", r.gpu.n_devices, 2);
+    check_model(&r, a, NACT);
+    done_report(&t, &r, path);
+}
+
+/* ---- exact figures
+ * -------------------------------------------------------------------------------- */
+
+/* Device 0: kernels [100,200) s1 and [150,300) s2 overlap, a copy [300,400) s1 touches them, a
+ * memset [500,600) s3 has a kernel [510,520) s1 nested in it. Device 1: one kernel. GPU chunks
+ * come first, out of time order, split over two chunks; the CUPTI record comes last in the file. */
+static void build_exact(struct tb *t, int64_t offset)
+{
+    uint64_t o = T0 + (uint64_t)offset;
+    tb_init(t, 1, T0);
+    tb_begin(t, GT_CHUNK_GPU, 0);
+    tb_gpu_memset(t, o + 500 * US, o + 600 * US, 4096, 0, 3);
+    tb_gpu_kernel(t, o + 150 * US, o + 300 * US, 2, 0, 2, 0, 0);
+    tb_gpu_kernel(t, o + 1000 * US, o + 1100 * US, 4, 1, 1, 0, 0);
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_GPU, 0);
+    tb_gpu_kernel(t, o + 510 * US, o + 520 * US, 3, 0, 1, 0, 0);
+    tb_gpu_memcpy(t, 1, o + 300 * US, o + 400 * US, 1000000, 0, 1);
+    tb_gpu_kernel(t, o + 100 * US, o + 200 * US, 1, 0, 1, 0, 0);
+    tb_gpu_dropped(t, o + 700 * US, 3);
+    tb_gpu_dropped(t, o + 800 * US, 4);
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_HOST, 1);
+    tb_cupti(t, 1, GT_CUPTI_ON, offset, 0, "/x/libcupti.so.13", "");
+    tb_end(t);
+}
+
+static void check_exact(const struct ga_report *r, const char *what)
+{
+    char w[120];
+    const struct ga_gpu_device *d0 = gdev(r, 0), *d1 = gdev(r, 1);
+#define X(label, got, want) (snprintf(w, sizeof(w), "%s: %s", what, label), CHECK_U64(w, got, want))
+    X("dev 0 first", d0->first, T0 + 100 * US);
+    X("dev 0 last", d0->last, T0 + 600 * US);
+    X("dev 0 busy = [100,400) + [500,600)", d0->busy_ns, 400 * US);
+    X("dev 0 kernels", d0->kernels, 3);
+    X("dev 0 streams", d0->n_streams, 3);
+    X("dev 0 stream 1 busy = [100,200) + [300,400) + [510,520)",
+      d0->n_streams ? d0->streams[0].busy_ns : 0, 210 * US);
+    X("dev 0 stream 1 kernels", d0->n_streams ? d0->streams[0].kernels : 0, 2);
+    X("dev 0 stream 3 busy (memset only)", d0->n_streams > 2 ? d0->streams[2].busy_ns : 0,
+      100 * US);
+    X("dev 1 busy", d1->busy_ns, 100 * US);
+    X("kernel count", r->gpu.kernel_count, 4);
+#undef X
+}
+
+static void test_exact(void)
+{
+    struct tb t;
+    struct ga_report r;
+    char path[256];
+    build_exact(&t, 0);
+    run_report(&t, &r, path);
+    check_exact(&r, "exact");
+    CHECK_U64("exact: dropped summed", r.gpu.dropped, 7);
+    char *js = render(&r, 1);
+    json_object *root = json_tokener_parse(js);
+    json_object *dev0 = JGET(root, "timeline", "devices", "#0");
+    CHECK_U64("json: span_ns", json_object_get_uint64(JGET(dev0, "span_ns")), 500 * US);
+    CHECK_U64("json: busy_ns", json_object_get_uint64(JGET(dev0, "busy_ns")), 400 * US);
+    CHECK_U64("json: idle_ns", json_object_get_uint64(JGET(dev0, "idle_ns")), 100 * US);
+    CHECK("json: utilization 0.8", json_object_get_double(JGET(dev0, "utilization")) == 0.8);
+    CHECK_U64("json: first_ns from trace start", json_object_get_int64(JGET(dev0, "first_ns")),
+              100 * US);
+    CHECK_U64("json: last_ns", json_object_get_int64(JGET(dev0, "last_ns")), 600 * US);
+    CHECK_U64("json: stream 2 kernels",
+              json_object_get_uint64(JGET(dev0, "streams", "#1", "kernel_count")), 1);
+    CHECK_U64("json: cupti_dropped", json_object_get_uint64(JGET(root, "trace", "cupti_dropped")),
+              7);
+    CHECK_STR("json: gpu_timeline available",
+              json_object_get_string(JGET(root, "trace", "gpu_timeline")), "available");
+    CHECK_U64("json: memsets bytes",
+              json_object_get_uint64(JGET(root, "timeline", "memsets", "bytes")), 4096);
+    CHECK_STR("json: top_kernels_by",
+              json_object_get_string(JGET(root, "timeline", "top_kernels_by")), "gpu_time");
+    json_object_put(root);
+    free(js);
+    char *txt = render(&r, 0);
+    CHECK("text: device line",
+          strstr(txt, "device 0   span 500.0 us, busy 400.0 us, idle 100.0 us, utilization "
+                      "80.0%") != NULL);
+    CHECK("text: drop warning",
+          strstr(txt, "DROPPED   7 GPU activity records CUPTI could not deliver") != NULL);
+    if (!strstr(txt, "device 0   span")) printf("%s", txt);
+    free(txt);
+    done_report(&t, &r, path);
+    /* The same trace with CUPTI's clock 5 s ahead: every time comes back to the same place. */
+    build_exact(&t, 5000000000ll);
+    run_report(&t, &r, path);
+    check_exact(&r, "clock offset");
+    done_report(&t, &r, path);
+}
+
+/* ---- linking and names --------------------------------------------------------------------------
+ */
+
+#define CORR(thread, n) (((uint64_t)(thread) << 40) | (n))
+
+/* Launches on threads 7 and 8; kernels linked through extcorr, three from one cuGraphLaunch,
+ * one without extcorr, one whose extcorr names no launch, one of a failed launch. */
+static void build_linking(struct tb *t)
+{
+    tb_init(t, 1, T0);
+    tb_begin(t, GT_CHUNK_HOST, 7);
+    tb_cupti(t, 1, GT_CUPTI_ON, 0, 0, "/x/libcupti.so.13", "");
+    tb_func(t, 2, 0xf1, "_Z3addIfEvPT_S1_i");
+    tb_func(t, 2, 0xf2, "fallback_kernel");
+    tb_launch_corr(t, 10 * US, GT_API_cuLaunchKernel, 0xf1, 0x5, CORR(1, 1));
+    tb_launch_corr(t, 20 * US, GT_API_cuLaunchKernel, 0xf2, 0x5, CORR(1, 2));
+    tb_launch_corr(t, 30 * US, GT_API_cuGraphLaunch, 0x9a, 0x5, CORR(1, 3));
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_HOST, 8);
+    tb_launch_corr(t, 15 * US, GT_API_cuLaunchKernel_ptsz, 0xf1, 0x6, CORR(2, 1));
+    struct gt_rec_launch bad = {.ts = T0 + 16 * US, .func = 0xf1, .corr = CORR(2, 2), .result = 1};
+    tb_rec(t, GT_REC_LAUNCH, GT_API_cuLaunchKernel, &bad, sizeof(bad), NULL, 0);
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_GPU, 0);
+    tb_gpu_name(t, 1, "_Z6kernelPfi");
+    tb_gpu_name(t, 2, "_Z3addIfEvPT_S1_i"); /* the same name as function 0xf1 */
+    tb_gpu_kernel(t, T0 + 40 * US, T0 + 50 * US, 100, 0, 1, 0, 1); /* launch 1: GPU name 1 */
+    tb_gpu_kernel(t, T0 + 60 * US, T0 + 70 * US, 101, 0, 1, 0, 0); /* launch 2: FUNC name */
+    tb_gpu_kernel(t, T0 + 80 * US, T0 + 85 * US, 102, 0, 1, 9, 0); /* graph kernels */
+    tb_gpu_kernel(t, T0 + 85 * US, T0 + 95 * US, 102, 0, 1, 9, 2);
+    tb_gpu_kernel(t, T0 + 95 * US, T0 + 100 * US, 102, 0, 1, 9, 0);
+    tb_gpu_kernel(t, T0 + 41 * US, T0 + 61 * US, 103, 0, 2, 0, 0);   /* thread 8: FUNC 0xf1 */
+    tb_gpu_kernel(t, T0 + 200 * US, T0 + 210 * US, 104, 0, 2, 0, 0); /* no extcorr */
+    tb_gpu_kernel(t, T0 + 300 * US, T0 + 301 * US, 105, 0, 2, 0, 0); /* extcorr to nothing */
+    tb_gpu_kernel(t, T0 + 400 * US, T0 + 402 * US, 106, 0, 2, 0, 0); /* the failed launch */
+    tb_gpu_extcorr(t, CORR(1, 1), 100);
+    tb_gpu_extcorr(t, CORR(1, 2), 101);
+    tb_gpu_extcorr(t, CORR(1, 3), 102);
+    tb_gpu_extcorr(t, CORR(2, 1), 103);
+    tb_gpu_extcorr(t, CORR(9, 9), 105);
+    tb_gpu_extcorr(t, CORR(2, 2), 106);
+    tb_end(t);
+}
+
+static void check_linking(const struct ga_report *r)
+{
+    const struct ga_gpu_link *l = &r->gpu.link;
+    CHECK_U64("linking: kernels", l->kernels, 9);
+    CHECK_U64("linking: linked (graph kernels included)", l->linked, 6);
+    CHECK_U64("linking: graph kernels attributed to their cuGraphLaunch", l->graph_kernels, 3);
+    CHECK_U64("linking: unlinked", l->unlinked, 3);
+    CHECK_U64("linking: latency over direct launches", l->latency_n, 3);
+    CHECK_U64("linking: latency min (thread 8: 41-15)", l->latency_min, 26 * US);
+    CHECK_U64("linking: latency median (40-10)", l->latency_median, 30 * US);
+    CHECK_U64("linking: latency max (60-20)", l->latency_max, 40 * US);
+    CHECK("linking: thread 7 launched 5 of them, thread 8 one",
+          l->n_threads == 2 && l->threads[0].tid == 7 && l->threads[0].kernels == 5 &&
+              l->threads[1].tid == 8 && l->threads[1].kernels == 1);
+}
+
+static void check_names(const struct ga_report *r)
+{
+    const struct ga_gpu_kstat *add = kstat(r, "_Z3addIfEvPT_S1_i");
+    CHECK_U64("names: GPU name and FUNC name of one kernel merge", add->count, 2);
+    CHECK_U64("names: merged total", add->total_ns, 30 * US);
+    CHECK_U64("names: merged max", add->max_ns, 20 * US);
+    CHECK_STR("names: demangled template", add->demangled, "void add<float>(float*, float*, int)");
+    CHECK_STR("names: GPU name demangled", kstat(r, "_Z6kernelPfi")->demangled,
+              "kernel(float*, int)");
+    CHECK_U64("names: FUNC name when no GPU name", kstat(r, "fallback_kernel")->count, 1);
+    CHECK_STR("names: plain names stay", kstat(r, "fallback_kernel")->demangled, "fallback_kernel");
+    CHECK_U64("names: graph kernels without a GPU name are unknown (a graph is not a function)",
+              kstat(r, "<unknown>")->count, 2 + 3);
+    CHECK("names: by total GPU time",
+          r->gpu.n_kernels == 4 && strcmp(r->gpu.kernels[0].name, "_Z3addIfEvPT_S1_i") == 0);
+}
+
+static void test_linking(void)
+{
+    struct tb t;
+    struct ga_report r;
+    char path[256];
+    build_linking(&t);
+    run_report(&t, &r, path);
+    check_linking(&r);
+    check_names(&r);
+    char *js = render(&r, 1);
+    json_object *root = json_tokener_parse(js);
+    json_object *k0 = JGET(root, "timeline", "top_kernels", "#0");
+    CHECK_STR("json: top kernel name (as recorded)", json_object_get_string(JGET(k0, "name")),
+              "_Z3addIfEvPT_S1_i");
+    CHECK_STR("json: top kernel demangled", json_object_get_string(JGET(k0, "demangled")),
+              "void add<float>(float*, float*, int)");
+    CHECK_U64("json: mean_ns", json_object_get_uint64(JGET(k0, "mean_ns")), 15 * US);
+    CHECK_U64("json: linking.graph_kernels",
+              json_object_get_uint64(JGET(root, "timeline", "linking", "graph_kernels")), 3);
+    CHECK_U64(
+        "json: launch latency median",
+        json_object_get_int64(JGET(root, "timeline", "linking", "launch_latency_ns", "median")),
+        30 * US);
+    CHECK_U64("json: kernel_count", json_object_get_uint64(JGET(root, "timeline", "kernel_count")),
+              9);
+    json_object_put(root);
+    free(js);
+    char *txt = render(&r, 0);
+    CHECK("text: demangled kernel row",
+          strstr(txt, "void add<float>(float*, float*, int)") != NULL);
+    CHECK("text: linking line",
+          strstr(txt, "6 of 9 kernels linked to their launch (3 through cuGraphLaunch), 3 "
+                      "unlinked") != NULL);
+    CHECK("text: launch to start", strstr(txt, "min 26.0 us, median 30.0 us, max 40.0 us"));
+    free(txt);
+    done_report(&t, &r, path);
+}
+
+static void test_demangle(void)
+{
+    char *d = ga_demangle("_ZN2at6native29vectorized_elementwise_kernelILi4EEEviT_");
+    CHECK_STR("demangle: namespaces and templates", d,
+              "void at::native::vectorized_elementwise_kernel<4>(int, 4)");
+    free(d);
+    CHECK("demangle: plain C name is not demangled", ga_demangle("my_kernel") == NULL);
+    CHECK("demangle: broken mangling is left alone", ga_demangle("_Zxyz") == NULL);
+    CHECK("demangle: empty", ga_demangle("") == NULL);
+}
+
+/* ---- copies, skipped records
+ * ---------------------------------------------------------------------- */
+
+static void test_copies(void)
+{
+    struct tb t;
+    struct ga_report r;
+    char path[256];
+    tb_init(&t, 1, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    tb_cupti(&t, 1, GT_CUPTI_ON, 0, 0, "/x/libcupti.so.13", "");
+    tb_end(&t);
+    tb_begin(&t, GT_CHUNK_GPU, 0);
+    tb_gpu_memcpy(&t, 1, T0 + 1000, T0 + 2000, 25000000, 0, 1); /* HtoD 25 MB in 1 us */
+    tb_gpu_memcpy(&t, 1, T0 + 3000, T0 + 6000, 5000000, 0, 1);  /* + 5 MB in 3 us */
+    tb_gpu_memcpy(&t, 2, T0 + 7000, T0 + 8000, 12000, 0, 1);    /* DtoH */
+    tb_gpu_memcpy(&t, 10, T0 + 7000, T0 + 7000, 64, 0, 2);      /* PtoP, 0 ns */
+    tb_gpu_memcpy(&t, 99, T0 + 9000, T0 + 9100, 1, 0, 2);       /* unknown kind */
+    tb_gpu_memcpy(&t, 8, T0 + 9000, T0 + 8000, 1, 0, 2);        /* ends before it starts */
+    tb_gpu_kernel(&t, 0, T0 + 100, 1, 0, 1, 0, 0);              /* no start time */
+    tb_end(&t);
+    run_report(&t, &r, path);
+    CHECK_U64("copies: HtoD count", r.gpu.copies[1].count, 2);
+    CHECK_U64("copies: HtoD bytes", r.gpu.copies[1].bytes, 30000000);
+    CHECK_U64("copies: HtoD time", r.gpu.copies[1].total_ns, 4000);
+    CHECK_U64("copies: unknown kind counted as unknown", r.gpu.copies[0].count, 1);
+    CHECK_U64("copies: skipped activities", r.gpu.skipped, 2);
+    CHECK_U64("copies: no kernels", r.gpu.kernel_count, 0);
+    char *js = render(&r, 1);
+    json_object *root = json_tokener_parse(js);
+    json_object *c = JGET(root, "timeline", "copies");
+    CHECK_U64("json: copies by kind", json_object_array_length(c), 4);
+    CHECK_STR("json: first kind", json_object_get_string(JGET(c, "#0", "kind")), "unknown");
+    CHECK_STR("json: HtoD", json_object_get_string(JGET(c, "#1", "kind")), "HtoD");
+    CHECK("json: HtoD bandwidth 7500 GB/s",
+          json_object_get_double(JGET(c, "#1", "bandwidth_gbps")) == 7500.0);
+    CHECK("json: DtoH bandwidth 12 GB/s",
+          json_object_get_double(JGET(c, "#2", "bandwidth_gbps")) == 12.0);
+    CHECK("json: PtoP in 0 ns has no bandwidth",
+          strcmp(json_object_get_string(JGET(c, "#3", "kind")), "PtoP") == 0 &&
+              JGET(c, "#3", "bandwidth_gbps") == NULL);
+    CHECK_U64("json: skipped_activities",
+              json_object_get_uint64(JGET(root, "timeline", "skipped_activities")), 2);
+    json_object_put(root);
+    free(js);
+    char *txt = render(&r, 0);
+    CHECK("text: copies line", strstr(txt, "copies    unknown 1 x") != NULL &&
+                                   strstr(txt, "HtoD 2 x, 28.6 MiB in 4.0 us (7500.00 GB/s)"));
+    free(txt);
+    done_report(&t, &r, path);
+}
+
+/* ---- status notices ---------------------------------------------------------------------------
+ */
+
+/* `want` is the gpu_timeline text; the text report's notice line adds `more`. */
+static void status_case(int status, int result, const char *reason, const char *want,
+                        const char *more)
+{
+    struct tb t;
+    struct ga_report r;
+    char path[256], buf[300], line[400];
+    tb_init(&t, 1, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    if (status >= 0) tb_cupti(&t, 1, (unsigned)status, 0, result, "/x/libcupti.so", reason);
+    tb_func(&t, 2, 0xf1, "_Z1kv");
+    tb_launch_corr(&t, 3, GT_API_cuLaunchKernel, 0xf1, 0, CORR(1, 1));
+    tb_end(&t);
+    run_report(&t, &r, path);
+    CHECK_STR(want, ga_report_gpu_timeline(&r, buf, sizeof(buf)), want);
+    char *txt = render(&r, 0);
+    snprintf(line, sizeof(line), "\ngpu       timeline %s%s\n", want, more);
+    CHECK("text: the notice line", strstr(txt, line) != NULL);
+    CHECK("text: no timeline section", strstr(txt, "gpu timeline  ") == NULL);
+    CHECK("text: kernels by launch count instead", strstr(txt, "           1  k()\n") != NULL);
+    free(txt);
+    CHECK_U64("no GPU records: no launch kept unless CUPTI is on", r.gpu.n_launches,
+              status == GT_CUPTI_ON || status < 0);
+    done_report(&t, &r, path);
+}
+
+static void test_status(void)
+{
+    status_case(-1, 0, "",
+                "unavailable: no CUPTI status record (trace from a run without a CUDA init)", "");
+    status_case(GT_CUPTI_OFF_BY_USER, 0, "disabled by GPUTRACE_CUPTI=off",
+                "unavailable: CUPTI turned off by the user (GPUTRACE_CUPTI=off)", "");
+    status_case(GT_CUPTI_NOT_FOUND, 0, "no libcupti.so.13/.so.12 found (set GPUTRACE_CUPTI)",
+                "unavailable: CUPTI not found: no libcupti.so.13/.so.12 found (set GPUTRACE_CUPTI)",
+                "");
+    status_case(GT_CUPTI_OWNED, 23, ": another profiler holds CUPTI (Nsight Systems)",
+                "unavailable: CUPTI is owned by another profiler (Nsight Systems)", "");
+    status_case(GT_CUPTI_OWNED, 23, ": another profiler holds CUPTI",
+                "unavailable: CUPTI is owned by another profiler", "");
+    status_case(GT_CUPTI_FAILED, 0, ": cuptiActivityEnableDriverApi missing from libcupti",
+                "unavailable: CUPTI failed (cuptiActivityEnableDriverApi missing from libcupti)",
+                "");
+    status_case(GT_CUPTI_FAILED, 17, ": cuptiActivityEnable failed",
+                "unavailable: CUPTI failed (cuptiActivityEnable failed, CUptiResult 17)", "");
+    status_case(GT_CUPTI_FAILED, 0, "", "unavailable: CUPTI failed (reason not recorded)", "");
+    status_case(9, 0, "", "unavailable: unknown CUPTI status 9", "");
+    status_case(GT_CUPTI_ON, 0, "", "available", ", but the trace has no GPU activity records");
+}
+
+/* Without GPU records the JSON keeps the launch-count kernels and an empty timeline. */
+static void test_no_gpu_json(void)
+{
+    struct tb t;
+    struct ga_report r;
+    char path[256];
+    tb_init(&t, 1, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    tb_func(&t, 2, 0xf1, "_Z1kv");
+    tb_launch_corr(&t, 3, GT_API_cuLaunchKernel, 0xf1, 0, CORR(1, 1));
+    tb_launch_corr(&t, 4, GT_API_cuLaunchKernel, 0xf1, 0, CORR(1, 2));
+    tb_end(&t);
+    run_report(&t, &r, path);
+    char *js = render(&r, 1);
+    json_object *root = json_tokener_parse(js), *tl = JGET(root, "timeline");
+    CHECK_STR("no gpu json: top_kernels_by", json_object_get_string(JGET(tl, "top_kernels_by")),
+              "launch_count");
+    CHECK_U64("no gpu json: launch count",
+              json_object_get_uint64(JGET(tl, "top_kernels", "#0", "count")), 2);
+    CHECK_U64("no gpu json: total_ns 0",
+              json_object_get_uint64(JGET(tl, "top_kernels", "#0", "total_ns")), 0);
+    CHECK_STR("no gpu json: demangled",
+              json_object_get_string(JGET(tl, "top_kernels", "#0", "demangled")), "k()");
+    CHECK_U64("no gpu json: no devices", json_object_array_length(JGET(tl, "devices")), 0);
+    CHECK_U64("no gpu json: kernel_count 0", json_object_get_uint64(JGET(tl, "kernel_count")), 0);
+    CHECK("no gpu json: linking present", JGET(tl, "linking", "unlinked") != NULL);
+    CHECK("no gpu json: no latency", JGET(tl, "linking", "launch_latency_ns") == NULL);
+    CHECK("no gpu json: cupti null", JGET(root, "trace", "cupti") == NULL);
+    json_object_put(root);
+    free(js);
+    done_report(&t, &r, path);
+}
+
+/* ---- reader ------------------------------------------------------------------------------------
+ */
+
+static void test_reader(void)
+{
+    struct tb t;
+    struct coll c = {0};
+    struct ga_read_stats st;
+    char path[256];
+    tb_init(&t, 1, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    tb_gpu_kernel(&t, T0 + 1, T0 + 2, 1, 0, 0, 0, 0); /* a GPU type in a host chunk */
+    tb_watermark(&t, 10);
+    tb_end(&t);
+    tb_begin(&t, GT_CHUNK_GPU, 0);
+    tb_gpu_name(&t, 3, "k");
+    struct gt_rec_gpu_name bad = {.id = 4, .name_len = 1000}; /* runs past the record */
+    tb_rec(&t, GT_REC_GPU_NAME, 0, &bad, sizeof(bad), "xy", 2);
+    tb_alloc(&t, 5, GT_API_cuMemAlloc_v2, 0x10, 1, 0, 0); /* a host type in a GPU chunk */
+    tb_gpu_kernel(&t, T0 + 5, T0 + 9, 2, 0, 0, 0, 3);
+    tb_end(&t);
+    tmp_path(path, "gpu-reader");
+    tb_write(&t, path, (size_t)-1);
+    ga_read_trace(path, coll_sink, &c, &st);
+    CHECK_U64("reader: delivered: watermark, GPU name, GPU kernel", c.n, 3);
+    CHECK("reader: GPU name string",
+          c.n > 1 && c.ev[1].type == GT_REC_GPU_NAME && strcmp(c.ev[1].str[0], "k") == 0);
+    CHECK("reader: GPU kernel fields",
+          c.n > 2 && c.ev[2].r.gpu_kernel.end == T0 + 9 && c.ev[2].r.gpu_kernel.name_id == 3);
+    CHECK_U64("reader: GPU type in a host chunk skipped as unknown", st.unknown_records, 1);
+    CHECK_U64("reader: bad GPU name malformed", st.malformed_records, 1);
+    CHECK_U64("reader: gpu_records counts every GPU chunk record", st.gpu_records, 4);
+    unlink(path);
+    coll_free(&c);
+    tb_free_all(&t);
+}
+
+int main(void)
+{
+    test_union_random();
+    test_timeline_random();
+    test_exact();
+    test_linking();
+    test_demangle();
+    test_copies();
+    test_status();
+    test_no_gpu_json();
+    test_reader();
+    return check_done();
+}
