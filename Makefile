@@ -3,6 +3,7 @@
 #   V=1         show commands
 #   DEBUG=1     -O0 -g3 -Werror
 #   SAN=address,undefined   build everything with sanitizers
+comma    := ,
 O        ?= build
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -37,6 +38,7 @@ PROG_SRC     := $(wildcard tests/progs/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 TESTLIB_SRC  := $(wildcard tests/libs/*.c)
 SIMCUPTI_SRC := $(wildcard tests/simcupti/*.c)
+SIMCUPTI_MAP := $(if $(wildcard tests/simcupti/libcupti.map),-Wl$(comma)--version-script=tests/simcupti/libcupti.map)
 
 obj = $(patsubst %,$(O)/obj/%.o,$(1))
 
@@ -90,7 +92,7 @@ $(SIMLIB): $(call obj,$(SIM_SRC))
 $(O)/simcupti/libcupti.so.13: $(call obj,$(SIMCUPTI_SRC))
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@ (simulated CUPTI)"
-	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,libcupti.so.13 $(if $(wildcard tests/simcupti/libcupti.map),-Wl,--version-script=tests/simcupti/libcupti.map) -Wl,--no-undefined -lpthread -ldl
+	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,libcupti.so.13 $(SIMCUPTI_MAP) -Wl,--no-undefined -lpthread -ldl
 	$(Q)ln -sf libcupti.so.13 $(O)/simcupti/libcupti.so
 
 $(O)/tests/%: $(O)/obj/tests/progs/%.c.o $(SIMLIB)
