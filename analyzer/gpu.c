@@ -188,7 +188,8 @@ uint64_t ga_gpu_union_ns(struct ga_gpu_act *a, size_t n)
 /* ---- finish: clock, devices, streams ------------------------------------------------------------
  */
 
-/* GPU record time - clock_offset_ns = CLOCK_MONOTONIC (trace_format.h). Activities without both
+/* GPU record times are already CLOCK_MONOTONIC (trace_format.h; clock_offset_ns is a fact the
+ * shim already applied). Activities without both
  * times, or ending before they start, are left out. */
 static void fix_times(struct ga_gpu *g)
 {
@@ -199,8 +200,6 @@ static void fix_times(struct ga_gpu *g)
             g->skipped++;
             continue;
         }
-        a.start = (uint64_t)((int64_t)a.start - g->clock_offset);
-        a.end = (uint64_t)((int64_t)a.end - g->clock_offset);
         g->acts[out++] = a;
     }
     g->n_acts = out;

@@ -20,12 +20,16 @@
 #include "hooks.h"
 #include "shim.h"
 
+/* dlsym is called by sanitizer runtimes while they initialize, before their shadow memory exists:
+ * the path from our dlsym to glibc's for untraced names must not be instrumented. */
+#define GT_EARLY __attribute__((no_sanitize("address", "undefined", "thread")))
+
 void *_Atomic gt_real[GT_API_MAX];
 void *gt_real_dlsym_fn; /* glibc's dlsym; read by dlsym_entry.S */
 
 /* ---- the real dlsym and libcuda ---------------------------------------------------------------- */
 
-static void init_real_dlsym(void)
+GT_EARLY static void init_real_dlsym(void)
 {
     if (__atomic_load_n(&gt_real_dlsym_fn, __ATOMIC_ACQUIRE)) return;
     void *p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
@@ -34,7 +38,7 @@ static void init_real_dlsym(void)
     __atomic_store_n(&gt_real_dlsym_fn, p, __ATOMIC_RELEASE);
 }
 
-void *gt_real_dlsym(void *handle, const char *name)
+GT_EARLY void *gt_real_dlsym(void *handle, const char *name)
 {
     init_real_dlsym();
     void *(*f)(void *, const char *) = (void *(*)(void *, const char *))gt_real_dlsym_fn;
@@ -238,13 +242,13 @@ static void *variant_export_addr(size_t i)
     return p == GT_MISSING ? NULL : p;
 }
 
-static inline int maybe_driver_name(const char *s)
+GT_EARLY static inline int maybe_driver_name(const char *s)
 {
     return s && s[0] == 'c' && s[1] == 'u' && s[2] >= 'A' && s[2] <= 'Z';
 }
 
 /* The api id of a traced export name, or 0. */
-static unsigned api_of_export(const char *name)
+GT_EARLY static unsigned api_of_export(const char *name)
 {
     if (!maybe_driver_name(name)) return 0;
     for (size_t i = 0; i < NVARIANTS; i++)
@@ -300,7 +304,7 @@ static void *after_dlsym(const char *name, void *p)
     return out;
 }
 
-__attribute__((used)) void *gt_dlsym_default(void *handle, const char *name)
+GT_EARLY void *gt_dlsym_default(void *handle, const char *name)
 {
     void *p = gt_real_dlsym(handle, name);
     if (!maybe_driver_name(name) || gt_tls_in_hook) return p;
@@ -312,14 +316,14 @@ __attribute__((used)) void *gt_dlsym_default(void *handle, const char *name)
 
 /* Called with RTLD_NEXT: 1 if we must answer (a traced driver name), 0 to let glibc answer for
  * the original caller. Also makes sure gt_real_dlsym_fn is set before the trampoline jumps. */
-__attribute__((used)) int gt_dlsym_next_tracked(const char *name)
+GT_EARLY int gt_dlsym_next_tracked(const char *name)
 {
     init_real_dlsym();
     return api_of_export(name) != 0 && !gt_tls_in_hook;
 }
 
 /* RTLD_NEXT for a traced name: the first definition in an object loaded after the caller's. */
-__attribute__((used)) void *gt_dlsym_next(void *handle, const char *name, void *caller)
+void *gt_dlsym_next(void *handle, const char *name, void *caller)
 {
     (void)handle;
     int saved = errno;

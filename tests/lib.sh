@@ -4,9 +4,16 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "$*"; exit 77; }
 # expect_eq WHAT GOT WANT
 expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
+# A sanitizer build of the shim (make SAN=...) needs its runtime loaded before anything else.
+GT_PRELOAD="$GT_LIB"
+asan_rt=$(ldd "$GT_LIB" 2>/dev/null | awk '/libasan/ {print $3}')
+if [ -n "$asan_rt" ]; then
+    GT_PRELOAD="$asan_rt $GT_LIB"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
+fi
 # Run a command against the simulated driver, traced by the shim, into trace file $1.
 traced() { out=$1; shift; LD_LIBRARY_PATH="$SIM_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-    GPUTRACE_OUTPUT="$out" LD_PRELOAD="$GT_LIB" "$@"; }
+    GPUTRACE_OUTPUT="$out" LD_PRELOAD="$GT_PRELOAD" "$@"; }
 # Run a command against the simulated driver without the shim.
 untraced() { LD_LIBRARY_PATH="$SIM_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
 # jq-free JSON field access through python3: jget FILE 'expr on d'

@@ -312,7 +312,8 @@ _Static_assert(sizeof(struct gt_rec_note) == 24, "gt_rec_note layout");
 /* ---- GPU timeline (CUPTI) ------------------------------------------------------------------------
  * GPU records travel in GT_CHUNK_GPU chunks, in the order CUPTI delivered them (not time order).
  * Their times are CLOCK_MONOTONIC ns like host records: the shim registers a CUPTI timestamp
- * callback, or, where that is refused, gt_rec_cupti.clock_offset_ns says what to subtract. */
+ * callback or, where that is refused, converts CUPTI's times itself before writing them;
+ * gt_rec_cupti.clock_offset_ns records the offset it subtracted (a fact, not for readers to apply). */
 
 enum gt_cupti_status {
     GT_CUPTI_ON = 0,          /* GPU records follow */
@@ -325,7 +326,8 @@ enum gt_cupti_status {
 struct gt_rec_cupti {
     struct gt_rec_header h; /* sub = enum gt_cupti_status */
     uint64_t ts;
-    int64_t clock_offset_ns; /* GPU record time - this = CLOCK_MONOTONIC; 0 when CUPTI uses ours */
+    int64_t clock_offset_ns; /* CUPTI clock - ours, already subtracted from GPU times; 0 when
+                              * CUPTI used our clock through the timestamp callback */
     int32_t version;         /* cuptiGetVersion(), 0 if unknown */
     int32_t result;          /* CUptiResult of the call that failed, else 0 */
     uint32_t path_len;       /* bytes of the library path following */

@@ -233,7 +233,7 @@ static void test_timeline_random(void)
  * come first, out of time order, split over two chunks; the CUPTI record comes last in the file. */
 static void build_exact(struct tb *t, int64_t offset)
 {
-    uint64_t o = T0 + (uint64_t)offset;
+    uint64_t o = T0; /* the shim already moved GPU times onto CLOCK_MONOTONIC; offset is a fact */
     tb_init(t, 1, T0);
     tb_begin(t, GT_CHUNK_GPU, 0);
     tb_gpu_memset(t, o + 500 * US, o + 600 * US, 4096, 0, 3);
@@ -312,7 +312,8 @@ static void test_exact(void)
     if (!strstr(txt, "device 0   span")) printf("%s", txt);
     free(txt);
     done_report(&t, &r, path);
-    /* The same trace with CUPTI's clock 5 s ahead: every time comes back to the same place. */
+    /* CUPTI's clock was 5 s ahead and the shim converted: the recorded offset must not be
+     * applied a second time. */
     build_exact(&t, 5000000000ll);
     run_report(&t, &r, path);
     check_exact(&r, "clock offset");
