@@ -12,9 +12,10 @@ if [ -n "$asan_rt" ]; then
     export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
 fi
 # Run a command against the simulated driver, traced by the shim, into trace file $1.
-traced() { out=$1; shift; LD_LIBRARY_PATH="$SIM_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+# The simulated CUPTI comes first too, so the shim finds it by the default search.
+traced() { out=$1; shift; LD_LIBRARY_PATH="$SIMCUPTI_DIR:$SIM_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     GPUTRACE_OUTPUT="$out" LD_PRELOAD="$GT_PRELOAD" "$@"; }
 # Run a command against the simulated driver without the shim.
-untraced() { LD_LIBRARY_PATH="$SIM_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
+untraced() { LD_LIBRARY_PATH="$SIMCUPTI_DIR:$SIM_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
 # jq-free JSON field access through python3: jget FILE 'expr on d'
 jget() { "$PYTHON" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }

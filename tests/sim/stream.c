@@ -158,6 +158,10 @@ uint64_t work_enqueue(struct sim_stream *s, CUstream as_passed, const struct sim
     a->graph_node_id = w->node_id;
     a->context = s->ctx;
     a->stream = as_passed;
+    /* The ground truth of the GPU timeline, for tests that check an analysis against it. */
+    sim_log("work kind=%u start=%llu end=%llu device=%u stream=%u corr=%u graph=%u name=%s api=%s",
+            a->kind, (unsigned long long)start, (unsigned long long)end, a->device, a->stream_id,
+            a->correlation_id, a->graph_id, a->name ? a->name : "-", a->api ? a->api : "-");
     return end;
 }
 
