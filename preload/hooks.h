@@ -6,6 +6,18 @@
 
 #include <cuda.h>
 
+/* The real entry point of a wrapper, or "not supported" when the driver lacks it. */
+#define REAL(var, e, pfn)                                                                          \
+    pfn var = (pfn)gt_real_fn(GT_API_##e);                                                         \
+    if (GT_UNLIKELY(!var)) return CUDA_ERROR_NOT_SUPPORTED
+
+#define PTR(p) ((uint64_t)(uintptr_t)(p))
+
+/* Records a context/stream/pool lifetime event, ends the hook, returns r (record.c). */
+struct gt_thread;
+CUresult gt_object_end(struct gt_thread *t, unsigned api, uint64_t ts, CUresult r,
+                       uint64_t handle, uint64_t aux, int device);
+
 /* The macro maps the public name to the 5-argument ABI; we export both. */
 #undef cuGetProcAddress
 CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);

@@ -7,12 +7,6 @@
 #include "hooks.h"
 #include "shim.h"
 
-#define REAL(var, e, pfn)                                                                          \
-    pfn var = (pfn)gt_real_fn(GT_API_##e);                                                         \
-    if (GT_UNLIKELY(!var)) return CUDA_ERROR_NOT_SUPPORTED
-
-#define PTR(p) ((uint64_t)(uintptr_t)(p))
-
 /* ---- launches ---------------------------------------------------------------------------------- */
 
 /* Around the real launch: our correlation id, pushed to CUPTI so its records name the launch. */
@@ -325,23 +319,13 @@ COPY_HOOK(cuMemcpy3D_v2_ptds, PFN_cuMemcpy3D_v7000_ptds, (const CUDA_MEMCPY3D *p
 
 /* ---- contexts and streams ---------------------------------------------------------------------- */
 
-static CUresult object_end(struct gt_thread *t, unsigned api, uint64_t ts, CUresult r,
-                           uint64_t handle, uint64_t aux, int device)
-{
-    int saved = errno;
-    gt_rec_object(t, api, ts, handle, aux, device, r);
-    gt_leave(t);
-    errno = saved;
-    return r;
-}
-
 GT_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
     REAL(real, cuCtxCreate_v2, PFN_cuCtxCreate_v3020);
     struct gt_thread *t = gt_enter();
     if (!t) return real(pctx, flags, dev);
     CUresult r = real(pctx, flags, dev);
-    return object_end(t, GT_API_cuCtxCreate_v2, gt_now(), r, r ? 0 : PTR(*pctx), flags, dev);
+    return gt_object_end(t, GT_API_cuCtxCreate_v2, gt_now(), r, r ? 0 : PTR(*pctx), flags, dev);
 }
 
 GT_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray,
@@ -351,7 +335,7 @@ GT_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsAr
     struct gt_thread *t = gt_enter();
     if (!t) return real(pctx, paramsArray, numParams, flags, dev);
     CUresult r = real(pctx, paramsArray, numParams, flags, dev);
-    return object_end(t, GT_API_cuCtxCreate_v3, gt_now(), r, r ? 0 : PTR(*pctx), flags, dev);
+    return gt_object_end(t, GT_API_cuCtxCreate_v3, gt_now(), r, r ? 0 : PTR(*pctx), flags, dev);
 }
 
 GT_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams,
@@ -361,7 +345,7 @@ GT_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateP
     struct gt_thread *t = gt_enter();
     if (!t) return real(pctx, ctxCreateParams, flags, dev);
     CUresult r = real(pctx, ctxCreateParams, flags, dev);
-    return object_end(t, GT_API_cuCtxCreate_v4, gt_now(), r, r ? 0 : PTR(*pctx), flags, dev);
+    return gt_object_end(t, GT_API_cuCtxCreate_v4, gt_now(), r, r ? 0 : PTR(*pctx), flags, dev);
 }
 
 GT_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
@@ -370,7 +354,7 @@ GT_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
     struct gt_thread *t = gt_enter();
     if (!t) return real(ctx);
     uint64_t t0 = gt_now();
-    return object_end(t, GT_API_cuCtxDestroy_v2, t0, real(ctx), PTR(ctx), 0, -1);
+    return gt_object_end(t, GT_API_cuCtxDestroy_v2, t0, real(ctx), PTR(ctx), 0, -1);
 }
 
 GT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
@@ -379,7 +363,7 @@ GT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     struct gt_thread *t = gt_enter();
     if (!t) return real(dev);
     uint64_t t0 = gt_now();
-    return object_end(t, GT_API_cuDevicePrimaryCtxReset_v2, t0, real(dev), 0, 1, dev);
+    return gt_object_end(t, GT_API_cuDevicePrimaryCtxReset_v2, t0, real(dev), 0, 1, dev);
 }
 
 typedef CUresult (*primary_state_fn)(CUdevice, unsigned int *, int *);
@@ -396,7 +380,7 @@ GT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     unsigned flags = 0;
     int active = 1;
     if (r == CUDA_SUCCESS && st && st(dev, &flags, &active) != CUDA_SUCCESS) active = 1;
-    return object_end(t, GT_API_cuDevicePrimaryCtxRelease_v2, t0, r, 0,
+    return gt_object_end(t, GT_API_cuDevicePrimaryCtxRelease_v2, t0, r, 0,
                       r == CUDA_SUCCESS && !active, dev);
 }
 
@@ -406,7 +390,7 @@ GT_EXPORT CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
     struct gt_thread *t = gt_enter();
     if (!t) return real(phStream, Flags);
     CUresult r = real(phStream, Flags);
-    return object_end(t, GT_API_cuStreamCreate, gt_now(), r, r ? 0 : PTR(*phStream), Flags,
+    return gt_object_end(t, GT_API_cuStreamCreate, gt_now(), r, r ? 0 : PTR(*phStream), Flags,
                       gt_current_device());
 }
 
@@ -417,7 +401,7 @@ GT_EXPORT CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int f
     struct gt_thread *t = gt_enter();
     if (!t) return real(phStream, flags, priority);
     CUresult r = real(phStream, flags, priority);
-    return object_end(t, GT_API_cuStreamCreateWithPriority, gt_now(), r,
+    return gt_object_end(t, GT_API_cuStreamCreateWithPriority, gt_now(), r,
                       r ? 0 : PTR(*phStream), flags, gt_current_device());
 }
 
@@ -427,7 +411,7 @@ GT_EXPORT CUresult cuStreamDestroy_v2(CUstream hStream)
     struct gt_thread *t = gt_enter();
     if (!t) return real(hStream);
     uint64_t t0 = gt_now();
-    return object_end(t, GT_API_cuStreamDestroy_v2, t0, real(hStream), PTR(hStream), 0, -1);
+    return gt_object_end(t, GT_API_cuStreamDestroy_v2, t0, real(hStream), PTR(hStream), 0, -1);
 }
 
 /* ---- cuInit ------------------------------------------------------------------------------------ */

@@ -8,10 +8,6 @@
 #include "hooks.h"
 #include "shim.h"
 
-#define REAL(var, e, pfn)                                                                          \
-    pfn var = (pfn)gt_real_fn(GT_API_##e);                                                         \
-    if (GT_UNLIKELY(!var)) return CUDA_ERROR_NOT_SUPPORTED
-
 #define DEV_CURRENT (-2)
 
 /* Records the outcome of an allocation call and ends the hook. */
@@ -38,8 +34,6 @@ static CUresult finish_free(struct gt_thread *t, unsigned api, uint64_t t0, CUre
     errno = saved;
     return r;
 }
-
-#define PTR(p) ((uint64_t)(uintptr_t)(p))
 
 /* ---- plain device memory ---------------------------------------------------------------------- */
 
@@ -153,16 +147,6 @@ GT_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 
 /* ---- pools ------------------------------------------------------------------------------------- */
 
-static CUresult finish_object(struct gt_thread *t, unsigned api, uint64_t ts, CUresult r,
-                              uint64_t handle, uint64_t aux, int device)
-{
-    int saved = errno;
-    gt_rec_object(t, api, ts, handle, aux, device, r);
-    gt_leave(t);
-    errno = saved;
-    return r;
-}
-
 GT_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
     REAL(real, cuMemPoolCreate, PFN_cuMemPoolCreate_v11020);
@@ -172,7 +156,7 @@ GT_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poo
     int dev = poolProps && poolProps->location.type == CU_MEM_LOCATION_TYPE_DEVICE
                   ? poolProps->location.id
                   : -1;
-    return finish_object(t, GT_API_cuMemPoolCreate, gt_now(), r, r ? 0 : PTR(*pool), 0, dev);
+    return gt_object_end(t, GT_API_cuMemPoolCreate, gt_now(), r, r ? 0 : PTR(*pool), 0, dev);
 }
 
 GT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
@@ -181,7 +165,7 @@ GT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
     struct gt_thread *t = gt_enter();
     if (!t) return real(pool);
     uint64_t t0 = gt_now();
-    return finish_object(t, GT_API_cuMemPoolDestroy, t0, real(pool), PTR(pool), 0, -1);
+    return gt_object_end(t, GT_API_cuMemPoolDestroy, t0, real(pool), PTR(pool), 0, -1);
 }
 
 GT_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
@@ -190,7 +174,7 @@ GT_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
     struct gt_thread *t = gt_enter();
     if (!t) return real(pool, minBytesToKeep);
     uint64_t t0 = gt_now();
-    return finish_object(t, GT_API_cuMemPoolTrimTo, t0, real(pool, minBytesToKeep), PTR(pool),
+    return gt_object_end(t, GT_API_cuMemPoolTrimTo, t0, real(pool, minBytesToKeep), PTR(pool),
                          minBytesToKeep, -1);
 }
 

@@ -5,6 +5,7 @@
 
 #include <cuda.h>
 
+#include "hooks.h"
 #include "shim.h"
 
 typedef CUresult (*ctx_get_device_fn)(CUdevice *);
@@ -107,6 +108,16 @@ void gt_rec_object(struct gt_thread *t, unsigned api, uint64_t ts, uint64_t hand
     r->device = device;
     r->result = result;
     gt_commit(t, r, GT_REC_OBJECT, (uint16_t)api, sizeof(*r), ts);
+}
+
+CUresult gt_object_end(struct gt_thread *t, unsigned api, uint64_t ts, CUresult r,
+                       uint64_t handle, uint64_t aux, int device)
+{
+    int saved = errno;
+    gt_rec_object(t, api, ts, handle, aux, device, r);
+    gt_leave(t);
+    errno = saved;
+    return r;
 }
 
 /* ---- kernel names: one GT_REC_FUNC per handle, process-wide ----------------------------------- */
