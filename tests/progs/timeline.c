@@ -64,7 +64,8 @@ int main(void)
     CUDA_KERNEL_NODE_PARAMS p;
     CHECK(cuGraphCreate(&g, 0));
     memset(&p, 0, sizeof(p));
-    p.func = k_c, p.gridDimX = p.gridDimY = p.gridDimZ = 1, p.blockDimX = p.blockDimY = p.blockDimZ = 32;
+    p.func = k_c, p.gridDimX = p.gridDimY = p.gridDimZ = 1;
+    p.blockDimX = 32, p.blockDimY = p.blockDimZ = 1;
     CHECK(cuGraphAddKernelNode(&n1, g, NULL, 0, &p));
     p.func = k_a;
     CHECK(cuGraphAddKernelNode(&n2, g, &n1, 1, &p));
