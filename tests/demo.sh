@@ -4,9 +4,9 @@ set -eu
 O=${O:-build}
 case "$O" in /*) ;; *) O="$PWD/$O" ;; esac
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gputrace-demo.XXXXXX")
-echo "== running the demo workload on the simulated GPU (tests/progs/demo.c) under gputrace"
+echo "== running the demo workload on the simulated GPU and CUPTI (tests/progs/demo.c, tests/sim, tests/simcupti) under gputrace"
 echo "   $O/gputrace -o $dir/demo.trace -- $O/tests/demo"
-LD_LIBRARY_PATH="$O/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" GTSIM_MEM_BYTES=$((2 << 30)) \
+LD_LIBRARY_PATH="$O/simcupti:$O/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" GTSIM_MEM_BYTES=$((2 << 30)) \
     "$O/gputrace" -o "$dir/demo.trace" -- "$O/tests/demo"
 echo
 echo "== $O/gputrace-report $dir/demo.trace"
