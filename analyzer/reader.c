@@ -53,7 +53,8 @@ static size_t rd_read(struct rd *r, void *dst, size_t n)
     return got;
 }
 
-static int fail(struct ga_read_stats *st, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int fail(struct ga_read_stats *st, const char *fmt,
+                                                      ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -101,7 +102,8 @@ static int read_header(struct rd *r)
     return 0;
 }
 
-static void stop(struct rd *r, uint64_t chunk, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void stop(struct rd *r, uint64_t chunk,
+                                                       const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
