@@ -147,3 +147,101 @@ format:
 
 .PHONY: all test demo deps install clean format fixtures
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+
+# ==== fuzzing (tests/fuzz) ======================================================================
+# Everything from here to the end of the file belongs to the fuzz targets; clang only.
+#   make fuzz [FUZZ_SECONDS=120] [FUZZ_JOBS=1]  libFuzzer (ASan+UBSan) on a copy of the corpus for
+#       FUZZ_SECONDS; new inputs land in $(O)/fuzz/corpus, crash/leak/timeout/oom inputs in
+#       $(O)/fuzz/ (the run fails). Add what is worth keeping to tests/fuzz/corpus (-merge=1).
+#   make fuzz-regress  every corpus file through the same entry point, without libFuzzer.
+#   make fuzz-seeds    regenerate the synthetic seeds (tests/fuzz/gen_seeds.c) into the corpus.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 120
+FUZZ_JOBS    ?= 1
+FUZZ_FLAGS   ?=
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -std=gnu11 -O1 -g $(WARN) -MMD -MP
+FUZZ_LIBS    := -ljson-c -lz -lm -lstdc++
+FUZZ_LIBSRC  := $(filter-out analyzer/main.c,$(ANALYZER_SRC)) $(COMMON_SRC)
+FUZZ_BIN     := $(O)/fuzz/fuzz_reader
+FUZZ_REGRESS := $(O)/fuzz/fuzz_regress
+FUZZ_SEEDGEN := $(O)/fuzz/gen_seeds
+FUZZ_CORPUS  := tests/fuzz/corpus
+FUZZ_OPTS    := -dict=tests/fuzz/trace.dict -rss_limit_mb=1024 -timeout=10 -print_final_stats=1
+fuzz_obj = $(patsubst %,$(O)/fuzz/$(1)/%.o,$(2))
+
+# Two object sets: with libFuzzer's coverage instrumentation (lf) and without it (asan).
+$(O)/fuzz/lf/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  FUZZCC  $<"
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(O)/fuzz/asan/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  ASANCC  $<"
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -c -o $@ $<
+
+$(FUZZ_BIN): $(call fuzz_obj,lf,$(FUZZ_LIBSRC) tests/fuzz/fuzz_reader.c)
+	@echo "  LD      $@"
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
+
+$(FUZZ_REGRESS): $(call fuzz_obj,asan,$(FUZZ_LIBSRC) tests/fuzz/fuzz_reader.c tests/fuzz/regress_main.c)
+	@echo "  LD      $@"
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
+
+$(FUZZ_SEEDGEN): $(call fuzz_obj,asan,$(COMMON_SRC) tests/fuzz/gen_seeds.c)
+	@echo "  LD      $@"
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -o $@ $^ -lz
+
+fuzz: $(FUZZ_BIN)
+	$(Q)rm -rf $(O)/fuzz/corpus && mkdir -p $(O)/fuzz/corpus && cp $(FUZZ_CORPUS)/* $(O)/fuzz/corpus/
+	$(FUZZ_BIN) $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(O)/fuzz/ \
+	  $(if $(filter-out 1,$(FUZZ_JOBS)),-fork=$(FUZZ_JOBS)) $(FUZZ_FLAGS) $(O)/fuzz/corpus
+
+fuzz-regress: $(FUZZ_REGRESS)
+	$(Q)ASAN_OPTIONS=detect_leaks=1:$(ASAN_OPTIONS) $(FUZZ_REGRESS) $(FUZZ_CORPUS)
+
+fuzz-seeds: $(FUZZ_SEEDGEN)
+	$(Q)$(FUZZ_SEEDGEN) $(FUZZ_CORPUS)
+
+.PHONY: fuzz fuzz-regress fuzz-seeds
+-include $(wildcard $(O)/fuzz/*/*/*.d $(O)/fuzz/*/*/*/*.d)
+
+# ---- benchmarks (bench/; see bench/README.md) --------------------------------------------------
+# make bench: builds the programs below and runs bench/run.sh, which writes bench/RESULTS.md.
+# BENCH_QUICK=1 for a run under a minute. The LTTng-UST peer is built only where liblttng-ust-dev
+# is installed (pkg-config lttng-ust); the runner says so when it is not.
+BENCH_LTTNG := $(shell pkg-config --exists lttng-ust 2>/dev/null && echo yes)
+BENCH_PROGS := $(O)/bench/bench_launch $(O)/bench/gen_trace $(O)/bench/bench_decode \
+               $(if $(BENCH_LTTNG),$(O)/bench/bench_launch_lttng)
+
+$(O)/bench/bench_launch: $(O)/obj/bench/bench_launch.c.o $(SIMLIB)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $< $(LDFLAGS) -L$(O)/sim -Wl,-rpath-link,$(O)/sim -lcuda -lpthread
+
+# The same loop with an LTTng-UST tracepoint after each launch (and the provider linked in).
+$(O)/bench/bench_launch_lttng: bench/bench_launch.c bench/lttng_tp.c bench/lttng_tp.h $(SIMLIB)
+	@mkdir -p $(dir $@)
+	@echo "  CCLD    $@ (LTTng-UST)"
+	$(Q)$(CC) $(CPPFLAGS) -Ibench $$(pkg-config --cflags lttng-ust) $(CFLAGS) \
+	  -DBENCH_LTTNG -o $@ bench/bench_launch.c bench/lttng_tp.c $(LDFLAGS) -L$(O)/sim \
+	  -Wl,-rpath-link,$(O)/sim -lcuda $$(pkg-config --libs lttng-ust) -lpthread
+
+$(O)/bench/gen_trace: $(O)/obj/bench/gen_trace.c.o $(call obj,$(COMMON_SRC))
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -lz
+
+$(O)/bench/bench_decode: $(O)/obj/bench/bench_decode.c.o $(call obj,$(COMMON_SRC)) $(filter-out $(O)/obj/analyzer/main.c.o,$(call obj,$(ANALYZER_SRC)))
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz -lm -lstdc++
+
+bench-progs: $(BENCH_PROGS)
+
+bench: all fixtures bench-progs
+	$(Q)O=$(O) BENCH_LTTNG=$(BENCH_LTTNG) sh bench/run.sh
+
+.PHONY: bench bench-progs
+# ---- end of benchmarks --------------------------------------------------------------------------

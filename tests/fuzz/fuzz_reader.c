@@ -1,0 +1,130 @@
+/* libFuzzer target: arbitrary bytes through the whole analyzer, in-process, the way
+ * analyzer/main.c drives it: the reader with every analysis behind it (ga_report_event, then
+ * ga_report_finish), the text and JSON renderers, and the --dump renderer on a second read.
+ *
+ * The reader takes a file descriptor, so each input goes into one memfd (rewound and rewritten
+ * per input). Output goes to /dev/null: formatting still runs in full.
+ *
+ * Chunks are checksummed, so almost every mutation of a payload would stop at "checksum
+ * mismatch" and never reach the record layer. Each input therefore runs twice: as given (the
+ * framing and checksum paths) and, where it differs, with the CRC of every well-framed chunk
+ * recomputed (the record layer, the analyses and the renderers). Both runs are deterministic
+ * functions of the input, so a saved crash input reproduces with the regression driver
+ * (regress_main.c), which calls LLVMFuzzerTestOneInput the same way. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "../../analyzer/report.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int input_fd = -1;
+static FILE *devnull;
+
+static void setup(void)
+{
+    if (input_fd >= 0) return;
+    input_fd = memfd_create("gputrace-fuzz", MFD_CLOEXEC);
+    devnull = fopen("/dev/null", "w");
+    if (input_fd < 0 || !devnull) {
+        perror("fuzz_reader: setup");
+        abort();
+    }
+}
+
+/* Puts the input into the memfd and rewinds it. */
+static void load(const uint8_t *data, size_t size)
+{
+    size_t done = 0;
+    if (ftruncate(input_fd, 0) != 0 || lseek(input_fd, 0, SEEK_SET) != 0) abort();
+    while (done < size) {
+        ssize_t k = write(input_fd, data + done, size - done);
+        if (k <= 0) abort();
+        done += (size_t)k;
+    }
+    if (lseek(input_fd, 0, SEEK_SET) != 0) abort();
+}
+
+/* What `gputrace-report` and `gputrace-report --json` do after opening the file. */
+static void report_once(void)
+{
+    struct ga_report r;
+    ga_report_init(&r, "fuzz.trace");
+    if (ga_read_fd(input_fd, ga_report_event, &r, &r.read) == 0) {
+        ga_report_finish(&r);
+        ga_render_text(&r, devnull);
+        ga_render_json(&r, devnull);
+    } else if (!r.read.error[0]) {
+        abort(); /* a refused file must say why */
+    }
+    ga_report_free(&r);
+}
+
+struct dump_ctx {
+    const struct ga_read_stats *st;
+};
+
+static void dump_sink(void *p, const struct ga_event *ev)
+{
+    const struct dump_ctx *d = p;
+    ga_dump_event(devnull, d->st->header.start_monotonic_ns, ev);
+}
+
+/* What `gputrace-report --dump` does. */
+static void dump_once(void)
+{
+    struct ga_read_stats st;
+    struct dump_ctx d = {&st};
+    if (lseek(input_fd, 0, SEEK_SET) != 0) abort();
+    ga_read_fd(input_fd, dump_sink, &d, &st);
+}
+
+static void run(const uint8_t *data, size_t size)
+{
+    load(data, size);
+    report_once();
+    dump_once();
+    fflush(devnull);
+}
+
+/* Recomputes the CRC of every chunk whose header and payload fit the input; stops at the first
+ * that does not. Returns 1 if anything changed. */
+static int fix_crcs(uint8_t *buf, size_t size)
+{
+    struct gt_file_header h;
+    struct gt_chunk_header ch;
+    size_t pos;
+    int changed = 0;
+    if (size < sizeof(h) || memcmp(buf, GT_MAGIC, 8) != 0) return 0;
+    memcpy(&h, buf, sizeof(h));
+    pos = h.header_size;
+    while (pos <= size && size - pos >= sizeof(ch)) {
+        memcpy(&ch, buf + pos, sizeof(ch));
+        if (ch.magic != GT_CHUNK_MAGIC || ch.payload_size > size - pos - sizeof(ch)) break;
+        uint32_t crc = gt_chunk_crc(&ch, buf + pos + sizeof(ch));
+        if (crc != ch.crc32) {
+            ch.crc32 = crc;
+            memcpy(buf + pos, &ch, sizeof(ch));
+            changed = 1;
+        }
+        pos += sizeof(ch) + ch.payload_size;
+    }
+    return changed;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    setup();
+    run(data, size);
+    uint8_t *fixed = malloc(size ? size : 1);
+    if (!fixed) abort();
+    memcpy(fixed, data, size);
+    if (fix_crcs(fixed, size)) run(fixed, size);
+    free(fixed);
+    return 0;
+}

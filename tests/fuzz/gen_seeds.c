@@ -1,0 +1,346 @@
+/* Writes the synthetic seeds of the fuzz corpus (make fuzz-seeds): small valid traces that use
+ * every record type and every analysis path, the odd-but-legal shapes the format allows, and
+ * broken variants (truncated at chunk boundaries and mid-record, bit flips, other formats).
+ * Deterministic: the same seeds on every run. Seeds from real traced runs are added by hand.
+ * Usage: gen_seeds DIR */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../unit/tracebuild.h"
+
+#define T0 1000000000ull
+
+static const char *out_dir;
+
+static void put_file(const char *name, const void *p, size_t n)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/seed-%s", out_dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || (n && fwrite(p, 1, n, f) != n) || fclose(f) != 0) {
+        perror(path);
+        exit(1);
+    }
+}
+
+static void put_trace(const char *name, const struct tb *t)
+{
+    put_file(name, t->buf, t->len);
+}
+
+/* ---- valid traces ------------------------------------------------------------------------ */
+
+static void host_facts(struct tb *t)
+{
+    static const char argv[] = "python\0train.py\0--lr=3\0";
+    tb_process(t, 4242, argv, sizeof(argv) - 1, 3, "node-1", "/usr/bin/python3");
+    struct gt_rec_driver drv = {.ts = T0 + 1, .driver_version = 13000, .device_count = 2};
+    tb_rec(t, GT_REC_DRIVER, 0, &drv, sizeof(drv), NULL, 0);
+    struct gt_rec_device dev = {
+        .ts = T0 + 2, .ordinal = 0, .cc_major = 9, .name_len = 11, .total_bytes = 80ull << 30};
+    tb_rec(t, GT_REC_DEVICE, 0, &dev, sizeof(dev), "NVIDIA H200", 11);
+    dev.ordinal = 1;
+    dev.uuid[0] = 7;
+    tb_rec(t, GT_REC_DEVICE, 0, &dev, sizeof(dev), "NVIDIA H200", 11);
+    struct gt_rec_thread th = {.ts = T0 + 3, .tid = 7, .name_len = 4};
+    tb_rec(t, GT_REC_THREAD, 0, &th, sizeof(th), "main", 4);
+}
+
+/* One record of every type (host and GPU), as the shim writes them. */
+static void every_type(struct tb *t)
+{
+    tb_init(t, 4242, T0);
+    tb_begin(t, GT_CHUNK_HOST, 7);
+    host_facts(t);
+    tb_cupti(t, 4, GT_CUPTI_ON, 0, 0, "/usr/local/cuda/lib64/libcupti.so.13", "");
+    tb_alloc(t, 10, GT_API_cuMemAlloc_v2, 0x7f0000001000, 4096, 0, 0xc7);
+    tb_free(t, 11, GT_API_cuMemFree_v2, 0x7f0000001000, 0);
+    tb_fail(t, 12, GT_API_cuMemAlloc_v2, 1ull << 40, 0, 100, 200, 2);
+    struct gt_rec_vmm_map vm = {.ts = T0 + 13, .addr = 0x1000, .size = 2 << 20, .handle = 0xabc};
+    tb_rec(t, GT_REC_VMM_MAP, GT_API_cuMemMap, &vm, sizeof(vm), NULL, 0);
+    tb_func(t, 14, 0xf00, "_Z6kernelPfi");
+    tb_launch_corr(t, 15, GT_API_cuLaunchKernel, 0xf00, 5, (1ull << 40) | 1);
+    tb_span(t, 16, 50, GT_API_cuMemcpyHtoD_v2, 4096);
+    tb_object(t, 17, GT_API_cuStreamCreate, 5, 0, 0, 0);
+    struct gt_rec_meminfo mi = {.ts = T0 + 18, .free_bytes = 1 << 30, .total_bytes = 2u << 30};
+    tb_rec(t, GT_REC_MEMINFO, 0, &mi, sizeof(mi), NULL, 0);
+    struct gt_rec_resolve rs = {.ts = T0 + 19, .version = 12000, .api = 1, .name_len = 13};
+    tb_rec(t, GT_REC_RESOLVE, GT_RESOLVE_GETPROC2, &rs, sizeof(rs), "cuMemAlloc_v2", 13);
+    struct gt_rec_lost lost = {.ts = T0 + 20, .count = 3};
+    tb_rec(t, GT_REC_LOST, 0, &lost, sizeof(lost), NULL, 0);
+    struct gt_rec_note note = {.ts = T0 + 21, .level = GT_NOTE_WARNING, .text_len = 5};
+    tb_rec(t, GT_REC_NOTE, 0, &note, sizeof(note), "hello", 5);
+    tb_watermark(t, 22);
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_GPU, 0);
+    tb_gpu_name(t, 1, "_Z6kernelPfi");
+    tb_gpu_extcorr(t, (1ull << 40) | 1, 9);
+    tb_gpu_kernel(t, T0 + 30, T0 + 40, 9, 0, 5, 0, 1);
+    tb_gpu_memcpy(t, 1, T0 + 41, T0 + 45, 4096, 0, 5);
+    tb_gpu_memset(t, T0 + 46, T0 + 47, 64, 0, 5);
+    struct gt_rec_gpu_api ga = {.start = T0 + 15, .end = T0 + 16, .corr = 9, .tid = 7, .cbid = 307};
+    tb_rec(t, GT_REC_GPU_API, 0, &ga, sizeof(ga), NULL, 0);
+    tb_gpu_dropped(t, T0 + 48, 2);
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_HOST, 7);
+    tb_end_rec(t, 50, 24, 3);
+    tb_watermark(t, UINT64_MAX - T0);
+    tb_end(t);
+}
+
+/* The memory analysis: every memory kind, frees matched and not, a double allocation, failed
+ * allocations of each verdict, context teardown and primary-context reset/release. */
+static void memory_paths(struct tb *t)
+{
+    tb_init(t, 1, T0);
+    tb_begin(t, GT_CHUNK_HOST, 1);
+    tb_object(t, 1, GT_API_cuCtxCreate_v2, 0xc1, 0, 0, 0);
+    tb_alloc(t, 2, GT_API_cuMemAlloc_v2, 0x1000, 1 << 20, 0, 0xc1);
+    tb_alloc(t, 3, GT_API_cuMemAllocManaged, 0x200000, 1 << 21, 0, 0xc1);
+    tb_alloc(t, 4, GT_API_cuMemAllocAsync, 0x400000, 4096, 0, 0);
+    tb_alloc(t, 5, GT_API_cuMemAddressReserve, 0x10000000, 1 << 30, 0, 0);
+    tb_alloc(t, 6, GT_API_cuMemCreate, 0xabc, 2 << 20, 1, 0);
+    tb_alloc(t, 7, GT_API_cuArrayCreate_v2, 0xa1, 65536, 1, 0);
+    tb_alloc(t, 8, GT_API_cuMemHostAlloc, 0x7f00000000, 8192, -1, 0);
+    tb_alloc(t, 9, GT_API_cuMemAlloc_v2, 0x1000, 512, 0, 0xc1); /* double allocation */
+    tb_free(t, 10, GT_API_cuMemFree_v2, 0x9999, 0);              /* unknown address */
+    tb_free(t, 11, GT_API_cuMemFree_v2, 0, 0);                   /* NULL */
+    tb_free(t, 12, GT_API_cuMemFree_v2, 0x200000, 1);            /* failed */
+    tb_free(t, 13, GT_API_cuMemFreeHost, 0x7f00000000, 0);
+    tb_fail(t, 14, GT_API_cuMemAlloc_v2, 1 << 20, 0, 2 << 20, 8 << 20, 2); /* fragmentation */
+    tb_fail(t, 15, GT_API_cuMemAlloc_v2, 4 << 20, 0, 1 << 20, 64 << 20, 2); /* others */
+    tb_fail(t, 16, GT_API_cuMemAlloc_v2, 4 << 20, 0, 1 << 20, 6 << 20, 2);  /* exhausted */
+    tb_fail(t, 17, GT_API_cuMemAlloc_v2, 4 << 20, 0, 0, 0, 2);              /* unknown */
+    tb_fail(t, 18, GT_API_cuMemAlloc_v2, 4 << 20, 0, 0, 0, 1);              /* other error */
+    struct gt_rec_vmm_map vm = {.ts = T0 + 19, .addr = 0x10000000, .size = 2 << 20, .result = 0};
+    tb_rec(t, GT_REC_VMM_MAP, GT_API_cuMemMap, &vm, sizeof(vm), NULL, 0);
+    tb_rec(t, GT_REC_VMM_MAP, GT_API_cuMemUnmap, &vm, sizeof(vm), NULL, 0);
+    vm.result = 1;
+    tb_rec(t, GT_REC_VMM_MAP, GT_API_cuMemMap, &vm, sizeof(vm), NULL, 0);
+    tb_object(t, 20, GT_API_cuCtxDestroy_v2, 0xc1, 0, 0, 0);
+    tb_object(t, 21, GT_API_cuDevicePrimaryCtxRelease_v2, 0, 1, 1, 0);
+    tb_alloc(t, 22, GT_API_cuMemAlloc_v2, 0x5000, 100, 0, 0);
+    tb_object(t, 23, GT_API_cuDevicePrimaryCtxReset_v2, 0, 0, 0, 0);
+    tb_alloc(t, 24, GT_API_cuMemAlloc_v2, 0x6000, 300, 0, 0); /* leaked */
+    tb_watermark(t, 25);
+    tb_end(t);
+}
+
+/* The GPU timeline: two devices, streams, overlapping kernels, graph kernels, names from CUPTI
+ * and from launches, unlinked kernels, every copy kind, reversed and zero times. */
+static void gpu_paths(struct tb *t)
+{
+    tb_init(t, 2, T0);
+    tb_begin(t, GT_CHUNK_HOST, 3);
+    tb_cupti(t, 1, GT_CUPTI_ON, -5000, 0, "libcupti.so", "");
+    tb_func(t, 2, 0xf1, "_ZN5torch6kernelIfEEvPT_i");
+    tb_func(t, 2, 0xf2, "plain_c_kernel");
+    tb_launch_corr(t, 3, GT_API_cuLaunchKernel, 0xf1, 1, 11);
+    tb_launch_corr(t, 4, GT_API_cuLaunchKernelEx, 0xf2, 2, 12);
+    tb_launch_corr(t, 5, GT_API_cuGraphLaunch, 0x6a, 1, 13);
+    tb_launch_corr(t, 6, GT_API_cuLaunchHostFunc, 0x70, 1, 14);
+    tb_watermark(t, 7);
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_GPU, 0);
+    tb_gpu_extcorr(t, 11, 101);
+    tb_gpu_extcorr(t, 12, 102);
+    tb_gpu_extcorr(t, 13, 103);
+    tb_gpu_name(t, 5, "_Z3fooPf");
+    tb_gpu_kernel(t, T0 + 100, T0 + 200, 101, 0, 1, 0, 0);
+    tb_gpu_kernel(t, T0 + 150, T0 + 250, 102, 0, 2, 0, 5);
+    tb_gpu_kernel(t, T0 + 300, T0 + 400, 103, 1, 1, 9, 0);
+    tb_gpu_kernel(t, T0 + 300, T0 + 310, 103, 1, 1, 9, 0);
+    tb_gpu_kernel(t, T0 + 500, T0 + 450, 999, 1, 1, 0, 0); /* reversed: skipped */
+    tb_gpu_kernel(t, 0, T0 + 450, 999, 1, 1, 0, 0);        /* no start: skipped */
+    for (unsigned k = 0; k <= 11; k++)
+        tb_gpu_memcpy(t, k, T0 + 600 + 10 * k, T0 + 605 + 10 * k, 1000 * k, k % 2, 3);
+    tb_gpu_memset(t, T0 + 800, T0 + 800, 0, 0, 3);
+    tb_gpu_dropped(t, T0 + 900, 17);
+    tb_end(t);
+}
+
+/* The CUPTI status record in each state, with the reasons the shim writes. */
+static void cupti_states(struct tb *t, unsigned status, const char *reason)
+{
+    tb_init(t, 3, T0);
+    tb_begin(t, GT_CHUNK_HOST, 3);
+    tb_cupti(t, 1, status, 0, status == GT_CUPTI_FAILED ? 17 : 0, "", reason);
+    tb_launch_corr(t, 2, GT_API_cuLaunchKernel, 0xf1, 1, 11);
+    tb_end(t);
+}
+
+/* Three threads whose chunks interleave, watermarks, a late record, a span crossing W. */
+static void threads_order(struct tb *t)
+{
+    tb_init(t, 4, T0);
+    for (int round = 0; round < 3; round++) {
+        for (uint32_t tid = 10; tid < 13; tid++) {
+            tb_begin(t, GT_CHUNK_HOST, tid);
+            tb_alloc(t, 100 * round + tid, GT_API_cuMemAlloc_v2, 0x1000 * (tid + 16 * round), 64,
+                     0, 0);
+            tb_span(t, 100 * round + tid + 1, 500, GT_API_cuStreamSynchronize, 0);
+            tb_end(t);
+        }
+        tb_begin(t, GT_CHUNK_HOST, 0);
+        tb_watermark(t, 100 * round + 50);
+        tb_end(t);
+    }
+    tb_begin(t, GT_CHUNK_HOST, 10);
+    tb_alloc(t, 5, GT_API_cuMemAlloc_v2, 0xdead000, 64, 0, 0); /* behind a passed watermark */
+    tb_end(t);
+}
+
+/* ---- odd but legal shapes, and broken ones ------------------------------------------------ */
+
+/* Records of an older (shorter) and a newer (longer) writer, unknown types and chunk kinds. */
+static void odd_shapes(struct tb *t)
+{
+    unsigned char rec[128];
+    struct gt_rec_header h;
+    tb_init(t, 5, T0);
+    tb_begin(t, GT_CHUNK_HOST, 1);
+    memset(rec, 0, sizeof(rec));
+    h = (struct gt_rec_header){GT_REC_ALLOC, GT_API_cuMemAlloc_v2, 24}; /* short: ts, addr */
+    memcpy(rec, &h, 8);
+    tb_raw(t, rec, 24);
+    h = (struct gt_rec_header){GT_REC_ALLOC, GT_API_cuMemAlloc_v2, 96}; /* long: 32 new bytes */
+    memcpy(rec, &h, 8);
+    memset(rec + 64, 0xee, 32);
+    tb_raw(t, rec, 96);
+    h = (struct gt_rec_header){999, 0, 16}; /* unknown type */
+    memset(rec, 0, sizeof(rec));
+    memcpy(rec, &h, 8);
+    tb_raw(t, rec, 16);
+    h = (struct gt_rec_header){GT_REC_GPU_KERNEL, 0, 56}; /* GPU type in a host chunk */
+    memcpy(rec, &h, 8);
+    tb_raw(t, rec, 56);
+    h = (struct gt_rec_header){GT_REC_DRIVER, 0, 8}; /* header only */
+    memcpy(rec, &h, 8);
+    tb_raw(t, rec, 8);
+    tb_end(t);
+    tb_begin(t, 9, 1); /* unknown chunk kind */
+    tb_alloc(t, 1, GT_API_cuMemAlloc_v2, 0x1000, 64, 0, 0);
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_GPU, 0);
+    tb_alloc(t, 1, GT_API_cuMemAlloc_v2, 0x1000, 64, 0, 0); /* host type in a GPU chunk */
+    tb_end(t);
+}
+
+/* Malformed records: string lengths past the record, bad sizes. */
+static void malformed(struct tb *t)
+{
+    unsigned char rec[64];
+    struct gt_rec_func fn = {.h = {GT_REC_FUNC, 0, 40}, .handle = 1, .name_len = 100};
+    tb_init(t, 6, T0);
+    tb_begin(t, GT_CHUNK_HOST, 1);
+    memset(rec, 'x', sizeof(rec));
+    memcpy(rec, &fn, sizeof(fn));
+    tb_raw(t, rec, 40);
+    struct gt_rec_process pr = {.h = {GT_REC_PROCESS, 0, 56}, .cmdline_len = 0xffffffffu,
+                                .host_len = 0xffffffffu, .exe_len = 2};
+    memcpy(rec, &pr, sizeof(pr));
+    tb_raw(t, rec, 56);
+    struct gt_rec_header h = {GT_REC_NOTE, 0, 12}; /* size not a multiple of 8 */
+    memcpy(rec, &h, 8);
+    tb_raw(t, rec, 16);
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_HOST, 1);
+    h = (struct gt_rec_header){GT_REC_NOTE, 0, 4096}; /* past the chunk */
+    memcpy(rec, &h, 8);
+    tb_raw(t, rec, 16);
+    tb_end(t);
+}
+
+static void header_variants(void)
+{
+    struct gt_file_header h;
+    unsigned char buf[128];
+    gt_header_init(&h, 1, 1, 0, T0);
+    put_file("header-only", &h, sizeof(h));
+    h.version = 2;
+    h.min_version = 2;
+    put_file("header-newer-version", &h, sizeof(h));
+    gt_header_init(&h, 1, 1, 0, T0);
+    h.endian = __builtin_bswap32(GT_ENDIAN_TAG);
+    put_file("header-foreign-endian", &h, sizeof(h));
+    gt_header_init(&h, 1, 1, 0, T0);
+    h.header_size = 72; /* a newer writer's longer header */
+    memset(buf, 0x5a, sizeof(buf));
+    memcpy(buf, &h, sizeof(h));
+    put_file("header-longer", buf, 72);
+    h.header_size = 4096 + 8;
+    memcpy(buf, &h, sizeof(h));
+    put_file("header-size-absurd", buf, sizeof(h));
+    put_file("header-cut", &h, 20);
+    put_file("empty", "", 0);
+    put_file("not-a-trace-json", "{\"traceEvents\": []}\n", 20);
+    static const unsigned char gz[] = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,
+                                       0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    put_file("not-a-trace-gzip", gz, sizeof(gz));
+}
+
+/* Truncations of a valid trace at every chunk boundary and in the middle of a record, and a few
+ * deterministic bit flips in the header and the payload. */
+static void broken_variants(const struct tb *t)
+{
+    char name[64];
+    for (size_t c = 0; c < t->n_chunks; c++) {
+        snprintf(name, sizeof(name), "cut-chunk%zu-end", c);
+        put_file(name, t->buf, t->chunk_ends[c]);
+        size_t start = c ? t->chunk_ends[c - 1] : sizeof(struct gt_file_header);
+        snprintf(name, sizeof(name), "cut-chunk%zu-mid", c);
+        put_file(name, t->buf, start + (t->chunk_ends[c] - start) / 2 + 3);
+    }
+    unsigned char *b = malloc(t->len);
+    if (!b) abort();
+    static const size_t flips[] = {3, 9, 13, 17, 20, 57, 63, 70, 90, 130, 300, 611};
+    for (size_t i = 0; i < sizeof(flips) / sizeof(flips[0]); i++) {
+        if (flips[i] >= t->len) continue;
+        memcpy(b, t->buf, t->len);
+        b[flips[i]] ^= (unsigned char)(1u << (i % 8));
+        snprintf(name, sizeof(name), "flip-byte%zu", flips[i]);
+        put_file(name, b, t->len);
+    }
+    free(b);
+}
+
+int main(int argc, char **argv)
+{
+    struct tb t;
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s DIR\n", argv[0]);
+        return 2;
+    }
+    out_dir = argv[1];
+    every_type(&t);
+    put_trace("every-type", &t);
+    broken_variants(&t);
+    tb_free_all(&t);
+    memory_paths(&t);
+    put_trace("memory", &t);
+    tb_free_all(&t);
+    gpu_paths(&t);
+    put_trace("gpu", &t);
+    tb_free_all(&t);
+    static const char *const reasons[] = {"", "", ": libcupti.so.13: cannot open shared object",
+                                          ": another profiler holds CUPTI (nsys)", ": cuptiSubscribe"};
+    for (unsigned s = GT_CUPTI_OFF_BY_USER; s <= GT_CUPTI_FAILED + 1; s++) {
+        char name[32];
+        cupti_states(&t, s, s <= GT_CUPTI_FAILED ? reasons[s] : "?");
+        snprintf(name, sizeof(name), "cupti-status%u", s);
+        put_trace(name, &t);
+        tb_free_all(&t);
+    }
+    threads_order(&t);
+    put_trace("threads", &t);
+    tb_free_all(&t);
+    odd_shapes(&t);
+    put_trace("odd-shapes", &t);
+    tb_free_all(&t);
+    malformed(&t);
+    put_trace("malformed", &t);
+    tb_free_all(&t);
+    header_variants();
+    return 0;
+}
