@@ -194,6 +194,22 @@ static void count_chunk(struct ga_read_stats *st, uint16_t kind)
         st->other_chunks++;
 }
 
+/* Reads a chunk payload into r->payload, growing it only as the bytes arrive: a header that
+ * claims 64 MiB in a file cut short costs what the file holds, not what it claims. Returns the
+ * bytes read (fewer than size at end of file or on a read error). */
+static uint32_t read_payload(struct rd *r, uint32_t size)
+{
+    uint32_t got = 0;
+    while (got < size) {
+        uint32_t step = size - got < BLOCK ? size - got : BLOCK;
+        r->payload = ga_xgrow(r->payload, &r->payload_cap, (size_t)got + step, 1);
+        size_t k = rd_read(r, r->payload + got, step);
+        got += (uint32_t)k;
+        if (k < step) break;
+    }
+    return got;
+}
+
 /* Reads one chunk. Returns 1 if one was read, 0 at a clean end of file, -1 where reading
  * stopped at a broken chunk (stats say why). */
 static int read_chunk(struct rd *r)
@@ -211,8 +227,7 @@ static int read_chunk(struct rd *r)
         stop(r, no, "chunk %" PRIu64 " at byte %" PRIu64 " is corrupt (%s)", no, at, why);
         return -1;
     }
-    r->payload = ga_xgrow(r->payload, &r->payload_cap, ch.payload_size, 1);
-    if (rd_read(r, r->payload, ch.payload_size) < ch.payload_size) {
+    if (read_payload(r, ch.payload_size) < ch.payload_size) {
         stop(r, no, "truncated at byte %" PRIu64 " in chunk %" PRIu64, r->offset, no);
         return -1;
     }
