@@ -87,6 +87,15 @@ static void text_by_api(const struct ga_report *r, FILE *o)
     }
 }
 
+/* Sparkline level 0..8 of v against peak: ceil(8 v / peak). Live bytes are sums modulo 2^64,
+ * so absurd sizes in a corrupt trace can leave a bucket above the recorded peak: that is a full
+ * bar, never an index past the table. */
+static unsigned spark_level(uint64_t v, uint64_t peak)
+{
+    if (v >= peak) return 8;
+    return (unsigned)(((unsigned __int128)v * 8 + peak - 1) / peak);
+}
+
 /* A sparkline of one device's live device bytes over the trace. */
 static void text_spark(const struct ga_report *r, FILE *o, int32_t device, uint64_t peak)
 {
@@ -99,7 +108,7 @@ static void text_spark(const struct ga_report *r, FILE *o, int32_t device, uint6
         uint64_t mx = 0;
         for (size_t b = c * n / cols; b < (c + 1) * n / cols; b++)
             if (s->max[b] > mx) mx = s->max[b];
-        fputs(lv[(mx * 8 + peak - 1) / peak], o);
+        fputs(lv[spark_level(mx, peak)], o);
     }
     fputs("|\n", o);
 }
