@@ -1,0 +1,289 @@
+#!/bin/sh
+# gputrace benchmarks: launch overhead against a no-op preload and LTTng-UST, thread scaling,
+# trace size against Kineto's Chrome-trace JSON, analyzer throughput and memory.
+# Run through `make bench` (or `O=build sh bench/run.sh` after `make all fixtures bench-progs`).
+# BENCH_QUICK=1: small sizes, under a minute. Writes bench/RESULTS.md (BENCH_RESULTS=path to
+# write elsewhere); scratch files go to $O/bench/work (BENCH_WORK=dir), removed at the end.
+# Every command is printed before it runs and listed in RESULTS.md. See bench/README.md.
+set -eu
+
+O=${O:-build}
+ROOT=$(pwd)
+case $O in /*) OB=$O ;; *) OB=$ROOT/$O ;; esac
+B=$OB/bench
+LIB=$OB/libgputrace.so
+REPORT=$OB/gputrace-report
+W=${BENCH_WORK:-$B/work}
+RESULTS=${BENCH_RESULTS:-$ROOT/bench/RESULTS.md}
+PYTHON=${PYTHON:-python3}
+QUICK=${BENCH_QUICK:-0}
+[ "$QUICK" = 0 ] || QUICK=1
+KINETO_DIR=${KINETO_DIR:-/work/shared/data/kineto}
+
+if [ "$QUICK" = 1 ]; then
+    N=200000 WARM=50000 REPS=3
+    TN=200000 TREPS=2 TVARS_SIM="none off"
+    KN=20000
+    AN_HOST="1000000" AN_GPU="1000000" AREPS=2
+    KINETO_FILES="benchmark_result_2869224_1695835535_trace.json.gz sampled_rank-0.json.gz"
+else
+    N=1000000 WARM=100000 REPS=7
+    TN=1000000 TREPS=5 TVARS_SIM="none off"
+    KN=100000
+    AN_HOST="1000000 10000000 100000000" AN_GPU="1000000 10000000 100000000" AREPS=3
+    KINETO_FILES="*.json.gz"
+fi
+
+for f in "$B/bench_launch" "$B/gen_trace" "$B/bench_decode" "$B/bench_parts" \
+    "$B/nulldrv/libcuda.so.1" "$LIB" "$REPORT" "$OB/sim/libcuda.so.1" "$OB/simcupti/libcupti.so.13"; do
+    [ -e "$f" ] || { echo "bench: $f missing; run make bench" >&2; exit 1; }
+done
+
+rm -rf "$W"
+mkdir -p "$W/t"
+RAW=$W/raw.txt
+CMDS=$W/commands.txt
+: >"$RAW"
+: >"$CMDS"
+T0=$(date +%s)
+
+# The simulated GPU for every launch/alloc variant: 20 ns kernels started at once, so the stream
+# never backs up and the loop measures host cost; a bounded activity ring (65,536 records; without
+# a CUPTI client it fills during warm-up and stays full); CUPTI and gputrace flush every 10 ms so
+# the ring is drained before it overflows when CUPTI is on (checked: cupti_dropped below).
+SIM="LD_LIBRARY_PATH=$OB/simcupti:$OB/sim GTSIM_KERNEL_NS=20 GTSIM_LAUNCH_LATENCY_NS=0 GTSIM_ACTIVITY_CAPACITY=65536 GTSIM_CUPTI_PERIOD_MS=10 GPUTRACE_FLUSH_MS=10"
+NULLDRV="LD_LIBRARY_PATH=$B/nulldrv GPUTRACE_FLUSH_MS=10"
+
+# cmd: print, remember, run. Output goes to stdout of the caller.
+cmd() {
+    echo "+ $*" >&2
+    grep -qxF -- "$*" "$CMDS" || echo "$*" >>"$CMDS"
+    eval "$*"
+}
+
+# record TAGS CMD...: runs a command that prints one key=value line and stores it with TAGS.
+record() {
+    tags=$1
+    shift
+    line=$(cmd "$@")
+    echo "$tags $line" >>"$RAW"
+    echo "  $line" >&2
+}
+
+now_ns() { date +%s%N; }
+
+# Rotates the words of a list by $1 places, so no variant always runs first or last.
+rotate() {
+    k=$1
+    shift
+    i=0
+    while [ "$i" -lt "$k" ] && [ $# -gt 1 ]; do
+        x=$1
+        shift
+        set -- "$@" "$x"
+        i=$((i + 1))
+    done
+    echo "$@"
+}
+
+count_words() { echo $#; }
+
+echo "== machine" >&2
+{
+    echo "sec=env key=date val=$(date -u '+%Y-%m-%d %H:%M UTC' | tr ' ' '_')"
+    echo "sec=env key=nproc val=$(nproc)"
+    echo "sec=env key=cpu val=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //' | tr ' ' '_')"
+    echo "sec=env key=kernel val=$(uname -r)"
+    echo "sec=env key=compiler val=$(${CC:-cc} --version | head -1 | tr ' ' '_')"
+    echo "sec=env key=load_start val=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')"
+    echo "sec=env key=quick val=$QUICK"
+    echo "sec=env key=lttng val=$(lttng --version 2>/dev/null | head -1 | tr ' ' '_' || echo none)"
+} >>"$RAW"
+record "sec=parts" "$B/bench_parts"
+
+# ---- 1. launch and allocation overhead ---------------------------------------------------------
+LTTNG_OK=0
+SESSIOND_PID=
+if [ -x "$B/bench_launch_lttng" ] && command -v lttng >/dev/null 2>&1; then
+    if ! lttng list >/dev/null 2>&1; then
+        cmd "lttng-sessiond --daemonize --no-kernel" >/dev/null 2>&1 || true
+        sleep 1
+        for p in /var/run/lttng/lttng-sessiond.pid "$HOME/.lttng/lttng-sessiond.pid"; do
+            [ -r "$p" ] && SESSIOND_PID=$(cat "$p") && break
+        done
+    fi
+    if lttng list >/dev/null 2>&1; then LTTNG_OK=1; else LTTNG_OK=nosessiond; fi
+fi
+echo "sec=env key=lttng_status val=$LTTNG_OK" >>"$RAW"
+cleanup() {
+    lttng destroy gtbench >/dev/null 2>&1 || true
+    [ -z "$SESSIOND_PID" ] || kill "$SESSIOND_PID" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+# run_variant SECTION MODE VARIANT REP
+run_variant() {
+    sec=$1 mode=$2 v=$3 rep=$4
+    tags="sec=$sec var=$v rep=$rep"
+    out=$W/t/$sec-$v.trace
+    rm -f "$out"
+    case $v in
+    none) record "$tags" "env $SIM $B/bench_launch $mode $N 1 $WARM" ;;
+    disable) record "$tags" "env $SIM GPUTRACE_DISABLE=1 LD_PRELOAD=$LIB $B/bench_launch $mode $N 1 $WARM" ;;
+    off) record "$tags" "env $SIM GPUTRACE_CUPTI=off GPUTRACE_OUTPUT=$out LD_PRELOAD=$LIB $B/bench_launch $mode $N 1 $WARM" ;;
+    on) record "$tags" "env $SIM GPUTRACE_OUTPUT=$out LD_PRELOAD=$LIB $B/bench_launch $mode $N 1 $WARM" ;;
+    lttng) run_lttng "$rep" ;;
+    esac
+}
+
+# The LTTng-UST peer: the tracepoint compiled in with no session (its disabled cost), then in a
+# session recording to a local directory.
+run_lttng() {
+    rep=$1
+    [ -x "$B/bench_launch_lttng" ] || return 0
+    record "sec=launch var=lttng_off rep=$rep" "env $SIM $B/bench_launch_lttng launch $N 1 $WARM"
+    record "sec=tp var=lttng_off rep=$rep" "env $SIM $B/bench_launch_lttng tp $N 1 $WARM"
+    [ "$LTTNG_OK" = 1 ] || return 0 # no session daemon: only the disabled cost
+    d=$W/t/lttng
+    rm -rf "$d"
+    cmd "lttng create gtbench --output=$d" >/dev/null
+    cmd "lttng enable-channel -u --subbuf-size=4M --num-subbuf=8 gtb" >/dev/null
+    cmd "lttng enable-event -u -c gtb 'gtbench:*'" >/dev/null
+    cmd "lttng start" >/dev/null
+    record "sec=launch var=lttng_on rep=$rep" "env $SIM $B/bench_launch_lttng launch $N 1 $WARM"
+    record "sec=tp var=lttng_on rep=$rep" "env $SIM $B/bench_launch_lttng tp $N 1 $WARM"
+    stop=$(cmd "lttng stop" 2>&1 || true)
+    cmd "lttng destroy gtbench" >/dev/null
+    disc=$(echo "$stop" | sed -n 's/.*[^0-9]\([0-9][0-9]*\) events\{0,1\} \(were\|was\) discarded.*/\1/p' | head -1)
+    bytes=$(du -sb "$d" | cut -f1)
+    echo "sec=lttng_session rep=$rep events=$((2 * (N + WARM))) bytes=$bytes discarded=${disc:-0}" >>"$RAW"
+    rm -rf "$d"
+}
+
+echo "== 1. launch overhead ($REPS rounds, variants interleaved)" >&2
+VARS="none disable off on lttng"
+r=1
+while [ "$r" -le "$REPS" ]; do
+    for v in $(rotate $((r % $(count_words $VARS))) $VARS); do run_variant launch launch "$v" "$r"; done
+    r=$((r + 1))
+done
+echo "== 1b. cuMemAlloc+cuMemFree pairs" >&2
+VARS="none disable off on"
+r=1
+while [ "$r" -le "$REPS" ]; do
+    for v in $(rotate $((r % 4)) $VARS); do run_variant alloc alloc "$v" "$r"; done
+    r=$((r + 1))
+done
+
+# What the traces of the last round hold.
+for f in launch-off launch-on alloc-off alloc-on; do
+    t=$W/t/$f.trace
+    [ -e "$t" ] || continue
+    cmd "$REPORT --json $t -o $W/t/$f.json"
+    "$PYTHON" - "$t" "$W/t/$f.json" "$f" >>"$RAW" <<'EOF'
+import json, os, sys
+t, j, name = sys.argv[1:]
+d = json.load(open(j))
+tr, tl, mem = d['trace'], d['timeline'], d['memory']
+print('sec=size kind=%s bytes=%d records=%d gpu_records=%d launches=%d kernels=%d allocs=%d '
+      'frees=%d cupti_dropped=%d lost=%d' % (name, os.path.getsize(t), tr['records'],
+      tr['gpu_records'], tl['launch_count'], tl.get('kernel_count', 0), mem['alloc_count'],
+      mem['free_count'], tr.get('cupti_dropped', 0), tr['lost_records']))
+EOF
+done
+
+# ---- 2. threads ----------------------------------------------------------------------------------
+echo "== 2. threads ($TREPS rounds)" >&2
+r=1
+while [ "$r" -le "$TREPS" ]; do
+    for th in 1 2 4 8 16; do
+        for v in $TVARS_SIM; do
+            tags="sec=threads drv=sim var=$v threads=$th rep=$r"
+            out=$W/t/threads.trace
+            rm -f "$out"
+            case $v in
+            none) record "$tags" "env $SIM $B/bench_launch launch $TN $th $WARM" ;;
+            off) record "$tags" "env $SIM GPUTRACE_CUPTI=off GPUTRACE_OUTPUT=$out LD_PRELOAD=$LIB $B/bench_launch launch $TN $th $WARM" ;;
+            on) record "$tags" "env $SIM GPUTRACE_OUTPUT=$out LD_PRELOAD=$LIB $B/bench_launch launch $TN $th $WARM" ;;
+            esac
+        done
+        rm -f "$W/t/threads.trace"
+        record "sec=threads drv=null var=none threads=$th rep=$r" "env $NULLDRV $B/bench_launch launch $((TN * 4)) $th $WARM"
+        record "sec=threads drv=null var=off threads=$th rep=$r" "env $NULLDRV GPUTRACE_CUPTI=off GPUTRACE_OUTPUT=$W/t/threads.trace LD_PRELOAD=$LIB $B/bench_launch launch $((TN * 4)) $th $WARM"
+        rm -f "$W/t/threads.trace"
+    done
+    r=$((r + 1))
+done
+
+# ---- 3. trace size against Kineto JSON -------------------------------------------------------------
+echo "== 3. trace size" >&2
+files=
+for f in $KINETO_FILES; do
+    for g in "$KINETO_DIR"/$f; do [ -e "$g" ] && files="$files $g"; done
+done
+if [ -n "$files" ]; then
+    cmd "$PYTHON $ROOT/bench/kineto_size.py measure $W/kineto.json$files" >&2
+else
+    echo "sec=env key=kineto val=missing" >>"$RAW"
+fi
+# The same events as ours, written the Kineto way: a traced run with CUPTI, dumped and converted.
+k=$W/t/kineto-run.trace
+rm -f "$k"
+cmd "env $SIM GPUTRACE_OUTPUT=$k LD_PRELOAD=$LIB $B/bench_launch launch $KN 1 0" >/dev/null
+cmd "$REPORT --dump $k > $W/t/kineto-run.dump"
+conv=$(cmd "$PYTHON $ROOT/bench/kineto_size.py convert $W/t/kineto-run.dump $W/t/kineto-run.json")
+echo "sec=kineto_conv $conv trace_bytes=$(stat -c %s "$k")" >>"$RAW"
+cmd "gzip -6 -c $k | wc -c" | sed 's/^/sec=gzip kind=trace bytes=/' >>"$RAW"
+cmd "gzip -6 -c $W/t/kineto-run.json | wc -c" | sed 's/^/sec=gzip kind=json bytes=/' >>"$RAW"
+rm -f "$k" "$W/t/kineto-run.dump" "$W/t/kineto-run.json"
+
+# ---- 4. analyzer -----------------------------------------------------------------------------------
+echo "== 4. analyzer" >&2
+# time_rss TAGS CMD: wall time and peak RSS (/usr/bin/time -v) of one command.
+time_rss() {
+    tags=$1
+    shift
+    a=$(now_ns)
+    cmd "/usr/bin/time -v -o $W/time.txt $*"
+    b=$(now_ns)
+    rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$W/time.txt")
+    echo "$tags ns=$((b - a)) rss_kb=$rss" >>"$RAW"
+    echo "  $((b - a)) ns, $rss KB" >&2
+}
+
+analyze() {
+    kind=$1 n=$2
+    f=$W/t/$kind-$n.trace
+    flag=
+    [ "$kind" = gpu ] && flag=--gpu
+    need=$((n * 70))
+    avail=$(($(df -Pk "$W" | awk 'NR==2 {print $4}') * 1024))
+    mem=$(($(awk '/MemAvailable/ {print $2}' /proc/meminfo) * 1024))
+    if [ "$avail" -lt $((need + (1 << 30))) ] || [ "$mem" -lt $((need * 2)) ]; then
+        echo "sec=an kind=$kind n=$n skipped=space" >>"$RAW"
+        echo "  skipped $kind $n: not enough disk or memory" >&2
+        return 0
+    fi
+    gen=$(cmd "$B/gen_trace $flag $n $f")
+    echo "sec=an_gen kind=$kind n=$n $gen" >>"$RAW"
+    cmd "sync $f"
+    cmd "cat $f > /dev/null" # into the page cache
+    reps=$AREPS
+    [ "$n" -ge 100000000 ] && reps=1
+    r=1
+    while [ "$r" -le "$reps" ]; do
+        time_rss "sec=an kind=$kind n=$n rep=$r what=cat" "cat $f > /dev/null"
+        record "sec=an kind=$kind n=$n rep=$r what=decode" "$B/bench_decode $f"
+        time_rss "sec=an kind=$kind n=$n rep=$r what=report" "$REPORT --json $f -o $W/t/report.json"
+        r=$((r + 1))
+    done
+    rm -f "$f"
+}
+for n in $AN_HOST; do analyze host "$n"; done
+for n in $AN_GPU; do analyze gpu "$n"; done
+
+echo "sec=env key=load_end val=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')" >>"$RAW"
+echo "sec=env key=elapsed_s val=$(($(date +%s) - T0))" >>"$RAW"
+cmd "$PYTHON $ROOT/bench/report.py $W > $RESULTS.tmp" && mv "$RESULTS.tmp" "$RESULTS"
+echo "bench: wrote $RESULTS ($(($(date +%s) - T0)) s)" >&2
+[ -n "${BENCH_KEEP:-}" ] || rm -rf "$W"
