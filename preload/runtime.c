@@ -308,6 +308,7 @@ static void start_tracing(void)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     G.flusher_started = pthread_create(&G.flusher, NULL, flusher_main, NULL) == 0;
+    if (G.flusher_started) pthread_detach(G.flusher); /* it ends with the process */
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     gt_log("gputrace: tracing into %s\n", path);
     return;

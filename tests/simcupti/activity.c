@@ -298,16 +298,23 @@ static void convert(const struct gtsim_activity *a) /* under mu */
     }
 }
 
-static struct gtsim_activity drain_buf[256]; /* under mu */
-
-static void pull(void) /* under mu: completed GPU work from the driver's log */
+/* Completed GPU work from the driver's log. Called under mu, but drops it around the driver
+ * calls: the driver's own lock must never be taken while mu is held, or fork deadlocks (the
+ * driver's atfork handler holds its lock while ours waits for mu, which a thread holding mu
+ * would never release while it waits for the driver's lock). */
+static void pull(void)
 {
+    struct gtsim_activity buf[128];
+    const size_t cap = sizeof(buf) / sizeof(buf[0]);
     for (;;) {
-        size_t n = sc_drv.drain(drain_buf, sizeof(drain_buf) / sizeof(drain_buf[0]));
-        for (size_t i = 0; i < n; i++) convert(&drain_buf[i]);
-        if (n < sizeof(drain_buf) / sizeof(drain_buf[0])) break;
+        pthread_mutex_unlock(&mu);
+        size_t n = sc_drv.drain(buf, cap);
+        unsigned long long lost = n < cap ? sc_drv.dropped() : 0;
+        pthread_mutex_lock(&mu);
+        for (size_t i = 0; i < n; i++) convert(&buf[i]);
+        dropped += lost; /* the driver log's own overflow */
+        if (n < cap) break;
     }
-    dropped += sc_drv.dropped(); /* the driver log's own overflow */
 }
 
 static int gpu_work_in_flight(void) { return sc_drv.pending && sc_drv.pending() > 0; }
@@ -343,6 +350,8 @@ static void place(void) /* under mu: staging queue -> client buffers */
 static void deliver(int mode)
 {
     struct cbuf_list out = {0};
+    /* Asked before taking mu: never call into the driver under mu (see pull). */
+    int in_flight = mode != D_WORKER && mode != D_FORCED && gpu_work_in_flight();
     pthread_mutex_lock(&mu);
     if (!req_cb || !done_cb) {
         pthread_mutex_unlock(&mu);
@@ -379,7 +388,7 @@ static void deliver(int mode)
     out = ready;
     memset(&ready, 0, sizeof(ready));
     if (mode != D_WORKER && have_cur && cur.used &&
-        (mode == D_FORCED || !gpu_work_in_flight())) {
+        (mode == D_FORCED || !in_flight)) {
         if (list_push(&out, cur) == 0) have_cur = 0;
     }
     CUpti_BuffersCallbackCompleteFunc done = done_cb;
