@@ -302,22 +302,28 @@ static void convert(const struct gtsim_activity *a) /* under mu */
  * calls: the driver's own lock must never be taken while mu is held, or fork deadlocks (the
  * driver's atfork handler holds its lock while ours waits for mu, which a thread holding mu
  * would never release while it waits for the driver's lock). */
-static void pull(void)
+static int gpu_work_in_flight(void) { return sc_drv.pending && sc_drv.pending() > 0; }
+
+/* Returns whether GPU work is still running after the drain. */
+static int pull(void)
 {
     struct gtsim_activity buf[128];
     const size_t cap = sizeof(buf) / sizeof(buf[0]);
     for (;;) {
         pthread_mutex_unlock(&mu);
         size_t n = sc_drv.drain(buf, cap);
-        unsigned long long lost = n < cap ? sc_drv.dropped() : 0;
+        unsigned long long lost = 0;
+        int in_flight = 0;
+        if (n < cap) {
+            lost = sc_drv.dropped();
+            in_flight = gpu_work_in_flight();
+        }
         pthread_mutex_lock(&mu);
         for (size_t i = 0; i < n; i++) convert(&buf[i]);
         dropped += lost; /* the driver log's own overflow */
-        if (n < cap) break;
+        if (n < cap) return in_flight;
     }
 }
-
-static int gpu_work_in_flight(void) { return sc_drv.pending && sc_drv.pending() > 0; }
 
 /* ---- delivery ----------------------------------------------------------------------------------- */
 static void place(void) /* under mu: staging queue -> client buffers */
@@ -350,14 +356,12 @@ static void place(void) /* under mu: staging queue -> client buffers */
 static void deliver(int mode)
 {
     struct cbuf_list out = {0};
-    /* Asked before taking mu: never call into the driver under mu (see pull). */
-    int in_flight = mode != D_WORKER && mode != D_FORCED && gpu_work_in_flight();
     pthread_mutex_lock(&mu);
     if (!req_cb || !done_cb) {
         pthread_mutex_unlock(&mu);
         return;
     }
-    pull();
+    int in_flight = pull();
     for (;;) {
         place();
         if (qhead == qlen) break;
