@@ -48,11 +48,25 @@ struct ga_order_ent {
     size_t off; /* into the arena */
 };
 
+/* A sorted run of held entries: ent[begin, end). `weight` is what the run held when it was
+ * made (merges add weights; emitting from it does not lower it): the merge rule looks at it so
+ * that the number of runs stays below 64 and every entry is merged O(log n) times. */
+struct ga_order_run {
+    size_t begin, end;
+    uint64_t weight;
+};
+
+#define GA_ORDER_MAX_RUNS 66 /* weights halve down the stack: at most 64, plus one being added */
+
 struct ga_order {
-    struct ga_order_ent *ent, *tmp; /* tmp: merge sort scratch */
+    struct ga_order_ent *ent, *tmp; /* ent[0, n): the runs, then the unsorted tail; tmp: scratch */
     size_t n, cap, tmp_cap;
-    char *arena, *spare;
-    size_t used, arena_cap, spare_cap;
+    size_t sorted; /* ent[sorted, n): pushed since the last flush, not yet a run */
+    struct ga_order_run runs[GA_ORDER_MAX_RUNS];
+    size_t n_runs;
+    size_t held;         /* entries held (in runs and tail) */
+    char *arena, *spare; /* record bytes; emitted records stay as garbage until compaction */
+    size_t used, arena_cap, spare_cap, live_bytes;
     uint64_t passed;   /* highest watermark flushed so far */
     uint64_t late;     /* records that arrived with a key below `passed` */
     uint64_t max_held; /* most records held at once */
