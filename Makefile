@@ -120,6 +120,12 @@ fixtures: $(SIMLIB) $(SIMCUPTI) $(TESTLIBS) $(PROGS) $(UNITS)
 test: all fixtures
 	$(Q)O=$(O) PYTHON=$(PYTHON) CUDA_HOME=$(CUDA_HOME) sh tests/run.sh
 
+# The whole suite again with AddressSanitizer+UBSan and with ThreadSanitizer (shim, analyzer,
+# fixtures and test programs all instrumented).
+check-san:
+	$(MAKE) SAN=address,undefined O=$(O)-asan test
+	$(MAKE) SAN=thread O=$(O)-tsan test
+
 demo: all fixtures
 	$(Q)O=$(O) sh tests/demo.sh
 
@@ -145,7 +151,7 @@ clean:
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
-.PHONY: all test demo deps install clean format fixtures
+.PHONY: all test demo deps install clean format fixtures check-san
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
 
 # ==== fuzzing (tests/fuzz) ======================================================================

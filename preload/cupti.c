@@ -272,12 +272,6 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     pthread_mutex_lock(&C.mu);
     CUpti_Activity *rec = NULL;
     while (valid && C.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) convert(rec);
-    size_t dropped = 0;
-    if (C.dropped && C.dropped(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped) {
-        struct gt_rec_gpu_dropped *d = stage_reserve(sizeof(*d));
-        d->h = (struct gt_rec_header){GT_REC_GPU_DROPPED, 0, sizeof(*d)};
-        d->ts = gt_now(), d->count = dropped;
-    }
     stage_flush();
     pthread_mutex_unlock(&C.mu);
     free(buffer);
@@ -437,12 +431,30 @@ void gt_cupti_pop(void)
     C.pop(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, &last);
 }
 
+/* Records CUPTI could not deliver. Asked here, after a flush and under no lock of ours that a
+ * buffer callback takes: asking inside the completion callback is the ABBA deadlock Kineto hit
+ * (kineto #1347). */
+static void note_dropped(void)
+{
+    size_t dropped = 0;
+    if (!C.dropped || C.dropped(NULL, 0, &dropped) != CUPTI_SUCCESS || !dropped) return;
+    pthread_mutex_lock(&C.mu);
+    struct gt_rec_gpu_dropped *d = stage_reserve(sizeof(*d));
+    d->h = (struct gt_rec_header){GT_REC_GPU_DROPPED, 0, sizeof(*d)};
+    d->ts = gt_now(), d->count = dropped;
+    stage_flush();
+    pthread_mutex_unlock(&C.mu);
+}
+
 /* Periodic (flag 0: complete buffers only) or final (forced) flush. Never under our locks. */
 void gt_cupti_flush(int forced)
 {
     if (!atomic_load(&gt_cupti_on)) return;
     pthread_mutex_lock(&C.call_mu);
-    if (!C.stopped) C.flush_all(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+    if (!C.stopped) {
+        C.flush_all(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+        note_dropped();
+    }
     pthread_mutex_unlock(&C.call_mu);
 }
 

@@ -7,9 +7,13 @@ expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
 # A sanitizer build of the shim (make SAN=...) needs its runtime loaded before anything else.
 GT_PRELOAD="$GT_LIB"
 asan_rt=$(ldd "$GT_LIB" 2>/dev/null | awk '/libasan/ {print $3}')
+tsan_rt=$(ldd "$GT_LIB" 2>/dev/null | awk '/libtsan/ {print $3}')
 if [ -n "$asan_rt" ]; then
     GT_PRELOAD="$asan_rt $GT_LIB"
     export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
+elif [ -n "$tsan_rt" ]; then
+    GT_PRELOAD="$tsan_rt $GT_LIB"
+    export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:report_signal_unsafe=0:die_after_fork=0}"
 fi
 # Run a command against the simulated driver, traced by the shim, into trace file $1.
 # The simulated CUPTI comes first too, so the shim finds it by the default search.

@@ -4,6 +4,7 @@
  * fork: the child also allocates (untraced by policy) while the parent's threads keep calling
  * the driver; the parent waits for it. Prints what it did; exit codes are part of the check. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@
     } while (0)
 
 static CUcontext ctx;
-static volatile int stop;
+static _Atomic int stop;
 
 static void *churn(void *arg)
 {

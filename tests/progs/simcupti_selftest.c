@@ -114,8 +114,8 @@ static int batches, requests, declines;
 static size_t buf_size = 64 << 10;
 static int decline;
 static pthread_t main_thread;
-static int done_on_main, done_elsewhere;
-static int nonfull_from_worker; /* buffers handed back by the worker that were not full */
+static _Atomic int done_on_main, done_elsewhere; /* written by delivery threads */
+static _Atomic int nonfull_from_worker; /* buffers handed back by the worker that were not full */
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {

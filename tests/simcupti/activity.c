@@ -903,8 +903,9 @@ CUptiResult CUPTIAPI cuptiActivityGetNumDroppedRecords(CUcontext context, uint32
         *dropped_out = 0;
         R(CUPTI_SUCCESS);
     }
+    unsigned long long lost = sc_drv.dropped(); /* never call the driver under mu (see pull) */
     pthread_mutex_lock(&mu);
-    dropped += sc_drv.dropped();
+    dropped += lost;
     *dropped_out = (size_t)dropped;
     dropped = 0;
     pthread_mutex_unlock(&mu);
