@@ -3,16 +3,44 @@
 #include "hashmap.h"
 
 #include <stdlib.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "util.h"
 
+/* Keys come from the trace (handles, addresses, correlation ids), so a hostile trace could pick
+ * keys that share a probe chain under a fixed hash and make every insert walk all of them: a
+ * 4 MB trace of 50,000 launches of chosen handles took 10 s, quadratic in the count. Hence a
+ * per-process random seed, mixed into each key word through murmur3's fmix64 (a bijection), so
+ * that where a key lands cannot be predicted from the file. Nothing the analyzer prints depends
+ * on slot order (what is listed from a map is sorted first). */
+static uint64_t seed[2];
+
+static uint64_t fmix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+static void seed_once(void)
+{
+    struct timespec ts;
+    if (seed[0] | seed[1]) return;
+    if (getrandom(seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed)) {
+        clock_gettime(CLOCK_MONOTONIC, &ts); /* no entropy yet: time and where we were loaded */
+        seed[0] = fmix((uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 32);
+        seed[1] = fmix((uint64_t)(uintptr_t)&seed ^ seed[0]);
+    }
+    seed[0] |= 1; /* never both zero: seeded */
+}
+
 static uint64_t mix(uint64_t a, uint64_t b)
 {
-    uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull);
-    h ^= h >> 32;
-    h *= 0xd6e8feb86659fd93ull;
-    h ^= h >> 32;
-    return h;
+    return fmix(fmix(a ^ seed[0]) ^ b ^ seed[1]);
 }
 
 void ga_map_free(struct ga_map *m)
@@ -41,6 +69,7 @@ uint64_t *ga_map_find(const struct ga_map *m, uint64_t a, uint64_t b)
 static void rehash(struct ga_map *m, size_t cap)
 {
     struct ga_map old = *m;
+    seed_once();
     m->slots = ga_xcalloc(cap, sizeof(*m->slots));
     m->cap = cap;
     for (size_t i = 0; i < old.cap; i++) {
