@@ -175,12 +175,10 @@ while [ "$r" -le "$REPS" ]; do
     r=$((r + 1))
 done
 
-# What the traces of the last round hold.
-for f in launch-off launch-on alloc-off alloc-on; do
-    t=$W/t/$f.trace
-    [ -e "$t" ] || continue
-    cmd "$REPORT --json $t -o $W/t/$f.json"
-    "$PYTHON" - "$t" "$W/t/$f.json" "$f" >>"$RAW" <<'EOF'
+# trace_counts NAME TRACE: what a trace holds, as one raw line (sec=size kind=NAME ...).
+trace_counts() {
+    cmd "$REPORT --json $2 -o $W/t/$1.json"
+    "$PYTHON" - "$2" "$W/t/$1.json" "$1" >>"$RAW" <<'EOF'
 import json, os, sys
 t, j, name = sys.argv[1:]
 d = json.load(open(j))
@@ -190,6 +188,10 @@ print('sec=size kind=%s bytes=%d records=%d gpu_records=%d launches=%d kernels=%
       tr['gpu_records'], tl['launch_count'], tl.get('kernel_count', 0), mem['alloc_count'],
       mem['free_count'], tr.get('cupti_dropped', 0), tr['lost_records']))
 EOF
+}
+# What the traces of the last round hold.
+for f in launch-off launch-on alloc-off alloc-on; do
+    [ ! -e "$W/t/$f.trace" ] || trace_counts "$f" "$W/t/$f.trace"
 done
 
 # ---- 2. threads ----------------------------------------------------------------------------------
@@ -226,10 +228,13 @@ if [ -n "$files" ]; then
 else
     echo "sec=env key=kineto val=missing" >>"$RAW"
 fi
-# The same events as ours, written the Kineto way: a traced run with CUPTI, dumped and converted.
+# A traced run with CUPTI whose activity ring holds every launch, so no kernel record can be
+# dropped however loaded the machine is: bytes per launch+kernel pair. Then the same events
+# written the Kineto way: dumped and converted.
 k=$W/t/kineto-run.trace
 rm -f "$k"
-cmd "env $SIM GPUTRACE_OUTPUT=$k LD_PRELOAD=$LIB $B/bench_launch launch $KN 1 0" >/dev/null
+cmd "env $SIM GTSIM_ACTIVITY_CAPACITY=$((KN + 1000)) GPUTRACE_OUTPUT=$k LD_PRELOAD=$LIB $B/bench_launch launch $KN 1 0" >/dev/null
+trace_counts pair-on "$k"
 cmd "$REPORT --dump $k > $W/t/kineto-run.dump"
 conv=$(cmd "$PYTHON $ROOT/bench/kineto_size.py convert $W/t/kineto-run.dump $W/t/kineto-run.json")
 echo "sec=kineto_conv $conv trace_bytes=$(stat -c %s "$k")" >>"$RAW"
