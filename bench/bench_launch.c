@@ -167,9 +167,11 @@ int main(int argc, char **argv)
     CHECK(cuCtxSynchronize());
 
     pthread_barrier_init(&start_line, NULL, (unsigned)nth + 1);
-    for (int i = 0; i < nth; i++) pthread_create(&w[i].th, NULL, worker_main, &w[i]);
+    for (int i = 0; i < nth; i++)
+        pthread_create(&w[i].th, NULL, worker_main, &w[i]);
     pthread_barrier_wait(&start_line);
-    for (int i = 0; i < nth; i++) pthread_join(w[i].th, NULL);
+    for (int i = 0; i < nth; i++)
+        pthread_join(w[i].th, NULL);
     CHECK(cuCtxSynchronize());
 
     /* Wall time: first thread's start to last thread's end. */
@@ -184,7 +186,7 @@ int main(int argc, char **argv)
     uint64_t wall = last - first;
     printf("mode=%s threads=%d events=%ld wall_ns=%llu ns_per_op=%.1f thr_ns_per_op=%.1f "
            "cpu_ns_per_op=%.1f ops_per_s=%.0f\n",
-           argv[1], nth, events, (unsigned long long)wall, (double)wall / (double)events,
-           thr / nth, cpu / nth, (double)events * 1e9 / (double)wall);
+           argv[1], nth, events, (unsigned long long)wall, (double)wall / (double)events, thr / nth,
+           cpu / nth, (double)events * 1e9 / (double)wall);
     return 0;
 }

@@ -23,19 +23,23 @@ int main(void)
     enum { CLOCKS = 5000000, STORES = 20000000, CRC_BYTES = 256u << 10, CRC_ROUNDS = 2000 };
     struct timespec ts;
     uint64_t t0 = now_ns();
-    for (int i = 0; i < CLOCKS; i++) clock_gettime(CLOCK_MONOTONIC, &ts);
+    for (int i = 0; i < CLOCKS; i++)
+        clock_gettime(CLOCK_MONOTONIC, &ts);
     double clock_ns = (double)(now_ns() - t0) / CLOCKS;
 
     t0 = now_ns();
-    for (int i = 0; i < STORES; i++) atomic_store_explicit(&mark, (uint64_t)i, memory_order_seq_cst);
+    for (int i = 0; i < STORES; i++)
+        atomic_store_explicit(&mark, (uint64_t)i, memory_order_seq_cst);
     double store_ns = (double)(now_ns() - t0) / STORES;
 
     unsigned char *buf = malloc(CRC_BYTES);
     if (!buf) return 1;
-    for (unsigned i = 0; i < CRC_BYTES; i++) buf[i] = (unsigned char)(i * 131u);
+    for (unsigned i = 0; i < CRC_BYTES; i++)
+        buf[i] = (unsigned char)(i * 131u);
     uLong crc = 0;
     t0 = now_ns();
-    for (int i = 0; i < CRC_ROUNDS; i++) crc = crc32(crc, buf, CRC_BYTES);
+    for (int i = 0; i < CRC_ROUNDS; i++)
+        crc = crc32(crc, buf, CRC_BYTES);
     double crc_gbps = (double)CRC_BYTES * CRC_ROUNDS / (double)(now_ns() - t0);
     printf("clock_ns=%.1f seqcst_store_ns=%.1f crc32_gbps=%.2f crc32_ns_per_80b=%.1f crc=%lu\n",
            clock_ns, store_ns, crc_gbps, 80.0 / crc_gbps, (unsigned long)crc);

@@ -119,29 +119,32 @@ static void *rec_text(struct buf *b, uint16_t kind, uint32_t tid, uint16_t type,
 static void process_facts(void)
 {
     static const char data[] = "gen_trace\0benchhost/bench/gen_trace";
-    struct gt_rec_process *p = rec_text(&G.own, GT_CHUNK_HOST, 0, GT_REC_PROCESS, 0, sizeof(*p),
-                                        data, sizeof(data) - 1);
+    struct gt_rec_process *p =
+        rec_text(&G.own, GT_CHUNK_HOST, 0, GT_REC_PROCESS, 0, sizeof(*p), data, sizeof(data) - 1);
     p->ts = T0, p->pid = 4242, p->ppid = 1, p->start_realtime_ns = 1700000000000000000ull;
     p->argc = 1, p->cmdline_len = 10, p->host_len = 9, p->exe_len = 16;
     struct gt_rec_driver *d = OWN(GT_REC_DRIVER, 0, struct gt_rec_driver);
     d->ts = T0 + 1, d->driver_version = 13000, d->device_count = 1;
     static const char name[] = "gputrace simulated GPU";
-    struct gt_rec_device *v = rec_text(&G.own, GT_CHUNK_HOST, 0, GT_REC_DEVICE, 0, sizeof(*v),
-                                       name, sizeof(name) - 1);
+    struct gt_rec_device *v =
+        rec_text(&G.own, GT_CHUNK_HOST, 0, GT_REC_DEVICE, 0, sizeof(*v), name, sizeof(name) - 1);
     v->ts = T0 + 2, v->ordinal = 0, v->cc_major = 9, v->cc_minor = 0;
     v->name_len = sizeof(name) - 1, v->total_bytes = 80ull << 30;
     static const char off[] = "disabled by GPUTRACE_CUPTI=off";
     static const char lib[] = "/bench/libcupti.so.13";
     const char *text = G.gpu_on ? lib : off;
     uint32_t len = (uint32_t)strlen(text);
-    struct gt_rec_cupti *c = rec_text(&G.own, GT_CHUNK_HOST, 0, GT_REC_CUPTI,
-                                      G.gpu_on ? GT_CUPTI_ON : GT_CUPTI_OFF_BY_USER, sizeof(*c),
-                                      text, len);
+    struct gt_rec_cupti *c =
+        rec_text(&G.own, GT_CHUNK_HOST, 0, GT_REC_CUPTI,
+                 G.gpu_on ? GT_CUPTI_ON : GT_CUPTI_OFF_BY_USER, sizeof(*c), text, len);
     c->ts = T0 + 3, c->version = G.gpu_on ? 130001 : 0;
     c->path_len = G.gpu_on ? len : 0, c->reason_len = G.gpu_on ? 0 : len;
 }
 
-static uint64_t kernel_handle(uint64_t k) { return 0x7f0000001000ull + k * 0x100; }
+static uint64_t kernel_handle(uint64_t k)
+{
+    return 0x7f0000001000ull + k * 0x100;
+}
 
 static void thread_start(struct thr *t, int i)
 {
@@ -151,15 +154,15 @@ static void thread_start(struct thr *t, int i)
     t->ts = T0 + 1000 + (uint64_t)i * (STEP_NS / 4);
     char name[16];
     int n = snprintf(name, sizeof(name), "worker%d", i);
-    struct gt_rec_thread *r = rec_text(&t->b, GT_CHUNK_HOST, t->tid, GT_REC_THREAD, 0, sizeof(*r),
-                                       name, (uint32_t)n);
+    struct gt_rec_thread *r =
+        rec_text(&t->b, GT_CHUNK_HOST, t->tid, GT_REC_THREAD, 0, sizeof(*r), name, (uint32_t)n);
     r->ts = t->ts, r->tid = t->tid, r->name_len = (uint32_t)n;
     if (i != 0) return;
     for (uint64_t k = 0; k < KERNELS; k++) { /* names once per handle, as the shim does */
         char fn[64];
         int len = snprintf(fn, sizeof(fn), "_Z12bench_kernelILi%uEEvPfS0_i", (unsigned)k);
-        struct gt_rec_func *f = rec_text(&t->b, GT_CHUNK_HOST, t->tid, GT_REC_FUNC, 0,
-                                         sizeof(*f), fn, (uint32_t)len);
+        struct gt_rec_func *f =
+            rec_text(&t->b, GT_CHUNK_HOST, t->tid, GT_REC_FUNC, 0, sizeof(*f), fn, (uint32_t)len);
         f->ts = t->ts, f->handle = kernel_handle(k), f->kind = GT_FUNC_FUNCTION;
         f->name_len = (uint32_t)len;
     }
@@ -173,8 +176,7 @@ static uint64_t slot_addr(const struct thr *t, uint64_t alloc_no)
 static void gpu_records(const struct thr *t, uint64_t corr, uint64_t k, uint64_t ts)
 {
     uint32_t cc = ++G.cupti_corr;
-    struct gt_rec_gpu_extcorr *e =
-        rec(&G.gpu, GT_CHUNK_GPU, 0, GT_REC_GPU_EXTCORR, 0, sizeof(*e));
+    struct gt_rec_gpu_extcorr *e = rec(&G.gpu, GT_CHUNK_GPU, 0, GT_REC_GPU_EXTCORR, 0, sizeof(*e));
     e->ext = corr, e->corr = cc, e->kind = 7; /* CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 */
     struct gt_rec_gpu_kernel *g = rec(&G.gpu, GT_CHUNK_GPU, 0, GT_REC_GPU_KERNEL, 0, sizeof(*g));
     g->start = ts + 2000, g->end = ts + 2000 + 300, g->corr = cc;
@@ -241,8 +243,8 @@ static void gpu_names(void)
     for (uint32_t k = 0; k < KERNELS; k++) {
         char fn[64];
         int len = snprintf(fn, sizeof(fn), "_Z12bench_kernelILi%uEEvPfS0_i", k);
-        struct gt_rec_gpu_name *n = rec_text(&G.gpu, GT_CHUNK_GPU, 0, GT_REC_GPU_NAME, 0,
-                                             sizeof(*n), fn, (uint32_t)len);
+        struct gt_rec_gpu_name *n =
+            rec_text(&G.gpu, GT_CHUNK_GPU, 0, GT_REC_GPU_NAME, 0, sizeof(*n), fn, (uint32_t)len);
         n->id = k + 1, n->name_len = (uint32_t)len;
     }
 }
@@ -275,13 +277,15 @@ int main(int argc, char **argv)
     chunk_out(&G.own, GT_CHUNK_HOST, 0);
 
     static struct thr thr[MAX_THREADS];
-    for (int i = 0; i < nthr; i++) thread_start(&thr[i], i);
+    for (int i = 0; i < nthr; i++)
+        thread_start(&thr[i], i);
     while (G.mix < events) {
         /* One round: threads take turns in small slices, as they would run concurrently. */
         uint64_t round_end = G.mix + ROUND_EVENTS;
         while (G.mix < round_end && G.mix < events)
             for (int i = 0; i < nthr && G.mix < events; i++)
-                for (int j = 0; j < 8 && G.mix < events; j++) step(&thr[i]);
+                for (int j = 0; j < 8 && G.mix < events; j++)
+                    step(&thr[i]);
         uint64_t w = UINT64_MAX;
         for (int i = 0; i < nthr; i++) {
             chunk_out(&thr[i].b, GT_CHUNK_HOST, thr[i].tid);
@@ -299,7 +303,6 @@ int main(int argc, char **argv)
     if (close(G.fd) != 0) die("close");
     printf("records=%llu bytes=%llu launches=%llu allocs=%llu mix=%llu\n",
            (unsigned long long)G.records, (unsigned long long)G.bytes,
-           (unsigned long long)G.launches, (unsigned long long)G.allocs,
-           (unsigned long long)G.mix);
+           (unsigned long long)G.launches, (unsigned long long)G.allocs, (unsigned long long)G.mix);
     return 0;
 }

@@ -17,10 +17,25 @@
 static char dummy[64]; /* handles point here */
 static __thread uint64_t next_addr;
 
-EXPORT CUresult CUDAAPI cuInit(unsigned int flags) { return flags ? CUDA_ERROR_INVALID_VALUE : 0; }
-EXPORT CUresult CUDAAPI cuDriverGetVersion(int *v) { *v = 13000; return CUDA_SUCCESS; }
-EXPORT CUresult CUDAAPI cuDeviceGetCount(int *n) { *n = 1; return CUDA_SUCCESS; }
-EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice *d, int ordinal) { *d = ordinal; return CUDA_SUCCESS; }
+EXPORT CUresult CUDAAPI cuInit(unsigned int flags)
+{
+    return flags ? CUDA_ERROR_INVALID_VALUE : 0;
+}
+EXPORT CUresult CUDAAPI cuDriverGetVersion(int *v)
+{
+    *v = 13000;
+    return CUDA_SUCCESS;
+}
+EXPORT CUresult CUDAAPI cuDeviceGetCount(int *n)
+{
+    *n = 1;
+    return CUDA_SUCCESS;
+}
+EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice *d, int ordinal)
+{
+    *d = ordinal;
+    return CUDA_SUCCESS;
+}
 
 EXPORT CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
 {
@@ -53,10 +68,25 @@ EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice dev)
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext c) { (void)c; return CUDA_SUCCESS; }
-EXPORT CUresult CUDAAPI cuCtxGetCurrent(CUcontext *c) { *c = (CUcontext)dummy; return CUDA_SUCCESS; }
-EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice *d) { *d = 0; return CUDA_SUCCESS; }
-EXPORT CUresult CUDAAPI cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext c)
+{
+    (void)c;
+    return CUDA_SUCCESS;
+}
+EXPORT CUresult CUDAAPI cuCtxGetCurrent(CUcontext *c)
+{
+    *c = (CUcontext)dummy;
+    return CUDA_SUCCESS;
+}
+EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice *d)
+{
+    *d = 0;
+    return CUDA_SUCCESS;
+}
+EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
+{
+    return CUDA_SUCCESS;
+}
 
 EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule *m, const void *image)
 {
@@ -104,7 +134,10 @@ EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr p) { return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
+EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr p)
+{
+    return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
 
 EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 {
