@@ -1,0 +1,162 @@
+#!/bin/bash
+# gputrace GPU kit: proves on a real NVIDIA GPU what the simulated driver proves in `make test`.
+# One script, under 10 minutes, nothing from the network. Usage (repo root):
+#     bash tests/gpu/run.sh            # writes tests/gpu/RESULTS.md and $OUT/reports.tar.gz
+# Exits 77 (and says so) where there is no usable GPU; 1 when a check failed; 0 when all passed.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+OUT=${OUT:-$ROOT/build/gpu-kit}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/gputrace-gpukit.XXXXXX")
+mkdir -p "$OUT" "$WORK/reports"
+PY=${PYTHON:-python3}
+RESULTS=$ROOT/tests/gpu/RESULTS.md
+declare -a ROWS
+pass=0 fail=0
+STEPS=${GPUKIT_STEPS:-200}
+
+say() { echo "[gpu-kit] $*"; }
+row() { # status check detail
+    ROWS+=("| $1 | $2 | $3 |")
+    if [ "$1" = PASS ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+    say "$1  $2: $3"
+}
+# jq-free JSON: jv FILE EXPR (d = the object)
+jv() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
+
+# ---- 0. is there a GPU? -------------------------------------------------------------------------
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q "GPU "; then
+    say "no NVIDIA GPU on this machine (nvidia-smi missing or lists no GPU): nothing to prove here."
+    say "run this script on a machine with a GPU; \`make test\` covers the simulated driver."
+    exit 77
+fi
+if ! "$PY" -c "import ctypes,sys; sys.exit(ctypes.CDLL('libcuda.so.1').cuInit(0))" 2>/dev/null; then
+    say "libcuda.so.1 did not initialize (cuInit failed): no usable GPU"
+    exit 77
+fi
+GPU=$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | head -1)
+say "GPU: $GPU"
+
+# ---- 1. build -----------------------------------------------------------------------------------
+if make -j"$(nproc)" all >"$WORK/build.log" 2>&1; then row PASS build "make all"
+elif [ -x build/gputrace ] && [ -f build/libgputrace.so ]; then row PASS build "make failed here, using the carried build/ ($(tail -1 "$WORK/build.log"))"
+else row FAIL build "$(tail -3 "$WORK/build.log" | tr '\n' ' ')"; fi
+GT=$ROOT/build/gputrace REPORT=$ROOT/build/gputrace-report
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+
+trace_run() { # name cmd... : traces cmd into $WORK/name.trace, report json + text
+    local name=$1; shift
+    rm -f "$WORK/$name.trace"
+    timeout 300 "$GT" -o "$WORK/$name.trace" -- "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    local rc=$?
+    "$REPORT" --json "$WORK/$name.trace" >"$WORK/reports/$name.json" 2>>"$WORK/$name.err"
+    "$REPORT" "$WORK/$name.trace" >"$WORK/reports/$name.txt" 2>>"$WORK/$name.err"
+    cp "$WORK/$name.out" "$WORK/$name.err" "$WORK/reports/" 2>/dev/null
+    return $rc
+}
+
+# ---- 2. driver-API program and a static-cudart CUDA C++ program ------------------------------------
+cc -O2 -I/usr/local/cuda/include -o "$WORK/driver_prog" tests/gpu/driver_prog.c -lcuda 2>"$WORK/cc.log" \
+    || cc -O2 -I/usr/local/cuda/include -o "$WORK/driver_prog" tests/gpu/driver_prog.c -L/usr/local/cuda/lib64/stubs -lcuda
+if trace_run drv "$WORK/driver_prog"; then
+    j=$WORK/reports/drv.json
+    got="allocs=$(jv "$j" "d['memory']['alloc_count']") frees=$(jv "$j" "d['memory']['free_count']") launches=$(jv "$j" "d['timeline']['launch_count']") kernels=$(jv "$j" "d['timeline']['kernel_count']") peak=$(jv "$j" "d['memory']['peak_bytes']") leaked=$(jv "$j" "d['memory']['leaked_bytes']")"
+    want=$(sed -n 's/^expect //p' "$WORK/drv.out")
+    if [ "$got" = "$want" ]; then row PASS "driver-API program" "$got"
+    else row FAIL "driver-API program" "report $got, want $want"; fi
+    CUPTI=$(jv "$j" "d['trace'].get('gpu_timeline')")
+    say "GPU timeline: $CUPTI"
+else row FAIL "driver-API program" "exit $? $(tail -2 "$WORK/drv.err" | tr '\n' ' ')"; fi
+
+if "$NVCC" -o "$WORK/static_prog" tests/gpu/static_prog.cu >"$WORK/nvcc.log" 2>&1 && trace_run static "$WORK/static_prog"; then
+    j=$WORK/reports/static.json
+    k=$(jv "$j" "d['timeline']['kernel_count']"); l=$(jv "$j" "d['timeline']['launch_count']")
+    a=$(jv "$j" "d['memory']['alloc_count']"); f=$(jv "$j" "d['memory']['free_count']")
+    if [ "$l" -ge 50 ] && [ "$k" = 50 ] && [ "$a" -ge 10 ] && [ "$f" -ge 5 ]; then
+        row PASS "static-cudart program" "allocs=$a frees=$f launches=$l kernels=$k (cudart reached the driver through the shim)"
+    else row FAIL "static-cudart program" "allocs=$a frees=$f launches=$l kernels=$k; want >=10, >=5, >=50, 50"; fi
+else row FAIL "static-cudart program" "$(tail -2 "$WORK/nvcc.log" "$WORK/static.err" 2>/dev/null | tr '\n' ' ')"; fi
+
+# ---- 3-4. PyTorch training loop: native allocator, expandable segments, cudaMallocAsync --------------
+if "$PY" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+    for conf in native expandable async; do
+        case $conf in
+            native) export PYTORCH_CUDA_ALLOC_CONF= ;;
+            expandable) export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True ;;
+            async) export PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync ;;
+        esac
+        if trace_run "torch-$conf" "$PY" tests/gpu/workloads.py train "$STEPS"; then
+            j=$WORK/reports/torch-$conf.json
+            facts=$(tail -1 "$WORK/torch-$conf.out")
+            echo "$facts" >"$WORK/reports/torch-$conf.facts.json"
+            seg=$(echo "$facts" | "$PY" -c "import json,sys; print(json.load(sys.stdin)['segment_allocs'])")
+            by=$(jv "$j" "{a['api']: a['count'] for a in d['memory']['by_api']}")
+            case $conf in
+                native) n=$(jv "$j" "sum(a['count'] for a in d['memory']['by_api'] if a['api']=='cuMemAlloc_v2')")
+                        [ "$n" = "$seg" ] && row PASS "torch native allocator" "cuMemAlloc_v2 $n = torch segment.all.allocated $seg" \
+                            || row FAIL "torch native allocator" "cuMemAlloc_v2 $n vs torch segment.all.allocated $seg ($by)" ;;
+                expandable) n=$(jv "$j" "sum(a['count'] for a in d['memory']['by_api'] if a['api']=='cuMemCreate')")
+                        r=$(jv "$j" "sum(a['count'] for a in d['memory']['by_api'] if a['api']=='cuMemAddressReserve')")
+                        [ "${n:-0}" -gt 0 ] && [ "${r:-0}" -gt 0 ] && row PASS "torch expandable segments" "cuMemAddressReserve $r, cuMemCreate $n; torch segments $seg ($by)" \
+                            || row FAIL "torch expandable segments" "no VMM calls seen ($by)" ;;
+                async)  n=$(jv "$j" "sum(a['count'] for a in d['memory']['by_api'] if a['api'].startswith('cuMemAllocAsync') or a['api'].startswith('cuMemAllocFromPool'))")
+                        [ "${n:-0}" -gt 0 ] && row PASS "torch cudaMallocAsync" "stream-ordered allocations $n ($by)" \
+                            || row FAIL "torch cudaMallocAsync" "no stream-ordered allocations seen ($by)" ;;
+            esac
+        else row FAIL "torch $conf" "exit $? $(tail -3 "$WORK/torch-$conf.err" | tr '\n' ' ')"; fi
+    done
+    unset PYTORCH_CUDA_ALLOC_CONF
+    # Kernel counts against torch.profiler (a separate run of the same loop, model built inside).
+    prof=$(timeout 300 "$PY" tests/gpu/workloads.py profile "$STEPS" 2>"$WORK/profile.err" | tail -1)
+    pk=$(echo "$prof" | "$PY" -c "import json,sys; print(json.load(sys.stdin)['profiler_kernels'])" 2>/dev/null)
+    gk=$(jv "$WORK/reports/torch-native.json" "d['timeline']['kernel_count']")
+    if [ -n "$pk" ] && [ -n "$gk" ] && [ "$gk" -ge "$pk" ] && [ $((gk - pk)) -le $((pk / 100 + 10)) ]; then
+        row PASS "kernel count vs torch.profiler" "gputrace $gk kernels (whole process), torch.profiler $pk (profiled loop)"
+    else row FAIL "kernel count vs torch.profiler" "gputrace $gk, torch.profiler $pk"; fi
+    # ---- 5. fragmentation OOM ----------------------------------------------------------------
+    trace_run frag "$PY" tests/gpu/workloads.py frag
+    fr=$(tail -1 "$WORK/frag.out")
+    verdicts=$(jv "$WORK/reports/frag.json" "[o['verdict'] for o in d['memory']['ooms'] if o['result']==2]")
+    if echo "$fr" | grep -q '"oom": true' && echo "$verdicts" | grep -Eq "fragmentation|cached"; then
+        row PASS "fragmentation OOM" "verdicts $verdicts; PyTorch: $(echo "$fr" | grep -o 'reserved_but_unallocated": [a-z]*')"
+    else row FAIL "fragmentation OOM" "workload $fr; verdicts $verdicts (driver-level verdicts need pool data: issue 5)"; fi
+    # ---- 7. overhead --------------------------------------------------------------------------
+    base=$(timeout 300 "$PY" tests/gpu/workloads.py train "$STEPS" 2>/dev/null | tail -1)
+    b=$(echo "$base" | "$PY" -c "import json,sys; print(json.load(sys.stdin)['step_ms_median'])" 2>/dev/null)
+    t=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['step_ms_median'])" "$WORK/reports/torch-native.facts.json" 2>/dev/null)
+    p=$(echo "$prof" | "$PY" -c "import json,sys; print(json.load(sys.stdin)['step_ms_median'])" 2>/dev/null)
+    if [ -n "$b" ] && [ -n "$t" ]; then
+        row PASS "overhead (median step)" "$("$PY" -c "b,t,p=$b,$t,${p:-0}; print(f'no shim {b:.3f} ms, gputrace {t:.3f} ms ({t/b:.3f}x), torch.profiler {p:.3f} ms ({p/b:.3f}x)')")"
+    else row FAIL "overhead" "could not time the loop"; fi
+else
+    row FAIL "PyTorch" "torch with CUDA not importable here"
+fi
+
+# ---- 6. CuPy and JAX ------------------------------------------------------------------------------
+for lib in cupy jax; do
+    if trace_run "$lib" "$PY" tests/gpu/workloads.py "$lib"; then
+        row PASS "$lib traced" "$(jv "$WORK/reports/$lib.json" "'%d allocs, %d launches, %d kernels' % (d['memory']['alloc_count'], d['timeline']['launch_count'], d['timeline']['kernel_count'])")"
+    else row FAIL "$lib traced" "exit $? $(tail -2 "$WORK/$lib.err" | tr '\n' ' ')"; fi
+done
+
+# ---- 8. results -----------------------------------------------------------------------------------
+{
+    echo "# GPU kit results"
+    echo
+    echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
+    echo "- GPU, memory, driver: $GPU"
+    echo "- GPU timeline: ${CUPTI:-unknown}"
+    echo "- commit: $(git rev-parse --short HEAD 2>/dev/null)"
+    echo "- command: \`bash tests/gpu/run.sh\` (GPUKIT_STEPS=$STEPS)"
+    echo
+    echo "| result | check | figures |"
+    echo "|---|---|---|"
+    printf '%s\n' "${ROWS[@]}"
+    echo
+    echo "$pass passed, $fail failed"
+} >"$RESULTS"
+cp "$RESULTS" "$OUT/RESULTS.md"
+tar -czf "$OUT/reports.tar.gz" -C "$WORK" reports
+say "results in $RESULTS; reports in $OUT/reports.tar.gz"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
