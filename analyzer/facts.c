@@ -91,13 +91,14 @@ static void on_process(struct ga_facts *f, const struct ga_event *ev)
 static void on_device(struct ga_facts *f, const struct ga_event *ev)
 {
     const struct gt_rec_device *r = &ev->r.device;
-    struct ga_device_info *d = NULL;
-    for (size_t i = 0; i < f->n_devices; i++)
-        if (f->devices[i].ordinal == r->ordinal) d = &f->devices[i];
-    if (!d) {
+    struct ga_device_info *d;
+    int added = 0;
+    uint64_t *idx = ga_map_upsert(&f->dev_idx, (uint32_t)r->ordinal, 0, f->n_devices, &added);
+    if (added) {
         f->devices = ga_xgrow(f->devices, &f->dev_cap, f->n_devices, sizeof(*f->devices));
         d = &f->devices[f->n_devices++];
     } else {
+        d = &f->devices[*idx];
         free(d->name);
     }
     *d = (struct ga_device_info){.ordinal = r->ordinal,
@@ -207,6 +208,7 @@ void ga_facts_free(struct ga_facts *f)
     free(f->cupti_path);
     free(f->cupti_reason);
     free(f->devices);
+    ga_map_free(&f->dev_idx);
     free(f->threads);
     free(f->notes);
     memset(f, 0, sizeof(*f));

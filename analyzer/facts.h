@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "gputrace/trace_api.h"
+#include "hashmap.h"
 #include "records.h"
 
 #define GA_MAX_NOTES 1000 /* notes kept; the rest are counted */
@@ -44,6 +45,7 @@ struct ga_facts {
     int32_t driver_version, device_count;
     struct ga_device_info *devices;
     size_t n_devices, dev_cap;
+    struct ga_map dev_idx; /* (ordinal, 0) -> index into devices */
     struct ga_thread_info *threads;
     size_t n_threads, thread_cap;
     struct ga_note *notes;

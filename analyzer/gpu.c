@@ -241,11 +241,16 @@ static void device_pass(struct ga_gpu *g)
     }
 }
 
+static int by_device_id(const void *key, const void *elem)
+{
+    uint32_t k = *(const uint32_t *)key, d = ((const struct ga_gpu_device *)elem)->device;
+    return k < d ? -1 : k > d;
+}
+
+/* device_pass made the devices in ascending id order. */
 static struct ga_gpu_device *device_of(struct ga_gpu *g, uint32_t device)
 {
-    for (size_t i = 0; i < g->n_devices; i++)
-        if (g->devices[i].device == device) return &g->devices[i];
-    return NULL;
+    return bsearch(&device, g->devices, g->n_devices, sizeof(*g->devices), by_device_id);
 }
 
 static void stream_pass(struct ga_gpu *g)

@@ -30,7 +30,13 @@ static uint32_t group_get(struct ga_memory *m, uint64_t ctx, int32_t device)
     uint64_t *v = ga_map_upsert(&m->group_of, ctx, (uint64_t)(uint32_t)device, m->n_groups, &added);
     if (added) {
         m->groups = ga_xgrow(m->groups, &m->group_cap, m->n_groups, sizeof(*m->groups));
-        m->groups[m->n_groups++] = (struct ga_group){ctx, device, NONE, 0};
+        m->groups[m->n_groups++] = (struct ga_group){.ctx = ctx,
+                                                     .device = device,
+                                                     .head = NONE,
+                                                     .ctx_prev = NONE,
+                                                     .ctx_next = NONE,
+                                                     .dev_prev = NONE,
+                                                     .dev_next = NONE};
     }
     return (uint32_t)*v;
 }
@@ -39,6 +45,87 @@ uint32_t ga_group_find(const struct ga_memory *m, uint64_t ctx, int32_t device)
 {
     const uint64_t *v = ga_map_find(&m->group_of, ctx, (uint64_t)(uint32_t)device);
     return v ? (uint32_t)*v : NONE;
+}
+
+/* ---- the per-context and per-device lists of non-empty groups (heads in a map) ------------- */
+
+static uint32_t list_head(const struct ga_map *heads, uint64_t key)
+{
+    const uint64_t *v = ga_map_find(heads, key, 0);
+    return v ? (uint32_t)*v : NONE;
+}
+
+static void set_head(struct ga_map *heads, uint64_t key, uint32_t g)
+{
+    if (g == NONE)
+        ga_map_remove(heads, key, 0, NULL);
+    else
+        *ga_map_upsert(heads, key, 0, g, NULL) = g;
+}
+
+static uint64_t dev_key(int32_t device)
+{
+    return (uint64_t)(uint32_t)device;
+}
+
+static void ctx_link(struct ga_memory *m, uint32_t g)
+{
+    struct ga_group *gr = &m->groups[g];
+    gr->ctx_prev = NONE;
+    gr->ctx_next = list_head(&m->ctx_groups, gr->ctx);
+    if (gr->ctx_next != NONE) m->groups[gr->ctx_next].ctx_prev = g;
+    set_head(&m->ctx_groups, gr->ctx, g);
+}
+
+static void ctx_unlink(struct ga_memory *m, uint32_t g)
+{
+    struct ga_group *gr = &m->groups[g];
+    if (gr->ctx_prev != NONE)
+        m->groups[gr->ctx_prev].ctx_next = gr->ctx_next;
+    else
+        set_head(&m->ctx_groups, gr->ctx, gr->ctx_next);
+    if (gr->ctx_next != NONE) m->groups[gr->ctx_next].ctx_prev = gr->ctx_prev;
+}
+
+static void dev_link(struct ga_memory *m, uint32_t g)
+{
+    struct ga_group *gr = &m->groups[g];
+    gr->dev_prev = NONE;
+    gr->dev_next = list_head(&m->dev_groups, dev_key(gr->device));
+    if (gr->dev_next != NONE) m->groups[gr->dev_next].dev_prev = g;
+    set_head(&m->dev_groups, dev_key(gr->device), g);
+    gr->on_dev_list = 1;
+}
+
+static void dev_unlink(struct ga_memory *m, uint32_t g)
+{
+    struct ga_group *gr = &m->groups[g];
+    if (!gr->on_dev_list) return;
+    if (gr->dev_prev != NONE)
+        m->groups[gr->dev_prev].dev_next = gr->dev_next;
+    else
+        set_head(&m->dev_groups, dev_key(gr->device), gr->dev_next);
+    if (gr->dev_next != NONE) m->groups[gr->dev_next].dev_prev = gr->dev_prev;
+    gr->on_dev_list = 0;
+}
+
+uint32_t ga_group_of_ctx(const struct ga_memory *m, uint64_t ctx)
+{
+    return list_head(&m->ctx_groups, ctx);
+}
+
+uint32_t ga_group_of_primary(const struct ga_memory *m, int32_t device)
+{
+    return list_head(&m->dev_groups, dev_key(device));
+}
+
+void ga_group_ctx_created(struct ga_memory *m, uint64_t ctx)
+{
+    int added = 0;
+    ga_map_upsert(&m->created_ctx, ctx, 0, 1, &added);
+    if (!added) return;
+    for (uint32_t g = ga_group_of_ctx(m, ctx); g != NONE; g = m->groups[g].ctx_next)
+        dev_unlink(m, g);
 }
 
 uint32_t ga_live_add(struct ga_memory *m, const struct ga_live *a)
@@ -51,7 +138,10 @@ uint32_t ga_live_add(struct ga_memory *m, const struct ga_live *a)
     e->next = m->groups[g].head;
     if (e->next != NONE) m->slab[e->next].prev = i;
     m->groups[g].head = i;
-    m->groups[g].count++;
+    if (m->groups[g].count++ == 0) {
+        ctx_link(m, g);
+        if (!ga_map_find(&m->created_ctx, a->ctx, 0)) dev_link(m, g);
+    }
     *ga_map_upsert(&m->live, a->ns, a->addr, i, NULL) = i;
     return i;
 }
@@ -71,7 +161,10 @@ void ga_live_remove(struct ga_memory *m, uint32_t i)
     else
         g->head = e->next;
     if (e->next != NONE) m->slab[e->next].prev = e->prev;
-    g->count--;
+    if (--g->count == 0) {
+        ctx_unlink(m, e->group);
+        dev_unlink(m, e->group);
+    }
     ga_map_remove(&m->live, e->ns, e->addr, NULL);
     e->next = m->free_slot;
     m->free_slot = i;
@@ -83,6 +176,8 @@ void ga_live_free(struct ga_memory *m)
     free(m->groups);
     ga_map_free(&m->live);
     ga_map_free(&m->group_of);
+    ga_map_free(&m->ctx_groups);
+    ga_map_free(&m->dev_groups);
     ga_map_free(&m->created_ctx);
     m->slab = NULL;
     m->groups = NULL;

@@ -78,8 +78,9 @@ void ga_memory_init(struct ga_memory *m)
 
 struct ga_dev_mem *ga_memory_dev(struct ga_memory *m, int32_t device)
 {
-    for (size_t i = 0; i < m->ndev; i++)
-        if (m->dev[i].device == device) return &m->dev[i];
+    int added = 0;
+    uint64_t *idx = ga_map_upsert(&m->dev_idx, (uint32_t)device, 0, m->ndev, &added);
+    if (!added) return &m->dev[*idx];
     m->dev = ga_xgrow(m->dev, &m->dev_cap, m->ndev, sizeof(*m->dev));
     struct ga_dev_mem *d = &m->dev[m->ndev++];
     memset(d, 0, sizeof(*d));
@@ -272,8 +273,8 @@ static void release_group(struct ga_memory *m, uint32_t g, uint64_t ts)
 
 static void destroy_ctx(struct ga_memory *m, uint64_t ctx, uint64_t ts)
 {
-    for (uint32_t g = 0; g < m->n_groups; g++)
-        if (m->groups[g].ctx == ctx && m->groups[g].count) release_group(m, g, ts);
+    for (uint32_t g; (g = ga_group_of_ctx(m, ctx)) != NONE;) /* emptied groups leave the list */
+        release_group(m, g, ts);
     ga_map_remove(&m->created_ctx, ctx, 0, NULL);
     m->ctx_destroyed++;
 }
@@ -282,12 +283,8 @@ static void destroy_ctx(struct ga_memory *m, uint64_t ctx, uint64_t ts)
  * cuCtxCreate_* made (the primary one, or no context known) goes with it. */
 static void reset_primary(struct ga_memory *m, int32_t device, uint64_t ts)
 {
-    for (uint32_t g = 0; g < m->n_groups; g++) {
-        const struct ga_group *gr = &m->groups[g];
-        if (gr->device != device || !gr->count) continue;
-        if (ga_map_find(&m->created_ctx, gr->ctx, 0)) continue;
+    for (uint32_t g; (g = ga_group_of_primary(m, device)) != NONE;)
         release_group(m, g, ts);
-    }
     m->primary_resets++;
 }
 
@@ -299,7 +296,7 @@ static void on_object(struct ga_memory *m, const struct ga_event *ev)
     case GT_API_cuCtxCreate_v2:
     case GT_API_cuCtxCreate_v3:
     case GT_API_cuCtxCreate_v4:
-        ga_map_upsert(&m->created_ctx, r->handle, 0, 1, NULL);
+        ga_group_ctx_created(m, r->handle);
         m->ctx_created++;
         break;
     case GT_API_cuCtxDestroy_v2:
@@ -366,6 +363,7 @@ void ga_memory_free(struct ga_memory *m)
 {
     ga_live_free(m);
     ga_series_free(&m->series);
+    ga_map_free(&m->dev_idx);
     free(m->dev);
     free(m->ooms);
     memset(m, 0, sizeof(*m));

@@ -58,11 +58,17 @@ struct ga_live {
     uint32_t prev, next, group; /* slab indices; UINT32_MAX = none */
 };
 
+/* A (ctx, device) group. While it holds allocations it is on its context's list and, unless
+ * that context was made by cuCtxCreate_*, on its device's list: teardown walks only the groups
+ * it releases, whatever the number of (mostly empty) groups. */
 struct ga_group {
     uint64_t ctx;
     int32_t device;
     uint32_t head;
     uint64_t count;
+    uint32_t ctx_prev, ctx_next; /* non-empty groups of the context */
+    uint32_t dev_prev, dev_next; /* non-empty groups of the device in non-created contexts */
+    uint8_t on_dev_list;
 };
 
 struct ga_memory {
@@ -95,7 +101,10 @@ struct ga_memory {
     struct ga_group *groups;
     size_t n_groups, group_cap;
     struct ga_map group_of;    /* (ctx, device) -> group index */
+    struct ga_map ctx_groups;  /* (ctx, 0) -> first non-empty group of the context */
+    struct ga_map dev_groups;  /* (device, 0) -> first group of the device's list */
     struct ga_map created_ctx; /* (ctx, 0): contexts made by cuCtxCreate_* */
+    struct ga_map dev_idx;     /* (device, 0) -> index into dev */
 };
 
 /* Is this kind device memory (counted in peaks and leaks)? */
@@ -116,6 +125,12 @@ uint32_t ga_live_find(const struct ga_memory *m, unsigned ns, uint64_t addr);
 void ga_live_remove(struct ga_memory *m, uint32_t i);
 /* Group index of (ctx, device), or UINT32_MAX. */
 uint32_t ga_group_find(const struct ga_memory *m, uint64_t ctx, int32_t device);
+/* First non-empty group of the context, or UINT32_MAX. */
+uint32_t ga_group_of_ctx(const struct ga_memory *m, uint64_t ctx);
+/* First non-empty group on the device whose context cuCtxCreate_* did not make, or UINT32_MAX. */
+uint32_t ga_group_of_primary(const struct ga_memory *m, int32_t device);
+/* Records that cuCtxCreate_* made ctx (its groups leave their devices' lists). */
+void ga_group_ctx_created(struct ga_memory *m, uint64_t ctx);
 void ga_live_free(struct ga_memory *m);
 
 #endif

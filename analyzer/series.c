@@ -11,10 +11,13 @@ static uint64_t max64(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
+/* The series of (device, kind), made on first use; NULL once GA_SERIES_MAX exist. */
 static struct ga_series *find(struct ga_series_set *set, int32_t device, uint32_t kind)
 {
-    for (size_t i = 0; i < set->n; i++)
-        if (set->s[i].device == device && set->s[i].kind == kind) return &set->s[i];
+    const uint64_t *idx = ga_map_find(&set->idx, (uint32_t)device, kind);
+    if (idx) return &set->s[*idx];
+    if (set->n >= GA_SERIES_MAX) return NULL;
+    *ga_map_upsert(&set->idx, (uint32_t)device, kind, set->n, NULL) = set->n;
     set->s = ga_xgrow(set->s, &set->cap, set->n, sizeof(*set->s));
     struct ga_series *s = &set->s[set->n++];
     memset(s, 0, sizeof(*s));
@@ -47,6 +50,7 @@ void ga_series_update(struct ga_series_set *set, int32_t device, uint32_t kind, 
 {
     struct ga_series *s = find(set, device, kind);
     uint64_t t = rel_ns > 0 ? (uint64_t)rel_ns : 0;
+    if (!s) return;
     while (t / s->width >= GA_SERIES_BUCKETS)
         widen(s);
     int64_t idx = (int64_t)(t / s->width);
@@ -78,13 +82,13 @@ void ga_series_finish(struct ga_series_set *set, int64_t end_rel_ns)
 const struct ga_series *ga_series_get(const struct ga_series_set *set, int32_t device,
                                       uint32_t kind)
 {
-    for (size_t i = 0; i < set->n; i++)
-        if (set->s[i].device == device && set->s[i].kind == kind) return &set->s[i];
-    return NULL;
+    const uint64_t *idx = ga_map_find(&set->idx, (uint32_t)device, kind);
+    return idx ? &set->s[*idx] : NULL;
 }
 
 void ga_series_free(struct ga_series_set *set)
 {
     free(set->s);
+    ga_map_free(&set->idx);
     memset(set, 0, sizeof(*set));
 }

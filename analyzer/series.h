@@ -7,9 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hashmap.h"
+
 #define GA_SERIES_BUCKETS 256
 #define GA_SERIES_BASE_NS 1000u /* first bucket width: 1 us */
 #define GA_SERIES_TOTAL   0     /* kind slot of a device's total device memory */
+/* Series kept at most (2 KiB each): a real trace has a few devices times a few kinds; a corrupt
+ * one can name millions of devices, whose series past this many are not kept. */
+#define GA_SERIES_MAX 4096
 
 struct ga_series {
     int32_t device;
@@ -23,11 +28,13 @@ struct ga_series {
 struct ga_series_set {
     struct ga_series *s;
     size_t n, cap;
-    uint64_t width; /* common width after ga_series_finish */
-    size_t buckets; /* buckets in use after ga_series_finish */
+    struct ga_map idx; /* (device, kind) -> index into s */
+    uint64_t width;    /* common width after ga_series_finish */
+    size_t buckets;    /* buckets in use after ga_series_finish */
 };
 
-/* Live bytes of (device, kind) became `live` at `rel_ns` from the trace start. */
+/* Live bytes of (device, kind) became `live` at `rel_ns` from the trace start (ignored for a new
+ * (device, kind) once GA_SERIES_MAX series exist). */
 void ga_series_update(struct ga_series_set *set, int32_t device, uint32_t kind, int64_t rel_ns,
                       uint64_t live);
 /* Brings every series to one width and carries the last value to `end_rel_ns`. */
