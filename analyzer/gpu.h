@@ -124,7 +124,10 @@ const char *ga_copy_kind_name(unsigned kind);
 /* Length of the union of the intervals [start, end) of a[0..n), which it sorts by start. */
 uint64_t ga_gpu_union_ns(struct ga_gpu_act *a, size_t n);
 
-/* demangle.c: a malloc'd demangled C++ name, or NULL when `name` is not a mangled one. */
+/* demangle.c: a malloc'd demangled C++ name, or NULL when `name` is not a mangled one (or one
+ * whose demangling would be too big or slow: those stay mangled). */
 char *ga_demangle(const char *name);
+/* Starts a new report's time budget for the names demangled in a child process. */
+void ga_demangle_reset(void);
 
 #endif

@@ -12,6 +12,7 @@ void ga_report_init(struct ga_report *r, const char *path)
     ga_memory_init(&r->mem);
     ga_timeline_init(&r->tl);
     ga_gpu_init(&r->gpu);
+    ga_demangle_reset();
 }
 
 void ga_report_event(void *report, const struct ga_event *ev)
