@@ -3,7 +3,8 @@
  * ga_report_finish), the text and JSON renderers, and the --dump renderer on a second read.
  *
  * The reader takes a file descriptor, so each input goes into one memfd (rewound and rewritten
- * per input). Output goes to /dev/null: formatting still runs in full.
+ * per input). Text and --dump output go to /dev/null (formatting still runs in full); the JSON
+ * report is parsed back, and one that does not parse is a finding.
  *
  * Chunks are checksummed, so almost every mutation of a payload would stop at "checksum
  * mismatch" and never reach the record layer. Each input therefore runs twice: as given (the
@@ -11,6 +12,7 @@
  * recomputed (the record layer, the analyses and the renderers). Both runs are deterministic
  * functions of the input, so a saved crash input reproduces with the regression driver
  * (regress_main.c), which calls LLVMFuzzerTestOneInput the same way. */
+#include <json-c/json.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +52,24 @@ static void load(const uint8_t *data, size_t size)
     if (lseek(input_fd, 0, SEEK_SET) != 0) abort();
 }
 
+/* The JSON report must parse back: strings are cleaned to UTF-8, numbers finite. */
+static void render_json_checked(const struct ga_report *r)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) abort();
+    ga_render_json(r, m);
+    fclose(m);
+    json_object *o = json_tokener_parse(text);
+    if (!o) {
+        fprintf(stderr, "fuzz_reader: the JSON report does not parse:\n%s\n", text);
+        abort();
+    }
+    json_object_put(o);
+    free(text);
+}
+
 /* What `gputrace-report` and `gputrace-report --json` do after opening the file. */
 static void report_once(void)
 {
@@ -58,7 +78,7 @@ static void report_once(void)
     if (ga_read_fd(input_fd, ga_report_event, &r, &r.read) == 0) {
         ga_report_finish(&r);
         ga_render_text(&r, devnull);
-        ga_render_json(&r, devnull);
+        render_json_checked(&r);
     } else if (!r.read.error[0]) {
         abort(); /* a refused file must say why */
     }
