@@ -56,11 +56,11 @@ all: $(LIB) $(REPORT) $(LAUNCHER)
 # The shim exports only the CUDA symbols it wraps, dlsym and the public API.
 $(LIB): $(call obj,$(PRELOAD_SRC) $(COMMON_SRC))
 	@echo "  LD      $@"
-	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,--no-undefined -Wl,-z,nodelete -ldl -lpthread -lz
+	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,--no-undefined -Wl,-z,nodelete -ldl -lpthread -lz -lunwind
 
 $(REPORT): $(call obj,$(ANALYZER_SRC) $(COMMON_SRC))
 	@echo "  LD      $@"
-	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz -lm -lstdc++
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz -lm -lstdc++ -ldw -lelf
 
 $(LAUNCHER): $(call obj,launcher/gputrace.c)
 	@echo "  LD      $@"
@@ -113,7 +113,7 @@ $(O)/tests/rtld_next: $(O)/obj/tests/progs/rtld_next.c.o $(O)/tests/librnext_a.s
 $(O)/tests/unit_%: $(O)/obj/tests/unit/%.c.o $(call obj,$(COMMON_SRC)) $(filter-out $(O)/obj/analyzer/main.c.o,$(call obj,$(ANALYZER_SRC)))
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz -lm -lstdc++ -lpthread
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz -lm -lstdc++ -ldw -lelf -lpthread
 
 fixtures: $(SIMLIB) $(SIMCUPTI) $(TESTLIBS) $(PROGS) $(UNITS)
 
@@ -130,7 +130,7 @@ demo: all fixtures
 	$(Q)O=$(O) sh tests/demo.sh
 
 # Build dependencies on Debian/Ubuntu (run as root or with sudo available).
-DEB_PKGS := build-essential zlib1g-dev libjson-c-dev python3 pkg-config
+DEB_PKGS := build-essential zlib1g-dev libjson-c-dev python3 pkg-config libunwind-dev libdw-dev libelf-dev
 deps:
 	$(Q)if command -v apt-get >/dev/null 2>&1; then \
 	  S=""; [ "$$(id -u)" = 0 ] || S=sudo; \
@@ -167,7 +167,7 @@ FUZZ_JOBS    ?= 1
 FUZZ_FLAGS   ?=
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g $(WARN) -MMD -MP
-FUZZ_LIBS    := -ljson-c -lz -lm -lstdc++
+FUZZ_LIBS    := -ljson-c -lz -lm -lstdc++ -ldw -lelf
 FUZZ_LIBSRC  := $(filter-out analyzer/main.c,$(ANALYZER_SRC)) $(COMMON_SRC)
 FUZZ_BIN     := $(O)/fuzz/fuzz_reader
 FUZZ_REGRESS := $(O)/fuzz/fuzz_regress
@@ -253,7 +253,7 @@ $(O)/bench/bench_parts: $(O)/obj/bench/bench_parts.c.o
 $(O)/bench/bench_decode: $(O)/obj/bench/bench_decode.c.o $(call obj,$(COMMON_SRC)) $(filter-out $(O)/obj/analyzer/main.c.o,$(call obj,$(ANALYZER_SRC)))
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz -lm -lstdc++
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz -lm -lstdc++ -ldw -lelf
 
 bench-progs: $(BENCH_PROGS)
 
@@ -262,3 +262,17 @@ bench: all fixtures bench-progs
 
 .PHONY: bench bench-progs
 # ---- end of benchmarks --------------------------------------------------------------------------
+
+# ==== C++ test programs (tests/progs/*.cc; host call stacks) ====================================
+# Everything from here to the end of this block builds the C++ test programs (demangled call
+# sites in the stacks tests), -O2 -g like the C ones.
+CXX       ?= c++
+PROG_CXX  := $(patsubst tests/progs/%.cc,$(O)/tests/%,$(wildcard tests/progs/*.cc))
+
+$(O)/tests/%: tests/progs/%.cc $(SIMLIB)
+	@mkdir -p $(dir $@)
+	@echo "  CXXLD   $@"
+	$(Q)$(CXX) $(CPPFLAGS) -O2 -g -Wall -Wextra $(SANFLAGS) -o $@ $< $(LDFLAGS) -L$(O)/sim -Wl,-rpath-link,$(O)/sim -lcuda
+
+fixtures: $(PROG_CXX)
+# ---- end of C++ test programs -------------------------------------------------------------------

@@ -6,6 +6,7 @@
  * Strings are quoted with \" \\ and \xNN escapes. Meant for tests and debugging. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "report.h"
 #include "util.h"
@@ -21,6 +22,13 @@ static void str_kv(FILE *o, const char *key, const char *s, uint32_t n)
     fprintf(o, " %s=\"", key);
     ga_put_escaped(o, s, n);
     fputc('"', o);
+}
+
+/* " stack=<node id>" for events that carry one (nothing for 0: traces without stacks dump as
+ * they did). */
+static void stack_kv(FILE *o, uint32_t stack)
+{
+    if (stack) fprintf(o, " stack=%u", stack);
 }
 
 static void dump_process(FILE *o, const struct ga_event *ev)
@@ -48,6 +56,7 @@ static void dump_alloc(FILE *o, const struct ga_event *ev)
             " addr=0x%" PRIx64 " size=%" PRIu64 " device=%d ctx=0x%" PRIx64 " stream=0x%" PRIx64
             " aux=0x%" PRIx64 " flags=0x%x",
             r->addr, r->size, r->device, r->ctx, r->stream, r->aux, r->flags);
+    stack_kv(o, r->stack);
 }
 
 static void dump_free(FILE *o, const struct ga_event *ev)
@@ -56,6 +65,7 @@ static void dump_free(FILE *o, const struct ga_event *ev)
     api_col(o, ev);
     fprintf(o, " addr=0x%" PRIx64 " stream=0x%" PRIx64 " size=%" PRIu64 " result=%d", r->addr,
             r->stream, r->size, r->result);
+    stack_kv(o, r->stack);
 }
 
 static void dump_fail(FILE *o, const struct ga_event *ev)
@@ -66,6 +76,7 @@ static void dump_fail(FILE *o, const struct ga_event *ev)
             " size=%" PRIu64 " device=%d free=%" PRIu64 " total=%" PRIu64
             " result=%d ctx=0x%" PRIx64 " stream=0x%" PRIx64,
             r->size, r->device, r->free_bytes, r->total_bytes, r->result, r->ctx, r->stream);
+    stack_kv(o, r->stack);
 }
 
 static void dump_map(FILE *o, const struct ga_event *ev)
@@ -86,6 +97,7 @@ static void dump_launch(FILE *o, const struct ga_event *ev)
             " grid=%u,%u,%u block=%u,%u,%u shmem=%u result=%d dur_ns=%u",
             r->func, r->stream, r->corr, r->grid[0], r->grid[1], r->grid[2], r->block[0],
             r->block[1], r->block[2], r->shmem, r->result, r->dur_ns);
+    stack_kv(o, r->stack);
 }
 
 static void dump_span(FILE *o, const struct ga_event *ev)
@@ -94,6 +106,7 @@ static void dump_span(FILE *o, const struct ga_event *ev)
     api_col(o, ev);
     fprintf(o, " dur_ns=%" PRId64 " object=0x%" PRIx64 " bytes=%" PRIu64 " result=%d",
             (int64_t)(r->ts_exit - r->ts_enter), r->object, r->bytes, r->result);
+    stack_kv(o, r->stack);
 }
 
 static void dump_object(FILE *o, const struct ga_event *ev)
@@ -163,6 +176,31 @@ static void dump_gpu_other(FILE *o, const struct ga_event *ev)
     default: /* GT_REC_GPU_DROPPED */
         fprintf(o, " - count=%" PRIu64, ev->r.gpu_dropped.count);
         break;
+    }
+}
+
+/* STACK: its nodes as id:ip<parent ...; MODULE: range, bias, build-id in hex, path; SYMBOL. */
+static void dump_stacks(FILE *o, const struct ga_event *ev)
+{
+    if (ev->type == GT_REC_STACK) {
+        const struct gt_rec_stack *r = &ev->r.stack;
+        uint32_t n = ev->str_len[0] / 8;
+        fprintf(o, " - first=%u parent=%u count=%u ips=", r->first_id, r->parent, n);
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t ip;
+            memcpy(&ip, ev->str[0] + 8 * i, 8);
+            fprintf(o, "%s0x%" PRIx64, i ? "," : "", ip);
+        }
+    } else if (ev->type == GT_REC_MODULE) {
+        const struct gt_rec_module *r = &ev->r.module;
+        fprintf(o, " - start=0x%" PRIx64 " size=%" PRIu64 " base=0x%" PRIx64 " build_id=", r->start,
+                r->size, r->base);
+        for (uint32_t i = 0; i < ev->str_len[1]; i++)
+            fprintf(o, "%02x", (unsigned char)ev->str[1][i]);
+        str_kv(o, "path", ev->str[0], ev->str_len[0]);
+    } else {
+        fprintf(o, " - addr=0x%" PRIx64 " size=%" PRIu64, ev->r.symbol.addr, ev->r.symbol.size);
+        str_kv(o, "name", ev->str[0], ev->str_len[0]);
     }
 }
 
@@ -259,6 +297,11 @@ void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
     case GT_REC_GPU_NAME:
     case GT_REC_GPU_DROPPED:
         dump_gpu_other(o, ev);
+        break;
+    case GT_REC_STACK:
+    case GT_REC_MODULE:
+    case GT_REC_SYMBOL:
+        dump_stacks(o, ev);
         break;
     default:
         dump_misc(o, ev);

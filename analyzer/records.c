@@ -58,6 +58,14 @@ static const struct rec_info rec_table[] = {
                          sizeof(struct gt_rec_gpu_name),
                          {offsetof(struct gt_rec_gpu_name, name_len)}},
     [GT_REC_GPU_DROPPED] = {"GPU_DROPPED", sizeof(struct gt_rec_gpu_dropped), {0}},
+    [GT_REC_STACK] = {"STACK", sizeof(struct gt_rec_stack), {offsetof(struct gt_rec_stack, ips_len)}},
+    [GT_REC_MODULE] = {"MODULE",
+                       sizeof(struct gt_rec_module),
+                       {offsetof(struct gt_rec_module, path_len),
+                        offsetof(struct gt_rec_module, build_id_len)}},
+    [GT_REC_SYMBOL] = {"SYMBOL",
+                       sizeof(struct gt_rec_symbol),
+                       {offsetof(struct gt_rec_symbol, name_len)}},
 };
 
 #define N_TYPES (sizeof(rec_table) / sizeof(rec_table[0]))

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
 #include "gputrace/trace_format.h"
 
 /* Fill a file header for the running process. */
@@ -32,11 +34,9 @@ uint32_t gt_checksum(const void *p, size_t n);
  * shorter record read as zero, bytes past `want` are ignored. */
 static inline void gt_rec_load(void *dst, size_t want, const void *src, size_t avail)
 {
-    const unsigned char *s = src;
-    unsigned char *d = dst;
     size_t n = avail < want ? avail : want;
-    for (size_t i = 0; i < n; i++) d[i] = s[i];
-    for (size_t i = n; i < want; i++) d[i] = 0;
+    memcpy(dst, src, n);
+    memset((unsigned char *)dst + n, 0, want - n);
 }
 
 #endif

@@ -1,6 +1,7 @@
 /* Record builders used by the hooks. Each writes one fixed-size record into the calling thread's
  * buffer; the only driver calls made here are cheap queries through the real entry points. */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <cuda.h>
@@ -40,7 +41,12 @@ void gt_rec_alloc(struct gt_thread *t, unsigned api, uint64_t addr, uint64_t siz
 {
     uint64_t ts = gt_now();
     uint64_t ctx = current_ctx();
-    RESERVE(t, r, struct gt_rec_alloc);
+    uint32_t stack = gt_stack(t, GT_STK_ALLOC);
+    /* Without a stack the record stays 64 bytes: its appended fields would be 0. */
+    uint32_t rs = stack ? sizeof(struct gt_rec_alloc) : offsetof(struct gt_rec_alloc, stack);
+    struct gt_rec_alloc *r = gt_reserve(t, rs);
+    if (!r) return;
+    memset(r, 0, rs);
     r->ts = ts;
     r->addr = addr;
     r->size = size;
@@ -49,7 +55,8 @@ void gt_rec_alloc(struct gt_thread *t, unsigned api, uint64_t addr, uint64_t siz
     r->aux = aux;
     r->device = device;
     r->flags = flags;
-    gt_commit(t, r, GT_REC_ALLOC, (uint16_t)api, sizeof(*r), ts);
+    if (stack) r->stack = stack;
+    gt_commit(t, r, GT_REC_ALLOC, (uint16_t)api, rs, ts);
 }
 
 /* The OOM evidence: what the driver said was free right after the failure. */
@@ -62,7 +69,11 @@ void gt_rec_alloc_fail(struct gt_thread *t, unsigned api, uint64_t size, uint64_
     if (!mi || mi(&fr, &total) != CUDA_SUCCESS) fr = total = 0;
     uint64_t ctx = current_ctx();
     int device = gt_current_device();
-    RESERVE(t, r, struct gt_rec_alloc_fail);
+    uint32_t stack = gt_stack(t, GT_STK_ALLOC);
+    uint32_t rs = stack ? sizeof(struct gt_rec_alloc_fail) : offsetof(struct gt_rec_alloc_fail, stack);
+    struct gt_rec_alloc_fail *r = gt_reserve(t, rs);
+    if (!r) return;
+    memset(r, 0, rs);
     r->ts = ts;
     r->size = size;
     r->stream = stream;
@@ -71,30 +82,35 @@ void gt_rec_alloc_fail(struct gt_thread *t, unsigned api, uint64_t size, uint64_
     r->total_bytes = total;
     r->device = device;
     r->result = result;
-    gt_commit(t, r, GT_REC_ALLOC_FAIL, (uint16_t)api, sizeof(*r), ts);
+    if (stack) r->stack = stack;
+    gt_commit(t, r, GT_REC_ALLOC_FAIL, (uint16_t)api, rs, ts);
 }
 
 void gt_rec_free(struct gt_thread *t, unsigned api, uint64_t ts, uint64_t addr, uint64_t stream,
                  uint64_t size, int result)
 {
+    uint32_t stack = gt_stack(t, GT_STK_FREE);
     RESERVE(t, r, struct gt_rec_free);
     r->ts = ts;
     r->addr = addr;
     r->stream = stream;
     r->size = size;
     r->result = result;
+    r->stack = stack;
     gt_commit(t, r, GT_REC_FREE, (uint16_t)api, sizeof(*r), ts);
 }
 
 void gt_rec_span(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, uint64_t object,
                  uint64_t bytes, int result)
 {
+    uint32_t stack = gt_stack(t, GT_STK_SYNC);
     RESERVE(t, r, struct gt_rec_span);
     r->ts_enter = t0;
     r->ts_exit = t1;
     r->object = object;
     r->bytes = bytes;
     r->result = result;
+    r->stack = stack;
     gt_commit(t, r, GT_REC_SPAN, (uint16_t)api, sizeof(*r), t0);
 }
 
@@ -169,6 +185,7 @@ void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, 
     if (api != GT_API_cuGraphLaunch && api != GT_API_cuGraphLaunch_ptsz &&
         api != GT_API_cuLaunchHostFunc && api != GT_API_cuLaunchHostFunc_ptsz)
         note_func(t, func, t0);
+    uint32_t stack = gt_stack(t, GT_STK_LAUNCH);
     RESERVE(t, r, struct gt_rec_launch);
     r->ts = t0;
     r->func = func;
@@ -182,6 +199,7 @@ void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, 
     r->result = result;
     uint64_t d = t1 - t0;
     r->dur_ns = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+    r->stack = stack;
     gt_commit(t, r, GT_REC_LAUNCH, (uint16_t)api, sizeof(*r), t0);
 }
 

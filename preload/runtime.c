@@ -99,6 +99,7 @@ __attribute__((constructor)) static void gt_configure(void)
     env.cupti = keep_env("GPUTRACE_CUPTI", env_cupti, sizeof(env_cupti));
     env.cuda_home = keep_env("CUDA_HOME", env_cuda_home, sizeof(env_cuda_home));
     env.conda_prefix = keep_env("CONDA_PREFIX", env_conda, sizeof(env_conda));
+    gt_stacks_configure(getenv("GPUTRACE_STACK_DEPTH"), getenv("GPUTRACE_STACKS"));
 }
 
 /* Expand %p (pid), %h (host name) and %% in the output pattern. */
@@ -440,6 +441,7 @@ static void thread_exit(void *arg)
     pthread_mutex_unlock(&G.list_mu);
     gt_tls_thread = NULL;
     pthread_mutex_destroy(&t->mu);
+    gt_stack_thread_exit(t);
     free(t->buf);
     free(t);
     gt_tls_in_hook = 0;
@@ -534,6 +536,7 @@ __attribute__((destructor)) static void gt_shutdown(void)
     G.stopping = 1;
     pthread_cond_broadcast(&G.flush_cv);
     pthread_mutex_unlock(&G.flush_mu);
+    gt_stacks_exit(write_own_records); /* before the final watermark, which covers them */
     flush_round(1);
     atomic_store(&gt_state, GT_STATE_OFF);
 }

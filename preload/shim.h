@@ -34,6 +34,7 @@ struct gt_thread {
     _Atomic uint64_t inflight;  /* != 0 while a record is being prepared: a lower bound of its ts */
     pthread_mutex_t mu;         /* owner (when full) vs flusher; never held while appending */
     struct gt_thread *next, *prev;
+    struct gt_stk *stk;         /* stack capture state (stacks.c), made at the first capture */
 };
 
 enum gt_state { GT_STATE_IDLE = 0, GT_STATE_RUNNING = 1, GT_STATE_OFF = 2 };
@@ -174,6 +175,40 @@ void *gt_helper_fn(enum gt_helper h);
 
 /* Wrapper function of each API id (hooks_*.c), NULL where none. */
 extern void *const gt_wrappers[GT_API_MAX];
+
+/* ---- host call stacks (stacks.c) --------------------------------------------------------------- */
+/* Event classes that carry stacks (GPUTRACE_STACKS). Default alloc,launch,sync: an allocation's
+ * stack already says what its free releases, and frees are as frequent as allocations, so free
+ * stacks would double the cost for little; launches and synchronizations explain GPU idle time. */
+#define GT_STK_ALLOC  1u /* allocations, failed ones included */
+#define GT_STK_FREE   2u
+#define GT_STK_LAUNCH 4u
+#define GT_STK_SYNC   8u /* synchronizations, blocking copies, stream waits (span records) */
+#define GT_STK_ALL    15u
+#define GT_STK_DEFAULT (GT_STK_ALLOC | GT_STK_LAUNCH | GT_STK_SYNC)
+#define GT_STACK_DEPTH_DEFAULT 64u
+#define GT_STACK_DEPTH_MAX     256u
+
+extern unsigned gt_stack_depth;  /* frames kept, 0 = off */
+extern unsigned gt_stack_events; /* GT_STK_* bits; 0 when stacks are off */
+struct gt_stk;
+
+/* Reads GPUTRACE_STACK_DEPTH / GPUTRACE_STACKS values (NULL = unset); from gt_configure. */
+void gt_stacks_configure(const char *depth, const char *events);
+uint32_t gt_stack_slow(struct gt_thread *t);
+void gt_stack_thread_exit(struct gt_thread *t);
+/* At exit: the dladdr names of the stacks' ips, as whole records handed to emit. */
+void gt_stacks_exit(void (*emit)(const void *p, uint32_t size));
+
+/* The caller's stack as a node id (0: none or not wanted for this class). Called by the record
+ * builders inside a hook, after the real call returned: the stack is the same as at entry, and
+ * the unwinding time stays out of the recorded times. Known stacks take no lock and allocate
+ * nothing; a new one writes its new nodes (and new modules) into t's buffer first. */
+static inline uint32_t gt_stack(struct gt_thread *t, unsigned cls)
+{
+    if (!(gt_stack_events & cls)) return 0;
+    return gt_stack_slow(t);
+}
 
 /* ---- hook-side recording helpers (record.c) ---------------------------------------------------- */
 void gt_rec_alloc(struct gt_thread *t, unsigned api, uint64_t addr, uint64_t size, uint64_t stream,

@@ -102,6 +102,9 @@ enum gt_rec_type {
     GT_REC_GPU_API = 45,    /* gt_rec_gpu_api: (GPU chunk) a driver call as CUPTI saw it */
     GT_REC_GPU_NAME = 46,   /* gt_rec_gpu_name: (GPU chunk) a kernel name, by id */
     GT_REC_GPU_DROPPED = 47, /* gt_rec_gpu_dropped: (GPU chunk) records CUPTI could not deliver */
+    GT_REC_STACK = 50,  /* gt_rec_stack: new nodes of the host call-stack tree (see below) */
+    GT_REC_MODULE = 51, /* gt_rec_module: a loaded object: path, address range, build-id */
+    GT_REC_SYMBOL = 52, /* gt_rec_symbol: a function name the tracer looked up with dladdr */
 };
 
 /* Every host record's sort key is its first uint64 after the header (ts or ts_enter), a
@@ -160,8 +163,11 @@ struct gt_rec_alloc {
     uint64_t aux;           /* api specific: pool handle, pitch, flags */
     int32_t device;         /* device ordinal, -1 for host memory or unknown */
     uint32_t flags;         /* api specific flags argument */
+    /* Appended; absent (record of 64 bytes) when no stack was taken. */
+    uint32_t stack;         /* host call stack: gt_rec_stack node id of the innermost frame, 0 none */
+    uint32_t pad;
 };
-_Static_assert(sizeof(struct gt_rec_alloc) == 64, "gt_rec_alloc layout");
+_Static_assert(sizeof(struct gt_rec_alloc) == 72, "gt_rec_alloc layout");
 
 struct gt_rec_free {
     struct gt_rec_header h; /* sub = api */
@@ -170,7 +176,7 @@ struct gt_rec_free {
     uint64_t stream;
     uint64_t size;  /* bytes named by the call (cuMemAddressFree), else 0 */
     int32_t result; /* CUresult of the call */
-    uint32_t pad;
+    uint32_t stack; /* host call stack (gt_rec_stack node id), 0 none; was padding, always 0 */
 };
 _Static_assert(sizeof(struct gt_rec_free) == 48, "gt_rec_free layout");
 
@@ -184,8 +190,11 @@ struct gt_rec_alloc_fail {
     uint64_t total_bytes;
     int32_t device;
     int32_t result; /* CUresult of the failed call */
+    /* Appended; absent (record of 64 bytes) when no stack was taken. */
+    uint32_t stack; /* host call stack (gt_rec_stack node id), 0 none */
+    uint32_t pad;
 };
-_Static_assert(sizeof(struct gt_rec_alloc_fail) == 64, "gt_rec_alloc_fail layout");
+_Static_assert(sizeof(struct gt_rec_alloc_fail) == 72, "gt_rec_alloc_fail layout");
 
 struct gt_rec_vmm_map {
     struct gt_rec_header h; /* sub = api (cuMemMap or cuMemUnmap) */
@@ -221,7 +230,7 @@ struct gt_rec_launch {
     uint32_t shmem;
     int32_t result;   /* CUresult of the launch call */
     uint32_t dur_ns;  /* time spent inside the launch call, saturated at UINT32_MAX */
-    uint32_t pad;
+    uint32_t stack;   /* host call stack (gt_rec_stack node id), 0 none; was padding, always 0 */
 };
 _Static_assert(sizeof(struct gt_rec_launch) == 80, "gt_rec_launch layout");
 
@@ -232,7 +241,7 @@ struct gt_rec_span {
     uint64_t object; /* stream, event or context waited on; destination for copies */
     uint64_t bytes;  /* copies: bytes moved; cuStreamWaitEvent: the event */
     int32_t result;
-    uint32_t pad;
+    uint32_t stack;  /* host call stack (gt_rec_stack node id), 0 none; was padding, always 0 */
 };
 _Static_assert(sizeof(struct gt_rec_span) == 48, "gt_rec_span layout");
 
@@ -308,6 +317,59 @@ struct gt_rec_note {
     uint32_t text_len; /* bytes of UTF-8 text following, padded to 8 */
 };
 _Static_assert(sizeof(struct gt_rec_note) == 24, "gt_rec_note layout");
+
+/* ---- host call stacks --------------------------------------------------------------------------
+ * Stacks are interned as a tree (heaptrack's trace tree): node = (ip, parent node), ids 1, 2, ...
+ * in the order the tracer created them, 0 = none/root. An event's `stack` names the node of its
+ * innermost frame; its stack is that node's ip, its parent's ip, ... up to a node whose parent is
+ * 0 (the outermost frame taken). Each node is written once, so the trace grows with unique stacks,
+ * not with events. An ip is a return address minus one (inside the call instruction), in the
+ * process's address space at the time; gt_rec_module records say which object was mapped there.
+ * Nodes may come after events that use them, in another thread's chunk, or (file cut short)
+ * never: readers resolve stacks at the end and treat unknown ids as unknown stacks.
+ * Python frames (later) join the same tree as pseudo-frames, so events keep one stack id. */
+
+/* `count` new nodes, ids first_id .. first_id+count-1: node first_id has parent `parent`, each
+ * later one the node before it; ip[i] is the ip of node first_id+i (outermost first). */
+struct gt_rec_stack {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint32_t first_id;
+    uint32_t parent;  /* parent of first_id: an existing node, or 0 (first_id is outermost) */
+    uint32_t ips_len; /* bytes of the uint64_t ip array following: 8 * count */
+    uint32_t pad;
+    /* uint64_t ip[count] */
+};
+_Static_assert(sizeof(struct gt_rec_stack) == 32, "gt_rec_stack layout");
+
+/* A loaded object (dl_iterate_phdr), written before the first node with an ip inside it. Its
+ * mapped range is [start, start + size); base is the load bias: a file virtual address v of the
+ * object is at base + v. A later record covering the same addresses replaces an earlier one. */
+struct gt_rec_module {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint64_t base;
+    uint64_t start;
+    uint64_t size;
+    uint32_t path_len;     /* bytes of the path following (the executable's real path for the
+                            * program itself; pseudo-names such as linux-vdso.so.1 as they are) */
+    uint32_t build_id_len; /* bytes of the GNU build-id following the path, 0 if it has none */
+    /* char path[path_len]; uint8_t build_id[build_id_len]; padded to 8 */
+};
+_Static_assert(sizeof(struct gt_rec_module) == 48, "gt_rec_module layout");
+
+/* A function name from dladdr for the ips of the trace's stacks (written at exit), the fallback
+ * for a reader that cannot read the objects' symbol tables. It covers [addr, addr + size); size 0:
+ * unknown size (assembly symbols). Names are as the dynamic symbol table has them (mangled). */
+struct gt_rec_symbol {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint64_t addr;
+    uint64_t size;
+    uint32_t name_len; /* bytes of the name following, padded to 8 */
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct gt_rec_symbol) == 40, "gt_rec_symbol layout");
 
 /* ---- GPU timeline (CUPTI) ------------------------------------------------------------------------
  * GPU records travel in GT_CHUNK_GPU chunks, in the order CUPTI delivered them (not time order).

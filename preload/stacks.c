@@ -1,0 +1,455 @@
+/* Host call stacks: unwinding with libunwind, interning into a process-wide trace tree, the
+ * module map, and dladdr names at exit. Nothing here symbolizes or formats per event.
+ *
+ * Interning (heaptrack's trace tree): a node is (ip, parent id) -> id, each new node written once
+ * as part of a GT_REC_STACK record; an event carries the id of its innermost frame. The table is
+ * a lock-free-readable open-addressing hash of 16-byte entries {ip, parent << 32 | id}, in levels
+ * that double in size. Entries are never moved or removed, and a writer stores the value word
+ * before publishing the key word (release), so readers need no lock: known stacks cost no lock
+ * and no allocation. Inserting new nodes takes one mutex (new stacks are rare after warm-up, and
+ * the inserting thread also writes their records); a new level is allocated under it.
+ *
+ * Each thread also keeps its previous stack and its node ids (root first): a new stack that shares
+ * its outer frames with the previous one reuses their ids without touching the table, so a loop
+ * that allocates from one place costs one unwind and a compare per event. */
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <link.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define SKIP_MAX    16 /* room for the shim's own frames above the depth asked for */
+#define LEVELS_MAX  20
+#define LEVEL0_BITS 14
+#define MODULES_MAX 8192
+
+unsigned gt_stack_depth = GT_STACK_DEPTH_DEFAULT;
+unsigned gt_stack_events = GT_STK_DEFAULT;
+
+struct gt_stk {
+    uint32_t n;                       /* frames of the previous stack */
+    uint64_t ip[GT_STACK_DEPTH_MAX];  /* previous stack, outermost first */
+    uint32_t id[GT_STACK_DEPTH_MAX];  /* its node ids */
+    uint64_t cur[GT_STACK_DEPTH_MAX]; /* the stack being interned, innermost first */
+    void *raw[GT_STACK_DEPTH_MAX + SKIP_MAX];
+};
+
+struct level {
+    _Atomic uint64_t *w; /* 2 words per slot: ip (0 = empty), parent << 32 | id */
+    uint64_t mask;       /* slots - 1 */
+};
+
+static struct {
+    pthread_mutex_t mu; /* inserts, new levels, the module list */
+    struct level lv[LEVELS_MAX];
+    _Atomic uint32_t nlv;       /* published levels */
+    uint64_t used;              /* slots used in the newest level; under mu */
+    uint32_t next_id;           /* last id handed out; under mu */
+    int full;                   /* no more nodes could be added; under mu */
+    uintptr_t self_lo, self_hi; /* the shim's own mapping: frames to leave out */
+    /* modules written so far: [lo, hi), base; under mu */
+    struct {
+        uintptr_t lo, hi, base;
+    } mod[MODULES_MAX];
+    uint32_t n_mod;
+    char exe[PATH_MAX];
+} S = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* ---- configuration (called from gt_configure, single-threaded) ------------------------------- */
+
+static unsigned parse_events(const char *v)
+{
+    unsigned m = 0;
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } words[] = {
+        {"alloc", GT_STK_ALLOC}, {"free", GT_STK_FREE}, {"launch", GT_STK_LAUNCH},
+        {"sync", GT_STK_SYNC},   {"all", GT_STK_ALL},   {"none", 0},
+    };
+    while (*v) {
+        size_t len = strcspn(v, ",");
+        size_t i;
+        for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+            if (strlen(words[i].name) == len && strncmp(v, words[i].name, len) == 0) break;
+        if (i < sizeof(words) / sizeof(words[0]))
+            m |= words[i].bit;
+        else if (len)
+            gt_warn("gputrace: GPUTRACE_STACKS: unknown event class '%.*s' (alloc, free, launch, "
+                    "sync, all, none)\n",
+                    (int)len, v);
+        v += len + (v[len] == ',');
+    }
+    return m;
+}
+
+struct range_query {
+    uintptr_t addr, lo, hi;
+};
+
+/* The mapped range [lo, hi) of the object's PT_LOAD segments. */
+static void load_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = UINTPTR_MAX;
+    *hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < *lo) *lo = a;
+        if (a + ph->p_memsz > *hi) *hi = a + ph->p_memsz;
+    }
+}
+
+static int find_range(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct range_query *q = arg;
+    uintptr_t lo, hi;
+    (void)size;
+    load_range(info, &lo, &hi);
+    if (q->addr < lo || q->addr >= hi) return 0;
+    q->lo = lo;
+    q->hi = hi;
+    return 1;
+}
+
+void gt_stacks_configure(const char *depth, const char *events)
+{
+    if (depth && *depth) {
+        long d = strtol(depth, NULL, 10);
+        gt_stack_depth = d <= 0 ? 0 : d > GT_STACK_DEPTH_MAX ? GT_STACK_DEPTH_MAX : (unsigned)d;
+    }
+    if (events) gt_stack_events = parse_events(events);
+    if (!gt_stack_depth || !gt_stack_events) {
+        gt_stack_depth = gt_stack_events = 0;
+        return;
+    }
+    struct range_query q = {.addr = (uintptr_t)&gt_stacks_configure};
+    if (dl_iterate_phdr(find_range, &q)) {
+        S.self_lo = q.lo;
+        S.self_hi = q.hi;
+    }
+    ssize_t n = readlink("/proc/self/exe", S.exe, sizeof(S.exe) - 1);
+    S.exe[n > 0 ? n : 0] = 0;
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+}
+
+/* ---- the node table ----------------------------------------------------------------------------
+ */
+
+static inline uint64_t slot_hash(uint64_t ip, uint32_t parent)
+{
+    uint64_t x = ip ^ ((uint64_t)parent * 0x9E3779B97F4A7C15ull);
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    return x ^ (x >> 29);
+}
+
+static uint32_t lookup(uint64_t ip, uint32_t parent)
+{
+    uint32_t n = atomic_load_explicit(&S.nlv, memory_order_acquire);
+    uint64_t h = slot_hash(ip, parent);
+    for (uint32_t l = 0; l < n; l++) {
+        const struct level *L = &S.lv[l];
+        for (uint64_t i = h & L->mask;; i = (i + 1) & L->mask) {
+            uint64_t k = atomic_load_explicit(&L->w[2 * i], memory_order_acquire);
+            if (!k) break;
+            if (k != ip) continue;
+            uint64_t v = atomic_load_explicit(&L->w[2 * i + 1], memory_order_relaxed);
+            if ((uint32_t)(v >> 32) == parent) return (uint32_t)v;
+        }
+    }
+    return 0;
+}
+
+/* A new, empty level (mmap: zeroed, and no malloc inside a hook). Caller holds mu. */
+static int add_level(void)
+{
+    uint32_t n = atomic_load_explicit(&S.nlv, memory_order_relaxed);
+    if (n == LEVELS_MAX) return -1;
+    uint64_t slots = 1ull << (LEVEL0_BITS + n);
+    void *p = mmap(NULL, slots * 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return -1;
+    S.lv[n] = (struct level){p, slots - 1};
+    S.used = 0;
+    atomic_store_explicit(&S.nlv, n + 1, memory_order_release);
+    return 0;
+}
+
+/* Adds node (ip, parent); returns its id, 0 when the table cannot grow. Caller holds mu. */
+static uint32_t insert_locked(uint64_t ip, uint32_t parent)
+{
+    uint32_t n = atomic_load_explicit(&S.nlv, memory_order_relaxed);
+    if (S.full || S.next_id == UINT32_MAX - 1) return 0;
+    if ((n == 0 || S.used + 1 > (S.lv[n - 1].mask + 1) / 2) && add_level() < 0) {
+        S.full = 1;
+        return 0;
+    }
+    struct level *L = &S.lv[atomic_load_explicit(&S.nlv, memory_order_relaxed) - 1];
+    uint32_t id = ++S.next_id;
+    uint64_t i = slot_hash(ip, parent) & L->mask;
+    while (atomic_load_explicit(&L->w[2 * i], memory_order_relaxed))
+        i = (i + 1) & L->mask;
+    atomic_store_explicit(&L->w[2 * i + 1], (uint64_t)parent << 32 | id, memory_order_relaxed);
+    atomic_store_explicit(&L->w[2 * i], ip, memory_order_release);
+    S.used++;
+    return id;
+}
+
+/* ---- modules -----------------------------------------------------------------------------------
+ */
+
+static int module_known(uintptr_t ip)
+{
+    for (uint32_t i = 0; i < S.n_mod; i++)
+        if (ip >= S.mod[i].lo && ip < S.mod[i].hi) return 1;
+    return 0;
+}
+
+/* The GNU build-id note of a loaded object, read from its mapped PT_NOTE segments. */
+static const uint8_t *build_id(const struct dl_phdr_info *info, uint32_t *len)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE) continue;
+        const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+        const uint8_t *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+            const uint8_t *name = p + sizeof(*nh);
+            const uint8_t *desc = name + ((nh->n_namesz + 3) & ~3u);
+            if (desc + nh->n_descsz > end) break;
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+                nh->n_descsz <= 64) {
+                *len = nh->n_descsz;
+                return desc;
+            }
+            p = desc + ((nh->n_descsz + 3) & ~3u);
+        }
+    }
+    *len = 0;
+    return NULL;
+}
+
+static void emit_module(struct gt_thread *t, const struct dl_phdr_info *info, uintptr_t lo,
+                        uintptr_t hi)
+{
+    const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : S.exe;
+    uint32_t bl, pl = (uint32_t)strnlen(path, PATH_MAX);
+    const uint8_t *bid = build_id(info, &bl);
+    struct gt_rec_module r = {.ts = gt_now(),
+                              .base = info->dlpi_addr,
+                              .start = lo,
+                              .size = hi - lo,
+                              .path_len = pl,
+                              .build_id_len = bl};
+    uint32_t size = gt_rec_size(sizeof(r), pl + bl);
+    uint8_t *p = gt_reserve(t, size);
+    if (!p) return;
+    memcpy(p, &r, sizeof(r));
+    memcpy(p + sizeof(r), path, pl);
+    if (bl) memcpy(p + sizeof(r) + pl, bid, bl);
+    memset(p + sizeof(r) + pl + bl, 0, size - sizeof(r) - pl - bl);
+    gt_commit(t, p, GT_REC_MODULE, 0, size, r.ts);
+}
+
+/* dl_iterate_phdr callback: writes every object not written yet. Runs under the loader's lock;
+ * writing a record may flush this thread's buffer, which takes none of the loader's locks. */
+static int scan_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    uintptr_t lo, hi;
+    (void)size;
+    load_range(info, &lo, &hi);
+    if (lo >= hi || S.n_mod == MODULES_MAX) return 0;
+    for (uint32_t i = 0; i < S.n_mod; i++)
+        if (S.mod[i].lo == lo && S.mod[i].hi == hi && S.mod[i].base == info->dlpi_addr) return 0;
+    S.mod[S.n_mod].lo = lo;
+    S.mod[S.n_mod].hi = hi;
+    S.mod[S.n_mod].base = info->dlpi_addr;
+    S.n_mod++;
+    emit_module(arg, info, lo, hi);
+    return 0;
+}
+
+/* ---- interning
+ * ----------------------------------------------------------------------------------- */
+
+/* Writes nodes first..first+count-1 (parent of the first: parent; ips outermost first). */
+static void emit_nodes(struct gt_thread *t, uint32_t first, uint32_t parent, const uint64_t *ip,
+                       uint32_t count)
+{
+    uint32_t size = gt_rec_size(sizeof(struct gt_rec_stack), 8u * count);
+    struct gt_rec_stack *r = gt_reserve(t, size);
+    if (!r) return;
+    *r = (struct gt_rec_stack){
+        .ts = gt_now(), .first_id = first, .parent = parent, .ips_len = 8u * count};
+    memcpy(r + 1, ip, 8u * count);
+    gt_commit(t, r, GT_REC_STACK, 0, size, r->ts);
+}
+
+static void note_full(struct gt_thread *t)
+{
+    static const char text[] = "the stack table is full: later new stacks are not recorded";
+    struct gt_rec_note r = {.ts = gt_now(), .level = GT_NOTE_WARNING, .text_len = sizeof(text) - 1};
+    gt_emit_named(t, GT_REC_NOTE, 0, &r, sizeof(r), text, r.text_len);
+}
+
+/* Slow path: frames s->ip[j..n) (outermost first) from parent on are not all in the table.
+ * Returns the innermost frame's id, or 0 when the table is full. */
+static uint32_t insert_stack(struct gt_thread *t, struct gt_stk *s, uint32_t j, uint32_t n,
+                             uint32_t parent)
+{
+    uint32_t first = 0, chain_parent = 0, k;
+    int was_full, rescan = 0;
+    pthread_mutex_lock(&S.mu);
+    was_full = S.full;
+    for (; j < n; j++) { /* another thread may have added some meanwhile */
+        uint32_t id = lookup(s->ip[j], parent);
+        if (!id) break;
+        s->id[j] = parent = id;
+    }
+    chain_parent = parent;
+    for (k = j; k < n; k++) {
+        uint32_t id = insert_locked(s->ip[k], parent);
+        if (!id) break;
+        if (k == j) first = id;
+        s->id[k] = parent = id;
+        rescan |= !module_known(s->ip[k]);
+    }
+    if (rescan) dl_iterate_phdr(scan_module, t);
+    int now_full = S.full;
+    pthread_mutex_unlock(&S.mu);
+    if (k > j) emit_nodes(t, first, chain_parent, s->ip + j, k - j);
+    if (now_full && !was_full) note_full(t);
+    s->n = k;
+    return k == n ? parent : 0;
+}
+
+/* Interns the innermost-first stack in s->cur[0..n). */
+static uint32_t intern(struct gt_thread *t, struct gt_stk *s, uint32_t n)
+{
+    uint32_t j = 0, parent = 0;
+    while (j < n && j < s->n && s->ip[j] == s->cur[n - 1 - j])
+        parent = s->id[j++];
+    if (j == n && n == s->n) return parent;
+    for (; j < n; j++) {
+        uint64_t ip = s->cur[n - 1 - j];
+        uint32_t id = lookup(ip, parent);
+        s->ip[j] = ip;
+        if (!id) break;
+        s->id[j] = parent = id;
+    }
+    if (j == n) {
+        s->n = n;
+        return parent;
+    }
+    for (uint32_t k = j + 1; k < n; k++)
+        s->ip[k] = s->cur[n - 1 - k];
+    return insert_stack(t, s, j, n, parent);
+}
+
+uint32_t gt_stack_slow(struct gt_thread *t)
+{
+    struct gt_stk *s = t->stk;
+    if (!s) {
+        s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (s == MAP_FAILED) return 0;
+        t->stk = s; /* zeroed: an empty previous stack */
+    }
+    int got = unw_backtrace(s->raw, (int)(gt_stack_depth + SKIP_MAX));
+    int k = 0;
+    while (k < got && (uintptr_t)s->raw[k] >= S.self_lo && (uintptr_t)s->raw[k] < S.self_hi)
+        k++;
+    uint32_t n = 0;
+    for (; k < got && n < gt_stack_depth; k++)
+        if ((uintptr_t)s->raw[k] > 1) s->cur[n++] = (uint64_t)(uintptr_t)s->raw[k] - 1;
+    return n ? intern(t, s, n) : 0;
+}
+
+void gt_stack_thread_exit(struct gt_thread *t)
+{
+    if (t->stk) munmap(t->stk, sizeof(*t->stk));
+    t->stk = NULL;
+}
+
+/* ---- names at exit ------------------------------------------------------------------------------
+ */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Every distinct ip in the table, sorted (malloc is fine here: we are in the exit path). */
+static uint64_t *all_ips(size_t *count)
+{
+    uint32_t nlv = atomic_load(&S.nlv);
+    size_t n = 0, cap = 0;
+    for (uint32_t l = 0; l < nlv; l++)
+        cap += S.lv[l].mask + 1;
+    uint64_t *ips = cap ? malloc(cap / 2 * sizeof(*ips) + 8) : NULL;
+    if (!ips) return NULL;
+    for (uint32_t l = 0; l < nlv; l++)
+        for (uint64_t i = 0; i <= S.lv[l].mask; i++) {
+            uint64_t ip = atomic_load_explicit(&S.lv[l].w[2 * i], memory_order_relaxed);
+            if (ip && n < cap / 2 + 1) ips[n++] = ip;
+        }
+    qsort(ips, n, sizeof(*ips), cmp_u64);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!u || ips[u - 1] != ips[i]) ips[u++] = ips[i];
+    *count = u;
+    return ips;
+}
+
+/* Appends one symbol record to out (cap bytes); returns its size, 0 if it does not fit. */
+static uint32_t put_symbol(uint8_t *out, uint32_t room, uint64_t addr, uint64_t size,
+                           const char *name)
+{
+    uint32_t nl = (uint32_t)strnlen(name, GT_MAX_NAME_BYTES);
+    uint32_t rs = gt_rec_size(sizeof(struct gt_rec_symbol), nl);
+    if (rs > room) return 0;
+    struct gt_rec_symbol r = {
+        .h = {GT_REC_SYMBOL, 0, rs}, .ts = gt_now(), .addr = addr, .size = size, .name_len = nl};
+    memcpy(out, &r, sizeof(r));
+    memcpy(out + sizeof(r), name, nl);
+    memset(out + sizeof(r) + nl, 0, rs - sizeof(r) - nl);
+    return rs;
+}
+
+void gt_stacks_exit(void (*emit)(const void *p, uint32_t size))
+{
+    enum { BUF = 1u << 20 };
+    size_t n = 0;
+    uint64_t *ips = gt_stack_depth ? all_ips(&n) : NULL;
+    uint8_t *buf = ips ? malloc(BUF) : NULL;
+    uint32_t used = 0;
+    uint64_t last = 0;
+    for (size_t i = 0; buf && i < n; i++) {
+        Dl_info info;
+        const ElfW(Sym) *sym = NULL;
+        if (!dladdr1((void *)(uintptr_t)ips[i], &info, (void **)&sym, RTLD_DL_SYMENT) ||
+            !info.dli_sname || !info.dli_saddr)
+            continue;
+        uint64_t a = (uint64_t)(uintptr_t)info.dli_saddr, sz = sym ? sym->st_size : 0;
+        if (a == last || (sz && ips[i] >= a + sz)) continue; /* same function, or not inside it */
+        last = a;
+        uint32_t w = put_symbol(buf + used, BUF - used, a, sz, info.dli_sname);
+        if (!w) {
+            emit(buf, used);
+            used = 0;
+            w = put_symbol(buf, BUF, a, sz, info.dli_sname);
+        }
+        used += w;
+    }
+    if (used) emit(buf, used);
+    free(buf);
+    free(ips);
+}
