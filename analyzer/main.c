@@ -14,6 +14,8 @@ struct opts {
     enum mode mode;
     const char *out;
     const char *trace;
+    int show_stacks;
+    const char *ignore_frames; /* NULL: the built-in list */
 };
 
 static const char usage_text[] =
@@ -29,6 +31,11 @@ static const char usage_text[] =
     "  --dump         every record in time order, one line each:\n"
     "                 <ns from trace start> tid=<tid> <TYPE> <api> key=value ...\n"
     "                 (GPU_* records where the file has them, in CUPTI's delivery order)\n"
+    "  --stacks       print the full host call stack of each call site listed (text report);\n"
+    "                 sites come from the stacks the tracer recorded (GPUTRACE_STACKS)\n"
+    "  --ignore-frames REGEX  frames whose function or object file name match this POSIX\n"
+    "                 extended regex are allocator internals, never a call site; replaces the\n"
+    "                 built-in list (PyTorch's caching allocator, cuBLAS, cuDNN, ...); '' = none\n"
     "  -o, --output OUT  write to OUT instead of standard output\n"
     "  -h, --help     show this help\n"
     "  --version      show the version and the trace format this reader reads\n"
@@ -71,6 +78,13 @@ static void parse_args(int argc, char **argv, struct opts *o)
             set_mode(o, MODE_JSON, a);
         } else if (strcmp(a, "--dump") == 0) {
             set_mode(o, MODE_DUMP, a);
+        } else if (strcmp(a, "--stacks") == 0) {
+            o->show_stacks = 1;
+        } else if (strcmp(a, "--ignore-frames") == 0) {
+            if (++i >= argc) usage_error("a regular expression must follow ", a);
+            o->ignore_frames = argv[i];
+        } else if (strncmp(a, "--ignore-frames=", 16) == 0) {
+            o->ignore_frames = a + 16;
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             if (++i >= argc) usage_error("a file name must follow ", a);
             o->out = argv[i];
@@ -132,7 +146,14 @@ static int run(const struct opts *o, FILE *out)
         return 0;
     }
     struct ga_report r;
+    char err[200];
     ga_report_init(&r, o->trace);
+    r.show_stacks = o->show_stacks;
+    if (o->ignore_frames && ga_report_ignore_frames(&r, o->ignore_frames, err, sizeof(err)) != 0) {
+        fprintf(stderr, "%s: --ignore-frames: %s\n", GA_PROG, err);
+        ga_report_free(&r);
+        return 1;
+    }
     if (ga_report_run(&r) != 0) {
         fprintf(stderr, "%s: %s: %s\n", GA_PROG, o->trace, r.read.error);
         ga_report_free(&r);
@@ -149,7 +170,7 @@ static int run(const struct opts *o, FILE *out)
 
 int main(int argc, char **argv)
 {
-    struct opts o = {MODE_TEXT, NULL, NULL};
+    struct opts o = {MODE_TEXT, NULL, NULL, 0, NULL};
     parse_args(argc, argv, &o);
     FILE *out = open_output(o.out);
     int rc = run(&o, out);

@@ -193,7 +193,8 @@ static void on_alloc(struct ga_memory *m, const struct ga_event *ev)
                         .device = r->device,
                         .api = ev->sub,
                         .kind = (uint8_t)kind,
-                        .ns = (uint8_t)ns_of(kind)};
+                        .ns = (uint8_t)ns_of(kind),
+                        .stack = r->stack};
     uint32_t i = ga_live_add(m, &e);
     account_add(m, &m->slab[i]);
 }

@@ -56,6 +56,7 @@ struct ga_live {
     uint16_t api;
     uint8_t kind, ns;
     uint32_t prev, next, group; /* slab indices; UINT32_MAX = none */
+    uint32_t stack;             /* host call stack (trace node id), 0 none: leaks by site */
 };
 
 /* A (ctx, device) group. While it holds allocations it is on its context's list and, unless

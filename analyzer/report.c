@@ -12,7 +12,18 @@ void ga_report_init(struct ga_report *r, const char *path)
     ga_memory_init(&r->mem);
     ga_timeline_init(&r->tl);
     ga_gpu_init(&r->gpu);
+    ga_stacks_init(&r->stacks);
+    ga_sites_init(&r->sites, NULL);
     ga_demangle_reset();
+}
+
+int ga_report_ignore_frames(struct ga_report *r, const char *regex, char *err, size_t n)
+{
+    ga_sites_free(&r->sites);
+    if (ga_sites_init(&r->sites, regex) == 0) return 0;
+    snprintf(err, n, "%s", r->sites.ignore_error);
+    ga_sites_init(&r->sites, NULL);
+    return -1;
 }
 
 void ga_report_event(void *report, const struct ga_event *ev)
@@ -26,6 +37,8 @@ void ga_report_event(void *report, const struct ga_event *ev)
     ga_memory_event(&r->mem, ev);
     ga_timeline_event(&r->tl, ev);
     ga_gpu_event(&r->gpu, ev);
+    ga_stacks_event(&r->stacks, ev);
+    ga_sites_event(&r->sites, ev);
 }
 
 int64_t ga_report_rel(const struct ga_report *r, uint64_t ts)
@@ -46,6 +59,7 @@ void ga_report_finish(struct ga_report *r)
     ga_memory_finish(&r->mem, r->facts.have_ts ? r->facts.last_ts : r->mem.t0);
     ga_timeline_finish(&r->tl);
     ga_gpu_finish(&r->gpu, &r->tl);
+    ga_sites_finish(&r->sites, &r->stacks, &r->mem);
 }
 
 int ga_report_run(struct ga_report *r)
@@ -126,4 +140,6 @@ void ga_report_free(struct ga_report *r)
     ga_memory_free(&r->mem);
     ga_timeline_free(&r->tl);
     ga_gpu_free(&r->gpu);
+    ga_sites_free(&r->sites);
+    ga_stacks_free(&r->stacks);
 }

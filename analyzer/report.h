@@ -10,6 +10,8 @@
 #include "gpu.h"
 #include "memory.h"
 #include "reader.h"
+#include "sites.h"
+#include "stacks.h"
 #include "timeline.h"
 
 #define GA_SCHEMA_VERSION 1
@@ -21,10 +23,17 @@ struct ga_report {
     struct ga_memory mem;
     struct ga_timeline tl;
     struct ga_gpu gpu;
+    struct ga_stacks stacks; /* host call stacks as the trace defines them */
+    struct ga_sites sites;   /* events by call site and library */
+    int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started; /* the first event has been seen (the time base is set) */
 };
 
 void ga_report_init(struct ga_report *r, const char *path);
+/* Frames matching this POSIX extended regex (function or object file name) are framework
+ * internals, never a call site; replaces the built-in list ("" ignores none). -1 with a
+ * message in err when it does not compile. Call before ga_report_run. */
+int ga_report_ignore_frames(struct ga_report *r, const char *regex, char *err, size_t n);
 /* Reads the trace and runs the analyses. 0: the model is complete (maybe of a truncated
  * prefix); -1: unreadable, r->read.error says why. */
 int ga_report_run(struct ga_report *r);

@@ -201,8 +201,10 @@ int ga_render_json(const struct ga_report *r, FILE *out)
     put(root, "process", json_process(r));
     put(root, "devices", json_devices(r));
     put(root, "threads", json_threads(r));
-    put(root, "memory", ga_json_memory(r));
-    put(root, "timeline", ga_json_timeline(r));
+    jobj *memory = ga_json_memory(r), *timeline = ga_json_timeline(r);
+    ga_json_sites(r, root, memory, timeline);
+    put(root, "memory", memory);
+    put(root, "timeline", timeline);
     put(root, "objects", json_objects(r));
     put(root, "resolver", json_resolver(r));
     put(root, "notes", json_notes(r));

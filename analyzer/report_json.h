@@ -12,5 +12,9 @@ struct json_object *ga_json_timeline(const struct ga_report *r);
  * timeline fields added to the timeline object. */
 struct json_object *ga_json_top_kernels(const struct ga_report *r);
 void ga_json_gpu_timeline(const struct ga_report *r, struct json_object *timeline);
+/* report_json_sites.c: memory.by_site/by_library, timeline.launch_sites/sync_sites, and the
+ * top-level stacks object. */
+void ga_json_sites(const struct ga_report *r, struct json_object *root, struct json_object *memory,
+                   struct json_object *timeline);
 
 #endif

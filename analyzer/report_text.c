@@ -245,6 +245,7 @@ void ga_render_text(const struct ga_report *r, FILE *o)
     text_ooms(r, o);
     text_launches(r, o);
     text_spans(r, o);
+    ga_text_sites(r, o);
     ga_text_gpu(r, o);
     text_misc(r, o);
 }

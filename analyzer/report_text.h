@@ -9,4 +9,7 @@
 /* report_text_gpu.c: the GPU timeline section, or one line saying why there is none. */
 void ga_text_gpu(const struct ga_report *r, FILE *o);
 
+/* report_text_sites.c: allocations, launches and blocking time by call site and library. */
+void ga_text_sites(const struct ga_report *r, FILE *o);
+
 #endif

@@ -1,0 +1,179 @@
+/* --json: host call stacks: memory.by_site, memory.by_library, timeline.launch_sites,
+ * timeline.sync_sites and the top-level stacks object (docs/REPORT_JSON.md). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_json.h"
+#include "util.h"
+
+typedef struct json_object jobj;
+
+#define STACK_FRAMES 256 /* frames listed per stack */
+
+static void put(jobj *o, const char *key, jobj *v)
+{
+    json_object_object_add(o, key, v);
+}
+
+static jobj *ju64(uint64_t v)
+{
+    return json_object_new_uint64(v);
+}
+
+static jobj *jstr(const char *s)
+{
+    if (!s) return NULL;
+    char *c = ga_utf8_clean(s, strlen(s));
+    jobj *o = json_object_new_string(c);
+    free(c);
+    return o;
+}
+
+/* Symbolization caches are filled by ga_sites_finish; lookups here only read them. */
+static struct ga_stacks *stacks_of(const struct ga_report *r)
+{
+    return (struct ga_stacks *)&r->stacks;
+}
+
+static const char *module_path(const struct ga_report *r, uint32_t m)
+{
+    return m == GA_NO_MODULE ? NULL : r->stacks.mods[m].path;
+}
+
+static jobj *frame_obj(const struct ga_report *r, const struct ga_frame *f)
+{
+    jobj *o = json_object_new_object();
+    put(o, "function", jstr(f->func));
+    put(o, "file", jstr(f->file));
+    put(o, "line", f->line ? ju64(f->line) : NULL);
+    put(o, "module", jstr(module_path(r, f->module)));
+    put(o, "offset",
+        f->module == GA_NO_MODULE ? NULL : ju64(f->ip - r->stacks.mods[f->module].base));
+    put(o, "inlined", json_object_new_boolean(f->inlined));
+    put(o, "symbolized_by", jstr(ga_sym_source_name(f->source)));
+    return o;
+}
+
+static jobj *stack_arr(const struct ga_report *r, uint32_t stack)
+{
+    static const struct ga_frame *fr[STACK_FRAMES];
+    jobj *a = json_object_new_array();
+    size_t n = stack ? ga_sites_stack_frames(stacks_of(r), stack, fr, STACK_FRAMES) : 0;
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(a, frame_obj(r, fr[i]));
+    return a;
+}
+
+/* The fields every site entry has: what and where the call site is. */
+static jobj *site_obj(const struct ga_report *r, const struct ga_site *x, uint32_t stack)
+{
+    jobj *o = json_object_new_object();
+    char label[1024];
+    const struct ga_frame *f = x->frame;
+    put(o, "site", jstr(f ? ga_frame_label(&r->stacks, f, label, sizeof(label), 1) : "<unknown>"));
+    put(o, "function", jstr(f ? f->func : NULL));
+    put(o, "file", jstr(f ? f->file : NULL));
+    put(o, "line", f && f->line ? ju64(f->line) : NULL);
+    put(o, "module", jstr(f ? module_path(r, f->module) : NULL));
+    put(o, "library", jstr(module_path(r, x->library)));
+    put(o, "symbolized_by", jstr(f ? ga_sym_source_name(f->source) : NULL));
+    put(o, "stacks", ju64(x->stacks));
+    put(o, "stack", stack_arr(r, stack));
+    return o;
+}
+
+static jobj *by_site(const struct ga_report *r)
+{
+    size_t n;
+    const struct ga_site **v = ga_sites_sorted(&r->sites, GA_SITES_BY_BYTES, &n);
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        jobj *o = site_obj(r, v[i], v[i]->top_alloc);
+        put(o, "count", ju64(v[i]->st.allocs));
+        put(o, "bytes", ju64(v[i]->st.alloc_bytes));
+        put(o, "failed", ju64(v[i]->st.alloc_failed));
+        put(o, "leaked_bytes", ju64(v[i]->st.leaked_bytes));
+        put(o, "leaked_count", ju64(v[i]->st.leaked_count));
+        json_object_array_add(a, o);
+    }
+    free(v);
+    return a;
+}
+
+static jobj *by_library(const struct ga_report *r)
+{
+    size_t n;
+    struct ga_library *v = ga_libraries_sorted(&r->sites, &n);
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        jobj *o = json_object_new_object();
+        const char *path = module_path(r, v[i].module);
+        put(o, "library", jstr(path));
+        put(o, "name", jstr(path ? r->stacks.mods[v[i].module].name : NULL));
+        put(o, "count", ju64(v[i].st.allocs));
+        put(o, "bytes", ju64(v[i].st.alloc_bytes));
+        put(o, "failed", ju64(v[i].st.alloc_failed));
+        put(o, "leaked_bytes", ju64(v[i].st.leaked_bytes));
+        json_object_array_add(a, o);
+    }
+    free(v);
+    return a;
+}
+
+static jobj *launch_sites(const struct ga_report *r)
+{
+    size_t n;
+    const struct ga_site **v = ga_sites_sorted(&r->sites, GA_SITES_BY_LAUNCHES, &n);
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        jobj *o = site_obj(r, v[i], v[i]->top_launch);
+        put(o, "count", ju64(v[i]->st.launches));
+        put(o, "failed", ju64(v[i]->st.launch_failed));
+        json_object_array_add(a, o);
+    }
+    free(v);
+    return a;
+}
+
+static jobj *sync_sites(const struct ga_report *r)
+{
+    size_t n;
+    const struct ga_site **v = ga_sites_sorted(&r->sites, GA_SITES_BY_SYNC, &n);
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        jobj *o = site_obj(r, v[i], v[i]->top_sync);
+        put(o, "calls", ju64(v[i]->st.syncs));
+        put(o, "time_ns", ju64(v[i]->st.sync_ns));
+        json_object_array_add(a, o);
+    }
+    free(v);
+    return a;
+}
+
+static jobj *stacks_summary(const struct ga_report *r)
+{
+    const struct ga_stacks *st = &r->stacks;
+    jobj *o = json_object_new_object(), *by = json_object_new_object();
+    put(o, "recorded", json_object_new_boolean(r->sites.have_stacks));
+    put(o, "unique_stacks", ju64(r->sites.n_stacks));
+    put(o, "nodes", ju64(st->defined));
+    put(o, "modules", ju64(st->n_mods));
+    put(o, "dladdr_symbols", ju64(st->n_syms));
+    for (unsigned k = 0; k <= GA_SYM_UNKNOWN; k++)
+        put(by, ga_sym_source_name(k), ju64(st->frames_by_source[k]));
+    put(o, "ips_symbolized_by", by);
+    put(o, "allocs_without_stack", ju64(r->sites.no_stack_allocs));
+    put(o, "launches_without_stack", ju64(r->sites.no_stack_launches));
+    put(o, "syncs_without_stack", ju64(r->sites.no_stack_syncs));
+    return o;
+}
+
+void ga_json_sites(const struct ga_report *r, struct json_object *root, struct json_object *memory,
+                   struct json_object *timeline)
+{
+    put(memory, "by_site", by_site(r));
+    put(memory, "by_library", by_library(r));
+    put(timeline, "launch_sites", launch_sites(r));
+    put(timeline, "sync_sites", sync_sites(r));
+    put(root, "stacks", stacks_summary(r));
+}

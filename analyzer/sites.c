@@ -1,0 +1,333 @@
+/* Events by stack while reading (an id and a few counters each: memory grows with unique stacks,
+ * not events); at the end each stack is symbolized once and folded into its call site and its
+ * library (see sites.h). */
+#include "sites.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define MAX_FRAMES 1024 /* logical frames looked at per stack */
+
+/* Framework allocator internals: the allocation's call site is the code that asked them. */
+const char ga_default_ignore_frames[] =
+    "^(libc10_cuda|libc10|libcublas|libcublasLt|libcudnn[A-Za-z0-9_]*|libcufft|libcufftw|libcurand|"
+    "libcusparse|libcusparseLt|libcusolver|libcusolverMg|libnvrtc|libnvJitLink)\\.so"
+    "|CUDACachingAllocator|^c10::cuda::|^c10::CachingDeviceAllocator"
+    "|^tsl::BFCAllocator|^stream_executor::|^xla::.*Allocator";
+
+/* The CUDA driver and runtime and the tracer itself: never the call site, never the library. */
+static const char runtime_modules[] = "^lib(cuda|cudart|gputrace)\\.so";
+static const char runtime_funcs[] = "^(cudart::|__cudart|cuda[A-Z][A-Za-z0-9_]*$)";
+
+static regex_t rt_mod, rt_func;
+static int rt_ready;
+
+int ga_sites_init(struct ga_sites *s, const char *ignore_frames)
+{
+    memset(s, 0, sizeof(*s));
+    if (!rt_ready) {
+        rt_ready = regcomp(&rt_mod, runtime_modules, REG_EXTENDED | REG_NOSUB) == 0 &&
+                   regcomp(&rt_func, runtime_funcs, REG_EXTENDED | REG_NOSUB) == 0;
+    }
+    const char *re = ignore_frames ? ignore_frames : ga_default_ignore_frames;
+    int rc = *re ? regcomp(&s->ignore, re, REG_EXTENDED | REG_NOSUB) : 0;
+    if (rc) {
+        regerror(rc, &s->ignore, s->ignore_error, sizeof(s->ignore_error));
+        return -1;
+    }
+    s->ignore_ok = *re != 0;
+    return 0;
+}
+
+static struct ga_site_stats *stats_of(struct ga_sites *s, uint32_t stack)
+{
+    int added = 0;
+    uint64_t *v = ga_map_upsert(&s->by_stack, stack, 0, s->n_stacks, &added);
+    if (added) {
+        s->per_stack = ga_xgrow(s->per_stack, &s->cap, s->n_stacks, sizeof(*s->per_stack));
+        s->stack_ids = ga_xgrow(s->stack_ids, &s->ids_cap, s->n_stacks, sizeof(*s->stack_ids));
+        memset(&s->per_stack[s->n_stacks], 0, sizeof(*s->per_stack));
+        s->stack_ids[s->n_stacks++] = stack;
+    }
+    s->have_stacks = 1;
+    return &s->per_stack[*v];
+}
+
+void ga_sites_event(struct ga_sites *s, const struct ga_event *ev)
+{
+    switch (ev->type) {
+    case GT_REC_ALLOC:
+        if (!ev->r.alloc.stack) {
+            s->no_stack_allocs++;
+            break;
+        }
+        stats_of(s, ev->r.alloc.stack)->allocs++;
+        stats_of(s, ev->r.alloc.stack)->alloc_bytes += ev->r.alloc.size;
+        break;
+    case GT_REC_ALLOC_FAIL:
+        if (ev->r.alloc_fail.stack) stats_of(s, ev->r.alloc_fail.stack)->alloc_failed++;
+        break;
+    case GT_REC_LAUNCH:
+        if (!ev->r.launch.stack) {
+            s->no_stack_launches++;
+        } else if (ev->r.launch.result) {
+            stats_of(s, ev->r.launch.stack)->launch_failed++;
+        } else {
+            stats_of(s, ev->r.launch.stack)->launches++;
+        }
+        break;
+    case GT_REC_SPAN:
+        if (!ev->r.span.stack) {
+            s->no_stack_syncs++;
+            break;
+        }
+        stats_of(s, ev->r.span.stack)->syncs++;
+        if (ev->r.span.ts_exit > ev->r.span.ts_enter)
+            stats_of(s, ev->r.span.stack)->sync_ns += ev->r.span.ts_exit - ev->r.span.ts_enter;
+        break;
+    default:
+        break;
+    }
+}
+
+size_t ga_sites_stack_frames(struct ga_stacks *st, uint32_t stack, const struct ga_frame **out,
+                             size_t max)
+{
+    uint64_t ips[512];
+    size_t n = ga_stacks_ips(st, stack, ips, 512), k = 0;
+    for (size_t i = 0; i < n && k < max; i++) {
+        size_t nf;
+        const struct ga_frame *f = ga_stacks_frames(st, ips[i], &nf);
+        for (size_t j = 0; j < nf && k < max; j++)
+            out[k++] = &f[j];
+    }
+    return k;
+}
+
+static int matches(const regex_t *re, const char *s)
+{
+    return s && regexec(re, s, 0, NULL, 0) == 0;
+}
+
+static int is_runtime(const struct ga_stacks *st, const struct ga_frame *f)
+{
+    if (!rt_ready) return 0;
+    if (f->module != GA_NO_MODULE && matches(&rt_mod, st->mods[f->module].name)) return 1;
+    return matches(&rt_func, f->func);
+}
+
+static int is_ignored(const struct ga_sites *s, const struct ga_stacks *st,
+                      const struct ga_frame *f)
+{
+    if (!s->ignore_ok) return 0;
+    if (f->module != GA_NO_MODULE && matches(&s->ignore, st->mods[f->module].name)) return 1;
+    return matches(&s->ignore, f->func);
+}
+
+/* Call-site frame and library module of one stack. */
+static const struct ga_frame *classify(struct ga_sites *s, struct ga_stacks *st, uint32_t stack,
+                                       uint32_t *library)
+{
+    static const struct ga_frame *fr[MAX_FRAMES];
+    size_t n = ga_sites_stack_frames(st, stack, fr, MAX_FRAMES);
+    const struct ga_frame *lib = NULL;
+    *library = GA_NO_MODULE;
+    for (size_t i = 0; i < n; i++) {
+        if (is_runtime(st, fr[i])) continue;
+        if (!lib) lib = fr[i];
+        if (!is_ignored(s, st, fr[i])) return *library = lib->module, fr[i];
+    }
+    if (lib) *library = lib->module;
+    return lib; /* every frame was framework internals: the library's own frame */
+}
+
+static void add_stats(struct ga_site_stats *a, const struct ga_site_stats *b)
+{
+    a->allocs += b->allocs;
+    a->alloc_bytes += b->alloc_bytes;
+    a->alloc_failed += b->alloc_failed;
+    a->leaked_bytes += b->leaked_bytes;
+    a->leaked_count += b->leaked_count;
+    a->launches += b->launches;
+    a->launch_failed += b->launch_failed;
+    a->syncs += b->syncs;
+    a->sync_ns += b->sync_ns;
+}
+
+/* Sites are the same when their frames name the same function at the same line of the same
+ * file in the same object (two stacks reaching one call from different callers). */
+static int same_site(const struct ga_frame *a, const struct ga_frame *b)
+{
+    if (!a || !b) return a == b;
+    if (a->func || b->func) {
+        if (!a->func || !b->func || strcmp(a->func, b->func)) return 0;
+    } else if (a->ip != b->ip) {
+        return 0;
+    }
+    if ((a->file == NULL) != (b->file == NULL) || (a->file && strcmp(a->file, b->file))) return 0;
+    return a->line == b->line && a->module == b->module;
+}
+
+static void top(uint32_t *id, uint64_t *w, uint32_t stack, uint64_t weight)
+{
+    if (weight > *w) *id = stack, *w = weight;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* A hash of what same_site compares; candidates are still checked with same_site. */
+static uint64_t site_hash(const struct ga_frame *f, uint32_t lib)
+{
+    uint64_t h = fnv(0xcbf29ce484222325ull, &lib, sizeof(lib));
+    if (!f) return h;
+    if (f->func)
+        h = fnv(h, f->func, strlen(f->func));
+    else
+        h = fnv(h, &f->ip, sizeof(f->ip));
+    if (f->file) h = fnv(h, f->file, strlen(f->file));
+    h = fnv(h, &f->line, sizeof(f->line));
+    return fnv(h, &f->module, sizeof(f->module));
+}
+
+static void add_to_site(struct ga_sites *s, const struct ga_frame *f, uint32_t lib, uint32_t stack,
+                        const struct ga_site_stats *st)
+{
+    uint64_t h = site_hash(f, lib), *v;
+    size_t i = s->n_sites;
+    for (uint64_t probe = 0; (v = ga_map_find(&s->site_of, h, probe)); probe++)
+        if (same_site(s->sites[*v].frame, f) && s->sites[*v].library == lib) {
+            i = (size_t)*v;
+            break;
+        }
+    if (i == s->n_sites) {
+        uint64_t probe = 0;
+        while (ga_map_find(&s->site_of, h, probe))
+            probe++;
+        ga_map_upsert(&s->site_of, h, probe, i, NULL);
+        s->sites = realloc(s->sites, (s->n_sites + 1) * sizeof(*s->sites));
+        if (!s->sites) abort();
+        memset(&s->sites[i], 0, sizeof(*s->sites));
+        s->sites[i].frame = f;
+        s->sites[i].library = lib;
+        s->n_sites++;
+    }
+    struct ga_site *x = &s->sites[i];
+    add_stats(&x->st, st);
+    x->stacks++;
+    top(&x->top_alloc, &x->top_alloc_w, stack, st->alloc_bytes + st->allocs + st->alloc_failed);
+    top(&x->top_launch, &x->top_launch_w, stack, st->launches + st->launch_failed);
+    top(&x->top_sync, &x->top_sync_w, stack, st->sync_ns + st->syncs);
+}
+
+static void add_to_library(struct ga_sites *s, uint32_t lib, const struct ga_site_stats *st)
+{
+    size_t i;
+    for (i = 0; i < s->n_libs; i++)
+        if (s->libs[i].module == lib) break;
+    if (i == s->n_libs) {
+        s->libs = realloc(s->libs, (s->n_libs + 1) * sizeof(*s->libs));
+        if (!s->libs) abort();
+        memset(&s->libs[i], 0, sizeof(*s->libs));
+        s->libs[i].module = lib;
+        s->n_libs++;
+    }
+    add_stats(&s->libs[i].st, st);
+}
+
+/* Device memory still live at the end, by the stack that allocated it. */
+static void add_leaks(struct ga_sites *s, const struct ga_memory *m)
+{
+    const struct ga_map_slot *slot;
+    for (size_t i = 0; ga_map_next(&m->live, &i, &slot);) {
+        const struct ga_live *e = &m->slab[slot->value];
+        if (!e->stack || !ga_kind_is_device(e->kind)) continue;
+        struct ga_site_stats *st = stats_of(s, e->stack);
+        st->leaked_bytes += e->size;
+        st->leaked_count++;
+    }
+}
+
+void ga_sites_finish(struct ga_sites *s, struct ga_stacks *st, const struct ga_memory *m)
+{
+    add_leaks(s, m);
+    for (size_t i = 0; i < s->n_stacks; i++) {
+        uint32_t lib;
+        const struct ga_frame *f = classify(s, st, s->stack_ids[i], &lib);
+        add_to_site(s, f, lib, s->stack_ids[i], &s->per_stack[i]);
+        add_to_library(s, lib, &s->per_stack[i]);
+    }
+}
+
+static uint64_t weight(const struct ga_site_stats *s, enum ga_site_order k)
+{
+    return k == GA_SITES_BY_BYTES      ? s->alloc_bytes
+           : k == GA_SITES_BY_LAUNCHES ? s->launches
+                                       : s->sync_ns;
+}
+
+static int has(const struct ga_site_stats *t, enum ga_site_order k)
+{
+    return k == GA_SITES_BY_BYTES      ? t->allocs || t->alloc_failed
+           : k == GA_SITES_BY_LAUNCHES ? t->launches || t->launch_failed
+                                       : t->syncs != 0;
+}
+
+static enum ga_site_order sort_key; /* qsort has no context argument */
+
+static int cmp_sites(const void *a, const void *b)
+{
+    const struct ga_site *x = *(const struct ga_site *const *)a;
+    const struct ga_site *y = *(const struct ga_site *const *)b;
+    uint64_t wx = weight(&x->st, sort_key), wy = weight(&y->st, sort_key);
+    if (wx != wy) return wx > wy ? -1 : 1;
+    return x < y ? -1 : x > y; /* first seen first */
+}
+
+const struct ga_site **ga_sites_sorted(const struct ga_sites *s, enum ga_site_order k, size_t *n)
+{
+    const struct ga_site **v = ga_xcalloc(s->n_sites + 1, sizeof(*v));
+    *n = 0;
+    for (size_t i = 0; i < s->n_sites; i++)
+        if (has(&s->sites[i].st, k)) v[(*n)++] = &s->sites[i];
+    sort_key = k;
+    qsort(v, *n, sizeof(*v), cmp_sites);
+    return v;
+}
+
+static int cmp_libs(const void *a, const void *b)
+{
+    const struct ga_library *x = a, *y = b;
+    if (x->st.alloc_bytes != y->st.alloc_bytes)
+        return x->st.alloc_bytes > y->st.alloc_bytes ? -1 : 1;
+    return x->module < y->module ? -1 : x->module > y->module;
+}
+
+struct ga_library *ga_libraries_sorted(const struct ga_sites *s, size_t *n)
+{
+    struct ga_library *v = ga_xcalloc(s->n_libs + 1, sizeof(*v));
+    *n = 0;
+    for (size_t i = 0; i < s->n_libs; i++)
+        if (has(&s->libs[i].st, GA_SITES_BY_BYTES)) v[(*n)++] = s->libs[i];
+    qsort(v, *n, sizeof(*v), cmp_libs);
+    return v;
+}
+
+void ga_sites_free(struct ga_sites *s)
+{
+    if (s->ignore_ok) regfree(&s->ignore);
+    ga_map_free(&s->by_stack);
+    ga_map_free(&s->site_of);
+    free(s->per_stack);
+    free(s->stack_ids);
+    free(s->sites);
+    free(s->libs);
+    memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,123 @@
+/* The stack table as the trace defines it: nodes by id, modules, dladdr symbols. Stacks are
+ * resolved at the end of the pass (nodes may be defined after the events that use them). */
+#include "stacks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define MAX_NODES (1u << 30) /* ids past this in a corrupt trace are ignored */
+
+void ga_stacks_init(struct ga_stacks *s)
+{
+    memset(s, 0, sizeof(*s));
+}
+
+static void on_stack(struct ga_stacks *s, const struct ga_event *ev)
+{
+    const struct gt_rec_stack *r = &ev->r.stack;
+    uint64_t count = ev->str_len[0] / 8;
+    s->stack_records++;
+    if (!r->first_id || r->first_id >= MAX_NODES || count >= MAX_NODES - r->first_id) return;
+    size_t last = r->first_id + count - 1;
+    if (last >= s->n_nodes) {
+        s->nodes = ga_xgrow(s->nodes, &s->nodes_cap, last, sizeof(*s->nodes));
+        memset(s->nodes + s->n_nodes, 0, (last + 1 - s->n_nodes) * sizeof(*s->nodes));
+        s->n_nodes = last + 1;
+    }
+    for (uint64_t i = 0; i < count; i++) {
+        struct ga_node *n = &s->nodes[r->first_id + i];
+        memcpy(&n->ip, ev->str[0] + 8 * i, 8);
+        n->parent = i ? (uint32_t)(r->first_id + i - 1) : r->parent;
+        if (!n->defined) s->defined++;
+        n->defined = 1;
+    }
+}
+
+static void on_module(struct ga_stacks *s, const struct ga_event *ev)
+{
+    const struct gt_rec_module *r = &ev->r.module;
+    s->mods = ga_xgrow(s->mods, &s->mods_cap, s->n_mods, sizeof(*s->mods));
+    struct ga_module *m = &s->mods[s->n_mods++];
+    memset(m, 0, sizeof(*m));
+    m->path = ga_xstrndup(ev->str[0], ev->str_len[0]);
+    const char *slash = strrchr(m->path, '/');
+    m->name = slash ? slash + 1 : m->path;
+    m->base = r->base;
+    m->start = r->start;
+    m->size = r->size;
+    m->build_id_len = ev->str_len[1] <= sizeof(m->build_id) ? ev->str_len[1] : 0;
+    memcpy(m->build_id, ev->str[1], m->build_id_len);
+}
+
+static void on_symbol(struct ga_stacks *s, const struct ga_event *ev)
+{
+    s->syms = ga_xgrow(s->syms, &s->syms_cap, s->n_syms, sizeof(*s->syms));
+    s->syms[s->n_syms++] = (struct ga_symbol){ev->r.symbol.addr, ev->r.symbol.size,
+                                              ga_xstrndup(ev->str[0], ev->str_len[0])};
+    s->syms_sorted = 0;
+}
+
+void ga_stacks_event(struct ga_stacks *s, const struct ga_event *ev)
+{
+    switch (ev->type) {
+    case GT_REC_STACK:
+        on_stack(s, ev);
+        break;
+    case GT_REC_MODULE:
+        on_module(s, ev);
+        break;
+    case GT_REC_SYMBOL:
+        on_symbol(s, ev);
+        break;
+    default:
+        break;
+    }
+}
+
+size_t ga_stacks_ips(const struct ga_stacks *s, uint32_t id, uint64_t *ips, size_t max)
+{
+    size_t n = 0;
+    /* max also bounds a parent cycle in a corrupt trace */
+    while (id && id < s->n_nodes && s->nodes[id].defined && n < max) {
+        ips[n++] = s->nodes[id].ip;
+        id = s->nodes[id].parent;
+    }
+    return n;
+}
+
+/* The latest module record covering ip wins (an object loaded where another was unloaded). */
+uint32_t ga_stacks_module_of(const struct ga_stacks *s, uint64_t ip)
+{
+    for (size_t i = s->n_mods; i-- > 0;)
+        if (ip >= s->mods[i].start && ip - s->mods[i].start < s->mods[i].size) return (uint32_t)i;
+    return GA_NO_MODULE;
+}
+
+const char *ga_stacks_keep(struct ga_stacks *s, char *owned)
+{
+    s->strings = ga_xgrow(s->strings, &s->strings_cap, s->n_strings, sizeof(*s->strings));
+    s->strings[s->n_strings++] = owned;
+    return owned;
+}
+
+void ga_stacks_free(struct ga_stacks *s)
+{
+    ga_stacks_close_modules(s);
+    for (size_t i = 0; i < s->n_mods; i++)
+        free(s->mods[i].path);
+    for (size_t i = 0; i < s->n_syms; i++)
+        free(s->syms[i].name);
+    for (size_t i = 0; i < s->n_strings; i++)
+        free(s->strings[i]);
+    free(s->nodes);
+    free(s->mods);
+    free(s->syms);
+    for (size_t i = 0; i < s->n_sets; i++)
+        free(s->frame_sets[i]);
+    free(s->frame_sets);
+    free(s->strings);
+    ga_map_free(&s->ip_frames);
+    memset(s, 0, sizeof(*s));
+}

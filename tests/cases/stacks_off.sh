@@ -1,0 +1,15 @@
+# GPUTRACE_STACK_DEPTH=0: no stack is taken, allocation records keep their 64 bytes, and the
+# memory report is exactly what it is with stacks.
+. "$SRC/tests/lib.sh"
+traced on.trace "$PROGS/stacks_sites" 10 >/dev/null || fail "program failed (stacks on)"
+GPUTRACE_STACK_DEPTH=0 traced off.trace "$PROGS/stacks_sites" 10 >/dev/null || fail "program failed (stacks off)"
+"$GT_REPORT" --json on.trace > on.json && "$GT_REPORT" --json off.trace > off.json || fail "report failed"
+mem="(m['alloc_count'], m['alloc_bytes'], m['free_count'], m['failed_count'], m['peak_bytes'], m['leaked_bytes'], m['leaked_count'], [(a['api'], a['count'], a['bytes'], a['failed']) for a in m['by_api']])"
+want="(17, $((10 * 1048576 + 40960)), 13, 1, $((10 * 1048576 + 4096)), $((4 * 1048576)), 4, [('cuMemAlloc_v2', 17, $((10 * 1048576 + 40960)), 1), ('cuMemFree_v2', 13, $((6 * 1048576 + 40960)), 0)])"
+expect_eq "memory, stacks on" "$(jget on.json "(lambda m: $mem)(d['memory'])")" "$want"
+expect_eq "memory, stacks off" "$(jget off.json "(lambda m: $mem)(d['memory'])")" "$want"
+expect_eq "no sites" "$(jget off.json "(d['memory']['by_site'], d['timeline']['launch_sites'], d['stacks']['recorded'])")" "([], [], False)"
+"$GT_REPORT" --dump off.trace > off.txt || fail "dump failed"
+! grep -qE ' (STACK|MODULE|SYMBOL) |stack=' off.txt || fail "stack records with GPUTRACE_STACK_DEPTH=0"
+"$GT_REPORT" off.trace | grep -q "call site" && fail "text report shows call sites without stacks"
+echo "stacks off: memory report unchanged"
