@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gpu.h" /* ga_demangle */
@@ -40,8 +41,11 @@ static void open_module(struct ga_module *m)
     const unsigned char *bits;
     GElf_Addr vaddr;
     m->tried = 1;
-    int fd = open(m->path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    struct stat sb;
+    /* The path comes from the trace: never block on a FIFO or read a device. */
+    int fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        if (fd >= 0) close(fd);
         m->why = "cannot open the file";
         return;
     }
