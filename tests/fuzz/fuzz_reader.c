@@ -1,6 +1,7 @@
 /* libFuzzer target: arbitrary bytes through the whole analyzer, in-process, the way
  * analyzer/main.c drives it: the reader with every analysis behind it (ga_report_event, then
- * ga_report_finish), the text and JSON renderers, and the --dump renderer on a second read.
+ * ga_report_finish), the text (with --stacks) and JSON renderers, and the --dump renderer on a
+ * second read.
  *
  * The reader takes a file descriptor, so each input goes into one memfd (rewound and rewritten
  * per input). Text and --dump output go to /dev/null (formatting still runs in full); the JSON
@@ -75,6 +76,7 @@ static void report_once(void)
 {
     struct ga_report r;
     ga_report_init(&r, "fuzz.trace");
+    r.show_stacks = 1; /* --stacks: the renderers print every listed site's whole stack */
     if (ga_read_fd(input_fd, ga_report_event, &r, &r.read) == 0) {
         ga_report_finish(&r);
         ga_render_text(&r, devnull);

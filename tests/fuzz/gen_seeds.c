@@ -191,6 +191,71 @@ static void threads_order(struct tb *t)
     tb_end(t);
 }
 
+/* Host call stacks: a node chain and branches (some defined after the events that use them,
+ * one never), modules (paths that do not exist here, so the dladdr names and module+offset
+ * fallbacks are used), dladdr symbols, events carrying stacks. */
+static void stack_record(struct tb *t, uint32_t first, uint32_t parent, const uint64_t *ips,
+                         uint32_t n)
+{
+    struct gt_rec_stack r = {.ts = T0 + first, .first_id = first, .parent = parent};
+    r.ips_len = 8 * n;
+    tb_rec(t, GT_REC_STACK, 0, &r, sizeof(r), (const char *)ips, r.ips_len);
+}
+
+static void module_record(struct tb *t, uint64_t start, uint64_t size, const char *path)
+{
+    static const char build_id[] = "\x01\x02\x03\x04\x05\x06\x07\x08";
+    struct gt_rec_module r = {.ts = T0, .base = start, .start = start, .size = size};
+    r.path_len = (uint32_t)strlen(path);
+    r.build_id_len = 8;
+    tb_rec3(t, GT_REC_MODULE, 0, &r, sizeof(r), path, r.path_len, build_id, 8, NULL, 0);
+}
+
+static void symbol_record(struct tb *t, uint64_t addr, uint64_t size, const char *name)
+{
+    struct gt_rec_symbol r = {.ts = T0, .addr = addr, .size = size};
+    r.name_len = (uint32_t)strlen(name);
+    tb_rec(t, GT_REC_SYMBOL, 0, &r, sizeof(r), name, r.name_len);
+}
+
+static void stacks_paths(struct tb *t)
+{
+    static const uint64_t main_chain[] = {0x400100, 0x400200, 0x7f0000001100};
+    static const uint64_t branch[] = {0x7f0000002200, 0x7f1000000300};
+    static const uint64_t leaf[] = {0x7f2000000010};
+    tb_init(t, 7, T0);
+    tb_begin(t, GT_CHUNK_HOST, 1);
+    module_record(t, 0x400000, 0x10000, "/nonexistent/app");
+    module_record(t, 0x7f0000000000, 0x100000, "/nonexistent/libtorch_cuda.so");
+    module_record(t, 0x7f1000000000, 0x100000, "/nonexistent/libcudart.so.13");
+    module_record(t, 0x7f2000000000, 0x100000, "/nonexistent/libcuda.so.1");
+    stack_record(t, 1, 0, main_chain, 3);
+    struct gt_rec_alloc a = {.ts = T0 + 5, .addr = 0x1000, .size = 4096, .stack = 5};
+    tb_rec(t, GT_REC_ALLOC, GT_API_cuMemAlloc_v2, &a, sizeof(a), NULL, 0); /* node 5: later */
+    stack_record(t, 4, 3, branch, 2);
+    a.addr = 0x2000;
+    a.stack = 3;
+    tb_rec(t, GT_REC_ALLOC, GT_API_cuMemAlloc_v2, &a, sizeof(a), NULL, 0);
+    a.addr = 0x3000;
+    a.stack = 99; /* never defined */
+    tb_rec(t, GT_REC_ALLOC, GT_API_cuMemAlloc_v2, &a, sizeof(a), NULL, 0);
+    struct gt_rec_alloc_fail f = {.ts = T0 + 6, .size = 1ull << 40, .result = 2, .stack = 5};
+    tb_rec(t, GT_REC_ALLOC_FAIL, GT_API_cuMemAlloc_v2, &f, sizeof(f), NULL, 0);
+    struct gt_rec_launch l = {.ts = T0 + 7, .func = 0xf00, .stack = 6};
+    tb_rec(t, GT_REC_LAUNCH, GT_API_cuLaunchKernel, &l, sizeof(l), NULL, 0);
+    struct gt_rec_span sp = {.ts_enter = T0 + 8, .ts_exit = T0 + 90, .stack = 6};
+    tb_rec(t, GT_REC_SPAN, GT_API_cuStreamSynchronize, &sp, sizeof(sp), NULL, 0);
+    tb_free(t, 9, GT_API_cuMemFree_v2, 0x2000, 0);
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_HOST, 2);
+    stack_record(t, 6, 5, leaf, 1);
+    symbol_record(t, 0x7f0000001000, 0x200, "_ZN2at6native5emptyEv");
+    symbol_record(t, 0x7f0000002000, 0, "_Z9fill_bombv");
+    symbol_record(t, 0x400100, 0x10, "main");
+    tb_watermark(t, UINT64_MAX - T0);
+    tb_end(t);
+}
+
 /* ---- odd but legal shapes, and broken ones ------------------------------------------------ */
 
 /* Records of an older (shorter) and a newer (longer) writer, unknown types and chunk kinds. */
@@ -332,6 +397,9 @@ int main(int argc, char **argv)
         put_trace(name, &t);
         tb_free_all(&t);
     }
+    stacks_paths(&t);
+    put_trace("stacks", &t);
+    tb_free_all(&t);
     threads_order(&t);
     put_trace("threads", &t);
     tb_free_all(&t);
