@@ -174,6 +174,7 @@ static int sym_cmp(const void *a, const void *b)
 /* The tracer's dladdr name covering ip (size 0: the nearest one below it in the same module). */
 static size_t from_dladdr(struct ga_stacks *s, uint64_t ip, uint32_t mod, struct ga_frame *f)
 {
+    if (!s->n_syms) return 0; /* (qsort must not see the NULL array) */
     if (!s->syms_sorted) {
         qsort(s->syms, s->n_syms, sizeof(*s->syms), sym_cmp);
         s->syms_sorted = 1;
