@@ -137,7 +137,12 @@ void gt_stacks_configure(const char *depth, const char *events)
     }
     ssize_t n = readlink("/proc/self/exe", S.exe, sizeof(S.exe) - 1);
     S.exe[n > 0 ? n : 0] = 0;
+#if defined(__SANITIZE_THREAD__)
+    /* Per-thread caches have TSD destructors that crash under TSan (see backtrace()). */
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL);
+#else
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+#endif
 }
 
 /* ---- the node table ----------------------------------------------------------------------------
@@ -354,6 +359,27 @@ static uint32_t intern(struct gt_thread *t, struct gt_stk *s, uint32_t n)
     return insert_stack(t, s, j, n, parent);
 }
 
+/* Return addresses of the calling frames. Under ThreadSanitizer, unw_backtrace's per-thread trace
+ * cache (a TSD destructor that runs after TSan finished the thread) crashes at thread exit, so
+ * the plain cursor walk is used there, with the global cache. */
+static int backtrace(void **buf, int max)
+{
+#if defined(__SANITIZE_THREAD__)
+    unw_context_t uc;
+    unw_cursor_t c;
+    int n = 0;
+    if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) < 0) return 0;
+    while (n < max && unw_step(&c) > 0) {
+        unw_word_t ip;
+        if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0) break;
+        buf[n++] = (void *)(uintptr_t)ip;
+    }
+    return n;
+#else
+    return unw_backtrace(buf, max);
+#endif
+}
+
 uint32_t gt_stack_slow(struct gt_thread *t)
 {
     struct gt_stk *s = t->stk;
@@ -362,7 +388,7 @@ uint32_t gt_stack_slow(struct gt_thread *t)
         if (s == MAP_FAILED) return 0;
         t->stk = s; /* zeroed: an empty previous stack */
     }
-    int got = unw_backtrace(s->raw, (int)(gt_stack_depth + SKIP_MAX));
+    int got = backtrace(s->raw, (int)(gt_stack_depth + SKIP_MAX));
     int k = 0;
     while (k < got && (uintptr_t)s->raw[k] >= S.self_lo && (uintptr_t)s->raw[k] < S.self_hi)
         k++;
