@@ -14,20 +14,47 @@ void ga_stacks_init(struct ga_stacks *s)
     memset(s, 0, sizeof(*s));
 }
 
+#define DENSE_SLACK 65536 /* ids the array may run ahead of the nodes defined so far */
+
+static const struct ga_node *node_at(const struct ga_stacks *s, uint32_t id)
+{
+    if (id < s->n_nodes) return &s->nodes[id];
+    const uint64_t *v = ga_map_find(&s->far_idx, id, 0);
+    return v ? &s->far[*v] : NULL;
+}
+
+/* Extends the array to hold id, moving in the nodes the map held for the ids it now covers. */
+static void grow_dense(struct ga_stacks *s, uint32_t id)
+{
+    uint64_t v;
+    s->nodes = ga_xgrow(s->nodes, &s->nodes_cap, id, sizeof(*s->nodes));
+    memset(s->nodes + s->n_nodes, 0, (id + 1 - s->n_nodes) * sizeof(*s->nodes));
+    for (size_t i = s->n_nodes; i <= id && s->far_idx.count; i++)
+        if (ga_map_remove(&s->far_idx, i, 0, &v)) s->nodes[i] = s->far[v];
+    s->n_nodes = (size_t)id + 1;
+}
+
+static struct ga_node *node_put(struct ga_stacks *s, uint32_t id)
+{
+    int added = 0;
+    if (id >= s->n_nodes && id < 2 * s->defined + DENSE_SLACK) grow_dense(s, id);
+    if (id < s->n_nodes) return &s->nodes[id];
+    uint64_t *v = ga_map_upsert(&s->far_idx, id, 0, s->n_far, &added);
+    if (added) {
+        s->far = ga_xgrow(s->far, &s->far_cap, s->n_far, sizeof(*s->far));
+        memset(&s->far[s->n_far++], 0, sizeof(*s->far));
+    }
+    return &s->far[*v];
+}
+
 static void on_stack(struct ga_stacks *s, const struct ga_event *ev)
 {
     const struct gt_rec_stack *r = &ev->r.stack;
     uint64_t count = ev->str_len[0] / 8;
     s->stack_records++;
     if (!r->first_id || r->first_id >= MAX_NODES || count >= MAX_NODES - r->first_id) return;
-    size_t last = r->first_id + count - 1;
-    if (last >= s->n_nodes) {
-        s->nodes = ga_xgrow(s->nodes, &s->nodes_cap, last, sizeof(*s->nodes));
-        memset(s->nodes + s->n_nodes, 0, (last + 1 - s->n_nodes) * sizeof(*s->nodes));
-        s->n_nodes = last + 1;
-    }
     for (uint64_t i = 0; i < count; i++) {
-        struct ga_node *n = &s->nodes[r->first_id + i];
+        struct ga_node *n = node_put(s, (uint32_t)(r->first_id + i));
         memcpy(&n->ip, ev->str[0] + 8 * i, 8);
         n->parent = i ? (uint32_t)(r->first_id + i - 1) : r->parent;
         if (!n->defined) s->defined++;
@@ -79,10 +106,11 @@ void ga_stacks_event(struct ga_stacks *s, const struct ga_event *ev)
 size_t ga_stacks_ips(const struct ga_stacks *s, uint32_t id, uint64_t *ips, size_t max)
 {
     size_t n = 0;
+    const struct ga_node *node;
     /* max also bounds a parent cycle in a corrupt trace */
-    while (id && id < s->n_nodes && s->nodes[id].defined && n < max) {
-        ips[n++] = s->nodes[id].ip;
-        id = s->nodes[id].parent;
+    while (id && (node = node_at(s, id)) != NULL && node->defined && n < max) {
+        ips[n++] = node->ip;
+        id = node->parent;
     }
     return n;
 }
@@ -112,6 +140,8 @@ void ga_stacks_free(struct ga_stacks *s)
     for (size_t i = 0; i < s->n_strings; i++)
         free(s->strings[i]);
     free(s->nodes);
+    free(s->far);
+    ga_map_free(&s->far_idx);
     free(s->mods);
     free(s->syms);
     for (size_t i = 0; i < s->n_sets; i++)

@@ -57,8 +57,15 @@ struct ga_symbol {
 };
 
 struct ga_stacks {
+    /* Nodes by id: ids are dense (1, 2, ... as the tracer made them), so an array indexed by id,
+     * grown while ids stay below twice the nodes defined so far (plus slack: chunks of other
+     * threads may come later); an id past that, from a corrupt trace, goes to a map instead of
+     * making the array as big as the id. */
     struct ga_node *nodes; /* index = node id; [0] unused */
     size_t n_nodes, nodes_cap;
+    struct ga_map far_idx; /* id -> index into far, for ids past the array */
+    struct ga_node *far;
+    size_t n_far, far_cap;
     uint64_t defined; /* nodes defined by STACK records */
     uint64_t stack_records;
     struct ga_module *mods;
