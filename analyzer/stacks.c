@@ -76,6 +76,7 @@ static void on_module(struct ga_stacks *s, const struct ga_event *ev)
     m->size = r->size;
     m->build_id_len = ev->str_len[1] <= sizeof(m->build_id) ? ev->str_len[1] : 0;
     memcpy(m->build_id, ev->str[1], m->build_id_len);
+    s->segs_ok = 0;
 }
 
 static void on_symbol(struct ga_stacks *s, const struct ga_event *ev)
@@ -115,12 +116,100 @@ size_t ga_stacks_ips(const struct ga_stacks *s, uint32_t id, uint64_t *ips, size
     return n;
 }
 
-/* The latest module record covering ip wins (an object loaded where another was unloaded). */
-uint32_t ga_stacks_module_of(const struct ga_stacks *s, uint64_t ip)
+/* ---- which module holds an address ---------------------------------------------------------
+ * The latest module record covering ip wins (an object loaded where another was unloaded).
+ * Looking at every module for every ip cost modules x ips (a trace can name a million of
+ * each), so the ranges are cut once into segments with their winner: a sweep over the sorted
+ * range ends with a max-heap of the modules open there, then a binary search per lookup. */
+
+struct edge {
+    uint64_t at;
+    uint32_t mod;
+    uint32_t open; /* 1: the range starts here, 0: it ends here */
+};
+
+static int by_at(const void *a, const void *b)
 {
-    for (size_t i = s->n_mods; i-- > 0;)
-        if (ip >= s->mods[i].start && ip - s->mods[i].start < s->mods[i].size) return (uint32_t)i;
-    return GA_NO_MODULE;
+    const struct edge *x = a, *y = b;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static void heap_push(uint32_t *h, size_t *n, uint32_t v)
+{
+    size_t i = (*n)++;
+    for (; i && h[(i - 1) / 2] < v; i = (i - 1) / 2)
+        h[i] = h[(i - 1) / 2];
+    h[i] = v;
+}
+
+static void heap_pop(uint32_t *h, size_t *n)
+{
+    uint32_t v = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && h[c + 1] > h[c]) c++;
+        if (h[c] <= v) break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n) h[i] = v;
+}
+
+static void add_segment(struct ga_stacks *s, uint64_t at, uint32_t mod, size_t *cap)
+{
+    if (s->n_segs && s->seg_mod[s->n_segs - 1] == mod) return; /* the same winner goes on */
+    size_t c = *cap;
+    s->seg_start = ga_xgrow(s->seg_start, cap, s->n_segs, sizeof(*s->seg_start));
+    s->seg_mod = ga_xgrow(s->seg_mod, &c, s->n_segs, sizeof(*s->seg_mod));
+    s->seg_start[s->n_segs] = at;
+    s->seg_mod[s->n_segs++] = mod;
+}
+
+static void build_segments(struct ga_stacks *s)
+{
+    struct edge *e = ga_xcalloc(2 * s->n_mods + 1, sizeof(*e));
+    uint32_t *heap = ga_xcalloc(s->n_mods + 1, sizeof(*heap));
+    uint8_t *open = ga_xcalloc(s->n_mods + 1, 1);
+    size_t ne = 0, nh = 0, cap = 0;
+    for (size_t i = 0; i < s->n_mods; i++) {
+        const struct ga_module *m = &s->mods[i];
+        if (!m->size) continue;
+        e[ne++] = (struct edge){m->start, (uint32_t)i, 1};
+        if (m->start + m->size > m->start) /* else it runs to the end of the address space */
+            e[ne++] = (struct edge){m->start + m->size, (uint32_t)i, 0};
+    }
+    qsort(e, ne, sizeof(*e), by_at);
+    s->n_segs = 0;
+    for (size_t i = 0; i < ne;) {
+        uint64_t at = e[i].at;
+        for (; i < ne && e[i].at == at; i++) {
+            open[e[i].mod] = (uint8_t)e[i].open;
+            if (e[i].open) heap_push(heap, &nh, e[i].mod);
+        }
+        while (nh && !open[heap[0]]) /* ranges that ended: dropped when they reach the top */
+            heap_pop(heap, &nh);
+        add_segment(s, at, nh ? heap[0] : GA_NO_MODULE, &cap);
+    }
+    free(e);
+    free(heap);
+    free(open);
+    s->segs_ok = 1;
+}
+
+uint32_t ga_stacks_module_of(struct ga_stacks *s, uint64_t ip)
+{
+    if (!s->segs_ok) build_segments(s);
+    size_t lo = 0, hi = s->n_segs; /* first segment starting above ip */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->seg_start[mid] <= ip)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? s->seg_mod[lo - 1] : GA_NO_MODULE;
 }
 
 const char *ga_stacks_keep(struct ga_stacks *s, char *owned)
@@ -142,6 +231,8 @@ void ga_stacks_free(struct ga_stacks *s)
     free(s->nodes);
     free(s->far);
     ga_map_free(&s->far_idx);
+    free(s->seg_start);
+    free(s->seg_mod);
     free(s->mods);
     free(s->syms);
     for (size_t i = 0; i < s->n_sets; i++)

@@ -70,6 +70,12 @@ struct ga_stacks {
     uint64_t stack_records;
     struct ga_module *mods;
     size_t n_mods, mods_cap;
+    /* ga_stacks_module_of's index, built on first use after the modules changed: the address
+     * space cut into segments, each with the module that wins there (the latest record) */
+    uint64_t *seg_start;
+    uint32_t *seg_mod;
+    size_t n_segs;
+    int segs_ok;
     struct ga_symbol *syms;
     size_t n_syms, syms_cap;
     int syms_sorted;
@@ -91,7 +97,7 @@ void ga_stacks_free(struct ga_stacks *s);
  * defined ends the walk (and makes a stack of 0 frames unknown). */
 size_t ga_stacks_ips(const struct ga_stacks *s, uint32_t id, uint64_t *ips, size_t max);
 /* Module index holding ip, GA_NO_MODULE if none. */
-uint32_t ga_stacks_module_of(const struct ga_stacks *s, uint64_t ip);
+uint32_t ga_stacks_module_of(struct ga_stacks *s, uint64_t ip);
 
 /* symbolize.c: the logical frames of ip, innermost first (cached; valid until ga_stacks_free). */
 const struct ga_frame *ga_stacks_frames(struct ga_stacks *s, uint64_t ip, size_t *n);
