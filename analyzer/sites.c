@@ -126,6 +126,21 @@ static int is_ignored(const struct ga_sites *s, const struct ga_stacks *st,
     return matches(&s->ignore, f->func);
 }
 
+enum { FRAME_RUNTIME = 1, FRAME_IGNORED = 2 };
+
+/* A frame's FRAME_* bits. Stacks share frames (frames are per ip, ips shared by the stacks
+ * through the same code), so each frame is matched against the expressions once, not once per
+ * stack it is in: a trace of many deep stacks cost stacks x depth regexec calls. */
+static unsigned frame_class(struct ga_sites *s, const struct ga_stacks *st,
+                            const struct ga_frame *f)
+{
+    int added = 0;
+    uint64_t *v = ga_map_upsert(&s->frame_class, (uint64_t)(uintptr_t)f, 0, 0, &added);
+    if (added)
+        *v = (is_runtime(st, f) ? FRAME_RUNTIME : 0) | (is_ignored(s, st, f) ? FRAME_IGNORED : 0);
+    return (unsigned)*v;
+}
+
 /* Call-site frame and library module of one stack. */
 static const struct ga_frame *classify(struct ga_sites *s, struct ga_stacks *st, uint32_t stack,
                                        uint32_t *library)
@@ -135,9 +150,10 @@ static const struct ga_frame *classify(struct ga_sites *s, struct ga_stacks *st,
     const struct ga_frame *lib = NULL;
     *library = GA_NO_MODULE;
     for (size_t i = 0; i < n; i++) {
-        if (is_runtime(st, fr[i])) continue;
+        unsigned c = frame_class(s, st, fr[i]);
+        if (c & FRAME_RUNTIME) continue;
         if (!lib) lib = fr[i];
-        if (!is_ignored(s, st, fr[i])) return *library = lib->module, fr[i];
+        if (!(c & FRAME_IGNORED)) return *library = lib->module, fr[i];
     }
     if (lib) *library = lib->module;
     return lib; /* every frame was framework internals: the library's own frame */
@@ -212,8 +228,7 @@ static void add_to_site(struct ga_sites *s, const struct ga_frame *f, uint32_t l
         while (ga_map_find(&s->site_of, h, probe))
             probe++;
         ga_map_upsert(&s->site_of, h, probe, i, NULL);
-        s->sites = realloc(s->sites, (s->n_sites + 1) * sizeof(*s->sites));
-        if (!s->sites) abort();
+        s->sites = ga_xgrow(s->sites, &s->sites_cap, i, sizeof(*s->sites));
         memset(&s->sites[i], 0, sizeof(*s->sites));
         s->sites[i].frame = f;
         s->sites[i].library = lib;
@@ -229,17 +244,14 @@ static void add_to_site(struct ga_sites *s, const struct ga_frame *f, uint32_t l
 
 static void add_to_library(struct ga_sites *s, uint32_t lib, const struct ga_site_stats *st)
 {
-    size_t i;
-    for (i = 0; i < s->n_libs; i++)
-        if (s->libs[i].module == lib) break;
-    if (i == s->n_libs) {
-        s->libs = realloc(s->libs, (s->n_libs + 1) * sizeof(*s->libs));
-        if (!s->libs) abort();
-        memset(&s->libs[i], 0, sizeof(*s->libs));
-        s->libs[i].module = lib;
-        s->n_libs++;
+    int added = 0;
+    uint64_t *i = ga_map_upsert(&s->lib_of, lib, 0, s->n_libs, &added);
+    if (added) {
+        s->libs = ga_xgrow(s->libs, &s->libs_cap, s->n_libs, sizeof(*s->libs));
+        memset(&s->libs[s->n_libs], 0, sizeof(*s->libs));
+        s->libs[s->n_libs++].module = lib;
     }
-    add_stats(&s->libs[i].st, st);
+    add_stats(&s->libs[*i].st, st);
 }
 
 /* Device memory still live at the end, by the stack that allocated it. */
@@ -325,6 +337,8 @@ void ga_sites_free(struct ga_sites *s)
     if (s->ignore_ok) regfree(&s->ignore);
     ga_map_free(&s->by_stack);
     ga_map_free(&s->site_of);
+    ga_map_free(&s->lib_of);
+    ga_map_free(&s->frame_class);
     free(s->per_stack);
     free(s->stack_ids);
     free(s->sites);

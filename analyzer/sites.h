@@ -52,7 +52,9 @@ struct ga_sites {
     size_t n_sites;
     struct ga_map site_of; /* (hash of the site, probe) -> index into sites */
     struct ga_library *libs;
-    size_t n_libs;
+    size_t n_libs, libs_cap, sites_cap;
+    struct ga_map lib_of;      /* (module, 0) -> index into libs */
+    struct ga_map frame_class; /* (frame address, 0) -> FRAME_* bits, each frame matched once */
     regex_t ignore;
     int ignore_ok;
     char ignore_error[160];
