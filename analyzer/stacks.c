@@ -233,6 +233,7 @@ void ga_stacks_free(struct ga_stacks *s)
     ga_map_free(&s->far_idx);
     free(s->seg_start);
     free(s->seg_mod);
+    ga_map_free(&s->file_of);
     free(s->mods);
     free(s->syms);
     for (size_t i = 0; i < s->n_sets; i++)

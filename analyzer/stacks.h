@@ -39,10 +39,11 @@ struct ga_module {
     uint64_t base, start, size;
     uint8_t build_id[64];
     uint32_t build_id_len;
-    void *dwfl;      /* libdw session for this module (Dwfl *), NULL until tried or unusable */
-    void *dwfl_mod;  /* Dwfl_Module * */
-    int tried;       /* opening was attempted */
-    const char *why; /* why its file could not be used, NULL when it could */
+    void *dwfl;     /* libdw session this module opened (Dwfl *), NULL if none or shared */
+    void *dwfl_mod; /* Dwfl_Module * of its file, maybe another module's (same path, build-id) */
+    uint64_t dwfl_base; /* the load bias dwfl_mod was reported at: ip - base + dwfl_base */
+    int tried;          /* opening was attempted */
+    const char *why;    /* why its file could not be used, NULL when it could */
 };
 
 struct ga_node {
@@ -70,6 +71,10 @@ struct ga_stacks {
     uint64_t stack_records;
     struct ga_module *mods;
     size_t n_mods, mods_cap;
+    /* Files opened for symbolization: one session per (path, build-id), at most a fixed number
+     * per report (each can take tens of MB), see symbolize.c */
+    struct ga_map file_of; /* (hash of path and build-id, 0) -> first module that tried it */
+    size_t files_opened;
     /* ga_stacks_module_of's index, built on first use after the modules changed: the address
      * space cut into segments, each with the module that wins there (the latest record) */
     uint64_t *seg_start;

@@ -36,14 +36,60 @@ const char *ga_sym_source_name(enum ga_sym_source s)
     return s <= GA_SYM_UNKNOWN ? names[s] : "unknown";
 }
 
-static void open_module(struct ga_module *m)
+/* Distinct files opened per report. A session costs what libdw loads for it (16 MB for a libc
+ * with its debug info), and module paths come from the trace: 2,000 module records naming the
+ * system's libc at different addresses (a 336 KB trace) took 31 GB before each file was opened
+ * once and this cap was set. A real stack rarely crosses more than a few dozen objects. */
+#define MAX_FILES 128
+
+static uint64_t file_key(const struct ga_module *m)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *p = m->path; *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    for (uint32_t i = 0; i < m->build_id_len; i++)
+        h = (h ^ m->build_id[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static int same_file(const struct ga_module *a, const struct ga_module *b)
+{
+    return strcmp(a->path, b->path) == 0 && a->build_id_len == b->build_id_len &&
+           memcmp(a->build_id, b->build_id, a->build_id_len) == 0;
+}
+
+/* The module that already tried this module's file, or NULL (then m is recorded as the one). */
+static const struct ga_module *tried_file(struct ga_stacks *s, struct ga_module *m)
+{
+    int added = 0;
+    uint64_t *v = ga_map_upsert(&s->file_of, file_key(m), 0, (uint64_t)(m - s->mods), &added);
+    const struct ga_module *o = &s->mods[*v];
+    return !added && o != m && same_file(o, m) ? o : NULL;
+}
+
+static void open_module(struct ga_stacks *s, struct ga_module *m)
 {
     const unsigned char *bits;
     GElf_Addr vaddr;
     m->tried = 1;
+    const struct ga_module *o = tried_file(s, m);
+    if (o) { /* the same object loaded at another address, or again: its session, or its why */
+        m->dwfl_mod = o->dwfl_mod;
+        m->dwfl_base = o->dwfl_base;
+        m->why = o->why;
+        return;
+    }
+    if (s->files_opened >= MAX_FILES) {
+        m->why = "too many objects to read";
+        return;
+    }
+    s->files_opened++;
     struct stat sb;
-    /* The path comes from the trace: never block on a FIFO or read a device. */
-    int fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    /* The path comes from the trace: never block on a FIFO, open a device (opening some has
+     * effects) or read anything but a regular file. */
+    int fd = stat(m->path, &sb) == 0 && S_ISREG(sb.st_mode)
+                 ? open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+                 : -1;
     if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         if (fd >= 0) close(fd);
         m->why = "cannot open the file";
@@ -67,6 +113,7 @@ static void open_module(struct ga_module *m)
     }
     m->dwfl = d;
     m->dwfl_mod = dm;
+    m->dwfl_base = m->base;
 }
 
 void ga_stacks_close_modules(struct ga_stacks *s)
@@ -201,10 +248,11 @@ static size_t symbolize(struct ga_stacks *s, uint64_t ip, struct ga_frame *out)
     struct ga_module *m = mod == GA_NO_MODULE ? NULL : &s->mods[mod];
     size_t n = 0;
     memset(out, 0, sizeof(*out));
-    if (m && !m->tried) open_module(m);
-    if (m && m->dwfl_mod) {
-        n = from_dwarf(s, m->dwfl_mod, ip, out);
-        if (!n) n = from_symtab(s, m->dwfl_mod, ip, out);
+    if (m && !m->tried) open_module(s, m);
+    if (m && m->dwfl_mod) { /* the address in the session, which may be another load's */
+        uint64_t at = ip - m->base + m->dwfl_base;
+        n = from_dwarf(s, m->dwfl_mod, at, out);
+        if (!n) n = from_symtab(s, m->dwfl_mod, at, out);
     }
     if (!n) n = from_dladdr(s, ip, mod, out);
     if (!n) {
