@@ -279,10 +279,14 @@ analyze() {
     f=$W/t/$kind-$n.trace
     flag=
     [ "$kind" = gpu ] && flag=--gpu
+    # Disk for the file; memory for the file in the page cache plus the report's RSS (bounded for
+    # the host mix, ~50 B per event with GPU records) and a 1 GiB margin.
     need=$((n * 70))
+    rss=$((64 << 20))
+    [ "$kind" = gpu ] && rss=$((n * 50))
     avail=$(($(df -Pk "$W" | awk 'NR==2 {print $4}') * 1024))
     mem=$(($(awk '/MemAvailable/ {print $2}' /proc/meminfo) * 1024))
-    if [ "$avail" -lt $((need + (1 << 30))) ] || [ "$mem" -lt $((need * 2)) ]; then
+    if [ "$avail" -lt $((need + (1 << 30))) ] || [ "$mem" -lt $((need + rss + (1 << 30))) ]; then
         echo "sec=an kind=$kind n=$n skipped=space" >>"$RAW"
         echo "  skipped $kind $n: not enough disk or memory" >&2
         return 0
