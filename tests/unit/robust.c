@@ -612,6 +612,101 @@ static void fill_demangle_bomb(struct tb *t, size_t levels)
     tb_launch(t, 2, GT_API_cuLaunchKernel, 0xf1, 0);
 }
 
+/* ---- host call stacks ---------------------------------------------------------------------- */
+
+static void stack_rec(struct tb *t, uint32_t first, uint32_t parent, const uint64_t *ips,
+                      uint32_t n)
+{
+    struct gt_rec_stack r = {.ts = T0, .first_id = first, .parent = parent, .ips_len = 8 * n};
+    tb_rec(t, GT_REC_STACK, 0, &r, sizeof(r), (const char *)ips, r.ips_len);
+}
+
+static void module_rec(struct tb *t, uint64_t start, uint64_t size, const char *path)
+{
+    struct gt_rec_module r = {.ts = T0, .base = start, .start = start, .size = size};
+    r.path_len = (uint32_t)strlen(path);
+    tb_rec(t, GT_REC_MODULE, 0, &r, sizeof(r), path, r.path_len);
+}
+
+static void alloc_at(struct tb *t, uint64_t addr, uint32_t stack)
+{
+    struct gt_rec_alloc a = {.ts = T0 + 1, .addr = addr, .size = 64, .stack = stack};
+    tb_rec(t, GT_REC_ALLOC, GT_API_cuMemAlloc_v2, &a, sizeof(a), NULL, 0);
+}
+
+/* One node near the highest id the reader accepts: the node array used to grow to the id. */
+static void fill_far_node(struct tb *t, size_t n)
+{
+    uint64_t ip = 0x1234;
+    (void)n;
+    stack_rec(t, (1u << 30) - 2, 0, &ip, 1);
+    alloc_at(t, 0x1000, (1u << 30) - 2);
+}
+
+/* n modules, n one-frame stacks (an ip in each module), an allocation at each: every ip needs
+ * its module looked up (that scanned every module). */
+static void fill_modules(struct tb *t, size_t n)
+{
+    char path[64];
+    for (size_t i = 0; i < n; i++) {
+        uint64_t ip = 0x100000 * (i + 1) + 0x10;
+        snprintf(path, sizeof(path), "/nonexistent/lib%zu.so", i);
+        module_rec(t, 0x100000 * (i + 1), 0x100000, path);
+        stack_rec(t, (uint32_t)i + 1, 0, &ip, 1);
+        alloc_at(t, 0x1000 * (i + 1), (uint32_t)i + 1);
+    }
+}
+
+/* n stacks that share a 500-frame chain in an application library, each with its own
+ * innermost frame in the driver: each stack's site is found by walking past the driver frame
+ * (every frame of every stack went through the regular expressions). */
+static void fill_deep_stacks(struct tb *t, size_t n)
+{
+    uint64_t chain[500];
+    module_rec(t, 0x400000, 0x100000, "/nonexistent/libapp.so");
+    module_rec(t, 0x7f0000000000, 0x100000, "/nonexistent/libcuda.so.1");
+    for (size_t i = 0; i < 500; i++)
+        chain[i] = 0x400000 + 16 * i;
+    stack_rec(t, 1, 0, chain, 500);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t ip = 0x7f0000000000 + 16 * i;
+        stack_rec(t, 501 + (uint32_t)i, 500, &ip, 1);
+        alloc_at(t, 0x1000 * (i + 1), 501 + (uint32_t)i);
+    }
+}
+
+/* The same real file (this test program) loaded at n addresses, a one-frame stack in each. */
+static void fill_one_file_many_loads(struct tb *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t ip = 0x10000000 * (i + 1) + 0x1010;
+        module_rec(t, 0x10000000 * (i + 1), 0x1000000, "/proc/self/exe");
+        stack_rec(t, (uint32_t)i + 1, 0, &ip, 1);
+        alloc_at(t, 0x1000 * (i + 1), (uint32_t)i + 1);
+    }
+}
+
+static void test_stacks(void)
+{
+    struct tb t;
+    struct outcome o;
+    long before = max_rss_kb();
+    one_chunk(&t, fill_far_node, 0);
+    expect_report("stack node id 2^30-2: report", t.buf, t.len, &o);
+    if (!CHECK("... without an array as big as the id (peak RSS up < 64 MiB)",
+               max_rss_kb() - before < 64 * 1024))
+        printf("     peak RSS grew by %ld KiB\n", max_rss_kb() - before);
+    tb_free_all(&t);
+    before = max_rss_kb();
+    one_chunk(&t, fill_one_file_many_loads, 1000);
+    analyze(t.buf, t.len, 0, &o);
+    CHECK("one real file loaded at 1000 addresses: report", o.rc == 0);
+    if (!CHECK("... the file read once, not per load (peak RSS up < 64 MiB)",
+               max_rss_kb() - before < 64 * 1024))
+        printf("     peak RSS grew by %ld KiB\n", max_rss_kb() - before);
+    tb_free_all(&t);
+}
+
 static void test_shapes(void)
 {
     shape("200,000 records held behind 200,000 watermarks that pass none",
@@ -626,6 +721,8 @@ static void test_shapes(void)
     shape("100,000 device records", fill_device_records, 100000);
     shape("a kernel name whose demangling would print 27 GB (30 nested references)",
           fill_demangle_bomb, 30);
+    shape("30,000 modules, a stack in each", fill_modules, 30000);
+    shape("30,000 stacks sharing 500 frames", fill_deep_stacks, 30000);
 }
 
 int main(void)
@@ -640,6 +737,7 @@ int main(void)
     test_bit_flips();
     test_absurd_records();
     test_strings();
+    test_stacks();
     test_shapes();
     fclose(devnull);
     return check_done();
