@@ -357,6 +357,26 @@ def threads_section(d):
                 cells.append(fmt(med(diffs), 1))
             out.append('| %s | %s |' % (t, ' | '.join(cells)))
         out.append('')
+    sim1 = d.med('cpu_ns_per_op', sec='threads', drv='sim', var='off', threads='1')
+    sim16 = d.med('cpu_ns_per_op', sec='threads', drv='sim', var='off', threads='16')
+    nul1 = d.med('ops_per_s', sec='threads', drv='null', var='off', threads='1')
+    nul2 = d.med('ops_per_s', sec='threads', drv='null', var='off', threads='2')
+    c1 = d.med('cpu_ns_per_op', sec='threads', drv='null', var='off', threads='1')
+    c16 = d.med('cpu_ns_per_op', sec='threads', drv='null', var='off', threads='16')
+    if sim1 and sim16 and nul1 and nul2 and c1 and c16:
+        flat = ('stays within %.0f%% from 1 to 16 threads (%s → %s ns), as a hot path that shares '
+                'nothing between threads (per-thread buffers, no lock) should' % (
+                    100 * abs(c16 / c1 - 1), fmt(c1), fmt(c16)) if c16 <= 1.25 * c1 else
+                'grows from %s ns at 1 thread to %s ns at 16' % (fmt(c1), fmt(c16)))
+        out += ['What this shows: on the stub driver the shim\'s CPU cost per launch per thread %s. '
+                'On the simulated driver, whose every call takes one global mutex, '
+                'all threads queue on that mutex: throughput does not grow with the '
+                'thread count, with or without the shim, and the CPU cost per launch grows with threads '
+                '(%s → %s ns with gputrace), the queueing (futex wake-ups, cache lines moving between '
+                'cores) slowing everything around the call, the shim\'s work included. Two threads on '
+                'the stub driver reach %.1f× the throughput of one: two cores would give up to 2× on an '
+                'idle machine; this one was shared (load average in the table at the top).'
+                % (flat, fmt(sim1), fmt(sim16), nul2 / nul1), '']
     return out
 
 
@@ -541,17 +561,26 @@ def targets_section(d, L, S, A, P):
     if host:
         big = host[-1]
         ok = big['rep_eps'] >= TARGET_EVENTS_PER_S
-        rows.append('| full analysis ≥ 20 M events/s on one core | %s M/s (%s M events) | %s | %s |' % (
-            fmt(big['rep_eps'] / 1e6, 1), fmt(big['n'] / 1e6), 'met' if ok else
+        rows.append('| full analysis ≥ 20 M events/s on one core | %s M/s (%s M events; %s M/s at best) | %s | %s |' % (
+            fmt(big['rep_eps'] / 1e6, 1), fmt(big['n'] / 1e6),
+            fmt(max(a['rep_eps'] for a in host) / 1e6, 1), 'met' if ok else
             '**missed** by %.1f× ' % (TARGET_EVENTS_PER_S / big['rep_eps']),
             '' if ok else 'the decode pass alone runs at %s M/s (CRC-32 of every byte, a copy of every '
             'host record into the watermark buffer and a sort); the analyses then hash every allocation '
             'and launch' % fmt(big['dec_eps'] / 1e6, 1)))
-        ok = big['dec_gbps'] >= TARGET_DECODE_GBPS
-        rows.append('| decode pass ≥ 1 GB/s | %.2f GB/s | %s | %s |' % (
-            big['dec_gbps'], 'met' if ok else '**missed** by %.1f×' % (TARGET_DECODE_GBPS / big['dec_gbps']),
-            '' if ok else 'zlib CRC-32 (%s GB/s here) plus the re-ordering copy and sort' %
-            (fmt(P['crc32_gbps'], 2) if P else '?')))
+        met = [a for a in host if a['dec_gbps'] >= TARGET_DECODE_GBPS]
+        miss = [a for a in host if a['dec_gbps'] < TARGET_DECODE_GBPS]
+        sizes = lambda xs: ', '.join('%s M' % fmt(a['n'] / 1e6) for a in xs)
+        if not miss:
+            verdict = 'met'
+        elif not met:
+            verdict = '**missed** by %.1f× (largest trace)' % (TARGET_DECODE_GBPS / big['dec_gbps'])
+        else:
+            verdict = 'borderline: met at %s, **missed** at %s' % (sizes(met), sizes(miss))
+        rows.append('| decode pass ≥ 1 GB/s | %s GB/s (%s) | %s | %s |' % (
+            ' / '.join('%.2f' % a['dec_gbps'] for a in host), sizes(host), verdict,
+            '' if not miss else 'zlib CRC-32 (%s GB/s here) over every byte plus the copy of every host '
+            'record into the re-ordering buffer and its sort' % (fmt(P['crc32_gbps'], 2) if P else '?')))
         r0, r1 = host[0]['rss_mb'], big['rss_mb']
         ok = r1 <= 1.5 * r0 + 4
         rows.append('| RSS independent of event count (host mix) | %s MB at %s M → %s MB at %s M | %s | |' % (
