@@ -11,12 +11,12 @@
 /* Keys come from the trace (handles, addresses, correlation ids), so a hostile trace could pick
  * keys that share a probe chain under a fixed hash and make every insert walk all of them: a
  * 4 MB trace of 50,000 launches of chosen handles took 10 s, quadratic in the count. Hence a
- * per-process random seed, mixed into each key word through murmur3's fmix64 (a bijection), so
+ * per-process random seed, mixed into both key words before murmur3's fmix64 (a bijection), so
  * that where a key lands cannot be predicted from the file. Nothing the analyzer prints depends
  * on slot order (what is listed from a map is sorted first). */
 static uint64_t seed[2];
 
-static uint64_t fmix(uint64_t h)
+static inline uint64_t fmix(uint64_t h)
 {
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
@@ -38,9 +38,12 @@ static void seed_once(void)
     seed[0] |= 1; /* never both zero: seeded */
 }
 
-static uint64_t mix(uint64_t a, uint64_t b)
+/* One fmix over both words: a multiply spreads the first before the second is added, so which
+ * pairs collide depends on the seed (the only seed-free pairs differ by 2^63 in both words:
+ * pairs, never chains). */
+static inline uint64_t mix(uint64_t a, uint64_t b)
 {
-    return fmix(fmix(a ^ seed[0]) ^ b ^ seed[1]);
+    return fmix((a ^ seed[0]) * 0x9e3779b97f4a7c15ull + (b ^ seed[1]));
 }
 
 void ga_map_free(struct ga_map *m)

@@ -79,7 +79,10 @@ void ga_memory_init(struct ga_memory *m)
 struct ga_dev_mem *ga_memory_dev(struct ga_memory *m, int32_t device)
 {
     int added = 0;
+    if (m->dev_recent < m->ndev && m->dev[m->dev_recent].device == device)
+        return &m->dev[m->dev_recent];
     uint64_t *idx = ga_map_upsert(&m->dev_idx, (uint32_t)device, 0, m->ndev, &added);
+    m->dev_recent = (size_t)*idx;
     if (!added) return &m->dev[*idx];
     m->dev = ga_xgrow(m->dev, &m->dev_cap, m->ndev, sizeof(*m->dev));
     struct ga_dev_mem *d = &m->dev[m->ndev++];

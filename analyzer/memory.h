@@ -106,6 +106,7 @@ struct ga_memory {
     struct ga_map dev_groups;  /* (device, 0) -> first group of the device's list */
     struct ga_map created_ctx; /* (ctx, 0): contexts made by cuCtxCreate_* */
     struct ga_map dev_idx;     /* (device, 0) -> index into dev */
+    size_t dev_recent;         /* index of the device used last */
 };
 
 /* Is this kind device memory (counted in peaks and leaks)? */

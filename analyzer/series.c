@@ -14,8 +14,16 @@ static uint64_t max64(uint64_t a, uint64_t b)
 /* The series of (device, kind), made on first use; NULL once GA_SERIES_MAX exist. */
 static struct ga_series *find(struct ga_series_set *set, int32_t device, uint32_t kind)
 {
+    for (int i = 0; i < 2; i++) {
+        struct ga_series *r = set->recent[i] < set->n ? &set->s[set->recent[i]] : NULL;
+        if (r && r->device == device && r->kind == kind) return r;
+    }
     const uint64_t *idx = ga_map_find(&set->idx, (uint32_t)device, kind);
-    if (idx) return &set->s[*idx];
+    if (idx) {
+        set->recent[1] = set->recent[0];
+        set->recent[0] = (size_t)*idx;
+        return &set->s[*idx];
+    }
     if (set->n >= GA_SERIES_MAX) return NULL;
     *ga_map_upsert(&set->idx, (uint32_t)device, kind, set->n, NULL) = set->n;
     set->s = ga_xgrow(set->s, &set->cap, set->n, sizeof(*set->s));

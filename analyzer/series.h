@@ -29,6 +29,7 @@ struct ga_series_set {
     struct ga_series *s;
     size_t n, cap;
     struct ga_map idx; /* (device, kind) -> index into s */
+    size_t recent[2];  /* the two series used last (an update touches a kind and the total) */
     uint64_t width;    /* common width after ga_series_finish */
     size_t buckets;    /* buckets in use after ga_series_finish */
 };
