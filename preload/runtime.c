@@ -210,7 +210,10 @@ static void write_own_records(const void *p, uint32_t size)
 
 void gt_write_gpu_chunk(const void *payload, uint32_t size)
 {
-    if (atomic_load(&gt_state) != GT_STATE_RUNNING) return;
+    if (atomic_load(&gt_state) != GT_STATE_RUNNING) { /* delivered after shutdown: counted */
+        atomic_fetch_add(&G.lost, count_records(payload, size));
+        return;
+    }
     pthread_mutex_lock(&G.file_mu);
     if (write_chunk_locked(GT_CHUNK_GPU, 0, G.gpu_seq++, payload, size) == 0)
         atomic_fetch_add(&G.records, count_records(payload, size));

@@ -38,6 +38,10 @@ struct cbuf_list {
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+/* Threads inside pull() with mu dropped, holding records drained from the driver but not yet
+ * converted; a flush waits for them (on drained_cv, under mu) so it never misses such records. */
+static int draining;
+static pthread_cond_t drained_cv = PTHREAD_COND_INITIALIZER;
 
 /* Under mu. */
 static CUpti_BuffersCallbackRequestFunc req_cb;
@@ -310,6 +314,7 @@ static int pull(void)
     struct gtsim_activity buf[128];
     const size_t cap = sizeof(buf) / sizeof(buf[0]);
     for (;;) {
+        draining++;
         pthread_mutex_unlock(&mu);
         size_t n = sc_drv.drain(buf, cap);
         unsigned long long lost = 0;
@@ -319,6 +324,7 @@ static int pull(void)
             in_flight = gpu_work_in_flight();
         }
         pthread_mutex_lock(&mu);
+        if (--draining == 0) pthread_cond_broadcast(&drained_cv);
         for (size_t i = 0; i < n; i++) convert(&buf[i]);
         dropped += lost; /* the driver log's own overflow */
         if (n < cap) return in_flight;
@@ -362,6 +368,7 @@ static void deliver(int mode)
         return;
     }
     int in_flight = pull();
+    while (mode != D_WORKER && draining > 0) pthread_cond_wait(&drained_cv, &mu);
     for (;;) {
         place();
         if (qhead == qlen) break;
@@ -488,6 +495,7 @@ static void atfork_prepare(void)
 
 static void atfork_parent(void)
 {
+    draining = 0; /* the threads that were draining do not exist in the child */
     pthread_mutex_unlock(&wmu);
     pthread_mutex_unlock(&mu);
 }
@@ -498,6 +506,7 @@ static void atfork_child(void)
         worker_running = 0;
         atomic_store(&worker_restart, 1);
     }
+    draining = 0; /* the threads that were draining do not exist in the child */
     pthread_mutex_unlock(&wmu);
     pthread_mutex_unlock(&mu);
 }
