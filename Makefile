@@ -169,20 +169,23 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g $(WARN) -MMD -MP
 FUZZ_LIBS    := -ljson-c -lz -lm -lstdc++ -ldw -lelf
 FUZZ_LIBSRC  := $(filter-out analyzer/main.c,$(ANALYZER_SRC)) $(COMMON_SRC)
-FUZZ_BIN     := $(O)/fuzz/fuzz_reader
-FUZZ_REGRESS := $(O)/fuzz/fuzz_regress
-FUZZ_SEEDGEN := $(O)/fuzz/gen_seeds
+# Absolute, so that targets match the dependency files whether O was given relative (make O=build)
+# or absolute (tests/run.sh): stale objects after a header change crashed the regression run.
+FUZZ_DIR     := $(abspath $(O))/fuzz
+FUZZ_BIN     := $(FUZZ_DIR)/fuzz_reader
+FUZZ_REGRESS := $(FUZZ_DIR)/fuzz_regress
+FUZZ_SEEDGEN := $(FUZZ_DIR)/gen_seeds
 FUZZ_CORPUS  := tests/fuzz/corpus
 FUZZ_OPTS    := -dict=tests/fuzz/trace.dict -rss_limit_mb=1024 -timeout=10 -print_final_stats=1
-fuzz_obj = $(patsubst %,$(O)/fuzz/$(1)/%.o,$(2))
+fuzz_obj = $(patsubst %,$(FUZZ_DIR)/$(1)/%.o,$(2))
 
 # Two object sets: with libFuzzer's coverage instrumentation (lf) and without it (asan).
-$(O)/fuzz/lf/%.c.o: %.c
+$(FUZZ_DIR)/lf/%.c.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  FUZZCC  $<"
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(O)/fuzz/asan/%.c.o: %.c
+$(FUZZ_DIR)/asan/%.c.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  ASANCC  $<"
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -c -o $@ $<
@@ -200,9 +203,9 @@ $(FUZZ_SEEDGEN): $(call fuzz_obj,asan,$(COMMON_SRC) tests/fuzz/gen_seeds.c)
 	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -o $@ $^ -lz
 
 fuzz: $(FUZZ_BIN)
-	$(Q)rm -rf $(O)/fuzz/corpus && mkdir -p $(O)/fuzz/corpus && cp $(FUZZ_CORPUS)/* $(O)/fuzz/corpus/
-	$(FUZZ_BIN) $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(O)/fuzz/ \
-	  $(if $(filter-out 1,$(FUZZ_JOBS)),-fork=$(FUZZ_JOBS)) $(FUZZ_FLAGS) $(O)/fuzz/corpus
+	$(Q)rm -rf $(FUZZ_DIR)/corpus && mkdir -p $(FUZZ_DIR)/corpus && cp $(FUZZ_CORPUS)/* $(FUZZ_DIR)/corpus/
+	$(FUZZ_BIN) $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_DIR)/ \
+	  $(if $(filter-out 1,$(FUZZ_JOBS)),-fork=$(FUZZ_JOBS)) $(FUZZ_FLAGS) $(FUZZ_DIR)/corpus
 
 fuzz-regress: $(FUZZ_REGRESS)
 	$(Q)ASAN_OPTIONS=detect_leaks=1:$(ASAN_OPTIONS) $(FUZZ_REGRESS) $(FUZZ_CORPUS)
@@ -211,7 +214,7 @@ fuzz-seeds: $(FUZZ_SEEDGEN)
 	$(Q)$(FUZZ_SEEDGEN) $(FUZZ_CORPUS)
 
 .PHONY: fuzz fuzz-regress fuzz-seeds
--include $(wildcard $(O)/fuzz/*/*/*.d $(O)/fuzz/*/*/*/*.d)
+-include $(wildcard $(FUZZ_DIR)/*/*/*.d $(FUZZ_DIR)/*/*/*/*.d)
 
 # ---- benchmarks (bench/; see bench/README.md) --------------------------------------------------
 # make bench: builds the programs below and runs bench/run.sh, which writes bench/RESULTS.md.
