@@ -2,7 +2,8 @@
  * line, and every file in every directory named there, through LLVMFuzzerTestOneInput (built
  * with AddressSanitizer and UndefinedBehaviorSanitizer, so a crash, a leak or undefined behaviour
  * ends the run with the input's name printed), each input within 10 s (longer: a hang).
- * Usage: fuzz_regress CORPUS_DIR|FILE...   Prints "N inputs, all handled". */
+ * Usage: fuzz_regress CORPUS_DIR|FILE...   Prints "N inputs, all handled"; with
+ * FUZZ_REGRESS_TIMES set in the environment, also each input's time. */
 #include <dirent.h>
 #include <signal.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sanitizer/common_interface_defs.h>
@@ -57,9 +59,16 @@ static int run_file(const char *path)
     } while (k > 0);
     fclose(f);
     current = path;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     alarm(INPUT_TIMEOUT_S);
     LLVMFuzzerTestOneInput(buf, len);
     alarm(0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (getenv("FUZZ_REGRESS_TIMES"))
+        printf("%.3f ms %s\n",
+               (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
+               path);
     current = NULL;
     free(buf);
     inputs++;
