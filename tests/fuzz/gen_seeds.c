@@ -104,11 +104,11 @@ static void memory_paths(struct tb *t)
     tb_alloc(t, 7, GT_API_cuArrayCreate_v2, 0xa1, 65536, 1, 0);
     tb_alloc(t, 8, GT_API_cuMemHostAlloc, 0x7f00000000, 8192, -1, 0);
     tb_alloc(t, 9, GT_API_cuMemAlloc_v2, 0x1000, 512, 0, 0xc1); /* double allocation */
-    tb_free(t, 10, GT_API_cuMemFree_v2, 0x9999, 0);              /* unknown address */
-    tb_free(t, 11, GT_API_cuMemFree_v2, 0, 0);                   /* NULL */
-    tb_free(t, 12, GT_API_cuMemFree_v2, 0x200000, 1);            /* failed */
+    tb_free(t, 10, GT_API_cuMemFree_v2, 0x9999, 0);             /* unknown address */
+    tb_free(t, 11, GT_API_cuMemFree_v2, 0, 0);                  /* NULL */
+    tb_free(t, 12, GT_API_cuMemFree_v2, 0x200000, 1);           /* failed */
     tb_free(t, 13, GT_API_cuMemFreeHost, 0x7f00000000, 0);
-    tb_fail(t, 14, GT_API_cuMemAlloc_v2, 1 << 20, 0, 2 << 20, 8 << 20, 2); /* fragmentation */
+    tb_fail(t, 14, GT_API_cuMemAlloc_v2, 1 << 20, 0, 2 << 20, 8 << 20, 2);  /* fragmentation */
     tb_fail(t, 15, GT_API_cuMemAlloc_v2, 4 << 20, 0, 1 << 20, 64 << 20, 2); /* others */
     tb_fail(t, 16, GT_API_cuMemAlloc_v2, 4 << 20, 0, 1 << 20, 6 << 20, 2);  /* exhausted */
     tb_fail(t, 17, GT_API_cuMemAlloc_v2, 4 << 20, 0, 0, 0, 2);              /* unknown */
@@ -177,8 +177,8 @@ static void threads_order(struct tb *t)
     for (int round = 0; round < 3; round++) {
         for (uint32_t tid = 10; tid < 13; tid++) {
             tb_begin(t, GT_CHUNK_HOST, tid);
-            tb_alloc(t, 100 * round + tid, GT_API_cuMemAlloc_v2, 0x1000 * (tid + 16 * round), 64,
-                     0, 0);
+            tb_alloc(t, 100 * round + tid, GT_API_cuMemAlloc_v2, 0x1000 * (tid + 16 * round), 64, 0,
+                     0);
             tb_span(t, 100 * round + tid + 1, 500, GT_API_cuStreamSynchronize, 0);
             tb_end(t);
         }
@@ -302,8 +302,10 @@ static void malformed(struct tb *t)
     memset(rec, 'x', sizeof(rec));
     memcpy(rec, &fn, sizeof(fn));
     tb_raw(t, rec, 40);
-    struct gt_rec_process pr = {.h = {GT_REC_PROCESS, 0, 56}, .cmdline_len = 0xffffffffu,
-                                .host_len = 0xffffffffu, .exe_len = 2};
+    struct gt_rec_process pr = {.h = {GT_REC_PROCESS, 0, 56},
+                                .cmdline_len = 0xffffffffu,
+                                .host_len = 0xffffffffu,
+                                .exe_len = 2};
     memcpy(rec, &pr, sizeof(pr));
     tb_raw(t, rec, 56);
     struct gt_rec_header h = {GT_REC_NOTE, 0, 12}; /* size not a multiple of 8 */
@@ -389,7 +391,8 @@ int main(int argc, char **argv)
     put_trace("gpu", &t);
     tb_free_all(&t);
     static const char *const reasons[] = {"", "", ": libcupti.so.13: cannot open shared object",
-                                          ": another profiler holds CUPTI (nsys)", ": cuptiSubscribe"};
+                                          ": another profiler holds CUPTI (nsys)",
+                                          ": cuptiSubscribe"};
     for (unsigned s = GT_CUPTI_OFF_BY_USER; s <= GT_CUPTI_FAILED + 1; s++) {
         char name[32];
         cupti_states(&t, s, s <= GT_CUPTI_FAILED ? reasons[s] : "?");
