@@ -28,6 +28,9 @@ struct ga_event {
         struct gt_rec_free free;
         struct gt_rec_alloc_fail alloc_fail;
         struct gt_rec_vmm_map vmm_map;
+        struct gt_rec_pool pool;
+        struct gt_rec_block block;
+        struct gt_rec_pool_usage pool_usage;
         struct gt_rec_func func;
         struct gt_rec_launch launch;
         struct gt_rec_span span;
@@ -52,7 +55,7 @@ struct ga_event {
     } r;
     /* Variable-length strings (not NUL-terminated), validated against the record size:
      * process: argv (NUL separated), host, exe; device/thread/func/resolve: name;
-     * note: text; cupti: library path, reason; gpu_name: name; stack: the ip array (8-byte
+     * note: text; pool: name; cupti: library path, reason; gpu_name: name; stack: the ip array (8-byte
      * aligned); module: path, build-id; symbol: name. They point into the reader's buffer:
      * valid only during the sink call. */
     const char *str[3];

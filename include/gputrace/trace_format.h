@@ -84,6 +84,9 @@ enum gt_rec_type {
     GT_REC_FREE = 11,      /* gt_rec_free: a free, successful or not (sub = api) */
     GT_REC_ALLOC_FAIL = 12, /* gt_rec_alloc_fail: a failed allocation (sub = api) */
     GT_REC_VMM_MAP = 13,   /* gt_rec_vmm_map: cuMemMap / cuMemUnmap (sub = api) */
+    GT_REC_POOL = 14,      /* gt_rec_pool: an annotated pool's life and ranges (sub = gt_pool_op) */
+    GT_REC_BLOCK = 15,     /* gt_rec_block: a block of an annotated pool (sub = gt_block_op) */
+    GT_REC_POOL_USAGE = 16, /* gt_rec_pool_usage: a stream-ordered pool's reserved/used bytes */
     GT_REC_FUNC = 20,      /* gt_rec_func: name of a CUfunction/CUkernel handle, once per handle */
     GT_REC_LAUNCH = 21,    /* gt_rec_launch: a launch call (sub = api) */
     GT_REC_SPAN = 22,      /* gt_rec_span: a blocking call with enter/exit times (sub = api) */
@@ -163,9 +166,10 @@ struct gt_rec_alloc {
     uint64_t aux;           /* api specific: pool handle, pitch, flags */
     int32_t device;         /* device ordinal, -1 for host memory or unknown */
     uint32_t flags;         /* api specific flags argument */
-    /* Appended; absent (record of 64 bytes) when no stack was taken. */
+    /* Appended (older writers: a record of 64 bytes when no stack was taken). */
     uint32_t stack;         /* host call stack: gt_rec_stack node id of the innermost frame, 0 none */
-    uint32_t pad;
+    uint32_t dur_ns;        /* time spent inside the call, saturated at UINT32_MAX; was padding:
+                             * 0 = unknown (older writers) */
 };
 _Static_assert(sizeof(struct gt_rec_alloc) == 72, "gt_rec_alloc layout");
 
@@ -177,8 +181,11 @@ struct gt_rec_free {
     uint64_t size;  /* bytes named by the call (cuMemAddressFree), else 0 */
     int32_t result; /* CUresult of the call */
     uint32_t stack; /* host call stack (gt_rec_stack node id), 0 none; was padding, always 0 */
+    /* Appended (older writers: 48 bytes). */
+    uint32_t dur_ns; /* time spent inside the call, saturated at UINT32_MAX; 0 = unknown */
+    uint32_t pad;
 };
-_Static_assert(sizeof(struct gt_rec_free) == 48, "gt_rec_free layout");
+_Static_assert(sizeof(struct gt_rec_free) == 56, "gt_rec_free layout");
 
 struct gt_rec_alloc_fail {
     struct gt_rec_header h; /* sub = api */
@@ -190,9 +197,9 @@ struct gt_rec_alloc_fail {
     uint64_t total_bytes;
     int32_t device;
     int32_t result; /* CUresult of the failed call */
-    /* Appended; absent (record of 64 bytes) when no stack was taken. */
-    uint32_t stack; /* host call stack (gt_rec_stack node id), 0 none */
-    uint32_t pad;
+    /* Appended (older writers: a record of 64 bytes when no stack was taken). */
+    uint32_t stack;  /* host call stack (gt_rec_stack node id), 0 none */
+    uint32_t dur_ns; /* time spent inside the failed call, saturated; was padding: 0 = unknown */
 };
 _Static_assert(sizeof(struct gt_rec_alloc_fail) == 72, "gt_rec_alloc_fail layout");
 
@@ -207,6 +214,65 @@ struct gt_rec_vmm_map {
     uint32_t pad;
 };
 _Static_assert(sizeof(struct gt_rec_vmm_map) == 56, "gt_rec_vmm_map layout");
+
+/* ---- two-level memory: pools ---------------------------------------------------------------------
+ * An allocator that carves blocks out of memory it holds (PyTorch's caching allocator, a CuPy
+ * pool, an arena) describes itself through the annotation API (include/gputrace/annotate.h):
+ * a pool is created, ranges of memory are added to and removed from it, blocks are taken from it
+ * and returned. Driver-level records still describe where that memory came from; pools are the
+ * second level. `pool` is the caller's id (any nonzero value, unique while the pool lives). */
+enum gt_pool_op {
+    GT_POOL_CREATE = 1,       /* name follows; addr/size 0 */
+    GT_POOL_ADD_RANGE = 2,    /* [addr, addr + size) now belongs to the pool (free until taken) */
+    GT_POOL_REMOVE_RANGE = 3, /* [addr, addr + size) leaves the pool (blocks in it are gone too) */
+    GT_POOL_DESTROY = 4,      /* the pool and all its ranges and blocks are gone */
+};
+
+struct gt_rec_pool {
+    struct gt_rec_header h; /* sub = enum gt_pool_op */
+    uint64_t ts;
+    uint64_t pool;
+    uint64_t addr;
+    uint64_t size;
+    int32_t device;    /* device ordinal of the memory, -1 unknown */
+    uint32_t stack;    /* host call stack (gt_rec_stack node id), 0 none */
+    uint32_t flags;    /* reserved, 0 */
+    uint32_t name_len; /* CREATE: bytes of the pool's name (no NUL) following, padded to 8 */
+};
+_Static_assert(sizeof(struct gt_rec_pool) == 56, "gt_rec_pool layout");
+
+enum gt_block_op {
+    GT_BLOCK_ALLOC = 1, /* [addr, addr + size) of the pool is in use */
+    GT_BLOCK_FREE = 2,  /* the block at addr is free again (size as the caller gave it, 0 unknown) */
+    GT_BLOCK_FAIL = 3,  /* the pool could not serve a request of size bytes (addr 0) */
+};
+
+struct gt_rec_block {
+    struct gt_rec_header h; /* sub = enum gt_block_op */
+    uint64_t ts;
+    uint64_t pool;
+    uint64_t addr;
+    uint64_t size;
+    uint32_t stack; /* host call stack (gt_rec_stack node id), 0 none */
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct gt_rec_block) == 48, "gt_rec_block layout");
+
+/* A CUDA stream-ordered pool (CUmemoryPool) as cuMemPoolGetAttribute reports it: sampled by the
+ * shim at pool events (create, trim, a failed stream-ordered allocation) and at most every
+ * GPUTRACE_SAMPLE_MS at stream-ordered allocations and frees. */
+struct gt_rec_pool_usage {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint64_t pool;             /* CUmemoryPool */
+    uint64_t reserved_current; /* CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT */
+    uint64_t reserved_high;    /* CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH */
+    uint64_t used_current;     /* CU_MEMPOOL_ATTR_USED_MEM_CURRENT */
+    uint64_t used_high;        /* CU_MEMPOOL_ATTR_USED_MEM_HIGH */
+    int32_t device;            /* the pool's device, -1 unknown */
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct gt_rec_pool_usage) == 64, "gt_rec_pool_usage layout");
 
 enum gt_func_kind { GT_FUNC_FUNCTION = 0, GT_FUNC_KERNEL = 1, GT_FUNC_UNKNOWN = 2 };
 
