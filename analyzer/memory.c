@@ -66,8 +66,35 @@ const char *ga_verdict_name(enum ga_verdict v)
         return "unknown";
     case GA_VERDICT_OTHER_ERROR:
         return "other_error";
+    case GA_VERDICT_CACHED:
+        return "cached";
     }
     return "unknown";
+}
+
+const char *ga_verdict_advice(enum ga_verdict v)
+{
+    switch (v) {
+    case GA_VERDICT_FRAGMENTATION:
+        return "free memory is split into holes smaller than the request: with PyTorch set "
+               "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (or max_split_size_mb); "
+               "allocate large long-lived buffers first";
+    case GA_VERDICT_CACHED:
+        return "an allocator's cache held the memory: release it before the peak "
+               "(torch.cuda.empty_cache(), cuMemPoolTrimTo) or let it grow in place "
+               "(expandable_segments:True, garbage_collection_threshold)";
+    case GA_VERDICT_OTHER_PROCESSES:
+        return "other processes hold memory on this device: check nvidia-smi, give the job its "
+               "own GPU (CUDA_VISIBLE_DEVICES) or cap the others (MPS memory limits)";
+    case GA_VERDICT_EXHAUSTED:
+        return "this process needs more than the device has: smaller batch, activation "
+               "checkpointing, lower precision, or shard the model; start with the top holders";
+    case GA_VERDICT_UNKNOWN:
+        return "the driver's free/total figures are missing, so the cause cannot be told";
+    case GA_VERDICT_OTHER_ERROR:
+        return "the call failed for another reason than out of memory (see its result code)";
+    }
+    return "";
 }
 
 void ga_memory_init(struct ga_memory *m)
@@ -105,7 +132,7 @@ static void note_series(struct ga_memory *m, const struct ga_dev_mem *d, unsigne
         ga_series_update(&m->series, d->device, GA_SERIES_TOTAL, rel(m, ts), d->live_total);
 }
 
-static void account_add(struct ga_memory *m, const struct ga_live *e)
+static void account_add(struct ga_memory *m, struct ga_live *e)
 {
     struct ga_dev_mem *d = ga_memory_dev(m, e->device);
     struct ga_api_mem *a = api_mem(m, e->api);
@@ -118,6 +145,7 @@ static void account_add(struct ga_memory *m, const struct ga_live *e)
     a->live_count++;
     a->live_bytes += e->size;
     if (ga_kind_is_device(e->kind)) {
+        ga_peak_add(m, e);
         d->live_total += e->size;
         m->live_total += e->size;
         if (d->live_total > d->peak_total) {
@@ -127,6 +155,7 @@ static void account_add(struct ga_memory *m, const struct ga_live *e)
         if (m->live_total > m->peak_total) {
             m->peak_total = m->live_total;
             m->peak_ts = e->ts;
+            ga_peak_new(m, e);
         }
     } else if (e->kind == GT_MEM_HOST) {
         m->pinned_live += e->size;
@@ -153,6 +182,7 @@ static void account_sub(struct ga_memory *m, const struct ga_live *e, uint64_t t
     a->live_count--;
     a->live_bytes -= e->size;
     if (ga_kind_is_device(e->kind)) {
+        ga_peak_sub(m, e, ts);
         d->live_total -= e->size;
         m->live_total -= e->size;
     } else if (e->kind == GT_MEM_HOST) {
@@ -173,6 +203,28 @@ static void release(struct ga_memory *m, uint32_t i, uint64_t ts, int counted_as
 }
 
 /* ---- records --------------------------------------------------------------------------------- */
+
+/* ---- the caching-allocator pattern: fail, free, retry ---------------------------------------- */
+
+static struct ga_oom *pending_oom(struct ga_memory *m, uint32_t tid, int32_t device)
+{
+    const uint64_t *v = ga_map_find(&m->pending, tid, 0);
+    if (!v || *v == 0 || *v > m->n_ooms) return NULL;
+    struct ga_oom *o = &m->ooms[*v - 1];
+    return o->device == device ? o : NULL;
+}
+
+/* The thread's next allocation on the device after a failure there: the retry. */
+static void retry_done(struct ga_memory *m, uint32_t tid, int32_t device, uint64_t ts,
+                       uint64_t size, enum ga_retry how)
+{
+    struct ga_oom *o = pending_oom(m, tid, device);
+    if (!o) return;
+    o->retry = how;
+    o->retry_ts = ts;
+    o->retry_size = size;
+    ga_map_remove(&m->pending, tid, 0, NULL);
+}
 
 static void on_alloc(struct ga_memory *m, const struct ga_event *ev)
 {
@@ -197,9 +249,16 @@ static void on_alloc(struct ga_memory *m, const struct ga_event *ev)
                         .api = ev->sub,
                         .kind = (uint8_t)kind,
                         .ns = (uint8_t)ns_of(kind),
-                        .stack = r->stack};
+                        .stack = r->stack,
+                        .tid = ev->tid,
+                        .bucket = NONE,
+                        .seq = ++m->seq};
     uint32_t i = ga_live_add(m, &e);
     account_add(m, &m->slab[i]);
+    if (ga_kind_is_device(kind)) {
+        ga_map_upsert(&m->last_alloc, ev->tid, 0, 0, NULL)[0] = e.seq;
+        retry_done(m, ev->tid, r->device, r->ts, r->size, GA_RETRY_OK);
+    }
 }
 
 static void on_free(struct ga_memory *m, const struct ga_event *ev)
@@ -225,18 +284,46 @@ static void on_free(struct ga_memory *m, const struct ga_event *ev)
     a->frees++;
     a->bytes += m->slab[i].size;
     m->free_count++;
+    if (ga_kind_is_device(m->slab[i].kind)) {
+        struct ga_oom *o = pending_oom(m, ev->tid, m->slab[i].device);
+        ga_peak_freed(m, &m->slab[i], ev->tid);
+        ga_map_upsert(&m->last_alloc, ev->tid, 0, 0, NULL)[0] = 0; /* a free ends "directly" */
+        if (o) {
+            o->freed_before_retry += m->slab[i].size;
+            o->freed_count++;
+        }
+    }
     release(m, i, r->ts, 1);
 }
 
-/* The verdict rules are documented in docs/REPORT_JSON.md; keep them in step. */
-static enum ga_verdict judge(struct ga_oom *o)
+/* Smallest unaccounted figure seen on the device (driver overhead + others), +1; 0 = none. */
+static void note_unaccounted(struct ga_memory *m, int32_t device, uint64_t free_b, uint64_t total)
+{
+    uint64_t held = ga_memory_dev(m, device)->live_total;
+    if (!total || free_b > total || held > total - free_b) return;
+    uint64_t un = total - free_b - held;
+    uint64_t *v = ga_map_upsert(&m->overhead, (uint32_t)device, 0, 0, NULL);
+    if (*v == 0 || un + 1 < *v) *v = un + 1;
+}
+
+/* The rules, in this order, are in docs/ANALYSES.md ("OOM verdicts"); keep them in step. */
+static enum ga_verdict judge(const struct ga_memory *m, struct ga_oom *o)
 {
     uint64_t r = o->requested, d = o->free_bytes, t = o->total_bytes, h = o->held;
-    o->unaccounted = t > d + h && d + h >= d ? t - d - h : 0;
+    uint64_t u = o->pools.reserved_unused, f = o->pools.largest_free;
+    const uint64_t *ov = ga_map_find(&m->overhead, (uint32_t)o->device, 0);
+    o->unaccounted = t > d && t - d > h ? t - d - h : 0;
+    o->overhead = ov && *ov ? *ov - 1 : o->unaccounted;
+    if (o->overhead > GA_OVERHEAD_CAP) o->overhead = GA_OVERHEAD_CAP;
+    if (o->overhead > o->unaccounted) o->overhead = o->unaccounted;
+    o->others = o->unaccounted - o->overhead;
     if (o->result != GA_CUDA_ERROR_OUT_OF_MEMORY) return GA_VERDICT_OTHER_ERROR;
-    if (t == 0) return GA_VERDICT_UNKNOWN;
-    if (d >= r) return GA_VERDICT_FRAGMENTATION;
-    if (o->unaccounted >= r && o->unaccounted > h) return GA_VERDICT_OTHER_PROCESSES;
+    if (o->have_pools && u >= r && f < r) return GA_VERDICT_FRAGMENTATION;
+    if (t && d >= r) return GA_VERDICT_FRAGMENTATION;
+    if (o->have_pools && u >= r) return GA_VERDICT_CACHED;
+    if (o->retry == GA_RETRY_OK && o->freed_count) return GA_VERDICT_CACHED;
+    if (!t) return GA_VERDICT_UNKNOWN;
+    if (o->others >= h && o->others > 0 && d + o->others >= r) return GA_VERDICT_OTHER_PROCESSES;
     return GA_VERDICT_EXHAUSTED;
 }
 
@@ -250,6 +337,9 @@ static void on_fail(struct ga_memory *m, const struct ga_event *ev)
         m->ooms_dropped++;
         return;
     }
+    retry_done(m, ev->tid, r->device, r->ts, r->size, GA_RETRY_FAILED);
+    ga_map_upsert(&m->last_alloc, ev->tid, 0, 0, NULL)[0] = 0; /* an allocation call, too */
+    note_unaccounted(m, r->device, r->free_bytes, r->total_bytes);
     m->ooms = ga_xgrow(m->ooms, &m->oom_cap, m->n_ooms, sizeof(*m->ooms));
     struct ga_oom *o = &m->ooms[m->n_ooms++];
     *o = (struct ga_oom){.ts = r->ts,
@@ -257,11 +347,15 @@ static void on_fail(struct ga_memory *m, const struct ga_event *ev)
                          .api = ev->sub,
                          .device = r->device,
                          .result = r->result,
+                         .stack = r->stack,
                          .requested = r->size,
                          .free_bytes = r->free_bytes,
                          .total_bytes = r->total_bytes,
                          .held = ga_memory_dev(m, r->device)->live_total};
-    o->verdict = judge(o);
+    if (m->pool_evidence) m->pool_evidence(m->pools, r->device, r->size, &o->pools, &o->have_pools);
+    if (m->n_ooms <= GA_OOM_SNAPSHOTS) ga_peak_snapshot(m, o);
+    if (r->result == GA_CUDA_ERROR_OUT_OF_MEMORY)
+        ga_map_upsert(&m->pending, ev->tid, 0, 0, NULL)[0] = m->n_ooms;
 }
 
 /* Releases every allocation of group g (a context's allocations on one device). */
@@ -347,6 +441,8 @@ void ga_memory_event(struct ga_memory *m, const struct ga_event *ev)
         break;
     case GT_REC_MEMINFO:
         m->meminfo_samples++;
+        note_unaccounted(m, ev->r.meminfo.device, ev->r.meminfo.free_bytes,
+                         ev->r.meminfo.total_bytes);
         break;
     default:
         break;
@@ -361,10 +457,14 @@ void ga_memory_finish(struct ga_memory *m, uint64_t end_ts)
         for (unsigned k = 0; k < GT_MEM_KIND_COUNT; k++)
             if (ga_kind_is_device(k)) m->leaked_count += m->dev[i].live_count[k];
     ga_series_finish(&m->series, rel(m, end_ts));
+    for (size_t i = 0; i < m->n_ooms; i++)
+        m->ooms[i].verdict = judge(m, &m->ooms[i]);
+    ga_peak_finish(m);
 }
 
 void ga_memory_free(struct ga_memory *m)
 {
+    ga_peak_free(m);
     ga_live_free(m);
     ga_series_free(&m->series);
     ga_map_free(&m->dev_idx);

@@ -13,14 +13,40 @@
 #define GA_MAX_OOMS                 10000 /* failed allocations kept in detail; the rest are only counted */
 #define GA_CUDA_ERROR_OUT_OF_MEMORY 2
 
+/* The rules, in this order, are in docs/ANALYSES.md ("OOM verdicts"); keep them in step. */
 enum ga_verdict {
-    GA_VERDICT_FRAGMENTATION,   /* free memory D >= request R, yet the allocation failed */
-    GA_VERDICT_OTHER_PROCESSES, /* unaccounted >= R and unaccounted > this process's H */
-    GA_VERDICT_EXHAUSTED,       /* neither: this process holds the memory */
+    GA_VERDICT_FRAGMENTATION,   /* enough free (U >= R or D >= R) but no extent of R (F < R) */
+    GA_VERDICT_OTHER_PROCESSES, /* others held more than we did and would have made room */
+    GA_VERDICT_EXHAUSTED,       /* this process holds the memory */
     GA_VERDICT_UNKNOWN,         /* no cuMemGetInfo figures (total 0) */
     GA_VERDICT_OTHER_ERROR,     /* the call failed with something else than out-of-memory */
+    GA_VERDICT_CACHED,          /* an allocator held >= R it was not using */
 };
 const char *ga_verdict_name(enum ga_verdict v);
+/* One line of advice that fits the verdict. */
+const char *ga_verdict_advice(enum ga_verdict v);
+
+/* Driver overhead is estimated as the smallest unaccounted figure seen on the device, capped. */
+#define GA_OVERHEAD_CAP (1ull << 30)
+
+/* What one call stack held at a moment. */
+struct ga_holder {
+    uint32_t stack; /* 0: events without a stack */
+    uint64_t bytes, count;
+};
+#define GA_OOM_SNAPSHOTS    64   /* failed allocations whose holders are kept (the first ones) */
+#define GA_OOM_HOLDERS_MAX  4096 /* stacks kept per snapshot, the largest */
+
+/* What the pools said at a failed allocation (filled through ga_memory.pool_evidence). */
+struct ga_oom_pools {
+    uint64_t reserved_unused; /* U: reserved but unused bytes in this process's pools */
+    uint64_t largest_free;    /* F: largest free extent in them */
+    uint32_t pools;           /* pools on the device */
+    uint64_t pool;            /* the pool with the most unused bytes, 0 none */
+    const char *pool_name;    /* its name (owned by the pool analysis), NULL none */
+};
+
+enum ga_retry { GA_RETRY_NONE = 0, GA_RETRY_OK = 1, GA_RETRY_FAILED = 2 };
 
 struct ga_oom {
     uint64_t ts;
@@ -28,8 +54,79 @@ struct ga_oom {
     uint16_t api;
     int32_t device;
     int32_t result;
+    uint32_t stack; /* host call stack of the failed call, 0 none */
     uint64_t requested, free_bytes, total_bytes, held, unaccounted;
+    uint64_t overhead, others; /* estimated driver overhead; others = unaccounted - overhead */
+    struct ga_oom_pools pools;
+    int have_pools; /* pools were consulted (some pool existed on the device) */
+    /* The caching-allocator pattern: the same thread freed memory on the device and made its
+     * next allocation there. */
+    enum ga_retry retry;
+    uint64_t freed_before_retry, freed_count, retry_ts, retry_size;
+    struct ga_holder *holders; /* the largest holders at that moment (first GA_OOM_SNAPSHOTS) */
+    size_t n_holders;
+    uint64_t holders_omitted_bytes; /* bytes of stacks past GA_OOM_HOLDERS_MAX */
     enum ga_verdict verdict;
+};
+
+/* ---- the peak breakdown (peak.c) --------------------------------------------------------------
+ * Live device bytes are kept per bucket = (stack, api, size class, device). Each bucket also
+ * remembers its value at the latest process peak: before a bucket changes after a new peak was
+ * set, its current value (unchanged since that peak) is saved. O(1) per event, exact. */
+#define GA_SIZE_CLASSES 7
+unsigned ga_size_class(uint64_t size);
+const char *ga_size_class_name(unsigned c); /* "<4KiB", "4KiB-64KiB", ... ">=4GiB" */
+
+struct ga_bucket {
+    uint64_t live_bytes, live_count;
+    uint64_t peak_bytes, peak_count; /* valid when ver == the memory's peak_ver, else = live */
+    uint64_t ver;
+    uint32_t stack;
+    int32_t device;
+    uint16_t api;
+    uint8_t size_class;
+};
+
+struct ga_amount {
+    uint64_t bytes, count;
+};
+
+/* One allocation live at the process peak. */
+struct ga_peak_alloc {
+    uint64_t addr, size, ts;
+    uint64_t free_ts; /* 0: still live at the end */
+    uint32_t stack;
+    int32_t device;
+    uint16_t api;
+};
+#define GA_TOP_PEAK_ALLOCS 10
+
+/* Temporary allocations of one stack: freed by the allocating thread directly after it was made,
+ * with no other allocation call (failed ones included) or free by that thread in between
+ * (heaptrack's definition, per thread). */
+struct ga_temp {
+    uint32_t stack;
+    uint64_t count, bytes;
+};
+
+struct ga_dev_amount {
+    int32_t device;
+    uint64_t bytes, count;
+};
+#define GA_PEAK_DEVICES_MAX 64
+
+struct ga_peak_breakdown {
+    int valid;
+    struct ga_dev_amount by_device[GA_PEAK_DEVICES_MAX];
+    size_t n_by_device;
+    struct ga_amount by_api[GT_API_MAX];
+    struct ga_amount by_class[GA_SIZE_CLASSES];
+    struct ga_holder *by_stack; /* stacks with bytes live at the peak, largest first */
+    size_t n_by_stack;
+    struct ga_amount no_stack;          /* live at the peak without a stack */
+    struct ga_peak_alloc top[GA_TOP_PEAK_ALLOCS]; /* the largest live at the peak, largest first */
+    size_t n_top;
+    uint64_t total; /* = peak_total: the check that the breakdown adds up */
 };
 
 struct ga_api_mem {
@@ -57,6 +154,9 @@ struct ga_live {
     uint8_t kind, ns;
     uint32_t prev, next, group; /* slab indices; UINT32_MAX = none */
     uint32_t stack;             /* host call stack (trace node id), 0 none: leaks by site */
+    uint32_t tid;               /* allocating thread */
+    uint32_t bucket;            /* peak-breakdown bucket (device kinds), UINT32_MAX none */
+    uint64_t seq;               /* allocation sequence number (order of ALLOC records) */
 };
 
 /* A (ctx, device) group. While it holds allocations it is on its context's list and, unless
@@ -94,6 +194,25 @@ struct ga_memory {
     size_t n_ooms, oom_cap;
     uint64_t ooms_dropped;
     struct ga_series_set series;
+    /* peak breakdown, temporaries, OOM evidence (peak.c) */
+    struct ga_peak_breakdown peak;
+    struct ga_temp *temps; /* by stack, after finish sorted by bytes */
+    size_t n_temps, temps_cap;
+    struct ga_map temp_idx; /* stack -> index into temps */
+    uint64_t temp_count, temp_bytes;
+    struct ga_bucket *buckets;
+    size_t n_buckets, buckets_cap;
+    struct ga_map bucket_idx; /* (stack | api << 32, class | device << 8) -> index */
+    uint64_t peak_ver, peak_seq, seq;
+    struct ga_peak_alloc freed_top[GA_TOP_PEAK_ALLOCS]; /* freed since the peak, largest */
+    size_t n_freed_top;
+    struct ga_map last_alloc; /* tid -> seq of its last allocation */
+    struct ga_map overhead;   /* device -> smallest unaccounted bytes seen (+1; 0 = none) */
+    struct ga_map pending;    /* tid -> index of its failed allocation awaiting a retry (+1) */
+    /* The pool analysis, consulted at each failed allocation; NULL: no pools. */
+    void (*pool_evidence)(const void *pools, int32_t device, uint64_t request,
+                          struct ga_oom_pools *out, int *have);
+    const void *pools;
     /* live state */
     struct ga_live *slab;
     size_t slab_n, slab_cap;
@@ -134,5 +253,18 @@ uint32_t ga_group_of_primary(const struct ga_memory *m, int32_t device);
 /* Records that cuCtxCreate_* made ctx (its groups leave their devices' lists). */
 void ga_group_ctx_created(struct ga_memory *m, uint64_t ctx);
 void ga_live_free(struct ga_memory *m);
+
+/* ---- peak.c ---------------------------------------------------------------------------------- */
+/* Adds (+1) or removes (-1) a live device-memory allocation from its bucket; returns the bucket. */
+void ga_peak_add(struct ga_memory *m, struct ga_live *e);
+void ga_peak_sub(struct ga_memory *m, const struct ga_live *e, uint64_t free_ts);
+/* The process peak just rose (e made it). */
+void ga_peak_new(struct ga_memory *m, const struct ga_live *e);
+/* An allocation freed by thread tid at ts: temporary? */
+void ga_peak_freed(struct ga_memory *m, const struct ga_live *e, uint32_t tid);
+/* Snapshot of the holders on a device for a failed allocation. */
+void ga_peak_snapshot(struct ga_memory *m, struct ga_oom *o);
+void ga_peak_finish(struct ga_memory *m);
+void ga_peak_free(struct ga_memory *m);
 
 #endif

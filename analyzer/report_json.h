@@ -16,5 +16,11 @@ void ga_json_gpu_timeline(const struct ga_report *r, struct json_object *timelin
  * top-level stacks object. */
 void ga_json_sites(const struct ga_report *r, struct json_object *root, struct json_object *memory,
                    struct json_object *timeline);
+/* One call-site object (site, function, file, line, module, library, stack of `stack`). */
+struct json_object *ga_json_site(const struct ga_report *r, const struct ga_site *x, uint32_t stack);
+/* report_json_peak.c: memory.peak_breakdown, memory.leaks, memory.temporaries, and the evidence
+ * fields of one memory.ooms[] entry. */
+void ga_json_peak(const struct ga_report *r, struct json_object *memory);
+void ga_json_oom_evidence(const struct ga_report *r, const struct ga_oom *x, struct json_object *o);
 
 #endif

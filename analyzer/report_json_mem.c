@@ -85,6 +85,7 @@ static jobj *oom_obj(const struct ga_report *r, const struct ga_oom *x)
     put(o, "held_bytes", ju64(x->held));
     put(o, "unaccounted_bytes", ju64(x->unaccounted));
     put(o, "verdict", jname(ga_verdict_name(x->verdict)));
+    ga_json_oom_evidence(r, x, o);
     return o;
 }
 
@@ -185,6 +186,7 @@ jobj *ga_json_memory(const struct ga_report *r)
     put(o, "va_reserved", peak_obj(r, m->va_peak, m->va_peak_ts, m->va_live));
     counters(r, o);
     put(o, "live_series", series(r));
+    ga_json_peak(r, o);
     return o;
 }
 

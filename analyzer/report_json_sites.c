@@ -177,3 +177,8 @@ void ga_json_sites(const struct ga_report *r, struct json_object *root, struct j
     put(timeline, "sync_sites", sync_sites(r));
     put(root, "stacks", stacks_summary(r));
 }
+
+struct json_object *ga_json_site(const struct ga_report *r, const struct ga_site *x, uint32_t stack)
+{
+    return site_obj(r, x, stack);
+}

@@ -137,6 +137,7 @@ static void text_memory(const struct ga_report *r, FILE *o)
     fprintf(o, "\nmemory    %" PRIu64 " allocations (%s), %" PRIu64 " frees, %" PRIu64 " failed\n",
             m->alloc_count, ga_fmt_bytes(b, m->alloc_bytes), m->free_count, m->failed_count);
     text_peaks(r, o);
+    ga_text_peak(r, o);
     fprintf(o, "  leaked    %s in %" PRIu64 " allocation%s (device memory live at the end)\n",
             ga_fmt_bytes(b, m->leaked_bytes), m->leaked_count, m->leaked_count == 1 ? "" : "s");
     if (m->pinned_peak)
@@ -175,6 +176,7 @@ static void text_ooms(const struct ga_report *r, FILE *o)
     if (m->n_ooms + m->ooms_dropped > TOP_OOMS)
         fprintf(o, "  ... and %" PRIu64 " more (see --json)\n",
                 m->n_ooms + m->ooms_dropped - TOP_OOMS);
+    ga_text_oom_details(r, o);
 }
 
 static void text_launches(const struct ga_report *r, FILE *o)

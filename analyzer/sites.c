@@ -170,6 +170,10 @@ static void add_stats(struct ga_site_stats *a, const struct ga_site_stats *b)
     a->launch_failed += b->launch_failed;
     a->syncs += b->syncs;
     a->sync_ns += b->sync_ns;
+    a->peak_bytes += b->peak_bytes;
+    a->peak_count += b->peak_count;
+    a->temp_count += b->temp_count;
+    a->temp_bytes += b->temp_bytes;
 }
 
 /* Sites are the same when their frames name the same function at the same line of the same
@@ -213,8 +217,8 @@ static uint64_t site_hash(const struct ga_frame *f, uint32_t lib)
     return fnv(h, &f->module, sizeof(f->module));
 }
 
-static void add_to_site(struct ga_sites *s, const struct ga_frame *f, uint32_t lib, uint32_t stack,
-                        const struct ga_site_stats *st)
+static size_t add_to_site(struct ga_sites *s, const struct ga_frame *f, uint32_t lib, uint32_t stack,
+                          const struct ga_site_stats *st)
 {
     uint64_t h = site_hash(f, lib), *v;
     size_t i = s->n_sites;
@@ -240,6 +244,7 @@ static void add_to_site(struct ga_sites *s, const struct ga_frame *f, uint32_t l
     top(&x->top_alloc, &x->top_alloc_w, stack, st->alloc_bytes + st->allocs + st->alloc_failed);
     top(&x->top_launch, &x->top_launch_w, stack, st->launches + st->launch_failed);
     top(&x->top_sync, &x->top_sync_w, stack, st->sync_ns + st->syncs);
+    return i;
 }
 
 static void add_to_library(struct ga_sites *s, uint32_t lib, const struct ga_site_stats *st)
@@ -267,29 +272,79 @@ static void add_leaks(struct ga_sites *s, const struct ga_memory *m)
     }
 }
 
+/* What each stack held at the process peak, and its temporary allocations. */
+static void add_peak(struct ga_sites *s, const struct ga_memory *m)
+{
+    for (size_t i = 0; i < m->peak.n_by_stack; i++) {
+        const struct ga_holder *h = &m->peak.by_stack[i];
+        if (!h->stack) continue;
+        struct ga_site_stats *st = stats_of(s, h->stack);
+        st->peak_bytes += h->bytes;
+        st->peak_count += h->count;
+    }
+    for (size_t i = 0; i < m->n_temps; i++) {
+        if (!m->temps[i].stack) continue;
+        struct ga_site_stats *st = stats_of(s, m->temps[i].stack);
+        st->temp_count += m->temps[i].count;
+        st->temp_bytes += m->temps[i].bytes;
+    }
+}
+
 void ga_sites_finish(struct ga_sites *s, struct ga_stacks *st, const struct ga_memory *m)
 {
     add_leaks(s, m);
+    add_peak(s, m);
     for (size_t i = 0; i < s->n_stacks; i++) {
         uint32_t lib;
         const struct ga_frame *f = classify(s, st, s->stack_ids[i], &lib);
-        add_to_site(s, f, lib, s->stack_ids[i], &s->per_stack[i]);
+        size_t site = add_to_site(s, f, lib, s->stack_ids[i], &s->per_stack[i]);
+        ga_map_upsert(&s->site_of_stack, s->stack_ids[i], 0, site, NULL);
         add_to_library(s, lib, &s->per_stack[i]);
     }
 }
 
+const struct ga_site *ga_sites_of_stack(const struct ga_sites *s, uint32_t stack)
+{
+    const uint64_t *v = stack ? ga_map_find(&s->site_of_stack, stack, 0) : NULL;
+    return v && *v < s->n_sites ? &s->sites[*v] : NULL;
+}
+
 static uint64_t weight(const struct ga_site_stats *s, enum ga_site_order k)
 {
-    return k == GA_SITES_BY_BYTES      ? s->alloc_bytes
-           : k == GA_SITES_BY_LAUNCHES ? s->launches
-                                       : s->sync_ns;
+    switch (k) {
+    case GA_SITES_BY_BYTES:
+        return s->alloc_bytes;
+    case GA_SITES_BY_LAUNCHES:
+        return s->launches;
+    case GA_SITES_BY_SYNC:
+        return s->sync_ns;
+    case GA_SITES_BY_PEAK:
+        return s->peak_bytes;
+    case GA_SITES_BY_TEMP:
+        return s->temp_count;
+    case GA_SITES_BY_LEAK:
+        return s->leaked_bytes;
+    }
+    return 0;
 }
 
 static int has(const struct ga_site_stats *t, enum ga_site_order k)
 {
-    return k == GA_SITES_BY_BYTES      ? t->allocs || t->alloc_failed
-           : k == GA_SITES_BY_LAUNCHES ? t->launches || t->launch_failed
-                                       : t->syncs != 0;
+    switch (k) {
+    case GA_SITES_BY_BYTES:
+        return t->allocs || t->alloc_failed;
+    case GA_SITES_BY_LAUNCHES:
+        return t->launches || t->launch_failed;
+    case GA_SITES_BY_SYNC:
+        return t->syncs != 0;
+    case GA_SITES_BY_PEAK:
+        return t->peak_bytes || t->peak_count;
+    case GA_SITES_BY_TEMP:
+        return t->temp_count != 0;
+    case GA_SITES_BY_LEAK:
+        return t->leaked_count != 0;
+    }
+    return 0;
 }
 
 static enum ga_site_order sort_key; /* qsort has no context argument */
@@ -339,6 +394,7 @@ void ga_sites_free(struct ga_sites *s)
     ga_map_free(&s->site_of);
     ga_map_free(&s->lib_of);
     ga_map_free(&s->frame_class);
+    ga_map_free(&s->site_of_stack);
     free(s->per_stack);
     free(s->stack_ids);
     free(s->sites);

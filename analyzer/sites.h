@@ -24,6 +24,8 @@ struct ga_site_stats {
     uint64_t allocs, alloc_bytes, alloc_failed, leaked_bytes, leaked_count;
     uint64_t launches, launch_failed;
     uint64_t syncs, sync_ns;
+    uint64_t peak_bytes, peak_count; /* device memory live at the process peak */
+    uint64_t temp_count, temp_bytes; /* temporary allocations (docs/ANALYSES.md) */
 };
 
 struct ga_site {
@@ -55,6 +57,7 @@ struct ga_sites {
     size_t n_libs, libs_cap, sites_cap;
     struct ga_map lib_of;      /* (module, 0) -> index into libs */
     struct ga_map frame_class; /* (frame address, 0) -> FRAME_* bits, each frame matched once */
+    struct ga_map site_of_stack; /* (stack id, 0) -> index into sites, after finish */
     regex_t ignore;
     int ignore_ok;
     char ignore_error[160];
@@ -68,7 +71,16 @@ void ga_sites_event(struct ga_sites *s, const struct ga_event *ev);
 void ga_sites_finish(struct ga_sites *s, struct ga_stacks *st, const struct ga_memory *m);
 void ga_sites_free(struct ga_sites *s);
 
-enum ga_site_order { GA_SITES_BY_BYTES, GA_SITES_BY_LAUNCHES, GA_SITES_BY_SYNC };
+enum ga_site_order {
+    GA_SITES_BY_BYTES,
+    GA_SITES_BY_LAUNCHES,
+    GA_SITES_BY_SYNC,
+    GA_SITES_BY_PEAK, /* bytes live at the process peak */
+    GA_SITES_BY_TEMP, /* temporary allocations (count) */
+    GA_SITES_BY_LEAK, /* bytes leaked */
+};
+/* The site a stack leads to (after ga_sites_finish), NULL when unknown. */
+const struct ga_site *ga_sites_of_stack(const struct ga_sites *s, uint32_t stack);
 /* Sites with allocations (failed ones too) / launches / blocking calls, heaviest first (bytes,
  * launches, time); *n of them, in an array the caller frees. */
 const struct ga_site **ga_sites_sorted(const struct ga_sites *s, enum ga_site_order k, size_t *n);
