@@ -1,0 +1,1046 @@
+/* Pools and fragmentation (see pools.h and docs/ANALYSES.md, "Pools and fragmentation"). Every
+ * change goes through pool_change(): it recomputes the pool's figures from its extent sets
+ * (O(1): the sets keep their totals and largest extent), applies the difference to its device,
+ * and feeds the series. Snapshots at the process peak are taken lazily: a new peak only marks
+ * them pending, and they are taken before the next change to any pool, so the state they save
+ * is exactly the state at the peak. */
+#include "pools.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gputrace/trace_api.h"
+#include "memory.h"
+#include "series.h"
+#include "util.h"
+
+#define NONE UINT32_MAX
+
+/* Keys of live_idx (first word): pool kind, plus for a stream-ordered allocation without a pool
+ * handle, the device whose current pool served it. */
+#define KEY_CURRENT 0x100u
+/* Keys of item_idx (first word). */
+enum { ITEM_ASYNC = 1, ITEM_MAPPING = 2, ITEM_HANDLE = 3 };
+
+const char *ga_pool_kind_name(unsigned kind)
+{
+    switch (kind) {
+    case GA_POOL_ANNOTATED:
+        return "annotated";
+    case GA_POOL_STREAM:
+        return "stream_ordered";
+    case GA_POOL_VMM:
+        return "vmm";
+    }
+    return "unknown";
+}
+
+const char *ga_pool_err_name(unsigned e)
+{
+    static const char *const names[GA_PERR_COUNT] = {
+        [GA_PERR_UNKNOWN_POOL] = "unknown_pool",
+        [GA_PERR_DUP_CREATE] = "duplicate_create",
+        [GA_PERR_BAD_RANGE] = "bad_range",
+        [GA_PERR_RANGE_OVERLAP] = "range_overlap",
+        [GA_PERR_RANGE_UNKNOWN] = "range_unknown",
+        [GA_PERR_BLOCK_OUTSIDE] = "block_outside",
+        [GA_PERR_BLOCK_OVERLAP] = "block_overlap",
+        [GA_PERR_DOUBLE_FREE] = "double_free",
+        [GA_PERR_SIZE_MISMATCH] = "size_mismatch",
+        [GA_PERR_BLOCK_IN_RANGE] = "blocks_removed_with_range",
+    };
+    return e < GA_PERR_COUNT ? names[e] : "unknown";
+}
+
+const char *ga_pool_verdict_name(unsigned v)
+{
+    switch (v) {
+    case GA_PV_FRAGMENTATION:
+        return "fragmentation";
+    case GA_PV_EXHAUSTED:
+        return "exhausted";
+    case GA_PV_UNEXPLAINED:
+        return "unexplained";
+    }
+    return "unknown";
+}
+
+double ga_frag_ratio(const struct ga_frag *f)
+{
+    if (!f->layout_known) return -1;
+    if (!f->free) return 0;
+    return 1.0 - (double)f->largest / (double)f->free;
+}
+
+static uint64_t max64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Free bytes a request as large as the free total could not use: outside the largest free
+ * extent (all of them when the layout is unknown). The "worst" moments maximize it. */
+static uint64_t stranded(const struct ga_frag *f)
+{
+    return f->free - min64(f->largest, f->free);
+}
+
+/* ---- series ------------------------------------------------------------------------------- */
+
+static void fs_init(struct ga_fseries *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->width = GA_SERIES_BASE_NS;
+    s->last_idx = -1;
+}
+
+static void fb_put(struct ga_fbucket *b, const struct ga_frag *f)
+{
+    b->reserved_max = max64(b->reserved_max, f->reserved);
+    b->used_max = max64(b->used_max, f->used);
+    if (f->free - min64(f->largest, f->free) > b->free - min64(b->largest, b->free) ||
+        (b->free == 0 && f->free)) {
+        b->free = f->free;
+        b->largest = f->largest;
+        b->extents = f->extents;
+    }
+}
+
+static void fb_merge(struct ga_fbucket *b, const struct ga_fbucket *o)
+{
+    struct ga_frag f = {.reserved = o->reserved_max,
+                        .used = o->used_max,
+                        .free = o->free,
+                        .largest = o->largest,
+                        .extents = o->extents};
+    fb_put(b, &f);
+}
+
+static void fs_widen(struct ga_fseries *s)
+{
+    for (size_t i = 0; i < GA_FRAG_BUCKETS / 2; i++) {
+        struct ga_fbucket m = s->b[2 * i];
+        fb_merge(&m, &s->b[2 * i + 1]);
+        s->b[i] = m;
+    }
+    memset(s->b + GA_FRAG_BUCKETS / 2, 0, sizeof(s->b) / 2);
+    s->width *= 2;
+    if (s->last_idx >= 0) s->last_idx /= 2;
+}
+
+static void fs_carry(struct ga_fseries *s, int64_t idx)
+{
+    if (s->last_idx < 0) return;
+    for (int64_t i = s->last_idx + 1; i <= idx && i < GA_FRAG_BUCKETS; i++)
+        fb_put(&s->b[i], &s->last);
+}
+
+static void fs_update(struct ga_fseries *s, int64_t rel_ns, const struct ga_frag *f)
+{
+    uint64_t t = rel_ns > 0 ? (uint64_t)rel_ns : 0;
+    while (t / s->width >= GA_FRAG_BUCKETS)
+        fs_widen(s);
+    int64_t idx = (int64_t)(t / s->width);
+    if (idx < s->last_idx) idx = s->last_idx; /* out of order: keep the series monotone */
+    fs_carry(s, idx);
+    fb_put(&s->b[idx], f);
+    s->last_idx = idx;
+    s->last = *f;
+}
+
+static void fs_finish(struct ga_fseries *s, uint64_t width, uint64_t end)
+{
+    while (s->width < width)
+        fs_widen(s);
+    fs_carry(s, (int64_t)(end / width));
+}
+
+/* ---- pools and devices -------------------------------------------------------------------- */
+
+static int64_t rel(const struct ga_pools *p, uint64_t ts)
+{
+    return (int64_t)(ts - p->t0);
+}
+
+static struct ga_pool_dev *dev_get(struct ga_pools *p, int32_t device)
+{
+    int added = 0;
+    uint64_t *idx = ga_map_find(&p->dev_idx, (uint32_t)device, 0);
+    if (idx) return &p->devs[*idx];
+    if (p->ndev >= GA_POOL_DEVICES_MAX) return NULL;
+    idx = ga_map_upsert(&p->dev_idx, (uint32_t)device, 0, p->ndev, &added);
+    p->devs = ga_xgrow(p->devs, &p->dev_cap, p->ndev, sizeof(*p->devs));
+    struct ga_pool_dev *d = &p->devs[p->ndev++];
+    memset(d, 0, sizeof(*d));
+    d->device = device;
+    d->now.layout_known = 1;
+    fs_init(&d->series);
+    return d;
+}
+
+/* The largest free extent over the device's live annotated pools. */
+static void dev_fix_largest(struct ga_pools *p, struct ga_pool_dev *d)
+{
+    if (!d->largest_dirty) return;
+    d->now.largest = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        const struct ga_pool *q = &p->pools[i];
+        if (q->live && q->kind == GA_POOL_ANNOTATED && q->device == d->device)
+            d->now.largest = max64(d->now.largest, q->now.largest);
+    }
+    d->largest_dirty = 0;
+}
+
+static void dev_note(struct ga_pools *p, struct ga_pool_dev *d, uint64_t ts)
+{
+    dev_fix_largest(p, d);
+    if (!d->have_worst || stranded(&d->now) > stranded(&d->worst)) {
+        d->worst = d->now;
+        d->worst_ts = ts;
+        d->have_worst = 1;
+    }
+    fs_update(&d->series, rel(p, ts), &d->now);
+}
+
+/* Moves a pool's contribution to its device from `old` to its figures now. */
+static void dev_apply(struct ga_pools *p, const struct ga_pool *q, const struct ga_frag *old,
+                      uint64_t ts)
+{
+    struct ga_pool_dev *d = dev_get(p, q->device);
+    const struct ga_frag *f = &q->now;
+    if (!d) return;
+    if (q->kind == GA_POOL_STREAM) {
+        d->stream_reserved += f->reserved - old->reserved;
+        d->stream_used += f->used - old->used;
+        return;
+    }
+    if (q->kind != GA_POOL_ANNOTATED) return;
+    d->now.reserved += f->reserved - old->reserved;
+    d->now.used += f->used - old->used;
+    d->now.free += f->free - old->free;
+    d->now.extents += f->extents - old->extents;
+    if (f->largest >= d->now.largest && !d->largest_dirty)
+        d->now.largest = f->largest;
+    else if (f->largest < old->largest && old->largest >= d->now.largest)
+        d->largest_dirty = 1;
+    dev_note(p, d, ts);
+}
+
+static void recompute(struct ga_pool *q)
+{
+    struct ga_frag *f = &q->now;
+    if (q->kind == GA_POOL_STREAM) {
+        uint64_t used = q->samples ? q->sample_used : 0;
+        /* between samples, the driver's used bytes move with the live allocations */
+        if (q->live_bytes >= q->sample_live)
+            used += q->live_bytes - q->sample_live;
+        else
+            used -= min64(used, q->sample_live - q->live_bytes);
+        f->used = used;
+        f->reserved = max64(q->samples ? q->sample_reserved : 0, used);
+        f->free = f->reserved - f->used;
+        f->extents = f->largest = 0;
+        f->layout_known = 0;
+        return;
+    }
+    f->reserved = ga_ext_total(&q->ranges);
+    f->free = min64(ga_ext_total(&q->freex), f->reserved);
+    f->used = f->reserved - f->free;
+    f->extents = ga_ext_count(&q->freex);
+    f->largest = ga_ext_largest(&q->freex);
+    f->layout_known = 1;
+}
+
+static void take_peak_snapshot(struct ga_pools *p);
+
+/* Before a pool changes: a pending peak snapshot must see the state before it. */
+static void before_change(struct ga_pools *p)
+{
+    if (p->peak_pending) take_peak_snapshot(p);
+}
+
+/* After a pool changed: its figures, peaks, worst moment, series and its device. */
+static void pool_change(struct ga_pools *p, uint32_t i, uint64_t ts)
+{
+    struct ga_pool *q = &p->pools[i];
+    struct ga_frag old = q->now;
+    recompute(q);
+    if (q->now.reserved > q->peak_reserved) {
+        q->peak_reserved = q->now.reserved;
+        q->peak_reserved_ts = ts;
+    }
+    if (q->now.used > q->peak_used) {
+        q->peak_used = q->now.used;
+        q->peak_used_ts = ts;
+    }
+    if (!q->have_worst || stranded(&q->now) > stranded(&q->worst)) {
+        q->worst = q->now;
+        q->worst_ts = ts;
+        q->have_worst = 1;
+    }
+    if (q->series >= 0) fs_update(&p->pool_series[q->series], rel(p, ts), &q->now);
+    dev_apply(p, q, &old, ts);
+}
+
+static char *default_name(unsigned kind, uint64_t id, int32_t device)
+{
+    char buf[64];
+    if (kind == GA_POOL_STREAM && !id)
+        snprintf(buf, sizeof(buf), "current pool of device %d", (int)device);
+    else if (kind == GA_POOL_STREAM)
+        snprintf(buf, sizeof(buf), "CUmemoryPool %#llx", (unsigned long long)id);
+    else if (kind == GA_POOL_VMM)
+        snprintf(buf, sizeof(buf), "VA %#llx", (unsigned long long)id);
+    else
+        snprintf(buf, sizeof(buf), "pool %#llx", (unsigned long long)id);
+    return ga_xstrdup(buf);
+}
+
+static uint64_t live_key(unsigned kind, uint64_t id, int32_t device)
+{
+    if (kind == GA_POOL_STREAM && !id) return KEY_CURRENT | (uint64_t)(uint32_t)device << 32;
+    return kind;
+}
+
+static uint32_t pool_find(const struct ga_pools *p, unsigned kind, uint64_t id, int32_t device)
+{
+    const uint64_t *v = ga_map_find(&p->live_idx, live_key(kind, id, device), id);
+    return v ? (uint32_t)*v : NONE;
+}
+
+/* A new live pool; NONE past GA_POOLS_MAX (counted). `name` is taken over (may be NULL). */
+static uint32_t pool_new(struct ga_pools *p, unsigned kind, uint64_t id, int32_t device, char *name,
+                         uint64_t ts)
+{
+    if (p->n >= GA_POOLS_MAX) {
+        p->pools_untracked++;
+        free(name);
+        return NONE;
+    }
+    p->pools = ga_xgrow(p->pools, &p->cap, p->n, sizeof(*p->pools));
+    uint32_t i = (uint32_t)p->n++;
+    struct ga_pool *q = &p->pools[i];
+    memset(q, 0, sizeof(*q));
+    q->kind = (uint8_t)kind;
+    q->live = 1;
+    q->id = id;
+    q->device = device;
+    q->name = name ? name : default_name(kind, id, device);
+    q->created_ts = ts;
+    q->now.layout_known = kind != GA_POOL_STREAM;
+    ga_ext_init(&q->ranges);
+    ga_ext_init(&q->freex);
+    ga_ext_init(&q->blocks);
+    q->series = -1;
+    if (p->n_series < GA_FRAG_SERIES_MAX) {
+        p->pool_series =
+            ga_xgrow(p->pool_series, &p->series_cap, p->n_series, sizeof(*p->pool_series));
+        fs_init(&p->pool_series[p->n_series]);
+        q->series = (int32_t)p->n_series++;
+    }
+    *ga_map_upsert(&p->live_idx, live_key(kind, id, device), id, i, NULL) = i;
+    return i;
+}
+
+/* The pool is gone: its memory leaves its device, its sets are freed, its summary stays. */
+static void pool_end(struct ga_pools *p, uint32_t i, uint64_t ts)
+{
+    struct ga_pool *q = &p->pools[i];
+    if (!q->live) return;
+    if (q->kind == GA_POOL_VMM) ga_ext_take(&p->vmm_ranges, q->id);
+    ga_ext_free(&q->ranges);
+    ga_ext_free(&q->freex);
+    ga_ext_free(&q->blocks);
+    q->live_bytes = q->sample_used = q->sample_reserved = q->sample_live = 0;
+    q->samples = 0;
+    pool_change(p, i, ts);
+    q->live = 0;
+    q->destroyed_ts = ts;
+    ga_map_remove(&p->live_idx, live_key(q->kind, q->id, q->device), q->id, NULL);
+}
+
+/* A pool's device becomes known: only while it holds nothing (its device's sums stay right);
+ * a VMM range any time (its figures are not in the device's sums). */
+static void pool_set_device(struct ga_pool *q, int32_t device)
+{
+    int empty = !q->now.reserved && !q->now.used;
+    if (q->device < 0 && device >= 0 && (empty || q->kind == GA_POOL_VMM)) q->device = device;
+}
+
+/* ---- address maps --------------------------------------------------------------------------- */
+
+static void map_push(struct ga_pool_map *m, uint64_t addr, uint64_t size, int used)
+{
+    if (!size) return;
+    if (m->n && m->ext[m->n - 1].used == used &&
+        m->ext[m->n - 1].addr + m->ext[m->n - 1].size == addr) {
+        m->ext[m->n - 1].size += size;
+        return;
+    }
+    if (m->n >= GA_POOL_MAP_MAX) {
+        m->truncated = 1;
+        return;
+    }
+    m->ext[m->n++] = (struct ga_map_ext){.addr = addr, .size = size, .used = (uint8_t)used};
+}
+
+/* The pool's owned ranges in address order, split into used and free extents. */
+static void map_fill(const struct ga_pool *q, struct ga_pool_map *m)
+{
+    uint64_t rs, rl, s, l;
+    m->n = 0;
+    m->truncated = 0;
+    if (q->kind == GA_POOL_STREAM) return;
+    if (!m->ext) m->ext = ga_xcalloc(GA_POOL_MAP_MAX, sizeof(*m->ext));
+    for (uint64_t a = 0; !m->truncated && ga_ext_next(&q->ranges, a, &rs, &rl); a = rs + rl) {
+        uint64_t pos = rs, end = rs + rl;
+        while (!m->truncated && pos < end && ga_ext_next(&q->freex, pos, &s, &l) && s < end) {
+            uint64_t fs = max64(s, pos), fe = min64(s + l, end);
+            map_push(m, pos, fs - pos, 1);
+            map_push(m, fs, fe - fs, 0);
+            pos = fe;
+        }
+        if (pos < end) map_push(m, pos, end - pos, 1);
+        if (rs + rl == 0) break; /* cannot happen (ranges never wrap); guards the loop */
+    }
+}
+
+static void take_peak_snapshot(struct ga_pools *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        struct ga_pool *q = &p->pools[i];
+        if (!q->live) {
+            q->have_at_peak = 0;
+            continue;
+        }
+        q->at_peak = q->now;
+        q->have_at_peak = 1;
+        map_fill(q, &q->map_at_peak);
+    }
+    for (size_t i = 0; i < p->ndev; i++) {
+        struct ga_pool_dev *d = &p->devs[i];
+        dev_fix_largest(p, d);
+        d->at_peak = d->now;
+        d->stream_reserved_at_peak = d->stream_reserved;
+        d->stream_used_at_peak = d->stream_used;
+        d->phys_unused_at_peak = d->phys_unused;
+        d->have_at_peak = 1;
+    }
+    p->peak_pending = 0;
+}
+
+/* ---- items: stream-ordered allocations, VMM mappings and handles ----------------------------- */
+
+static uint32_t item_find(const struct ga_pools *p, unsigned key, uint64_t addr)
+{
+    const uint64_t *v = ga_map_find(&p->item_idx, key, addr);
+    return v ? (uint32_t)*v : NONE;
+}
+
+static uint32_t item_add(struct ga_pools *p, unsigned key, uint64_t addr,
+                         const struct ga_pool_item *it)
+{
+    uint32_t i;
+    if (p->free_item != NONE) {
+        i = p->free_item;
+        p->free_item = (uint32_t)p->items[i].other;
+    } else {
+        p->items = ga_xgrow(p->items, &p->items_cap, p->n_items, sizeof(*p->items));
+        i = (uint32_t)p->n_items++;
+    }
+    p->items[i] = *it;
+    *ga_map_upsert(&p->item_idx, key, addr, i, NULL) = i;
+    return i;
+}
+
+static void item_del(struct ga_pools *p, unsigned key, uint64_t addr, uint32_t i)
+{
+    ga_map_remove(&p->item_idx, key, addr, NULL);
+    p->items[i].other = p->free_item;
+    p->free_item = i;
+}
+
+/* ---- annotated pools ------------------------------------------------------------------------ */
+
+static void perr(struct ga_pools *p, struct ga_pool *q, unsigned e)
+{
+    p->errors[e]++;
+    if (q) q->errors[e]++;
+}
+
+/* The live annotated pool `id`, made (and counted as an error) when no create was seen. */
+static uint32_t annotated(struct ga_pools *p, uint64_t id, int32_t device, uint64_t ts)
+{
+    uint32_t i = pool_find(p, GA_POOL_ANNOTATED, id, 0);
+    if (i != NONE) return i;
+    i = pool_new(p, GA_POOL_ANNOTATED, id, device, NULL, ts);
+    if (i == NONE) {
+        p->records_untracked++;
+        return NONE;
+    }
+    perr(p, &p->pools[i], GA_PERR_UNKNOWN_POOL);
+    return i;
+}
+
+static int bad_range(uint64_t addr, uint64_t size)
+{
+    return size == 0 || addr + size < addr;
+}
+
+/* Frees the part of [a, b) that the pool still owns (a block's remains). */
+static void free_owned(struct ga_pool *q, uint64_t a, uint64_t b)
+{
+    uint64_t s, l;
+    for (uint64_t pos = a; pos < b && ga_ext_next(&q->ranges, pos, &s, &l) && s < b; pos = s + l) {
+        uint64_t lo = max64(s, a), hi = min64(s + l, b);
+        ga_ext_add(&q->freex, lo, hi - lo);
+    }
+}
+
+static void on_pool_create(struct ga_pools *p, const struct ga_event *ev)
+{
+    const struct gt_rec_pool *r = &ev->r.pool;
+    uint32_t old = pool_find(p, GA_POOL_ANNOTATED, r->pool, 0);
+    if (old != NONE) {
+        perr(p, &p->pools[old], GA_PERR_DUP_CREATE);
+        pool_end(p, old, r->ts);
+    }
+    char *name = ev->str_len[0] ? ga_utf8_clean(ev->str[0], ev->str_len[0]) : NULL;
+    if (pool_new(p, GA_POOL_ANNOTATED, r->pool, r->device, name, r->ts) == NONE)
+        p->records_untracked++;
+}
+
+static void on_add_range(struct ga_pools *p, struct ga_pool *q, uint32_t i,
+                         const struct gt_rec_pool *r)
+{
+    if (bad_range(r->addr, r->size)) return perr(p, q, GA_PERR_BAD_RANGE);
+    if (ga_ext_overlaps(&q->ranges, r->addr, r->size)) return perr(p, q, GA_PERR_RANGE_OVERLAP);
+    pool_set_device(q, r->device);
+    ga_ext_add(&q->ranges, r->addr, r->size);
+    ga_ext_add(&q->freex, r->addr, r->size);
+    pool_change(p, i, r->ts);
+}
+
+/* Blocks that reach into [a, b) go with the range; their parts outside it stay owned, free. */
+static void drop_blocks(struct ga_pools *p, struct ga_pool *q, uint64_t a, uint64_t b)
+{
+    uint64_t s, l;
+    int dropped = 0;
+    while (ga_ext_next(&q->blocks, a, &s, &l) && s < b) {
+        ga_ext_take(&q->blocks, s);
+        dropped = 1;
+        if (s < a) free_owned(q, s, a);
+        if (s + l > b) free_owned(q, b, s + l);
+    }
+    if (dropped) perr(p, q, GA_PERR_BLOCK_IN_RANGE);
+}
+
+static void on_remove_range(struct ga_pools *p, struct ga_pool *q, uint32_t i,
+                            const struct gt_rec_pool *r)
+{
+    if (bad_range(r->addr, r->size)) return perr(p, q, GA_PERR_BAD_RANGE);
+    if (!ga_ext_covers(&q->ranges, r->addr, r->size)) perr(p, q, GA_PERR_RANGE_UNKNOWN);
+    ga_ext_remove(&q->ranges, r->addr, r->size);
+    ga_ext_remove(&q->freex, r->addr, r->size);
+    drop_blocks(p, q, r->addr, r->addr + r->size);
+    pool_change(p, i, r->ts);
+}
+
+static void on_pool(struct ga_pools *p, const struct ga_event *ev)
+{
+    const struct gt_rec_pool *r = &ev->r.pool;
+    if (ev->sub == GT_POOL_CREATE) return on_pool_create(p, ev);
+    if (ev->sub == GT_POOL_DESTROY) {
+        uint32_t i = pool_find(p, GA_POOL_ANNOTATED, r->pool, 0);
+        if (i == NONE) return perr(p, NULL, GA_PERR_UNKNOWN_POOL);
+        if (ga_ext_count(&p->pools[i].blocks)) perr(p, &p->pools[i], GA_PERR_BLOCK_IN_RANGE);
+        return pool_end(p, i, r->ts);
+    }
+    if (ev->sub != GT_POOL_ADD_RANGE && ev->sub != GT_POOL_REMOVE_RANGE) return;
+    uint32_t i = annotated(p, r->pool, r->device, r->ts);
+    if (i == NONE) return;
+    if (ev->sub == GT_POOL_ADD_RANGE)
+        on_add_range(p, &p->pools[i], i, r);
+    else
+        on_remove_range(p, &p->pools[i], i, r);
+}
+
+static void pool_oom(struct ga_pools *p, uint32_t i, const struct gt_rec_block *r)
+{
+    struct ga_pool *q = &p->pools[i];
+    q->block_fails++;
+    if (p->n_ooms >= GA_POOL_FAILURES_MAX) {
+        p->ooms_dropped++;
+        return;
+    }
+    p->ooms = ga_xgrow(p->ooms, &p->oom_cap, p->n_ooms, sizeof(*p->ooms));
+    struct ga_pool_oom *o = &p->ooms[p->n_ooms++];
+    memset(o, 0, sizeof(*o));
+    o->ts = r->ts;
+    o->pool = i;
+    o->stack = r->stack;
+    o->request = r->size;
+    o->f = q->now;
+    if (q->now.free < r->size)
+        o->verdict = GA_PV_EXHAUSTED;
+    else if (q->now.largest < r->size)
+        o->verdict = GA_PV_FRAGMENTATION;
+    else
+        o->verdict = GA_PV_UNEXPLAINED;
+    map_fill(q, &o->map);
+}
+
+static void on_block_alloc(struct ga_pools *p, struct ga_pool *q, uint32_t i,
+                           const struct gt_rec_block *r)
+{
+    if (bad_range(r->addr, r->size)) return perr(p, q, GA_PERR_BAD_RANGE);
+    if (!ga_ext_covers(&q->ranges, r->addr, r->size)) return perr(p, q, GA_PERR_BLOCK_OUTSIDE);
+    if (ga_ext_insert(&q->blocks, r->addr, r->size) != 0) return perr(p, q, GA_PERR_BLOCK_OVERLAP);
+    ga_ext_remove(&q->freex, r->addr, r->size);
+    q->block_allocs++;
+    pool_change(p, i, r->ts);
+}
+
+static void on_block_free(struct ga_pools *p, struct ga_pool *q, uint32_t i,
+                          const struct gt_rec_block *r)
+{
+    uint64_t size = ga_ext_take(&q->blocks, r->addr);
+    if (!size) return perr(p, q, GA_PERR_DOUBLE_FREE);
+    if (r->size && r->size != size) perr(p, q, GA_PERR_SIZE_MISMATCH);
+    free_owned(q, r->addr, r->addr + size);
+    q->block_frees++;
+    pool_change(p, i, r->ts);
+}
+
+static void on_block(struct ga_pools *p, const struct ga_event *ev)
+{
+    const struct gt_rec_block *r = &ev->r.block;
+    uint32_t i = annotated(p, r->pool, -1, r->ts);
+    if (i == NONE) return;
+    struct ga_pool *q = &p->pools[i];
+    switch (ev->sub) {
+    case GT_BLOCK_ALLOC:
+        on_block_alloc(p, q, i, r);
+        break;
+    case GT_BLOCK_FREE:
+        on_block_free(p, q, i, r);
+        break;
+    case GT_BLOCK_FAIL:
+        pool_oom(p, i, r);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- stream-ordered pools ------------------------------------------------------------------- */
+
+static uint32_t stream_pool(struct ga_pools *p, uint64_t handle, int32_t device, uint64_t ts)
+{
+    uint32_t i = pool_find(p, GA_POOL_STREAM, handle, device);
+    if (i == NONE) i = pool_new(p, GA_POOL_STREAM, handle, device, NULL, ts);
+    if (i != NONE) pool_set_device(&p->pools[i], device);
+    return i;
+}
+
+static void on_usage(struct ga_pools *p, const struct ga_event *ev)
+{
+    const struct gt_rec_pool_usage *r = &ev->r.pool_usage;
+    uint32_t i = stream_pool(p, r->pool, r->device, r->ts);
+    if (i == NONE) return;
+    struct ga_pool *q = &p->pools[i];
+    q->samples++;
+    q->sample_reserved = r->reserved_current;
+    q->sample_used = r->used_current;
+    q->sample_live = q->live_bytes;
+    q->reserved_high = max64(q->reserved_high, r->reserved_high);
+    q->used_high = max64(q->used_high, r->used_high);
+    pool_change(p, i, r->ts);
+}
+
+/* The stream-ordered allocation at addr is gone (freed, or replaced by a new one). */
+static void async_gone(struct ga_pools *p, uint64_t addr, uint64_t ts)
+{
+    uint32_t it = item_find(p, ITEM_ASYNC, addr);
+    if (it == NONE) return;
+    uint32_t i = p->items[it].pool;
+    struct ga_pool *q = &p->pools[i];
+    if (q->live) {
+        q->live_bytes -= min64(q->live_bytes, p->items[it].size);
+        q->live_count -= q->live_count > 0;
+        pool_change(p, i, ts);
+    }
+    item_del(p, ITEM_ASYNC, addr, it);
+}
+
+static void on_async_alloc(struct ga_pools *p, const struct ga_event *ev)
+{
+    const struct gt_rec_alloc *r = &ev->r.alloc;
+    async_gone(p, r->addr, r->ts);
+    uint32_t i = stream_pool(p, r->aux, r->device, r->ts); /* aux: the pool, 0 unknown */
+    if (i == NONE) return;
+    struct ga_pool *q = &p->pools[i];
+    q->live_bytes += r->size;
+    q->live_count++;
+    item_add(p, ITEM_ASYNC, r->addr, &(struct ga_pool_item){.size = r->size, .pool = i});
+    pool_change(p, i, r->ts);
+}
+
+static void on_object(struct ga_pools *p, const struct ga_event *ev)
+{
+    const struct gt_rec_object *r = &ev->r.object;
+    if (r->result != 0 || !r->handle) return;
+    if (ev->sub == GT_API_cuMemPoolCreate) {
+        uint32_t i = pool_find(p, GA_POOL_STREAM, r->handle, r->device);
+        if (i != NONE) pool_end(p, i, r->ts); /* a handle reused: its destroy was not seen */
+        stream_pool(p, r->handle, r->device, r->ts);
+    } else if (ev->sub == GT_API_cuMemPoolDestroy) {
+        uint32_t i = pool_find(p, GA_POOL_STREAM, r->handle, 0);
+        if (i != NONE) pool_end(p, i, r->ts);
+    }
+}
+
+/* ---- VMM ------------------------------------------------------------------------------------ */
+
+static struct ga_pool_dev *handle_dev(struct ga_pools *p, const struct ga_pool_item *h)
+{
+    return dev_get(p, h->device);
+}
+
+static uint64_t handle_unused(const struct ga_pool_item *h)
+{
+    return h->size - min64(h->size, h->other);
+}
+
+/* Changes the bytes mapped from handle item h by +add / -sub, keeping its device's sums. */
+static void handle_mapped(struct ga_pools *p, uint32_t h, uint64_t handle, uint64_t add,
+                          uint64_t sub)
+{
+    struct ga_pool_item *it = &p->items[h];
+    struct ga_pool_dev *d = handle_dev(p, it);
+    uint64_t before = handle_unused(it);
+    it->other = it->other + add - min64(it->other + add, sub);
+    if (d) d->phys_unused = d->phys_unused - before + handle_unused(it);
+    if (it->released && !it->other) { /* released and no longer mapped: the memory is gone */
+        if (d) {
+            d->phys_created -= min64(d->phys_created, it->size);
+            d->phys_unused -= min64(d->phys_unused, handle_unused(it));
+        }
+        item_del(p, ITEM_HANDLE, handle, h);
+    }
+}
+
+static void on_reserve(struct ga_pools *p, const struct gt_rec_alloc *r)
+{
+    uint32_t old = pool_find(p, GA_POOL_VMM, r->addr, 0);
+    if (old != NONE) pool_end(p, old, r->ts); /* its free was not seen */
+    if (ga_ext_insert(&p->vmm_ranges, r->addr, r->size) != 0) {
+        p->vmm_unmatched++;
+        return;
+    }
+    uint32_t i = pool_new(p, GA_POOL_VMM, r->addr, r->device, NULL, r->ts);
+    if (i == NONE) {
+        ga_ext_take(&p->vmm_ranges, r->addr);
+        return;
+    }
+    ga_ext_add(&p->pools[i].ranges, r->addr, r->size);
+    ga_ext_add(&p->pools[i].freex, r->addr, r->size);
+    pool_change(p, i, r->ts);
+}
+
+static void on_create(struct ga_pools *p, const struct gt_rec_alloc *r)
+{
+    uint32_t h = item_find(p, ITEM_HANDLE, r->addr);
+    if (h != NONE) { /* a handle value reused: the old one's release was not seen */
+        p->items[h].released = 1;
+        handle_mapped(p, h, r->addr, 0, UINT64_MAX);
+    }
+    struct ga_pool_item it = {.size = r->size, .device = r->device};
+    struct ga_pool_dev *d = dev_get(p, r->device);
+    item_add(p, ITEM_HANDLE, r->addr, &it);
+    if (d) {
+        d->phys_created += r->size;
+        d->phys_unused += r->size;
+    }
+}
+
+/* The live VMM pool whose reservation holds [addr, addr + size), or NONE. */
+static uint32_t vmm_pool_of(const struct ga_pools *p, uint64_t addr, uint64_t size)
+{
+    uint64_t s, l;
+    if (!ga_ext_next(&p->vmm_ranges, addr, &s, &l) || s > addr || addr - s + size > l ||
+        addr + size < addr)
+        return NONE;
+    return pool_find(p, GA_POOL_VMM, s, 0);
+}
+
+static void on_map(struct ga_pools *p, const struct gt_rec_vmm_map *r)
+{
+    uint32_t i = vmm_pool_of(p, r->addr, r->size), h = item_find(p, ITEM_HANDLE, r->handle);
+    if (i == NONE || h == NONE) p->vmm_unmatched++;
+    if (h != NONE) handle_mapped(p, h, r->handle, r->size, 0);
+    item_add(p, ITEM_MAPPING, r->addr,
+             &(struct ga_pool_item){.size = r->size, .other = r->handle, .pool = i});
+    if (i == NONE) return;
+    struct ga_pool *q = &p->pools[i];
+    if (h != NONE) pool_set_device(q, p->items[h].device);
+    ga_ext_remove(&q->freex, r->addr, r->size);
+    pool_change(p, i, r->ts);
+}
+
+/* cuMemUnmap releases whole mappings: walk them from addr. */
+static void on_unmap(struct ga_pools *p, const struct gt_rec_vmm_map *r)
+{
+    uint64_t a = r->addr, end = r->addr + r->size;
+    if (bad_range(r->addr, r->size)) return;
+    while (a < end) {
+        uint32_t m = item_find(p, ITEM_MAPPING, a);
+        if (m == NONE) break;
+        struct ga_pool_item it = p->items[m];
+        item_del(p, ITEM_MAPPING, a, m);
+        uint32_t h = item_find(p, ITEM_HANDLE, it.other);
+        if (h != NONE) handle_mapped(p, h, it.other, 0, it.size);
+        if (it.size == 0 || a + it.size < a) break;
+        a += it.size;
+    }
+    if (a == r->addr) p->vmm_unmatched++;
+    uint32_t i = vmm_pool_of(p, r->addr, r->size);
+    if (i == NONE) return;
+    ga_ext_add(&p->pools[i].freex, r->addr, r->size);
+    pool_change(p, i, r->ts);
+}
+
+static void on_release(struct ga_pools *p, uint64_t handle)
+{
+    uint32_t h = item_find(p, ITEM_HANDLE, handle);
+    if (h == NONE) return;
+    p->items[h].released = 1;
+    handle_mapped(p, h, handle, 0, 0);
+}
+
+/* ---- records -------------------------------------------------------------------------------- */
+
+static void on_alloc(struct ga_pools *p, const struct ga_event *ev)
+{
+    const struct gt_rec_alloc *r = &ev->r.alloc;
+    unsigned kind = ev->sub < GT_API_MAX ? gt_api_table[ev->sub].mem_kind : GT_MEM_NONE;
+    if (kind == GT_MEM_ASYNC)
+        on_async_alloc(p, ev);
+    else if (ev->sub == GT_API_cuMemAddressReserve)
+        on_reserve(p, r);
+    else if (ev->sub == GT_API_cuMemCreate)
+        on_create(p, r);
+    else if (kind == GT_MEM_DEVICE || kind == GT_MEM_MANAGED)
+        async_gone(p, r->addr, r->ts); /* the address is reused: an async free was missed */
+}
+
+static void on_free(struct ga_pools *p, const struct ga_event *ev)
+{
+    const struct gt_rec_free *r = &ev->r.free;
+    if (r->result != 0 || !r->addr) return;
+    if (ev->sub == GT_API_cuMemAddressFree) {
+        uint32_t i = pool_find(p, GA_POOL_VMM, r->addr, 0);
+        if (i != NONE) pool_end(p, i, r->ts);
+    } else if (ev->sub == GT_API_cuMemRelease) {
+        on_release(p, r->addr);
+    } else {
+        async_gone(p, r->addr, r->ts); /* cuMemFree may free stream-ordered memory too */
+    }
+}
+
+/* The pools of `device` that a failed allocation lists, the most unused first. */
+static uint64_t pool_unused(const struct ga_pool *q)
+{
+    return q->kind == GA_POOL_VMM ? 0 : q->now.free;
+}
+
+void ga_pools_oom_evidence(const struct ga_pools *p, int32_t device, uint64_t request,
+                           struct ga_pool_evidence *ev)
+{
+    (void)request;
+    memset(ev, 0, sizeof(*ev));
+    ev->pool_index = -1;
+    for (size_t i = 0; p && i < p->n; i++) {
+        const struct ga_pool *q = &p->pools[i];
+        if (!q->live || q->device != device) continue;
+        uint64_t u = pool_unused(q);
+        ev->pools++;
+        if (q->kind == GA_POOL_ANNOTATED) {
+            ev->unused_annotated += u;
+            ev->largest_free = max64(ev->largest_free, q->now.largest);
+        } else if (q->kind == GA_POOL_STREAM) {
+            ev->unused_stream += u;
+        }
+        if (u > ev->pool_unused || (ev->pool_index < 0 && u)) {
+            ev->pool_index = (int32_t)i;
+            ev->pool_id = q->id;
+            ev->pool_name = q->name;
+            ev->pool_kind = q->kind;
+            ev->pool_unused = u;
+        }
+    }
+    const uint64_t *d = p ? ga_map_find(&p->dev_idx, (uint32_t)device, 0) : NULL;
+    if (d) ev->unused_vmm = p->devs[*d].phys_unused;
+    ev->unused_layout_unknown = ev->unused_stream + ev->unused_vmm;
+    ev->reserved_unused = ev->unused_annotated + ev->unused_layout_unknown;
+}
+
+static void on_fail(struct ga_pools *p, const struct ga_event *ev)
+{
+    const struct gt_rec_alloc_fail *r = &ev->r.alloc_fail;
+    unsigned kind = ev->sub < GT_API_MAX ? gt_api_table[ev->sub].mem_kind : GT_MEM_NONE;
+    if (!ga_kind_is_device(kind)) return;
+    if (p->n_fails >= GA_POOL_FAILURES_MAX) {
+        p->fails_dropped++;
+        return;
+    }
+    p->fails = ga_xgrow(p->fails, &p->fail_cap, p->n_fails, sizeof(*p->fails));
+    struct ga_pool_failure *f = &p->fails[p->n_fails++];
+    memset(f, 0, sizeof(*f));
+    f->ts = r->ts;
+    f->device = r->device;
+    f->api = ev->sub;
+    f->request = r->size;
+    ga_pools_oom_evidence(p, r->device, r->size, &f->ev);
+    uint64_t unused[GA_FAIL_POOLS_MAX];
+    for (size_t i = 0; i < p->n; i++) { /* keep the GA_FAIL_POOLS_MAX with most unused */
+        const struct ga_pool *q = &p->pools[i];
+        uint64_t u = pool_unused(q);
+        if (!q->live || q->device != r->device) continue;
+        if (f->n_pools == GA_FAIL_POOLS_MAX && u <= unused[GA_FAIL_POOLS_MAX - 1]) continue;
+        uint32_t k = f->n_pools < GA_FAIL_POOLS_MAX ? f->n_pools++ : GA_FAIL_POOLS_MAX - 1;
+        for (; k > 0 && unused[k - 1] < u; k--) {
+            unused[k] = unused[k - 1];
+            f->pool_idx[k] = f->pool_idx[k - 1];
+            f->pool_f[k] = f->pool_f[k - 1];
+        }
+        unused[k] = u;
+        f->pool_idx[k] = (uint32_t)i;
+        f->pool_f[k] = q->now;
+    }
+    if (f->ev.pool_index >= 0 && p->pools[f->ev.pool_index].kind != GA_POOL_STREAM)
+        map_fill(&p->pools[f->ev.pool_index], &f->map);
+}
+
+/* Does this record change some pool? (A pending peak snapshot is taken before it does.) */
+static int changes_pools(const struct ga_event *ev)
+{
+    switch (ev->type) {
+    case GT_REC_POOL:
+    case GT_REC_BLOCK:
+    case GT_REC_POOL_USAGE:
+    case GT_REC_ALLOC:
+    case GT_REC_FREE:
+    case GT_REC_VMM_MAP:
+    case GT_REC_OBJECT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+void ga_pools_event(struct ga_pools *p, const struct ga_event *ev)
+{
+    if (changes_pools(ev)) before_change(p);
+    switch (ev->type) {
+    case GT_REC_POOL:
+        on_pool(p, ev);
+        break;
+    case GT_REC_BLOCK:
+        on_block(p, ev);
+        break;
+    case GT_REC_POOL_USAGE:
+        on_usage(p, ev);
+        break;
+    case GT_REC_ALLOC:
+        on_alloc(p, ev);
+        break;
+    case GT_REC_FREE:
+        on_free(p, ev);
+        break;
+    case GT_REC_VMM_MAP:
+        if (ev->r.vmm_map.result != 0) break;
+        if (ev->sub == GT_API_cuMemMap) on_map(p, &ev->r.vmm_map);
+        if (ev->sub == GT_API_cuMemUnmap) on_unmap(p, &ev->r.vmm_map);
+        break;
+    case GT_REC_OBJECT:
+        on_object(p, ev);
+        break;
+    case GT_REC_ALLOC_FAIL:
+        on_fail(p, ev);
+        break;
+    default:
+        break;
+    }
+    if (!ga_rec_is_gpu(ev->type) && ev->ts > p->last_ts) p->last_ts = ev->ts;
+    /* memory.c saw this record first: a new process peak means the state now is the peak's */
+    if (p->mem && p->mem->peak_total > p->peak_seen) {
+        p->peak_seen = p->mem->peak_total;
+        p->peak_ts = p->mem->peak_ts;
+        p->peak_pending = 1;
+    }
+}
+
+void ga_pools_init(struct ga_pools *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->free_item = NONE;
+    ga_ext_init(&p->vmm_ranges);
+}
+
+const struct ga_fseries *ga_pools_series(const struct ga_pools *p, size_t i)
+{
+    return i < p->n && p->pools[i].series >= 0 ? &p->pool_series[p->pools[i].series] : NULL;
+}
+
+void ga_pools_finish(struct ga_pools *p, uint64_t end_ts)
+{
+    uint64_t w = GA_SERIES_BASE_NS, end = rel(p, end_ts) > 0 ? (uint64_t)rel(p, end_ts) : 0;
+    if (p->peak_pending) take_peak_snapshot(p);
+    for (size_t i = 0; i < p->n_series; i++)
+        w = max64(w, p->pool_series[i].width);
+    for (size_t i = 0; i < p->ndev; i++) {
+        dev_fix_largest(p, &p->devs[i]);
+        w = max64(w, p->devs[i].series.width);
+    }
+    while (end / w >= GA_FRAG_BUCKETS)
+        w *= 2;
+    for (size_t i = 0; i < p->n_series; i++)
+        fs_finish(&p->pool_series[i], w, end);
+    for (size_t i = 0; i < p->ndev; i++)
+        fs_finish(&p->devs[i].series, w, end);
+    p->width = w;
+    p->buckets = (size_t)(end / w) + 1;
+}
+
+void ga_pools_free(struct ga_pools *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        struct ga_pool *q = &p->pools[i];
+        ga_ext_free(&q->ranges);
+        ga_ext_free(&q->freex);
+        ga_ext_free(&q->blocks);
+        free(q->name);
+        free(q->map_at_peak.ext);
+    }
+    for (size_t i = 0; i < p->n_ooms; i++)
+        free(p->ooms[i].map.ext);
+    for (size_t i = 0; i < p->n_fails; i++)
+        free(p->fails[i].map.ext);
+    free(p->pools);
+    free(p->devs);
+    free(p->pool_series);
+    free(p->items);
+    free(p->ooms);
+    free(p->fails);
+    ga_map_free(&p->live_idx);
+    ga_map_free(&p->dev_idx);
+    ga_map_free(&p->item_idx);
+    ga_ext_free(&p->vmm_ranges);
+    memset(p, 0, sizeof(*p));
+}
