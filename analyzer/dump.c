@@ -54,8 +54,8 @@ static void dump_alloc(FILE *o, const struct ga_event *ev)
     api_col(o, ev);
     fprintf(o,
             " addr=0x%" PRIx64 " size=%" PRIu64 " device=%d ctx=0x%" PRIx64 " stream=0x%" PRIx64
-            " aux=0x%" PRIx64 " flags=0x%x",
-            r->addr, r->size, r->device, r->ctx, r->stream, r->aux, r->flags);
+            " aux=0x%" PRIx64 " flags=0x%x dur_ns=%u",
+            r->addr, r->size, r->device, r->ctx, r->stream, r->aux, r->flags, r->dur_ns);
     stack_kv(o, r->stack);
 }
 
@@ -63,8 +63,8 @@ static void dump_free(FILE *o, const struct ga_event *ev)
 {
     const struct gt_rec_free *r = &ev->r.free;
     api_col(o, ev);
-    fprintf(o, " addr=0x%" PRIx64 " stream=0x%" PRIx64 " size=%" PRIu64 " result=%d", r->addr,
-            r->stream, r->size, r->result);
+    fprintf(o, " addr=0x%" PRIx64 " stream=0x%" PRIx64 " size=%" PRIu64 " result=%d dur_ns=%u",
+            r->addr, r->stream, r->size, r->result, r->dur_ns);
     stack_kv(o, r->stack);
 }
 
@@ -74,8 +74,9 @@ static void dump_fail(FILE *o, const struct ga_event *ev)
     api_col(o, ev);
     fprintf(o,
             " size=%" PRIu64 " device=%d free=%" PRIu64 " total=%" PRIu64
-            " result=%d ctx=0x%" PRIx64 " stream=0x%" PRIx64,
-            r->size, r->device, r->free_bytes, r->total_bytes, r->result, r->ctx, r->stream);
+            " result=%d ctx=0x%" PRIx64 " stream=0x%" PRIx64 " dur_ns=%u",
+            r->size, r->device, r->free_bytes, r->total_bytes, r->result, r->ctx, r->stream,
+            r->dur_ns);
     stack_kv(o, r->stack);
 }
 
@@ -86,6 +87,46 @@ static void dump_map(FILE *o, const struct ga_event *ev)
     fprintf(
         o, " addr=0x%" PRIx64 " size=%" PRIu64 " offset=%" PRIu64 " handle=0x%" PRIx64 " result=%d",
         r->addr, r->size, r->offset, r->handle, r->result);
+}
+
+static const char *pool_op_name(unsigned op)
+{
+    static const char *const names[] = {"-", "create", "add_range", "remove_range", "destroy"};
+    return op < sizeof(names) / sizeof(names[0]) ? names[op] : "?";
+}
+
+static const char *block_op_name(unsigned op)
+{
+    static const char *const names[] = {"-", "alloc", "free", "fail"};
+    return op < sizeof(names) / sizeof(names[0]) ? names[op] : "?";
+}
+
+/* POOL <op> pool=... addr=... size=... device=... [name="..."] [stack=...] */
+static void dump_pool(FILE *o, const struct ga_event *ev)
+{
+    const struct gt_rec_pool *r = &ev->r.pool;
+    fprintf(o, " %s pool=0x%" PRIx64 " addr=0x%" PRIx64 " size=%" PRIu64 " device=%d",
+            pool_op_name(ev->sub), r->pool, r->addr, r->size, r->device);
+    if (ev->sub == GT_POOL_CREATE) str_kv(o, "name", ev->str[0], ev->str_len[0]);
+    stack_kv(o, r->stack);
+}
+
+static void dump_block(FILE *o, const struct ga_event *ev)
+{
+    const struct gt_rec_block *r = &ev->r.block;
+    fprintf(o, " %s pool=0x%" PRIx64 " addr=0x%" PRIx64 " size=%" PRIu64, block_op_name(ev->sub),
+            r->pool, r->addr, r->size);
+    stack_kv(o, r->stack);
+}
+
+static void dump_pool_usage(FILE *o, const struct ga_event *ev)
+{
+    const struct gt_rec_pool_usage *r = &ev->r.pool_usage;
+    fprintf(o,
+            " - pool=0x%" PRIx64 " device=%d reserved=%" PRIu64 " reserved_high=%" PRIu64
+            " used=%" PRIu64 " used_high=%" PRIu64,
+            r->pool, r->device, r->reserved_current, r->reserved_high, r->used_current,
+            r->used_high);
 }
 
 static void dump_launch(FILE *o, const struct ga_event *ev)
@@ -274,6 +315,15 @@ void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
         break;
     case GT_REC_VMM_MAP:
         dump_map(o, ev);
+        break;
+    case GT_REC_POOL:
+        dump_pool(o, ev);
+        break;
+    case GT_REC_BLOCK:
+        dump_block(o, ev);
+        break;
+    case GT_REC_POOL_USAGE:
+        dump_pool_usage(o, ev);
         break;
     case GT_REC_LAUNCH:
         dump_launch(o, ev);

@@ -1,7 +1,8 @@
 /* Memory hooks: allocations and frees of every kind the driver offers.
  * Every wrapper returns exactly what the real call returned and leaves errno as the real call
  * left it. Allocation times are taken after success, free times before forwarding, so that an
- * address freed on one thread and reused on another is ordered correctly. */
+ * address freed on one thread and reused on another is ordered correctly. Each records the time
+ * spent in the real call (dur_ns): one clock read before forwarding, the record time after. */
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
@@ -11,15 +12,16 @@
 #define DEV_CURRENT (-2)
 
 /* Records the outcome of an allocation call and ends the hook. */
-static CUresult finish_alloc(struct gt_thread *t, unsigned api, CUresult r, uint64_t addr,
-                             uint64_t size, uint64_t stream, uint64_t aux, uint32_t flags, int dev)
+static CUresult finish_alloc(struct gt_thread *t, uint64_t t0, unsigned api, CUresult r,
+                             uint64_t addr, uint64_t size, uint64_t stream, uint64_t aux,
+                             uint32_t flags, int dev)
 {
     int saved = errno;
     if (r == CUDA_SUCCESS)
-        gt_rec_alloc(t, api, addr, size, stream, aux, flags,
+        gt_rec_alloc(t, api, t0, addr, size, stream, aux, flags,
                      dev == DEV_CURRENT ? gt_current_device() : dev);
     else
-        gt_rec_alloc_fail(t, api, size, stream, r);
+        gt_rec_alloc_fail(t, api, t0, size, stream, r);
     gt_leave(t);
     errno = saved;
     return r;
@@ -42,8 +44,10 @@ GT_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     REAL(real, cuMemAlloc_v2, PFN_cuMemAlloc_v3020);
     struct gt_thread *t = gt_enter();
     if (!t) return real(dptr, bytesize);
+    uint64_t t0 = gt_now();
     CUresult r = real(dptr, bytesize);
-    return finish_alloc(t, GT_API_cuMemAlloc_v2, r, r ? 0 : *dptr, bytesize, 0, 0, 0, DEV_CURRENT);
+    return finish_alloc(t, t0, GT_API_cuMemAlloc_v2, r, r ? 0 : *dptr, bytesize, 0, 0, 0,
+                        DEV_CURRENT);
 }
 
 GT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
@@ -52,10 +56,11 @@ GT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t 
     REAL(real, cuMemAllocPitch_v2, PFN_cuMemAllocPitch_v3020);
     struct gt_thread *t = gt_enter();
     if (!t) return real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+    uint64_t t0 = gt_now();
     CUresult r = real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     uint64_t pitch = r ? WidthInBytes : *pPitch;
-    return finish_alloc(t, GT_API_cuMemAllocPitch_v2, r, r ? 0 : *dptr, pitch * Height, 0, pitch,
-                        ElementSizeBytes, DEV_CURRENT);
+    return finish_alloc(t, t0, GT_API_cuMemAllocPitch_v2, r, r ? 0 : *dptr, pitch * Height, 0,
+                        pitch, ElementSizeBytes, DEV_CURRENT);
 }
 
 GT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
@@ -63,8 +68,9 @@ GT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigne
     REAL(real, cuMemAllocManaged, PFN_cuMemAllocManaged_v6000);
     struct gt_thread *t = gt_enter();
     if (!t) return real(dptr, bytesize, flags);
+    uint64_t t0 = gt_now();
     CUresult r = real(dptr, bytesize, flags);
-    return finish_alloc(t, GT_API_cuMemAllocManaged, r, r ? 0 : *dptr, bytesize, 0, 0, flags,
+    return finish_alloc(t, t0, GT_API_cuMemAllocManaged, r, r ? 0 : *dptr, bytesize, 0, 0, flags,
                         DEV_CURRENT);
 }
 
@@ -84,8 +90,9 @@ static CUresult alloc_async(unsigned api, PFN_cuMemAllocAsync_v11020 real, CUdev
 {
     struct gt_thread *t = gt_enter();
     if (!t) return real(dptr, bytesize, s);
+    uint64_t t0 = gt_now();
     CUresult r = real(dptr, bytesize, s);
-    return finish_alloc(t, api, r, r ? 0 : *dptr, bytesize, PTR(s), 0, 0, DEV_CURRENT);
+    return finish_alloc(t, t0, api, r, r ? 0 : *dptr, bytesize, PTR(s), 0, 0, DEV_CURRENT);
 }
 
 GT_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
@@ -105,8 +112,9 @@ static CUresult alloc_from_pool(unsigned api, PFN_cuMemAllocFromPoolAsync_v11020
 {
     struct gt_thread *t = gt_enter();
     if (!t) return real(dptr, bytesize, pool, s);
+    uint64_t t0 = gt_now();
     CUresult r = real(dptr, bytesize, pool, s);
-    return finish_alloc(t, api, r, r ? 0 : *dptr, bytesize, PTR(s), PTR(pool), 0, DEV_CURRENT);
+    return finish_alloc(t, t0, api, r, r ? 0 : *dptr, bytesize, PTR(s), PTR(pool), 0, DEV_CURRENT);
 }
 
 GT_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
@@ -186,8 +194,9 @@ GT_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t ali
     REAL(real, cuMemAddressReserve, PFN_cuMemAddressReserve_v10020);
     struct gt_thread *t = gt_enter();
     if (!t) return real(ptr, size, alignment, addr, flags);
+    uint64_t t0 = gt_now();
     CUresult r = real(ptr, size, alignment, addr, flags);
-    return finish_alloc(t, GT_API_cuMemAddressReserve, r, r ? 0 : *ptr, size, 0, alignment,
+    return finish_alloc(t, t0, GT_API_cuMemAddressReserve, r, r ? 0 : *ptr, size, 0, alignment,
                         (uint32_t)flags, DEV_CURRENT);
 }
 
@@ -206,10 +215,11 @@ GT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
     REAL(real, cuMemCreate, PFN_cuMemCreate_v10020);
     struct gt_thread *t = gt_enter();
     if (!t) return real(handle, size, prop, flags);
+    uint64_t t0 = gt_now();
     CUresult r = real(handle, size, prop, flags);
     /* Host-NUMA handles (NCCL) are not device memory: device -1. */
     int dev = prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? prop->location.id : -1;
-    return finish_alloc(t, GT_API_cuMemCreate, r, r ? 0 : *handle, size, 0,
+    return finish_alloc(t, t0, GT_API_cuMemCreate, r, r ? 0 : *handle, size, 0,
                         prop ? (uint64_t)prop->type : 0, (uint32_t)flags, dev);
 }
 
@@ -287,11 +297,12 @@ GT_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTO
     REAL(real, cuArrayCreate_v2, PFN_cuArrayCreate_v3020);
     struct gt_thread *t = gt_enter();
     if (!t) return real(pHandle, pAllocateArray);
+    uint64_t t0 = gt_now();
     CUresult r = real(pHandle, pAllocateArray);
     const CUDA_ARRAY_DESCRIPTOR *d = pAllocateArray;
     uint64_t bytes = d ? dim(d->Width) * dim(d->Height) * d->NumChannels * format_bytes(d->Format)
                        : 0;
-    return finish_alloc(t, GT_API_cuArrayCreate_v2, r, r ? 0 : PTR(*pHandle), bytes, 0, 0, 0,
+    return finish_alloc(t, t0, GT_API_cuArrayCreate_v2, r, r ? 0 : PTR(*pHandle), bytes, 0, 0, 0,
                         DEV_CURRENT);
 }
 
@@ -301,8 +312,9 @@ GT_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle,
     REAL(real, cuArray3DCreate_v2, PFN_cuArray3DCreate_v3020);
     struct gt_thread *t = gt_enter();
     if (!t) return real(pHandle, pAllocateArray);
+    uint64_t t0 = gt_now();
     CUresult r = real(pHandle, pAllocateArray);
-    return finish_alloc(t, GT_API_cuArray3DCreate_v2, r, r ? 0 : PTR(*pHandle),
+    return finish_alloc(t, t0, GT_API_cuArray3DCreate_v2, r, r ? 0 : PTR(*pHandle),
                         array3d_bytes(pAllocateArray, 1), 0, 0, 0, DEV_CURRENT);
 }
 
@@ -322,8 +334,9 @@ GT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
     REAL(real, cuMipmappedArrayCreate, PFN_cuMipmappedArrayCreate_v5000);
     struct gt_thread *t = gt_enter();
     if (!t) return real(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+    uint64_t t0 = gt_now();
     CUresult r = real(pHandle, pMipmappedArrayDesc, numMipmapLevels);
-    return finish_alloc(t, GT_API_cuMipmappedArrayCreate, r, r ? 0 : PTR(*pHandle),
+    return finish_alloc(t, t0, GT_API_cuMipmappedArrayCreate, r, r ? 0 : PTR(*pHandle),
                         array3d_bytes(pMipmappedArrayDesc, numMipmapLevels), 0, numMipmapLevels,
                         0, DEV_CURRENT);
 }
@@ -345,8 +358,10 @@ GT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags
     REAL(real, cuMemHostAlloc, PFN_cuMemHostAlloc_v2020);
     struct gt_thread *t = gt_enter();
     if (!t) return real(pp, bytesize, Flags);
+    uint64_t t0 = gt_now();
     CUresult r = real(pp, bytesize, Flags);
-    return finish_alloc(t, GT_API_cuMemHostAlloc, r, r ? 0 : PTR(*pp), bytesize, 0, 0, Flags, -1);
+    return finish_alloc(t, t0, GT_API_cuMemHostAlloc, r, r ? 0 : PTR(*pp), bytesize, 0, 0, Flags,
+                        -1);
 }
 
 GT_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
@@ -354,8 +369,10 @@ GT_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
     REAL(real, cuMemAllocHost_v2, PFN_cuMemAllocHost_v3020);
     struct gt_thread *t = gt_enter();
     if (!t) return real(pp, bytesize);
+    uint64_t t0 = gt_now();
     CUresult r = real(pp, bytesize);
-    return finish_alloc(t, GT_API_cuMemAllocHost_v2, r, r ? 0 : PTR(*pp), bytesize, 0, 0, 0, -1);
+    return finish_alloc(t, t0, GT_API_cuMemAllocHost_v2, r, r ? 0 : PTR(*pp), bytesize, 0, 0, 0,
+                        -1);
 }
 
 GT_EXPORT CUresult cuMemFreeHost(void *p)

@@ -36,18 +36,20 @@ static uint64_t current_ctx(void)
     if (!var) return;                                                                              \
     memset(var, 0, sizeof(type))
 
-void gt_rec_alloc(struct gt_thread *t, unsigned api, uint64_t addr, uint64_t size, uint64_t stream,
-                  uint64_t aux, uint32_t flags, int device)
+static inline uint32_t sat32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
+
+/* t0: the clock just before the call was forwarded; ts (after it returned) - t0 is dur_ns. The
+ * record is always written whole (72 bytes): dur_ns is known for every call, so the 64-byte form
+ * older writers used for events without a stack is gone. */
+void gt_rec_alloc(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t addr, uint64_t size,
+                  uint64_t stream, uint64_t aux, uint32_t flags, int device)
 {
     uint64_t ts = gt_now();
     uint64_t ctx = current_ctx();
     uint32_t stack = gt_stack(t, GT_STK_ALLOC);
-    /* Without a stack the record stays 64 bytes: its appended fields would be 0. */
-    uint32_t rs = stack ? sizeof(struct gt_rec_alloc) : offsetof(struct gt_rec_alloc, stack);
-    struct gt_rec_alloc *r = gt_reserve(t, rs);
-    if (!r) return;
-    memset(r, 0, rs);
+    RESERVE(t, r, struct gt_rec_alloc);
     r->ts = ts;
+    r->dur_ns = sat32(ts - t0);
     r->addr = addr;
     r->size = size;
     r->stream = stream;
@@ -55,13 +57,13 @@ void gt_rec_alloc(struct gt_thread *t, unsigned api, uint64_t addr, uint64_t siz
     r->aux = aux;
     r->device = device;
     r->flags = flags;
-    if (stack) r->stack = stack;
-    gt_commit(t, r, GT_REC_ALLOC, (uint16_t)api, rs, ts);
+    r->stack = stack;
+    gt_commit(t, r, GT_REC_ALLOC, (uint16_t)api, sizeof(*r), ts);
 }
 
 /* The OOM evidence: what the driver said was free right after the failure. */
-void gt_rec_alloc_fail(struct gt_thread *t, unsigned api, uint64_t size, uint64_t stream,
-                       int result)
+void gt_rec_alloc_fail(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t size,
+                       uint64_t stream, int result)
 {
     uint64_t ts = gt_now();
     size_t fr = 0, total = 0;
@@ -70,11 +72,9 @@ void gt_rec_alloc_fail(struct gt_thread *t, unsigned api, uint64_t size, uint64_
     uint64_t ctx = current_ctx();
     int device = gt_current_device();
     uint32_t stack = gt_stack(t, GT_STK_ALLOC);
-    uint32_t rs = stack ? sizeof(struct gt_rec_alloc_fail) : offsetof(struct gt_rec_alloc_fail, stack);
-    struct gt_rec_alloc_fail *r = gt_reserve(t, rs);
-    if (!r) return;
-    memset(r, 0, rs);
+    RESERVE(t, r, struct gt_rec_alloc_fail);
     r->ts = ts;
+    r->dur_ns = sat32(ts - t0);
     r->size = size;
     r->stream = stream;
     r->ctx = ctx;
@@ -82,13 +82,15 @@ void gt_rec_alloc_fail(struct gt_thread *t, unsigned api, uint64_t size, uint64_
     r->total_bytes = total;
     r->device = device;
     r->result = result;
-    if (stack) r->stack = stack;
-    gt_commit(t, r, GT_REC_ALLOC_FAIL, (uint16_t)api, rs, ts);
+    r->stack = stack;
+    gt_commit(t, r, GT_REC_ALLOC_FAIL, (uint16_t)api, sizeof(*r), ts);
 }
 
+/* ts: the clock before the call was forwarded (the record's time); the call's end is read here. */
 void gt_rec_free(struct gt_thread *t, unsigned api, uint64_t ts, uint64_t addr, uint64_t stream,
                  uint64_t size, int result)
 {
+    uint64_t t1 = gt_now();
     uint32_t stack = gt_stack(t, GT_STK_FREE);
     RESERVE(t, r, struct gt_rec_free);
     r->ts = ts;
@@ -97,6 +99,7 @@ void gt_rec_free(struct gt_thread *t, unsigned api, uint64_t ts, uint64_t addr, 
     r->size = size;
     r->result = result;
     r->stack = stack;
+    r->dur_ns = sat32(t1 - ts);
     gt_commit(t, r, GT_REC_FREE, (uint16_t)api, sizeof(*r), ts);
 }
 

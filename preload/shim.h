@@ -211,10 +211,11 @@ static inline uint32_t gt_stack(struct gt_thread *t, unsigned cls)
 }
 
 /* ---- hook-side recording helpers (record.c) ---------------------------------------------------- */
-void gt_rec_alloc(struct gt_thread *t, unsigned api, uint64_t addr, uint64_t size, uint64_t stream,
-                  uint64_t aux, uint32_t flags, int device);
-void gt_rec_alloc_fail(struct gt_thread *t, unsigned api, uint64_t size, uint64_t stream,
-                       int result);
+/* t0 / ts: the clock read just before the call was forwarded (dur_ns = end - t0). */
+void gt_rec_alloc(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t addr, uint64_t size,
+                  uint64_t stream, uint64_t aux, uint32_t flags, int device);
+void gt_rec_alloc_fail(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t size,
+                       uint64_t stream, int result);
 void gt_rec_free(struct gt_thread *t, unsigned api, uint64_t ts, uint64_t addr, uint64_t stream,
                  uint64_t size, int result);
 void gt_rec_span(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, uint64_t object,

@@ -10,9 +10,9 @@ expect_eq "stack nodes" "$(nodes b.txt)" "$(nodes a.txt)"
 [ "$(nodes a.txt)" -gt 0 ] || fail "no stack nodes"
 expect_eq "churn allocations" "$(grep -c ' ALLOC .*size=4096 .*stack=' b.txt)" 2000
 expect_eq "one stack for the churn site" "$(grep ' ALLOC .*size=4096 ' b.txt | sed 's/.*stack=//' | sort -u | wc -l)" 1
-# 1990 more alloc (72 bytes with its stack) + free (48) records, and nothing per event besides.
+# 1990 more alloc (72 bytes) + free (56) records, and nothing per event besides.
 sa=$(stat -c %s a.trace) sb=$(stat -c %s b.trace)
-grow=$((sb - sa)) want=$((1990 * (72 + 48)))
+grow=$((sb - sa)) want=$((1990 * (72 + 56)))
 [ $grow -ge $want ] && [ $grow -le $((want + 4096)) ] || fail "trace grew $grow bytes for 1990 more events, want $want + chunk headers"
 "$GT_REPORT" --json b.trace > b.json || fail "report failed"
 expect_eq "churn site count" "$(jget b.json "[s['count'] for s in d['memory']['by_site'] if s['function'] == 'churn']")" "[2000]"
