@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
+#include "multi.h"
 #include "report.h"
 #include "util.h"
 
@@ -13,14 +16,15 @@ enum mode { MODE_TEXT, MODE_JSON, MODE_DUMP };
 struct opts {
     enum mode mode;
     const char *out;
-    const char *trace;
+    const char **traces; /* as given: files or directories */
+    size_t n_traces, traces_cap;
     int show_stacks;
     const char *ignore_frames; /* NULL: the built-in list */
 };
 
 static const char usage_text[] =
-    "Usage: " GA_PROG " [--json|--dump] [-o OUT] TRACE\n"
-    "Reads a trace written by libgputrace.so and prints a report.\n"
+    "Usage: " GA_PROG " [--json|--dump] [-o OUT] TRACE...\n"
+    "Reads traces written by libgputrace.so and prints a report.\n"
     "\n"
     "  (default)      a text report that fits a screen: process, devices, memory (allocations,\n"
     "                 peaks, leaks, failed allocations with an OOM verdict), launches, blocking\n"
@@ -42,6 +46,17 @@ static const char usage_text[] =
     "\n"
     "TRACE may be - for standard input. A truncated or partly corrupt trace is reported up to its\n"
     "last whole chunk, with a warning on standard error.\n"
+    "\n"
+    "Several processes (ranks): give several traces, or a directory (its regular files whose\n"
+    "header is a gputrace trace, by name; other files are skipped with a note). Each process\n"
+    "is reported in turn, then a view across them on a common clock (each trace's header maps\n"
+    "its monotonic times to realtime): per rank start, GPU busy and idle share, host time\n"
+    "blocked in synchronizing calls and the part spent waiting, peak device memory, and the\n"
+    "straggler, the rank the others wait for (docs/ANALYSES.md, \"Several processes\").\n"
+    "--json then gives {schema_version, generator, processes: [one report per trace], cross};\n"
+    "--dump dumps each trace after a \"==== process I of N: TRACE ====\" line. Every trace is\n"
+    "checked before anything is written: one that cannot be read stops the run (exit 2).\n"
+    "\n"
     "Exit status: 0 report written (also for a truncated trace), 1 usage error or output not\n"
     "writable, 2 trace unreadable or not a valid gputrace trace.\n";
 
@@ -64,8 +79,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
-            if (o->trace) usage_error("one trace at a time; extra argument: ", a);
-            o->trace = a;
+            o->traces = ga_xgrow(o->traces, &o->traces_cap, o->n_traces, sizeof(*o->traces));
+            o->traces[o->n_traces++] = a;
         } else if (strcmp(a, "--") == 0) {
             only_files = 1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -96,7 +111,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
             usage_error("unknown option: ", a);
         }
     }
-    if (!o->trace) usage_error("no trace file given", "");
+    if (!o->n_traces) usage_error("no trace file given", "");
+    for (size_t i = 0; o->n_traces > 1 && i < o->n_traces; i++)
+        if (strcmp(o->traces[i], "-") == 0)
+            usage_error("standard input can only be read as the one trace: ", "-");
 }
 
 static void warn_reading(const char *path, const struct ga_read_stats *s)
@@ -134,32 +152,43 @@ static int close_output(FILE *f, const char *path)
     return 0;
 }
 
-static int run(const struct opts *o, FILE *out)
+static int dump_one(const char *path, FILE *out)
 {
-    if (o->mode == MODE_DUMP) {
-        struct ga_read_stats st;
-        if (ga_dump_trace(o->trace, out, &st) != 0) {
-            fprintf(stderr, "%s: %s: %s\n", GA_PROG, o->trace, st.error);
-            return 2;
-        }
-        warn_reading(o->trace, &st);
-        return 0;
+    struct ga_read_stats st;
+    if (ga_dump_trace(path, out, &st) != 0) {
+        fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, st.error);
+        return 2;
     }
-    struct ga_report r;
+    warn_reading(path, &st);
+    return 0;
+}
+
+/* A report model for path with the options applied; 1 (and a message) when --ignore-frames
+ * does not compile. */
+static int prepare(const struct opts *o, struct ga_report *r, const char *path)
+{
     char err[200];
-    ga_report_init(&r, o->trace);
-    r.show_stacks = o->show_stacks;
-    if (o->ignore_frames && ga_report_ignore_frames(&r, o->ignore_frames, err, sizeof(err)) != 0) {
+    ga_report_init(r, path);
+    r->show_stacks = o->show_stacks;
+    if (o->ignore_frames && ga_report_ignore_frames(r, o->ignore_frames, err, sizeof(err)) != 0) {
         fprintf(stderr, "%s: --ignore-frames: %s\n", GA_PROG, err);
-        ga_report_free(&r);
+        ga_report_free(r);
         return 1;
     }
+    return 0;
+}
+
+static int run(const struct opts *o, const char *trace, FILE *out)
+{
+    if (o->mode == MODE_DUMP) return dump_one(trace, out);
+    struct ga_report r;
+    if (prepare(o, &r, trace) != 0) return 1;
     if (ga_report_run(&r) != 0) {
-        fprintf(stderr, "%s: %s: %s\n", GA_PROG, o->trace, r.read.error);
+        fprintf(stderr, "%s: %s: %s\n", GA_PROG, trace, r.read.error);
         ga_report_free(&r);
         return 2;
     }
-    warn_reading(o->trace, &r.read);
+    warn_reading(trace, &r.read);
     if (o->mode == MODE_JSON)
         ga_render_json(&r, out);
     else
@@ -168,12 +197,129 @@ static int run(const struct opts *o, FILE *out)
     return 0;
 }
 
+/* ---- several traces -------------------------------------------------------------------------- */
+
+struct trace_list {
+    char **paths;
+    size_t n, cap;
+};
+
+static void list_add(struct trace_list *l, char *path)
+{
+    l->paths = ga_xgrow(l->paths, &l->cap, l->n, sizeof(*l->paths));
+    l->paths[l->n++] = path;
+}
+
+static void list_free(struct trace_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->paths[i]);
+    free(l->paths);
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The traces to report: files as given, directories expanded. Every one is probed before
+ * anything is written, so a report never silently lacks a rank. 0, or 2 after one line per
+ * trace that cannot be read. */
+static int expand(const struct opts *o, struct trace_list *l)
+{
+    char why[200];
+    int rc = 0;
+    for (size_t i = 0; i < o->n_traces; i++) {
+        const char *a = o->traces[i];
+        char **found = NULL;
+        size_t n = 0;
+        if (!is_dir(a)) {
+            list_add(l, ga_xstrdup(a));
+            continue;
+        }
+        if (ga_multi_list_dir(a, &found, &n, stderr, why, sizeof(why)) != 0) {
+            fprintf(stderr, "%s: %s: %s\n", GA_PROG, a, why);
+            rc = 2;
+            continue;
+        }
+        if (!n) {
+            fprintf(stderr, "%s: %s: no gputrace traces in this directory\n", GA_PROG, a);
+            rc = 2;
+        }
+        for (size_t k = 0; k < n; k++)
+            list_add(l, found[k]);
+        free(found);
+    }
+    for (size_t i = 0; i < l->n; i++)
+        if (ga_multi_probe(l->paths[i], why, sizeof(why)) != 1) {
+            fprintf(stderr, "%s: %s: %s\n", GA_PROG, l->paths[i], why);
+            rc = 2;
+        }
+    return rc;
+}
+
+/* Analyzes and renders one trace, then keeps only its summary in m. */
+static int run_rank(const struct opts *o, struct ga_multi *m, size_t i, size_t n, const char *path,
+                    FILE *out)
+{
+    struct ga_report r;
+    if (o->mode == MODE_DUMP) {
+        ga_text_multi_banner(i, n, path, out);
+        return dump_one(path, out);
+    }
+    if (prepare(o, &r, path) != 0) return 1;
+    if (ga_multi_run(m, &r) != 0) {
+        fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, r.read.error);
+        ga_report_free(&r);
+        return 2;
+    }
+    warn_reading(path, &r.read);
+    if (o->mode == MODE_JSON) {
+        ga_json_multi_process(&r, i, out);
+    } else {
+        ga_text_multi_banner(i, n, path, out);
+        ga_render_text(&r, out);
+    }
+    ga_report_free(&r);
+    return 0;
+}
+
+static int run_multi(const struct opts *o, const struct trace_list *l, FILE *out)
+{
+    struct ga_multi m;
+    int rc = 0;
+    ga_multi_init(&m);
+    if (o->mode == MODE_JSON) ga_json_multi_begin(out);
+    for (size_t i = 0; i < l->n && rc == 0; i++)
+        rc = run_rank(o, &m, i, l->n, l->paths[i], out);
+    if (rc == 0 && o->mode != MODE_DUMP) {
+        ga_multi_finish(&m);
+        if (o->mode == MODE_JSON)
+            ga_json_multi_end(&m, out);
+        else
+            ga_text_multi(&m, out);
+    }
+    ga_multi_free(&m);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    struct opts o = {MODE_TEXT, NULL, NULL, 0, NULL};
+    struct opts o = {.mode = MODE_TEXT};
+    struct trace_list l = {0};
+    int rc;
     parse_args(argc, argv, &o);
-    FILE *out = open_output(o.out);
-    int rc = run(&o, out);
-    if (close_output(out, o.out) && rc == 0) rc = 1;
+    if (o.n_traces == 1 && !is_dir(o.traces[0])) { /* one trace: the single-process report */
+        FILE *out = open_output(o.out);
+        rc = run(&o, o.traces[0], out);
+        if (close_output(out, o.out) && rc == 0) rc = 1;
+    } else if ((rc = expand(&o, &l)) == 0) {
+        FILE *out = open_output(o.out);
+        rc = run_multi(&o, &l, out);
+        if (close_output(out, o.out) && rc == 0) rc = 1;
+    }
+    list_free(&l);
+    free(o.traces);
     return rc;
 }
