@@ -222,12 +222,18 @@ fuzz-seeds: $(FUZZ_SEEDGEN)
 # is installed (pkg-config lttng-ust); the runner says so when it is not.
 BENCH_LTTNG := $(shell pkg-config --exists lttng-ust 2>/dev/null && echo yes)
 BENCH_PROGS := $(O)/bench/bench_launch $(O)/bench/gen_trace $(O)/bench/bench_decode \
-               $(O)/bench/nulldrv/libcuda.so.1 $(O)/bench/bench_parts $(if $(BENCH_LTTNG),$(O)/bench/bench_launch_lttng)
+               $(O)/bench/nulldrv/libcuda.so.1 $(O)/bench/bench_parts $(O)/bench/bench_stack $(if $(BENCH_LTTNG),$(O)/bench/bench_launch_lttng)
 
 $(O)/bench/bench_launch: $(O)/obj/bench/bench_launch.c.o $(SIMLIB)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) -o $@ $< $(LDFLAGS) -L$(O)/sim -Wl,-rpath-link,$(O)/sim -lcuda -lpthread
+
+# Allocations from a 32-deep call chain, for the side-by-side with heaptrack.
+$(O)/bench/bench_stack: $(O)/obj/bench/bench_stack.c.o $(SIMLIB)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $< $(LDFLAGS) -L$(O)/sim -Wl,-rpath-link,$(O)/sim -lcuda
 
 # The same loop with an LTTng-UST tracepoint after each launch (and the provider linked in).
 $(O)/bench/bench_launch_lttng: bench/bench_launch.c bench/lttng_tp.c bench/lttng_tp.h $(SIMLIB)

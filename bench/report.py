@@ -10,8 +10,8 @@ import statistics
 import sys
 
 # On-disk record sizes (include/gputrace/trace_format.h, each pinned by a _Static_assert).
-REC = {'launch': 80, 'gpu_kernel': 56, 'gpu_extcorr': 24, 'gpu_api': 40, 'alloc': 64, 'alloc_stack': 72,
-       'free': 48}
+REC = {'launch': 80, 'gpu_kernel': 56, 'gpu_extcorr': 24, 'gpu_api': 40, 'alloc': 72, 'alloc_stack': 72,
+       'free': 56}
 
 TARGET_LAUNCH_NS = 50
 TARGET_LTTNG_RATIO = 1 / 3
@@ -19,6 +19,8 @@ TARGET_PAIR_BYTES = 16
 TARGET_JSON_RATIO = 10
 TARGET_EVENTS_PER_S = 20e6
 TARGET_DECODE_GBPS = 1.0
+TARGET_STACK_VS_HEAPTRACK = 0.5
+TARGET_STACK_NS = 1000
 
 
 def parse(path):
@@ -44,6 +46,11 @@ def num(x):
 def med(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
+
+
+def mfmt(n):
+    """A count in millions: '10', '2', '0.1'."""
+    return fmt(n / 1e6, 0 if n >= 1e6 else 1)
 
 
 def fmt(x, nd=0, unit=''):
@@ -159,7 +166,7 @@ def pct_over(x, target):
     return '%.1f× the target' % (x / target)
 
 
-def headline(d, L, S, A, P):
+def headline(d, L, S, A, P, K=None, M=None, T=None):
     out = ['## Headline', '']
     add = L['launch', 'off', 'add']
     if add is not None:
@@ -220,7 +227,56 @@ def headline(d, L, S, A, P):
     if gpu:
         out.append('- **Analyzer, with GPU records**: peak RSS grows with the trace: %s.' %
                    ', '.join('%s MB at %s M' % (fmt(a['rss_mb']), fmt(a['n'] / 1e6)) for a in gpu))
+    out += extra_headline(d, K or {}, M or [], T or [])
     return out + ['']
+
+
+def extra_headline(d, K, M, T):
+    out = []
+    V = stk_verdicts(K)
+    if V:
+        g, h = K['cuda_stk'], K['malloc_ht']
+        sg, sh = K.get(('size', 'gputrace')), K.get(('size', 'heaptrack'))
+        ag, ah = K.get(('an', 'gputrace')), K.get(('an', 'heaptrack'))
+        out.append('- **Allocation with a %s-frame stack, against heaptrack**: gputrace adds **%s ns** per '
+                   'allocation+free pair, heaptrack %s ns: **%.2f×** heaptrack in the traced thread (target '
+                   '≤ %.1f×: %s; < 1 µs: %s), %.2f× counting all CPU of the run (heaptrack interprets in a '
+                   'second process).%s%s' % (
+                       g['depth'], fmt(g['add']), fmt(h['add']), V['ratio'], TARGET_STACK_VS_HEAPTRACK,
+                       'met' if V['ratio'] <= TARGET_STACK_VS_HEAPTRACK else 'missed',
+                       'met' if g['add'] < TARGET_STACK_NS else 'missed', V['ratio_run'] or 0,
+                       ' Trace: %s B per pair (%s B zstd) against heaptrack\'s %s B (%s B zstd).' % (
+                           fmt(sg['bytes'] / sg['events'], 1), fmt(sg['zst_bytes'] / sg['events'], 1),
+                           fmt(sh['bytes'] / sh['events'], 1), fmt(sh['zst_bytes'] / sh['events'], 2))
+                       if sg and sh else '',
+                       ' Analysis: %s s (`gputrace-report`) against %s s (`heaptrack_print`).' % (
+                           fmt(ag['s'], 2), fmt(ah['s'], 2)) if ag and ah else ''))
+    parts = []
+    for fm in ('text', 'json'):
+        v = linear_verdict(M, ('cur', fm))
+        if v:
+            parts.append('%s %s → %s ns per record (%.2f×), peak RSS %s → %s MB' % (
+                fm, fmt(v['first'][('cur', fm)]['ns_per_rec'], 1), fmt(v['last'][('cur', fm)]['ns_per_rec'], 1),
+                v['time_ratio'], fmt(v['rss_first'], 1), fmt(v['rss_last'], 1)))
+    if parts:
+        ok = [x for x in M if not x.get('skipped')]
+        out.append('- **Memory analysis, %s M → %s M allocation records**: %s.' % (
+            fmt(ok[0]['n'] / 1e6), fmt(ok[-1]['n'] / 1e6), '; '.join(parts)))
+    big = [x for x in T if not x.get('skipped') and ('cur', 'json') in x]
+    if big:
+        x = big[-1]
+        n = x['gen']['kernels']
+        line = ('- **Timeline analysis, %s M kernel records** (+ launches and correlation records): %s s, '
+                '%s MB peak RSS' % (mfmt(n), fmt(x[('cur', 'json')]['s'], 1), fmt(x[('cur', 'json')]['rss_mb'])))
+        if ('base', 'json') in x:
+            line += ' (before, `%s`: %s s, %s MB)' % (d.env.get('base', '?'), fmt(x[('base', 'json')]['s'], 1),
+                                                      fmt(x[('base', 'json')]['rss_mb']))
+        if len(big) > 1:
+            y = big[0]
+            line += '; at %s M: %s s, %s MB' % (mfmt(y['gen']['kernels']), fmt(y[('cur', 'json')]['s'], 2),
+                                                fmt(y[('cur', 'json')]['rss_mb']))
+        out.append(line + '.')
+    return out
 
 
 def machine(d):
@@ -516,7 +572,283 @@ def analyzer_section(d, A):
     return out
 
 
-def targets_section(d, L, S, A, P):
+# ---- 5. allocation with a deep stack against heaptrack ------------------------------------------
+
+STK_VARS = [('cuda_none', 'no tracer: `cuMemAlloc`+`cuMemFree` (stub driver)', 'cuda_none'),
+            ('cuda_nostk', 'gputrace, no stacks (`GPUTRACE_STACKS=none`)', 'cuda_none'),
+            ('cuda_stk', 'gputrace, default stacks (the allocation\'s, ≤ 64 frames)', 'cuda_none'),
+            ('malloc_none', 'no tracer: `malloc`+`free`', 'malloc_none'),
+            ('malloc_ht', 'heaptrack (every `malloc`/`free`, with the malloc\'s stack)', 'malloc_none')]
+
+
+def stk_numbers(d):
+    K = {}
+    for v, _, base in STK_VARS:
+        rows = d.sel(sec='stk', var=v)
+        if not rows:
+            continue
+        for r in rows:
+            r['run_cpu_s'] = str(num(r.get('user_s', 0)) + num(r.get('sys_s', 0)))
+            r['total_events'] = str(num(r['events']) + num(r.get('warmup', 0)))
+        x = {'n': len(rows), 'ns': d.med('ns_per_op', sec='stk', var=v),
+             'cpu': d.med('cpu_ns_per_op', sec='stk', var=v),
+             'spread': d.spread('ns_per_op', sec='stk', var=v),
+             'run_cpu_s': d.med('run_cpu_s', sec='stk', var=v),
+             'run_s': d.med('run_s', sec='stk', var=v),
+             'rss_mb': (d.med('run_rss_kb', sec='stk', var=v) or 0) / 1024,
+             'frames': rows[0].get('frames'), 'depth': rows[0].get('depth'),
+             'events': num(rows[0]['events']), 'total_events': num(rows[0]['total_events'])}
+        if v != base:
+            x['add'] = d.added('ns_per_op', base, sec='stk', var=v)
+            x['add_cpu'] = d.added('cpu_ns_per_op', base, sec='stk', var=v)
+            rc = d.added('run_cpu_s', base, sec='stk', var=v)
+            x['add_run_cpu_ns'] = rc * 1e9 / x['total_events'] if rc is not None else None
+        K[v] = x
+    for kind in ('gputrace', 'heaptrack'):
+        r = d.one(sec='stk_size', kind=kind)
+        if r:
+            K['size', kind] = {k: num(v) for k, v in r.items() if k not in ('sec', 'kind')}
+        ns = d.med('ns', sec='stk_an', kind=kind)
+        if ns is not None:
+            K['an', kind] = {'s': ns / 1e9, 'rss_mb': max(num(r['rss_kb']) for r in
+                                                          d.sel(sec='stk_an', kind=kind)) / 1024}
+    return K
+
+
+def stk_verdicts(K):
+    g, h = K.get('cuda_stk'), K.get('malloc_ht')
+    if not g or not h or g.get('add') is None or not h.get('add'):
+        return None
+    return {'ratio': g['add'] / h['add'],
+            'ratio_cpu': g['add_cpu'] / h['add_cpu'] if h.get('add_cpu') else None,
+            'ratio_run': (g['add_run_cpu_ns'] / h['add_run_cpu_ns']
+                          if g.get('add_run_cpu_ns') and h.get('add_run_cpu_ns') else None)}
+
+
+def stk_section(d, K):
+    g = K.get('cuda_stk')
+    if not g:
+        return []
+    out = ['## 5. Allocation with a %s-frame stack: gputrace against heaptrack' % g['depth'], '',
+           '`bench_stack cuda|malloc %s %s` (bench/bench_stack.c): %s allocation+free pairs of 4 KiB, '
+           'each made at the bottom of the same chain of %s distinct functions (%s frames in all as '
+           'glibc\'s `backtrace()` counts them, `main` and the C start-up included), timed inside the '
+           'process after a warm-up. gputrace traces `cuMemAlloc`+`cuMemFree` on the stub driver '
+           '(`bench/nulldrv.c`: no driver work, no lock) with its default stacks (`GPUTRACE_STACKS` '
+           'default: allocations carry their stack, frees do not; depth 64, so the whole chain); '
+           'heaptrack %s traces `malloc`+`free` from the same chain (it too records the allocation\'s '
+           'stack and only the pointer at a free). Each tracer against its own untraced baseline of '
+           'the same round (rounds interleaved, rotating order), %d rounds. "Whole run CPU" is user + '
+           'system time of every process of the run (`/usr/bin/time`), start-up and exit included, '
+           'over all %s pairs (warm-up included): heaptrack\'s interpreter runs as a second process '
+           'and does most of its work there.' % (
+               fmt(g['events']), g['depth'], fmt(g['events']), g['depth'], g['frames'],
+               d.env.get('heaptrack', '').replace('heaptrack ', ''), g['n'], fmt(g['total_events'])), '',
+           '| variant | ns per pair (median) | min–max | added | CPU ns per pair | added CPU | '
+           'whole run CPU, added per pair | whole run s | peak RSS MB |',
+           '|---|---:|---:|---:|---:|---:|---:|---:|---:|']
+    for v, name, base in STK_VARS:
+        x = K.get(v)
+        if not x:
+            continue
+        lo, hi = x['spread']
+        out.append('| %s | %s | %s–%s | %s | %s | %s | %s | %s | %s |' % (
+            name, fmt(x['ns'], 1), fmt(lo, 1), fmt(hi, 1), '—' if v == base else fmt(x['add'], 1),
+            fmt(x['cpu'], 1), '—' if v == base else fmt(x['add_cpu'], 1),
+            '—' if v == base else fmt(x['add_run_cpu_ns']), fmt(x['run_s'], 2), fmt(x['rss_mb'], 1)))
+    out.append('')
+    V = stk_verdicts(K)
+    h = K.get('malloc_ht')
+    if V:
+        out += ['gputrace adds **%s ns** per allocation+free pair with the allocation\'s %s-frame stack, '
+                'heaptrack **%s ns**: **%.2f×** heaptrack\'s cost in the traced thread (%.2f× in CPU '
+                'time; target ≤ %.2f×), and %.2f× counting every process\'s CPU over the whole run '
+                '(%s ns against %s ns per pair). Without stacks gputrace adds %s ns; the stack itself '
+                'therefore costs about %s ns, ~%s ns per frame unwound.' % (
+                    fmt(g['add']), g['depth'], fmt(h['add']), V['ratio'], V['ratio_cpu'] or 0,
+                    TARGET_STACK_VS_HEAPTRACK, V['ratio_run'] or 0, fmt(g['add_run_cpu_ns']),
+                    fmt(h['add_run_cpu_ns']), fmt(K['cuda_nostk']['add']) if 'cuda_nostk' in K else 'n/a',
+                    fmt(g['add'] - K['cuda_nostk']['add']) if 'cuda_nostk' in K else 'n/a',
+                    fmt((g['add'] - K['cuda_nostk']['add']) / num(g['frames']), 1) if 'cuda_nostk' in K else 'n/a'),
+                '']
+    sg, sh = K.get(('size', 'gputrace')), K.get(('size', 'heaptrack'))
+    ag, ah = K.get(('an', 'gputrace')), K.get(('an', 'heaptrack'))
+    if sg or sh:
+        out += ['Trace size and analysis time for the same %s allocation+free pairs (the last round\'s '
+                'files; analysis = `gputrace-report FILE` (text) and `heaptrack_print FILE`, each the '
+                'tool\'s default report, from the page cache, median of %s runs):' % (
+                    fmt((sg or sh)['events']), d.env.get('quick') == '1' and '2' or '3'), '',
+                '| tool | file bytes | bytes per pair | zstd bytes per pair | analysis s | analysis peak RSS MB |',
+                '|---|---:|---:|---:|---:|---:|']
+        for kind, sz, an, what in (('gputrace', sg, ag, 'binary records, zstd -3 for comparison'),
+                                   ('heaptrack', sh, ah, 'its text lines, as `zstd -dc` gives them; '
+                                    'the file on disk is zstd')):
+            if not sz:
+                continue
+            out.append('| %s (%s) | %s | %s | %s | %s | %s |' % (
+                kind, what, fmt(sz['bytes']), fmt(sz['bytes'] / sz['events'], 1),
+                fmt(sz['zst_bytes'] / sz['events'], 2), fmt(an['s'], 2) if an else 'n/a',
+                fmt(an['rss_mb'], 1) if an else 'n/a'))
+        out.append('')
+    out += ['What differs, to read these fairly:', '',
+            '- heaptrack intercepts every `malloc`/`free` of the process (libc\'s own included: a '
+            'handful here); gputrace intercepts CUDA driver calls only. Both were given the same '
+            'number of allocations from the same depth.',
+            '- Both unwind with libunwind (`unw_backtrace`, DWARF CFI from `.eh_frame`, per-thread '
+            'cache) and intern stacks in a tree, so the unwinding cost is the same in kind; it '
+            'dominates both figures.',
+            '- heaptrack writes a short text line per event into a pipe and a second process '
+            '(`heaptrack_interpret`) resolves, deduplicates and compresses it while the program '
+            'runs, on the other core of this 2-core machine: cheap for the traced thread, not for the '
+            'machine (the whole-run column). gputrace writes fixed-width binary records (times, '
+            'address, size, stream, context, call duration: 72 + 56 B per pair) to per-thread '
+            'buffers that its own flusher thread writes out; nothing is interpreted until '
+            '`gputrace-report`.',
+            '- heaptrack\'s file has no per-event time or address (it records a time stamp every '
+            '10 ms and maps pointers to allocation indices in its interpreter), hence its few bytes '
+            'per event; gputrace keeps every event\'s time and address, which the memory timeline, '
+            'temporaries and OOM forensics need.',
+            '- The baselines differ: the stub driver\'s `cuMemAlloc` does almost nothing, glibc\'s '
+            '`malloc`+`free` of 4 KiB costs a few tens of ns; the figures compared are the added '
+            'costs.', '']
+    return out
+
+
+# ---- 6, 7. memory and timeline analyses: scaling -------------------------------------------------
+
+def scale_numbers(d, sec):
+    X = []
+    sizes = sorted({int(r['n']) for r in d.sel(sec=sec)})
+    for n in sizes:
+        if d.one(sec=sec, n=str(n), skipped='space'):
+            X.append({'n': n, 'skipped': True})
+            continue
+        g = d.one(sec=sec + '_gen', n=str(n))
+        x = {'n': n, 'gen': {k: num(v) for k, v in g.items() if k not in ('sec',)} if g else {}}
+        for b in ('cur', 'base'):
+            for fm in ('text', 'json'):
+                rows = d.sel(sec=sec, n=str(n), bin=b, fmt=fm)
+                if not rows:
+                    continue
+                ns = d.med('ns', sec=sec, n=str(n), bin=b, fmt=fm)
+                rss = max(num(r['rss_kb']) for r in rows) / 1024
+                x[b, fm] = {'s': ns / 1e9, 'rss_mb': rss, 'reps': len(rows),
+                            'ns_per_rec': ns / x['gen']['records'] if x['gen'] else None}
+        X.append(x)
+    return X
+
+
+def linear_verdict(xs, key):
+    ok = [x for x in xs if not x.get('skipped') and key in x]
+    if len(ok) < 2:
+        return None
+    a, b = ok[0], ok[-1]
+    return {'first': a, 'last': b, 'time_ratio': b[key]['ns_per_rec'] / a[key]['ns_per_rec'],
+            'rss_first': a[key]['rss_mb'], 'rss_last': b[key]['rss_mb'],
+            'linear': b[key]['ns_per_rec'] <= 1.25 * a[key]['ns_per_rec'],
+            'bounded': b[key]['rss_mb'] <= 1.5 * a[key]['rss_mb'] + 4}
+
+
+def base_label(d):
+    b = d.env.get('base')
+    return ('`%s` (%s)' % (b, d.env.get('base_subject', ''))) if b else None
+
+
+def scale_table(d, xs, formats, unit, count_key, count_name):
+    has_base = any(('base', fm) in x for x in xs for fm in formats)
+    bins = ['cur', 'base'] if has_base else ['cur']
+    label = {'cur': 'now', 'base': 'before'}
+    hdr = '| %s | records | file MB |' % count_name
+    for b in bins:
+        for fm in formats:
+            pre = '%s, %s' % (label[b], fm) if has_base else fm
+            hdr += ' %s: s | %s: ns/%s | %s: peak RSS MB |' % (pre, pre, unit, pre)
+    out = [hdr, '|' + '---:|' * (3 + 3 * len(bins) * len(formats))]
+    for x in xs:
+        if x.get('skipped'):
+            out.append('| %s | skipped: not enough disk |' % fmt(x['n']))
+            continue
+        g = x['gen']
+        cnt = g.get(count_key) or x['n']
+        cells = [fmt(cnt), fmt(g.get('records')), fmt(g.get('bytes', 0) / 1e6)]
+        for b in bins:
+            for fm in formats:
+                y = x.get((b, fm))
+                if not y:
+                    cells += ['n/a'] * 3
+                    continue
+                cells += [fmt(y['s'], 2), fmt(y['s'] * 1e9 / cnt, 1), fmt(y['rss_mb'], 1)]
+        out.append('| ' + ' | '.join(cells) + ' |')
+    return out + ['']
+
+
+def mem_section(d, M, ML):
+    if not M:
+        return []
+    out = ['## 6. Memory analysis: scaling (issue 5)', '',
+           '`gen_trace --mem --pool 25 N` (bench/gen_trace.c): N allocation records (allocations, frees, '
+           'and a quarter of the pairs as blocks of an annotated pool), 4 threads, each holding 1,024 '
+           'live driver allocations (512 B to 32 MiB) and up to 512 live pool blocks (256 B to 2 MiB) '
+           'whatever N is: after filling its slots each thread frees a pseudo-random live one and '
+           'allocates into it again. Every second allocation carries one of 64 host stacks (32 frames). '
+           '`gputrace-report FILE` (text) and `gputrace-report --json FILE` under `/usr/bin/time -v`, '
+           'whole process, file in the page cache; medians of the rounds, peak RSS the largest.']
+    if base_label(d):
+        out[-1] += (' "before" = the report built from commit %s with `bench/build_rev.sh`, run on the same '
+                    'files in the same rounds; "now" = the working tree\'s (%s).' % (base_label(d), d.env.get('head', '?')))
+    out += ['']
+    out += scale_table(d, M, ['text', 'json'], 'record', 'mix', 'allocation records')
+    for fm in ('text', 'json'):
+        v = linear_verdict(M, ('cur', fm))
+        if v:
+            out.append('Scaling (%s): ns per record %s from %s M to %s M records (%.2f×), peak RSS %s → %s MB.' % (
+                fm, ' → '.join(fmt(x[('cur', fm)]['ns_per_rec'], 1) for x in M if ('cur', fm) in x),
+                fmt(v['first']['n'] / 1e6), fmt(v['last']['n'] / 1e6), v['time_ratio'],
+                fmt(v['rss_first'], 1), fmt(v['rss_last'], 1)))
+    if ML:
+        x = ML[0]
+        y = x.get(('cur', 'text'))
+        m1 = next((m for m in M if m['n'] == x['n'] and ('cur', 'text') in m), None)
+        if y and m1:
+            out.append('Live state, not trace size: the same %s M records with 16× the live allocations '
+                       '(16,384 per thread, 65,536 in all): peak RSS %s MB (text) against %s MB with 1,024 '
+                       'per thread, so the memory follows the live set.' % (
+                           fmt(x['n'] / 1e6), fmt(y['rss_mb'], 1), fmt(m1[('cur', 'text')]['rss_mb'], 1)))
+    return out + ['']
+
+
+def tl_section(d, T):
+    if not T:
+        return []
+    out = ['## 7. Timeline analysis: scaling (issue 6)', '',
+           '`gen_trace --timeline N` (bench/gen_trace.c): N GPU kernel records, each with its launch and '
+           'its external-correlation record (3 records per kernel), 4 host threads on 2 devices with 2 '
+           'streams each; bursts of 1-16 launches, kernels of 2 µs to 512 µs queued behind each other '
+           'per stream, one burst in four followed by a `cuCtxSynchronize`, host work of 1 µs to 2 ms '
+           'between bursts (one in 64: 5-50 ms), one burst in 16 bracketed by an allocation and its '
+           'free (a quarter of those slow), launches with host stacks: ~73% device utilization, '
+           'gaps of every length. `gputrace-report --json FILE` under `/usr/bin/time -v`.']
+    if base_label(d):
+        out[-1] += (' "before" = the report from commit %s (`bench/build_rev.sh`), "now" = the working '
+                    'tree\'s (%s), same files, same rounds.' % (base_label(d), d.env.get('head', '?')))
+    out += ['']
+    out += scale_table(d, T, ['json'], 'kernel', 'kernels', 'kernels')
+    for b in ('cur', 'base'):
+        v = linear_verdict(T, (b, 'json'))
+        if v:
+            n0 = v['first']['gen']['kernels']
+            n1 = v['last']['gen']['kernels']
+            out.append('Scaling (%s): %s → %s ns per kernel (%.2f×) from %s M to %s M kernels; peak RSS '
+                       '%s → %s MB (%s B per kernel).' % (
+                           'now' if b == 'cur' else 'before',
+                           fmt(v['first'][(b, 'json')]['s'] * 1e9 / n0, 0),
+                           fmt(v['last'][(b, 'json')]['s'] * 1e9 / n1, 0), v['time_ratio'],
+                           fmt(n0 / 1e6), fmt(n1 / 1e6), fmt(v['rss_first'], 1), fmt(v['rss_last'], 1),
+                           fmt((v['rss_last'] - v['rss_first']) * 1048576 / (n1 - n0))))
+    return out + ['']
+
+
+def targets_section(d, L, S, A, P, K=None, M=None, T=None):
     rows = ['## Targets', '', '| target | measured | verdict | likely reason where missed |', '|---|---|---|---|']
     add = L['launch', 'off', 'add']
     if add is not None:
@@ -606,7 +938,61 @@ def targets_section(d, L, S, A, P):
             '**missed** (%.0f%% slower per event)' % (100 * (s1 / s0 - 1)),
             '' if ok else 'the same per-kernel state: hash tables and arrays that outgrow the caches, '
             'and an n log n sort at the end'))
+    rows += extra_targets(K or {}, M or [], T or [])
     return rows + ['']
+
+
+def extra_targets(K, M, T):
+    rows = []
+    V = stk_verdicts(K)
+    if V:
+        g, h = K['cuda_stk'], K['malloc_ht']
+        ok = V['ratio'] <= TARGET_STACK_VS_HEAPTRACK
+        nostk = K.get('cuda_nostk', {}).get('add')
+        rows.append('| allocation with a %s-frame stack ≤ %.1f× heaptrack\'s cost | %s / %s ns = %.2f× in the '
+                    'traced thread (%.2f× whole-run CPU) | %s | %s |' % (
+                        g['depth'], TARGET_STACK_VS_HEAPTRACK, fmt(g['add'], 1), fmt(h['add'], 1), V['ratio'],
+                        V['ratio_run'] or 0, 'met' if ok else '**missed** (%.1f× the allowed share)' %
+                        (V['ratio'] / TARGET_STACK_VS_HEAPTRACK),
+                        '' if ok else 'both tracers unwind with libunwind and that dominates: gputrace '
+                        'spends ~%s ns of its %s ns on the stack (the rest, %s ns, is the record without '
+                        'stacks); heaptrack\'s other in-thread work is one short text line into a pipe, '
+                        'its interpretation happens in a second process' % (
+                            fmt(g['add'] - nostk) if nostk is not None else '?', fmt(g['add']),
+                            fmt(nostk) if nostk is not None else '?')))
+        ok = g['add'] < TARGET_STACK_NS
+        rows.append('| allocation with a %s-frame stack < 1 µs | %s ns added per allocation+free pair | %s | %s |' % (
+            g['depth'], fmt(g['add'], 1), 'met' if ok else '**missed** by %s ns' % fmt(g['add'] - TARGET_STACK_NS),
+            '' if ok else 'libunwind walks every frame (~%s frames here) through DWARF CFI' % g['frames']))
+    for fm in ('text', 'json'):
+        v = linear_verdict(M, ('cur', fm))
+        if not v:
+            continue
+        rows.append('| memory analysis (%s): linear time, %s M → %s M allocation records | %s → %s ns/record '
+                    '(%.2f×) | %s | %s |' % (
+                        fm, fmt(v['first']['n'] / 1e6), fmt(v['last']['n'] / 1e6),
+                        fmt(v['first'][('cur', fm)]['ns_per_rec'], 1), fmt(v['last'][('cur', fm)]['ns_per_rec'], 1),
+                        v['time_ratio'], 'met (within 25%)' if v['linear'] else
+                        '**missed** (%.0f%% slower per record)' % (100 * (v['time_ratio'] - 1)), ''))
+        rows.append('| memory analysis (%s): RSS bounded by live state | %s MB at %s M → %s MB at %s M | %s | |' % (
+            fm, fmt(v['rss_first'], 1), fmt(v['first']['n'] / 1e6), fmt(v['rss_last'], 1),
+            fmt(v['last']['n'] / 1e6), 'met' if v['bounded'] else '**missed**: grows with the trace'))
+    v = linear_verdict(T, ('cur', 'json'))
+    if v:
+        n0, n1 = v['first']['gen']['kernels'], v['last']['gen']['kernels']
+        rows.append('| timeline analysis: RSS bounded, %s M → %s M kernels | %s MB → %s MB | %s | %s |' % (
+            fmt(n0 / 1e6), fmt(n1 / 1e6), fmt(v['rss_first'], 1), fmt(v['rss_last'], 1),
+            'met' if v['bounded'] else '**missed**: %s B per kernel' %
+            fmt((v['rss_last'] - v['rss_first']) * 1048576 / (n1 - n0)),
+            '' if v['bounded'] else 'analyzer/gpu.c keeps every launch (`launch_idx`), every CUPTI '
+            'correlation (`extcorr`) and every activity (`acts`) until the end of the file'))
+        rows.append('| timeline analysis: linear time | %s → %s ns/kernel (%.2f×) | %s | %s |' % (
+            fmt(v['first'][('cur', 'json')]['s'] * 1e9 / n0), fmt(v['last'][('cur', 'json')]['s'] * 1e9 / n1),
+            v['time_ratio'], 'met (within 25%)' if v['linear'] else
+            '**missed** (%.0f%% slower per kernel)' % (100 * (v['time_ratio'] - 1)),
+            '' if v['linear'] else 'hash-map probes into tables of every launch and correlation id that '
+            'outgrow the caches and the TLB, and whole-trace sorts'))
+    return rows
 
 
 def commands_section(d):
@@ -627,13 +1013,20 @@ def main(argv):
     L = launch_numbers(d)
     S = size_numbers(d)
     A = analyzer_numbers(d)
+    K = stk_numbers(d)
+    M = scale_numbers(d, 'mem')
+    ML = scale_numbers(d, 'memlive')
+    T = scale_numbers(d, 'tl')
     lines = machine(d)
-    lines += headline(d, L, S, A, P)
-    lines += targets_section(d, L, S, A, P)
+    lines += headline(d, L, S, A, P, K, M, T)
+    lines += targets_section(d, L, S, A, P, K, M, T)
     lines += launch_section(d, L, P, S)
     lines += threads_section(d)
     lines += size_section(d, S)
     lines += analyzer_section(d, A)
+    lines += stk_section(d, K)
+    lines += mem_section(d, M, ML)
+    lines += tl_section(d, T)
     lines += commands_section(d)
     sys.stdout.write('\n'.join(lines))
     return 0

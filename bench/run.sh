@@ -4,6 +4,8 @@
 # Run through `make bench` (or `O=build sh bench/run.sh` after `make all fixtures bench-progs`).
 # BENCH_QUICK=1: small sizes, under a minute. Writes bench/RESULTS.md (BENCH_RESULTS=path to
 # write elsewhere); scratch files go to $O/bench/work (BENCH_WORK=dir), removed at the end.
+# BENCH_BASE=REV: also run the memory and timeline analyses with gputrace-report as of commit REV
+# (built by bench/build_rev.sh), interleaved with the current one: before/after in one run.
 # Every command is printed before it runs and listed in RESULTS.md. See bench/README.md.
 set -eu
 
@@ -26,15 +28,22 @@ if [ "$QUICK" = 1 ]; then
     KN=20000
     AN_HOST="1000000" AN_GPU="1000000" AREPS=2
     KINETO_FILES="benchmark_result_2869224_1695835535_trace.json.gz sampled_rank-0.json.gz"
+    HT_N=200000 HT_WARM=20000 HT_REPS=2
+    MEM_SIZES="1000000" MEM_REPS=1 MEM_LIVE_CHECK=0
+    TL_SIZES="100000" TL_REPS=1
 else
     N=1000000 WARM=100000 REPS=7
     TN=1000000 TREPS=5 TVARS_SIM="none off"
     KN=100000
     AN_HOST="1000000 10000000 100000000" AN_GPU="1000000 10000000 100000000" AREPS=3
     KINETO_FILES="*.json.gz"
+    HT_N=1000000 HT_WARM=50000 HT_REPS=5
+    MEM_SIZES="1000000 2000000 5000000 10000000" MEM_REPS=3 MEM_LIVE_CHECK=1
+    TL_SIZES="1000000 10000000" TL_REPS=3
 fi
+HT_DEPTH=32
 
-for f in "$B/bench_launch" "$B/gen_trace" "$B/bench_decode" "$B/bench_parts" \
+for f in "$B/bench_launch" "$B/gen_trace" "$B/bench_decode" "$B/bench_parts" "$B/bench_stack" \
     "$B/nulldrv/libcuda.so.1" "$LIB" "$REPORT" "$OB/sim/libcuda.so.1" "$OB/simcupti/libcupti.so.13"; do
     [ -e "$f" ] || { echo "bench: $f missing; run make bench" >&2; exit 1; }
 done
@@ -88,6 +97,9 @@ rotate() {
 
 count_words() { echo $#; }
 
+# want N: section N is to run (BENCH_SECTIONS="5 6 7" runs only those; default all).
+want() { case " ${BENCH_SECTIONS:-1 2 3 4 5 6 7} " in *" $1 "*) return 0 ;; esac; return 1; }
+
 echo "== machine" >&2
 {
     echo "sec=env key=date val=$(date -u '+%Y-%m-%d %H:%M UTC' | tr ' ' '_')"
@@ -104,7 +116,7 @@ record "sec=parts" "$B/bench_parts"
 # ---- 1. launch and allocation overhead ---------------------------------------------------------
 LTTNG_OK=0
 SESSIOND_PID=
-if [ -x "$B/bench_launch_lttng" ] && command -v lttng >/dev/null 2>&1; then
+if want 1 && [ -x "$B/bench_launch_lttng" ] && command -v lttng >/dev/null 2>&1; then
     if ! lttng list >/dev/null 2>&1; then
         cmd "lttng-sessiond --daemonize --no-kernel" >/dev/null 2>&1 || true
         sleep 1
@@ -161,6 +173,7 @@ run_lttng() {
     rm -rf "$d"
 }
 
+if want 1; then
 echo "== 1. launch overhead ($REPS rounds, variants interleaved)" >&2
 VARS="none disable off stacks on lttng"
 r=1
@@ -175,6 +188,7 @@ while [ "$r" -le "$REPS" ]; do
     for v in $(rotate $((r % $(count_words $VARS))) $VARS); do run_variant alloc alloc "$v" "$r"; done
     r=$((r + 1))
 done
+fi
 
 # trace_counts NAME TRACE: what a trace holds, as one raw line (sec=size kind=NAME ...).
 trace_counts() {
@@ -190,12 +204,15 @@ print('sec=size kind=%s bytes=%d records=%d gpu_records=%d launches=%d kernels=%
       mem['free_count'], tr.get('cupti_dropped', 0), tr['lost_records']))
 EOF
 }
+if want 1; then
 # What the traces of the last round hold.
 for f in launch-off launch-stacks launch-on alloc-off alloc-stacks alloc-on; do
     [ ! -e "$W/t/$f.trace" ] || trace_counts "$f" "$W/t/$f.trace"
 done
+fi
 
 # ---- 2. threads ----------------------------------------------------------------------------------
+if want 2; then
 echo "== 2. threads ($TREPS rounds)" >&2
 r=1
 while [ "$r" -le "$TREPS" ]; do
@@ -224,8 +241,10 @@ while [ "$r" -le "$TREPS" ]; do
     done
     r=$((r + 1))
 done
+fi
 
 # ---- 3. trace size against Kineto JSON -------------------------------------------------------------
+if want 3; then
 echo "== 3. trace size" >&2
 files=
 for f in $KINETO_FILES; do
@@ -259,6 +278,7 @@ echo "sec=kineto_conv $conv trace_bytes=$(stat -c %s "$k")" >>"$RAW"
 cmd "gzip -6 -c $k | wc -c" | sed 's/^/sec=gzip kind=trace bytes=/' >>"$RAW"
 cmd "gzip -6 -c $W/t/kineto-run.json | wc -c" | sed 's/^/sec=gzip kind=json bytes=/' >>"$RAW"
 rm -f "$k" "$W/t/kineto-run.dump" "$W/t/kineto-run.json"
+fi
 
 # ---- 4. analyzer -----------------------------------------------------------------------------------
 echo "== 4. analyzer" >&2
@@ -306,8 +326,125 @@ analyze() {
     done
     rm -f "$f"
 }
+if want 4; then
 for n in $AN_HOST; do analyze host "$n"; done
 for n in $AN_GPU; do analyze gpu "$n"; done
+fi
+
+# ---- 5. allocation with a 32-frame stack: gputrace against heaptrack -------------------------------
+# bench_stack: EVENTS allocation+free pairs, each from the bottom of the same 32-function call chain.
+# gputrace: cuMemAlloc+cuMemFree on the stub driver (no driver cost, no lock), the shim with its
+# default stacks (the allocation's stack, 64 frames at most: the whole chain) and, for reference,
+# without stacks. heaptrack: malloc+free of the same size from the same chain. Each against its own
+# untraced baseline of the same round. The in-process figures come from the program (timed loop
+# only); /usr/bin/time adds the whole run (start-up, exit, and heaptrack's interpreter process,
+# which runs alongside on the other core).
+if want 5; then
+echo "== 5. allocation with a ${HT_DEPTH}-frame stack: gputrace vs heaptrack ($HT_REPS rounds)" >&2
+HT_OK=0
+command -v heaptrack >/dev/null 2>&1 && command -v heaptrack_print >/dev/null 2>&1 && HT_OK=1
+echo "sec=env key=heaptrack val=$(heaptrack --version 2>/dev/null | head -1 | tr ' ' '_' || echo none)" >>"$RAW"
+# ht_run TAGS CMD: the program's key=value line plus the whole run's wall/CPU/RSS.
+ht_run() {
+    tags=$1
+    shift
+    line=$(cmd "/usr/bin/time -f 'run_s=%e user_s=%U sys_s=%S run_rss_kb=%M' -o $W/time.txt $*" | grep '^mode=')
+    echo "$tags $line $(cat "$W/time.txt")" >>"$RAW"
+    echo "  $line $(cat "$W/time.txt")" >&2
+}
+STK="$B/bench_stack"
+HVARS="cuda_none cuda_nostk cuda_stk malloc_none"
+[ "$HT_OK" = 1 ] && HVARS="$HVARS malloc_ht"
+r=1
+while [ "$r" -le "$HT_REPS" ]; do
+    for v in $(rotate $((r % $(count_words $HVARS))) $HVARS); do
+        tags="sec=stk var=$v rep=$r"
+        if [ "$v" = malloc_ht ]; then rm -f "$W/t/ht.zst"; else rm -f "$W/t/stk-$v.trace"; fi
+        case $v in
+        cuda_none) ht_run "$tags" "env $NULLDRV $STK cuda $HT_N $HT_DEPTH $HT_WARM" ;;
+        cuda_nostk) ht_run "$tags" "env $NULLDRV GPUTRACE_CUPTI=off GPUTRACE_STACKS=none GPUTRACE_OUTPUT=$W/t/stk-$v.trace LD_PRELOAD=$LIB $STK cuda $HT_N $HT_DEPTH $HT_WARM" ;;
+        cuda_stk) ht_run "$tags" "env $NULLDRV GPUTRACE_CUPTI=off GPUTRACE_OUTPUT=$W/t/stk-$v.trace LD_PRELOAD=$LIB $STK cuda $HT_N $HT_DEPTH $HT_WARM" ;;
+        malloc_none) ht_run "$tags" "env $NULLDRV $STK malloc $HT_N $HT_DEPTH $HT_WARM" ;;
+        malloc_ht) ht_run "$tags" "env $NULLDRV heaptrack -o $W/t/ht $STK malloc $HT_N $HT_DEPTH $HT_WARM" ;;
+        esac
+    done
+    r=$((r + 1))
+done
+# Sizes and analysis time of the last round's files (the same number of allocations in each).
+ev=$((HT_N + HT_WARM))
+f=$W/t/stk-cuda_stk.trace
+if [ -e "$f" ]; then
+    z=$(cmd "zstd -q -3 -c $f | wc -c")
+    echo "sec=stk_size kind=gputrace events=$ev bytes=$(stat -c %s "$f") zst_bytes=$z" >>"$RAW"
+fi
+if [ -e "$W/t/ht.zst" ]; then
+    raw=$(cmd "zstd -q -dc $W/t/ht.zst | wc -c")
+    echo "sec=stk_size kind=heaptrack events=$ev bytes=$raw zst_bytes=$(stat -c %s "$W/t/ht.zst")" >>"$RAW"
+fi
+r=1
+while [ "$r" -le "$AREPS" ]; do
+    [ ! -e "$f" ] || time_rss "sec=stk_an kind=gputrace rep=$r" "$REPORT $f -o $W/t/stk.txt"
+    [ ! -e "$W/t/ht.zst" ] || time_rss "sec=stk_an kind=heaptrack rep=$r" "heaptrack_print $W/t/ht.zst > $W/t/ht.txt"
+    r=$((r + 1))
+done
+rm -f "$W/t/stk-"*.trace "$W/t/ht.zst" "$W/t/stk.txt" "$W/t/ht.txt"
+fi
+
+# ---- 6, 7. memory and timeline analyses: scaling (issues 5 and 6) ---------------------------------
+# The same gputrace-report on gen_trace --mem (allocations and frees only, bounded live set) and
+# gen_trace --timeline (GPU kernels with their launches), text and --json, 1 M to 10 M events.
+# With BENCH_BASE=REV the report as of REV runs on the same files, interleaved round by round.
+REPORTS="cur"
+if [ -n "${BENCH_BASE:-}" ]; then
+    BASE_REPORT=$(cmd "sh $ROOT/bench/build_rev.sh $BENCH_BASE $B/base")
+    echo "sec=env key=base val=$(git rev-parse --short "$BENCH_BASE")" >>"$RAW"
+    echo "sec=env key=base_subject val=$(git log -1 --format=%s "$BENCH_BASE" | cut -c1-80 | tr ' ' '_')" >>"$RAW"
+    REPORTS="cur base"
+fi
+echo "sec=env key=head val=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- analyzer common include 2>/dev/null || echo +uncommitted)" >>"$RAW"
+report_bin() { if [ "$1" = base ]; then echo "$BASE_REPORT"; else echo "$REPORT"; fi; }
+
+# scale SEC N REPS FORMATS GEN_ARGS...: one trace, then each report x format per round.
+scale() {
+    sec=$1 n=$2 reps=$3 formats=$4
+    shift 4
+    f=$W/t/$sec-$n.trace
+    need=$((n * 170))
+    avail=$(($(df -Pk "$W" | awk 'NR==2 {print $4}') * 1024))
+    if [ "$avail" -lt $((need + (1 << 30))) ]; then
+        echo "sec=$sec n=$n skipped=space" >>"$RAW"
+        return 0
+    fi
+    gen=$(cmd "$B/gen_trace $* $n $f")
+    echo "sec=${sec}_gen n=$n $gen" >>"$RAW"
+    cmd "cat $f > /dev/null" # into the page cache
+    r=1
+    while [ "$r" -le "$reps" ]; do
+        for rb in $(rotate $((r % $(count_words $REPORTS))) $REPORTS); do
+            for fm in $formats; do
+                flag=
+                [ "$fm" = json ] && flag=--json
+                time_rss "sec=$sec n=$n rep=$r bin=$rb fmt=$fm" "$(report_bin "$rb") $flag $f -o $W/t/out.$fm"
+            done
+        done
+        r=$((r + 1))
+    done
+    rm -f "$f" "$W/t/out.text" "$W/t/out.json"
+}
+if want 6; then
+echo "== 6. memory analysis scaling" >&2
+for n in $MEM_SIZES; do scale mem "$n" "$MEM_REPS" "text json" --mem --pool 25; done
+# Live state, not trace size: the same 1 M events with 16x the live allocations.
+[ "$MEM_LIVE_CHECK" = 0 ] || scale memlive 1000000 "$MEM_REPS" "text json" --mem --pool 25 --live 16384
+fi
+if want 7; then
+echo "== 7. timeline analysis scaling" >&2
+for n in $TL_SIZES; do
+    reps=$TL_REPS
+    [ "$n" -ge 10000000 ] && reps=1
+    scale tl "$n" "$reps" "json" --timeline
+done
+fi
 
 echo "sec=env key=load_end val=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')" >>"$RAW"
 echo "sec=env key=elapsed_s val=$(($(date +%s) - T0))" >>"$RAW"
