@@ -875,6 +875,7 @@ void ga_pools_oom_evidence(const struct ga_pools *p, int32_t device, uint64_t re
             ev->largest_free = max64(ev->largest_free, q->now.largest);
         } else if (q->kind == GA_POOL_STREAM) {
             ev->unused_stream += u;
+            ev->largest_free = max64(ev->largest_free, u); /* layout unknown: one extent */
         }
         if (u > ev->pool_unused || (ev->pool_index < 0 && u)) {
             ev->pool_index = (int32_t)i;
@@ -887,6 +888,7 @@ void ga_pools_oom_evidence(const struct ga_pools *p, int32_t device, uint64_t re
     const uint64_t *d = p ? ga_map_find(&p->dev_idx, (uint32_t)device, 0) : NULL;
     if (d) ev->unused_vmm = p->devs[*d].phys_unused;
     ev->unused_layout_unknown = ev->unused_stream + ev->unused_vmm;
+    ev->largest_free = max64(ev->largest_free, ev->unused_vmm);
     ev->reserved_unused = ev->unused_annotated + ev->unused_layout_unknown;
 }
 

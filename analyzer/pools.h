@@ -15,6 +15,7 @@
 #define GA_POOLS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "extents.h"
 #include "hashmap.h"
@@ -133,7 +134,11 @@ struct ga_pool_evidence {
     uint64_t reserved_unused; /* U: reserved but unused bytes in this process's pools on the
                                * device: annotated and stream-ordered free bytes, plus VMM
                                * physical memory created but not mapped */
-    uint64_t largest_free;    /* F: largest free extent of any pool there (layout known), 0 none */
+    uint64_t largest_free;    /* F: largest free extent of an annotated pool there; memory of
+                               * unknown layout (a stream-ordered pool's free bytes, the
+                               * unmapped VMM handles) counts as one extent per stream-ordered
+                               * pool and one for the device's VMM handles: the driver can
+                               * trim / release it and hand it out whole; 0 none */
     uint32_t pools;           /* live pools on the device (VMM ranges included) */
     uint64_t unused_annotated, unused_stream, unused_vmm; /* U by source */
     uint64_t unused_layout_unknown; /* part of U whose extents are unknown (stream, VMM) */
@@ -227,6 +232,13 @@ void ga_pools_free(struct ga_pools *p);
  * (call it while handling the failure's record). */
 void ga_pools_oom_evidence(const struct ga_pools *p, int32_t device, uint64_t request,
                            struct ga_pool_evidence *ev);
+
+/* Renderers (report_text_pools.c, report_json_pools.c), called inside the memory section:
+ * text lines, and the "fragmentation" member added to the JSON memory object. */
+struct ga_report;
+struct json_object;
+void ga_render_pools_text(const struct ga_report *r, FILE *o);
+void ga_render_pools_json(const struct ga_report *r, struct json_object *memory);
 
 /* The series of pool index i, or NULL (not kept). */
 const struct ga_fseries *ga_pools_series(const struct ga_pools *p, size_t i);

@@ -4,12 +4,30 @@
 #include <stdio.h>
 #include <string.h>
 
+/* memory.c asks the pools at each failed allocation (ga_memory.pool_evidence). */
+static void pool_evidence(const void *pools, int32_t device, uint64_t request,
+                          struct ga_oom_pools *out, int *have)
+{
+    struct ga_pool_evidence ev;
+    ga_pools_oom_evidence(pools, device, request, &ev);
+    *have = ev.pools > 0 || ev.reserved_unused > 0;
+    out->reserved_unused = ev.reserved_unused;
+    out->largest_free = ev.largest_free;
+    out->pools = ev.pools;
+    out->pool = ev.pool_index >= 0 ? ev.pool_id : 0;
+    out->pool_name = ev.pool_name;
+}
+
 void ga_report_init(struct ga_report *r, const char *path)
 {
     memset(r, 0, sizeof(*r));
     r->path = path;
     ga_facts_init(&r->facts);
     ga_memory_init(&r->mem);
+    ga_pools_init(&r->pools);
+    r->pools.mem = &r->mem;
+    r->mem.pool_evidence = pool_evidence;
+    r->mem.pools = &r->pools;
     ga_timeline_init(&r->tl);
     ga_gpu_init(&r->gpu);
     ga_stacks_init(&r->stacks);
@@ -31,10 +49,12 @@ void ga_report_event(void *report, const struct ga_event *ev)
     struct ga_report *r = report;
     if (!r->started) {
         r->mem.t0 = r->read.header.start_monotonic_ns;
+        r->pools.t0 = r->mem.t0;
         r->started = 1;
     }
     ga_facts_event(&r->facts, ev);
     ga_memory_event(&r->mem, ev);
+    ga_pools_event(&r->pools, ev); /* after memory: it reads the process peak */
     ga_timeline_event(&r->tl, ev);
     ga_gpu_event(&r->gpu, ev);
     ga_stacks_event(&r->stacks, ev);
@@ -57,6 +77,8 @@ void ga_report_finish(struct ga_report *r)
 {
     r->mem.t0 = r->read.header.start_monotonic_ns;
     ga_memory_finish(&r->mem, r->facts.have_ts ? r->facts.last_ts : r->mem.t0);
+    r->pools.t0 = r->mem.t0;
+    ga_pools_finish(&r->pools, r->facts.have_ts ? r->facts.last_ts : r->mem.t0);
     ga_timeline_finish(&r->tl);
     ga_gpu_finish(&r->gpu, &r->tl);
     ga_sites_finish(&r->sites, &r->stacks, &r->mem);
@@ -138,6 +160,7 @@ void ga_report_free(struct ga_report *r)
 {
     ga_facts_free(&r->facts);
     ga_memory_free(&r->mem);
+    ga_pools_free(&r->pools);
     ga_timeline_free(&r->tl);
     ga_gpu_free(&r->gpu);
     ga_sites_free(&r->sites);

@@ -9,6 +9,7 @@
 #include "facts.h"
 #include "gpu.h"
 #include "memory.h"
+#include "pools.h"
 #include "reader.h"
 #include "sites.h"
 #include "stacks.h"
@@ -21,6 +22,7 @@ struct ga_report {
     struct ga_read_stats read;
     struct ga_facts facts;
     struct ga_memory mem;
+    struct ga_pools pools; /* pools and fragmentation (second level of memory) */
     struct ga_timeline tl;
     struct ga_gpu gpu;
     struct ga_stacks stacks; /* host call stacks as the trace defines them */
