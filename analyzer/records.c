@@ -69,6 +69,10 @@ static const struct rec_info rec_table[] = {
     [GT_REC_SYMBOL] = {"SYMBOL",
                        sizeof(struct gt_rec_symbol),
                        {offsetof(struct gt_rec_symbol, name_len)}},
+    [GT_REC_PYCODE] = {"PYCODE",
+                       sizeof(struct gt_rec_pycode),
+                       {offsetof(struct gt_rec_pycode, file_len),
+                        offsetof(struct gt_rec_pycode, name_len)}},
 };
 
 #define N_TYPES (sizeof(rec_table) / sizeof(rec_table[0]))

@@ -52,12 +52,13 @@ struct ga_event {
         struct gt_rec_stack stack;
         struct gt_rec_module module;
         struct gt_rec_symbol symbol;
+        struct gt_rec_pycode pycode;
     } r;
     /* Variable-length strings (not NUL-terminated), validated against the record size:
      * process: argv (NUL separated), host, exe; device/thread/func/resolve: name;
      * note: text; pool: name; cupti: library path, reason; gpu_name: name; stack: the ip array (8-byte
-     * aligned); module: path, build-id; symbol: name. They point into the reader's buffer:
-     * valid only during the sink call. */
+     * aligned); module: path, build-id; symbol: name; pycode: file, name. They point into the
+     * reader's buffer: valid only during the sink call. */
     const char *str[3];
     uint32_t str_len[3];
 };

@@ -15,7 +15,8 @@ const char ga_default_ignore_frames[] =
     "^(libc10_cuda|libc10|libcublas|libcublasLt|libcudnn[A-Za-z0-9_]*|libcufft|libcufftw|libcurand|"
     "libcusparse|libcusparseLt|libcusolver|libcusolverMg|libnvrtc|libnvJitLink)\\.so"
     "|CUDACachingAllocator|^c10::cuda::|^c10::CachingDeviceAllocator"
-    "|^tsl::BFCAllocator|^stream_executor::|^xla::.*Allocator";
+    "|^tsl::BFCAllocator|^stream_executor::|^xla::.*Allocator"
+    "|/(torch|jax|jaxlib|cupy|cupy_backends|tensorflow|triton|numba)/.*\\.py$";
 
 /* The CUDA driver and runtime and the tracer itself: never the call site, never the library. */
 static const char runtime_modules[] = "^lib(cuda|cudart|gputrace)\\.so";
@@ -113,7 +114,7 @@ static int matches(const regex_t *re, const char *s)
 
 static int is_runtime(const struct ga_stacks *st, const struct ga_frame *f)
 {
-    if (!rt_ready) return 0;
+    if (!rt_ready || f->source == GA_SYM_PYTHON) return 0;
     if (f->module != GA_NO_MODULE && matches(&rt_mod, st->mods[f->module].name)) return 1;
     return matches(&rt_func, f->func);
 }
@@ -122,6 +123,7 @@ static int is_ignored(const struct ga_sites *s, const struct ga_stacks *st,
                       const struct ga_frame *f)
 {
     if (!s->ignore_ok) return 0;
+    if (f->source == GA_SYM_PYTHON && matches(&s->ignore, f->file)) return 1; /* the full path */
     if (f->module != GA_NO_MODULE && matches(&s->ignore, st->mods[f->module].name)) return 1;
     return matches(&s->ignore, f->func);
 }
@@ -141,22 +143,29 @@ static unsigned frame_class(struct ga_sites *s, const struct ga_stacks *st,
     return (unsigned)*v;
 }
 
-/* Call-site frame and library module of one stack. */
+/* Call-site frame and library module of one stack. A stack with Python frames has its site
+ * among them: the innermost one outside framework internals (else the innermost one); the
+ * library is still the native object that made the CUDA call. */
 static const struct ga_frame *classify(struct ga_sites *s, struct ga_stacks *st, uint32_t stack,
                                        uint32_t *library)
 {
     static const struct ga_frame *fr[MAX_FRAMES];
     size_t n = ga_sites_stack_frames(st, stack, fr, MAX_FRAMES);
-    const struct ga_frame *lib = NULL;
-    *library = GA_NO_MODULE;
-    for (size_t i = 0; i < n; i++) {
+    const struct ga_frame *lib = NULL, *site = NULL, *py = NULL, *py_site = NULL;
+    for (size_t i = 0; i < n && !py_site; i++) {
         unsigned c = frame_class(s, st, fr[i]);
+        if (fr[i]->source == GA_SYM_PYTHON) {
+            if (!py) py = fr[i];
+            if (!(c & FRAME_IGNORED)) py_site = fr[i];
+            continue;
+        }
         if (c & FRAME_RUNTIME) continue;
         if (!lib) lib = fr[i];
-        if (!(c & FRAME_IGNORED)) return *library = lib->module, fr[i];
+        if (!site && !(c & FRAME_IGNORED)) site = fr[i];
     }
-    if (lib) *library = lib->module;
-    return lib; /* every frame was framework internals: the library's own frame */
+    *library = lib ? lib->module : GA_NO_MODULE;
+    if (py) return py_site ? py_site : py;
+    return site ? site : lib; /* every frame was framework internals: the library's own frame */
 }
 
 static void add_stats(struct ga_site_stats *a, const struct ga_site_stats *b)

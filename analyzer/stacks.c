@@ -79,6 +79,29 @@ static void on_module(struct ga_stacks *s, const struct ga_event *ev)
     s->segs_ok = 0;
 }
 
+/* A code object; an id defined twice (corrupt trace) keeps its latest names. */
+static void on_pycode(struct ga_stacks *s, const struct ga_event *ev)
+{
+    int added = 0;
+    uint64_t *v = ga_map_upsert(&s->py_of, ev->r.pycode.id, 0, s->n_py, &added);
+    if (added) {
+        s->py = ga_xgrow(s->py, &s->py_cap, s->n_py++, sizeof(*s->py));
+    } else {
+        free(s->py[*v].file);
+        free(s->py[*v].name);
+    }
+    struct ga_pycode *c = &s->py[*v];
+    c->file = ga_xstrndup(ev->str[0], ev->str_len[0]);
+    c->name = ga_xstrndup(ev->str[1], ev->str_len[1]);
+    c->first_line = ev->r.pycode.first_line;
+}
+
+const struct ga_pycode *ga_stacks_pycode(const struct ga_stacks *s, uint32_t id)
+{
+    const uint64_t *v = ga_map_find(&s->py_of, id, 0);
+    return v ? &s->py[*v] : NULL;
+}
+
 static void on_symbol(struct ga_stacks *s, const struct ga_event *ev)
 {
     s->syms = ga_xgrow(s->syms, &s->syms_cap, s->n_syms, sizeof(*s->syms));
@@ -98,6 +121,9 @@ void ga_stacks_event(struct ga_stacks *s, const struct ga_event *ev)
         break;
     case GT_REC_SYMBOL:
         on_symbol(s, ev);
+        break;
+    case GT_REC_PYCODE:
+        on_pycode(s, ev);
         break;
     default:
         break;
@@ -226,6 +252,12 @@ void ga_stacks_free(struct ga_stacks *s)
         free(s->mods[i].path);
     for (size_t i = 0; i < s->n_syms; i++)
         free(s->syms[i].name);
+    for (size_t i = 0; i < s->n_py; i++) {
+        free(s->py[i].file);
+        free(s->py[i].name);
+    }
+    free(s->py);
+    ga_map_free(&s->py_of);
     for (size_t i = 0; i < s->n_strings; i++)
         free(s->strings[i]);
     free(s->nodes);

@@ -14,13 +14,14 @@
 
 /* Where a frame's name came from, best first. */
 enum ga_sym_source {
+    GA_SYM_PYTHON,  /* a Python frame: function and file:line from the trace's gt_rec_pycode */
     GA_SYM_DWARF,   /* debug info of the object on disk (libdw): function and file:line */
     GA_SYM_SYMTAB,  /* the object's symbol table (libdw): function only */
     GA_SYM_DLADDR,  /* the tracer's dladdr names in the trace (object not readable here) */
     GA_SYM_OFFSET,  /* nothing named it: module+0xoffset */
     GA_SYM_UNKNOWN, /* not even a module: the bare address */
 };
-const char *ga_sym_source_name(enum ga_sym_source s); /* "dwarf", "symtab", ... */
+const char *ga_sym_source_name(enum ga_sym_source s); /* "python", "dwarf", "symtab", ... */
 
 /* One logical frame: an ip expands into several when functions were inlined into each other. */
 struct ga_frame {
@@ -57,6 +58,12 @@ struct ga_symbol {
     char *name;
 };
 
+/* A Python code object (gt_rec_pycode). */
+struct ga_pycode {
+    char *file, *name;
+    uint32_t first_line;
+};
+
 struct ga_stacks {
     /* Nodes by id: ids are dense (1, 2, ... as the tracer made them), so an array indexed by id,
      * grown while ids stay below twice the nodes defined so far (plus slack: chunks of other
@@ -84,6 +91,9 @@ struct ga_stacks {
     struct ga_symbol *syms;
     size_t n_syms, syms_cap;
     int syms_sorted;
+    struct ga_map py_of; /* (code id, 0) -> index into py */
+    struct ga_pycode *py;
+    size_t n_py, py_cap;
     /* symbolization cache: ip -> (index into frame_sets << 8 | frame count); each ip's frames
      * are an allocation of their own, so pointers to them stay valid */
     struct ga_map ip_frames;
@@ -101,6 +111,8 @@ void ga_stacks_free(struct ga_stacks *s);
 /* The ips of stack `id`, innermost first, at most `max`; returns how many. A node the trace never
  * defined ends the walk (and makes a stack of 0 frames unknown). */
 size_t ga_stacks_ips(const struct ga_stacks *s, uint32_t id, uint64_t *ips, size_t max);
+/* The Python code object with this id, NULL when the trace does not define it. */
+const struct ga_pycode *ga_stacks_pycode(const struct ga_stacks *s, uint32_t id);
 /* Module index holding ip, GA_NO_MODULE if none. */
 uint32_t ga_stacks_module_of(struct ga_stacks *s, uint64_t ip);
 

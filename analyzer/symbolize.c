@@ -32,7 +32,7 @@ static const Dwfl_Callbacks callbacks = {
 
 const char *ga_sym_source_name(enum ga_sym_source s)
 {
-    static const char *const names[] = {"dwarf", "symtab", "dladdr", "offset", "unknown"};
+    static const char *const names[] = {"python", "dwarf", "symtab", "dladdr", "offset", "unknown"};
     return s <= GA_SYM_UNKNOWN ? names[s] : "unknown";
 }
 
@@ -242,12 +242,30 @@ static size_t from_dladdr(struct ga_stacks *s, uint64_t ip, uint32_t mod, struct
     return 1;
 }
 
+/* A Python pseudo-frame (GT_PYFRAME_IP): its code object's name and file, the ip's line. An ip
+ * with reserved bits set, or naming a code object the trace does not define, keeps func NULL. */
+static size_t from_python(struct ga_stacks *s, uint64_t ip, struct ga_frame *f)
+{
+    const struct ga_pycode *c =
+        GT_IP_IS_PYTHON(ip) ? ga_stacks_pycode(s, GT_PYFRAME_CODE(ip)) : NULL;
+    f->ip = ip;
+    f->module = GA_NO_MODULE;
+    f->source = c ? GA_SYM_PYTHON : GA_SYM_UNKNOWN;
+    if (c) {
+        f->func = ga_stacks_keep(s, ga_xstrdup(c->name)); /* (a later record may replace c's) */
+        f->file = ga_stacks_keep(s, ga_xstrdup(c->file));
+        f->line = GT_PYFRAME_LINE(ip);
+    }
+    return 1;
+}
+
 static size_t symbolize(struct ga_stacks *s, uint64_t ip, struct ga_frame *out)
 {
+    memset(out, 0, sizeof(*out));
+    if (ip & GT_IP_PYTHON) return from_python(s, ip, out);
     uint32_t mod = ga_stacks_module_of(s, ip);
     struct ga_module *m = mod == GA_NO_MODULE ? NULL : &s->mods[mod];
     size_t n = 0;
-    memset(out, 0, sizeof(*out));
     if (m && !m->tried) open_module(s, m);
     if (m && m->dwfl_mod) { /* the address in the session, which may be another load's */
         uint64_t at = ip - m->base + m->dwfl_base;

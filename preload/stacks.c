@@ -11,7 +11,11 @@
  *
  * Each thread also keeps its previous stack and its node ids (root first): a new stack that shares
  * its outer frames with the previous one reuses their ids without touching the table, so a loop
- * that allocates from one place costs one unwind and a compare per event. */
+ * that allocates from one place costs one unwind and a compare per event.
+ *
+ * Python (python.c): when the calling thread holds the GIL, the native frames stop at the first
+ * one inside the interpreter and the Python frames follow as pseudo-ips (GT_PYFRAME_IP), interned
+ * in the same tree. GPUTRACE_STACK_DEPTH bounds the native part and the Python part each. */
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <libunwind.h>
@@ -22,6 +26,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "python.h"
 #include "shim.h"
 
 #define SKIP_MAX    16 /* room for the shim's own frames above the depth asked for */
@@ -59,6 +64,7 @@ static struct {
     } mod[MODULES_MAX];
     uint32_t n_mod;
     char exe[PATH_MAX];
+    char py_path[PATH_MAX]; /* a libpython seen by the latest module scan, "" none; under mu */
 } S = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- configuration (called from gt_configure, single-threaded) ------------------------------- */
@@ -130,6 +136,7 @@ void gt_stacks_configure(const char *depth, const char *events)
         gt_stack_depth = gt_stack_events = 0;
         return;
     }
+    gt_py_configure();
     struct range_query q = {.addr = (uintptr_t)&gt_stacks_configure};
     if (dl_iterate_phdr(find_range, &q)) {
         S.self_lo = q.lo;
@@ -279,6 +286,11 @@ static int scan_module(struct dl_phdr_info *info, size_t size, void *arg)
     S.mod[S.n_mod].base = info->dlpi_addr;
     S.n_mod++;
     emit_module(arg, info, lo, hi);
+    if (info->dlpi_name && strstr(info->dlpi_name, "libpython3") && !gt_py_available()) {
+        size_t l = strnlen(info->dlpi_name, sizeof(S.py_path) - 1);
+        memcpy(S.py_path, info->dlpi_name, l);
+        S.py_path[l] = 0;
+    }
     return 0;
 }
 
@@ -325,11 +337,17 @@ static uint32_t insert_stack(struct gt_thread *t, struct gt_stk *s, uint32_t j, 
         if (!id) break;
         if (k == j) first = id;
         s->id[k] = parent = id;
-        rescan |= !module_known(s->ip[k]);
+        rescan |= !GT_IP_IS_PYTHON(s->ip[k]) && !module_known(s->ip[k]);
     }
-    if (rescan) dl_iterate_phdr(scan_module, t);
+    char py_path[PATH_MAX] = "";
+    if (rescan) {
+        dl_iterate_phdr(scan_module, t);
+        memcpy(py_path, S.py_path, sizeof(py_path));
+        S.py_path[0] = 0;
+    }
     int now_full = S.full;
     pthread_mutex_unlock(&S.mu);
+    if (py_path[0]) gt_py_module_loaded(py_path); /* (dlopen: not under the loader's lock) */
     if (k > j) emit_nodes(t, first, chain_parent, s->ip + j, k - j);
     if (now_full && !was_full) note_full(t);
     s->n = k;
@@ -380,6 +398,18 @@ static int backtrace(void **buf, int max)
 #endif
 }
 
+/* The native frames s->cur[0..n) down to the first one inside the interpreter, then the Python
+ * frames; s->cur unchanged when the thread does not hold the GIL. Returns the new count. */
+static uint32_t with_python(struct gt_thread *t, struct gt_stk *s, uint32_t n)
+{
+    uint32_t cut = 0;
+    while (cut < n && !gt_py_interp_ip(s->cur[cut]))
+        cut++;
+    uint32_t room = GT_STACK_DEPTH_MAX - cut;
+    uint32_t m = gt_py_frames(t, s->cur + cut, room < gt_stack_depth ? room : gt_stack_depth);
+    return m ? cut + m : n;
+}
+
 uint32_t gt_stack_slow(struct gt_thread *t)
 {
     struct gt_stk *s = t->stk;
@@ -395,6 +425,7 @@ uint32_t gt_stack_slow(struct gt_thread *t)
     uint32_t n = 0;
     for (; k < got && n < gt_stack_depth; k++)
         if ((uintptr_t)s->raw[k] > 1) s->cur[n++] = (uint64_t)(uintptr_t)s->raw[k] - 1;
+    if (gt_py_available()) n = with_python(t, s, n);
     return n ? intern(t, s, n) : 0;
 }
 
@@ -425,7 +456,7 @@ static uint64_t *all_ips(size_t *count)
     for (uint32_t l = 0; l < nlv; l++)
         for (uint64_t i = 0; i <= S.lv[l].mask; i++) {
             uint64_t ip = atomic_load_explicit(&S.lv[l].w[2 * i], memory_order_relaxed);
-            if (ip && n < cap / 2 + 1) ips[n++] = ip;
+            if (ip && !GT_IP_IS_PYTHON(ip) && n < cap / 2 + 1) ips[n++] = ip;
         }
     qsort(ips, n, sizeof(*ips), cmp_u64);
     size_t u = 0;

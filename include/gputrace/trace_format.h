@@ -108,6 +108,7 @@ enum gt_rec_type {
     GT_REC_STACK = 50,  /* gt_rec_stack: new nodes of the host call-stack tree (see below) */
     GT_REC_MODULE = 51, /* gt_rec_module: a loaded object: path, address range, build-id */
     GT_REC_SYMBOL = 52, /* gt_rec_symbol: a function name the tracer looked up with dladdr */
+    GT_REC_PYCODE = 53, /* gt_rec_pycode: a Python code object that Python frames of stacks name */
 };
 
 /* Every host record's sort key is its first uint64 after the header (ts or ts_enter), a
@@ -393,7 +394,8 @@ _Static_assert(sizeof(struct gt_rec_note) == 24, "gt_rec_note layout");
  * process's address space at the time; gt_rec_module records say which object was mapped there.
  * Nodes may come after events that use them, in another thread's chunk, or (file cut short)
  * never: readers resolve stacks at the end and treat unknown ids as unknown stacks.
- * Python frames (later) join the same tree as pseudo-frames, so events keep one stack id. */
+ * Python frames join the same tree as pseudo-frames (GT_IP_PYTHON below), so events keep one
+ * stack id. */
 
 /* `count` new nodes, ids first_id .. first_id+count-1: node first_id has parent `parent`, each
  * later one the node before it; ip[i] is the ip of node first_id+i (outermost first). */
@@ -407,6 +409,33 @@ struct gt_rec_stack {
     /* uint64_t ip[count] */
 };
 _Static_assert(sizeof(struct gt_rec_stack) == 32, "gt_rec_stack layout");
+
+/* A Python frame's node ip: bit 63 set (no native ip has it: user-space addresses are below
+ * 2^57), bits 24..55 the gt_rec_pycode id of its code object, bits 0..23 its current line (0 =
+ * unknown, lines past 2^24-1 are written as 2^24-1); bits 56..62 are 0 (a reader treats an ip with
+ * bit 63 and any of them set as unknown). A stack with Python frames holds, innermost first, the
+ * native frames down to the first one inside the interpreter (the object exporting the CPython
+ * API), then the Python frames, innermost first; the interpreter's own native frames and
+ * everything outside them are left out. */
+#define GT_IP_PYTHON        (1ull << 63)
+#define GT_PY_LINE_MAX      0xffffffu
+#define GT_PYFRAME_IP(code, line) (GT_IP_PYTHON | (uint64_t)(uint32_t)(code) << 24 | (line))
+#define GT_IP_IS_PYTHON(ip) (((ip) >> 56) == 0x80u)
+#define GT_PYFRAME_CODE(ip) ((uint32_t)((ip) >> 24))
+#define GT_PYFRAME_LINE(ip) ((uint32_t)(ip)&GT_PY_LINE_MAX)
+
+/* A Python code object, written before the first node whose ip names it. ids 1, 2, ... per
+ * process (0 is never used); the tracer keeps the code object alive, so an id means one object. */
+struct gt_rec_pycode {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint32_t id;
+    uint32_t first_line; /* co_firstlineno */
+    uint32_t file_len;   /* bytes of co_filename (UTF-8) following the fixed part */
+    uint32_t name_len;   /* bytes of co_qualname (3.11+; co_name before) following the file;
+                          * padded to 8 */
+};
+_Static_assert(sizeof(struct gt_rec_pycode) == 32, "gt_rec_pycode layout");
 
 /* A loaded object (dl_iterate_phdr), written before the first node with an ip inside it. Its
  * mapped range is [start, start + size); base is the load bias: a file virtual address v of the

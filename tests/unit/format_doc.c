@@ -142,6 +142,8 @@ static const struct layout layouts[] = {
     L(gt_rec_symbol, GT_REC_SYMBOL, F(gt_rec_symbol, h), F(gt_rec_symbol, ts),
       F(gt_rec_symbol, addr), F(gt_rec_symbol, size), F(gt_rec_symbol, name_len),
       F(gt_rec_symbol, pad)),
+    L(gt_rec_pycode, GT_REC_PYCODE, F(gt_rec_pycode, h), F(gt_rec_pycode, ts), F(gt_rec_pycode, id),
+      F(gt_rec_pycode, first_line), F(gt_rec_pycode, file_len), F(gt_rec_pycode, name_len)),
 };
 
 #define N_LAYOUTS (sizeof(layouts) / sizeof(layouts[0]))

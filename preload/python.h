@@ -1,0 +1,26 @@
+/* Python frames for host call stacks (python.c). The CPython API is looked up at run time (never
+ * linked); stacks.c asks for the frames of the calling thread when it holds the GIL. */
+#ifndef GT_PYTHON_H
+#define GT_PYTHON_H
+
+#include <stdint.h>
+
+struct gt_thread;
+
+/* Looks for an interpreter already in the process (the python executable or a libpython it
+ * links); from gt_stacks_configure, single-threaded. */
+void gt_py_configure(void);
+/* A newly seen object at `path` may be a libpython loaded later: look there too. Called by
+ * stacks.c outside the loader's locks. */
+void gt_py_module_loaded(const char *path);
+/* Whether Python frames can be taken at all (an interpreter of a supported version was found). */
+int gt_py_available(void);
+/* Whether a native ip lies inside the interpreter's object. */
+int gt_py_interp_ip(uint64_t ip);
+/* The calling thread's Python frames, innermost first, as GT_PYFRAME_IP pseudo-ips in out (at
+ * most max); new code objects are written to t first. Returns 0 (nothing done) unless the thread
+ * holds the GIL of an initialized main interpreter. Never blocks, never leaves a Python exception
+ * set or errno changed. */
+uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max);
+
+#endif

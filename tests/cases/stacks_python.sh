@@ -1,0 +1,90 @@
+# Python frames in host stacks (tests/progs/stacks_python.py): through ctypes.PyDLL (the GIL is
+# held, as in a C extension) each call site is the Python function and line that made the call,
+# a framework package's frames (a stand-in `torch` package) are skipped for the site, and the
+# stack holds the native frames down to the interpreter, then the Python frames in order; through
+# ctypes.CDLL (GIL released) stacks are native only; 4 Python threads each get their own frames;
+# output identical traced and untraced. Runs with $PYTHON and, where installed, every pyenv
+# CPython (3.8 has no frame API: native stacks only, nothing else changes).
+. "$SRC/tests/lib.sh"
+command -v "$PYTHON" >/dev/null || skip "no $PYTHON"
+prog="$SRC/tests/progs/stacks_python.py"
+MiB=1048576
+line() { grep -n "SITE:$1\$" "$prog" | cut -d: -f1; }
+# The stand-in framework: its empty() allocates through the program's library handle.
+mkdir -p pkgs/torch
+cat > pkgs/torch/__init__.py <<'EOF'
+import ctypes
+
+cu = None
+
+
+def empty(nbytes):
+    p = ctypes.c_uint64()
+    if cu.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(nbytes)) != 0:  # SITE:empty
+        raise MemoryError(nbytes)
+    return p
+EOF
+empty_line=$(grep -n "SITE:empty" pkgs/torch/__init__.py | cut -d: -f1)
+run_py() { # python mode trace
+    PYTHONPATH="$PWD/pkgs" traced "$3" "$1" "$prog" "$2"
+}
+pys="$PYTHON"
+for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.*/bin/python3; do
+    [ -x "$p" ] && "$p" -c "" 2>/dev/null && pys="$pys $p"
+done
+n=0
+for py in $pys; do
+    n=$((n + 1))
+    minor=$("$py" -c "import sys; print(sys.version_info[1])")
+    exe=$("$py" -c "import os, sys; print(os.path.realpath(sys.executable))")
+    v="python3.$minor"
+    # untraced output is the reference
+    want=$(PYTHONPATH="$PWD/pkgs" untraced "$py" "$prog" pydll) || fail "$v: untraced run failed: $want"
+    expect_eq "$v untraced output" "$want" "ok pydll"
+    got=$(run_py "$py" pydll p$n.trace) || fail "$v: traced run failed: $got"
+    expect_eq "$v traced output" "$got" "$want"
+    "$GT_REPORT" --json p$n.trace > p$n.json || fail "$v: report failed"
+    j() { jget p$n.json "$1"; }
+    if [ "$minor" -lt 9 ]; then # no PyFrame_GetCode/GetBack: native stacks only
+        expect_eq "$v no python frames" "$(j "d['stacks']['ips_symbolized_by']['python']")" 0
+        expect_eq "$v allocations" "$(j "(d['memory']['alloc_count'], d['stacks']['allocs_without_stack'])")" "(5, 0)"
+        echo "$v: no frame API, native stacks only"
+        continue
+    fi
+    site="(s['function'], s['file'].rsplit('/',1)[-1], s['line'], s['count'], s['bytes'], s['failed'], s['leaked_bytes'], s['symbolized_by'])"
+    expect_eq "$v allocation sites" "$(j "sorted($site for s in d['memory']['by_site'])")" \
+        "[('alloc_buffer', 'stacks_python.py', $(line alloc_buffer), 3, $((3 * MiB)), 0, $((2 * MiB)), 'python'), ('alloc_weights', 'stacks_python.py', $(line alloc_weights), 2, $((8 * MiB)), 0, $((8 * MiB)), 'python')]"
+    expect_eq "$v launch sites" "$(j "[(s['function'], s['line'], s['count'], s['symbolized_by']) for s in d['timeline']['launch_sites']]")" \
+        "[('launch_kernels', $(line launch_kernels), 5, 'python')]"
+    expect_eq "$v sync sites" "$(j "[(s['function'], s['line'], s['calls']) for s in d['timeline']['sync_sites']]")" \
+        "[('train_step', $(line train_step_sync), 1)]"
+    # The full stack of the torch.empty allocations: Python frames innermost first, after the
+    # native ones; nothing of the interpreter's own object among the native frames.
+    stack="[s['stack'] for s in d['memory']['by_site'] if s['function'] == 'alloc_weights'][0]"
+    expect_eq "$v python frames" "$(j "[(f['function'], f['file'].rsplit('/', 2)[-2:], f['line']) for f in $stack if f['symbolized_by'] == 'python']")" \
+        "[('empty', ['torch', '__init__.py'], $empty_line), ('alloc_weights', ['progs', 'stacks_python.py'], $(line alloc_weights)), ('train_step', ['progs', 'stacks_python.py'], $(line train_step_weights)), ('main', ['progs', 'stacks_python.py'], $(line main_train)), ('<module>', ['progs', 'stacks_python.py'], $(line module))]"
+    expect_eq "$v native frames then python" "$(j "(lambda k: all(f['symbolized_by'] == 'python' for f in $stack[k:]) and k > 0)([f['symbolized_by'] for f in $stack].index('python'))")" True
+    expect_eq "$v no interpreter frames" "$(j "[f['module'] for f in $stack if f['module'] and ('libpython' in f['module'] or f['module'] == '$exe')]")" "[]"
+    expect_eq "$v code objects" "$("$GT_REPORT" --dump p$n.trace | grep -c ' PYCODE ')" 7
+    # --ignore-frames replaces the built-in list: alloc_buffer's caller becomes the site, and
+    # torch's frame is no longer framework internals.
+    "$GT_REPORT" --json --ignore-frames '^alloc_buffer$' p$n.trace > i$n.json || fail "$v: --ignore-frames report failed"
+    expect_eq "$v ignored frame" "$(jget i$n.json "sorted((s['function'], s['line'], s['count']) for s in d['memory']['by_site'])")" \
+        "[('empty', $empty_line, 2), ('train_step', $(line train_step_buffer), 3)]"
+    # Text report names the Python site.
+    "$GT_REPORT" --stacks p$n.trace > p$n.txt || fail "$v: text report failed"
+    grep -q "alloc_weights (stacks_python.py:$(line alloc_weights))" p$n.txt || fail "$v: text site: $(cat p$n.txt)"
+    # CDLL releases the GIL: native stacks only, same memory.
+    got=$(run_py "$py" cdll c$n.trace) || fail "$v: cdll run failed: $got"
+    expect_eq "$v cdll output" "$got" "ok cdll"
+    "$GT_REPORT" --json c$n.trace > c$n.json || fail "$v: cdll report failed"
+    expect_eq "$v cdll native only" "$(jget c$n.json "(d['stacks']['ips_symbolized_by']['python'], d['memory']['alloc_count'], d['memory']['alloc_bytes'], d['stacks']['allocs_without_stack'], d['timeline']['launch_count'])")" \
+        "(0, 5, $((11 * MiB)), 0, 5)"
+    # Threads: each of the 4 threads' allocations carries that thread's own Python frames.
+    got=$(run_py "$py" threads t$n.trace) || fail "$v: threads run failed: $got"
+    expect_eq "$v threads output" "$got" "threads 12"
+    "$GT_REPORT" --json t$n.trace > t$n.json || fail "$v: threads report failed"
+    expect_eq "$v thread sites" "$(jget t$n.json "[(s['function'], s['line'], s['count'], s['bytes'], [f['function'] for f in s['stack'] if f['symbolized_by'] == 'python'][1:2], [f['line'] for f in s['stack'] if f['symbolized_by'] == 'python'][1]) for s in d['memory']['by_site']]")" \
+        "[('alloc_buffer', $(line alloc_buffer), 12, $((24 * MiB)), ['thread_alloc'], $(line thread_alloc))]"
+    echo "$v: python sites, stacks, CDLL and threads exact"
+done
