@@ -76,6 +76,56 @@ static void on_name(struct ga_gpu *g, const struct ga_event *ev)
     g->names[g->n_names++] = name;
 }
 
+/* Records come in runs of one thread's chunk: the previous thread's entry is kept at hand. */
+static struct ga_gpu_call *last_call(struct ga_gpu *g, uint32_t tid)
+{
+    int added = 0;
+    if (g->n_last_call && g->last_tid == tid) return &g->last_call[g->last_tid_idx];
+    uint64_t *i = ga_map_upsert(&g->last_call_idx, tid, 0, g->n_last_call, &added);
+    if (added) {
+        g->last_call =
+            ga_xgrow(g->last_call, &g->last_call_cap, g->n_last_call, sizeof(*g->last_call));
+        g->last_call[g->n_last_call++] = (struct ga_gpu_call){0, 0};
+    }
+    g->last_tid = tid;
+    g->last_tid_idx = (size_t)*i;
+    return &g->last_call[*i];
+}
+
+/* When a host record's CUDA call ended: launches and frees are stamped before the call was
+ * forwarded (plus the time inside it), allocations after it returned, spans at their exit. */
+static int call_end(const struct ga_event *ev, uint64_t *end)
+{
+    switch (ev->type) {
+    case GT_REC_LAUNCH:
+        *end = ev->r.launch.ts + ev->r.launch.dur_ns;
+        return 1;
+    case GT_REC_SPAN:
+        *end = ev->r.span.ts_exit > ev->r.span.ts_enter ? ev->r.span.ts_exit : ev->r.span.ts_enter;
+        return 1;
+    case GT_REC_FREE:
+        *end = ev->r.free.ts + ev->r.free.dur_ns;
+        return 1;
+    case GT_REC_ALLOC:
+    case GT_REC_ALLOC_FAIL:
+    case GT_REC_VMM_MAP:
+    case GT_REC_OBJECT:
+        *end = ev->ts;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Host records arrive in time order, so the thread's latest call so far is its previous one. */
+static void on_host_call(struct ga_gpu *g, const struct ga_event *ev)
+{
+    uint64_t end;
+    if (!call_end(ev, &end)) return;
+    struct ga_gpu_call *c = last_call(g, ev->tid);
+    if (end >= c->end) *c = (struct ga_gpu_call){end, ev->sub};
+}
+
 static void on_launch(struct ga_gpu *g, const struct ga_event *ev)
 {
     const struct gt_rec_launch *l = &ev->r.launch;
@@ -84,8 +134,17 @@ static void on_launch(struct ga_gpu *g, const struct ga_event *ev)
     if (g->cupti_seen && g->cupti_status != GT_CUPTI_ON) return; /* no GPU records will follow */
     ga_map_upsert(&g->launch_idx, l->corr, 0, g->n_launches, &added);
     if (!added) return; /* a corr is unique per launch; keep the first */
+    const struct ga_gpu_call *prev = last_call(g, ev->tid);
     g->launches = ga_xgrow(g->launches, &g->launches_cap, g->n_launches, sizeof(*g->launches));
-    g->launches[g->n_launches++] = (struct ga_gpu_launch){l->ts, l->func, ev->tid, ev->sub};
+    g->launches[g->n_launches++] = (struct ga_gpu_launch){
+        .ts = l->ts,
+        .func = l->func,
+        .prev_end = prev->end,
+        .tid = ev->tid,
+        .stack = l->stack,
+        .api = ev->sub,
+        .prev_api = prev->api,
+    };
 }
 
 static void on_cupti(struct ga_gpu *g, const struct ga_event *ev)
@@ -127,12 +186,15 @@ static void on_gpu_record(struct ga_gpu *g, const struct ga_event *ev)
 
 void ga_gpu_event(struct ga_gpu *g, const struct ga_event *ev)
 {
-    if (ga_rec_is_gpu(ev->type))
+    if (ga_rec_is_gpu(ev->type)) {
         on_gpu_record(g, ev);
-    else if (ev->type == GT_REC_LAUNCH)
+        return;
+    }
+    if (ev->type == GT_REC_LAUNCH)
         on_launch(g, ev);
     else if (ev->type == GT_REC_CUPTI)
         on_cupti(g, ev);
+    on_host_call(g, ev);
 }
 
 /* ---- intervals ----------------------------------------------------------------------------------
@@ -288,6 +350,13 @@ static const struct ga_gpu_launch *launch_of(const struct ga_gpu *g, uint32_t co
     const uint64_t *ext = ga_map_find(&g->extcorr, corr, 0);
     const uint64_t *idx = ext ? ga_map_find(&g->launch_idx, *ext, 0) : NULL;
     return idx ? &g->launches[*idx] : NULL;
+}
+
+/* Only launches push our correlation id, so only kernels are linked (a copy's CUPTI corr has no
+ * external-correlation record, and could not name a launch if it had). */
+const struct ga_gpu_launch *ga_gpu_launch_of(const struct ga_gpu *g, const struct ga_gpu_act *a)
+{
+    return a->kind == GA_GPU_KERNEL ? launch_of(g, a->corr) : NULL;
 }
 
 static int by_i64(const void *a, const void *b)
@@ -449,6 +518,21 @@ void ga_gpu_finish(struct ga_gpu *g, const struct ga_timeline *tl)
     kernel_pass(g, tl);
 }
 
+const char *ga_gpu_act_name(const struct ga_gpu *g, const struct ga_timeline *tl,
+                            const struct ga_gpu_act *a)
+{
+    static const char *const copy_names[GA_COPY_KINDS] = {
+        "memcpy",      "memcpy HtoD", "memcpy DtoH", "memcpy HtoA", "memcpy AtoH", "memcpy AtoA",
+        "memcpy AtoD", "memcpy DtoA", "memcpy DtoD", "memcpy HtoH", "memcpy PtoP"};
+    if (a->kind == GA_GPU_MEMCPY)
+        return copy_names[a->copy_kind < GA_COPY_KINDS ? a->copy_kind : 0];
+    if (a->kind == GA_GPU_MEMSET) return "memset";
+    size_t slot = slot_of(g, tl, a);
+    if (slot < g->n_names) return g->names[slot];
+    if (slot < g->n_names + tl->n_names) return tl->names[slot - g->n_names];
+    return "<unknown>";
+}
+
 int ga_gpu_has_activity(const struct ga_gpu *g)
 {
     return g->n_devices > 0;
@@ -480,5 +564,7 @@ void ga_gpu_free(struct ga_gpu *g)
     ga_map_free(&g->name_idx);
     ga_map_free(&g->extcorr);
     ga_map_free(&g->launch_idx);
+    ga_map_free(&g->last_call_idx);
+    free(g->last_call);
     memset(g, 0, sizeof(*g));
 }

@@ -7,7 +7,7 @@
  * GPU records reach the analysis in CUPTI's delivery order, not in time order, so it keeps what it
  * must sort until the end (a later version streams it):
  *   - 48 bytes per kernel, memcpy and memset record (struct ga_gpu_act),
- *   - per successful launch: 24 bytes plus a hash slot (kept unless the trace's CUPTI status,
+ *   - per successful launch: 40 bytes plus a hash slot (kept unless the trace's CUPTI status,
  *     which precedes every launch, says the GPU timeline is not recorded),
  *   - a hash slot per external-correlation record, and the kernel names.
  * Memory is thus proportional to the GPU records (and launches), not to the rest of the file. */
@@ -38,7 +38,16 @@ struct ga_gpu_act {
 
 struct ga_gpu_launch {
     uint64_t ts, func;
+    uint64_t prev_end; /* end of the launching thread's previous CUDA call, 0 none */
     uint32_t tid;
+    uint32_t stack; /* host call stack (gt_rec_stack node id), 0 none */
+    uint16_t api;
+    uint16_t prev_api; /* that previous call's api, 0 none */
+};
+
+/* The end of each thread's latest CUDA call while reading (host records are in time order). */
+struct ga_gpu_call {
+    uint64_t end;
     uint16_t api;
 };
 
@@ -94,6 +103,11 @@ struct ga_gpu {
     struct ga_map launch_idx; /* launch corr -> index into launches */
     struct ga_gpu_launch *launches;
     size_t n_launches, launches_cap;
+    struct ga_map last_call_idx; /* tid -> index into last_call */
+    struct ga_gpu_call *last_call;
+    size_t n_last_call, last_call_cap;
+    uint32_t last_tid; /* the thread last looked up, and its index (valid when n_last_call) */
+    size_t last_tid_idx;
     uint64_t dropped;     /* sum of GT_REC_GPU_DROPPED counts */
     uint64_t api_records; /* GT_REC_GPU_API records (counted only) */
     uint64_t records;     /* GPU records of every type delivered */
@@ -121,6 +135,12 @@ void ga_gpu_free(struct ga_gpu *g);
 int ga_gpu_has_activity(const struct ga_gpu *g);
 /* "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP", "unknown" */
 const char *ga_copy_kind_name(unsigned kind);
+/* The host launch a GPU activity is linked to (see gpu.h's top comment), NULL when none. */
+const struct ga_gpu_launch *ga_gpu_launch_of(const struct ga_gpu *g, const struct ga_gpu_act *a);
+/* A short name of an activity: its kernel name (as top_kernels names it, mangled), "memcpy HtoD"
+ * style for copies, "memset". Valid until ga_gpu_free / ga_timeline_free. */
+const char *ga_gpu_act_name(const struct ga_gpu *g, const struct ga_timeline *tl,
+                            const struct ga_gpu_act *a);
 /* Length of the union of the intervals [start, end) of a[0..n), which it sorts by start. */
 uint64_t ga_gpu_union_ns(struct ga_gpu_act *a, size_t n);
 

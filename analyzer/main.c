@@ -19,6 +19,7 @@ struct opts {
     const char **traces; /* as given: files or directories */
     size_t n_traces, traces_cap;
     int show_stacks;
+    int all_gaps;              /* --all-gaps: every GPU idle gap in the JSON, not the longest 20 */
     const char *ignore_frames; /* NULL: the built-in list */
 };
 
@@ -37,6 +38,7 @@ static const char usage_text[] =
     "                 (GPU_* records where the file has them, in CUPTI's delivery order)\n"
     "  --stacks       print the full host call stack of each call site listed (text report);\n"
     "                 sites come from the stacks the tracer recorded (GPUTRACE_STACKS)\n"
+    "  --all-gaps     list every GPU idle gap in the JSON (default: the 20 longest per device)\n"
     "  --ignore-frames REGEX  frames whose function or object file name match this POSIX\n"
     "                 extended regex are allocator internals, never a call site; replaces the\n"
     "                 built-in list (PyTorch's caching allocator, cuBLAS, cuDNN, ...); '' = none\n"
@@ -95,6 +97,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
             set_mode(o, MODE_DUMP, a);
         } else if (strcmp(a, "--stacks") == 0) {
             o->show_stacks = 1;
+        } else if (strcmp(a, "--all-gaps") == 0) {
+            o->all_gaps = 1;
         } else if (strcmp(a, "--ignore-frames") == 0) {
             if (++i >= argc) usage_error("a regular expression must follow ", a);
             o->ignore_frames = argv[i];
@@ -170,6 +174,7 @@ static int prepare(const struct opts *o, struct ga_report *r, const char *path)
     char err[200];
     ga_report_init(r, path);
     r->show_stacks = o->show_stacks;
+    if (o->all_gaps) r->gaps.top = 0;
     if (o->ignore_frames && ga_report_ignore_frames(r, o->ignore_frames, err, sizeof(err)) != 0) {
         fprintf(stderr, "%s: --ignore-frames: %s\n", GA_PROG, err);
         ga_report_free(r);

@@ -30,6 +30,7 @@ void ga_report_init(struct ga_report *r, const char *path)
     r->mem.pools = &r->pools;
     ga_timeline_init(&r->tl);
     ga_gpu_init(&r->gpu);
+    ga_gaps_init(&r->gaps, GA_GAPS_TOP);
     ga_stacks_init(&r->stacks);
     ga_sites_init(&r->sites, NULL);
     ga_demangle_reset();
@@ -57,6 +58,7 @@ void ga_report_event(void *report, const struct ga_event *ev)
     ga_pools_event(&r->pools, ev); /* after memory: it reads the process peak */
     ga_timeline_event(&r->tl, ev);
     ga_gpu_event(&r->gpu, ev);
+    ga_gaps_event(&r->gaps, ev);
     ga_stacks_event(&r->stacks, ev);
     ga_sites_event(&r->sites, ev);
 }
@@ -82,6 +84,7 @@ void ga_report_finish(struct ga_report *r)
     ga_timeline_finish(&r->tl);
     ga_gpu_finish(&r->gpu, &r->tl);
     ga_sites_finish(&r->sites, &r->stacks, &r->mem);
+    ga_gaps_finish(&r->gaps, &r->gpu, &r->sites);
 }
 
 int ga_report_run(struct ga_report *r)
@@ -163,6 +166,7 @@ void ga_report_free(struct ga_report *r)
     ga_pools_free(&r->pools);
     ga_timeline_free(&r->tl);
     ga_gpu_free(&r->gpu);
+    ga_gaps_free(&r->gaps);
     ga_sites_free(&r->sites);
     ga_stacks_free(&r->stacks);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "facts.h"
+#include "gaps.h"
 #include "gpu.h"
 #include "memory.h"
 #include "pools.h"
@@ -25,6 +26,7 @@ struct ga_report {
     struct ga_pools pools; /* pools and fragmentation (second level of memory) */
     struct ga_timeline tl;
     struct ga_gpu gpu;
+    struct ga_gaps gaps;     /* GPU idle gaps and their causes; gaps.top = 0 keeps all (--all-gaps) */
     struct ga_stacks stacks; /* host call stacks as the trace defines them */
     struct ga_sites sites;   /* events by call site and library */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */

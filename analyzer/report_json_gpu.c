@@ -88,6 +88,145 @@ static jobj *streams(const struct ga_gpu_device *d)
     return a;
 }
 
+static jobj *jstr_or_null(const char *s)
+{
+    return s ? jclean(s) : NULL;
+}
+
+static jobj *act_obj(const struct ga_report *r, size_t i)
+{
+    const struct ga_gpu_act *a = &r->gpu.acts[i];
+    static const char *const kinds[] = {"kernel", "memcpy", "memset"};
+    jobj *o = json_object_new_object();
+    put(o, "name", jclean(ga_gpu_act_name(&r->gpu, &r->tl, a)));
+    put(o, "kind", json_object_new_string(kinds[a->kind <= GA_GPU_MEMSET ? a->kind : 0]));
+    put(o, "stream", ju64(a->stream));
+    put(o, "start_ns", ji64(ga_report_rel(r, a->start)));
+    put(o, "end_ns", ji64(ga_report_rel(r, a->end)));
+    return o;
+}
+
+static const char *site_label(const struct ga_report *r, uint32_t stack, char *buf, size_t n)
+{
+    const struct ga_site *s = stack ? ga_sites_of_stack(&r->sites, stack) : NULL;
+    if (!s) return NULL;
+    return s->frame ? ga_frame_label(&r->stacks, s->frame, buf, n, 1) : "<unknown>";
+}
+
+static jobj *api_name(unsigned api)
+{
+    char buf[16];
+    return json_object_new_string(ga_api_label(api, buf));
+}
+
+static jobj *launch_obj(const struct ga_report *r, const struct ga_gap *gp)
+{
+    const struct ga_gpu_launch *l = gp->launch;
+    if (!l) return NULL;
+    jobj *o = json_object_new_object();
+    put(o, "api", api_name(l->api));
+    put(o, "tid", ju64(l->tid));
+    put(o, "time_ns", ji64(ga_report_rel(r, l->ts)));
+    put(o, "before_gap", json_object_new_boolean(l->ts < gp->start));
+    put(o, "since_previous_call_ns",
+        l->prev_end && l->ts >= l->prev_end ? ju64(l->ts - l->prev_end) : NULL);
+    put(o, "previous_call", l->prev_end ? api_name(l->prev_api) : NULL);
+    return o;
+}
+
+static jobj *host_call_obj(const struct ga_report *r, const struct ga_gap *gp)
+{
+    const struct ga_host_call *c = &gp->call;
+    char label[1024];
+    if (!c->kind) return NULL;
+    jobj *o = json_object_new_object();
+    put(o, "api", api_name(c->api));
+    put(o, "tid", ju64(c->tid));
+    put(o, "enter_ns", ji64(ga_report_rel(r, c->start)));
+    put(o, "exit_ns", ji64(ga_report_rel(r, c->end)));
+    put(o, "overlap_ns", ju64(gp->call_ns));
+    put(o, "site", jstr_or_null(site_label(r, c->stack, label, sizeof(label))));
+    return o;
+}
+
+static jobj *gap_obj(const struct ga_report *r, const struct ga_gap *gp)
+{
+    char label[1024];
+    jobj *o = json_object_new_object();
+    put(o, "start_ns", ji64(ga_report_rel(r, gp->start)));
+    put(o, "duration_ns", ju64(gp->dur));
+    put(o, "cause", json_object_new_string(ga_cause_name(gp->cause)));
+    put(o, "site", jstr_or_null(site_label(r, gp->stack, label, sizeof(label))));
+    put(o, "before", act_obj(r, gp->before));
+    put(o, "after", act_obj(r, gp->after));
+    put(o, "launch", launch_obj(r, gp));
+    put(o, "host_call", host_call_obj(r, gp));
+    return o;
+}
+
+static jobj *idle_by_cause(const struct ga_gaps_device *x)
+{
+    jobj *o = json_object_new_object();
+    for (unsigned c = 0; c < GA_CAUSES; c++) {
+        jobj *e = json_object_new_object();
+        put(e, "idle_ns", ju64(x->cause_ns[c]));
+        put(e, "gaps", ju64(x->cause_n[c]));
+        put(o, ga_cause_name(c), e);
+    }
+    return o;
+}
+
+static jobj *idle_by_site(const struct ga_report *r, const struct ga_gaps_device *x)
+{
+    char label[1024];
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < x->n_sites && i < GA_GAPS_TOP; i++) {
+        const struct ga_idle_site *s = &x->sites[i];
+        jobj *o = json_object_new_object();
+        put(o, "cause", json_object_new_string(ga_cause_name(s->cause)));
+        put(o, "site",
+            s->site ? jclean(s->site->frame ? ga_frame_label(&r->stacks, s->site->frame, label,
+                                                             sizeof(label), 1)
+                                            : "<unknown>")
+                    : NULL);
+        put(o, "idle_ns", ju64(s->idle_ns));
+        put(o, "gaps", ju64(s->gaps));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
+static jobj *histogram(const struct ga_gaps_device *x)
+{
+    jobj *a = json_object_new_array();
+    for (unsigned b = 0; b < GA_GAP_BUCKETS; b++) {
+        jobj *o = json_object_new_object();
+        put(o, "bucket", json_object_new_string(ga_gap_bucket_name(b)));
+        put(o, "count", ju64(x->bucket_n[b]));
+        put(o, "idle_ns", ju64(x->bucket_ns[b]));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
+/* The idle fields of one device (docs/REPORT_JSON.md, timeline.devices[]). */
+static void device_gaps(const struct ga_report *r, const struct ga_gpu_device *d, jobj *o)
+{
+    const struct ga_gaps_device *x = ga_gaps_device_of(&r->gaps, d->device);
+    uint64_t span = d->last - d->first;
+    jobj *gaps = json_object_new_array();
+    if (!x) return;
+    put(o, "idle_share", span ? jratio((double)x->idle_ns / (double)span) : NULL);
+    put(o, "gap_count", ju64(x->n_gaps));
+    for (size_t i = 0; i < x->n_kept; i++)
+        json_object_array_add(gaps, gap_obj(r, &x->gaps[i]));
+    put(o, "gaps", gaps);
+    put(o, "gaps_omitted", ju64(x->n_gaps - x->n_kept));
+    put(o, "idle_by_cause", idle_by_cause(x));
+    put(o, "idle_by_site", idle_by_site(r, x));
+    put(o, "gap_histogram", histogram(x));
+}
+
 static jobj *devices(const struct ga_report *r)
 {
     jobj *a = json_object_new_array();
@@ -104,6 +243,7 @@ static jobj *devices(const struct ga_report *r)
         put(o, "last_ns", ji64(ga_report_rel(r, d->last)));
         put(o, "kernel_count", ju64(d->kernels));
         put(o, "streams", streams(d));
+        device_gaps(r, d, o);
         json_object_array_add(a, o);
     }
     return a;
@@ -164,6 +304,57 @@ static jobj *linking(const struct ga_report *r)
     return o;
 }
 
+static jobj *hta(const struct ga_report *r)
+{
+    jobj *o = json_object_new_object(), *a = json_object_new_array();
+    put(o, "kernel_wait_threshold_ns", ju64(GA_HTA_KERNEL_WAIT_NS));
+    for (size_t i = 0; i < r->gaps.n_devices; i++) {
+        const struct ga_gaps_device *x = &r->gaps.devices[i];
+        for (size_t k = 0; k < x->n_hta; k++) {
+            const struct ga_hta_stream *h = &x->hta[k];
+            jobj *s = json_object_new_object();
+            put(s, "device", ju64(x->device));
+            put(s, "stream", ju64(h->stream));
+            put(s, "host_wait_ns", ju64(h->host_wait_ns));
+            put(s, "kernel_wait_ns", ju64(h->kernel_wait_ns));
+            put(s, "other_ns", ju64(h->other_ns));
+            put(s, "host_wait_count", ju64(h->host_wait_n));
+            put(s, "kernel_wait_count", ju64(h->kernel_wait_n));
+            put(s, "other_count", ju64(h->other_n));
+            json_object_array_add(a, s);
+        }
+    }
+    put(o, "streams", a);
+    return o;
+}
+
+static jobj *windows(const struct ga_report *r)
+{
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < r->gaps.n_devices; i++) {
+        const struct ga_gaps_device *x = &r->gaps.devices[i];
+        jobj *o = json_object_new_object(), *w = json_object_new_array();
+        put(o, "device", ju64(x->device));
+        put(o, "window_ns", ju64(x->window_ns));
+        put(o, "low_threshold", jratio(GA_WINDOW_LOW));
+        put(o, "low_count", ju64(x->low_windows));
+        for (size_t k = 0; k < x->n_windows; k++) {
+            const struct ga_window *g = &x->windows[k];
+            jobj *e = json_object_new_object();
+            put(e, "start_ns", ji64(ga_report_rel(r, g->start)));
+            put(e, "duration_ns", ju64(g->len));
+            put(e, "busy_ns", ju64(g->busy));
+            put(e, "utilization", jratio((double)g->busy / (double)g->len));
+            put(e, "low",
+                json_object_new_boolean((double)g->busy < GA_WINDOW_LOW * (double)g->len));
+            json_object_array_add(w, e);
+        }
+        put(o, "windows", w);
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
 void ga_json_gpu_timeline(const struct ga_report *r, jobj *timeline)
 {
     put(timeline, "top_kernels_by",
@@ -173,4 +364,7 @@ void ga_json_gpu_timeline(const struct ga_report *r, jobj *timeline)
     put(timeline, "memsets", sum_obj(&r->gpu.memsets));
     put(timeline, "linking", linking(r));
     put(timeline, "skipped_activities", ju64(r->gpu.skipped));
+    put(timeline, "hta", hta(r));
+    put(timeline, "windows", windows(r));
+    put(timeline, "idle_host_calls_dropped", ju64(r->gaps.calls_dropped));
 }

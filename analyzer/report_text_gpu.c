@@ -1,6 +1,7 @@
 /* The terminal report's GPU timeline section: per device span/busy/idle/utilization, kernels by
  * GPU time, copies, memsets, launch linking. Without GPU activity: one line saying why. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report_text.h"
@@ -102,6 +103,132 @@ static void text_linking(const struct ga_report *r, FILE *o)
                 fmt_sdur(t[2], l->latency_max));
 }
 
+/* ---- idle gaps ------------------------------------------------------------------------------- */
+
+#define IDLE_DEVICES   4 /* devices with an idle section */
+#define IDLE_SITE_ROWS 6
+#define IDLE_GAPS      5
+
+static const char *cause_text(unsigned c)
+{
+    static const char *const t[GA_CAUSES] = {"host busy",  "synchronize",    "allocation",
+                                             "dependency", "launch latency", "unknown"};
+    return c < GA_CAUSES ? t[c] : "unknown";
+}
+
+static void put_site_of(const struct ga_report *r, FILE *o, const struct ga_site *s)
+{
+    char label[512];
+    if (!s) {
+        fputs("(no host stack)", o);
+        return;
+    }
+    ga_put_trimmed(
+        o, s->frame ? ga_frame_label(&r->stacks, s->frame, label, sizeof(label), 0) : "<unknown>",
+        70);
+}
+
+static void idle_header(const struct ga_gaps_device *x, FILE *o)
+{
+    char t[32];
+    uint64_t span = x->last - x->first;
+    fprintf(o, "  device %-3u idle %.1f%% of the span: %s in %" PRIu64 " gap%s\n", x->device,
+            span ? 100.0 * (double)x->idle_ns / (double)span : 0.0, fmt_dur(t, x->idle_ns),
+            x->n_gaps, x->n_gaps == 1 ? "" : "s");
+    if (x->n_gaps) {
+        fputs("             lengths", o);
+        for (unsigned b = 0; b < GA_GAP_BUCKETS; b++)
+            fprintf(o, "%s %s %" PRIu64, b ? "," : "", ga_gap_bucket_name(b), x->bucket_n[b]);
+        fputc('\n', o);
+    }
+    if (x->n_windows)
+        fprintf(o, "             windows of %s: %" PRIu64 " of %zu under %.0f%% busy\n",
+                fmt_dur(t, x->window_ns), x->low_windows, x->n_windows, 100 * GA_WINDOW_LOW);
+}
+
+static void idle_sites(const struct ga_report *r, const struct ga_gaps_device *x, FILE *o)
+{
+    char t[32];
+    if (!x->n_sites) return;
+    fprintf(o, "  %12s %6s %7s  %-15s %s\n", "idle time", "share", "gaps", "cause",
+            "where (host call site)");
+    for (size_t i = 0; i < x->n_sites && i < IDLE_SITE_ROWS; i++) {
+        const struct ga_idle_site *s = &x->sites[i];
+        fprintf(o, "  %12s %5.1f%% %7" PRIu64 "  %-15s ", fmt_dur(t, s->idle_ns),
+                x->idle_ns ? 100.0 * (double)s->idle_ns / (double)x->idle_ns : 0.0, s->gaps,
+                cause_text(s->cause));
+        put_site_of(r, o, s->site);
+        fputc('\n', o);
+    }
+    if (x->n_sites > IDLE_SITE_ROWS)
+        fprintf(o, "  ... %zu more (cause, site) rows (see --json)\n", x->n_sites - IDLE_SITE_ROWS);
+}
+
+static void put_act(const struct ga_report *r, FILE *o, size_t i)
+{
+    const struct ga_gpu_act *a = &r->gpu.acts[i];
+    const char *name = ga_gpu_act_name(&r->gpu, &r->tl, a);
+    char *d = a->kind == GA_GPU_KERNEL ? ga_demangle(name) : NULL;
+    ga_put_trimmed(o, d ? d : name, 40);
+    fprintf(o, " (stream %u)", a->stream);
+    free(d);
+}
+
+/* What the host did: the blocking call, or the launch and the host time before it. */
+static void gap_host(const struct ga_report *r, const struct ga_gap *gp, FILE *o)
+{
+    char t[32], api[16];
+    const struct ga_gpu_launch *l = gp->launch;
+    fputs("               ", o);
+    if (gp->call.kind) {
+        fprintf(o, "thread %u in %s for %s of it, at ", gp->call.tid,
+                ga_api_label(gp->call.api, api), fmt_dur(t, gp->call_ns));
+        put_site_of(r, o, gp->call.stack ? ga_sites_of_stack(&r->sites, gp->call.stack) : NULL);
+    } else if (l) {
+        fprintf(o, "%s by thread %u %s the gap began", ga_api_label(l->api, api), l->tid,
+                l->ts < gp->start ? "before" : "after");
+        if (l->ts >= gp->start && l->prev_end && l->ts >= l->prev_end)
+            fprintf(o, ", %s after its previous call (%s)", fmt_dur(t, l->ts - l->prev_end),
+                    ga_api_label(l->prev_api, api));
+        fputs(", at ", o);
+        put_site_of(r, o, l->stack ? ga_sites_of_stack(&r->sites, l->stack) : NULL);
+    } else {
+        fputs("the work after it is not linked to a launch", o);
+    }
+    fputc('\n', o);
+}
+
+static void idle_gaps(const struct ga_report *r, const struct ga_gaps_device *x, FILE *o)
+{
+    char t[2][32];
+    if (!x->n_kept) return;
+    fputs("  longest gaps\n", o);
+    for (size_t i = 0; i < x->n_kept && i < IDLE_GAPS; i++) {
+        const struct ga_gap *gp = &x->gaps[i];
+        fprintf(o, "  %12s at %s  %s: after ", fmt_dur(t[0], gp->dur),
+                ga_fmt_ms(t[1], ga_report_rel(r, gp->start)), cause_text(gp->cause));
+        put_act(r, o, gp->before);
+        fputs(", before ", o);
+        put_act(r, o, gp->after);
+        fputc('\n', o);
+        gap_host(r, gp, o);
+    }
+}
+
+static void text_idle(const struct ga_report *r, FILE *o)
+{
+    const struct ga_gaps *g = &r->gaps;
+    if (!g->n_devices) return;
+    fputs("\ngpu idle  (gaps inside each device's active span; causes: docs/ANALYSES.md)\n", o);
+    for (size_t i = 0; i < g->n_devices && i < IDLE_DEVICES; i++) {
+        idle_header(&g->devices[i], o);
+        idle_sites(r, &g->devices[i], o);
+        idle_gaps(r, &g->devices[i], o);
+    }
+    if (g->n_devices > IDLE_DEVICES)
+        fprintf(o, "  ... %zu more devices (see --json)\n", g->n_devices - IDLE_DEVICES);
+}
+
 void ga_text_gpu(const struct ga_report *r, FILE *o)
 {
     char why[300];
@@ -116,6 +243,7 @@ void ga_text_gpu(const struct ga_report *r, FILE *o)
         text_kernels(r, o);
         text_copies(r, o);
         text_linking(r, o);
+        text_idle(r, o);
     }
     if (r->gpu.dropped)
         fprintf(o, "DROPPED   %" PRIu64 " GPU activity records CUPTI could not deliver\n",
