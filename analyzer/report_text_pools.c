@@ -56,8 +56,14 @@ static void pool_row(const struct ga_report *r, FILE *o, const struct ga_pool *q
     ga_put_trimmed(o, q->name, NAME_COLS - 1); /* longer names end in "..." */
     fprintf(o, "%*s %-9s %3d", n < NAME_COLS - 1 ? (int)(NAME_COLS - 1 - n) : 0, "",
             kind_short(q->kind), q->device);
-    frag_cols(o, q->have_at_peak ? &q->at_peak : &q->now);
-    fprintf(o, "  %s\n", q->have_at_peak ? "at peak" : q->live ? "at end" : "gone before peak");
+    /* at the process peak; a pool that did not live then: at its worst moment */
+    int at_worst = !q->have_at_peak && q->have_worst;
+    frag_cols(o, q->have_at_peak ? &q->at_peak : at_worst ? &q->worst : &q->now);
+    if (at_worst) {
+        fprintf(o, "  worst, at %s\n", ga_fmt_ms(t, ga_report_rel(r, q->worst_ts)));
+        return;
+    }
+    fprintf(o, "  %s\n", q->have_at_peak ? "at peak" : "at end");
     if (q->have_worst && q->worst.free > q->worst.largest && q->worst.layout_known)
         fprintf(o, "      worst at %s: %s free in %" PRIu64 " extents, largest %s (%s)\n",
                 ga_fmt_ms(t, ga_report_rel(r, q->worst_ts)), ga_fmt_bytes(b[0], q->worst.free),
