@@ -321,7 +321,7 @@ static enum ga_verdict judge(const struct ga_memory *m, struct ga_oom *o)
     if (o->have_pools && u >= r && f < r) return GA_VERDICT_FRAGMENTATION;
     if (t && d >= r) return GA_VERDICT_FRAGMENTATION;
     if (o->have_pools && u >= r) return GA_VERDICT_CACHED;
-    if (o->retry == GA_RETRY_OK && o->freed_count) return GA_VERDICT_CACHED;
+    if (o->retry == GA_RETRY_OK && o->freed_count && o->retry_size >= r) return GA_VERDICT_CACHED;
     if (!t) return GA_VERDICT_UNKNOWN;
     if (o->others >= h && o->others > 0 && d + o->others >= r) return GA_VERDICT_OTHER_PROCESSES;
     return GA_VERDICT_EXHAUSTED;
