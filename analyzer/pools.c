@@ -242,7 +242,10 @@ static void recompute(struct ga_pool *q)
         else
             used -= min64(used, q->sample_live - q->live_bytes);
         f->used = used;
-        f->reserved = max64(q->samples ? q->sample_reserved : 0, used);
+        /* a pool grows to serve what it hands out; it shrinks only at a trim or a release at a
+         * synchronize, which the next sample shows: until then reserved only ratchets up */
+        f->reserved = max64(q->sample_reserved, used);
+        q->sample_reserved = f->reserved;
         f->free = f->reserved - f->used;
         f->extents = f->largest = 0;
         f->layout_known = 0;
@@ -293,7 +296,7 @@ static char *default_name(unsigned kind, uint64_t id, int32_t device)
     if (kind == GA_POOL_STREAM && !id)
         snprintf(buf, sizeof(buf), "current pool of device %d", (int)device);
     else if (kind == GA_POOL_STREAM)
-        snprintf(buf, sizeof(buf), "CUmemoryPool %#llx", (unsigned long long)id);
+        snprintf(buf, sizeof(buf), "mempool %#llx", (unsigned long long)id);
     else if (kind == GA_POOL_VMM)
         snprintf(buf, sizeof(buf), "VA %#llx", (unsigned long long)id);
     else

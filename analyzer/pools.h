@@ -106,8 +106,9 @@ struct ga_pool {
     uint64_t errors[GA_PERR_COUNT];
     /* stream-ordered: live allocations from records, the last driver sample */
     uint64_t live_bytes, live_count, samples;
-    uint64_t sample_used, sample_reserved, sample_live, reserved_high, used_high;
-    int32_t series; /* index into ga_pools.pool_series, -1 none */
+    uint64_t sample_used, sample_live, reserved_high, used_high;
+    uint64_t sample_reserved; /* the last sample's, raised to `used` when that passes it */
+    int32_t series;           /* index into ga_pools.pool_series, -1 none */
 };
 
 /* A GT_BLOCK_FAIL: a pool could not serve a request. */

@@ -216,9 +216,14 @@ static void test_stream(void)
     CHECK_U64("stream evidence: all of it layout unknown", ev.unused_layout_unknown, 1536 * KiB);
     CHECK_U64("stream evidence: F = the pool's 1.5 MiB free as one extent", ev.largest_free,
               1536 * KiB);
+    alloc(&p, GT_API_cuMemAllocFromPoolAsync, 0xd0000, 4 * MiB, POOL); /* the pool must grow */
+    CHECK_U64("stream: grown to serve 4.5 MiB", q->now.reserved, 4608 * KiB);
+    gfree(&p, GT_API_cuMemFreeAsync, 0xd0000);
+    CHECK_U64("stream: no sample since: reserved stays 4.5 MiB", q->now.reserved, 4608 * KiB);
+    CHECK_U64("stream: used back to 512 KiB", q->now.used, 512 * KiB);
     usage(&p, POOL, 512 * KiB, 512 * KiB); /* trimmed */
     CHECK_U64("stream: reserved 512 KiB after trim", q->now.reserved, 512 * KiB);
-    CHECK_U64("stream: peak reserved 2 MiB", q->peak_reserved, 2 * MiB);
+    CHECK_U64("stream: peak reserved 4.5 MiB", q->peak_reserved, 4608 * KiB);
     alloc(&p, GT_API_cuMemAllocAsync, 0xc0000, 100, 0); /* no pool handle: current pool */
     CHECK_U64("current pool: a second pool", p.n, 2);
     object(&p, GT_API_cuMemPoolDestroy, POOL);
