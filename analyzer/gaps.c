@@ -201,6 +201,9 @@ uint64_t ga_gaps_sweep(const struct ga_gpu_act *a, size_t n,
     s = a[0].start;
     e = a[0].end;
     for (size_t i = 1; i < n; i++) {
+        /* an activity of no length inside an empty stretch occupies no time: it does not cut
+         * the gap in two, unless nothing comes after it (it ends the span) */
+        if (a[i].start > e && a[i].end == a[i].start && i + 1 < n) continue;
         if (a[i].start > e) {
             total += e - s;
             if (busy) busy(ctx, s, e);

@@ -1,0 +1,155 @@
+/* idle MODE: GPU idle gaps of known causes on the simulated driver (tests/cases/idle_*.sh).
+ *   host   4 kernels of 1 ms on one stream, the host sleeping 4 ms after each launch but the last:
+ *          3 gaps, host busy (>= 3 ms each: the next launch comes >= 4 ms after the previous one,
+ *          whose kernel ends 1 ms after its start)
+ *   sync   4 kernels of 5 ms, each followed by cuStreamSynchronize: 3 sync bubbles (>= the
+ *          simulated launch latency, 2 us, each; 5 ms so that the thread is surely inside the
+ *          synchronize, not still in the tracer's first-launch work, when the kernel ends)
+ *   alloc  4 kernels of 200 us with a cuMemAlloc between them; run with
+ *          GTSIM_ALLOC_LATENCY_NS=3000000: 3 gaps caused by allocation (>= 2.8 ms each)
+ *   event  (GTSIM_DEVICES=2) device 1 runs a 6 ms kernel and records an event; device 0 runs a
+ *          2 ms kernel, then its stream waits for the event and a 100 us kernel follows, queued
+ *          before device 0 went idle: one dependency gap on device 0, none on device 1
+ *   tiny   a warm-up kernel and a synchronize, then 200 kernels of 100 ns launched back to back:
+ *          gaps as long as the host takes between launches, launch latency when under 10 us
+ * Every mode first allocates and frees once: the tracer's first host stack (unwinder set-up)
+ * costs far more than later ones, and must not fall inside a gap the mode constructs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cuda.h>
+
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if (r_ != CUDA_SUCCESS) {                                                                  \
+            fprintf(stderr, "%s:%d: %s -> %d\n", __FILE__, __LINE__, #call, (int)r_);              \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static const char module_text[] = "kernel k_work 1000000\n"
+                                  "kernel k_short 200000\n"
+                                  "kernel k_first 2000000\n"
+                                  "kernel k_long 6000000\n"
+                                  "kernel k_after 100000\n"
+                                  "kernel k_tiny 100\n"
+                                  "kernel k_sync 5000000\n";
+
+struct dev {
+    CUcontext ctx;
+    CUmodule mod;
+    CUstream s;
+};
+
+static void open_dev(struct dev *d, int ordinal)
+{
+    CUdevice dev;
+    CHECK(cuDeviceGet(&dev, ordinal));
+    CHECK(cuDevicePrimaryCtxRetain(&d->ctx, dev));
+    CHECK(cuCtxSetCurrent(d->ctx));
+    CHECK(cuStreamCreate(&d->s, CU_STREAM_NON_BLOCKING));
+    CHECK(cuModuleLoadData(&d->mod, module_text));
+}
+
+static CUfunction fn(const struct dev *d, const char *name)
+{
+    CUfunction f;
+    CHECK(cuModuleGetFunction(&f, d->mod, name));
+    return f;
+}
+
+static void launch(CUfunction f, CUstream s)
+{
+    CHECK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+}
+
+static void host_busy(const struct dev *d)
+{
+    CUfunction k = fn(d, "k_work");
+    for (int i = 0; i < 3; i++) {
+        launch(k, d->s);
+        usleep(4000); /* host computation: the GPU runs dry */
+    }
+    launch(k, d->s);
+    CHECK(cuStreamSynchronize(d->s));
+}
+
+static void sync_bubble(const struct dev *d)
+{
+    CUfunction k = fn(d, "k_sync");
+    for (int i = 0; i < 4; i++) {
+        launch(k, d->s);
+        CHECK(cuStreamSynchronize(d->s)); /* waits for the GPU to drain, then launches again */
+    }
+}
+
+static void alloc_stall(const struct dev *d)
+{
+    CUfunction k = fn(d, "k_short");
+    CUdeviceptr p[3];
+    for (int i = 0; i < 3; i++) {
+        launch(k, d->s);
+        CHECK(cuMemAlloc(&p[i], 1 << 20)); /* slow: GTSIM_ALLOC_LATENCY_NS */
+    }
+    launch(k, d->s);
+    CHECK(cuStreamSynchronize(d->s));
+    for (int i = 0; i < 3; i++)
+        CHECK(cuMemFree(p[i]));
+}
+
+static void event_wait(struct dev *d0)
+{
+    struct dev d1;
+    CUevent e;
+    open_dev(&d1, 1);
+    CHECK(cuEventCreate(&e, 0));
+    launch(fn(&d1, "k_long"), d1.s);
+    CHECK(cuEventRecord(e, d1.s));
+    CHECK(cuCtxSetCurrent(d0->ctx));
+    launch(fn(d0, "k_first"), d0->s);
+    CHECK(cuStreamWaitEvent(d0->s, e, 0)); /* device 0's stream waits for device 1's kernel */
+    launch(fn(d0, "k_after"), d0->s);
+    CHECK(cuStreamSynchronize(d0->s));
+    CHECK(cuCtxSetCurrent(d1.ctx));
+    CHECK(cuStreamSynchronize(d1.s));
+}
+
+static void tiny(const struct dev *d)
+{
+    CUfunction k = fn(d, "k_tiny");
+    launch(k, d->s);
+    CHECK(cuStreamSynchronize(d->s));
+    for (int i = 0; i < 200; i++)
+        launch(k, d->s);
+    CHECK(cuStreamSynchronize(d->s));
+}
+
+int main(int argc, char **argv)
+{
+    struct dev d;
+    const char *mode = argc > 1 ? argv[1] : "";
+    CHECK(cuInit(0));
+    open_dev(&d, 0);
+    CUdeviceptr warm;
+    CHECK(cuMemAlloc(&warm, 4096));
+    CHECK(cuMemFree(warm));
+    if (strcmp(mode, "host") == 0)
+        host_busy(&d);
+    else if (strcmp(mode, "sync") == 0)
+        sync_bubble(&d);
+    else if (strcmp(mode, "alloc") == 0)
+        alloc_stall(&d);
+    else if (strcmp(mode, "event") == 0)
+        event_wait(&d);
+    else if (strcmp(mode, "tiny") == 0)
+        tiny(&d);
+    else {
+        fprintf(stderr, "usage: idle host|sync|alloc|event|tiny\n");
+        return 2;
+    }
+    printf("idle %s ok\n", mode);
+    return 0;
+}
