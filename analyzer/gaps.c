@@ -220,34 +220,11 @@ uint64_t ga_gaps_sweep(const struct ga_gpu_act *a, size_t n,
     return total + (e - s);
 }
 
-static int act_cmp_time(const struct ga_gpu_act *x, const struct ga_gpu_act *y)
-{
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    if (x->end != y->end) return x->end < y->end ? -1 : 1;
-    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
-    return x->corr < y->corr ? -1 : x->corr > y->corr;
-}
-
-static int by_device_time(const void *a, const void *b)
-{
-    const struct ga_gpu_act *x = a, *y = b;
-    if (x->device != y->device) return x->device < y->device ? -1 : 1;
-    return act_cmp_time(x, y);
-}
-
-static int by_device_stream_time(const void *a, const void *b)
-{
-    const struct ga_gpu_act *x = a, *y = b;
-    if (x->device != y->device) return x->device < y->device ? -1 : 1;
-    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-    return act_cmp_time(x, y);
-}
-
-static size_t run_end(const struct ga_gpu_act *a, size_t i, size_t n, int stream)
+/* The end of the run of one device's activities that starts at i. */
+static size_t run_end(const struct ga_gpu_act *a, size_t i, size_t n)
 {
     size_t j = i + 1;
-    while (j < n && a[j].device == a[i].device && (!stream || a[j].stream == a[i].stream))
+    while (j < n && a[j].device == a[i].device)
         j++;
     return j;
 }
@@ -257,43 +234,59 @@ static size_t run_end(const struct ga_gpu_act *a, size_t i, size_t n, int stream
  * minus the previous activity's end: host wait when its launch came after that end, else kernel
  * wait when shorter than GA_HTA_KERNEL_WAIT_NS, else other. */
 
+static int hta_cmp(const void *a, const void *b)
+{
+    const struct ga_hta_stream *x = a, *y = b;
+    return x->stream < y->stream ? -1 : x->stream > y->stream;
+}
+
 static struct ga_gaps_device *device_of(struct ga_gaps *x, uint32_t device)
 {
     return (struct ga_gaps_device *)ga_gaps_device_of(x, device);
 }
 
-static void hta_stream(struct ga_gaps_device *d, const struct ga_gpu *g, const struct ga_gpu_act *a,
+/* One pass over a device's activities in time order, which is each stream's start order too; a
+ * stream's entry keeps the end of its previous activity in prev_end[]. */
+static void hta_device(struct ga_gaps_device *d, const struct ga_gpu *g, const struct ga_gpu_act *a,
                        size_t n)
 {
-    d->hta = ga_xgrow(d->hta, &d->hta_cap, d->n_hta, sizeof(*d->hta));
-    struct ga_hta_stream *h = &d->hta[d->n_hta++];
-    memset(h, 0, sizeof(*h));
-    h->stream = a[0].stream;
-    for (size_t k = 1; k < n; k++) {
-        uint64_t prev_end = a[k - 1].end;
-        uint64_t idle = a[k].start > prev_end ? a[k].start - prev_end : 0;
-        const struct ga_gpu_launch *l = ga_gpu_launch_of(g, &a[k]);
-        if (l && l->ts > prev_end) {
-            h->host_wait_ns += idle;
-            h->host_wait_n++;
-        } else if (idle < GA_HTA_KERNEL_WAIT_NS) {
-            h->kernel_wait_ns += idle;
-            h->kernel_wait_n++;
-        } else {
-            h->other_ns += idle;
-            h->other_n++;
+    struct ga_map idx = {0};
+    uint64_t *prev_end = NULL;
+    size_t cap = 0, last = 0;
+    for (size_t k = 0; k < n; k++) {
+        int added = 0;
+        size_t i = last;
+        if (!d->n_hta || d->hta[last].stream != a[k].stream) {
+            i = (size_t)*ga_map_upsert(&idx, a[k].stream, 0, d->n_hta, &added);
+            if (added) {
+                d->hta = ga_xgrow(d->hta, &d->hta_cap, i, sizeof(*d->hta));
+                prev_end = ga_xgrow(prev_end, &cap, i, sizeof(*prev_end));
+                memset(&d->hta[i], 0, sizeof(d->hta[i]));
+                d->hta[i].stream = a[k].stream;
+                d->n_hta++;
+            }
+            last = i;
         }
+        if (!added) {
+            struct ga_hta_stream *h = &d->hta[i];
+            uint64_t idle = a[k].start > prev_end[i] ? a[k].start - prev_end[i] : 0;
+            const struct ga_gpu_launch *l = ga_gpu_launch_of(g, &a[k]);
+            if (l && l->ts > prev_end[i]) {
+                h->host_wait_ns += idle;
+                h->host_wait_n++;
+            } else if (idle < GA_HTA_KERNEL_WAIT_NS) {
+                h->kernel_wait_ns += idle;
+                h->kernel_wait_n++;
+            } else {
+                h->other_ns += idle;
+                h->other_n++;
+            }
+        }
+        prev_end[i] = a[k].end;
     }
-}
-
-static void hta_pass(struct ga_gaps *x, struct ga_gpu *g)
-{
-    if (g->n_acts > 1) qsort(g->acts, g->n_acts, sizeof(*g->acts), by_device_stream_time);
-    for (size_t i = 0, j; i < g->n_acts; i = j) {
-        j = run_end(g->acts, i, g->n_acts, 1);
-        struct ga_gaps_device *d = device_of(x, g->acts[i].device);
-        if (d) hta_stream(d, g, &g->acts[i], j - i);
-    }
+    if (d->n_hta > 1) qsort(d->hta, d->n_hta, sizeof(*d->hta), hta_cmp);
+    free(prev_end);
+    ga_map_free(&idx);
 }
 
 /* ---- causes ------------------------------------------------------------------------------------
@@ -525,14 +518,15 @@ static void fold_sites(struct ga_gaps_device *d, const struct ga_sites *sites)
     ga_map_free(&d->site_idx);
 }
 
-static void device_pass(struct ga_gaps *x, struct ga_gpu *g, const struct ga_sites *sites)
+/* ga_gpu_finish left the activities in (device, time) order (ga_gpu_act_cmp). */
+static void device_pass(struct ga_gaps *x, const struct ga_gpu *g, const struct ga_sites *sites)
 {
-    if (g->n_acts > 1) qsort(g->acts, g->n_acts, sizeof(*g->acts), by_device_time);
     for (size_t i = 0, j; i < g->n_acts; i = j) {
-        j = run_end(g->acts, i, g->n_acts, 0);
+        j = run_end(g->acts, i, g->n_acts);
         struct ga_gaps_device *d = device_of(x, g->acts[i].device);
         struct sweep w = {x, d, g, &g->acts[i], i, j - i};
         if (!d) continue;
+        hta_device(d, g, w.a, w.n);
         make_windows(d);
         d->busy_ns = ga_gaps_sweep(w.a, w.n, on_gap, on_busy, &w);
         d->idle_ns = d->last - d->first - d->busy_ns;
@@ -544,7 +538,7 @@ static void device_pass(struct ga_gaps *x, struct ga_gpu *g, const struct ga_sit
     }
 }
 
-void ga_gaps_finish(struct ga_gaps *x, struct ga_gpu *g, const struct ga_sites *sites)
+void ga_gaps_finish(struct ga_gaps *x, const struct ga_gpu *g, const struct ga_sites *sites)
 {
     index_threads(x);
     x->devices = ga_xcalloc(g->n_devices ? g->n_devices : 1, sizeof(*x->devices));
@@ -555,7 +549,6 @@ void ga_gaps_finish(struct ga_gaps *x, struct ga_gpu *g, const struct ga_sites *
         d->first = g->devices[i].first;
         d->last = g->devices[i].last;
     }
-    hta_pass(x, g);
     device_pass(x, g, sites);
 }
 

@@ -8,9 +8,10 @@
  * copies, allocation and free calls of known duration), 32 bytes each, and only when the trace's
  * CUPTI status lets GPU records follow; at most GA_HOST_CALLS_BASE plus two per launch (a bound
  * against traces of endless allocations: the rest are counted in calls_dropped). At the end it
- * sorts the GPU activities the GPU analysis kept (twice: per stream, per device) and sweeps them
- * once: O(n log n) time; memory for the top gaps per device (or all with --all-gaps), the windows
- * (at most GA_WINDOWS_MAX per device) and one entry per (cause, stack) that idled the GPU. */
+ * sorts those calls by thread and sweeps the GPU activities once, in the (device, time) order the
+ * GPU analysis left them: O(n log n) time; memory for the top gaps per device (or all with
+ * --all-gaps), the windows (at most GA_WINDOWS_MAX per device) and one entry per (cause, stack)
+ * that idled the GPU. */
 #ifndef GA_GAPS_H
 #define GA_GAPS_H
 
@@ -121,8 +122,9 @@ struct ga_gaps {
 /* top: gaps to keep per device (GA_GAPS_TOP by default), 0 keeps all. */
 void ga_gaps_init(struct ga_gaps *x, size_t top);
 void ga_gaps_event(struct ga_gaps *x, const struct ga_event *ev);
-/* After ga_gpu_finish and ga_sites_finish: sorts g->acts (the gaps' before/after index them). */
-void ga_gaps_finish(struct ga_gaps *x, struct ga_gpu *g, const struct ga_sites *sites);
+/* After ga_gpu_finish (its activity order; the gaps' before/after index g->acts) and
+ * ga_sites_finish. */
+void ga_gaps_finish(struct ga_gaps *x, const struct ga_gpu *g, const struct ga_sites *sites);
 void ga_gaps_free(struct ga_gaps *x);
 
 const struct ga_gaps_device *ga_gaps_device_of(const struct ga_gaps *x, uint32_t device);

@@ -207,19 +207,17 @@ static int by_start(const void *a, const void *b)
     return x->end < y->end ? -1 : x->end > y->end;
 }
 
-static int by_device_start(const void *a, const void *b)
+/* Device, then time; ties broken by every field that can differ, so that the order (and what
+ * the idle-gap analysis reports as the work around a gap) does not depend on qsort's whims. */
+int ga_gpu_act_cmp(const void *a, const void *b)
 {
     const struct ga_gpu_act *x = a, *y = b;
     if (x->device != y->device) return x->device < y->device ? -1 : 1;
-    return by_start(a, b);
-}
-
-static int by_device_stream_start(const void *a, const void *b)
-{
-    const struct ga_gpu_act *x = a, *y = b;
-    if (x->device != y->device) return x->device < y->device ? -1 : 1;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
     if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-    return by_start(a, b);
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    return x->corr < y->corr ? -1 : x->corr > y->corr;
 }
 
 /* Union length of intervals sorted by start: one sweep, touching intervals merge. */
@@ -267,14 +265,62 @@ static void fix_times(struct ga_gpu *g)
     g->n_acts = out;
 }
 
-/* Length of the run of activities from i on that share a device (and the stream if `stream`). */
-static size_t run_len(const struct ga_gpu *g, size_t i, int stream)
+/* Length of the run of activities from i on that share a device. */
+static size_t run_len(const struct ga_gpu *g, size_t i)
 {
     size_t j = i + 1;
-    while (j < g->n_acts && g->acts[j].device == g->acts[i].device &&
-           (!stream || g->acts[j].stream == g->acts[i].stream))
+    while (j < g->n_acts && g->acts[j].device == g->acts[i].device)
         j++;
     return j - i;
+}
+
+/* Streams of one device: per stream the busy union of its activities, which come in start order
+ * within the device's (so within each stream's), accumulated in one pass: the current merged
+ * interval [s, e) of each stream stays open until a later start leaves it behind. */
+struct stream_acc {
+    uint64_t s, e;
+};
+
+static int stream_cmp(const void *a, const void *b)
+{
+    const struct ga_gpu_stream *x = a, *y = b;
+    return x->stream < y->stream ? -1 : x->stream > y->stream;
+}
+
+static void device_streams(struct ga_gpu_device *d, const struct ga_gpu_act *a, size_t n)
+{
+    struct ga_map idx = {0};
+    struct stream_acc *acc = NULL;
+    size_t acc_cap = 0, last = 0;
+    for (size_t k = 0; k < n; k++) {
+        int added = 0;
+        size_t i = last;
+        if (!d->n_streams || d->streams[last].stream != a[k].stream) {
+            i = (size_t)*ga_map_upsert(&idx, a[k].stream, 0, d->n_streams, &added);
+            if (added) {
+                d->streams = ga_xgrow(d->streams, &d->streams_cap, i, sizeof(*d->streams));
+                acc = ga_xgrow(acc, &acc_cap, i, sizeof(*acc));
+                d->streams[i] = (struct ga_gpu_stream){a[k].stream, 0, 0};
+                acc[i] = (struct stream_acc){a[k].start, a[k].end};
+                d->n_streams++;
+            }
+            last = i;
+        }
+        struct ga_gpu_stream *st = &d->streams[i];
+        st->kernels += a[k].kind == GA_GPU_KERNEL;
+        if (added) continue;
+        if (a[k].start > acc[i].e) {
+            st->busy_ns += acc[i].e - acc[i].s;
+            acc[i] = (struct stream_acc){a[k].start, a[k].end};
+        } else if (a[k].end > acc[i].e) {
+            acc[i].e = a[k].end;
+        }
+    }
+    for (size_t i = 0; i < d->n_streams; i++)
+        d->streams[i].busy_ns += acc[i].e - acc[i].s;
+    if (d->n_streams > 1) qsort(d->streams, d->n_streams, sizeof(*d->streams), stream_cmp);
+    free(acc);
+    ga_map_free(&idx);
 }
 
 static uint64_t count_kernels(const struct ga_gpu_act *a, size_t n)
@@ -285,13 +331,14 @@ static uint64_t count_kernels(const struct ga_gpu_act *a, size_t n)
     return k;
 }
 
+/* One sort (device, time) for everything: devices, their streams, and the idle-gap sweep. */
 static void device_pass(struct ga_gpu *g)
 {
     size_t cap = 0;
-    if (g->n_acts > 1) qsort(g->acts, g->n_acts, sizeof(*g->acts), by_device_start);
+    if (g->n_acts > 1) qsort(g->acts, g->n_acts, sizeof(*g->acts), ga_gpu_act_cmp);
     for (size_t i = 0, n; i < g->n_acts; i += n) {
         const struct ga_gpu_act *a = &g->acts[i];
-        n = run_len(g, i, 0);
+        n = run_len(g, i);
         g->devices = ga_xgrow(g->devices, &cap, g->n_devices, sizeof(*g->devices));
         struct ga_gpu_device *d = &g->devices[g->n_devices++];
         *d = (struct ga_gpu_device){.device = a->device, .first = a->start};
@@ -300,31 +347,7 @@ static void device_pass(struct ga_gpu *g)
         d->busy_ns = union_sorted(a, n);
         d->kernels = count_kernels(a, n);
         g->kernel_count += d->kernels;
-    }
-}
-
-static int by_device_id(const void *key, const void *elem)
-{
-    uint32_t k = *(const uint32_t *)key, d = ((const struct ga_gpu_device *)elem)->device;
-    return k < d ? -1 : k > d;
-}
-
-/* device_pass made the devices in ascending id order. */
-static struct ga_gpu_device *device_of(struct ga_gpu *g, uint32_t device)
-{
-    return bsearch(&device, g->devices, g->n_devices, sizeof(*g->devices), by_device_id);
-}
-
-static void stream_pass(struct ga_gpu *g)
-{
-    if (g->n_acts > 1) qsort(g->acts, g->n_acts, sizeof(*g->acts), by_device_stream_start);
-    for (size_t i = 0, n; i < g->n_acts; i += n) {
-        const struct ga_gpu_act *a = &g->acts[i];
-        struct ga_gpu_device *d = device_of(g, a->device);
-        n = run_len(g, i, 1);
-        d->streams = ga_xgrow(d->streams, &d->streams_cap, d->n_streams, sizeof(*d->streams));
-        d->streams[d->n_streams++] =
-            (struct ga_gpu_stream){a->stream, count_kernels(a, n), union_sorted(a, n)};
+        device_streams(d, a, n);
     }
 }
 
@@ -356,7 +379,8 @@ static const struct ga_gpu_launch *launch_of(const struct ga_gpu *g, uint32_t co
  * external-correlation record, and could not name a launch if it had). */
 const struct ga_gpu_launch *ga_gpu_launch_of(const struct ga_gpu *g, const struct ga_gpu_act *a)
 {
-    return a->kind == GA_GPU_KERNEL ? launch_of(g, a->corr) : NULL;
+    if (a->kind != GA_GPU_KERNEL || !a->launch || a->launch > g->n_launches) return NULL;
+    return &g->launches[a->launch - 1];
 }
 
 static int by_i64(const void *a, const void *b)
@@ -406,6 +430,7 @@ static void link_pass(struct ga_gpu *g)
             l->unlinked++;
             continue;
         }
+        g->acts[i].launch = (uint64_t)(la - g->launches) + 1;
         l->linked++;
         (*ga_map_upsert(&per_tid, la->tid, 0, 0, NULL))++;
         if (a->graph_id)
@@ -440,7 +465,7 @@ static size_t slot_of(const struct ga_gpu *g, const struct ga_timeline *tl,
 {
     const uint64_t *idx = a->name_id ? ga_map_find(&g->name_idx, a->name_id, 0) : NULL;
     if (idx && g->names[*idx][0]) return *idx;
-    const struct ga_gpu_launch *la = launch_of(g, a->corr);
+    const struct ga_gpu_launch *la = ga_gpu_launch_of(g, a);
     idx = la && launches_kernel(la->api) ? ga_map_find(&tl->handle_name, la->func, 0) : NULL;
     if (idx && tl->names[*idx][0]) return g->n_names + *idx;
     return g->n_names + tl->n_names;
@@ -512,7 +537,6 @@ void ga_gpu_finish(struct ga_gpu *g, const struct ga_timeline *tl)
 {
     fix_times(g);
     device_pass(g);
-    stream_pass(g);
     copies_pass(g);
     link_pass(g);
     kernel_pass(g, tl);

@@ -28,7 +28,10 @@ enum ga_gpu_kind { GA_GPU_KERNEL = 0, GA_GPU_MEMCPY = 1, GA_GPU_MEMSET = 2 };
 /* One interval of GPU activity, as recorded (times in the record's clock until finish). */
 struct ga_gpu_act {
     uint64_t start, end;
-    uint64_t bytes; /* copies and memsets */
+    union {
+        uint64_t bytes;  /* copies and memsets */
+        uint64_t launch; /* kernels, after ga_gpu_finish: 1 + index into launches, 0 unlinked */
+    };
     uint32_t corr, device, stream;
     uint32_t name_id;  /* kernels: gt_rec_gpu_name id */
     uint32_t graph_id; /* kernels: 0 unless launched from a graph */
@@ -135,7 +138,10 @@ void ga_gpu_free(struct ga_gpu *g);
 int ga_gpu_has_activity(const struct ga_gpu *g);
 /* "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP", "unknown" */
 const char *ga_copy_kind_name(unsigned kind);
-/* The host launch a GPU activity is linked to (see gpu.h's top comment), NULL when none. */
+/* The order of ga_gpu.acts after ga_gpu_finish: device, start, end, stream, kind, corr. */
+int ga_gpu_act_cmp(const void *a, const void *b);
+/* The host launch a GPU activity is linked to (see the top comment), NULL when none; valid after
+ * ga_gpu_finish (only kernels are linked). */
 const struct ga_gpu_launch *ga_gpu_launch_of(const struct ga_gpu *g, const struct ga_gpu_act *a);
 /* A short name of an activity: its kernel name (as top_kernels names it, mangled), "memcpy HtoD"
  * style for copies, "memset". Valid until ga_gpu_free / ga_timeline_free. */
