@@ -220,7 +220,8 @@ static void dump_gpu_other(FILE *o, const struct ga_event *ev)
     }
 }
 
-/* STACK: its nodes as id:ip<parent ...; MODULE: range, bias, build-id in hex, path; SYMBOL. */
+/* STACK: its nodes as id:ip<parent ...; MODULE: range, bias, build-id in hex, path; SYMBOL;
+ * PYCODE: id, first line, file, name. */
 static void dump_stacks(FILE *o, const struct ga_event *ev)
 {
     if (ev->type == GT_REC_STACK) {
@@ -239,6 +240,10 @@ static void dump_stacks(FILE *o, const struct ga_event *ev)
         for (uint32_t i = 0; i < ev->str_len[1]; i++)
             fprintf(o, "%02x", (unsigned char)ev->str[1][i]);
         str_kv(o, "path", ev->str[0], ev->str_len[0]);
+    } else if (ev->type == GT_REC_PYCODE) {
+        fprintf(o, " - id=%u first_line=%u", ev->r.pycode.id, ev->r.pycode.first_line);
+        str_kv(o, "file", ev->str[0], ev->str_len[0]);
+        str_kv(o, "name", ev->str[1], ev->str_len[1]);
     } else {
         fprintf(o, " - addr=0x%" PRIx64 " size=%" PRIu64, ev->r.symbol.addr, ev->r.symbol.size);
         str_kv(o, "name", ev->str[0], ev->str_len[0]);
@@ -351,6 +356,7 @@ void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
     case GT_REC_STACK:
     case GT_REC_MODULE:
     case GT_REC_SYMBOL:
+    case GT_REC_PYCODE:
         dump_stacks(o, ev);
         break;
     default:

@@ -41,7 +41,9 @@ static void put_stack(const struct ga_report *r, FILE *o, uint32_t stack)
     for (size_t i = 0; i < n; i++) {
         fprintf(o, "%22s#%-2zu ", "", i);
         ga_put_trimmed(o, ga_frame_label(&r->stacks, fr[i], label, sizeof(label), 1), 100);
-        fprintf(o, " [%s]%s\n", module_name(r, fr[i]->module), fr[i]->inlined ? " (inlined)" : "");
+        fprintf(o, " [%s]%s\n",
+                fr[i]->source == GA_SYM_PYTHON ? "python" : module_name(r, fr[i]->module),
+                fr[i]->inlined ? " (inlined)" : "");
     }
 }
 

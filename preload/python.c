@@ -52,6 +52,7 @@ static struct {
     pthread_mutex_t mu; /* resolution */
     int minor;          /* 3.minor */
     int gc_guard;       /* 3.11: frame materialization may collect */
+    int off;            /* GPUTRACE_PYTHON=0 */
     uintptr_t lo, hi;   /* the interpreter object's mapping */
     int (*IsInitialized)(void);
     int (*GILState_Check)(void);
@@ -173,6 +174,11 @@ static int resolve(void *h)
 
 void gt_py_configure(void)
 {
+    const char *v = getenv("GPUTRACE_PYTHON");
+    if (v && strcmp(v, "0") == 0) {
+        P.off = 1; /* native stacks only, as without an interpreter */
+        return;
+    }
     pthread_mutex_lock(&P.mu);
     if (!atomic_load(&P.ready) && resolve(RTLD_DEFAULT)) atomic_store(&P.ready, 1);
     pthread_mutex_unlock(&P.mu);
@@ -182,7 +188,7 @@ void gt_py_module_loaded(const char *path)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    if (strncmp(base, "libpython3", 10) != 0 || atomic_load(&P.ready)) return;
+    if (P.off || strncmp(base, "libpython3", 10) != 0 || atomic_load(&P.ready)) return;
     int saved = errno;
     pthread_mutex_lock(&P.mu);
     if (!atomic_load(&P.ready)) {

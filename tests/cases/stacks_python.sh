@@ -3,8 +3,9 @@
 # a framework package's frames (a stand-in `torch` package) are skipped for the site, and the
 # stack holds the native frames down to the interpreter, then the Python frames in order; through
 # ctypes.CDLL (GIL released) stacks are native only; 4 Python threads each get their own frames;
-# output identical traced and untraced. Runs with $PYTHON and, where installed, every pyenv
-# CPython (3.8 has no frame API: native stacks only, nothing else changes).
+# calls during interpreter shutdown (atexit, a daemon thread) work; output identical traced and
+# untraced. Runs with $PYTHON and, where installed, every pyenv
+# CPython from 3.8 on (3.8 has no frame API: native stacks only, nothing else changes).
 . "$SRC/tests/lib.sh"
 command -v "$PYTHON" >/dev/null || skip "no $PYTHON"
 prog="$SRC/tests/progs/stacks_python.py"
@@ -28,9 +29,12 @@ empty_line=$(grep -n "SITE:empty" pkgs/torch/__init__.py | cut -d: -f1)
 run_py() { # python mode trace
     PYTHONPATH="$PWD/pkgs" traced "$3" "$1" "$prog" "$2"
 }
+# Untraced, but a sanitizer build's simulated driver still needs its runtime first.
+rt="${asan_rt:-$tsan_rt}"
+run_untraced() { PYTHONPATH="$PWD/pkgs" LD_PRELOAD="$rt" untraced "$@"; }
 pys="$PYTHON"
 for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.*/bin/python3; do
-    [ -x "$p" ] && "$p" -c "" 2>/dev/null && pys="$pys $p"
+    [ -x "$p" ] && "$p" -c "import sys; sys.exit(sys.version_info < (3, 8))" 2>/dev/null && pys="$pys $p"
 done
 n=0
 for py in $pys; do
@@ -39,7 +43,7 @@ for py in $pys; do
     exe=$("$py" -c "import os, sys; print(os.path.realpath(sys.executable))")
     v="python3.$minor"
     # untraced output is the reference
-    want=$(PYTHONPATH="$PWD/pkgs" untraced "$py" "$prog" pydll) || fail "$v: untraced run failed: $want"
+    want=$(run_untraced "$py" "$prog" pydll) || fail "$v: untraced run failed: $want"
     expect_eq "$v untraced output" "$want" "ok pydll"
     got=$(run_py "$py" pydll p$n.trace) || fail "$v: traced run failed: $got"
     expect_eq "$v traced output" "$got" "$want"
@@ -74,6 +78,7 @@ for py in $pys; do
     # Text report names the Python site.
     "$GT_REPORT" --stacks p$n.trace > p$n.txt || fail "$v: text report failed"
     grep -q "alloc_weights (stacks_python.py:$(line alloc_weights))" p$n.txt || fail "$v: text site: $(cat p$n.txt)"
+    grep -q "#[0-9]* *alloc_weights (.*stacks_python.py:$(line alloc_weights)) \[python\]" p$n.txt || fail "$v: text stack: $(cat p$n.txt)"
     # CDLL releases the GIL: native stacks only, same memory.
     got=$(run_py "$py" cdll c$n.trace) || fail "$v: cdll run failed: $got"
     expect_eq "$v cdll output" "$got" "ok cdll"
@@ -86,5 +91,15 @@ for py in $pys; do
     "$GT_REPORT" --json t$n.trace > t$n.json || fail "$v: threads report failed"
     expect_eq "$v thread sites" "$(jget t$n.json "[(s['function'], s['line'], s['count'], s['bytes'], [f['function'] for f in s['stack'] if f['symbolized_by'] == 'python'][1:2], [f['line'] for f in s['stack'] if f['symbolized_by'] == 'python'][1]) for s in d['memory']['by_site']]")" \
         "[('alloc_buffer', $(line alloc_buffer), 12, $((24 * MiB)), ['thread_alloc'], $(line thread_alloc))]"
-    echo "$v: python sites, stacks, CDLL and threads exact"
+    # Shutdown: an atexit handler allocates, a daemon thread allocates until the process ends.
+    got=$(run_py "$py" exit e$n.trace) || fail "$v: exit run failed: $got"
+    expect_eq "$v exit output" "$got" "exit ok"
+    "$GT_REPORT" --json --ignore-frames '^alloc_buffer$' e$n.trace > e$n.json || fail "$v: exit report failed"
+    expect_eq "$v exit sites" "$(jget e$n.json "(sorted((s['function'], s['line'], s['count']) for s in d['memory']['by_site'] if s['function'] != 'spin'), sum(s['count'] for s in d['memory']['by_site']) == d['memory']['alloc_count'], d['stacks']['allocs_without_stack'])")" \
+        "([('at_exit', $(line at_exit), 1), ('exiting', $(line exiting), 1)], True, 0)"
+    echo "$v: python sites, stacks, CDLL, threads and shutdown exact"
 done
+# GPUTRACE_PYTHON=0: native stacks only.
+got=$(GPUTRACE_PYTHON=0 run_py "$PYTHON" pydll off.trace) || fail "GPUTRACE_PYTHON=0 run failed: $got"
+"$GT_REPORT" --json off.trace > off.json || fail "GPUTRACE_PYTHON=0 report failed"
+expect_eq "GPUTRACE_PYTHON=0" "$(jget off.json "(d['stacks']['ips_symbolized_by']['python'], d['memory']['alloc_count'], d['stacks']['allocs_without_stack'])")" "(0, 5, 0)"

@@ -1,7 +1,7 @@
 """Device memory and launches from known Python functions at known lines (each marked SITE:name)
 through ctypes, for tests/cases/stacks_python.sh. Argument 1: "pydll" (ctypes.PyDLL: the GIL is
-held during the call, as in a C extension), "cdll" (ctypes.CDLL: released) or "threads" (PyDLL from
-4 threads). The package `torch` on PYTHONPATH is the test's stand-in for a framework: its
+held during the call, as in a C extension), "cdll" (ctypes.CDLL: released), "threads" (PyDLL from
+4 threads) or "exit" (calls while the interpreter shuts down, see exiting()). The package `torch` on PYTHONPATH is the test's stand-in for a framework: its
 empty(nbytes) allocates through the same library handle.
 pydll/cdll: alloc_buffer allocates 1 MiB 3 times (frees one), alloc_weights 4 MiB twice through
 torch.empty, launch_kernels launches 'py_kernel' 5 times, train_step synchronizes once.
@@ -88,9 +88,31 @@ def run_threads():
     return sum(results)
 
 
+def at_exit():
+    alloc_buffer(MiB)  # SITE:at_exit
+
+
+def spin():
+    check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    while True:
+        check(cu.cuMemFree_v2(alloc_buffer(4096)), "cuMemFree_v2")
+
+
+def exiting():
+    """Exits while a daemon thread allocates and with an atexit handler that allocates: calls
+    while the interpreter shuts down must neither crash nor hang."""
+    import atexit
+    atexit.register(at_exit)
+    threading.Thread(target=spin, daemon=True).start()
+    alloc_buffer(MiB)  # SITE:exiting
+
+
 def main():
     setup()
-    if mode == "threads":
+    if mode == "exit":
+        exiting()
+        print("exit ok")
+    elif mode == "threads":
         print("threads", run_threads())  # SITE:main_threads
     else:
         train_step()  # SITE:main_train
