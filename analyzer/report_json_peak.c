@@ -43,25 +43,27 @@ static jobj *stack_site(const struct ga_report *r, uint32_t stack)
     return o;
 }
 
-/* Sites with a weight in order k, each with bytes/count of that weight. */
-static jobj *sites_by(const struct ga_report *r, enum ga_site_order k)
+/* parent.key: sites with a weight in order k, each with bytes/count of that weight (a bounded
+ * site list: parent.key_omitted counts the sites left out). */
+static void sites_by(const struct ga_report *r, enum ga_site_order k, jobj *parent, const char *key)
 {
     size_t n;
+    struct ga_json_list l;
     const struct ga_site **v = ga_sites_sorted(&r->sites, k, &n);
-    jobj *a = json_object_new_array();
+    ga_json_list_init(&l);
     for (size_t i = 0; i < n; i++) {
         const struct ga_site_stats *s = &v[i]->st;
-        jobj *o = ga_json_site(r, v[i], v[i]->top_alloc);
+        jobj *o = ga_json_list_site(r, &l, v[i], v[i]->top_alloc);
+        if (!o) continue;
         if (k == GA_SITES_BY_PEAK)
             amount(o, s->peak_bytes, s->peak_count);
         else if (k == GA_SITES_BY_TEMP)
             amount(o, s->temp_bytes, s->temp_count);
         else
             amount(o, s->leaked_bytes, s->leaked_count);
-        json_object_array_add(a, o);
     }
     free(v);
-    return a;
+    ga_json_list_put(parent, key, &l);
 }
 
 static int cmp_lib_peak(const void *a, const void *b)
@@ -117,7 +119,7 @@ static jobj *breakdown(const struct ga_report *r)
          *cls = json_object_new_array(), *dev = json_object_new_array();
     put(o, "peak_bytes", ju64(m->peak_total));
     put(o, "peak_time_ns", p->valid ? json_object_new_int64(ga_report_rel(r, m->peak_ts)) : NULL);
-    put(o, "by_site", sites_by(r, GA_SITES_BY_PEAK));
+    sites_by(r, GA_SITES_BY_PEAK, o, "by_site");
     put(o, "no_stack", amount(json_object_new_object(), p->no_stack.bytes, p->no_stack.count));
     put(o, "by_library", libs_at_peak(r));
     for (unsigned i = 0; i < GT_API_MAX; i++) {
@@ -148,11 +150,11 @@ void ga_json_peak(const struct ga_report *r, jobj *memory)
 {
     jobj *t = json_object_new_object();
     put(memory, "peak_breakdown", breakdown(r));
-    put(memory, "leaks", sites_by(r, GA_SITES_BY_LEAK));
+    sites_by(r, GA_SITES_BY_LEAK, memory, "leaks");
     put(t, "count", ju64(r->mem.temp_count));
     put(t, "bytes", ju64(r->mem.temp_bytes));
     put(memory, "temporary_allocations", t);
-    put(memory, "temporaries", sites_by(r, GA_SITES_BY_TEMP));
+    sites_by(r, GA_SITES_BY_TEMP, memory, "temporaries");
 }
 
 static const char *retry_name(enum ga_retry x)
