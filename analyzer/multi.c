@@ -21,6 +21,8 @@
 
 /* ---- probing and listing ------------------------------------------------------------------- */
 
+static void ignore(void *ctx, const struct ga_event *ev) {}
+
 int ga_multi_probe(const char *path, char *why, size_t n)
 {
     unsigned char hb[4096];
@@ -47,8 +49,9 @@ int ga_multi_probe(const char *path, char *why, size_t n)
         snprintf(why, n, "%s", got ? "not a gputrace trace (bad magic)" : "empty file");
         return 0;
     }
-    if (gt_header_check(hb, got, &msg) != 0) {
-        snprintf(why, n, "%s", msg);
+    if (gt_header_check(hb, got, &msg) != 0) { /* the reader stops at the header and says why */
+        struct ga_read_stats st;
+        snprintf(why, n, "%s", ga_read_trace(path, ignore, NULL, &st) != 0 ? st.error : msg);
         return -1;
     }
     return 1;

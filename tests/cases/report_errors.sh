@@ -1,7 +1,7 @@
 #!/bin/sh
 # gputrace-report refuses inputs that are not traces with ONE line on stderr and exit status 2:
 # empty file, random bytes, a foreign file, a newer format, the other byte order, a cut header,
-# a missing file, a directory.
+# a missing file, a directory without traces.
 . "$SRC/tests/lib.sh"
 [ -x "$GT_REPORT" ] || fail "no $GT_REPORT (run make first)"
 
@@ -45,5 +45,5 @@ expect_refused swapped.trace "byte order"
 expect_refused cut.trace "truncated in the file header"
 expect_refused missing.trace "No such file or directory"
 mkdir dir.trace
-expect_refused dir.trace "Is a directory"
+expect_refused dir.trace "no gputrace traces in this directory"
 echo "all refused with one line and exit status 2"
