@@ -274,6 +274,35 @@ static void summarize_gpu(const struct ga_report *r, struct ga_rank *k)
     }
 }
 
+static void summarize_idle(const struct ga_report *r, struct ga_rank *k)
+{
+    const struct ga_gaps *x = &r->gaps;
+    uint64_t by_cause[GA_CAUSES] = {0};
+    const struct ga_idle_site *best = NULL;
+    char label[512];
+    k->idle_cause = -1;
+    for (size_t i = 0; i < x->n_devices; i++)
+        for (unsigned c = 0; c < GA_CAUSES; c++) {
+            by_cause[c] += x->devices[i].cause_ns[c];
+            k->gaps_idle_ns += x->devices[i].cause_ns[c];
+        }
+    for (unsigned c = 0; c < GA_CAUSES; c++)
+        if (by_cause[c] && (k->idle_cause < 0 || by_cause[c] > k->idle_cause_ns)) {
+            k->idle_cause = (int)c;
+            k->idle_cause_ns = by_cause[c];
+        }
+    for (size_t i = 0; i < x->n_devices && k->idle_cause >= 0; i++)
+        for (size_t j = 0; j < x->devices[i].n_sites; j++) {
+            const struct ga_idle_site *s = &x->devices[i].sites[j];
+            if (s->cause == k->idle_cause && (!best || s->idle_ns > best->idle_ns)) best = s;
+        }
+    if (!best) return;
+    k->idle_site_ns = best->idle_ns;
+    if (best->site && best->site->frame)
+        k->idle_site =
+            ga_xstrdup(ga_frame_label(&r->stacks, best->site->frame, label, sizeof(label), 0));
+}
+
 static void summarize(const struct ga_report *r, struct collect *c, struct ga_rank *k)
 {
     const struct ga_read_stats *s = &r->read;
@@ -295,6 +324,7 @@ static void summarize(const struct ga_report *r, struct collect *c, struct ga_ra
         free(own.s);
     }
     k->wait_ns = k->sync_ns - k->own_work_ns;
+    summarize_idle(r, k);
     k->peak_bytes = r->mem.peak_total;
     k->peak_ts = r->mem.peak_total ? r->mem.peak_ts : 0;
     k->leaked_bytes = r->mem.leaked_bytes;
@@ -372,6 +402,7 @@ void ga_multi_free(struct ga_multi *m)
     for (size_t i = 0; i < m->n; i++) {
         free(m->ranks[i].path);
         free(m->ranks[i].host);
+        free(m->ranks[i].idle_site);
     }
     free(m->ranks);
     ga_multi_init(m);

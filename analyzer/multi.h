@@ -33,6 +33,13 @@ struct ga_rank {
     uint64_t own_work_ns;   /* the part of sync_ns while own non-collective GPU work ran */
     uint64_t wait_ns;       /* sync_ns - own_work_ns (= sync_ns without a GPU timeline) */
     uint64_t collective_ns; /* GPU time of collective kernels (name has nccl/rccl) */
+    /* idle gaps (ga_gaps), summed over devices: the cause with the most idle time, and the
+     * (cause, call site) entry of one device that weighs most within it */
+    int idle_cause;         /* enum ga_cause, -1 without idle gaps */
+    uint64_t idle_cause_ns; /* idle time of that cause */
+    uint64_t gaps_idle_ns;  /* idle time of all gaps */
+    char *idle_site;        /* label of that call site, NULL when unknown */
+    uint64_t idle_site_ns;
     /* memory (ga_memory): device-memory kinds, whole process */
     uint64_t peak_bytes, peak_ts; /* peak_ts monotonic; 0 when the peak is 0 bytes */
     uint64_t leaked_bytes;

@@ -83,6 +83,20 @@ static jobj *json_gpu(const struct ga_multi *m, const struct ga_rank *k)
     return g;
 }
 
+static jobj *json_idle_cause(const struct ga_rank *k)
+{
+    char share[32];
+    if (k->idle_cause < 0) return NULL;
+    jobj *o = json_object_new_object();
+    snprintf(share, sizeof(share), "%.6f", (double)k->idle_cause_ns / (double)k->gaps_idle_ns);
+    put(o, "cause", jcstr(ga_cause_name((unsigned)k->idle_cause)));
+    put(o, "idle_ns", ju64(k->idle_cause_ns));
+    put(o, "share_of_idle", json_object_new_double_s(atof(share), share));
+    put(o, "site", jcstr(k->idle_site));
+    put(o, "site_idle_ns", ju64(k->idle_site_ns));
+    return o;
+}
+
 static jobj *json_rank(const struct ga_multi *m, size_t i)
 {
     const struct ga_rank *k = &m->ranks[i];
@@ -105,6 +119,7 @@ static jobj *json_rank(const struct ga_multi *m, size_t i)
     put(o, "wait_ns", ju64(k->wait_ns));
     put(o, "wait_basis", jcstr(k->have_gpu ? "gpu_timeline" : "host_only"));
     put(o, "collective_ns", ju64(k->collective_ns));
+    put(o, "top_idle_cause", json_idle_cause(k));
     put(o, "peak_bytes", ju64(k->peak_bytes));
     put(o, "peak_time_ns", k->peak_bytes ? ji64(ga_multi_at(m, k, k->peak_ts)) : NULL);
     put(o, "leaked_bytes", ju64(k->leaked_bytes));

@@ -78,6 +78,26 @@ static void text_straggler(const struct ga_multi *m, FILE *o)
             ga_fmt_ms(a, (int64_t)k->wait_ns), ga_fmt_ms(b, (int64_t)m->straggler_margin_ns));
 }
 
+static void text_idle_causes(const struct ga_multi *m, FILE *o)
+{
+    char a[32], b[32];
+    int header = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        const struct ga_rank *k = &m->ranks[i];
+        if (k->idle_cause < 0) continue;
+        if (!header++) fputs("  top idle cause per rank (GPU idle gaps)\n", o);
+        fprintf(o, "  %-4zu  %-15s %s, %.1f%% of its idle gaps", i,
+                ga_cause_name((unsigned)k->idle_cause), ga_fmt_ms(a, (int64_t)k->idle_cause_ns),
+                100.0 * (double)k->idle_cause_ns / (double)k->gaps_idle_ns);
+        if (k->idle_site) {
+            fputs("; most at ", o);
+            ga_put_trimmed(o, k->idle_site, 60);
+            fprintf(o, " (%s)", ga_fmt_ms(b, (int64_t)k->idle_site_ns));
+        }
+        fputc('\n', o);
+    }
+}
+
 void ga_text_multi(const struct ga_multi *m, FILE *o)
 {
     fprintf(o, "\n==== across %zu processes ====\n", m->n);
@@ -88,6 +108,7 @@ void ga_text_multi(const struct ga_multi *m, FILE *o)
     for (size_t i = 0; i < m->n; i++)
         text_rank(m, i, o);
     text_straggler(m, o);
+    text_idle_causes(m, o);
     fputs("  (start: on the common timeline; idle: share of the GPU's active span with nothing "
           "running;\n"
           "   in sync: host time blocked in synchronizations and blocking copies; waiting: the "

@@ -33,6 +33,11 @@ w0=$(jget all.json "d['cross']['ranks'][0]['wait_ns']")
 [ "$w0" -ge $((STEPS * 40000000 / 4)) ] || fail "rank 0 waited only $w0 ns"
 echo "rank 0 waited $w0 ns, rank 1 $(jget all.json "d['cross']['ranks'][1]['wait_ns']") ns"
 
+# Rank 0's GPU idles while its host sits in that cuStreamSynchronize: its top idle cause.
+line=$(grep -n "CHECK(cuStreamSynchronize(s));" "$SRC/tests/progs/multi_rank.c" | cut -d: -f1)
+expect_eq "rank 0 idle cause" "$(jget all.json "d['cross']['ranks'][0]['top_idle_cause']['cause']")" synchronize
+expect_eq "rank 0 idle site" "$(jget all.json "d['cross']['ranks'][0]['top_idle_cause']['site']")" "main (multi_rank.c:$line)"
+
 # Each process object is exactly that trace's single report; single-trace output is unchanged.
 for r in 0 1; do
     "$GT_REPORT" --json "r$r.trace" > "one$r.json" || fail "single report $r failed"
