@@ -221,27 +221,13 @@ static int has_word(const char *s, const char *w)
     return 0;
 }
 
-/* The kernel's name as the GPU analysis resolves it: its GPU name record, else the name of the
- * function its launch used (see gpu.c slot_of). NULL when unknown. */
-static const char *kernel_name(const struct ga_report *r, const struct ga_gpu_act *a)
-{
-    const struct ga_gpu *g = &r->gpu;
-    const uint64_t *idx = a->name_id ? ga_map_find(&g->name_idx, a->name_id, 0) : NULL;
-    if (idx && g->names[*idx][0]) return g->names[*idx];
-    const uint64_t *ext = ga_map_find(&g->extcorr, a->corr, 0);
-    const uint64_t *li = ext ? ga_map_find(&g->launch_idx, *ext, 0) : NULL;
-    if (!li) return NULL;
-    idx = ga_map_find(&r->tl.handle_name, g->launches[*li].func, 0);
-    return idx ? r->tl.names[*idx] : NULL;
-}
-
 /* NCCL's and RCCL's kernels (ncclKernel_*, ncclDevKernel_*) wait on the GPU for the other
  * ranks: a rank blocked behind one is waiting for its peers, not for its own work. */
 static int is_collective(const struct ga_report *r, const struct ga_gpu_act *a)
 {
     if (a->kind != GA_GPU_KERNEL) return 0;
-    const char *name = kernel_name(r, a);
-    return name && (has_word(name, "nccl") || has_word(name, "rccl"));
+    const char *name = ga_gpu_act_name(&r->gpu, &r->tl, a);
+    return has_word(name, "nccl") || has_word(name, "rccl");
 }
 
 /* The rank's own GPU work: every kernel, copy and memset on any device, except collectives. */
