@@ -6,6 +6,8 @@
 # write elsewhere); scratch files go to $O/bench/work (BENCH_WORK=dir), removed at the end.
 # BENCH_BASE=REV: also run the memory and timeline analyses with gputrace-report as of commit REV
 # (built by bench/build_rev.sh), interleaved with the current one: before/after in one run.
+# BENCH_SECTIONS="6 7": run only those sections; their figures replace the same sections of the
+# last full run (kept in bench/raw/) in RESULTS.md.
 # Every command is printed before it runs and listed in RESULTS.md. See bench/README.md.
 set -eu
 
@@ -28,8 +30,8 @@ if [ "$QUICK" = 1 ]; then
     KN=20000
     AN_HOST="1000000" AN_GPU="1000000" AREPS=2
     KINETO_FILES="benchmark_result_2869224_1695835535_trace.json.gz sampled_rank-0.json.gz"
-    HT_N=200000 HT_WARM=20000 HT_REPS=2
-    MEM_SIZES="1000000" MEM_REPS=1 MEM_LIVE_CHECK=0
+    HT_N=100000 HT_WARM=10000 HT_REPS=2
+    MEM_SIZES="500000" MEM_REPS=1 MEM_LIVE_CHECK=0
     TL_SIZES="100000" TL_REPS=1
 else
     N=1000000 WARM=100000 REPS=7
@@ -109,6 +111,7 @@ echo "== machine" >&2
     echo "sec=env key=compiler val=$(${CC:-cc} --version | head -1 | tr ' ' '_')"
     echo "sec=env key=load_start val=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')"
     echo "sec=env key=quick val=$QUICK"
+    echo "sec=env key=sections val=$(echo "${BENCH_SECTIONS:-all}" | tr ' ' ',')"
     echo "sec=env key=lttng val=$(lttng --version 2>/dev/null | head -1 | tr ' ' '_' || echo none)"
 } >>"$RAW"
 record "sec=parts" "$B/bench_parts"
@@ -290,8 +293,11 @@ time_rss() {
     cmd "/usr/bin/time -v -o $W/time.txt $*"
     b=$(now_ns)
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$W/time.txt")
-    echo "$tags ns=$((b - a)) rss_kb=$rss" >>"$RAW"
-    echo "  $((b - a)) ns, $rss KB" >&2
+    # CPU time (user + system, all the command's processes): what the run would take on an idle
+    # core; the wall time also holds the waits for a core when the shared machine is loaded.
+    cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%d", s * 1e9}' "$W/time.txt")
+    echo "$tags ns=$((b - a)) cpu_ns=$cpu rss_kb=$rss" >>"$RAW"
+    echo "  $((b - a)) ns, $cpu ns CPU, $rss KB" >&2
 }
 
 analyze() {
@@ -433,7 +439,11 @@ scale() {
 }
 if want 6; then
 echo "== 6. memory analysis scaling" >&2
-for n in $MEM_SIZES; do scale mem "$n" "$MEM_REPS" "text json" --mem --pool 25; done
+for n in $MEM_SIZES; do
+    reps=$MEM_REPS
+    [ "$n" -ge 5000000 ] && [ "$reps" -gt 2 ] && reps=2
+    scale mem "$n" "$reps" "text json" --mem --pool 25
+done
 # Live state, not trace size: the same 1 M events with 16x the live allocations.
 [ "$MEM_LIVE_CHECK" = 0 ] || scale memlive 1000000 "$MEM_REPS" "text json" --mem --pool 25 --live 16384
 fi
@@ -448,6 +458,15 @@ fi
 
 echo "sec=env key=load_end val=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')" >>"$RAW"
 echo "sec=env key=elapsed_s val=$(($(date +%s) - T0))" >>"$RAW"
-cmd "$PYTHON $ROOT/bench/report.py $W > $RESULTS.tmp" && mv "$RESULTS.tmp" "$RESULTS"
+# The raw lines behind bench/RESULTS.md are kept in bench/raw/, so a partial re-run
+# (BENCH_SECTIONS) replaces its sections there and RESULTS.md is made from the merged set.
+RAWKEEP=$ROOT/bench/raw
+PREV=
+[ -z "${BENCH_SECTIONS:-}" ] || [ ! -e "$RAWKEEP/raw.txt" ] || PREV=$RAWKEEP
+cmd "$PYTHON $ROOT/bench/report.py --save $W/merged $PREV $W > $RESULTS.tmp" && mv "$RESULTS.tmp" "$RESULTS"
+if [ "$RESULTS" = "$ROOT/bench/RESULTS.md" ]; then
+    rm -rf "$RAWKEEP"
+    cp -r "$W/merged" "$RAWKEEP"
+fi
 echo "bench: wrote $RESULTS ($(($(date +%s) - T0)) s)" >&2
 [ -n "${BENCH_KEEP:-}" ] || rm -rf "$W"
