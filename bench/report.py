@@ -361,7 +361,23 @@ def machine(d):
             'The machine is shared and noisy (other jobs may run on it: see the load average). '
             'Variants run interleaved, round by round, in rotating order; figures are medians over '
             'the rounds, and "added" figures are medians of per-round differences against the '
-            'baseline of the same round.', '']
+            'baseline of the same round.' + loaded_note(d), '']
+
+
+def loaded_note(d):
+    try:
+        load = max(float(e.get('load_start', '0').split('/')[0]) for e in d.runs)
+        cores = float(d.env.get('nproc', '0'))
+    except ValueError:
+        return ''
+    if not cores or load <= cores:
+        return ''
+    return (' **This run\'s load average (%.0f at its start) was above the %d cores**: other jobs held '
+            'the cores much of the time, so wall-clock figures include waits for a core and are '
+            'inflated unevenly; the CPU-time columns (thread CPU in the loops, user + system for the '
+            'analyzer) are the ones to compare, and the analyzer and heaptrack verdicts use them. '
+            'Section 1\'s launch verdicts still use wall time, as before: read them with the CPU '
+            'column beside.' % (load, cores))
 
 
 def launch_section(d, L, P, S):
