@@ -17,11 +17,13 @@ static CUresult finish_alloc(struct gt_thread *t, uint64_t t0, unsigned api, CUr
                              uint32_t flags, int dev)
 {
     int saved = errno;
-    if (r == CUDA_SUCCESS)
-        gt_rec_alloc(t, api, t0, addr, size, stream, aux, flags,
-                     dev == DEV_CURRENT ? gt_current_device() : dev);
-    else
-        gt_rec_alloc_fail(t, api, t0, size, stream, r);
+    if (r == CUDA_SUCCESS) {
+        int cur = dev == DEV_CURRENT ? gt_current_device() : GT_DEV_UNKNOWN;
+        gt_rec_alloc(t, api, t0, addr, size, stream, aux, flags, dev == DEV_CURRENT ? cur : dev);
+        gt_meminfo_tick(t, cur);
+    } else {
+        gt_rec_alloc_fail(t, api, t0, size, stream, r); /* writes its meminfo sample */
+    }
     gt_leave(t);
     errno = saved;
     return r;
@@ -32,6 +34,7 @@ static CUresult finish_free(struct gt_thread *t, unsigned api, uint64_t t0, CUre
 {
     int saved = errno;
     gt_rec_free(t, api, t0, addr, stream, size, r);
+    gt_meminfo_tick(t, GT_DEV_UNKNOWN);
     gt_leave(t);
     errno = saved;
     return r;
@@ -85,6 +88,28 @@ GT_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 
 /* ---- stream-ordered allocations --------------------------------------------------------------- */
 
+/* finish_alloc plus a sample of the pool (pool 0: the device's current pool), rate-limited, and
+ * always after a failure. */
+static CUresult finish_async(struct gt_thread *t, uint64_t t0, unsigned api, CUresult r,
+                             uint64_t addr, uint64_t size, uint64_t stream, uint64_t pool)
+{
+    int saved = errno;
+    int cur = gt_current_device();
+    if (r == CUDA_SUCCESS) {
+        gt_rec_alloc(t, api, t0, addr, size, stream, pool, 0, cur);
+        gt_meminfo_tick(t, cur);
+    } else {
+        gt_rec_alloc_fail(t, api, t0, size, stream, r);
+    }
+    if (pool)
+        gt_pool_tick(t, pool, r != CUDA_SUCCESS);
+    else
+        gt_pool_tick_current(t, cur, r != CUDA_SUCCESS);
+    gt_leave(t);
+    errno = saved;
+    return r;
+}
+
 static CUresult alloc_async(unsigned api, PFN_cuMemAllocAsync_v11020 real, CUdeviceptr *dptr,
                             size_t bytesize, CUstream s)
 {
@@ -92,7 +117,7 @@ static CUresult alloc_async(unsigned api, PFN_cuMemAllocAsync_v11020 real, CUdev
     if (!t) return real(dptr, bytesize, s);
     uint64_t t0 = gt_now();
     CUresult r = real(dptr, bytesize, s);
-    return finish_alloc(t, t0, api, r, r ? 0 : *dptr, bytesize, PTR(s), 0, 0, DEV_CURRENT);
+    return finish_async(t, t0, api, r, r ? 0 : *dptr, bytesize, PTR(s), 0);
 }
 
 GT_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
@@ -114,7 +139,7 @@ static CUresult alloc_from_pool(unsigned api, PFN_cuMemAllocFromPoolAsync_v11020
     if (!t) return real(dptr, bytesize, pool, s);
     uint64_t t0 = gt_now();
     CUresult r = real(dptr, bytesize, pool, s);
-    return finish_alloc(t, t0, api, r, r ? 0 : *dptr, bytesize, PTR(s), PTR(pool), 0, DEV_CURRENT);
+    return finish_async(t, t0, api, r, r ? 0 : *dptr, bytesize, PTR(s), PTR(pool));
 }
 
 GT_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
@@ -137,8 +162,18 @@ static CUresult free_async(unsigned api, PFN_cuMemFreeAsync_v11020 real, CUdevic
 {
     struct gt_thread *t = gt_enter();
     if (!t) return real(dptr, s);
+    int saved = errno;
+    uint64_t pool = gt_pool_of_ptr_if_due(t, dptr); /* asked while dptr is still allocated */
+    errno = saved;
     uint64_t t0 = gt_now();
-    return finish_free(t, api, t0, real(dptr, s), dptr, PTR(s), 0);
+    CUresult r = real(dptr, s);
+    saved = errno;
+    gt_rec_free(t, api, t0, dptr, PTR(s), 0, r);
+    gt_meminfo_tick(t, GT_DEV_UNKNOWN);
+    if (pool && r == CUDA_SUCCESS) gt_pool_tick(t, pool, 0);
+    gt_leave(t);
+    errno = saved;
+    return r;
 }
 
 GT_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
@@ -164,7 +199,12 @@ GT_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poo
     int dev = poolProps && poolProps->location.type == CU_MEM_LOCATION_TYPE_DEVICE
                   ? poolProps->location.id
                   : -1;
-    return gt_object_end(t, GT_API_cuMemPoolCreate, gt_now(), r, r ? 0 : PTR(*pool), 0, dev);
+    int saved = errno;
+    gt_rec_object(t, GT_API_cuMemPoolCreate, gt_now(), r ? 0 : PTR(*pool), 0, dev, r);
+    if (r == CUDA_SUCCESS) gt_pool_created(t, PTR(*pool), dev);
+    gt_leave(t);
+    errno = saved;
+    return r;
 }
 
 GT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
@@ -173,7 +213,9 @@ GT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
     struct gt_thread *t = gt_enter();
     if (!t) return real(pool);
     uint64_t t0 = gt_now();
-    return gt_object_end(t, GT_API_cuMemPoolDestroy, t0, real(pool), PTR(pool), 0, -1);
+    CUresult r = real(pool);
+    if (r == CUDA_SUCCESS) gt_pool_destroyed(PTR(pool));
+    return gt_object_end(t, GT_API_cuMemPoolDestroy, t0, r, PTR(pool), 0, -1);
 }
 
 GT_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
@@ -182,8 +224,13 @@ GT_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
     struct gt_thread *t = gt_enter();
     if (!t) return real(pool, minBytesToKeep);
     uint64_t t0 = gt_now();
-    return gt_object_end(t, GT_API_cuMemPoolTrimTo, t0, real(pool, minBytesToKeep), PTR(pool),
-                         minBytesToKeep, -1);
+    CUresult r = real(pool, minBytesToKeep);
+    int saved = errno;
+    gt_rec_object(t, GT_API_cuMemPoolTrimTo, t0, PTR(pool), minBytesToKeep, -1, r);
+    if (r == CUDA_SUCCESS) gt_pool_tick(t, PTR(pool), 1);
+    gt_leave(t);
+    errno = saved;
+    return r;
 }
 
 /* ---- virtual memory management (PyTorch expandable segments, NCCL) ---------------------------- */

@@ -84,6 +84,7 @@ void gt_rec_alloc_fail(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t 
     r->result = result;
     r->stack = stack;
     gt_commit(t, r, GT_REC_ALLOC_FAIL, (uint16_t)api, sizeof(*r), ts);
+    if (fr || total) gt_meminfo_after_fail(t, device, fr, total);
 }
 
 /* ts: the clock before the call was forwarded (the record's time); the call's end is read here. */

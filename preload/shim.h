@@ -230,4 +230,20 @@ void gt_rec_resolve(unsigned how, const char *name, int version, uint64_t flags,
 void gt_rec_driver_info(struct gt_thread *t);
 int gt_current_device(void);
 
+/* ---- periodic samples (sample.c): GPUTRACE_SAMPLE_MS ---------------------------------------- */
+#define GT_DEV_UNKNOWN (-2) /* gt_meminfo_tick asks the driver for the current device if due */
+/* After an allocation or free record: a cuMemGetInfo sample of the current device if one is due
+ * (dev: the current context's device if the caller knows it, else GT_DEV_UNKNOWN). */
+void gt_meminfo_tick(struct gt_thread *t, int dev);
+/* After a failed allocation: its cuMemGetInfo figures as a sample too. */
+void gt_meminfo_after_fail(struct gt_thread *t, int dev, uint64_t fr, uint64_t total);
+/* Stream-ordered pools: sample at creation; forget at destruction; after an allocation or free in
+ * `pool` (force: a failure or a trim, always sampled); after cuMemAllocAsync (the device's current
+ * pool). gt_pool_of_ptr_if_due runs before a cuMemFreeAsync is forwarded. */
+void gt_pool_created(struct gt_thread *t, uint64_t pool, int dev);
+void gt_pool_destroyed(uint64_t pool);
+void gt_pool_tick(struct gt_thread *t, uint64_t pool, int force);
+void gt_pool_tick_current(struct gt_thread *t, int dev, int force);
+uint64_t gt_pool_of_ptr_if_due(struct gt_thread *t, uint64_t ptr);
+
 #endif
