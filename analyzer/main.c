@@ -24,7 +24,7 @@ struct opts {
 };
 
 static const char usage_text[] =
-    "Usage: " GA_PROG " [--json|--dump] [-o OUT] TRACE...\n"
+    "Usage: " GA_PROG " [--json|--dump] [-o OUT] TRACE|DIR...\n"
     "Reads traces written by libgputrace.so and prints a report.\n"
     "\n"
     "  (default)      a text report that fits a screen: process, devices, memory (allocations,\n"
@@ -53,8 +53,9 @@ static const char usage_text[] =
     "header is a gputrace trace, by name; other files are skipped with a note). Each process\n"
     "is reported in turn, then a view across them on a common clock (each trace's header maps\n"
     "its monotonic times to realtime): per rank start, GPU busy and idle share, host time\n"
-    "blocked in synchronizing calls and the part spent waiting, peak device memory, and the\n"
-    "straggler, the rank the others wait for (docs/ANALYSES.md, \"Several processes\").\n"
+    "blocked in synchronizing calls and the part spent waiting, peak device memory, top GPU\n"
+    "idle cause, and the straggler, the rank the others wait for (docs/ANALYSES.md, \"Several\n"
+    "processes\"). Options apply to each process.\n"
     "--json then gives {schema_version, generator, processes: [one report per trace], cross};\n"
     "--dump dumps each trace after a \"==== process I of N: TRACE ====\" line. Every trace is\n"
     "checked before anything is written: one that cannot be read stops the run (exit 2).\n"
