@@ -1,9 +1,9 @@
-# GPU idle gaps (issue 6): a slow cuMemAlloc (GTSIM_ALLOC_LATENCY_NS=3 ms) stalls the stream: 3 gaps, cause allocation.
+# GPU idle gaps (issue 6): a slow cuMemAlloc (GTSIM_ALLOC_LATENCY_NS=10 ms) stalls the stream: 3 gaps, cause allocation.
 # Gaps, histogram, windows and HTA categories exact against the simulated GPU's ground truth
 # (tests/progs/idle_check.py); causes and length bounds from the construction (tests/progs/idle.c).
 . "$SRC/tests/lib.sh"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
-got=$(env GTSIM_ALLOC_LATENCY_NS=3000000 GTSIM_LOG="$PWD/sim.log" sh -c '. "$SRC/tests/lib.sh"; traced run.trace "$PROGS/idle" alloc') || fail "traced run failed: $got"
+got=$(env GTSIM_ALLOC_LATENCY_NS=10000000 GTSIM_LOG="$PWD/sim.log" sh -c '. "$SRC/tests/lib.sh"; traced run.trace "$PROGS/idle" alloc') || fail "traced run failed: $got"
 expect_eq "output" "$got" "idle alloc ok"
 "$GT_REPORT" --json --all-gaps run.trace > run.json || fail "report failed"
 "$GT_REPORT" --dump run.trace > run.dump || fail "dump failed"

@@ -2,14 +2,15 @@
  *   host   4 kernels of 1 ms on one stream, the host sleeping 4 ms after each launch but the last:
  *          3 gaps, host busy (>= 3 ms each: the next launch comes >= 4 ms after the previous one,
  *          whose kernel ends 1 ms after its start)
- *   sync   4 kernels of 5 ms, each followed by cuStreamSynchronize: 3 sync bubbles (>= the
- *          simulated launch latency, 2 us, each; 5 ms so that the thread is surely inside the
- *          synchronize, not still in the tracer's first-launch work, when the kernel ends)
+ *   sync   4 kernels of 20 ms, each followed by cuStreamSynchronize: 3 sync bubbles (>= the
+ *          simulated launch latency, 2 us, each; 20 ms so that the thread is surely inside the
+ *          synchronize when the kernel ends, even when an overloaded machine delays it)
  *   alloc  4 kernels of 200 us with a cuMemAlloc between them; run with
- *          GTSIM_ALLOC_LATENCY_NS=3000000: 3 gaps caused by allocation (>= 2.8 ms each)
- *   event  (GTSIM_DEVICES=2) device 1 runs a 6 ms kernel and records an event; device 0 runs a
- *          2 ms kernel, then its stream waits for the event and a 100 us kernel follows, queued
- *          before device 0 went idle: one dependency gap on device 0, none on device 1
+ *          GTSIM_ALLOC_LATENCY_NS=10000000: 3 gaps caused by allocation (>= 9.8 ms each: the
+ *          allocation starts after the launch and takes 10 ms, the kernel 200 us)
+ *   event  (GTSIM_DEVICES=2) device 1 runs a 40 ms kernel and records an event; device 0 runs a
+ *          20 ms kernel, then its stream waits for the event and a 100 us kernel follows, queued
+ *          before device 0 went idle: one dependency gap on device 0 (< 20 ms), none on device 1
  *   tiny   a warm-up kernel and a synchronize, then 200 kernels of 100 ns launched back to back:
  *          gaps as long as the host takes between launches, launch latency when under 10 us
  * Every mode first allocates and frees once: the tracer's first host stack (unwinder set-up)
@@ -32,11 +33,11 @@
 
 static const char module_text[] = "kernel k_work 1000000\n"
                                   "kernel k_short 200000\n"
-                                  "kernel k_first 2000000\n"
-                                  "kernel k_long 6000000\n"
+                                  "kernel k_first 20000000\n"
+                                  "kernel k_long 40000000\n"
                                   "kernel k_after 100000\n"
                                   "kernel k_tiny 100\n"
-                                  "kernel k_sync 5000000\n";
+                                  "kernel k_sync 20000000\n";
 
 struct dev {
     CUcontext ctx;
