@@ -6,27 +6,35 @@
  *                    from P: a 3 MiB, b 1 MiB; free a; c 2 MiB; cuMemPoolTrimTo(P, 0); a failing
  *                    100 MiB request from P; d 1 MiB by cuMemAllocAsync (device's current pool D);
  *                    free d, b, c; synchronize; destroy P. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <cuda.h>
 
 #define MiB (1ull << 20)
-#define CHECK(x)                                                                                   \
+/* Each call must succeed (or fail, EXPECT_FAIL) and leave errno as it found it: the samples the
+ * shim takes inside it must not show. */
+#define CALL(x, want_ok)                                                                           \
     do {                                                                                           \
+        errno = 4321;                                                                              \
         CUresult r_ = (x);                                                                         \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            printf("%s failed: %d\n", #x, (int)r_);                                                \
+        if ((r_ == CUDA_SUCCESS) != (want_ok)) {                                                   \
+            printf("%s returned %d\n", #x, (int)r_);                                               \
+            return 1;                                                                              \
+        }                                                                                          \
+        if (errno != 4321) {                                                                       \
+            printf("%s changed errno to %d\n", #x, errno);                                         \
             return 1;                                                                              \
         }                                                                                          \
     } while (0)
-#define EXPECT_FAIL(x)                                                                             \
+#define CHECK(x) CALL(x, 1)
+/* Set-up calls: the simulated cuInit itself sets errno (reading its environment). */
+#define SETUP(x)                                                                                   \
     do {                                                                                           \
-        if ((x) == CUDA_SUCCESS) {                                                                 \
-            printf("%s succeeded\n", #x);                                                          \
-            return 1;                                                                              \
-        }                                                                                          \
+        if ((x) != CUDA_SUCCESS) return 1;                                                         \
     } while (0)
+#define EXPECT_FAIL(x) CALL(x, 0)
 
 static int meminfo(void)
 {
@@ -74,10 +82,10 @@ int main(int argc, char **argv)
 {
     CUdevice dev;
     CUcontext ctx;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    SETUP(cuInit(0));
+    SETUP(cuDeviceGet(&dev, 0));
+    SETUP(cuDevicePrimaryCtxRetain(&ctx, dev));
+    SETUP(cuCtxSetCurrent(ctx));
     int rc = argc > 1 && !strcmp(argv[1], "pool") ? pool() : meminfo();
     if (rc == 0) printf("ok\n");
     return rc;
