@@ -198,6 +198,19 @@ static void gap_host(const struct ga_report *r, const struct ga_gap *gp, FILE *o
     fputc('\n', o);
 }
 
+/* --stacks: the full stack the gap is attributed to. */
+static void gap_stack(const struct ga_report *r, uint32_t stack, FILE *o)
+{
+    static const struct ga_frame *fr[64];
+    char label[512];
+    size_t n = stack ? ga_sites_stack_frames((struct ga_stacks *)&r->stacks, stack, fr, 64) : 0;
+    for (size_t i = 0; i < n; i++) {
+        fputs("                 ", o);
+        ga_put_trimmed(o, ga_frame_label(&r->stacks, fr[i], label, sizeof(label), 0), 100);
+        fputc('\n', o);
+    }
+}
+
 static void idle_gaps(const struct ga_report *r, const struct ga_gaps_device *x, FILE *o)
 {
     char t[2][32];
@@ -212,6 +225,7 @@ static void idle_gaps(const struct ga_report *r, const struct ga_gaps_device *x,
         put_act(r, o, gp->after);
         fputc('\n', o);
         gap_host(r, gp, o);
+        if (r->show_stacks) gap_stack(r, gp->stack, o);
     }
 }
 
