@@ -99,6 +99,10 @@ for dev, ws in sorted(by_dev.items()):
                 sum(e - s for s, e in gaps if bucket(e - s) == name))
         if hist.get(name) != want:
             fail(f"device {dev}: histogram {name} {hist.get(name)} != {want}")
+    sites = d["idle_by_site"]
+    if len(sites) < 20 and (sum(x["idle_ns"] for x in sites) != idle or
+                            sum(x["gaps"] for x in sites) != len(gaps)):
+        fail(f"device {dev}: idle_by_site {sites} does not add up to {idle} in {len(gaps)}")
     causes = d["idle_by_cause"]
     if sum(c["idle_ns"] for c in causes.values()) != idle or \
             sum(c["gaps"] for c in causes.values()) != len(gaps):

@@ -1,6 +1,7 @@
 /* GPU idle gaps: the sweep (interval union and gap extraction) against a brute-force model on
  * random intervals; every cause rule on a synthetic trace whose times are exact by construction;
  * totals per cause, histogram, windows, HTA's per-stream categories; the top-N selection. */
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,6 +361,56 @@ static void check_hta(const struct ga_gaps_device *d)
     CHECK_U64("HTA stream 2 host wait", s2->host_wait_ns, 0);
 }
 
+/* root.a.b... along a NULL-terminated path; array elements by "#<index>". */
+static json_object *jget(json_object *o, const char *const *path)
+{
+    for (; o && *path; path++) {
+        json_object *x = NULL;
+        if ((*path)[0] == '#')
+            x = json_object_array_get_idx(o, (size_t)atoi(*path + 1));
+        else if (!json_object_object_get_ex(o, *path, &x))
+            x = NULL;
+        o = x;
+    }
+    return o;
+}
+#define JGET(o, ...) jget(o, (const char *const[]){__VA_ARGS__, NULL})
+#define JU64(o, ...) json_object_get_uint64(JGET(o, __VA_ARGS__))
+#define JSTR(o, ...) json_object_get_string(JGET(o, __VA_ARGS__))
+
+/* The JSON of the longest gap (the allocation stall) and the totals. */
+static void check_json(const struct ga_report *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ga_render_json(r, f);
+    fclose(f);
+    json_object *root = json_tokener_parse(buf), *d = JGET(root, "timeline", "devices", "#0");
+    CHECK_STR("json: longest gap's cause", JSTR(d, "gaps", "#0", "cause"), "allocation");
+    CHECK_U64("json: its start", JU64(d, "gaps", "#0", "start_ns"), 900 * US);
+    CHECK_U64("json: its length", JU64(d, "gaps", "#0", "duration_ns"), 1060 * US);
+    CHECK_STR("json: its host call", JSTR(d, "gaps", "#0", "host_call", "api"), "cuMemAlloc_v2");
+    CHECK_U64("json: the call's time in the window",
+              JU64(d, "gaps", "#0", "host_call", "overlap_ns"), 1000 * US);
+    CHECK_U64("json: the launch came 50 us after the allocation returned",
+              JU64(d, "gaps", "#0", "launch", "since_previous_call_ns"), 50 * US);
+    CHECK_STR("json: the previous call", JSTR(d, "gaps", "#0", "launch", "previous_call"),
+              "cuMemAlloc_v2");
+    CHECK_STR("json: the kernel after it", JSTR(d, "gaps", "#0", "after", "kind"), "kernel");
+    CHECK_U64("json: synchronize idle", JU64(d, "idle_by_cause", "synchronize", "idle_ns"),
+              280 * US);
+    CHECK_U64("json: gap count", JU64(d, "gap_count"), NW);
+    CHECK_U64("json: none omitted (--all-gaps)", JU64(d, "gaps_omitted"), 0);
+    CHECK_U64("json: histogram 1-10ms", JU64(d, "gap_histogram", "#3", "count"), 1);
+    CHECK_U64("json: HTA kernel wait threshold",
+              JU64(root, "timeline", "hta", "kernel_wait_threshold_ns"), 30);
+    CHECK_U64("json: windows of 50 us", JU64(root, "timeline", "windows", "#0", "window_ns"),
+              50 * US);
+    json_object_put(root);
+    free(buf);
+}
+
 static void test_causes(void)
 {
     struct ga_report r;
@@ -372,6 +423,7 @@ static void test_causes(void)
         check_totals(d);
         check_windows(&r, d);
         check_hta(d);
+        check_json(&r);
     }
     CHECK_U64("host calls kept (2 syncs, 2 allocs)", r.gaps.n_calls, 4);
     ga_report_free(&r);
