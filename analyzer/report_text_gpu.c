@@ -105,7 +105,8 @@ static void text_linking(const struct ga_report *r, FILE *o)
 
 /* ---- idle gaps ------------------------------------------------------------------------------- */
 
-#define IDLE_DEVICES   4 /* devices with an idle section */
+#define IDLE_DEVICES   8 /* devices with an idle summary */
+#define IDLE_DETAILED  2 /* of them, the first with call sites and longest gaps (a screen) */
 #define IDLE_SITE_ROWS 6
 #define IDLE_GAPS      5
 
@@ -236,9 +237,13 @@ static void text_idle(const struct ga_report *r, FILE *o)
     fputs("\ngpu idle  (gaps inside each device's active span; causes: docs/ANALYSES.md)\n", o);
     for (size_t i = 0; i < g->n_devices && i < IDLE_DEVICES; i++) {
         idle_header(&g->devices[i], o);
+        if (i >= IDLE_DETAILED) continue;
         idle_sites(r, &g->devices[i], o);
         idle_gaps(r, &g->devices[i], o);
     }
+    if (g->n_devices > IDLE_DETAILED)
+        fprintf(o, "  (call sites and longest gaps of device%s after the first %d: see --json)\n",
+                g->n_devices - IDLE_DETAILED == 1 ? "" : "s", IDLE_DETAILED);
     if (g->n_devices > IDLE_DEVICES)
         fprintf(o, "  ... %zu more devices (see --json)\n", g->n_devices - IDLE_DEVICES);
 }
