@@ -318,6 +318,222 @@ static void test_bounds(void)
     ga_pools_free(&p);
 }
 
+/* ---- annotated pools against a brute-force model ----------------------------------------------
+ * Three pool ids over 512 addresses, random creates, destroys, ranges, blocks, frees and fails,
+ * many of them wrong on purpose; after every step each pool's reserved/used/free/extents/largest
+ * and every error counter must equal what a bitmap model following the rules of ANALYSES.md says.
+ */
+#define MN     512
+#define MPOOLS 3
+
+struct mpool {
+    int live;
+    unsigned char owned[MN];
+    uint32_t blk[MN]; /* start + 1 of the live block holding the address, 0 none */
+};
+
+static uint32_t mrng;
+static uint32_t mrnd(void)
+{
+    mrng ^= mrng << 13;
+    mrng ^= mrng >> 17;
+    mrng ^= mrng << 5;
+    return mrng;
+}
+
+static void m_reset(struct mpool *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->live = 1;
+}
+
+/* The model's version of each record; returns the error it counts, or -1. */
+static int m_add(struct mpool *m, uint64_t a, uint64_t len)
+{
+    if (!len) return GA_PERR_BAD_RANGE;
+    for (uint64_t i = a; i < a + len; i++)
+        if (m->owned[i]) return GA_PERR_RANGE_OVERLAP;
+    memset(m->owned + a, 1, len);
+    return -1;
+}
+
+/* Both errors may apply: memory not owned (returned), and blocks going with the range
+ * (counted in errs here). */
+static int m_remove(struct mpool *m, uint64_t a, uint64_t len, uint64_t *errs)
+{
+    int err = -1;
+    if (!len) return GA_PERR_BAD_RANGE;
+    for (uint64_t i = a; i < a + len; i++)
+        if (!m->owned[i]) err = GA_PERR_RANGE_UNKNOWN;
+    int dropped = 0;
+    for (uint64_t i = a; i < a + len; i++) /* blocks reaching into the range go whole */
+        if (m->blk[i]) {
+            uint32_t s = m->blk[i];
+            for (uint64_t k = 0; k < MN; k++)
+                if (m->blk[k] == s) m->blk[k] = 0;
+            dropped = 1;
+        }
+    memset(m->owned + a, 0, len);
+    if (dropped) errs[GA_PERR_BLOCK_IN_RANGE]++;
+    return err;
+}
+
+static int m_alloc(struct mpool *m, uint64_t a, uint64_t len)
+{
+    if (!len) return GA_PERR_BAD_RANGE;
+    for (uint64_t i = a; i < a + len; i++)
+        if (!m->owned[i]) return GA_PERR_BLOCK_OUTSIDE;
+    for (uint64_t i = a; i < a + len; i++)
+        if (m->blk[i]) return GA_PERR_BLOCK_OVERLAP;
+    for (uint64_t i = a; i < a + len; i++)
+        m->blk[i] = (uint32_t)a + 1;
+    return -1;
+}
+
+static int m_free(struct mpool *m, uint64_t a, uint64_t size)
+{
+    uint64_t n = 0;
+    if (m->blk[a] != a + 1) return GA_PERR_DOUBLE_FREE;
+    for (uint64_t i = a; i < MN && m->blk[i] == a + 1; i++, n++)
+        m->blk[i] = 0;
+    return size && size != n ? GA_PERR_SIZE_MISMATCH : -1;
+}
+
+static struct ga_frag m_frag(const struct mpool *m)
+{
+    struct ga_frag f = {.layout_known = 1};
+    uint64_t run = 0;
+    for (uint64_t i = 0; i <= MN; i++) {
+        int fr = i < MN && m->owned[i] && !m->blk[i];
+        if (i < MN && m->owned[i]) f.reserved++;
+        if (i < MN && m->blk[i]) f.used++;
+        if (fr) {
+            run++;
+            continue;
+        }
+        if (run) f.extents++;
+        if (run > f.largest) f.largest = run;
+        run = 0;
+    }
+    f.free = f.reserved - f.used;
+    return f;
+}
+
+static const struct ga_pool *live_pool(const struct ga_pools *p, uint64_t id)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->pools[i].live && p->pools[i].kind == GA_POOL_ANNOTATED && p->pools[i].id == id)
+            return &p->pools[i];
+    return NULL;
+}
+
+static int m_step(struct ga_pools *p, struct mpool *ms, uint64_t *errs, char *why, size_t n)
+{
+    unsigned k = mrnd() % MPOOLS, op = mrnd() % 100;
+    uint64_t id = 0x100 + k, a = mrnd() % MN, len = mrnd() % 10 == 0 ? 0 : 1 + mrnd() % 40;
+    struct mpool *m = &ms[k];
+    int err = -1;
+    if (a + len > MN) len = MN - a;
+    if (op < 2) { /* create */
+        if (m->live) errs[GA_PERR_DUP_CREATE]++;
+        m_reset(m);
+        pool_op(p, GT_POOL_CREATE, id, 0, 0, NULL);
+    } else if (op < 3) { /* destroy */
+        if (!m->live) {
+            errs[GA_PERR_UNKNOWN_POOL]++;
+        } else {
+            for (uint64_t i = 0; i < MN; i++)
+                if (m->blk[i]) err = GA_PERR_BLOCK_IN_RANGE;
+            memset(m, 0, sizeof(*m));
+        }
+        pool_op(p, GT_POOL_DESTROY, id, 0, 0, NULL);
+    } else {
+        if (!m->live) { /* the pool is made, with an error */
+            errs[GA_PERR_UNKNOWN_POOL]++;
+            m_reset(m);
+        }
+        if (op < 25) {
+            err = m_add(m, a, len);
+            pool_op(p, GT_POOL_ADD_RANGE, id, a, len, NULL);
+        } else if (op < 32) {
+            err = m_remove(m, a, len, errs);
+            pool_op(p, GT_POOL_REMOVE_RANGE, id, a, len, NULL);
+        } else if (op < 70) {
+            err = m_alloc(m, a, len);
+            block(p, GT_BLOCK_ALLOC, id, a, len);
+        } else if (op < 97) {
+            if (mrnd() % 4) /* mostly aim at a live block */
+                for (uint64_t i = 0; i < MN; i++)
+                    if (m->blk[(a + i) % MN] == (a + i) % MN + 1) {
+                        a = (a + i) % MN;
+                        break;
+                    }
+            uint64_t size = mrnd() % 3 == 0 ? 0 : mrnd() % 8 == 0 ? 1 : 0;
+            if (m->blk[a] == a + 1 && mrnd() % 2)
+                for (uint64_t i = a; i < MN && m->blk[i] == a + 1; i++)
+                    size++;
+            err = m_free(m, a, size);
+            block(p, GT_BLOCK_FREE, id, a, size);
+        } else {
+            block(p, GT_BLOCK_FAIL, id, 0, len + 1);
+        }
+    }
+    if (err >= 0) errs[err]++;
+    for (unsigned e = 0; e < GA_PERR_COUNT; e++)
+        if (p->errors[e] != errs[e])
+            return snprintf(why, n, "error %s: %" PRIu64 ", model %" PRIu64, ga_pool_err_name(e),
+                            p->errors[e], errs[e]),
+                   0;
+    for (unsigned i = 0; i < MPOOLS; i++) {
+        const struct ga_pool *q = live_pool(p, 0x100 + i);
+        if (!q != !ms[i].live) return snprintf(why, n, "pool %u liveness", i), 0;
+        if (!q) continue;
+        struct ga_frag f = m_frag(&ms[i]);
+        if (q->now.reserved != f.reserved || q->now.used != f.used || q->now.free != f.free ||
+            q->now.extents != f.extents || q->now.largest != f.largest)
+            return snprintf(why, n,
+                            "pool %u: %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64
+                            " vs model %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64,
+                            i, q->now.reserved, q->now.used, q->now.free, q->now.extents,
+                            q->now.largest, f.reserved, f.used, f.free, f.extents, f.largest),
+                   0;
+    }
+    return 1;
+}
+
+static void test_model(uint32_t seed)
+{
+    struct ga_pools p;
+    struct mpool ms[MPOOLS];
+    uint64_t errs[GA_PERR_COUNT] = {0};
+    char why[200] = "", what[300];
+    int ok = 1, step = 0;
+    memset(ms, 0, sizeof(ms));
+    mrng = seed;
+    ga_pools_init(&p);
+    for (; step < 20000 && ok; step++)
+        ok = m_step(&p, ms, errs, why, sizeof(why));
+    /* each device's sums equal the sums over its live pools */
+    for (size_t d = 0; ok && d < p.ndev; d++) {
+        uint64_t r = 0, u = 0, e = 0, l = 0;
+        for (size_t i = 0; i < p.n; i++) {
+            const struct ga_pool *q = &p.pools[i];
+            if (!q->live || q->device != p.devs[d].device) continue;
+            r += q->now.reserved, u += q->now.used, e += q->now.extents;
+            l = q->now.largest > l ? q->now.largest : l;
+        }
+        const struct ga_frag *f = &p.devs[d].now;
+        if (f->reserved != r || f->used != u || f->extents != e || f->largest != l)
+            ok = 0, snprintf(why, sizeof(why), "device %d sums", p.devs[d].device);
+    }
+    snprintf(what, sizeof(what),
+             "model, seed %u: %d steps, every figure and error count as the bitmap model%s%s", seed,
+             step, ok ? "" : ": ", why);
+    CHECK(what, ok);
+    ga_pools_finish(&p, now_ts);
+    ga_pools_free(&p);
+}
+
 int main(void)
 {
     test_annotated();
@@ -325,5 +541,7 @@ int main(void)
     test_vmm();
     test_peak();
     test_bounds();
+    for (uint32_t seed = 1; seed <= 5; seed++)
+        test_model(seed * 2654435761u);
     return check_done();
 }
