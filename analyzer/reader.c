@@ -22,8 +22,9 @@ struct rd {
     unsigned char *buf; /* BLOCK bytes */
     size_t pos, len;
     uint64_t offset; /* file bytes consumed by rd_read */
-    unsigned char *payload;
+    unsigned char *payload; /* as stored */
     size_t payload_cap;
+    struct gt_unpacker unpack; /* decoded payloads of compressed chunks */
     uint64_t order; /* file index of the next record */
     struct ga_order ord;
     struct ga_read_stats *st;
@@ -161,12 +162,12 @@ static void gpu_record(struct rd *r, const unsigned char *p, uint32_t size, uint
     r->sink(r->ctx, &ev);
 }
 
-/* Walks the records of one checksummed payload. A bad record size leaves no way to find the
- * next record, so the rest of the chunk is skipped. */
-static void parse_payload(struct rd *r, const struct gt_chunk_header *ch)
+/* Walks the records of one checksummed, decoded payload. A bad record size leaves no way to find
+ * the next record, so the rest of the chunk is skipped. */
+static void parse_payload(struct rd *r, const struct gt_chunk_header *ch, const unsigned char *p,
+                          uint32_t n)
 {
-    const unsigned char *p = r->payload;
-    uint32_t pos = 0, n = ch->payload_size;
+    uint32_t pos = 0;
     while (pos < n) {
         struct gt_rec_header h = {0};
         if (n - pos >= sizeof(h)) memcpy(&h, p + pos, sizeof(h));
@@ -235,9 +236,17 @@ static int read_chunk(struct rd *r)
         stop(r, no, "chunk %" PRIu64 " at byte %" PRIu64 " is corrupt (checksum mismatch)", no, at);
         return -1;
     }
+    const unsigned char *raw = NULL;
+    uint32_t raw_size = 0;
+    if (gt_chunk_unpack(&r->unpack, &ch, r->payload, &raw, &raw_size, &why) != 0) {
+        stop(r, no, "chunk %" PRIu64 " at byte %" PRIu64 " is corrupt (%s)", no, at, why);
+        return -1;
+    }
     count_chunk(r->st, ch.kind);
+    if (ch.codec != GT_CODEC_NONE) r->st->packed_chunks++;
+    r->st->raw_bytes += raw_size;
     r->st->valid_bytes = r->offset;
-    parse_payload(r, &ch);
+    parse_payload(r, &ch, raw, raw_size);
     return 1;
 }
 
@@ -274,6 +283,7 @@ int ga_read_fd(int fd, ga_sink_fn sink, void *ctx, struct ga_read_stats *stats)
         rc = -1;
     }
     ga_order_free(&r.ord);
+    gt_unpacker_free(&r.unpack);
     free(r.payload);
     free(r.buf);
     return rc;

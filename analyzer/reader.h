@@ -1,7 +1,8 @@
 /* Streaming trace reader: validates the file header and every chunk, restores global time order
  * of host records with watermarks, and hands each record to a sink. GPU chunk records go to the
  * same sink as they are read (not in time order; ga_rec_is_gpu tells them apart). Memory: one
- * chunk payload plus the host records of one watermark interval. */
+ * chunk payload (as stored and, when compressed, decoded: each at most GT_MAX_CHUNK_PAYLOAD) plus
+ * the host records of one watermark interval. */
 #ifndef GA_READER_H
 #define GA_READER_H
 
@@ -18,6 +19,8 @@ struct ga_read_stats {
     uint64_t valid_bytes;         /* bytes of the file up to the end of the last whole chunk */
     uint64_t chunks;              /* whole, checksummed chunks */
     uint64_t host_chunks, gpu_chunks, other_chunks;
+    uint64_t packed_chunks;     /* of those, compressed (codec != GT_CODEC_NONE) */
+    uint64_t raw_bytes;         /* payload bytes once decoded, of all whole chunks */
     uint64_t records;           /* known host records delivered plus GPU records seen */
     uint64_t host_records;      /* known host records delivered to the sink */
     uint64_t gpu_records;       /* records in GPU chunks (those of GPU types are delivered) */

@@ -104,7 +104,7 @@ int gt_chunk_header_check(const struct gt_chunk_header *c, const char **why)
         *why = "bad chunk magic";
         return -1;
     }
-    if (c->codec != GT_CODEC_NONE) {
+    if (c->codec != GT_CODEC_NONE && c->codec != GT_CODEC_ZSTD && c->codec != GT_CODEC_ZSTD_DELTA) {
         *why = "unknown chunk codec";
         return -1;
     }

@@ -27,6 +27,51 @@ int gt_chunk_header_check(const struct gt_chunk_header *c, const char **why);
  * the payload. */
 uint32_t gt_chunk_crc(const struct gt_chunk_header *c, const void *payload);
 
+/* ---- chunk codecs (codec.c) ---------------------------------------------------------------- */
+
+/* Writer state for compressed chunks: a zstd context and two buffers, grown to the largest chunk
+ * packed (bounded by GT_MAX_CHUNK_PAYLOAD). Not thread-safe: one user at a time. */
+struct gt_packer {
+    void *cctx;
+    unsigned char *tmp, *out;
+    size_t tmp_cap, out_cap;
+    int level;      /* zstd level; 0: never compress */
+    uint16_t codec; /* GT_CODEC_ZSTD_DELTA (default) or GT_CODEC_ZSTD */
+    uint32_t min_size; /* smaller chunks stay as they are (default 256) */
+    int force;         /* tests: keep the compressed form even when it is not smaller */
+    uint64_t packed, stored_raw, failed; /* chunks compressed, chunks kept as they were, failures */
+};
+
+/* level 0: every chunk stays GT_CODEC_NONE. */
+void gt_packer_init(struct gt_packer *pk, int level);
+void gt_packer_free(struct gt_packer *pk);
+
+/* Fills *ch (kind, tid, seq, codec, payload_size, crc32) for `size` bytes of whole records at
+ * `raw`, compressed when that makes it smaller; any failure (memory, zstd) keeps the records as
+ * they are (GT_CODEC_NONE), never loses them. Returns what to write after the header: `raw` or
+ * the packer's buffer (valid until the next call), ch->payload_size bytes. */
+const void *gt_chunk_pack(struct gt_packer *pk, struct gt_chunk_header *ch, uint16_t kind,
+                          uint32_t tid, uint32_t seq, const void *raw, uint32_t size);
+
+/* Reader state: a zstd context and the decoded payload, at most GT_MAX_CHUNK_PAYLOAD bytes. */
+struct gt_unpacker {
+    void *dctx;
+    unsigned char *out;
+    size_t out_cap;
+};
+
+/* Decodes the payload of a chunk whose header passed gt_chunk_header_check and whose crc32
+ * matched. Sets *raw and *raw_size to the records (the payload itself for GT_CODEC_NONE).
+ * Returns 0, or -1 with a static message in *why (a corrupt or lying compressed payload). */
+int gt_chunk_unpack(struct gt_unpacker *u, const struct gt_chunk_header *ch, const void *payload,
+                    const unsigned char **raw, uint32_t *raw_size, const char **why);
+void gt_unpacker_free(struct gt_unpacker *u);
+
+/* The delta transform of GT_CODEC_ZSTD_DELTA (trace_format.h): encode from `in` to `out` (n
+ * bytes each, not overlapping); decode in place. */
+void gt_delta_encode(const unsigned char *in, unsigned char *out, uint32_t n);
+void gt_delta_decode(unsigned char *p, uint32_t n);
+
 /* Plain zlib crc32 of a buffer. */
 uint32_t gt_checksum(const void *p, size_t n);
 

@@ -2,8 +2,12 @@
  *
  * Threading model
  *  - Each traced thread appends records to its own buffer without locks (gt_reserve/gt_commit).
- *  - A buffer is written out as one chunk either by its owner when it is full, or by the flusher
- *    thread every flush period; both take the buffer's mutex, which appending never does.
+ *  - A full buffer is handed to the flusher thread (the owner goes on in a spare buffer and wakes
+ *    the flusher), and the flusher writes what the buffers hold every flush period; both take
+ *    the buffer's mutex, which appending never does. The flusher compresses chunks
+ *    (GPUTRACE_COMPRESS) and checksums them: no per-chunk work on the application's threads,
+ *    unless the flusher falls behind by a whole buffer (or is gone): the owner then writes its
+ *    older buffer itself, uncompressed, so memory stays at two buffers per thread.
  *  - Chunks are written under one file mutex, so each chunk lands whole and in one piece; on an
  *    I/O error the file is cut back to its last whole chunk and tracing switches off.
  *  - After each flush round the flusher writes a watermark W: every host record with ts < W is in
@@ -25,6 +29,20 @@
 #include "shim.h"
 
 #define GT_BUF_SIZE       (256u << 10)
+
+#define GT_HANDOFF_MAX 7 /* full buffers a thread may have waiting for the flusher */
+
+/* A thread's buffers: the public part (shim.h) and, private to this file, the full buffers
+ * handed to the flusher (oldest first) and the free ones the owner swaps in, made as needed:
+ * at most GT_HANDOFF_MAX + 1 buffers per thread. All under t.mu. */
+struct rt_thread {
+    struct gt_thread t;
+    uint8_t *full[GT_HANDOFF_MAX];
+    uint32_t full_from[GT_HANDOFF_MAX], full_to[GT_HANDOFF_MAX]; /* bytes not yet written */
+    uint32_t n_full, n_spare, n_bufs; /* n_bufs: buffers made, the current one included */
+    uint8_t *spare[GT_HANDOFF_MAX];
+};
+#define RT(tp) ((struct rt_thread *)(void *)(tp))
 
 _Atomic int gt_state = GT_STATE_IDLE;
 __thread int gt_tls_in_hook __attribute__((tls_model("initial-exec")));
@@ -53,6 +71,9 @@ static struct {
     uint64_t offset;     /* bytes of whole chunks written so far; under file_mu */
     uint64_t fsize_limit; /* RLIMIT_FSIZE at open, so we stop before SIGXFSZ */
     uint32_t seq;        /* sequence of the tracer's own chunks (tid 0); under file_mu */
+    int compress;        /* GPUTRACE_COMPRESS: zstd level, 0 = chunks stored as they are */
+    struct gt_packer pk; /* under pk_mu, taken before file_mu */
+    pthread_mutex_t pk_mu;
     uint32_t gpu_seq;    /* sequence of GPU chunks; under file_mu */
     pthread_mutex_t file_mu;
     /* threads */
@@ -66,6 +87,7 @@ static struct {
     pthread_mutex_t flush_mu;
     pthread_cond_t flush_cv;
     int stopping;
+    int handoff;         /* a buffer waits for the flusher; under flush_mu */
     /* totals */
     _Atomic uint64_t records;
     _Atomic uint64_t lost;
@@ -73,6 +95,8 @@ static struct {
 } G = {
     .fd = -1,
     .flush_ms = 100,
+    .compress = 1,
+    .pk_mu = PTHREAD_MUTEX_INITIALIZER,
     .file_mu = PTHREAD_MUTEX_INITIALIZER,
     .list_mu = PTHREAD_MUTEX_INITIALIZER,
     .flush_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -96,6 +120,11 @@ __attribute__((constructor)) static void gt_configure(void)
     snprintf(G.output, sizeof(G.output), "%s", v && *v ? v : "gputrace.%p.trace");
     if ((v = getenv("GPUTRACE_FLUSH_MS")) && atoi(v) > 0) G.flush_ms = (unsigned)atoi(v);
     if ((v = getenv("GPUTRACE_DISABLE")) && *v && strcmp(v, "0") != 0) G.disabled_by_env = 1;
+    if ((v = getenv("GPUTRACE_COMPRESS")) && *v) { /* 0: off; 1..19: zstd level (default 1) */
+        long lv = strtol(v, NULL, 10);
+        G.compress = lv <= 0 ? 0 : lv > 19 ? 19 : (int)lv;
+    }
+    gt_packer_init(&G.pk, G.compress);
     env.cupti = keep_env("GPUTRACE_CUPTI", env_cupti, sizeof(env_cupti));
     env.cuda_home = keep_env("CUDA_HOME", env_cuda_home, sizeof(env_cuda_home));
     env.conda_prefix = keep_env("CONDA_PREFIX", env_conda, sizeof(env_conda));
@@ -154,13 +183,13 @@ static void stop_on_io_error(const char *what, int err)
                 what, strerror(err));
 }
 
-/* Write one chunk. Caller holds file_mu. Returns 0 or -1 (tracing is then off). */
-static int write_chunk_locked(uint16_t kind, uint32_t tid, uint32_t seq, const void *payload,
-                              uint32_t size)
+/* Write one chunk whose header is made (checksummed). Caller holds file_mu. Returns 0 or -1
+ * (tracing is then off). */
+static int write_made_locked(const struct gt_chunk_header *hdr, const void *payload)
 {
-    struct gt_chunk_header ch;
+    struct gt_chunk_header ch = *hdr;
+    uint32_t size = ch.payload_size;
     if (G.fd < 0) return -1;
-    gt_chunk_header_init(&ch, kind, tid, seq, payload, size);
     uint64_t total = sizeof(ch) + (uint64_t)size;
     if (G.offset + total > G.fsize_limit) {
         stop_on_io_error("the trace reached the file size limit", EFBIG);
@@ -189,11 +218,26 @@ static int write_chunk_locked(uint16_t kind, uint32_t tid, uint32_t seq, const v
     return 0;
 }
 
-static int write_chunk(uint16_t kind, uint32_t tid, uint32_t seq, const void *p, uint32_t size)
+/* Write one chunk of `size` bytes of records. pack: compress it (GPUTRACE_COMPRESS), waiting for
+ * the compressor if another writer has it; else store the records as they are (only a CRC).
+ * `seq` NULL: *seqp is taken under file_mu (the tracer's own and GPU chunks). */
+static int write_chunk(uint16_t kind, uint32_t tid, uint32_t seq, uint32_t *seqp, const void *p,
+                       uint32_t size, int pack)
 {
+    struct gt_chunk_header ch;
+    const void *out = p;
+    int r;
+    pack = pack && G.compress > 0 && size > 0;
+    if (pack) pthread_mutex_lock(&G.pk_mu);
     pthread_mutex_lock(&G.file_mu);
-    int r = write_chunk_locked(kind, tid, seq, p, size);
+    if (seqp) seq = (*seqp)++;
+    if (pack)
+        out = gt_chunk_pack(&G.pk, &ch, kind, tid, seq, p, size);
+    else
+        gt_chunk_header_init(&ch, kind, tid, seq, p, size);
+    r = write_made_locked(&ch, out);
     pthread_mutex_unlock(&G.file_mu);
+    if (pack) pthread_mutex_unlock(&G.pk_mu);
     return r;
 }
 
@@ -202,24 +246,22 @@ static uint64_t count_records(const uint8_t *p, uint32_t n);
 
 static void write_own_records(const void *p, uint32_t size)
 {
-    pthread_mutex_lock(&G.file_mu);
-    if (write_chunk_locked(GT_CHUNK_HOST, 0, G.seq++, p, size) == 0)
+    if (write_chunk(GT_CHUNK_HOST, 0, 0, &G.seq, p, size, 1) == 0)
         atomic_fetch_add(&G.records, count_records(p, size));
-    pthread_mutex_unlock(&G.file_mu);
 }
 
+/* GPU chunks come from CUPTI's buffer callbacks (its own thread, or the flusher's flush), never
+ * from a launch: they are compressed. */
 void gt_write_gpu_chunk(const void *payload, uint32_t size)
 {
     if (atomic_load(&gt_state) != GT_STATE_RUNNING) { /* delivered after shutdown: counted */
         atomic_fetch_add(&G.lost, count_records(payload, size));
         return;
     }
-    pthread_mutex_lock(&G.file_mu);
-    if (write_chunk_locked(GT_CHUNK_GPU, 0, G.gpu_seq++, payload, size) == 0)
+    if (write_chunk(GT_CHUNK_GPU, 0, 0, &G.gpu_seq, payload, size, 1) == 0)
         atomic_fetch_add(&G.records, count_records(payload, size));
     else
         atomic_fetch_add(&G.lost, count_records(payload, size));
-    pthread_mutex_unlock(&G.file_mu);
 }
 
 static uint32_t read_small_file(const char *path, char *buf, uint32_t n)
@@ -295,6 +337,7 @@ static void start_tracing(void)
     uint64_t mono_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
     struct gt_file_header h;
     gt_header_init(&h, G.pid, (uint32_t)getppid(), rt_ns, mono_ns);
+    if (G.compress > 0) h.min_version = GT_FORMAT_MIN_READER_CODEC; /* v1 readers must refuse it */
     if (write(G.fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
         gt_warn("gputrace: cannot write %s (%s); tracing is off\n", path, strerror(errno));
         close(G.fd);
@@ -311,8 +354,11 @@ static void start_tracing(void)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    G.flusher_started = pthread_create(&G.flusher, NULL, flusher_main, NULL) == 0;
-    if (G.flusher_started) pthread_detach(G.flusher); /* it ends with the process */
+    int started = pthread_create(&G.flusher, NULL, flusher_main, NULL) == 0;
+    if (started) pthread_detach(G.flusher); /* it ends with the process */
+    pthread_mutex_lock(&G.flush_mu); /* owners read it when they hand a buffer over */
+    G.flusher_started = started;
+    pthread_mutex_unlock(&G.flush_mu);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     gt_log("gputrace: tracing into %s\n", path);
     return;
@@ -355,7 +401,7 @@ static struct gt_thread *thread_slow(void)
     struct gt_thread *t = gt_tls_thread;
     if (!t) {
         gt_tls_in_hook = 1;
-        t = calloc(1, sizeof(*t));
+        t = calloc(1, sizeof(struct rt_thread));
         uint8_t *buf = t ? malloc(GT_BUF_SIZE) : NULL;
         if (!buf) {
             free(t);
@@ -365,6 +411,7 @@ static struct gt_thread *thread_slow(void)
         }
         t->buf = buf;
         t->cap = GT_BUF_SIZE;
+        RT(t)->n_bufs = 1;
         t->tid = (uint32_t)syscall(SYS_gettid);
         t->index = atomic_fetch_add(&G.next_index, 1) + 1;
         pthread_mutex_init(&t->mu, NULL);
@@ -394,15 +441,45 @@ static uint64_t count_records(const uint8_t *p, uint32_t n)
     return k;
 }
 
-/* Write out what is committed in t's buffer. Caller holds t->mu. */
-static int flush_thread_locked(struct gt_thread *t, int reset)
+/* One host chunk of t's records; counts them as written or lost. Caller holds t->mu. */
+static int write_host(struct gt_thread *t, const uint8_t *p, uint32_t n, int pack)
 {
-    uint32_t c = atomic_load_explicit(&t->committed, memory_order_acquire);
+    int r = write_chunk(GT_CHUNK_HOST, t->tid, t->seq++, NULL, p, n, pack);
+    if (r == 0)
+        atomic_fetch_add(&G.records, count_records(p, n));
+    else
+        atomic_fetch_add(&G.lost, count_records(p, n));
+    return r;
+}
+
+/* Write out the oldest `max` buffers handed to the flusher; they become spares. Caller holds
+ * t->mu. */
+static int flush_full_locked(struct gt_thread *t, int pack, uint32_t max)
+{
+    struct rt_thread *x = RT(t);
     int r = 0;
+    uint32_t k = 0;
+    for (; k < x->n_full && k < max; k++) {
+        if (x->full_to[k] > x->full_from[k] &&
+            write_host(t, x->full[k] + x->full_from[k], x->full_to[k] - x->full_from[k], pack) != 0)
+            r = -1;
+        x->spare[x->n_spare++] = x->full[k];
+    }
+    x->n_full -= k;
+    memmove(x->full, x->full + k, x->n_full * sizeof(x->full[0]));
+    memmove(x->full_from, x->full_from + k, x->n_full * sizeof(x->full_from[0]));
+    memmove(x->full_to, x->full_to + k, x->n_full * sizeof(x->full_to[0]));
+    return r;
+}
+
+/* Write out what is committed in t's buffers, the handed-over one first. Caller holds t->mu.
+ * pack: compress (the flusher and the exit flush; never the owner, on its launch path). */
+static int flush_thread_locked(struct gt_thread *t, int reset, int pack)
+{
+    int r = flush_full_locked(t, pack, GT_HANDOFF_MAX);
+    uint32_t c = atomic_load_explicit(&t->committed, memory_order_acquire);
     if (c > t->flushed) {
-        r = write_chunk(GT_CHUNK_HOST, t->tid, t->seq++, t->buf + t->flushed, c - t->flushed);
-        if (r == 0) atomic_fetch_add(&G.records, count_records(t->buf + t->flushed, c - t->flushed));
-        else atomic_fetch_add(&G.lost, count_records(t->buf + t->flushed, c - t->flushed));
+        if (write_host(t, t->buf + t->flushed, c - t->flushed, pack) != 0) r = -1;
         t->flushed = c;
     }
     if (reset) {
@@ -412,16 +489,42 @@ static int flush_thread_locked(struct gt_thread *t, int reset)
     return r;
 }
 
-/* The owner's buffer is full: write it out and start over. */
+/* Whether the flusher runs and will write a handed-over buffer soon; under flush_mu. */
+static int flusher_takes_handoffs(void) { return G.flusher_started && !G.stopping; }
+
+/* The owner's buffer is full: hand it to the flusher and go on in a spare one. If the flusher is
+ * GT_HANDOFF_MAX buffers behind, the owner writes the oldest itself (uncompressed: a CRC, no
+ * compression on the launch path); without a flusher it writes its buffer itself. */
 int gt_reserve_slow(struct gt_thread *t, uint32_t size)
 {
+    struct rt_thread *x = RT(t);
+    int r = 0, wake = 0;
     if (size > t->cap) {
         atomic_fetch_add(&G.lost, 1);
         return -1;
     }
     pthread_mutex_lock(&t->mu);
-    int r = flush_thread_locked(t, 1);
+    if (x->n_full == GT_HANDOFF_MAX) r = flush_full_locked(t, 0, 1);
+    if (x->n_spare == 0 && x->n_bufs < GT_HANDOFF_MAX + 1 &&
+        (x->spare[0] = malloc(GT_BUF_SIZE)) != NULL)
+        x->n_spare = 1, x->n_bufs++;
+    pthread_mutex_lock(&G.flush_mu);
+    wake = x->n_spare > 0 && r == 0 && flusher_takes_handoffs();
+    if (wake) G.handoff = 1;
+    pthread_mutex_unlock(&G.flush_mu);
+    if (wake) {
+        x->full[x->n_full] = t->buf;
+        x->full_from[x->n_full] = t->flushed;
+        x->full_to[x->n_full] = atomic_load_explicit(&t->committed, memory_order_relaxed);
+        x->n_full++;
+        t->buf = x->spare[--x->n_spare];
+        atomic_store_explicit(&t->committed, 0, memory_order_relaxed);
+        t->flushed = 0;
+    } else if (r == 0) {
+        r = flush_thread_locked(t, 1, 0);
+    }
     pthread_mutex_unlock(&t->mu);
+    if (wake) pthread_cond_signal(&G.flush_cv);
     if (r < 0 || atomic_load(&gt_state) != GT_STATE_RUNNING) {
         atomic_fetch_add(&G.lost, 1);
         return -1;
@@ -436,7 +539,7 @@ static void thread_exit(void *arg)
     gt_tls_in_hook = 1;
     pthread_mutex_lock(&G.list_mu);
     pthread_mutex_lock(&t->mu);
-    flush_thread_locked(t, 1);
+    flush_thread_locked(t, 1, 0);
     pthread_mutex_unlock(&t->mu);
     if (t->prev) t->prev->next = t->next;
     else G.threads = t->next;
@@ -446,6 +549,8 @@ static void thread_exit(void *arg)
     pthread_mutex_destroy(&t->mu);
     gt_stack_thread_exit(t);
     free(t->buf);
+    for (uint32_t k = 0; k < RT(t)->n_spare; k++) /* n_full is 0: flushed above */
+        free(RT(t)->spare[k]);
     free(t);
     gt_tls_in_hook = 0;
 }
@@ -479,7 +584,7 @@ static void flush_round(int final)
         uint64_t in = atomic_load_explicit(&t->inflight, memory_order_seq_cst);
         if (in && in < w) w = in;
         pthread_mutex_lock(&t->mu);
-        flush_thread_locked(t, 0);
+        flush_thread_locked(t, 0, 1);
         pthread_mutex_unlock(&t->mu);
     }
     pthread_mutex_unlock(&G.list_mu);
@@ -505,23 +610,46 @@ static void flush_round(int final)
     if (atomic_load(&gt_state) == GT_STATE_RUNNING) write_own_records(out, size);
 }
 
+/* Writes the buffers their owners handed over (full ones), compressed. */
+static void write_handoffs(void)
+{
+    pthread_mutex_lock(&G.list_mu);
+    for (struct gt_thread *t = G.threads; t; t = t->next) {
+        pthread_mutex_lock(&t->mu);
+        flush_full_locked(t, 1, GT_HANDOFF_MAX);
+        pthread_mutex_unlock(&t->mu);
+    }
+    pthread_mutex_unlock(&G.list_mu);
+}
+
 static void *flusher_main(void *arg)
 {
     (void)arg;
     gt_tls_in_hook = 1; /* nothing this thread does is traced */
     prctl(PR_SET_NAME, "gputrace-flush", 0, 0, 0);
+    uint64_t period = (uint64_t)G.flush_ms * 1000000u, next = gt_now() + period;
     pthread_mutex_lock(&G.flush_mu);
     while (!G.stopping) {
-        struct timespec dl;
-        clock_gettime(CLOCK_REALTIME, &dl);
-        dl.tv_nsec += (long)(G.flush_ms % 1000) * 1000000L;
-        dl.tv_sec += G.flush_ms / 1000 + dl.tv_nsec / 1000000000L;
-        dl.tv_nsec %= 1000000000L;
-        pthread_cond_timedwait(&G.flush_cv, &G.flush_mu, &dl);
+        uint64_t now = gt_now();
+        if (!G.handoff && now < next) { /* sleep until the next round or a hand-off */
+            struct timespec dl;
+            uint64_t left = next - now;
+            clock_gettime(CLOCK_REALTIME, &dl);
+            dl.tv_nsec += (long)(left % 1000000000u);
+            dl.tv_sec += (time_t)(left / 1000000000u) + dl.tv_nsec / 1000000000L;
+            dl.tv_nsec %= 1000000000L;
+            pthread_cond_timedwait(&G.flush_cv, &G.flush_mu, &dl);
+        }
         if (G.stopping) break;
+        int work = G.handoff;
+        G.handoff = 0;
         pthread_mutex_unlock(&G.flush_mu);
         if (atomic_load(&gt_state) != GT_STATE_RUNNING) return NULL;
-        flush_round(0);
+        if (work) write_handoffs();
+        if (gt_now() >= next) {
+            flush_round(0);
+            next = gt_now() + period;
+        }
         pthread_mutex_lock(&G.flush_mu);
     }
     pthread_mutex_unlock(&G.flush_mu);

@@ -23,8 +23,9 @@
 
 #define GT_MAGIC             "GPUTRACE" /* 8 bytes, no terminator on disk */
 #define GT_ENDIAN_TAG        0x01020304u /* reads as 0x04030201 on a foreign-endian host */
-#define GT_FORMAT_VERSION    1u
-#define GT_FORMAT_MIN_READER 1u /* oldest reader version that can read what we write */
+#define GT_FORMAT_VERSION    2u /* 2: compressed chunks (codecs below) */
+#define GT_FORMAT_MIN_READER 1u /* oldest reader that can read a file without compressed chunks */
+#define GT_FORMAT_MIN_READER_CODEC 2u /* oldest reader that can read a file that may hold them */
 
 /* Feature flags in gt_file_header.flags. */
 #define GT_FEAT_WATERMARKS (1u << 0) /* host chunks carry watermark records (see below) */
@@ -53,20 +54,47 @@ enum gt_chunk_kind {
     GT_CHUNK_GPU = 2,  /* GPU activity records (CUPTI), delivered late and out of host order */
 };
 
-#define GT_CODEC_NONE 0u
+/* Chunk codecs: how the records of a chunk are stored in its payload. */
+#define GT_CODEC_NONE       0u /* the records as they are */
+#define GT_CODEC_ZSTD       1u /* gt_codec_head, one zstd frame of the records, zero padding */
+#define GT_CODEC_ZSTD_DELTA 2u /* the same, the frame holding the records after the delta
+                                * transform (see below) */
 
 struct gt_chunk_header {
     uint32_t magic;        /* GT_CHUNK_MAGIC */
     uint16_t kind;         /* enum gt_chunk_kind */
-    uint16_t codec;        /* GT_CODEC_NONE; other values are reserved for compression */
-    uint32_t payload_size; /* bytes of payload following this header, a multiple of 8 */
+    uint16_t codec;        /* GT_CODEC_*; readers stop at a codec they do not know */
+    uint32_t payload_size; /* bytes of payload following this header (as stored), a multiple of 8 */
     uint32_t crc32;        /* zlib crc32 of this header without this field, then of the payload */
     uint32_t tid;          /* kernel thread id of the writer (0 for the tracer's own records) */
     uint32_t seq;          /* per-writer sequence number, starting at 0 */
 };
 _Static_assert(sizeof(struct gt_chunk_header) == 24, "gt_chunk_header layout");
 
-#define GT_MAX_CHUNK_PAYLOAD (64u << 20) /* readers reject larger chunks as corrupt */
+#define GT_MAX_CHUNK_PAYLOAD (64u << 20) /* readers reject larger chunks as corrupt, stored or
+                                          * decoded */
+
+/* Head of the payload of a compressed chunk (codec GT_CODEC_ZSTD or GT_CODEC_ZSTD_DELTA). After
+ * it: packed_size bytes holding exactly one zstd frame whose header states its content size
+ * (= raw_size), then zero bytes up to payload_size = 8 + packed_size rounded up to a multiple of
+ * 8. The chunk's crc32 covers the payload as stored (compressed). Decoded, the payload is
+ * raw_size bytes of whole records, as in a GT_CODEC_NONE chunk.
+ *
+ * The delta transform (GT_CODEC_ZSTD_DELTA) makes fixed-width records compress far better: walk
+ * the decoded records in order; a record's header (its first 8 bytes) is stored as is; when the
+ * previous record of the same type (type < GT_CODEC_DELTA_TYPES) in this chunk has the same size,
+ * every other uint64 word w[i] (i >= 1) of the record is stored as w[i] - prev.w[i] (mod 2^64).
+ * The walk ends at the first record header whose size is < 8, not a multiple of 8 or past the
+ * end: bytes from there on are stored as they are. A reader undoes it in the same walk, adding
+ * the previous record's restored words. */
+struct gt_codec_head {
+    uint32_t raw_size;    /* bytes of records once decoded: a multiple of 8, at most
+                           * GT_MAX_CHUNK_PAYLOAD */
+    uint32_t packed_size; /* bytes of the zstd frame that follows this head */
+};
+_Static_assert(sizeof(struct gt_codec_head) == 8, "gt_codec_head layout");
+
+#define GT_CODEC_DELTA_TYPES 256u
 
 struct gt_rec_header {
     uint16_t type; /* enum gt_rec_type */

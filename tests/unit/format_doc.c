@@ -47,6 +47,7 @@ static const struct layout layouts[] = {
     L(gt_chunk_header, -1, F(gt_chunk_header, magic), F(gt_chunk_header, kind),
       F(gt_chunk_header, codec), F(gt_chunk_header, payload_size), F(gt_chunk_header, crc32),
       F(gt_chunk_header, tid), F(gt_chunk_header, seq)),
+    L(gt_codec_head, -1, F(gt_codec_head, raw_size), F(gt_codec_head, packed_size)),
     L(gt_rec_header, -1, F(gt_rec_header, type), F(gt_rec_header, sub), F(gt_rec_header, size)),
     L(gt_rec_process, GT_REC_PROCESS, F(gt_rec_process, h), F(gt_rec_process, ts),
       F(gt_rec_process, pid), F(gt_rec_process, ppid), F(gt_rec_process, start_realtime_ns),
@@ -236,6 +237,25 @@ int main(void)
     if (!CHECK("doc: docs/TRACE_FORMAT.md readable", doc != NULL)) return check_done();
     for (size_t i = 0; i < N_LAYOUTS; i++)
         check_layout(doc, &layouts[i]);
+    /* Codec numbers and the version constants as the header defines them. */
+    const struct {
+        const char *before, *between, *name;
+        unsigned v;
+    } consts[] = {{"", " (", "GT_CODEC_NONE", GT_CODEC_NONE},
+                  {"", " (", "GT_CODEC_ZSTD", GT_CODEC_ZSTD},
+                  {"", " (", "GT_CODEC_ZSTD_DELTA", GT_CODEC_ZSTD_DELTA},
+                  {"`min_version` ", " (", "GT_FORMAT_MIN_READER_CODEC", GT_FORMAT_MIN_READER_CODEC},
+                  {"types below ", ", ", "GT_CODEC_DELTA_TYPES", GT_CODEC_DELTA_TYPES}};
+    for (size_t i = 0; i < sizeof(consts) / sizeof(consts[0]); i++) {
+        char want[96], what[128];
+        snprintf(want, sizeof(want), "%s%u%s`%s`", consts[i].before, consts[i].v, consts[i].between,
+                 consts[i].name);
+        snprintf(what, sizeof(what), "doc: says %s", want);
+        CHECK(what, strstr(doc, want) != NULL);
+    }
+    char title[64];
+    snprintf(title, sizeof(title), "# gputrace trace format, version %u\n", GT_FORMAT_VERSION);
+    CHECK("doc: title names GT_FORMAT_VERSION", strncmp(doc, title, strlen(title)) == 0);
     free(doc);
     return check_done();
 }

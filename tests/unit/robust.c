@@ -15,8 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "check.h"
 #include "../../analyzer/report.h"
+#include "repack.h"
 #include "tracebuild.h"
 
 #define T0 1000000000ull
@@ -258,10 +261,10 @@ static void test_headers(void)
     unsigned char buf[4096 + 64];
     struct outcome o;
     gt_header_init(&h, 1, 1, 0, T0);
-    h.version = 2;
-    h.min_version = 2;
-    expect_refused("newer format (min_version 2): refused with the versions", &h, sizeof(h),
-                   "written by a newer gputrace (format 2, this reader reads up to 1)");
+    h.version = 3;
+    h.min_version = 3;
+    expect_refused("newer format (min_version 3): refused with the versions", &h, sizeof(h),
+                   "written by a newer gputrace (format 3, this reader reads up to 2)");
     h.version = 9;
     h.min_version = 1; /* a newer writer that older readers can still read */
     expect_report("newer writer, min_version 1: reported", &h, sizeof(h), &o);
@@ -725,6 +728,249 @@ static void test_shapes(void)
     shape("30,000 stacks sharing 500 frames", fill_deep_stacks, 30000);
 }
 
+/* ---- compressed chunks (GT_CODEC_ZSTD, GT_CODEC_ZSTD_DELTA) ------------------------------ */
+
+/* The JSON report of these bytes, as text (malloc'd), or NULL when refused. */
+static char *json_of(const void *buf, size_t n)
+{
+    struct ga_report r;
+    char *text = NULL;
+    size_t len = 0;
+    int fd = memfd_of(buf, n);
+    ga_report_init(&r, "robust.trace");
+    if (ga_read_fd(fd, ga_report_event, &r, &r.read) == 0) {
+        ga_report_finish(&r);
+        FILE *m = open_memstream(&text, &len);
+        if (!m) abort();
+        ga_render_json(&r, m);
+        fclose(m);
+    }
+    ga_report_free(&r);
+    close(fd);
+    return text;
+}
+
+/* A trace of one compressed host chunk whose payload (head + frame + padding) is built by hand:
+ * the frame compresses `raw` (raw_n bytes); `claim` is the head's raw_size, `packed_delta` is
+ * added to the head's packed_size, `pad` is the padding byte. codec as given. */
+static size_t hand_chunk(unsigned char *out, size_t cap, uint16_t codec, const void *raw,
+                         size_t raw_n, uint32_t claim, int32_t packed_delta, unsigned char pad,
+                         int content_size_flag)
+{
+    struct gt_file_header h;
+    struct gt_chunk_header ch = {GT_CHUNK_MAGIC, GT_CHUNK_HOST, codec, 0, 0, 1, 0};
+    gt_header_init(&h, 1, 1, 0, T0);
+    h.min_version = GT_FORMAT_MIN_READER_CODEC;
+    memcpy(out, &h, sizeof(h));
+    unsigned char *payload = out + sizeof(h) + sizeof(ch);
+    unsigned char *frame = payload + sizeof(struct gt_codec_head);
+    size_t room = cap - (size_t)(frame - out) - 8;
+    ZSTD_CCtx *cx = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(cx, ZSTD_c_contentSizeFlag, content_size_flag);
+    size_t c = ZSTD_compress2(cx, frame, room, raw, raw_n);
+    ZSTD_freeCCtx(cx);
+    if (ZSTD_isError(c)) abort();
+    size_t stored = sizeof(struct gt_codec_head) + ((c + 7) & ~(size_t)7);
+    memset(frame + c, pad, stored - sizeof(struct gt_codec_head) - c);
+    struct gt_codec_head head = {claim, (uint32_t)((int64_t)c + packed_delta)};
+    memcpy(payload, &head, sizeof(head));
+    ch.payload_size = (uint32_t)stored;
+    ch.crc32 = gt_chunk_crc(&ch, payload);
+    memcpy(out + sizeof(h), &ch, sizeof(ch));
+    return sizeof(h) + sizeof(ch) + stored;
+}
+
+/* Refused as a corrupt first chunk with `why`: a report of 0 chunks, truncated there. */
+static void expect_bad_chunk(const char *what, const void *buf, size_t n, const char *why)
+{
+    struct outcome o;
+    analyze(buf, n, 1, &o);
+    if (!CHECK(what, o.rc == 0 && o.json_ok && o.st.truncated && o.st.chunks == 0 &&
+                         o.st.stop_chunk == 1 && strstr(o.st.stop_reason, why)))
+        printf("     rc %d, chunks %llu, stop '%s', want '%s'\n", o.rc,
+               (unsigned long long)o.st.chunks, o.st.stop_reason, why);
+}
+
+static void test_codec(void)
+{
+    struct tb t;
+    struct repack_out z, d, back;
+    build_every_type(&t);
+    char *plain = json_of(t.buf, t.len);
+    repack_trace(t.buf, t.len, &z, 1, GT_CODEC_ZSTD, 1);
+    repack_trace(t.buf, t.len, &d, 1, GT_CODEC_ZSTD_DELTA, 1);
+    repack_trace(d.buf, d.len, &back, 0, GT_CODEC_NONE, 0);
+    char *jz = json_of(z.buf, z.len), *jd = json_of(d.buf, d.len);
+    CHECK_U64("codec: every chunk of the every-type trace compressed (zstd)", z.packed, 3);
+    CHECK_U64("codec: every chunk of the every-type trace compressed (delta)", d.packed, 3);
+    CHECK("codec: JSON of the zstd copy = JSON of the original", plain && jz && !strcmp(plain, jz));
+    CHECK("codec: JSON of the delta copy = JSON of the original",
+          plain && jd && !strcmp(plain, jd));
+    CHECK("codec: decoded back = the original file, byte for byte",
+          back.len == t.len && !memcmp(back.buf, t.buf, t.len));
+    free(jz);
+    free(jd);
+    free(plain);
+
+    /* Every byte of the compressed payloads changed (CRC fixed so the codec layer sees it):
+     * each input ends in a report, the damaged chunk either decoding to something (zstd frames
+     * carry no checksum of their own: ours covers them) or refused there. */
+    int ok = 1;
+    size_t first = sizeof(struct gt_file_header) + sizeof(struct gt_chunk_header);
+    unsigned char *m = malloc(d.len);
+    for (size_t i = first; i < d.len && ok; i++) {
+        struct outcome o;
+        memcpy(m, d.buf, d.len);
+        m[i] ^= (unsigned char)(1u << (i % 8));
+        fix_crcs(m, d.len);
+        analyze(m, d.len, 0, &o);
+        ok = o.rc == 0 && (!o.st.truncated || o.st.chunks < 3);
+    }
+    CHECK("codec: every byte of the compressed file flipped (CRC fixed): a report each", ok);
+    ok = 1;
+    for (size_t cut = first; cut < d.len && ok; cut += 3) { /* payload bytes replaced by zeros */
+        struct outcome o;
+        memcpy(m, d.buf, d.len);
+        memset(m + cut, 0, d.len - cut < 24 ? d.len - cut : 24);
+        fix_crcs(m, d.len);
+        analyze(m, d.len, 0, &o);
+        ok = o.rc == 0;
+    }
+    CHECK("codec: 24 zero bytes at every third offset (CRC fixed): a report each", ok);
+    free(m);
+
+    /* Lying heads, hand-made frames. */
+    unsigned char raw[512], buf[4096];
+    size_t n;
+    memset(raw, 0, sizeof(raw));
+    for (size_t i = 0; i < sizeof(raw); i += 64) { /* 8 alloc-sized records of 64 bytes */
+        struct gt_rec_header rh = {GT_REC_ALLOC, GT_API_cuMemAlloc_v2, 64};
+        uint64_t ts = T0 + i;
+        memcpy(raw + i, &rh, sizeof(rh));
+        memcpy(raw + i + 8, &ts, 8);
+    }
+    n = hand_chunk(buf, sizeof(buf), GT_CODEC_ZSTD, raw, sizeof(raw), 512, 0, 0, 1);
+    struct outcome o;
+    analyze(buf, n, 1, &o);
+    CHECK("codec: hand-made zstd chunk reads: 8 records",
+          o.rc == 0 && !o.st.truncated && o.st.chunks == 1 && o.st.host_records == 8 &&
+              o.st.packed_chunks == 1 && o.st.raw_bytes == 512);
+    n = hand_chunk(buf, sizeof(buf), GT_CODEC_ZSTD, raw, sizeof(raw), 520, 0, 0, 1);
+    expect_bad_chunk("codec: raw_size 8 above the frame's content: corrupt", buf, n,
+                     "does not state the decoded size");
+    n = hand_chunk(buf, sizeof(buf), GT_CODEC_ZSTD, raw, sizeof(raw), 504, 0, 0, 1);
+    expect_bad_chunk("codec: raw_size 8 below the frame's content: corrupt", buf, n,
+                     "does not state the decoded size");
+    n = hand_chunk(buf, sizeof(buf), GT_CODEC_ZSTD, raw, sizeof(raw), 512, 0, 0, 0);
+    expect_bad_chunk("codec: frame without its content size: corrupt", buf, n,
+                     "does not state the decoded size");
+    n = hand_chunk(buf, sizeof(buf), GT_CODEC_ZSTD, raw, 500, 500, 0, 0, 1);
+    expect_bad_chunk("codec: raw_size not a multiple of 8: corrupt", buf, n,
+                     "implausible decoded size");
+    n = hand_chunk(buf, sizeof(buf), GT_CODEC_ZSTD, raw, sizeof(raw), GT_MAX_CHUNK_PAYLOAD + 8, 0,
+                   0, 1);
+    expect_bad_chunk("codec: raw_size 64 MiB + 8: corrupt", buf, n, "implausible decoded size");
+    n = hand_chunk(buf, sizeof(buf), GT_CODEC_ZSTD, raw, sizeof(raw), 0xfffffff8u, 0, 0, 1);
+    expect_bad_chunk("codec: raw_size 4 GiB: corrupt", buf, n, "implausible decoded size");
+    n = hand_chunk(buf, sizeof(buf), GT_CODEC_ZSTD, raw, sizeof(raw), 512, 64, 0, 1);
+    expect_bad_chunk("codec: packed_size past the payload: corrupt", buf, n,
+                     "frame size does not match");
+    n = hand_chunk(buf, sizeof(buf), GT_CODEC_ZSTD, raw, sizeof(raw), 512, -8, 0, 1);
+    expect_bad_chunk("codec: packed_size 8 short: corrupt", buf, n, "frame size does not match");
+    for (size_t len = sizeof(raw); len >= 8; len -= 8) { /* a frame that needs padding */
+        struct gt_codec_head head;
+        n = hand_chunk(buf, sizeof(buf), GT_CODEC_ZSTD, raw, len, (uint32_t)len, 0, 0x55, 1);
+        memcpy(&head, buf + 80, sizeof(head));
+        if (head.packed_size & 7) break;
+    }
+    expect_bad_chunk("codec: nonzero padding: corrupt", buf, n, "nonzero padding");
+    n = hand_chunk(buf, sizeof(buf), 3, raw, sizeof(raw), 512, 0, 0, 1);
+    expect_bad_chunk("codec: codec 3: corrupt (unknown)", buf, n, "unknown chunk codec");
+    n = hand_chunk(buf, sizeof(buf), GT_CODEC_ZSTD, raw, sizeof(raw), 512, 0, 0, 1);
+    memset(buf + 56 + 24 + 8 + 12, 0xa5, n - (56 + 24 + 8 + 12) - 8); /* frame body garbage */
+    fix_crcs(buf, n);
+    expect_bad_chunk("codec: garbage frame body: corrupt", buf, n, "corrupt compressed frame");
+    memset(buf + 56 + 24 + 8, 0, 16); /* not even a frame magic */
+    fix_crcs(buf, n);
+    expect_bad_chunk("codec: no frame magic: corrupt", buf, n, "does not state the decoded size");
+    {
+        struct gt_chunk_header ch = {GT_CHUNK_MAGIC, GT_CHUNK_HOST, GT_CODEC_ZSTD, 0, 0, 1, 0};
+        struct gt_file_header h;
+        gt_header_init(&h, 1, 1, 0, T0);
+        memcpy(buf, &h, sizeof(h));
+        ch.crc32 = gt_chunk_crc(&ch, NULL);
+        memcpy(buf + sizeof(h), &ch, sizeof(ch));
+        expect_bad_chunk("codec: empty compressed payload: corrupt", buf, sizeof(h) + sizeof(ch),
+                         "shorter than its head");
+    }
+    { /* two frames where one is promised */
+        unsigned char two[8192];
+        hand_chunk(two, sizeof(two), GT_CODEC_ZSTD, raw, 256, 256, 0, 0, 1);
+        struct gt_codec_head head;
+        memcpy(&head, two + 80, 8);
+        size_t c1 = head.packed_size;
+        size_t c2 = ZSTD_compress(two + 88 + c1, sizeof(two) - 88 - c1 - 8, raw + 256, 256, 1);
+        size_t stored = 8 + ((c1 + c2 + 7) & ~(size_t)7);
+        memset(two + 88 + c1 + c2, 0, stored - 8 - c1 - c2);
+        head.packed_size = (uint32_t)(c1 + c2);
+        memcpy(two + 80, &head, 8);
+        struct gt_chunk_header ch;
+        memcpy(&ch, two + 56, sizeof(ch));
+        ch.payload_size = (uint32_t)stored;
+        ch.crc32 = gt_chunk_crc(&ch, two + 80);
+        memcpy(two + 56, &ch, sizeof(ch));
+        expect_bad_chunk("codec: two frames: corrupt", two, 80 + stored,
+                         "not exactly one compressed frame");
+    }
+
+    /* Decompression bombs: a frame that really decodes to 64 MiB + 8 bytes of zeros (a few KiB
+     * on disk) is refused before anything is decoded; one of exactly 64 MiB is decoded into a
+     * bounded buffer (its zero records are malformed) and the next file reuses that memory. */
+    {
+        size_t big = (size_t)GT_MAX_CHUNK_PAYLOAD + 8;
+        unsigned char *zeros = calloc(1, big);
+        size_t cap = ZSTD_compressBound(big) + 256;
+        unsigned char *bomb = malloc(cap);
+        n = hand_chunk(bomb, cap, GT_CODEC_ZSTD, zeros, big, (uint32_t)big, 0, 0, 1);
+        CHECK("codec: bomb of 64 MiB + 8 is small on disk (< 64 KiB)", n < 65536);
+        long before = max_rss_kb();
+        expect_bad_chunk("codec: bomb of 64 MiB + 8: refused", bomb, n, "implausible decoded size");
+        CHECK("... without decoding it (peak RSS up < 16 MiB)", max_rss_kb() - before < 16 * 1024);
+        n = hand_chunk(bomb, cap, GT_CODEC_ZSTD_DELTA, zeros, GT_MAX_CHUNK_PAYLOAD,
+                       GT_MAX_CHUNK_PAYLOAD, 0, 0, 1);
+        analyze(bomb, n, 0, &o);
+        CHECK("codec: 64 MiB of zeros: decoded, one chunk, records malformed",
+              o.rc == 0 && o.st.chunks == 1 && o.st.malformed_records == 1 &&
+                  o.st.raw_bytes == GT_MAX_CHUNK_PAYLOAD);
+        free(zeros);
+        free(bomb);
+    }
+
+    /* The delta transform undoes itself on any bytes, records or not. */
+    ok = 1;
+    srand(11);
+    for (int round = 0; round < 300 && ok; round++) {
+        unsigned char in[2048], enc[2048];
+        uint32_t len = (uint32_t)(rand() % 256) * 8;
+        for (uint32_t i = 0; i < len; i++)
+            in[i] = (unsigned char)rand();
+        for (uint32_t pos = 0; pos + 8 <= len && round % 3; pos += 8 * (1 + (uint32_t)rand() % 4)) {
+            struct gt_rec_header rh = {(uint16_t)(rand() % 4 ? rand() % 3 : rand()), 0,
+                                       8 * (1 + (uint32_t)rand() % 4)};
+            if (round % 5 == 0 && rand() % 20 == 0) rh.size = (uint32_t)rand();
+            memcpy(in + pos, &rh, sizeof(rh));
+        }
+        gt_delta_encode(in, enc, len);
+        gt_delta_decode(enc, len);
+        ok = memcmp(in, enc, len) == 0;
+    }
+    CHECK("codec: delta transform round trip on 300 random buffers", ok);
+    free(z.buf);
+    free(d.buf);
+    free(back.buf);
+    tb_free_all(&t);
+}
+
 int main(void)
 {
     devnull = fopen("/dev/null", "w");
@@ -739,6 +985,7 @@ int main(void)
     test_strings();
     test_stacks();
     test_shapes();
+    test_codec();
     fclose(devnull);
     return check_done();
 }

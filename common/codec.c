@@ -1,0 +1,229 @@
+/* Chunk codecs (trace_format.h: GT_CODEC_*): zstd, with or without the delta transform that
+ * turns consecutive same-type fixed-width records into small differences. Shared by the shim
+ * (gt_chunk_pack, on the flusher thread) and the analyzer (gt_chunk_unpack). */
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "format.h"
+
+#define PACK_MIN 256u /* smaller chunks (watermarks, single records) are never worth a frame */
+
+static uint32_t rec_size_at(const unsigned char *p, uint32_t pos, uint32_t n, uint16_t *type)
+{
+    struct gt_rec_header h;
+    if (n - pos < sizeof(h)) return 0;
+    memcpy(&h, p + pos, sizeof(h));
+    if (h.size < 8 || (h.size & 7) || h.size > n - pos) return 0;
+    *type = h.type;
+    return h.size;
+}
+
+void gt_delta_encode(const unsigned char *in, unsigned char *out, uint32_t n)
+{
+    uint32_t last[GT_CODEC_DELTA_TYPES], last_size[GT_CODEC_DELTA_TYPES];
+    uint32_t pos = 0, size;
+    uint16_t type = 0;
+    memset(last_size, 0, sizeof(last_size));
+    while ((size = rec_size_at(in, pos, n, &type)) != 0) {
+        memcpy(out + pos, in + pos, 8);
+        if (type < GT_CODEC_DELTA_TYPES && last_size[type] == size) {
+            const unsigned char *prev = in + last[type];
+            for (uint32_t w = 8; w < size; w += 8) {
+                uint64_t a, b;
+                memcpy(&a, in + pos + w, 8);
+                memcpy(&b, prev + w, 8);
+                a -= b;
+                memcpy(out + pos + w, &a, 8);
+            }
+        } else {
+            memcpy(out + pos + 8, in + pos + 8, size - 8);
+        }
+        if (type < GT_CODEC_DELTA_TYPES) last[type] = pos, last_size[type] = size;
+        pos += size;
+    }
+    memcpy(out + pos, in + pos, n - pos);
+}
+
+void gt_delta_decode(unsigned char *p, uint32_t n)
+{
+    uint32_t last[GT_CODEC_DELTA_TYPES], last_size[GT_CODEC_DELTA_TYPES];
+    uint32_t pos = 0, size;
+    uint16_t type = 0;
+    memset(last_size, 0, sizeof(last_size));
+    while ((size = rec_size_at(p, pos, n, &type)) != 0) {
+        if (type < GT_CODEC_DELTA_TYPES && last_size[type] == size) {
+            const unsigned char *prev = p + last[type];
+            for (uint32_t w = 8; w < size; w += 8) {
+                uint64_t a, b;
+                memcpy(&a, p + pos + w, 8);
+                memcpy(&b, prev + w, 8);
+                a += b;
+                memcpy(p + pos + w, &a, 8);
+            }
+        }
+        if (type < GT_CODEC_DELTA_TYPES) last[type] = pos, last_size[type] = size;
+        pos += size;
+    }
+}
+
+void gt_packer_init(struct gt_packer *pk, int level)
+{
+    memset(pk, 0, sizeof(*pk));
+    pk->level = level;
+    pk->codec = GT_CODEC_ZSTD_DELTA;
+    pk->min_size = PACK_MIN;
+}
+
+void gt_packer_free(struct gt_packer *pk)
+{
+    ZSTD_freeCCtx(pk->cctx);
+    free(pk->tmp);
+    free(pk->out);
+    struct gt_packer keep = *pk;
+    memset(pk, 0, sizeof(*pk));
+    pk->level = keep.level;
+    pk->codec = keep.codec;
+    pk->min_size = keep.min_size;
+    pk->force = keep.force;
+}
+
+static int grow(unsigned char **p, size_t *cap, size_t want)
+{
+    if (*cap >= want) return 0;
+    unsigned char *q = realloc(*p, want);
+    if (!q) return -1;
+    *p = q;
+    *cap = want;
+    return 0;
+}
+
+/* Compresses into pk->out: head, frame, padding. Returns the payload size, 0 if not worth it or
+ * impossible. */
+static uint32_t pack(struct gt_packer *pk, const unsigned char *raw, uint32_t size)
+{
+    size_t bound = ZSTD_compressBound(size);
+    if (grow(&pk->out, &pk->out_cap, sizeof(struct gt_codec_head) + bound + 8) != 0) return 0;
+    if (!pk->cctx) {
+        pk->cctx = ZSTD_createCCtx();
+        if (!pk->cctx) return 0;
+        if (ZSTD_isError(ZSTD_CCtx_setParameter(pk->cctx, ZSTD_c_compressionLevel, pk->level)))
+            return 0;
+    }
+    const unsigned char *src = raw;
+    if (pk->codec == GT_CODEC_ZSTD_DELTA) {
+        if (grow(&pk->tmp, &pk->tmp_cap, size) != 0) return 0;
+        gt_delta_encode(raw, pk->tmp, size);
+        src = pk->tmp;
+    }
+    unsigned char *frame = pk->out + sizeof(struct gt_codec_head);
+    size_t c = ZSTD_compress2(pk->cctx, frame, bound, src, size);
+    if (ZSTD_isError(c)) {
+        ZSTD_CCtx_reset(pk->cctx, ZSTD_reset_session_only);
+        pk->failed++;
+        return 0;
+    }
+    size_t stored = sizeof(struct gt_codec_head) + ((c + 7) & ~(size_t)7);
+    if ((stored >= size && !pk->force) || stored > GT_MAX_CHUNK_PAYLOAD) return 0;
+    struct gt_codec_head head = {size, (uint32_t)c};
+    memcpy(pk->out, &head, sizeof(head));
+    memset(frame + c, 0, stored - sizeof(head) - c);
+    return (uint32_t)stored;
+}
+
+const void *gt_chunk_pack(struct gt_packer *pk, struct gt_chunk_header *ch, uint16_t kind,
+                          uint32_t tid, uint32_t seq, const void *raw, uint32_t size)
+{
+    uint32_t stored = 0;
+    if (pk->level != 0 && size >= pk->min_size && size <= GT_MAX_CHUNK_PAYLOAD)
+        stored = pack(pk, raw, size);
+    if (stored == 0) {
+        pk->stored_raw++;
+        gt_chunk_header_init(ch, kind, tid, seq, raw, size);
+        return raw;
+    }
+    pk->packed++;
+    ch->magic = GT_CHUNK_MAGIC;
+    ch->kind = kind;
+    ch->codec = pk->codec;
+    ch->payload_size = stored;
+    ch->tid = tid;
+    ch->seq = seq;
+    ch->crc32 = gt_chunk_crc(ch, pk->out);
+    return pk->out;
+}
+
+int gt_chunk_unpack(struct gt_unpacker *u, const struct gt_chunk_header *ch, const void *payload,
+                    const unsigned char **raw, uint32_t *raw_size, const char **why)
+{
+    struct gt_codec_head head;
+    const unsigned char *p = payload;
+    if (ch->codec == GT_CODEC_NONE) {
+        *raw = payload;
+        *raw_size = ch->payload_size;
+        return 0;
+    }
+    if (ch->codec != GT_CODEC_ZSTD && ch->codec != GT_CODEC_ZSTD_DELTA) {
+        *why = "unknown chunk codec";
+        return -1;
+    }
+    if (ch->payload_size < sizeof(head)) {
+        *why = "compressed payload shorter than its head";
+        return -1;
+    }
+    memcpy(&head, p, sizeof(head));
+    if ((head.raw_size & 7) || head.raw_size > GT_MAX_CHUNK_PAYLOAD) {
+        *why = "implausible decoded size";
+        return -1;
+    }
+    uint32_t room = ch->payload_size - (uint32_t)sizeof(head);
+    if (head.packed_size > room || room - head.packed_size > 7 ||
+        ((head.packed_size + 7u) & ~7u) != room) {
+        *why = "compressed frame size does not match the chunk";
+        return -1;
+    }
+    const unsigned char *frame = p + sizeof(head);
+    for (uint32_t i = head.packed_size; i < room; i++)
+        if (frame[i] != 0) {
+            *why = "nonzero padding after the compressed frame";
+            return -1;
+        }
+    unsigned long long content = ZSTD_getFrameContentSize(frame, head.packed_size);
+    if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN ||
+        content != head.raw_size) {
+        *why = "compressed frame does not state the decoded size";
+        return -1;
+    }
+    size_t framed = ZSTD_findFrameCompressedSize(frame, head.packed_size);
+    if (ZSTD_isError(framed) || framed != head.packed_size) {
+        *why = "not exactly one compressed frame";
+        return -1;
+    }
+    if (grow(&u->out, &u->out_cap, head.raw_size ? head.raw_size : 8) != 0) {
+        *why = "out of memory for the decoded chunk";
+        return -1;
+    }
+    if (!u->dctx) {
+        u->dctx = ZSTD_createDCtx();
+        if (!u->dctx) {
+            *why = "out of memory for the decompressor";
+            return -1;
+        }
+    }
+    size_t got = ZSTD_decompressDCtx(u->dctx, u->out, head.raw_size, frame, head.packed_size);
+    if (ZSTD_isError(got) || got != head.raw_size) {
+        *why = "corrupt compressed frame";
+        return -1;
+    }
+    if (ch->codec == GT_CODEC_ZSTD_DELTA) gt_delta_decode(u->out, head.raw_size);
+    *raw = u->out;
+    *raw_size = head.raw_size;
+    return 0;
+}
+
+void gt_unpacker_free(struct gt_unpacker *u)
+{
+    ZSTD_freeDCtx(u->dctx);
+    free(u->out);
+    memset(u, 0, sizeof(*u));
+}
