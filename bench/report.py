@@ -345,7 +345,10 @@ def machine(d):
     e = d.env
     q = ' (BENCH_QUICK=1: small sizes, fewer rounds)' if e.get('quick') == '1' else ''
     return ['# gputrace benchmarks — results', '',
-            'Run: `make bench`%s, %s, %s s.' % (q, e.get('date', '?'), e.get('elapsed_s', '?')),
+            'Run: `make bench`%s, %s, %s s%s.' % (
+                q, e.get('date', '?'), e.get('elapsed_s', '?'),
+                '' if e.get('sections', 'all') == 'all' else
+                ' (sections %s kept from this run)' % e.get('sections').replace(',', ', ')),
             ''] + rerun_lines(d) + [
             '| machine | |', '|---|---|',
             '| CPUs (`nproc`) | %s |' % e.get('nproc', '?'),

@@ -295,7 +295,7 @@ time_rss() {
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$W/time.txt")
     # CPU time (user + system, all the command's processes): what the run would take on an idle
     # core; the wall time also holds the waits for a core when the shared machine is loaded.
-    cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%d", s * 1e9}' "$W/time.txt")
+    cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.0f", s * 1e9}' "$W/time.txt")
     echo "$tags ns=$((b - a)) cpu_ns=$cpu rss_kb=$rss" >>"$RAW"
     echo "  $((b - a)) ns, $cpu ns CPU, $rss KB" >&2
 }
