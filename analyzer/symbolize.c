@@ -242,20 +242,23 @@ static size_t from_dladdr(struct ga_stacks *s, uint64_t ip, uint32_t mod, struct
     return 1;
 }
 
-/* A Python pseudo-frame (GT_PYFRAME_IP): its code object's name and file, the ip's line. An ip
- * with reserved bits set, or naming a code object the trace does not define, keeps func NULL. */
+/* A Python pseudo-frame (GT_PYFRAME_IP): its code object's name and file, the ip's line; a code
+ * object the trace does not define (file cut short) is "<python code N>". An ip with reserved bits
+ * set is an unknown frame. */
 static size_t from_python(struct ga_stacks *s, uint64_t ip, struct ga_frame *f)
 {
-    const struct ga_pycode *c =
-        GT_IP_IS_PYTHON(ip) ? ga_stacks_pycode(s, GT_PYFRAME_CODE(ip)) : NULL;
     f->ip = ip;
     f->module = GA_NO_MODULE;
-    f->source = c ? GA_SYM_PYTHON : GA_SYM_UNKNOWN;
-    if (c) {
-        f->func = ga_stacks_keep(s, ga_xstrdup(c->name)); /* (a later record may replace c's) */
-        f->file = ga_stacks_keep(s, ga_xstrdup(c->file));
-        f->line = GT_PYFRAME_LINE(ip);
-    }
+    f->source = GA_SYM_UNKNOWN;
+    if (!GT_IP_IS_PYTHON(ip)) return 1;
+    const struct ga_pycode *c = ga_stacks_pycode(s, GT_PYFRAME_CODE(ip));
+    char name[48];
+    snprintf(name, sizeof(name), "<python code %u>", GT_PYFRAME_CODE(ip));
+    f->source = GA_SYM_PYTHON;
+    /* copies: a later record with the same id would replace c's strings */
+    f->func = ga_stacks_keep(s, ga_xstrdup(c ? c->name : name));
+    f->file = c ? ga_stacks_keep(s, ga_xstrdup(c->file)) : NULL;
+    f->line = GT_PYFRAME_LINE(ip);
     return 1;
 }
 

@@ -30,8 +30,9 @@ run_py() { # python mode trace
     PYTHONPATH="$PWD/pkgs" traced "$3" "$1" "$prog" "$2"
 }
 # Untraced, but a sanitizer build's simulated driver still needs its runtime first.
-rt="${asan_rt:-$tsan_rt}"
-run_untraced() { PYTHONPATH="$PWD/pkgs" LD_PRELOAD="$rt" untraced "$@"; }
+run_untraced() { PYTHONPATH="$PWD/pkgs" LD_PRELOAD="$asan_rt" untraced "$@"; }
+# The "exit" run leaves a daemon thread running on purpose (3.13 makes it joinable: a TSan leak).
+[ -z "$tsan_rt" ] || export TSAN_OPTIONS="$TSAN_OPTIONS:report_thread_leaks=0"
 pys="$PYTHON"
 for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.*/bin/python3; do
     [ -x "$p" ] && "$p" -c "import sys; sys.exit(sys.version_info < (3, 8))" 2>/dev/null && pys="$pys $p"
@@ -42,9 +43,13 @@ for py in $pys; do
     minor=$("$py" -c "import sys; print(sys.version_info[1])")
     exe=$("$py" -c "import os, sys; print(os.path.realpath(sys.executable))")
     v="python3.$minor"
-    # untraced output is the reference
-    want=$(run_untraced "$py" "$prog" pydll) || fail "$v: untraced run failed: $want"
-    expect_eq "$v untraced output" "$want" "ok pydll"
+    # untraced output is the reference (under TSan, whose runtime alone crashes CPython at
+    # start-up, the expected text is)
+    want="ok pydll"
+    if [ -z "$tsan_rt" ]; then
+        want=$(run_untraced "$py" "$prog" pydll) || fail "$v: untraced run failed: $want"
+        expect_eq "$v untraced output" "$want" "ok pydll"
+    fi
     got=$(run_py "$py" pydll p$n.trace) || fail "$v: traced run failed: $got"
     expect_eq "$v traced output" "$got" "$want"
     "$GT_REPORT" --json p$n.trace > p$n.json || fail "$v: report failed"
