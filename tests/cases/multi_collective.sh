@@ -27,13 +27,15 @@ for r in 0 1 2; do
 done
 expect_eq "straggler" "$(jget all.json "d['cross']['straggler']['rank']")" 1
 # The all-reduce kernels of ranks 0 and 2 run inside their cuStreamSynchronize (entered while the
-# 5 ms compute kernel runs), so each waited at least 4 x 25.2 ms; rank 1's compute time is its own.
+# 5 ms compute kernel runs, microseconds after the launches), so each waited 4 x 25.2 ms and more;
+# rank 1's 30 ms compute kernels run inside its syncs and are its own work. The bounds leave a
+# quarter for a host thread descheduled between its launches and the sync on a loaded machine.
 for r in 0 2; do
     w=$(jget all.json "d['cross']['ranks'][$r]['wait_ns']")
-    [ "$w" -ge $((STEPS * 25200000)) ] || fail "rank $r waited only $w ns"
+    [ "$w" -ge $((STEPS * 25200000 * 3 / 4)) ] || fail "rank $r waited only $w ns"
 done
 own1=$(jget all.json "d['cross']['ranks'][1]['own_work_ns']")
-[ "$own1" -ge $((STEPS * 29000000)) ] || fail "rank 1's own work inside its syncs is only $own1 ns"
+[ "$own1" -ge $((STEPS * 30000000 * 3 / 4)) ] || fail "rank 1's own work inside its syncs is only $own1 ns"
 
 # Started 0.2 s apart: the common timeline keeps that order and spacing (the exact start times
 # and each rank's own clock pair are checked by multi_check.py above).
