@@ -150,6 +150,58 @@ static const node *at_or_above(const node *t, uint64_t key)
     return best;
 }
 
+/* Gives the node that starts at `key` the extent [ns, ne) in place (the caller keeps the order)
+ * and fixes the maxima on the way back up: one descent. 1 if found. */
+static int reshape(node *t, uint64_t key, uint64_t ns, uint64_t ne)
+{
+    int found;
+    if (!t) return 0;
+    if (key < t->start) {
+        found = reshape(t->l, key, ns, ne);
+    } else if (key > t->start) {
+        found = reshape(t->r, key, ns, ne);
+    } else {
+        t->start = ns;
+        t->end = ne;
+        found = 1;
+    }
+    if (found) pull(t);
+    return found;
+}
+
+/* Inserts node n (no overlap with t): one descent, then a split below where it lands. */
+static node *insert(node *t, node *n)
+{
+    if (!t) return n;
+    if (n->prio > t->prio) {
+        split(t, n->start, &n->l, &n->r);
+        pull(n);
+        return n;
+    }
+    if (n->start < t->start)
+        t->l = insert(t->l, n);
+    else
+        t->r = insert(t->r, n);
+    pull(t);
+    return t;
+}
+
+/* Unlinks the node that starts at `key` into *gone (NULL if none). */
+static node *erase(node *t, uint64_t key, node **gone)
+{
+    if (!t) return NULL;
+    if (key == t->start) {
+        *gone = t;
+        return merge(t->l, t->r);
+    }
+    if (key < t->start)
+        t->l = erase(t->l, key, gone);
+    else
+        t->r = erase(t->r, key, gone);
+    pull(t);
+    return t;
+}
+
 static void free_tree(node *t)
 {
     while (t) { /* the right spine iteratively, the left subtrees recursively (depth O(log n)) */
@@ -188,11 +240,63 @@ static void forget(struct ga_extents *x, node *n)
     free(n);
 }
 
+/* ga_ext_add of a range that touches no extent or only borders them (the common case: a block
+ * freed between free or used neighbours): in place, no split. 0 when it overlaps something. */
+static int add_fast(struct ga_extents *x, uint64_t addr, uint64_t end)
+{
+    const node *p = below(x->root, addr), *n = at_or_above(x->root, addr);
+    if ((p && p->end > addr) || (n && n->start < end)) return 0;
+    int join_p = p && p->end == addr, join_n = n && n->start == end;
+    if (join_p && join_n) { /* fills the gap between two extents: they become one */
+        uint64_t ne = n->end, ps = p->start;
+        node *gone = NULL;
+        x->root = erase(x->root, n->start, &gone);
+        free(gone);
+        x->count--;
+        reshape(x->root, ps, ps, ne);
+    } else if (join_p) {
+        reshape(x->root, p->start, p->start, end);
+    } else if (join_n) {
+        reshape(x->root, n->start, addr, n->end);
+    } else {
+        x->root = insert(x->root, make(x, addr, end));
+        x->count++;
+    }
+    x->total += end - addr;
+    return 1;
+}
+
+int ga_ext_carve(struct ga_extents *x, uint64_t addr, uint64_t len)
+{
+    uint64_t end = addr + len;
+    if (!len || end < addr || addr == UINT64_MAX) return -1;
+    const node *p = below(x->root, addr + 1); /* the greatest start <= addr */
+    if (!p || p->end < end) return -1;
+    uint64_t s = p->start, e = p->end;
+    if (s == addr && e == end) {
+        node *gone = NULL;
+        x->root = erase(x->root, s, &gone);
+        free(gone);
+        x->count--;
+    } else if (s == addr) {
+        reshape(x->root, s, end, e);
+    } else {
+        reshape(x->root, s, s, addr);
+        if (e > end) {
+            x->root = insert(x->root, make(x, end, e));
+            x->count++;
+        }
+    }
+    x->total -= len;
+    return 0;
+}
+
 uint64_t ga_ext_add(struct ga_extents *x, uint64_t addr, uint64_t len)
 {
     uint64_t end = addr + len, lo = addr, hi = end, had = 0;
     node *l, *r;
     if (!len || end < addr) return 0;
+    if (add_fast(x, addr, end)) return len;
     split(x->root, addr, &l, &r);
     const node *p = peek_max(l);
     if (p && p->end >= addr) { /* overlaps or touches from the left: absorb it */
@@ -219,6 +323,7 @@ uint64_t ga_ext_remove(struct ga_extents *x, uint64_t addr, uint64_t len)
     uint64_t end = addr + len, removed = 0;
     node *l, *r;
     if (!len || end < addr) return 0;
+    if (ga_ext_carve(x, addr, len) == 0) return len; /* inside one extent: in place */
     split(x->root, addr, &l, &r);
     const node *p = peek_max(l);
     if (p && p->end > addr) { /* starts before the range and reaches into it: cut it */

@@ -33,6 +33,10 @@ uint64_t ga_ext_add(struct ga_extents *x, uint64_t addr, uint64_t len);
 /* Removes [addr, addr + len); returns the bytes that were in the set. */
 uint64_t ga_ext_remove(struct ga_extents *x, uint64_t addr, uint64_t len);
 
+/* Removes [addr, addr + len) when one extent holds all of it (a block taken from free memory);
+ * -1 and nothing changed otherwise. */
+int ga_ext_carve(struct ga_extents *x, uint64_t addr, uint64_t len);
+
 /* Map use. Inserts [addr, addr + len) as its own extent; -1 (nothing changed) when it overlaps
  * an extent of the set, is empty or wraps. */
 int ga_ext_insert(struct ga_extents *x, uint64_t addr, uint64_t len);

@@ -338,7 +338,6 @@ static uint32_t pool_new(struct ga_pools *p, unsigned kind, uint64_t id, int32_t
     q->now.layout_known = kind != GA_POOL_STREAM;
     ga_ext_init(&q->ranges);
     ga_ext_init(&q->freex);
-    ga_ext_init(&q->blocks);
     q->series = -1;
     if (p->n_series < GA_FRAG_SERIES_MAX) {
         p->pool_series =
@@ -350,15 +349,51 @@ static uint32_t pool_new(struct ga_pools *p, unsigned kind, uint64_t id, int32_t
     return i;
 }
 
+/* Frees the part of [a, b) that the pool still owns (a block's remains). */
+static void free_owned(struct ga_pool *q, uint64_t a, uint64_t b)
+{
+    uint64_t s, l;
+    for (uint64_t pos = a; pos < b && ga_ext_next(&q->ranges, pos, &s, &l) && s < b; pos = s + l) {
+        uint64_t lo = max64(s, a), hi = min64(s + l, b);
+        ga_ext_add(&q->freex, lo, hi - lo);
+    }
+}
+
+/* Blocks of pool i that reach into [a, b) are forgotten, their parts outside it given back to
+ * the pool's free set (while it owns them); 1 if there were any. A scan of the live blocks: only
+ * for a removed range that held blocks (an annotation error) or a pool that ends with blocks. */
+static int drop_blocks(struct ga_pools *p, uint32_t i, uint64_t a, uint64_t b)
+{
+    struct ga_pool *q = &p->pools[i];
+    const struct ga_map_slot *slot;
+    uint64_t *gone = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t k = 0; ga_map_next(&p->blocks, &k, &slot);)
+        if (slot->a == i && slot->b < b && slot->b + slot->value > a) {
+            gone = ga_xgrow(gone, &cap, n * 2 + 1, sizeof(*gone));
+            gone[n * 2] = slot->b;
+            gone[n++ * 2 + 1] = slot->value;
+        }
+    for (uint64_t k = 0; k < n; k++) {
+        uint64_t s = gone[2 * k], l = gone[2 * k + 1];
+        ga_map_remove(&p->blocks, i, s, NULL);
+        q->live_blocks--;
+        if (s < a) free_owned(q, s, a);
+        if (s + l > b) free_owned(q, b, s + l);
+    }
+    free(gone);
+    return n > 0;
+}
+
 /* The pool is gone: its memory leaves its device, its sets are freed, its summary stays. */
 static void pool_end(struct ga_pools *p, uint32_t i, uint64_t ts)
 {
     struct ga_pool *q = &p->pools[i];
     if (!q->live) return;
     if (q->kind == GA_POOL_VMM) ga_ext_take(&p->vmm_ranges, q->id);
+    if (q->live_blocks) drop_blocks(p, i, 0, UINT64_MAX);
     ga_ext_free(&q->ranges);
     ga_ext_free(&q->freex);
-    ga_ext_free(&q->blocks);
     q->live_bytes = q->sample_used = q->sample_reserved = q->sample_live = 0;
     q->samples = 0;
     pool_change(p, i, ts);
@@ -495,16 +530,6 @@ static int bad_range(uint64_t addr, uint64_t size)
     return size == 0 || addr + size < addr;
 }
 
-/* Frees the part of [a, b) that the pool still owns (a block's remains). */
-static void free_owned(struct ga_pool *q, uint64_t a, uint64_t b)
-{
-    uint64_t s, l;
-    for (uint64_t pos = a; pos < b && ga_ext_next(&q->ranges, pos, &s, &l) && s < b; pos = s + l) {
-        uint64_t lo = max64(s, a), hi = min64(s + l, b);
-        ga_ext_add(&q->freex, lo, hi - lo);
-    }
-}
-
 static void on_pool_create(struct ga_pools *p, const struct ga_event *ev)
 {
     const struct gt_rec_pool *r = &ev->r.pool;
@@ -529,28 +554,27 @@ static void on_add_range(struct ga_pools *p, struct ga_pool *q, uint32_t i,
     pool_change(p, i, r->ts);
 }
 
-/* Blocks that reach into [a, b) go with the range; their parts outside it stay owned, free. */
-static void drop_blocks(struct ga_pools *p, struct ga_pool *q, uint64_t a, uint64_t b)
+/* Bytes of the set inside [a, b). */
+static uint64_t bytes_in(const struct ga_extents *x, uint64_t a, uint64_t b)
 {
-    uint64_t s, l;
-    int dropped = 0;
-    while (ga_ext_next(&q->blocks, a, &s, &l) && s < b) {
-        ga_ext_take(&q->blocks, s);
-        dropped = 1;
-        if (s < a) free_owned(q, s, a);
-        if (s + l > b) free_owned(q, b, s + l);
-    }
-    if (dropped) perr(p, q, GA_PERR_BLOCK_IN_RANGE);
+    uint64_t s, l, n = 0;
+    for (uint64_t pos = a; pos < b && ga_ext_next(x, pos, &s, &l) && s < b; pos = s + l)
+        n += min64(s + l, b) - max64(s, a);
+    return n;
 }
 
 static void on_remove_range(struct ga_pools *p, struct ga_pool *q, uint32_t i,
                             const struct gt_rec_pool *r)
 {
     if (bad_range(r->addr, r->size)) return perr(p, q, GA_PERR_BAD_RANGE);
-    if (!ga_ext_covers(&q->ranges, r->addr, r->size)) perr(p, q, GA_PERR_RANGE_UNKNOWN);
-    ga_ext_remove(&q->ranges, r->addr, r->size);
-    ga_ext_remove(&q->freex, r->addr, r->size);
-    drop_blocks(p, q, r->addr, r->addr + r->size);
+    uint64_t a = r->addr, b = r->addr + r->size;
+    if (!ga_ext_covers(&q->ranges, a, r->size)) perr(p, q, GA_PERR_RANGE_UNKNOWN);
+    /* blocks live in the range when it has owned bytes that are not free */
+    if (q->live_blocks && bytes_in(&q->ranges, a, b) != bytes_in(&q->freex, a, b) &&
+        drop_blocks(p, i, a, b))
+        perr(p, q, GA_PERR_BLOCK_IN_RANGE);
+    ga_ext_remove(&q->ranges, a, r->size);
+    ga_ext_remove(&q->freex, a, r->size);
     pool_change(p, i, r->ts);
 }
 
@@ -561,7 +585,7 @@ static void on_pool(struct ga_pools *p, const struct ga_event *ev)
     if (ev->sub == GT_POOL_DESTROY) {
         uint32_t i = pool_find(p, GA_POOL_ANNOTATED, r->pool, 0);
         if (i == NONE) return perr(p, NULL, GA_PERR_UNKNOWN_POOL);
-        if (ga_ext_count(&p->pools[i].blocks)) perr(p, &p->pools[i], GA_PERR_BLOCK_IN_RANGE);
+        if (p->pools[i].live_blocks) perr(p, &p->pools[i], GA_PERR_BLOCK_IN_RANGE);
         return pool_end(p, i, r->ts);
     }
     if (ev->sub != GT_POOL_ADD_RANGE && ev->sub != GT_POOL_REMOVE_RANGE) return;
@@ -598,13 +622,18 @@ static void pool_oom(struct ga_pools *p, uint32_t i, const struct gt_rec_block *
     map_fill(q, &o->map);
 }
 
+/* A block must lie in free memory of its pool: inside one free extent (so owned and not
+ * overlapping a live block). Only a refused block costs the second look, at the ranges. */
 static void on_block_alloc(struct ga_pools *p, struct ga_pool *q, uint32_t i,
                            const struct gt_rec_block *r)
 {
     if (bad_range(r->addr, r->size)) return perr(p, q, GA_PERR_BAD_RANGE);
-    if (!ga_ext_covers(&q->ranges, r->addr, r->size)) return perr(p, q, GA_PERR_BLOCK_OUTSIDE);
-    if (ga_ext_insert(&q->blocks, r->addr, r->size) != 0) return perr(p, q, GA_PERR_BLOCK_OVERLAP);
-    ga_ext_remove(&q->freex, r->addr, r->size);
+    if (ga_ext_carve(&q->freex, r->addr, r->size) != 0)
+        return perr(p, q,
+                    ga_ext_covers(&q->ranges, r->addr, r->size) ? GA_PERR_BLOCK_OVERLAP
+                                                                : GA_PERR_BLOCK_OUTSIDE);
+    *ga_map_upsert(&p->blocks, i, r->addr, r->size, NULL) = r->size;
+    q->live_blocks++;
     q->block_allocs++;
     pool_change(p, i, r->ts);
 }
@@ -612,10 +641,11 @@ static void on_block_alloc(struct ga_pools *p, struct ga_pool *q, uint32_t i,
 static void on_block_free(struct ga_pools *p, struct ga_pool *q, uint32_t i,
                           const struct gt_rec_block *r)
 {
-    uint64_t size = ga_ext_take(&q->blocks, r->addr);
-    if (!size) return perr(p, q, GA_PERR_DOUBLE_FREE);
+    uint64_t size;
+    if (!ga_map_remove(&p->blocks, i, r->addr, &size)) return perr(p, q, GA_PERR_DOUBLE_FREE);
     if (r->size && r->size != size) perr(p, q, GA_PERR_SIZE_MISMATCH);
     free_owned(q, r->addr, r->addr + size);
+    q->live_blocks--;
     q->block_frees++;
     pool_change(p, i, r->ts);
 }
@@ -1029,7 +1059,6 @@ void ga_pools_free(struct ga_pools *p)
         struct ga_pool *q = &p->pools[i];
         ga_ext_free(&q->ranges);
         ga_ext_free(&q->freex);
-        ga_ext_free(&q->blocks);
         free(q->name);
         free(q->map_at_peak.ext);
     }
@@ -1046,6 +1075,7 @@ void ga_pools_free(struct ga_pools *p)
     ga_map_free(&p->live_idx);
     ga_map_free(&p->dev_idx);
     ga_map_free(&p->item_idx);
+    ga_map_free(&p->blocks);
     ga_ext_free(&p->vmm_ranges);
     memset(p, 0, sizeof(*p));
 }

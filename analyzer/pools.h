@@ -99,9 +99,10 @@ struct ga_pool {
     struct ga_frag at_peak; /* at the process peak (valid when have_at_peak) */
     int have_at_peak;
     struct ga_pool_map map_at_peak;
-    /* annotated: ranges owned, free extents, live blocks (map use). VMM: ranges = the
-     * reservation, freex = unmapped parts. Freed when the pool ends. */
-    struct ga_extents ranges, freex, blocks;
+    /* annotated: ranges owned, free extents (live blocks are in ga_pools.blocks). VMM:
+     * ranges = the reservation, freex = unmapped parts. Freed when the pool ends. */
+    struct ga_extents ranges, freex;
+    uint64_t live_blocks;
     uint64_t block_allocs, block_frees, block_fails;
     uint64_t errors[GA_PERR_COUNT];
     /* stream-ordered: live allocations from records, the last driver sample */
@@ -205,6 +206,7 @@ struct ga_pools {
     size_t n_items, items_cap;
     uint32_t free_item;
     struct ga_map item_idx; /* (item key, addr or handle) -> item index */
+    struct ga_map blocks;   /* live blocks of annotated pools: (pool index, addr) -> size */
     /* results */
     uint64_t pools_untracked;   /* pools past GA_POOLS_MAX (their records are ignored) */
     uint64_t records_untracked; /* records of those pools */

@@ -92,7 +92,7 @@ static jobj *pool_obj(const struct ga_report *r, const struct ga_pool *q, size_t
         put(b, "allocs", ju64(q->block_allocs));
         put(b, "frees", ju64(q->block_frees));
         put(b, "fails", ju64(q->block_fails));
-        put(b, "live_at_end", ju64(ga_ext_count(&q->blocks)));
+        put(b, "live_at_end", ju64(q->live_blocks));
         put(o, "blocks", b);
         put(o, "annotation_errors", errors_obj(q->errors));
     } else if (q->kind == GA_POOL_STREAM) {

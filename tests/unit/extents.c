@@ -1,8 +1,8 @@
 /* The fragmentation structure (analyzer/extents.c) against a brute-force model: a bitmap of
- * N addresses. Random add/remove sequences (set use) and insert/take sequences (map use), several
- * seeds, thousands of steps; after every step every metric (total, extent count, largest extent,
- * the return value of the step, the extents in address order, overlap and cover queries) must
- * equal what the bitmap says. */
+ * N addresses. Random add/remove/carve sequences (set use) and insert/take sequences (map use),
+ * several seeds, thousands of steps; after every step every metric (total, extent count, largest
+ * extent, the return value of the step, the extents in address order, overlap and cover queries)
+ * must equal what the bitmap says. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,9 +113,17 @@ static void run_set(uint32_t seed, uint64_t base)
     for (; step < STEPS && ok; step++) {
         uint64_t a, len, got, want;
         rnd_range(&a, &len);
-        int add = rnd() % 100 < 55;
-        got = add ? ga_ext_add(&x, base + a, len) : ga_ext_remove(&x, base + a, len);
-        want = model_set(m, a, len, add);
+        int op = rnd() % 100, add = op < 55;
+        if (op >= 85) { /* carve: all or nothing */
+            int inside = ga_ext_covers(&x, base + a, len);
+            int c = ga_ext_carve(&x, base + a, len);
+            got = c == 0 ? len : 0;
+            want = inside ? model_set(m, a, len, 0) : 0;
+            if (c != (inside ? 0 : -1)) got = UINT64_MAX;
+        } else {
+            got = add ? ga_ext_add(&x, base + a, len) : ga_ext_remove(&x, base + a, len);
+            want = model_set(m, a, len, add);
+        }
         if (got != want) {
             snprintf(why, sizeof(why),
                      "%s(%" PRIu64 ", %" PRIu64 ") returned %" PRIu64 ", want %" PRIu64,
