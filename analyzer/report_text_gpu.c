@@ -117,9 +117,13 @@ static const char *cause_text(unsigned c)
     return c < GA_CAUSES ? t[c] : "unknown";
 }
 
-static void put_site_of(const struct ga_report *r, FILE *o, const struct ga_site *s)
+/* prefix and the site; nothing when the trace has no stacks at all (GPUTRACE_STACKS, depth 0). */
+static void put_site_of(const struct ga_report *r, FILE *o, const char *prefix,
+                        const struct ga_site *s)
 {
     char label[512];
+    if (!r->sites.have_stacks) return;
+    fputs(prefix, o);
     if (!s) {
         fputs("(no host stack)", o);
         return;
@@ -151,18 +155,18 @@ static void idle_sites(const struct ga_report *r, const struct ga_gaps_device *x
 {
     char t[32];
     if (!x->n_sites) return;
-    fprintf(o, "  %12s %6s %7s  %-15s %s\n", "idle time", "share", "gaps", "cause",
-            "where (host call site)");
+    fprintf(o, "  %12s %6s %7s  %s\n", "idle time", "share", "gaps",
+            r->sites.have_stacks ? "cause            where (host call site)" : "cause");
     for (size_t i = 0; i < x->n_sites && i < IDLE_SITE_ROWS; i++) {
         const struct ga_idle_site *s = &x->sites[i];
-        fprintf(o, "  %12s %5.1f%% %7" PRIu64 "  %-15s ", fmt_dur(t, s->idle_ns),
+        fprintf(o, "  %12s %5.1f%% %7" PRIu64 "  %-*s", fmt_dur(t, s->idle_ns),
                 x->idle_ns ? 100.0 * (double)s->idle_ns / (double)x->idle_ns : 0.0, s->gaps,
-                cause_text(s->cause));
-        put_site_of(r, o, s->site);
+                r->sites.have_stacks ? 15 : 0, cause_text(s->cause));
+        put_site_of(r, o, "  ", s->site);
         fputc('\n', o);
     }
     if (x->n_sites > IDLE_SITE_ROWS)
-        fprintf(o, "  ... %zu more (cause, site) rows (see --json)\n", x->n_sites - IDLE_SITE_ROWS);
+        fprintf(o, "  ... %zu more rows (see --json)\n", x->n_sites - IDLE_SITE_ROWS);
 }
 
 static void put_act(const struct ga_report *r, FILE *o, size_t i)
@@ -182,17 +186,17 @@ static void gap_host(const struct ga_report *r, const struct ga_gap *gp, FILE *o
     const struct ga_gpu_launch *l = gp->launch;
     fputs("               ", o);
     if (gp->call.kind) {
-        fprintf(o, "thread %u in %s for %s of it, at ", gp->call.tid,
-                ga_api_label(gp->call.api, api), fmt_dur(t, gp->call_ns));
-        put_site_of(r, o, gp->call.stack ? ga_sites_of_stack(&r->sites, gp->call.stack) : NULL);
+        fprintf(o, "thread %u in %s for %s of it", gp->call.tid, ga_api_label(gp->call.api, api),
+                fmt_dur(t, gp->call_ns));
+        put_site_of(r, o, ", at ",
+                    gp->call.stack ? ga_sites_of_stack(&r->sites, gp->call.stack) : NULL);
     } else if (l) {
         fprintf(o, "%s by thread %u %s the gap began", ga_api_label(l->api, api), l->tid,
                 l->ts < gp->start ? "before" : "after");
         if (l->ts >= gp->start && l->prev_end && l->ts >= l->prev_end)
             fprintf(o, ", %s after its previous call (%s)", fmt_dur(t, l->ts - l->prev_end),
                     ga_api_label(l->prev_api, api));
-        fputs(", at ", o);
-        put_site_of(r, o, l->stack ? ga_sites_of_stack(&r->sites, l->stack) : NULL);
+        put_site_of(r, o, ", at ", l->stack ? ga_sites_of_stack(&r->sites, l->stack) : NULL);
     } else {
         fputs("the work after it is not linked to a launch", o);
     }
