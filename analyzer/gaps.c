@@ -115,10 +115,22 @@ static int call_cmp(const void *a, const void *b)
     return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
+/* One thread makes one call at a time, so its calls never overlap; a trace where they do (lost
+ * or corrupt records) has each call cut to start where the previous one ended, and calls left
+ * empty dropped, so that sorted by start they are sorted by end too (cover_thread relies on it). */
 static void index_threads(struct ga_gaps *x)
 {
-    size_t cap = 0;
+    size_t cap = 0, out = 0;
     if (x->n_calls > 1) qsort(x->calls, x->n_calls, sizeof(*x->calls), call_cmp);
+    for (size_t i = 0; i < x->n_calls; i++) {
+        struct ga_host_call *prev = out ? &x->calls[out - 1] : NULL, c = x->calls[i];
+        if (prev && prev->tid == c.tid && c.start < prev->end) {
+            if (c.end <= prev->end) continue;
+            c.start = prev->end;
+        }
+        x->calls[out++] = c;
+    }
+    x->n_calls = out;
     for (size_t i = 0; i < x->n_calls;) {
         size_t j = i + 1;
         while (j < x->n_calls && x->calls[j].tid == x->calls[i].tid)
@@ -127,6 +139,7 @@ static void index_threads(struct ga_gaps *x)
         x->threads[x->n_threads++] = (struct ga_thread_calls){x->calls[i].tid, i, j};
         i = j;
     }
+    x->visits_left = 16 * ((uint64_t)x->n_calls + x->n_acts) + (1u << 20);
 }
 
 static const struct ga_thread_calls *thread_of(const struct ga_gaps *x, uint32_t tid)
@@ -171,10 +184,11 @@ static void cover_call(struct cover *c, const struct ga_host_call *h, uint64_t a
     }
 }
 
-/* A thread's calls do not overlap each other (one call at a time), so sorted by start they are
- * sorted by end too: the first one that can reach a is found by binary search. The windows of one
- * device's gaps are disjoint, so each call is visited O(1) times per device. */
-static void cover_thread(struct cover *c, const struct ga_gaps *x, const struct ga_thread_calls *t,
+/* A thread's calls do not overlap each other (index_threads), so sorted by start they are sorted
+ * by end too: the first one that can reach a is found by binary search. The windows of one
+ * device's gaps are disjoint, so each call is visited O(1) times per device; visits_left bounds
+ * the whole (a hostile trace of many devices with one huge gap each). */
+static void cover_thread(struct cover *c, struct ga_gaps *x, const struct ga_thread_calls *t,
                          uint64_t a, uint64_t b)
 {
     size_t lo = t->lo, hi = t->hi;
@@ -185,8 +199,10 @@ static void cover_thread(struct cover *c, const struct ga_gaps *x, const struct 
         else
             hi = mid;
     }
-    for (size_t i = lo; i < t->hi && x->calls[i].start < b; i++)
+    for (size_t i = lo; i < t->hi && x->calls[i].start < b && x->visits_left; i++) {
+        x->visits_left--;
         if (x->calls[i].end >= a) cover_call(c, &x->calls[i], a, b);
+    }
 }
 
 /* ---- the sweep ------------------------------------------------------------------------------- */
@@ -540,6 +556,7 @@ static void device_pass(struct ga_gaps *x, const struct ga_gpu *g, const struct 
 
 void ga_gaps_finish(struct ga_gaps *x, const struct ga_gpu *g, const struct ga_sites *sites)
 {
+    x->n_acts = g->n_acts;
     index_threads(x);
     x->devices = ga_xcalloc(g->n_devices ? g->n_devices : 1, sizeof(*x->devices));
     x->n_devices = g->n_devices;

@@ -113,6 +113,8 @@ struct ga_gaps {
     size_t n_calls, calls_cap;
     uint64_t calls_dropped, launches;
     /* after ga_gaps_finish */
+    size_t n_acts;        /* GPU activities swept */
+    uint64_t visits_left; /* host calls the cause rules may still look at (a bound) */
     struct ga_thread_calls *threads;
     size_t n_threads;
     struct ga_gaps_device *devices; /* by device id, as ga_gpu.devices */
