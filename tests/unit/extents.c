@@ -105,7 +105,7 @@ static void run_set(uint32_t seed, uint64_t base)
 {
     struct ga_extents x;
     struct model *m = calloc(1, sizeof(*m));
-    char what[160], why[120] = "";
+    char what[320], why[120] = "";
     int ok = 1;
     uint64_t step = 0;
     rng = seed;
@@ -145,7 +145,7 @@ static void run_map(uint32_t seed, uint64_t base)
 {
     struct ga_extents x;
     struct model *m = calloc(1, sizeof(*m));
-    char what[160], why[120] = "";
+    char what[320], why[120] = "";
     int ok = 1;
     uint64_t step = 0;
     rng = seed;
