@@ -42,7 +42,9 @@ PY
 "$GT_REPORT" ok.trace >text.txt 2>err.txt || fail "text report failed: $(cat err.txt)"
 expect_eq "text: nothing on stderr" "$(cat err.txt)" ""
 grep -q "peak      500 B at 0.003 ms" text.txt || fail "text: peak line: $(cat text.txt)"
-grep -q "other_processes" text.txt || fail "text: verdict missing"
+# free 900 then 10 of 4000 with 500 held: the smallest unaccounted figure (2600) is taken as
+# driver overhead, leaving others ~890 < the 990 missing: exhausted (docs/ANALYSES.md)
+grep -q "exhausted" text.txt || fail "text: verdict missing"
 grep -q "ended cleanly" text.txt || fail "text: clean end missing"
 
 "$GT_REPORT" --json ok.trace >r.json || fail "--json failed"
