@@ -55,7 +55,7 @@ expect_eq "json: peak" "$(jget r.json 'd["memory"]["peak_bytes"]')" 500
 expect_eq "json: peak time" "$(jget r.json 'd["memory"]["peak_time_ns"]')" 3000
 expect_eq "json: leaked" "$(jget r.json 'd["memory"]["leaked_bytes"]')" 500
 expect_eq "json: verdicts" "$(jget r.json '[o["verdict"] for o in d["memory"]["ooms"]]')" \
-    "['other_processes', 'other_processes']"
+    "['exhausted', 'exhausted']"
 expect_eq "json: held" "$(jget r.json 'd["memory"]["ooms"][1]["held_bytes"]')" 500
 expect_eq "json: unaccounted" "$(jget r.json 'd["memory"]["ooms"][1]["unaccounted_bytes"]')" 3490
 expect_eq "json: clean end" "$(jget r.json 'd["trace"]["clean_end"]')" True
