@@ -85,6 +85,8 @@ expect_eq "truncated: prefix analysed" "$(jget cut.json 'd["memory"]["failed_cou
 rc=0; "$GT_REPORT" >/dev/null 2>&1 || rc=$?; expect_eq "no argument" "$rc" 1
 rc=0; "$GT_REPORT" --bogus ok.trace >/dev/null 2>&1 || rc=$?; expect_eq "unknown option" "$rc" 1
 rc=0; "$GT_REPORT" --json --dump ok.trace >/dev/null 2>&1 || rc=$?; expect_eq "two modes" "$rc" 1
-rc=0; "$GT_REPORT" ok.trace ok.trace >/dev/null 2>&1 || rc=$?; expect_eq "two traces" "$rc" 1
-"$GT_REPORT" --help | grep -q "Usage: gputrace-report \[--json|--dump\] \[-o OUT\] TRACE" || fail "--help"
+# Several traces make a several-process report (tests/cases/multi_*.sh); - only alone.
+rc=0; "$GT_REPORT" ok.trace ok.trace >/dev/null 2>&1 || rc=$?; expect_eq "two traces" "$rc" 0
+rc=0; "$GT_REPORT" - ok.trace </dev/null >/dev/null 2>&1 || rc=$?; expect_eq "stdin among several" "$rc" 1
+"$GT_REPORT" --help | grep -q "Usage: gputrace-report \[--json|--dump\] \[-o OUT\] TRACE|DIR\.\.\." || fail "--help"
 echo "cli ok"
