@@ -6,8 +6,9 @@
  *    the flusher), and the flusher writes what the buffers hold every flush period; both take
  *    the buffer's mutex, which appending never does. The flusher compresses chunks
  *    (GPUTRACE_COMPRESS) and checksums them: no per-chunk work on the application's threads,
- *    unless the flusher falls behind by a whole buffer (or is gone): the owner then writes its
- *    older buffer itself, uncompressed, so memory stays at two buffers per thread.
+ *    unless the flusher falls behind (GT_HANDOFF_MAX buffers of the thread, or GT_EXTRA_BUFS
+ *    buffers beyond one per thread in all) or is gone: the owner then writes its oldest buffer
+ *    itself, uncompressed (a CRC only), so memory stays bounded and nothing is dropped.
  *  - Chunks are written under one file mutex, so each chunk lands whole and in one piece; on an
  *    I/O error the file is cut back to its last whole chunk and tracing switches off.
  *  - After each flush round the flusher writes a watermark W: every host record with ts < W is in
@@ -31,6 +32,7 @@
 #define GT_BUF_SIZE       (256u << 10)
 
 #define GT_HANDOFF_MAX 7 /* full buffers a thread may have waiting for the flusher */
+#define GT_EXTRA_BUFS  16 /* buffers beyond the first of each thread, all threads together */
 
 /* A thread's buffers: the public part (shim.h) and, private to this file, the full buffers
  * handed to the flusher (oldest first) and the free ones the owner swaps in, made as needed:
@@ -88,6 +90,7 @@ static struct {
     pthread_cond_t flush_cv;
     int stopping;
     int handoff;         /* a buffer waits for the flusher; under flush_mu */
+    _Atomic uint32_t extra_bufs; /* buffers made beyond one per thread (<= GT_EXTRA_BUFS) */
     /* totals */
     _Atomic uint64_t records;
     _Atomic uint64_t lost;
@@ -506,8 +509,14 @@ int gt_reserve_slow(struct gt_thread *t, uint32_t size)
     pthread_mutex_lock(&t->mu);
     if (x->n_full == GT_HANDOFF_MAX) r = flush_full_locked(t, 0, 1);
     if (x->n_spare == 0 && x->n_bufs < GT_HANDOFF_MAX + 1 &&
-        (x->spare[0] = malloc(GT_BUF_SIZE)) != NULL)
-        x->n_spare = 1, x->n_bufs++;
+        atomic_fetch_add(&G.extra_bufs, 1) < GT_EXTRA_BUFS) {
+        if ((x->spare[0] = malloc(GT_BUF_SIZE)) != NULL)
+            x->n_spare = 1, x->n_bufs++;
+        else
+            atomic_fetch_sub(&G.extra_bufs, 1);
+    } else if (x->n_spare == 0 && x->n_bufs < GT_HANDOFF_MAX + 1) {
+        atomic_fetch_sub(&G.extra_bufs, 1); /* over the cap: not made */
+    }
     pthread_mutex_lock(&G.flush_mu);
     wake = x->n_spare > 0 && r == 0 && flusher_takes_handoffs();
     if (wake) G.handoff = 1;
@@ -551,6 +560,7 @@ static void thread_exit(void *arg)
     free(t->buf);
     for (uint32_t k = 0; k < RT(t)->n_spare; k++) /* n_full is 0: flushed above */
         free(RT(t)->spare[k]);
+    atomic_fetch_sub(&G.extra_bufs, RT(t)->n_bufs - 1);
     free(t);
     gt_tls_in_hook = 0;
 }
@@ -610,14 +620,19 @@ static void flush_round(int final)
     if (atomic_load(&gt_state) == GT_STATE_RUNNING) write_own_records(out, size);
 }
 
-/* Writes the buffers their owners handed over (full ones), compressed. */
+/* Writes the buffers their owners handed over (full ones), compressed, one per hold of the
+ * owner's mutex: an owner whose buffer fills meanwhile waits for one chunk at most. */
 static void write_handoffs(void)
 {
     pthread_mutex_lock(&G.list_mu);
     for (struct gt_thread *t = G.threads; t; t = t->next) {
-        pthread_mutex_lock(&t->mu);
-        flush_full_locked(t, 1, GT_HANDOFF_MAX);
-        pthread_mutex_unlock(&t->mu);
+        for (;;) {
+            pthread_mutex_lock(&t->mu);
+            int more = RT(t)->n_full > 0;
+            if (more) flush_full_locked(t, 1, 1);
+            pthread_mutex_unlock(&t->mu);
+            if (!more || atomic_load(&gt_state) != GT_STATE_RUNNING) break;
+        }
     }
     pthread_mutex_unlock(&G.list_mu);
 }

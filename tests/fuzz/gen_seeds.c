@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unit/repack.h"
 #include "../unit/tracebuild.h"
 
 #define T0 1000000000ull
@@ -27,6 +28,18 @@ static void put_file(const char *name, const void *p, size_t n)
 static void put_trace(const char *name, const struct tb *t)
 {
     put_file(name, t->buf, t->len);
+}
+
+/* The same trace with every chunk compressed (codec GT_CODEC_ZSTD or GT_CODEC_ZSTD_DELTA, even
+ * chunks too small to gain), as seed-NAME-zstd or seed-NAME-delta. */
+static void put_packed(const char *name, const struct tb *t, uint16_t codec)
+{
+    char full[96];
+    struct repack_out o;
+    repack_trace(t->buf, t->len, &o, 1, codec, 1);
+    snprintf(full, sizeof(full), "%s-%s", name, codec == GT_CODEC_ZSTD ? "zstd" : "delta");
+    put_file(full, o.buf, o.len);
+    free(o.buf);
 }
 
 /* ---- valid traces ------------------------------------------------------------------------ */
@@ -382,13 +395,17 @@ int main(int argc, char **argv)
     out_dir = argv[1];
     every_type(&t);
     put_trace("every-type", &t);
+    put_packed("every-type", &t, GT_CODEC_ZSTD_DELTA);
     broken_variants(&t);
     tb_free_all(&t);
     memory_paths(&t);
     put_trace("memory", &t);
+    put_packed("memory", &t, GT_CODEC_ZSTD_DELTA);
     tb_free_all(&t);
     gpu_paths(&t);
     put_trace("gpu", &t);
+    put_packed("gpu", &t, GT_CODEC_ZSTD);
+    put_packed("gpu", &t, GT_CODEC_ZSTD_DELTA);
     tb_free_all(&t);
     static const char *const reasons[] = {"", "", ": libcupti.so.13: cannot open shared object",
                                           ": another profiler holds CUPTI (nsys)",
@@ -405,6 +422,7 @@ int main(int argc, char **argv)
     tb_free_all(&t);
     threads_order(&t);
     put_trace("threads", &t);
+    put_packed("threads", &t, GT_CODEC_ZSTD_DELTA);
     tb_free_all(&t);
     odd_shapes(&t);
     put_trace("odd-shapes", &t);
