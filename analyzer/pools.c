@@ -1,10 +1,10 @@
 /* Pools and fragmentation (see pools.h and docs/ANALYSES.md, "Pools and fragmentation"). Every
- * change goes through pool_change(): it recomputes the pool's figures from its extent sets
+ * change goes through gap_change(): it recomputes the pool's figures from its extent sets
  * (O(1): the sets keep their totals and largest extent), applies the difference to its device,
  * and feeds the series. Snapshots at the process peak are taken lazily: a new peak only marks
  * them pending, and they are taken before the next change to any pool, so the state they save
  * is exactly the state at the peak. */
-#include "pools.h"
+#include "pools_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,14 +15,9 @@
 #include "series.h"
 #include "util.h"
 
-#define NONE UINT32_MAX
-
 /* Keys of live_idx (first word): pool kind, plus for a stream-ordered allocation without a pool
  * handle, the device whose current pool served it. */
 #define KEY_CURRENT 0x100u
-/* Keys of item_idx (first word). */
-enum { ITEM_ASYNC = 1, ITEM_MAPPING = 2, ITEM_HANDLE = 3 };
-
 const char *ga_pool_kind_name(unsigned kind)
 {
     switch (kind) {
@@ -71,16 +66,6 @@ double ga_frag_ratio(const struct ga_frag *f)
     if (!f->layout_known) return -1;
     if (!f->free) return 0;
     return 1.0 - (double)f->largest / (double)f->free;
-}
-
-static uint64_t max64(uint64_t a, uint64_t b)
-{
-    return a > b ? a : b;
-}
-
-static uint64_t min64(uint64_t a, uint64_t b)
-{
-    return a < b ? a : b;
 }
 
 /* Free bytes a request as large as the free total could not use: outside the largest free
@@ -167,7 +152,7 @@ static int64_t rel(const struct ga_pools *p, uint64_t ts)
     return (int64_t)(ts - p->t0);
 }
 
-static struct ga_pool_dev *dev_get(struct ga_pools *p, int32_t device)
+struct ga_pool_dev *gap_dev(struct ga_pools *p, int32_t device)
 {
     int added = 0;
     uint64_t *idx = ga_map_find(&p->dev_idx, (uint32_t)device, 0);
@@ -211,7 +196,7 @@ static void dev_note(struct ga_pools *p, struct ga_pool_dev *d, uint64_t ts)
 static void dev_apply(struct ga_pools *p, const struct ga_pool *q, const struct ga_frag *old,
                       uint64_t ts)
 {
-    struct ga_pool_dev *d = dev_get(p, q->device);
+    struct ga_pool_dev *d = gap_dev(p, q->device);
     const struct ga_frag *f = &q->now;
     if (!d) return;
     if (q->kind == GA_POOL_STREAM) {
@@ -268,7 +253,7 @@ static void before_change(struct ga_pools *p)
 }
 
 /* After a pool changed: its figures, peaks, worst moment, series and its device. */
-static void pool_change(struct ga_pools *p, uint32_t i, uint64_t ts)
+void gap_change(struct ga_pools *p, uint32_t i, uint64_t ts)
 {
     struct ga_pool *q = &p->pools[i];
     struct ga_frag old = q->now;
@@ -310,15 +295,15 @@ static uint64_t live_key(unsigned kind, uint64_t id, int32_t device)
     return kind;
 }
 
-static uint32_t pool_find(const struct ga_pools *p, unsigned kind, uint64_t id, int32_t device)
+uint32_t gap_find(const struct ga_pools *p, unsigned kind, uint64_t id, int32_t device)
 {
     const uint64_t *v = ga_map_find(&p->live_idx, live_key(kind, id, device), id);
     return v ? (uint32_t)*v : NONE;
 }
 
 /* A new live pool; NONE past GA_POOLS_MAX (counted). `name` is taken over (may be NULL). */
-static uint32_t pool_new(struct ga_pools *p, unsigned kind, uint64_t id, int32_t device, char *name,
-                         uint64_t ts)
+uint32_t gap_new(struct ga_pools *p, unsigned kind, uint64_t id, int32_t device, char *name,
+                 uint64_t ts)
 {
     if (p->n >= GA_POOLS_MAX) {
         p->pools_untracked++;
@@ -349,54 +334,18 @@ static uint32_t pool_new(struct ga_pools *p, unsigned kind, uint64_t id, int32_t
     return i;
 }
 
-/* Frees the part of [a, b) that the pool still owns (a block's remains). */
-static void free_owned(struct ga_pool *q, uint64_t a, uint64_t b)
-{
-    uint64_t s, l;
-    for (uint64_t pos = a; pos < b && ga_ext_next(&q->ranges, pos, &s, &l) && s < b; pos = s + l) {
-        uint64_t lo = max64(s, a), hi = min64(s + l, b);
-        ga_ext_add(&q->freex, lo, hi - lo);
-    }
-}
-
-/* Blocks of pool i that reach into [a, b) are forgotten, their parts outside it given back to
- * the pool's free set (while it owns them); 1 if there were any. A scan of the live blocks: only
- * for a removed range that held blocks (an annotation error) or a pool that ends with blocks. */
-static int drop_blocks(struct ga_pools *p, uint32_t i, uint64_t a, uint64_t b)
-{
-    struct ga_pool *q = &p->pools[i];
-    const struct ga_map_slot *slot;
-    uint64_t *gone = NULL;
-    size_t n = 0, cap = 0;
-    for (size_t k = 0; ga_map_next(&p->blocks, &k, &slot);)
-        if (slot->a == i && slot->b < b && slot->b + slot->value > a) {
-            gone = ga_xgrow(gone, &cap, n * 2 + 1, sizeof(*gone));
-            gone[n * 2] = slot->b;
-            gone[n++ * 2 + 1] = slot->value;
-        }
-    for (uint64_t k = 0; k < n; k++) {
-        uint64_t s = gone[2 * k], l = gone[2 * k + 1];
-        ga_map_remove(&p->blocks, i, s, NULL);
-        q->live_blocks--;
-        if (s < a) free_owned(q, s, a);
-        if (s + l > b) free_owned(q, b, s + l);
-    }
-    free(gone);
-    return n > 0;
-}
-
 /* The pool is gone: its memory leaves its device, its sets are freed, its summary stays. */
-static void pool_end(struct ga_pools *p, uint32_t i, uint64_t ts)
+void gap_end(struct ga_pools *p, uint32_t i, uint64_t ts)
 {
     struct ga_pool *q = &p->pools[i];
     if (!q->live) return;
     if (q->kind == GA_POOL_VMM) ga_ext_take(&p->vmm_ranges, q->id);
-    if (q->live_blocks) drop_blocks(p, i, 0, UINT64_MAX);
+    if (q->live_blocks) gap_drop_blocks(p, i, 0, UINT64_MAX);
     ga_ext_free(&q->ranges);
     ga_ext_free(&q->freex);
     q->live_bytes = q->sample_used = q->sample_reserved = q->sample_live = 0;
     q->samples = 0;
-    pool_change(p, i, ts);
+    gap_change(p, i, ts);
     q->live = 0;
     q->destroyed_ts = ts;
     ga_map_remove(&p->live_idx, live_key(q->kind, q->id, q->device), q->id, NULL);
@@ -404,7 +353,7 @@ static void pool_end(struct ga_pools *p, uint32_t i, uint64_t ts)
 
 /* A pool's device becomes known: only while it holds nothing (its device's sums stay right);
  * a VMM range any time (its figures are not in the device's sums). */
-static void pool_set_device(struct ga_pool *q, int32_t device)
+void gap_set_device(struct ga_pool *q, int32_t device)
 {
     int empty = !q->now.reserved && !q->now.used;
     if (q->device < 0 && device >= 0 && (empty || q->kind == GA_POOL_VMM)) q->device = device;
@@ -428,7 +377,7 @@ static void map_push(struct ga_pool_map *m, uint64_t addr, uint64_t size, int us
 }
 
 /* The pool's owned ranges in address order, split into used and free extents. */
-static void map_fill(const struct ga_pool *q, struct ga_pool_map *m)
+void gap_map_fill(const struct ga_pool *q, struct ga_pool_map *m)
 {
     uint64_t rs, rl, s, l;
     m->n = 0;
@@ -458,7 +407,7 @@ static void take_peak_snapshot(struct ga_pools *p)
         }
         q->at_peak = q->now;
         q->have_at_peak = 1;
-        map_fill(q, &q->map_at_peak);
+        gap_map_fill(q, &q->map_at_peak);
     }
     for (size_t i = 0; i < p->ndev; i++) {
         struct ga_pool_dev *d = &p->devs[i];
@@ -474,14 +423,14 @@ static void take_peak_snapshot(struct ga_pools *p)
 
 /* ---- items: stream-ordered allocations, VMM mappings and handles ----------------------------- */
 
-static uint32_t item_find(const struct ga_pools *p, unsigned key, uint64_t addr)
+uint32_t gap_item_find(const struct ga_pools *p, unsigned key, uint64_t addr)
 {
     const uint64_t *v = ga_map_find(&p->item_idx, key, addr);
     return v ? (uint32_t)*v : NONE;
 }
 
-static uint32_t item_add(struct ga_pools *p, unsigned key, uint64_t addr,
-                         const struct ga_pool_item *it)
+uint32_t gap_item_add(struct ga_pools *p, unsigned key, uint64_t addr,
+                      const struct ga_pool_item *it)
 {
     uint32_t i;
     if (p->free_item != NONE) {
@@ -496,364 +445,11 @@ static uint32_t item_add(struct ga_pools *p, unsigned key, uint64_t addr,
     return i;
 }
 
-static void item_del(struct ga_pools *p, unsigned key, uint64_t addr, uint32_t i)
+void gap_item_del(struct ga_pools *p, unsigned key, uint64_t addr, uint32_t i)
 {
     ga_map_remove(&p->item_idx, key, addr, NULL);
     p->items[i].other = p->free_item;
     p->free_item = i;
-}
-
-/* ---- annotated pools ------------------------------------------------------------------------ */
-
-static void perr(struct ga_pools *p, struct ga_pool *q, unsigned e)
-{
-    p->errors[e]++;
-    if (q) q->errors[e]++;
-}
-
-/* The live annotated pool `id`, made (and counted as an error) when no create was seen. */
-static uint32_t annotated(struct ga_pools *p, uint64_t id, int32_t device, uint64_t ts)
-{
-    uint32_t i = pool_find(p, GA_POOL_ANNOTATED, id, 0);
-    if (i != NONE) return i;
-    i = pool_new(p, GA_POOL_ANNOTATED, id, device, NULL, ts);
-    if (i == NONE) {
-        p->records_untracked++;
-        return NONE;
-    }
-    perr(p, &p->pools[i], GA_PERR_UNKNOWN_POOL);
-    return i;
-}
-
-static int bad_range(uint64_t addr, uint64_t size)
-{
-    return size == 0 || addr + size < addr;
-}
-
-static void on_pool_create(struct ga_pools *p, const struct ga_event *ev)
-{
-    const struct gt_rec_pool *r = &ev->r.pool;
-    uint32_t old = pool_find(p, GA_POOL_ANNOTATED, r->pool, 0);
-    if (old != NONE) {
-        perr(p, &p->pools[old], GA_PERR_DUP_CREATE);
-        pool_end(p, old, r->ts);
-    }
-    char *name = ev->str_len[0] ? ga_utf8_clean(ev->str[0], ev->str_len[0]) : NULL;
-    if (pool_new(p, GA_POOL_ANNOTATED, r->pool, r->device, name, r->ts) == NONE)
-        p->records_untracked++;
-}
-
-static void on_add_range(struct ga_pools *p, struct ga_pool *q, uint32_t i,
-                         const struct gt_rec_pool *r)
-{
-    if (bad_range(r->addr, r->size)) return perr(p, q, GA_PERR_BAD_RANGE);
-    if (ga_ext_overlaps(&q->ranges, r->addr, r->size)) return perr(p, q, GA_PERR_RANGE_OVERLAP);
-    pool_set_device(q, r->device);
-    ga_ext_add(&q->ranges, r->addr, r->size);
-    ga_ext_add(&q->freex, r->addr, r->size);
-    pool_change(p, i, r->ts);
-}
-
-/* Bytes of the set inside [a, b). */
-static uint64_t bytes_in(const struct ga_extents *x, uint64_t a, uint64_t b)
-{
-    uint64_t s, l, n = 0;
-    for (uint64_t pos = a; pos < b && ga_ext_next(x, pos, &s, &l) && s < b; pos = s + l)
-        n += min64(s + l, b) - max64(s, a);
-    return n;
-}
-
-static void on_remove_range(struct ga_pools *p, struct ga_pool *q, uint32_t i,
-                            const struct gt_rec_pool *r)
-{
-    if (bad_range(r->addr, r->size)) return perr(p, q, GA_PERR_BAD_RANGE);
-    uint64_t a = r->addr, b = r->addr + r->size;
-    if (!ga_ext_covers(&q->ranges, a, r->size)) perr(p, q, GA_PERR_RANGE_UNKNOWN);
-    /* blocks live in the range when it has owned bytes that are not free */
-    if (q->live_blocks && bytes_in(&q->ranges, a, b) != bytes_in(&q->freex, a, b) &&
-        drop_blocks(p, i, a, b))
-        perr(p, q, GA_PERR_BLOCK_IN_RANGE);
-    ga_ext_remove(&q->ranges, a, r->size);
-    ga_ext_remove(&q->freex, a, r->size);
-    pool_change(p, i, r->ts);
-}
-
-static void on_pool(struct ga_pools *p, const struct ga_event *ev)
-{
-    const struct gt_rec_pool *r = &ev->r.pool;
-    if (ev->sub == GT_POOL_CREATE) return on_pool_create(p, ev);
-    if (ev->sub == GT_POOL_DESTROY) {
-        uint32_t i = pool_find(p, GA_POOL_ANNOTATED, r->pool, 0);
-        if (i == NONE) return perr(p, NULL, GA_PERR_UNKNOWN_POOL);
-        if (p->pools[i].live_blocks) perr(p, &p->pools[i], GA_PERR_BLOCK_IN_RANGE);
-        return pool_end(p, i, r->ts);
-    }
-    if (ev->sub != GT_POOL_ADD_RANGE && ev->sub != GT_POOL_REMOVE_RANGE) return;
-    uint32_t i = annotated(p, r->pool, r->device, r->ts);
-    if (i == NONE) return;
-    if (ev->sub == GT_POOL_ADD_RANGE)
-        on_add_range(p, &p->pools[i], i, r);
-    else
-        on_remove_range(p, &p->pools[i], i, r);
-}
-
-static void pool_oom(struct ga_pools *p, uint32_t i, const struct gt_rec_block *r)
-{
-    struct ga_pool *q = &p->pools[i];
-    q->block_fails++;
-    if (p->n_ooms >= GA_POOL_FAILURES_MAX) {
-        p->ooms_dropped++;
-        return;
-    }
-    p->ooms = ga_xgrow(p->ooms, &p->oom_cap, p->n_ooms, sizeof(*p->ooms));
-    struct ga_pool_oom *o = &p->ooms[p->n_ooms++];
-    memset(o, 0, sizeof(*o));
-    o->ts = r->ts;
-    o->pool = i;
-    o->stack = r->stack;
-    o->request = r->size;
-    o->f = q->now;
-    if (q->now.free < r->size)
-        o->verdict = GA_PV_EXHAUSTED;
-    else if (q->now.largest < r->size)
-        o->verdict = GA_PV_FRAGMENTATION;
-    else
-        o->verdict = GA_PV_UNEXPLAINED;
-    map_fill(q, &o->map);
-}
-
-/* A block must lie in free memory of its pool: inside one free extent (so owned and not
- * overlapping a live block). Only a refused block costs the second look, at the ranges. */
-static void on_block_alloc(struct ga_pools *p, struct ga_pool *q, uint32_t i,
-                           const struct gt_rec_block *r)
-{
-    if (bad_range(r->addr, r->size)) return perr(p, q, GA_PERR_BAD_RANGE);
-    if (ga_ext_carve(&q->freex, r->addr, r->size) != 0)
-        return perr(p, q,
-                    ga_ext_covers(&q->ranges, r->addr, r->size) ? GA_PERR_BLOCK_OVERLAP
-                                                                : GA_PERR_BLOCK_OUTSIDE);
-    *ga_map_upsert(&p->blocks, i, r->addr, r->size, NULL) = r->size;
-    q->live_blocks++;
-    q->block_allocs++;
-    pool_change(p, i, r->ts);
-}
-
-static void on_block_free(struct ga_pools *p, struct ga_pool *q, uint32_t i,
-                          const struct gt_rec_block *r)
-{
-    uint64_t size;
-    if (!ga_map_remove(&p->blocks, i, r->addr, &size)) return perr(p, q, GA_PERR_DOUBLE_FREE);
-    if (r->size && r->size != size) perr(p, q, GA_PERR_SIZE_MISMATCH);
-    free_owned(q, r->addr, r->addr + size);
-    q->live_blocks--;
-    q->block_frees++;
-    pool_change(p, i, r->ts);
-}
-
-static void on_block(struct ga_pools *p, const struct ga_event *ev)
-{
-    const struct gt_rec_block *r = &ev->r.block;
-    uint32_t i = annotated(p, r->pool, -1, r->ts);
-    if (i == NONE) return;
-    struct ga_pool *q = &p->pools[i];
-    switch (ev->sub) {
-    case GT_BLOCK_ALLOC:
-        on_block_alloc(p, q, i, r);
-        break;
-    case GT_BLOCK_FREE:
-        on_block_free(p, q, i, r);
-        break;
-    case GT_BLOCK_FAIL:
-        pool_oom(p, i, r);
-        break;
-    default:
-        break;
-    }
-}
-
-/* ---- stream-ordered pools ------------------------------------------------------------------- */
-
-static uint32_t stream_pool(struct ga_pools *p, uint64_t handle, int32_t device, uint64_t ts)
-{
-    uint32_t i = pool_find(p, GA_POOL_STREAM, handle, device);
-    if (i == NONE) i = pool_new(p, GA_POOL_STREAM, handle, device, NULL, ts);
-    if (i != NONE) pool_set_device(&p->pools[i], device);
-    return i;
-}
-
-static void on_usage(struct ga_pools *p, const struct ga_event *ev)
-{
-    const struct gt_rec_pool_usage *r = &ev->r.pool_usage;
-    uint32_t i = stream_pool(p, r->pool, r->device, r->ts);
-    if (i == NONE) return;
-    struct ga_pool *q = &p->pools[i];
-    q->samples++;
-    q->sample_reserved = r->reserved_current;
-    q->sample_used = r->used_current;
-    q->sample_live = q->live_bytes;
-    q->reserved_high = max64(q->reserved_high, r->reserved_high);
-    q->used_high = max64(q->used_high, r->used_high);
-    pool_change(p, i, r->ts);
-}
-
-/* The stream-ordered allocation at addr is gone (freed, or replaced by a new one). */
-static void async_gone(struct ga_pools *p, uint64_t addr, uint64_t ts)
-{
-    uint32_t it = item_find(p, ITEM_ASYNC, addr);
-    if (it == NONE) return;
-    uint32_t i = p->items[it].pool;
-    struct ga_pool *q = &p->pools[i];
-    if (q->live) {
-        q->live_bytes -= min64(q->live_bytes, p->items[it].size);
-        q->live_count -= q->live_count > 0;
-        pool_change(p, i, ts);
-    }
-    item_del(p, ITEM_ASYNC, addr, it);
-}
-
-static void on_async_alloc(struct ga_pools *p, const struct ga_event *ev)
-{
-    const struct gt_rec_alloc *r = &ev->r.alloc;
-    async_gone(p, r->addr, r->ts);
-    uint32_t i = stream_pool(p, r->aux, r->device, r->ts); /* aux: the pool, 0 unknown */
-    if (i == NONE) return;
-    struct ga_pool *q = &p->pools[i];
-    q->live_bytes += r->size;
-    q->live_count++;
-    item_add(p, ITEM_ASYNC, r->addr, &(struct ga_pool_item){.size = r->size, .pool = i});
-    pool_change(p, i, r->ts);
-}
-
-static void on_object(struct ga_pools *p, const struct ga_event *ev)
-{
-    const struct gt_rec_object *r = &ev->r.object;
-    if (r->result != 0 || !r->handle) return;
-    if (ev->sub == GT_API_cuMemPoolCreate) {
-        uint32_t i = pool_find(p, GA_POOL_STREAM, r->handle, r->device);
-        if (i != NONE) pool_end(p, i, r->ts); /* a handle reused: its destroy was not seen */
-        stream_pool(p, r->handle, r->device, r->ts);
-    } else if (ev->sub == GT_API_cuMemPoolDestroy) {
-        uint32_t i = pool_find(p, GA_POOL_STREAM, r->handle, 0);
-        if (i != NONE) pool_end(p, i, r->ts);
-    }
-}
-
-/* ---- VMM ------------------------------------------------------------------------------------ */
-
-static struct ga_pool_dev *handle_dev(struct ga_pools *p, const struct ga_pool_item *h)
-{
-    return dev_get(p, h->device);
-}
-
-static uint64_t handle_unused(const struct ga_pool_item *h)
-{
-    return h->size - min64(h->size, h->other);
-}
-
-/* Changes the bytes mapped from handle item h by +add / -sub, keeping its device's sums. */
-static void handle_mapped(struct ga_pools *p, uint32_t h, uint64_t handle, uint64_t add,
-                          uint64_t sub)
-{
-    struct ga_pool_item *it = &p->items[h];
-    struct ga_pool_dev *d = handle_dev(p, it);
-    uint64_t before = handle_unused(it);
-    it->other = it->other + add - min64(it->other + add, sub);
-    if (d) d->phys_unused = d->phys_unused - before + handle_unused(it);
-    if (it->released && !it->other) { /* released and no longer mapped: the memory is gone */
-        if (d) {
-            d->phys_created -= min64(d->phys_created, it->size);
-            d->phys_unused -= min64(d->phys_unused, handle_unused(it));
-        }
-        item_del(p, ITEM_HANDLE, handle, h);
-    }
-}
-
-static void on_reserve(struct ga_pools *p, const struct gt_rec_alloc *r)
-{
-    uint32_t old = pool_find(p, GA_POOL_VMM, r->addr, 0);
-    if (old != NONE) pool_end(p, old, r->ts); /* its free was not seen */
-    if (ga_ext_insert(&p->vmm_ranges, r->addr, r->size) != 0) {
-        p->vmm_unmatched++;
-        return;
-    }
-    uint32_t i = pool_new(p, GA_POOL_VMM, r->addr, r->device, NULL, r->ts);
-    if (i == NONE) {
-        ga_ext_take(&p->vmm_ranges, r->addr);
-        return;
-    }
-    ga_ext_add(&p->pools[i].ranges, r->addr, r->size);
-    ga_ext_add(&p->pools[i].freex, r->addr, r->size);
-    pool_change(p, i, r->ts);
-}
-
-static void on_create(struct ga_pools *p, const struct gt_rec_alloc *r)
-{
-    uint32_t h = item_find(p, ITEM_HANDLE, r->addr);
-    if (h != NONE) { /* a handle value reused: the old one's release was not seen */
-        p->items[h].released = 1;
-        handle_mapped(p, h, r->addr, 0, UINT64_MAX);
-    }
-    struct ga_pool_item it = {.size = r->size, .device = r->device};
-    struct ga_pool_dev *d = dev_get(p, r->device);
-    item_add(p, ITEM_HANDLE, r->addr, &it);
-    if (d) {
-        d->phys_created += r->size;
-        d->phys_unused += r->size;
-    }
-}
-
-/* The live VMM pool whose reservation holds [addr, addr + size), or NONE. */
-static uint32_t vmm_pool_of(const struct ga_pools *p, uint64_t addr, uint64_t size)
-{
-    uint64_t s, l;
-    if (!ga_ext_next(&p->vmm_ranges, addr, &s, &l) || s > addr || addr - s + size > l ||
-        addr + size < addr)
-        return NONE;
-    return pool_find(p, GA_POOL_VMM, s, 0);
-}
-
-static void on_map(struct ga_pools *p, const struct gt_rec_vmm_map *r)
-{
-    uint32_t i = vmm_pool_of(p, r->addr, r->size), h = item_find(p, ITEM_HANDLE, r->handle);
-    if (i == NONE || h == NONE) p->vmm_unmatched++;
-    if (h != NONE) handle_mapped(p, h, r->handle, r->size, 0);
-    item_add(p, ITEM_MAPPING, r->addr,
-             &(struct ga_pool_item){.size = r->size, .other = r->handle, .pool = i});
-    if (i == NONE) return;
-    struct ga_pool *q = &p->pools[i];
-    if (h != NONE) pool_set_device(q, p->items[h].device);
-    ga_ext_remove(&q->freex, r->addr, r->size);
-    pool_change(p, i, r->ts);
-}
-
-/* cuMemUnmap releases whole mappings: walk them from addr. */
-static void on_unmap(struct ga_pools *p, const struct gt_rec_vmm_map *r)
-{
-    uint64_t a = r->addr, end = r->addr + r->size;
-    if (bad_range(r->addr, r->size)) return;
-    while (a < end) {
-        uint32_t m = item_find(p, ITEM_MAPPING, a);
-        if (m == NONE) break;
-        struct ga_pool_item it = p->items[m];
-        item_del(p, ITEM_MAPPING, a, m);
-        uint32_t h = item_find(p, ITEM_HANDLE, it.other);
-        if (h != NONE) handle_mapped(p, h, it.other, 0, it.size);
-        if (it.size == 0 || a + it.size < a) break;
-        a += it.size;
-    }
-    if (a == r->addr) p->vmm_unmatched++;
-    uint32_t i = vmm_pool_of(p, r->addr, r->size);
-    if (i == NONE) return;
-    ga_ext_add(&p->pools[i].freex, r->addr, r->size);
-    pool_change(p, i, r->ts);
-}
-
-static void on_release(struct ga_pools *p, uint64_t handle)
-{
-    uint32_t h = item_find(p, ITEM_HANDLE, handle);
-    if (h == NONE) return;
-    p->items[h].released = 1;
-    handle_mapped(p, h, handle, 0, 0);
 }
 
 /* ---- records -------------------------------------------------------------------------------- */
@@ -863,13 +459,13 @@ static void on_alloc(struct ga_pools *p, const struct ga_event *ev)
     const struct gt_rec_alloc *r = &ev->r.alloc;
     unsigned kind = ev->sub < GT_API_MAX ? gt_api_table[ev->sub].mem_kind : GT_MEM_NONE;
     if (kind == GT_MEM_ASYNC)
-        on_async_alloc(p, ev);
+        gap_on_async_alloc(p, ev);
     else if (ev->sub == GT_API_cuMemAddressReserve)
-        on_reserve(p, r);
+        gap_on_reserve(p, r);
     else if (ev->sub == GT_API_cuMemCreate)
-        on_create(p, r);
+        gap_on_create(p, r);
     else if (kind == GT_MEM_DEVICE || kind == GT_MEM_MANAGED)
-        async_gone(p, r->addr, r->ts); /* the address is reused: an async free was missed */
+        gap_async_gone(p, r->addr, r->ts); /* the address is reused: an async free was missed */
 }
 
 static void on_free(struct ga_pools *p, const struct ga_event *ev)
@@ -877,12 +473,12 @@ static void on_free(struct ga_pools *p, const struct ga_event *ev)
     const struct gt_rec_free *r = &ev->r.free;
     if (r->result != 0 || !r->addr) return;
     if (ev->sub == GT_API_cuMemAddressFree) {
-        uint32_t i = pool_find(p, GA_POOL_VMM, r->addr, 0);
-        if (i != NONE) pool_end(p, i, r->ts);
+        uint32_t i = gap_find(p, GA_POOL_VMM, r->addr, 0);
+        if (i != NONE) gap_end(p, i, r->ts);
     } else if (ev->sub == GT_API_cuMemRelease) {
-        on_release(p, r->addr);
+        gap_on_release(p, r->addr);
     } else {
-        async_gone(p, r->addr, r->ts); /* cuMemFree may free stream-ordered memory too */
+        gap_async_gone(p, r->addr, r->ts); /* cuMemFree may free stream-ordered memory too */
     }
 }
 
@@ -959,7 +555,7 @@ static void on_fail(struct ga_pools *p, const struct ga_event *ev)
         f->pool_f[k] = q->now;
     }
     if (f->ev.pool_index >= 0 && p->pools[f->ev.pool_index].kind != GA_POOL_STREAM)
-        map_fill(&p->pools[f->ev.pool_index], &f->map);
+        gap_map_fill(&p->pools[f->ev.pool_index], &f->map);
 }
 
 /* Does this record change some pool? (A pending peak snapshot is taken before it does.) */
@@ -984,13 +580,13 @@ void ga_pools_event(struct ga_pools *p, const struct ga_event *ev)
     if (changes_pools(ev)) before_change(p);
     switch (ev->type) {
     case GT_REC_POOL:
-        on_pool(p, ev);
+        gap_on_pool(p, ev);
         break;
     case GT_REC_BLOCK:
-        on_block(p, ev);
+        gap_on_block(p, ev);
         break;
     case GT_REC_POOL_USAGE:
-        on_usage(p, ev);
+        gap_on_usage(p, ev);
         break;
     case GT_REC_ALLOC:
         on_alloc(p, ev);
@@ -1000,11 +596,11 @@ void ga_pools_event(struct ga_pools *p, const struct ga_event *ev)
         break;
     case GT_REC_VMM_MAP:
         if (ev->r.vmm_map.result != 0) break;
-        if (ev->sub == GT_API_cuMemMap) on_map(p, &ev->r.vmm_map);
-        if (ev->sub == GT_API_cuMemUnmap) on_unmap(p, &ev->r.vmm_map);
+        if (ev->sub == GT_API_cuMemMap) gap_on_map(p, &ev->r.vmm_map);
+        if (ev->sub == GT_API_cuMemUnmap) gap_on_unmap(p, &ev->r.vmm_map);
         break;
     case GT_REC_OBJECT:
-        on_object(p, ev);
+        gap_on_object(p, ev);
         break;
     case GT_REC_ALLOC_FAIL:
         on_fail(p, ev);
