@@ -548,7 +548,7 @@ static void thread_exit(void *arg)
     gt_tls_in_hook = 1;
     pthread_mutex_lock(&G.list_mu);
     pthread_mutex_lock(&t->mu);
-    flush_thread_locked(t, 1, 0);
+    flush_thread_locked(t, 1, 1); /* the thread's end, not its launch path: compressed */
     pthread_mutex_unlock(&t->mu);
     if (t->prev) t->prev->next = t->next;
     else G.threads = t->next;
