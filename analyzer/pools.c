@@ -1,9 +1,9 @@
 /* Pools and fragmentation (see pools.h and docs/ANALYSES.md, "Pools and fragmentation"). Every
  * change goes through gap_change(): it recomputes the pool's figures from its extent sets
  * (O(1): the sets keep their totals and largest extent), applies the difference to its device,
- * and feeds the series. Snapshots at the process peak are taken lazily: a new peak only marks
- * them pending, and they are taken before the next change to any pool, so the state they save
- * is exactly the state at the peak. */
+ * and feeds the series. Figures at the process peak are saved by each pool and device just
+ * before its first change after a new peak (gap_touch): unchanged since the peak, so exact, at
+ * O(1) per change whatever the number of pools. */
 #include "pools_int.h"
 
 #include <stdio.h>
@@ -164,6 +164,9 @@ struct ga_pool_dev *gap_dev(struct ga_pools *p, int32_t device)
     memset(d, 0, sizeof(*d));
     d->device = device;
     d->now.layout_known = 1;
+    d->snap_ver = p->peak_ver;         /* it held nothing at the latest peak, if any */
+    d->have_at_peak = p->peak_ver > 0; /* (zero figures) */
+    d->at_peak.layout_known = 1;
     fs_init(&d->series);
     return d;
 }
@@ -198,7 +201,8 @@ static void dev_apply(struct ga_pools *p, const struct ga_pool *q, const struct 
 {
     struct ga_pool_dev *d = gap_dev(p, q->device);
     const struct ga_frag *f = &q->now;
-    if (!d) return;
+    if (!d || q->kind == GA_POOL_VMM) return;
+    gap_dev_touch(p, d);
     if (q->kind == GA_POOL_STREAM) {
         d->stream_reserved += f->reserved - old->reserved;
         d->stream_used += f->used - old->used;
@@ -242,14 +246,6 @@ static void recompute(struct ga_pool *q)
     f->extents = ga_ext_count(&q->freex);
     f->largest = ga_ext_largest(&q->freex);
     f->layout_known = 1;
-}
-
-static void take_peak_snapshot(struct ga_pools *p);
-
-/* Before a pool changes: a pending peak snapshot must see the state before it. */
-static void before_change(struct ga_pools *p)
-{
-    if (p->peak_pending) take_peak_snapshot(p);
 }
 
 /* After a pool changed: its figures, peaks, worst moment, series and its device. */
@@ -321,6 +317,7 @@ uint32_t gap_new(struct ga_pools *p, unsigned kind, uint64_t id, int32_t device,
     q->name = name ? name : default_name(kind, id, device);
     q->created_ts = ts;
     q->now.layout_known = kind != GA_POOL_STREAM;
+    q->snap_ver = p->peak_ver; /* it did not live at the latest peak */
     ga_ext_init(&q->ranges);
     ga_ext_init(&q->freex);
     q->series = -1;
@@ -339,6 +336,7 @@ void gap_end(struct ga_pools *p, uint32_t i, uint64_t ts)
 {
     struct ga_pool *q = &p->pools[i];
     if (!q->live) return;
+    gap_touch(p, i);
     if (q->kind == GA_POOL_VMM) ga_ext_take(&p->vmm_ranges, q->id);
     if (q->live_blocks) gap_drop_blocks(p, i, 0, UINT64_MAX);
     ga_ext_free(&q->ranges);
@@ -397,28 +395,47 @@ void gap_map_fill(const struct ga_pool *q, struct ga_pool_map *m)
     }
 }
 
-static void take_peak_snapshot(struct ga_pools *p)
+void gap_touch(struct ga_pools *p, uint32_t i)
 {
+    struct ga_pool *q = &p->pools[i];
+    if (q->snap_ver == p->peak_ver || !q->live) return;
+    q->at_peak = q->now;
+    q->have_at_peak = 1;
+    q->snap_ver = p->peak_ver;
+    gap_map_fill(q, &q->map_at_peak);
+}
+
+void gap_dev_touch(struct ga_pools *p, struct ga_pool_dev *d)
+{
+    if (d->snap_ver == p->peak_ver) return;
+    d->at_peak = d->now; /* its largest is set at the end, from the pools' own at_peak */
+    d->stream_reserved_at_peak = d->stream_reserved;
+    d->stream_used_at_peak = d->stream_used;
+    d->phys_unused_at_peak = d->phys_unused;
+    d->have_at_peak = 1;
+    d->snap_ver = p->peak_ver;
+}
+
+/* The end: pools and devices untouched since the latest peak are as they were then; a pool
+ * that ended without touching since did not live then. */
+static void finish_at_peak(struct ga_pools *p)
+{
+    if (!p->peak_ver) return;
     for (size_t i = 0; i < p->n; i++) {
         struct ga_pool *q = &p->pools[i];
-        if (!q->live) {
-            q->have_at_peak = 0;
-            continue;
-        }
-        q->at_peak = q->now;
-        q->have_at_peak = 1;
-        gap_map_fill(q, &q->map_at_peak);
+        if (q->snap_ver != p->peak_ver && !q->live) q->have_at_peak = 0;
+        gap_touch(p, (uint32_t)i);
     }
     for (size_t i = 0; i < p->ndev; i++) {
         struct ga_pool_dev *d = &p->devs[i];
-        dev_fix_largest(p, d);
-        d->at_peak = d->now;
-        d->stream_reserved_at_peak = d->stream_reserved;
-        d->stream_used_at_peak = d->stream_used;
-        d->phys_unused_at_peak = d->phys_unused;
-        d->have_at_peak = 1;
+        gap_dev_touch(p, d);
+        d->at_peak.largest = 0;
+        for (size_t k = 0; k < p->n; k++) {
+            const struct ga_pool *q = &p->pools[k];
+            if (q->have_at_peak && q->kind == GA_POOL_ANNOTATED && q->device == d->device)
+                d->at_peak.largest = max64(d->at_peak.largest, q->at_peak.largest);
+        }
     }
-    p->peak_pending = 0;
 }
 
 /* ---- items: stream-ordered allocations, VMM mappings and handles ----------------------------- */
@@ -558,26 +575,8 @@ static void on_fail(struct ga_pools *p, const struct ga_event *ev)
         gap_map_fill(&p->pools[f->ev.pool_index], &f->map);
 }
 
-/* Does this record change some pool? (A pending peak snapshot is taken before it does.) */
-static int changes_pools(const struct ga_event *ev)
-{
-    switch (ev->type) {
-    case GT_REC_POOL:
-    case GT_REC_BLOCK:
-    case GT_REC_POOL_USAGE:
-    case GT_REC_ALLOC:
-    case GT_REC_FREE:
-    case GT_REC_VMM_MAP:
-    case GT_REC_OBJECT:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 void ga_pools_event(struct ga_pools *p, const struct ga_event *ev)
 {
-    if (changes_pools(ev)) before_change(p);
     switch (ev->type) {
     case GT_REC_POOL:
         gap_on_pool(p, ev);
@@ -613,7 +612,7 @@ void ga_pools_event(struct ga_pools *p, const struct ga_event *ev)
     if (p->mem && p->mem->peak_total > p->peak_seen) {
         p->peak_seen = p->mem->peak_total;
         p->peak_ts = p->mem->peak_ts;
-        p->peak_pending = 1;
+        p->peak_ver++;
     }
 }
 
@@ -632,7 +631,7 @@ const struct ga_fseries *ga_pools_series(const struct ga_pools *p, size_t i)
 void ga_pools_finish(struct ga_pools *p, uint64_t end_ts)
 {
     uint64_t w = GA_SERIES_BASE_NS, end = rel(p, end_ts) > 0 ? (uint64_t)rel(p, end_ts) : 0;
-    if (p->peak_pending) take_peak_snapshot(p);
+    finish_at_peak(p);
     for (size_t i = 0; i < p->n_series; i++)
         w = max64(w, p->pool_series[i].width);
     for (size_t i = 0; i < p->ndev; i++) {

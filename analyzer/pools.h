@@ -99,6 +99,7 @@ struct ga_pool {
     struct ga_frag at_peak; /* at the process peak (valid when have_at_peak) */
     int have_at_peak;
     struct ga_pool_map map_at_peak;
+    uint64_t snap_ver; /* the peak version at_peak belongs to (see ga_pools.peak_ver) */
     /* annotated: ranges owned, free extents (live blocks are in ga_pools.blocks). VMM:
      * ranges = the reservation, freex = unmapped parts. Freed when the pool ends. */
     struct ga_extents ranges, freex;
@@ -175,6 +176,7 @@ struct ga_pool_dev {
     struct ga_frag at_peak;
     uint64_t stream_reserved_at_peak, stream_used_at_peak, phys_unused_at_peak;
     int have_at_peak;
+    uint64_t snap_ver;
     struct ga_frag worst;
     uint64_t worst_ts;
     int have_worst;
@@ -219,7 +221,10 @@ struct ga_pools {
     size_t n_fails, fail_cap;
     uint64_t fails_dropped;
     uint64_t peak_seen, peak_ts; /* the process peak the at_peak figures belong to */
-    int peak_pending;            /* a new peak was reached; snapshot before the next change */
+    /* Counts new process peaks. A pool or device about to change saves its figures as at_peak
+     * unless it did so since the latest peak (snap_ver == peak_ver): what it saves is unchanged
+     * since that peak. ga_pools_finish fills in the ones untouched since. O(1) per change. */
+    uint64_t peak_ver;
     uint64_t last_ts;
     /* after finish: a common series width and bucket count */
     uint64_t width;

@@ -125,6 +125,7 @@ void gap_on_pool(struct ga_pools *p, const struct ga_event *ev)
     if (ev->sub != GT_POOL_ADD_RANGE && ev->sub != GT_POOL_REMOVE_RANGE) return;
     uint32_t i = annotated(p, r->pool, r->device, r->ts);
     if (i == NONE) return;
+    gap_touch(p, i);
     if (ev->sub == GT_POOL_ADD_RANGE)
         on_add_range(p, &p->pools[i], i, r);
     else
@@ -189,6 +190,7 @@ void gap_on_block(struct ga_pools *p, const struct ga_event *ev)
     const struct gt_rec_block *r = &ev->r.block;
     uint32_t i = annotated(p, r->pool, -1, r->ts);
     if (i == NONE) return;
+    gap_touch(p, i);
     struct ga_pool *q = &p->pools[i];
     switch (ev->sub) {
     case GT_BLOCK_ALLOC:

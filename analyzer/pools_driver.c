@@ -21,6 +21,7 @@ void gap_on_usage(struct ga_pools *p, const struct ga_event *ev)
     const struct gt_rec_pool_usage *r = &ev->r.pool_usage;
     uint32_t i = stream_pool(p, r->pool, r->device, r->ts);
     if (i == NONE) return;
+    gap_touch(p, i);
     struct ga_pool *q = &p->pools[i];
     q->samples++;
     q->sample_reserved = r->reserved_current;
@@ -39,6 +40,7 @@ void gap_async_gone(struct ga_pools *p, uint64_t addr, uint64_t ts)
     uint32_t i = p->items[it].pool;
     struct ga_pool *q = &p->pools[i];
     if (q->live) {
+        gap_touch(p, i);
         q->live_bytes -= min64(q->live_bytes, p->items[it].size);
         q->live_count -= q->live_count > 0;
         gap_change(p, i, ts);
@@ -52,6 +54,7 @@ void gap_on_async_alloc(struct ga_pools *p, const struct ga_event *ev)
     gap_async_gone(p, r->addr, r->ts);
     uint32_t i = stream_pool(p, r->aux, r->device, r->ts); /* aux: the pool, 0 unknown */
     if (i == NONE) return;
+    gap_touch(p, i);
     struct ga_pool *q = &p->pools[i];
     q->live_bytes += r->size;
     q->live_count++;
@@ -92,6 +95,7 @@ static void handle_mapped(struct ga_pools *p, uint32_t h, uint64_t handle, uint6
     struct ga_pool_item *it = &p->items[h];
     struct ga_pool_dev *d = handle_dev(p, it);
     uint64_t before = handle_unused(it);
+    if (d) gap_dev_touch(p, d);
     it->other = it->other + add - min64(it->other + add, sub);
     if (d) d->phys_unused = d->phys_unused - before + handle_unused(it);
     if (it->released && !it->other) { /* released and no longer mapped: the memory is gone */
@@ -132,6 +136,7 @@ void gap_on_create(struct ga_pools *p, const struct gt_rec_alloc *r)
     struct ga_pool_dev *d = gap_dev(p, r->device);
     gap_item_add(p, ITEM_HANDLE, r->addr, &it);
     if (d) {
+        gap_dev_touch(p, d);
         d->phys_created += r->size;
         d->phys_unused += r->size;
     }
@@ -147,14 +152,28 @@ static uint32_t vmm_pool_of(const struct ga_pools *p, uint64_t addr, uint64_t si
     return gap_find(p, GA_POOL_VMM, s, 0);
 }
 
+/* Forgets the mapping that starts at addr (if any), giving its bytes back to its handle. */
+static uint64_t mapping_gone(struct ga_pools *p, uint64_t addr)
+{
+    uint32_t m = gap_item_find(p, ITEM_MAPPING, addr);
+    if (m == NONE) return 0;
+    struct ga_pool_item it = p->items[m];
+    gap_item_del(p, ITEM_MAPPING, addr, m);
+    uint32_t h = gap_item_find(p, ITEM_HANDLE, it.other);
+    if (h != NONE) handle_mapped(p, h, it.other, 0, it.size);
+    return it.size;
+}
+
 void gap_on_map(struct ga_pools *p, const struct gt_rec_vmm_map *r)
 {
+    if (mapping_gone(p, r->addr)) p->vmm_unmatched++; /* mapped twice: its unmap was not seen */
     uint32_t i = vmm_pool_of(p, r->addr, r->size), h = gap_item_find(p, ITEM_HANDLE, r->handle);
     if (i == NONE || h == NONE) p->vmm_unmatched++;
     if (h != NONE) handle_mapped(p, h, r->handle, r->size, 0);
     gap_item_add(p, ITEM_MAPPING, r->addr,
                  &(struct ga_pool_item){.size = r->size, .other = r->handle, .pool = i});
     if (i == NONE) return;
+    gap_touch(p, i);
     struct ga_pool *q = &p->pools[i];
     if (h != NONE) gap_set_device(q, p->items[h].device);
     ga_ext_remove(&q->freex, r->addr, r->size);
@@ -167,18 +186,14 @@ void gap_on_unmap(struct ga_pools *p, const struct gt_rec_vmm_map *r)
     uint64_t a = r->addr, end = r->addr + r->size;
     if (bad_range(r->addr, r->size)) return;
     while (a < end) {
-        uint32_t m = gap_item_find(p, ITEM_MAPPING, a);
-        if (m == NONE) break;
-        struct ga_pool_item it = p->items[m];
-        gap_item_del(p, ITEM_MAPPING, a, m);
-        uint32_t h = gap_item_find(p, ITEM_HANDLE, it.other);
-        if (h != NONE) handle_mapped(p, h, it.other, 0, it.size);
-        if (it.size == 0 || a + it.size < a) break;
-        a += it.size;
+        uint64_t size = mapping_gone(p, a);
+        if (size == 0 || a + size < a) break;
+        a += size;
     }
     if (a == r->addr) p->vmm_unmatched++;
     uint32_t i = vmm_pool_of(p, r->addr, r->size);
     if (i == NONE) return;
+    gap_touch(p, i);
     ga_ext_add(&p->pools[i].freex, r->addr, r->size);
     gap_change(p, i, r->ts);
 }

@@ -35,6 +35,10 @@ void gap_end(struct ga_pools *p, uint32_t i, uint64_t ts);
 /* After pool i changed: its figures, peaks, worst moment, series and device. */
 void gap_change(struct ga_pools *p, uint32_t i, uint64_t ts);
 void gap_set_device(struct ga_pool *q, int32_t device);
+/* Before pool i or device d changes: saves its figures at the latest process peak if it has not
+ * since that peak. */
+void gap_touch(struct ga_pools *p, uint32_t i);
+void gap_dev_touch(struct ga_pools *p, struct ga_pool_dev *d);
 struct ga_pool_dev *gap_dev(struct ga_pools *p, int32_t device); /* NULL past the cap */
 void gap_map_fill(const struct ga_pool *q, struct ga_pool_map *m);
 uint32_t gap_item_find(const struct ga_pools *p, unsigned key, uint64_t addr);

@@ -322,12 +322,15 @@ static void test_bounds(void)
  * Three pool ids over 512 addresses, random creates, destroys, ranges, blocks, frees and fails,
  * many of them wrong on purpose; after every step each pool's reserved/used/free/extents/largest
  * and every error counter must equal what a bitmap model following the rules of ANALYSES.md says.
- */
+ * Process peaks come at random records; at the end each pool's figures at the latest peak must
+ * be the model's snapshot taken then (none for a pool made after it). */
 #define MN     512
 #define MPOOLS 3
 
 struct mpool {
     int live;
+    int at_peak_known; /* lived at the latest peak (and has not been re-created since) */
+    struct ga_frag at_peak;
     unsigned char owned[MN];
     uint32_t blk[MN]; /* start + 1 of the live block holding the address, 0 none */
 };
@@ -501,18 +504,65 @@ static int m_step(struct ga_pools *p, struct mpool *ms, uint64_t *errs, char *wh
     return 1;
 }
 
+/* Mid-run, what the pool will report for the latest peak: saved if it changed since the peak,
+ * else its figures now (ga_pools_finish does the same). 1 if it matches the model. */
+static int at_peak_ok(const struct ga_pools *p, const struct mpool *ms, char *why, size_t n)
+{
+    for (unsigned k = 0; p->peak_ver && k < MPOOLS; k++) {
+        const struct ga_pool *q = live_pool(p, 0x100 + k);
+        if (!q) continue;
+        int saved = q->snap_ver == p->peak_ver, have = saved ? q->have_at_peak : 1;
+        const struct ga_frag *g = saved ? &q->at_peak : &q->now, *w = &ms[k].at_peak;
+        if (have != ms[k].at_peak_known)
+            return snprintf(why, n, "pool %u: lived at the peak %d, model %d", k, have,
+                            ms[k].at_peak_known),
+                   0;
+        if (have && (g->reserved != w->reserved || g->used != w->used || g->extents != w->extents ||
+                     g->largest != w->largest))
+            return snprintf(why, n,
+                            "pool %u: figures at the peak (used %" PRIu64 ", model %" PRIu64 ")", k,
+                            g->used, w->used),
+                   0;
+    }
+    return 1;
+}
+
 static void test_model(uint32_t seed)
 {
+    struct ga_memory mem;
     struct ga_pools p;
     struct mpool ms[MPOOLS];
     uint64_t errs[GA_PERR_COUNT] = {0};
     char why[200] = "", what[300];
     int ok = 1, step = 0;
     memset(ms, 0, sizeof(ms));
+    memset(&mem, 0, sizeof(mem));
     mrng = seed;
     ga_pools_init(&p);
-    for (; step < 20000 && ok; step++)
+    p.mem = &mem;
+    for (; step < 20000 && ok; step++) {
+        int peak = mrnd() % 50 == 0; /* memory.c saw a new process peak at this record */
+        if (peak) mem.peak_total++;
         ok = m_step(&p, ms, errs, why, sizeof(why));
+        for (unsigned k = 0; peak && k < MPOOLS; k++) {
+            ms[k].at_peak_known = ms[k].live;
+            if (ms[k].live) ms[k].at_peak = m_frag(&ms[k]);
+        }
+        ok = ok && at_peak_ok(&p, ms, why, sizeof(why));
+    }
+    ga_pools_finish(&p, now_ts);
+    /* each pool live at the end: its figures at the latest peak, or none if it is younger */
+    for (unsigned k = 0; ok && k < MPOOLS; k++) {
+        const struct ga_pool *q = live_pool(&p, 0x100 + k);
+        if (!q) continue;
+        const struct ga_frag *w = &ms[k].at_peak, *g = &q->at_peak;
+        if (q->have_at_peak != ms[k].at_peak_known)
+            ok = 0, snprintf(why, sizeof(why), "pool %u: at peak %d, model %d", k, q->have_at_peak,
+                             ms[k].at_peak_known);
+        else if (q->have_at_peak && (g->reserved != w->reserved || g->used != w->used ||
+                                     g->extents != w->extents || g->largest != w->largest))
+            ok = 0, snprintf(why, sizeof(why), "pool %u: figures at the peak", k);
+    }
     /* each device's sums equal the sums over its live pools */
     for (size_t d = 0; ok && d < p.ndev; d++) {
         uint64_t r = 0, u = 0, e = 0, l = 0;
@@ -530,7 +580,6 @@ static void test_model(uint32_t seed)
              "model, seed %u: %d steps, every figure and error count as the bitmap model%s%s", seed,
              step, ok ? "" : ": ", why);
     CHECK(what, ok);
-    ga_pools_finish(&p, now_ts);
     ga_pools_free(&p);
 }
 
