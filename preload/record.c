@@ -163,8 +163,9 @@ static int func_first_sighting(uintptr_t h)
     return 1;
 }
 
-static void note_func(struct gt_thread *t, uint64_t handle, uint64_t ts)
+void gt_note_func(struct gt_thread *t, uint64_t handle, uint64_t ts)
 {
+    t->named_func = handle; /* named now, or by someone before (or not a function: 0) */
     if (!handle || !func_first_sighting((uintptr_t)handle)) return;
     func_get_name_fn fn = (func_get_name_fn)gt_helper_fn(GT_H_FuncGetName);
     kernel_get_name_fn kn = (kernel_get_name_fn)gt_helper_fn(GT_H_KernelGetName);
@@ -180,31 +181,6 @@ static void note_func(struct gt_thread *t, uint64_t handle, uint64_t ts)
     struct gt_rec_func r = {.ts = ts, .handle = handle, .kind = kind};
     r.name_len = (uint32_t)strnlen(name, GT_MAX_NAME_BYTES);
     gt_emit_named(t, GT_REC_FUNC, 0, &r, sizeof(r), name, r.name_len);
-}
-
-void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, uint64_t corr,
-                   uint64_t func, uint64_t stream, const unsigned grid[3],
-                   const unsigned block[3], unsigned shmem, int result)
-{
-    if (api != GT_API_cuGraphLaunch && api != GT_API_cuGraphLaunch_ptsz &&
-        api != GT_API_cuLaunchHostFunc && api != GT_API_cuLaunchHostFunc_ptsz)
-        note_func(t, func, t0);
-    uint32_t stack = gt_stack(t, GT_STK_LAUNCH);
-    RESERVE(t, r, struct gt_rec_launch);
-    r->ts = t0;
-    r->func = func;
-    r->stream = stream;
-    r->corr = corr;
-    for (int i = 0; i < 3; i++) {
-        r->grid[i] = grid ? grid[i] : 0;
-        r->block[i] = block ? block[i] : 0;
-    }
-    r->shmem = shmem;
-    r->result = result;
-    uint64_t d = t1 - t0;
-    r->dur_ns = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
-    r->stack = stack;
-    gt_commit(t, r, GT_REC_LAUNCH, (uint16_t)api, sizeof(*r), t0);
 }
 
 /* ---- resolver lookups and driver facts --------------------------------------------------------- */

@@ -132,6 +132,7 @@ __attribute__((constructor)) static void gt_configure(void)
     env.cuda_home = keep_env("CUDA_HOME", env_cuda_home, sizeof(env_cuda_home));
     env.conda_prefix = keep_env("CONDA_PREFIX", env_conda, sizeof(env_conda));
     gt_stacks_configure(getenv("GPUTRACE_STACK_DEPTH"), getenv("GPUTRACE_STACKS"));
+    gt_clock_configure(getenv("GPUTRACE_CLOCK"));
 }
 
 /* Expand %p (pid), %h (host name) and %% in the output pattern. */
@@ -334,6 +335,7 @@ static void start_tracing(void)
                         ? (uint64_t)rl.rlim_cur
                         : UINT64_MAX;
     G.pid = (uint32_t)getpid();
+    gt_clock_start();
     clock_gettime(CLOCK_REALTIME, &rt);
     clock_gettime(CLOCK_MONOTONIC, &mono);
     uint64_t rt_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
@@ -588,7 +590,7 @@ void gt_emit_named(struct gt_thread *t, uint16_t type, uint16_t sub, const void 
 static void flush_round(int final)
 {
     if (!final) gt_cupti_flush(0); /* GPU records first; takes none of our locks */
-    uint64_t w = gt_now();
+    uint64_t w = gt_clock_watermark(); /* also re-anchors the clock */
     pthread_mutex_lock(&G.list_mu);
     for (struct gt_thread *t = G.threads; t; t = t->next) {
         uint64_t in = atomic_load_explicit(&t->inflight, memory_order_seq_cst);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "clock.h" /* gt_now: the clock of every record */
 #include "gputrace/trace_api.h"
 #include "gputrace/trace_format.h"
 
@@ -31,6 +32,7 @@ struct gt_thread {
     uint64_t index;             /* small per-process thread number, for correlation ids */
     uint64_t corr;              /* per-thread launch counter */
     uint64_t last_ts;           /* time of this thread's latest record (owner only) */
+    uint64_t named_func;        /* the launched function this thread last saw named (owner only) */
     _Atomic uint64_t inflight;  /* != 0 while a record is being prepared: a lower bound of its ts */
     pthread_mutex_t mu;         /* owner (when full) vs flusher; never held while appending */
     struct gt_thread *next, *prev;
@@ -44,13 +46,6 @@ extern __thread struct gt_thread *gt_tls_thread;
 
 struct gt_thread *gt_thread_slow(void);
 int gt_reserve_slow(struct gt_thread *t, uint32_t size);
-
-static inline uint64_t gt_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Start recording from a hook. Returns NULL when the call must only be forwarded: tracing is off,
  * or we are already inside the tracer on this thread (re-entrancy guard). */
@@ -222,9 +217,38 @@ void gt_rec_span(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, ui
                  uint64_t bytes, int result);
 void gt_rec_object(struct gt_thread *t, unsigned api, uint64_t ts, uint64_t handle, uint64_t aux,
                    int device, int result);
-void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, uint64_t corr,
-                   uint64_t func, uint64_t stream, const unsigned grid[3],
-                   const unsigned block[3], unsigned shmem, int result);
+/* The first launch of a function (process-wide) writes its GT_REC_FUNC; sets t->named_func. */
+void gt_note_func(struct gt_thread *t, uint64_t handle, uint64_t ts);
+
+/* The launch record (the hottest path): t0 before the call was forwarded, t1 after it returned.
+ * A launch of the function this thread launched last costs no name lookup. */
+static inline void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1,
+                                 uint64_t corr, uint64_t func, uint64_t stream,
+                                 const unsigned grid[3], const unsigned block[3], unsigned shmem,
+                                 int result)
+{
+    if (GT_UNLIKELY(func != t->named_func) && api != GT_API_cuGraphLaunch &&
+        api != GT_API_cuGraphLaunch_ptsz && api != GT_API_cuLaunchHostFunc &&
+        api != GT_API_cuLaunchHostFunc_ptsz)
+        gt_note_func(t, func, t0);
+    uint32_t stack = gt_stack(t, GT_STK_LAUNCH);
+    struct gt_rec_launch *r = gt_reserve(t, sizeof(*r));
+    if (GT_UNLIKELY(!r)) return;
+    r->ts = t0; /* every field is written: no memset */
+    r->func = func;
+    r->stream = stream;
+    r->corr = corr;
+    for (int i = 0; i < 3; i++) {
+        r->grid[i] = grid ? grid[i] : 0;
+        r->block[i] = block ? block[i] : 0;
+    }
+    r->shmem = shmem;
+    r->result = result;
+    uint64_t d = t1 > t0 ? t1 - t0 : 0;
+    r->dur_ns = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+    r->stack = stack;
+    gt_commit(t, r, GT_REC_LAUNCH, (uint16_t)api, sizeof(*r), t0);
+}
 void gt_rec_resolve(unsigned how, const char *name, int version, uint64_t flags, unsigned api,
                     unsigned status);
 void gt_rec_driver_info(struct gt_thread *t);
