@@ -171,22 +171,63 @@ struct ga_pool_dev *gap_dev(struct ga_pools *p, int32_t device)
     return d;
 }
 
-/* The largest free extent over the device's live annotated pools. */
-static void dev_fix_largest(struct ga_pools *p, struct ga_pool_dev *d)
+/* ---- a device's annotated pools by largest free extent: an indexed max-heap, so the device's
+ * largest free extent is its root's, kept at O(log pools) per change. */
+
+static uint64_t heap_key(const struct ga_pools *p, const struct ga_pool_dev *d, size_t k)
 {
-    if (!d->largest_dirty) return;
-    d->now.largest = 0;
-    for (size_t i = 0; i < p->n; i++) {
-        const struct ga_pool *q = &p->pools[i];
-        if (q->live && q->kind == GA_POOL_ANNOTATED && q->device == d->device)
-            d->now.largest = max64(d->now.largest, q->now.largest);
+    return p->pools[d->heap[k]].now.largest;
+}
+
+static void heap_swap(struct ga_pools *p, struct ga_pool_dev *d, size_t a, size_t b)
+{
+    uint32_t t = d->heap[a];
+    d->heap[a] = d->heap[b];
+    d->heap[b] = t;
+    p->pools[d->heap[a]].heap_pos = (int32_t)a;
+    p->pools[d->heap[b]].heap_pos = (int32_t)b;
+}
+
+static void heap_fix(struct ga_pools *p, struct ga_pool_dev *d, size_t k)
+{
+    while (k > 0 && heap_key(p, d, (k - 1) / 2) < heap_key(p, d, k)) {
+        heap_swap(p, d, k, (k - 1) / 2);
+        k = (k - 1) / 2;
     }
-    d->largest_dirty = 0;
+    for (;;) {
+        size_t c = 2 * k + 1, m = k;
+        if (c < d->heap_n && heap_key(p, d, c) > heap_key(p, d, m)) m = c;
+        if (c + 1 < d->heap_n && heap_key(p, d, c + 1) > heap_key(p, d, m)) m = c + 1;
+        if (m == k) break;
+        heap_swap(p, d, k, m);
+        k = m;
+    }
+}
+
+/* Pool i (annotated, on device d) changed its largest free extent, or joins the heap. */
+static void heap_update(struct ga_pools *p, struct ga_pool_dev *d, uint32_t i)
+{
+    struct ga_pool *q = &p->pools[i];
+    if (q->heap_pos < 0) {
+        d->heap = ga_xgrow(d->heap, &d->heap_cap, d->heap_n, sizeof(*d->heap));
+        q->heap_pos = (int32_t)d->heap_n;
+        d->heap[d->heap_n++] = i;
+    }
+    heap_fix(p, d, (size_t)q->heap_pos);
+    d->now.largest = heap_key(p, d, 0);
+}
+
+static void heap_remove(struct ga_pools *p, struct ga_pool_dev *d, uint32_t i)
+{
+    size_t k = (size_t)p->pools[i].heap_pos;
+    heap_swap(p, d, k, --d->heap_n);
+    p->pools[i].heap_pos = -1;
+    if (k < d->heap_n) heap_fix(p, d, k);
+    d->now.largest = d->heap_n ? heap_key(p, d, 0) : 0;
 }
 
 static void dev_note(struct ga_pools *p, struct ga_pool_dev *d, uint64_t ts)
 {
-    dev_fix_largest(p, d);
     if (!d->have_worst || stranded(&d->now) > stranded(&d->worst)) {
         d->worst = d->now;
         d->worst_ts = ts;
@@ -195,10 +236,10 @@ static void dev_note(struct ga_pools *p, struct ga_pool_dev *d, uint64_t ts)
     fs_update(&d->series, rel(p, ts), &d->now);
 }
 
-/* Moves a pool's contribution to its device from `old` to its figures now. */
-static void dev_apply(struct ga_pools *p, const struct ga_pool *q, const struct ga_frag *old,
-                      uint64_t ts)
+/* Moves pool i's contribution to its device from `old` to its figures now. */
+static void dev_apply(struct ga_pools *p, uint32_t i, const struct ga_frag *old, uint64_t ts)
 {
+    const struct ga_pool *q = &p->pools[i];
     struct ga_pool_dev *d = gap_dev(p, q->device);
     const struct ga_frag *f = &q->now;
     if (!d || q->kind == GA_POOL_VMM) return;
@@ -213,10 +254,7 @@ static void dev_apply(struct ga_pools *p, const struct ga_pool *q, const struct 
     d->now.used += f->used - old->used;
     d->now.free += f->free - old->free;
     d->now.extents += f->extents - old->extents;
-    if (f->largest >= d->now.largest && !d->largest_dirty)
-        d->now.largest = f->largest;
-    else if (f->largest < old->largest && old->largest >= d->now.largest)
-        d->largest_dirty = 1;
+    heap_update(p, d, i);
     dev_note(p, d, ts);
 }
 
@@ -268,7 +306,7 @@ void gap_change(struct ga_pools *p, uint32_t i, uint64_t ts)
         q->have_worst = 1;
     }
     if (q->series >= 0) fs_update(&p->pool_series[q->series], rel(p, ts), &q->now);
-    dev_apply(p, q, &old, ts);
+    dev_apply(p, i, &old, ts);
 }
 
 static char *default_name(unsigned kind, uint64_t id, int32_t device)
@@ -318,6 +356,7 @@ uint32_t gap_new(struct ga_pools *p, unsigned kind, uint64_t id, int32_t device,
     q->created_ts = ts;
     q->now.layout_known = kind != GA_POOL_STREAM;
     q->snap_ver = p->peak_ver; /* it did not live at the latest peak */
+    q->heap_pos = -1;
     ga_ext_init(&q->ranges);
     ga_ext_init(&q->freex);
     q->series = -1;
@@ -344,6 +383,8 @@ void gap_end(struct ga_pools *p, uint32_t i, uint64_t ts)
     q->live_bytes = q->sample_used = q->sample_reserved = q->sample_live = 0;
     q->samples = 0;
     gap_change(p, i, ts);
+    struct ga_pool_dev *d = q->heap_pos >= 0 ? gap_dev(p, q->device) : NULL;
+    if (d) heap_remove(p, d, i);
     q->live = 0;
     q->destroyed_ts = ts;
     ga_map_remove(&p->live_idx, live_key(q->kind, q->id, q->device), q->id, NULL);
@@ -353,7 +394,7 @@ void gap_end(struct ga_pools *p, uint32_t i, uint64_t ts)
  * a VMM range any time (its figures are not in the device's sums). */
 void gap_set_device(struct ga_pool *q, int32_t device)
 {
-    int empty = !q->now.reserved && !q->now.used;
+    int empty = !q->now.reserved && !q->now.used && q->heap_pos < 0;
     if (q->device < 0 && device >= 0 && (empty || q->kind == GA_POOL_VMM)) q->device = device;
 }
 
@@ -635,7 +676,6 @@ void ga_pools_finish(struct ga_pools *p, uint64_t end_ts)
     for (size_t i = 0; i < p->n_series; i++)
         w = max64(w, p->pool_series[i].width);
     for (size_t i = 0; i < p->ndev; i++) {
-        dev_fix_largest(p, &p->devs[i]);
         w = max64(w, p->devs[i].series.width);
     }
     while (end / w >= GA_FRAG_BUCKETS)
@@ -662,6 +702,8 @@ void ga_pools_free(struct ga_pools *p)
     for (size_t i = 0; i < p->n_fails; i++)
         free(p->fails[i].map.ext);
     free(p->pools);
+    for (size_t i = 0; i < p->ndev; i++)
+        free(p->devs[i].heap);
     free(p->devs);
     free(p->pool_series);
     free(p->items);

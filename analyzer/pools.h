@@ -111,6 +111,7 @@ struct ga_pool {
     uint64_t sample_used, sample_live, reserved_high, used_high;
     uint64_t sample_reserved; /* the last sample's, raised to `used` when that passes it */
     int32_t series;           /* index into ga_pools.pool_series, -1 none */
+    int32_t heap_pos;         /* annotated: its place in its device's heap, -1 none */
 };
 
 /* A GT_BLOCK_FAIL: a pool could not serve a request. */
@@ -172,7 +173,8 @@ struct ga_pool_dev {
     struct ga_frag now; /* the sums of its annotated pools (layout known; largest: the max) */
     uint64_t stream_reserved, stream_used; /* the sums of its stream-ordered pools */
     uint64_t phys_created, phys_unused;    /* VMM: live cuMemCreate bytes; of them not mapped */
-    int largest_dirty;                     /* now.largest must be recomputed before use */
+    uint32_t *heap; /* its live annotated pools, a max-heap by largest free extent */
+    size_t heap_n, heap_cap;
     struct ga_frag at_peak;
     uint64_t stream_reserved_at_peak, stream_used_at_peak, phys_unused_at_peak;
     int have_at_peak;
