@@ -60,7 +60,8 @@ def fmt(x, nd=0, unit=''):
 
 
 # Environment keys that describe one run (kept per run when runs are merged).
-RUN_KEYS = ('date', 'load_start', 'load_end', 'elapsed_s', 'quick', 'sections', 'head', 'base', 'base_subject')
+RUN_KEYS = ('date', 'load_start', 'load_end', 'elapsed_s', 'quick', 'sections', 'head', 'base', 'base_subject',
+            'lttng', 'lttng_status')
 
 
 class Data:
@@ -316,14 +317,14 @@ def extra_headline(d, K, M, T):
     if big:
         x = big[-1]
         n = x['gen']['kernels']
-        line = ('- **Timeline analysis, %s M kernel records** (+ launches and correlation records): %s s, '
-                '%s MB peak RSS' % (mfmt(n), fmt(x[('cur', 'json')]['s'], 1), fmt(x[('cur', 'json')]['rss_mb'])))
+        line = ('- **Timeline analysis, %s M kernel records** (+ launches and correlation records): %s s of CPU, '
+                '%s MB peak RSS' % (mfmt(n), fmt(x[('cur', 'json')]['t'] / 1e9, 1), fmt(x[('cur', 'json')]['rss_mb'])))
         if ('base', 'json') in x:
-            line += ' (before, `%s`: %s s, %s MB)' % (d.env.get('base', '?'), fmt(x[('base', 'json')]['s'], 1),
-                                                      fmt(x[('base', 'json')]['rss_mb']))
+            line += ' (the report as of `%s`: %s s, %s MB)' % (
+                d.env.get('base', '?'), fmt(x[('base', 'json')]['t'] / 1e9, 1), fmt(x[('base', 'json')]['rss_mb']))
         if len(big) > 1:
             y = big[0]
-            line += '; at %s M: %s s, %s MB' % (mfmt(y['gen']['kernels']), fmt(y[('cur', 'json')]['s'], 2),
+            line += '; at %s M: %s s, %s MB' % (mfmt(y['gen']['kernels']), fmt(y[('cur', 'json')]['t'] / 1e9, 2),
                                                 fmt(y[('cur', 'json')]['rss_mb']))
         out.append(line + '.')
     return out
