@@ -255,12 +255,28 @@ static void convert(const CUpti_Activity *a)
     }
 }
 
+/* Buffers handed to CUPTI and not yet given back. When the trace cannot be written as fast as
+ * the GPU produces records (a slow disk), CUPTI keeps asking; past this many outstanding buffers
+ * the request is declined and CUPTI drops records, which it counts and we write as
+ * GT_REC_GPU_DROPPED: memory stays bounded and the loss is never silent. */
+#define BUF_MAX_OUTSTANDING 64 /* 128 MiB */
+static _Atomic unsigned buf_outstanding;
+
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
+    *max_records = 0;
+    *buffer = NULL;
+    *size = 0;
+    if (atomic_fetch_add(&buf_outstanding, 1) >= BUF_MAX_OUTSTANDING) {
+        atomic_fetch_sub(&buf_outstanding, 1);
+        return;
+    }
     /* aligned_alloc keeps the pointer CUPTI hands back equal to what we must free. */
     *buffer = aligned_alloc(8, BUF_BYTES);
-    *size = *buffer ? BUF_BYTES : 0;
-    *max_records = 0;
+    if (*buffer)
+        *size = BUF_BYTES;
+    else
+        atomic_fetch_sub(&buf_outstanding, 1);
 }
 
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
@@ -275,6 +291,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     stage_flush();
     pthread_mutex_unlock(&C.mu);
     free(buffer);
+    if (buffer) atomic_fetch_sub(&buf_outstanding, 1);
     gt_tls_in_hook = saved_hook;
 }
 
