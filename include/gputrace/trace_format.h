@@ -1,10 +1,11 @@
-/* gputrace trace format, version 1 — the single source of truth.
+/* gputrace trace format, version 2 — the single source of truth.
  *
  * docs/TRACE_FORMAT.md explains it in prose; this header is what both the shim (writer) and the
  * analyzer (reader) compile against. Rules that keep the format evolvable:
  *   - Everything is little-endian, fixed width and naturally aligned. No bitfields on disk.
  *   - A file is one gt_file_header followed by chunks. A chunk is a gt_chunk_header and a payload
- *     of whole records, checksummed, so a file cut anywhere reads up to its last whole chunk.
+ *     of whole records (stored as they are or compressed: GT_CODEC_*), checksummed, so a file cut
+ *     anywhere reads up to its last whole chunk.
  *   - A record starts with gt_rec_header {type, sub, size}; size covers the header and is a
  *     multiple of 8. Readers skip record types they do not know. Fields are only ever appended to
  *     a record: a reader zero-fills fields missing from an older (shorter) record and ignores bytes
