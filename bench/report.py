@@ -59,6 +59,11 @@ def fmt(x, nd=0, unit=''):
     return ('{:,.%df}' % nd).format(x) + unit
 
 
+# Which section of RESULTS.md each kind of raw line belongs to.
+SECTION_OF = {'parts': 1, 'launch': 1, 'alloc': 1, 'tp': 1, 'lttng_session': 1, 'threads': 2, 'size': 3,
+              'gzip': 3, 'kineto_conv': 3, 'an': 4, 'an_gen': 4, 'stk': 5, 'stk_size': 5, 'stk_an': 5,
+              'mem': 6, 'mem_gen': 6, 'memlive': 6, 'memlive_gen': 6, 'tl': 7, 'tl_gen': 7}
+
 # Environment keys that describe one run (kept per run when runs are merged).
 RUN_KEYS = ('date', 'load_start', 'load_end', 'elapsed_s', 'quick', 'sections', 'head', 'base', 'base_subject',
             'lttng', 'lttng_status')
@@ -94,10 +99,16 @@ class Data:
                 self.commands += [c.rstrip('\n') for c in open(cf) if c.rstrip('\n') not in self.commands]
         live = sorted({r['run'] for r in self.rows}) or [0]
         self.runs = [dict(envs[i], _index=i) for i in live if i < len(envs)]
+        for e in self.runs:
+            e['_kept'] = sorted({SECTION_OF.get(r.get('sec'), 0) for r in self.rows if r['run'] == e['_index']} - {0})
         self.env = {}
         for e in self.runs:
             self.env.update(e)
         self.env.update({k: v for k, v in self.runs[0].items() if k in RUN_KEYS})
+        # LTTng's facts belong to the run that measured section 1.
+        for e in self.runs:
+            if 1 in e['_kept']:
+                self.env.update({k: e[k] for k in ('lttng', 'lttng_status') if k in e})
 
     def save(self, out):
         """Writes the merged raw lines (each with its run=N), commands and Kineto figures to out."""
@@ -105,7 +116,7 @@ class Data:
         with open(os.path.join(out, 'raw.txt'), 'w') as f:
             for e in self.runs:
                 for k, v in e.items():
-                    if k != '_index':
+                    if not k.startswith('_'):
                         f.write('sec=env key=%s val=%s run=%d\n' % (k, v.replace(' ', '_'), e['_index']))
             for r in self.rows:
                 f.write(' '.join('%s=%s' % kv for kv in r.items()) + '\n')
@@ -333,9 +344,9 @@ def extra_headline(d, K, M, T):
 def rerun_lines(d):
     out = []
     for e in d.runs[1:]:
-        out.append('Sections %s re-run later: `BENCH_SECTIONS="%s" make bench`, %s, %s s, load average %s '
-                   '/ %s, analyzer at %s; their figures below replace the first run\'s.' % (
-                       e.get('sections', '?').replace(',', ', '), e.get('sections', '?').replace(',', ' '),
+        out.append('Sections %s from a later run: `BENCH_SECTIONS="%s" make bench`, %s, %s s, load average %s '
+                   '/ %s, tree at %s; their figures below replace the first run\'s.' % (
+                       ', '.join(str(x) for x in e['_kept']), e.get('sections', '?').replace(',', ' '),
                        e.get('date', '?'), e.get('elapsed_s', '?'),
                        e.get('load_start', '?').replace('/', ' '), e.get('load_end', '?').replace('/', ' '),
                        e.get('head', '?')))
@@ -348,8 +359,8 @@ def machine(d):
     return ['# gputrace benchmarks — results', '',
             'Run: `make bench`%s, %s, %s s%s.' % (
                 q, e.get('date', '?'), e.get('elapsed_s', '?'),
-                '' if e.get('sections', 'all') == 'all' else
-                ' (sections %s kept from this run)' % e.get('sections').replace(',', ', ')),
+                '' if len(d.runs) == 1 else
+                ' (sections %s from this run)' % ', '.join(str(x) for x in d.runs[0]['_kept'])),
             ''] + rerun_lines(d) + [
             '| machine | |', '|---|---|',
             '| CPUs (`nproc`) | %s |' % e.get('nproc', '?'),
