@@ -390,6 +390,16 @@ void gap_end(struct ga_pools *p, uint32_t i, uint64_t ts)
     ga_map_remove(&p->live_idx, live_key(q->kind, q->id, q->device), q->id, NULL);
 }
 
+void gap_rekey(struct ga_pools *p, uint32_t i, uint64_t id)
+{
+    struct ga_pool *q = &p->pools[i];
+    ga_map_remove(&p->live_idx, live_key(q->kind, q->id, q->device), q->id, NULL);
+    q->id = id;
+    free(q->name);
+    q->name = default_name(q->kind, id, q->device);
+    *ga_map_upsert(&p->live_idx, live_key(q->kind, id, q->device), id, i, NULL) = i;
+}
+
 /* A pool's device becomes known: only while it holds nothing (its device's sums stay right);
  * a VMM range any time (its figures are not in the device's sums). */
 void gap_set_device(struct ga_pool *q, int32_t device)
@@ -713,6 +723,7 @@ void ga_pools_free(struct ga_pools *p)
     ga_map_free(&p->dev_idx);
     ga_map_free(&p->item_idx);
     ga_map_free(&p->blocks);
+    ga_map_free(&p->current);
     ga_ext_free(&p->vmm_ranges);
     memset(p, 0, sizeof(*p));
 }

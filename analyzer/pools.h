@@ -211,6 +211,7 @@ struct ga_pools {
     uint32_t free_item;
     struct ga_map item_idx; /* (item key, addr or handle) -> item index */
     struct ga_map blocks;   /* live blocks of annotated pools: (pool index, addr) -> size */
+    struct ga_map current;  /* device -> index of its current stream-ordered pool, once known */
     /* results */
     uint64_t pools_untracked;   /* pools past GA_POOLS_MAX (their records are ignored) */
     uint64_t records_untracked; /* records of those pools */

@@ -8,8 +8,13 @@
 
 /* ---- stream-ordered pools ------------------------------------------------------------------- */
 
+/* The pool of a stream-ordered allocation or sample: by handle; handle 0 (cuMemAllocAsync: the
+ * device's current pool) is the device's current pool once a sample named it, else a pool of
+ * its own ("current pool of device N") until then. */
 static uint32_t stream_pool(struct ga_pools *p, uint64_t handle, int32_t device, uint64_t ts)
 {
+    const uint64_t *cur = handle ? NULL : ga_map_find(&p->current, (uint32_t)device, 0);
+    if (cur && p->pools[*cur].live) return (uint32_t)*cur;
     uint32_t i = gap_find(p, GA_POOL_STREAM, handle, device);
     if (i == NONE) i = gap_new(p, GA_POOL_STREAM, handle, device, NULL, ts);
     if (i != NONE) gap_set_device(&p->pools[i], device);
@@ -19,7 +24,16 @@ static uint32_t stream_pool(struct ga_pools *p, uint64_t handle, int32_t device,
 void gap_on_usage(struct ga_pools *p, const struct ga_event *ev)
 {
     const struct gt_rec_pool_usage *r = &ev->r.pool_usage;
-    uint32_t i = stream_pool(p, r->pool, r->device, r->ts);
+    uint32_t i = gap_find(p, GA_POOL_STREAM, r->pool, r->device);
+    uint32_t cur = r->pool ? gap_find(p, GA_POOL_STREAM, 0, r->device) : NONE;
+    if (i == NONE && cur != NONE) {
+        /* A pool we never saw allocate on a device whose cuMemAllocAsync calls went to its
+         * current pool: the shim samples that pool for them, so this is it. */
+        gap_rekey(p, cur, r->pool);
+        *ga_map_upsert(&p->current, (uint32_t)r->device, 0, cur, NULL) = cur;
+        i = cur;
+    }
+    if (i == NONE) i = stream_pool(p, r->pool, r->device, r->ts);
     if (i == NONE) return;
     gap_touch(p, i);
     struct ga_pool *q = &p->pools[i];

@@ -35,6 +35,8 @@ void gap_end(struct ga_pools *p, uint32_t i, uint64_t ts);
 /* After pool i changed: its figures, peaks, worst moment, series and device. */
 void gap_change(struct ga_pools *p, uint32_t i, uint64_t ts);
 void gap_set_device(struct ga_pool *q, int32_t device);
+/* Live pool i takes the id `id` (and the default name that goes with it). */
+void gap_rekey(struct ga_pools *p, uint32_t i, uint64_t id);
 /* Before pool i or device d changes: saves its figures at the latest process peak if it has not
  * since that peak. */
 void gap_touch(struct ga_pools *p, uint32_t i);

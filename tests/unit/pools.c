@@ -226,6 +226,14 @@ static void test_stream(void)
     CHECK_U64("stream: peak reserved 4.5 MiB", q->peak_reserved, 4608 * KiB);
     alloc(&p, GT_API_cuMemAllocAsync, 0xc0000, 100, 0); /* no pool handle: current pool */
     CHECK_U64("current pool: a second pool", p.n, 2);
+    usage(&p, 0xdef0, 1 * MiB, 4 * KiB); /* the shim samples the current pool it looked up */
+    const struct ga_pool *cur = &p.pools[1];
+    CHECK_U64("current pool: the sample names it, no third pool", p.n, 2);
+    CHECK_STR("current pool: renamed after its handle", cur->name, "mempool 0xdef0");
+    alloc(&p, GT_API_cuMemAllocAsync, 0xc8000, 4 * KiB, 0);
+    CHECK_U64("current pool: later allocations go to it: used 8 KiB", cur->now.used, 8 * KiB);
+    CHECK_U64("current pool: reserved 1 MiB", cur->now.reserved, 1 * MiB);
+    CHECK_U64("still 2 pools", p.n, 2);
     object(&p, GT_API_cuMemPoolDestroy, POOL);
     CHECK("destroyed", !q->live);
     ga_pools_finish(&p, now_ts);
