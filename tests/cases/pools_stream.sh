@@ -14,9 +14,12 @@ grep -q ' POOL_USAGE ' dump.txt || skip "the shim writes no pool usage samples (
 "$GT_REPORT" a.trace > r.txt || fail "report failed"
 F="d['memory']['fragmentation']"
 P="[p for p in $F['pools'] if p['kind'] == 'stream_ordered']"
-expect_eq "one stream-ordered pool" "$(jget r.json "len($P)")" 1
-P="$P[0]"
-expect_eq "pool id" "$(jget r.json "hex($P['id'])")" "$pool"
+expect_eq "two stream-ordered pools (ours, the device's default)" "$(jget r.json "len($P)")" 2
+# cuMemAllocAsync names no pool: the shim's sample of the current pool names it
+C="[p for p in $P if hex(p['id']) != '$pool'][0]"
+expect_eq "current pool named after its handle" "$(jget r.json "$C['name'].startswith('mempool 0x') and $C['id'] != 0")" True
+expect_eq "current pool: peak used 3 MiB" "$(jget r.json "$C['peak_used_bytes']")" $((3 * MiB))
+P="[p for p in $P if hex(p['id']) == '$pool'][0]"
 expect_eq "device" "$(jget r.json "$P['device']")" 0
 expect_eq "peak reserved 12 MiB" "$(jget r.json "$P['peak_reserved_bytes']")" $((12 * MiB))
 expect_eq "peak used 12 MiB" "$(jget r.json "$P['peak_used_bytes']")" $((12 * MiB))

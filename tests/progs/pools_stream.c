@@ -4,7 +4,8 @@
  * (used 6, no growth); trim to 0 (reserved 6); A, C, D freed (reserved 6, used 0); E 12 MiB
  * (reserved 12, used 12: the process peak); E freed (reserved 12, used 0); then cuMemAlloc of
  * 8 MiB fails (4 MiB free on the device: the pool caches 12 MiB); trim to 0 and the same
- * cuMemAlloc succeeds; freed; pool destroyed. Sizes are multiples of the simulated driver's
+ * cuMemAlloc succeeds; freed; pool destroyed; then 3 MiB from the device's current pool with
+ * cuMemAllocAsync (no pool handle), freed. Sizes are multiples of the simulated driver's
  * 512-byte granularity, so its reserved/used figures are exact. */
 #include <stdint.h>
 #include <stdio.h>
@@ -58,6 +59,9 @@ int main(void)
     CHECK(cuMemAlloc(&big, 8 * MiB));
     CHECK(cuMemFree(big));
     CHECK(cuMemPoolDestroy(pool));
+    CHECK(cuMemAllocAsync(&a, 3 * MiB, s)); /* the device's current (default) pool */
+    CHECK(cuMemFreeAsync(a, s));
+    CHECK(cuStreamSynchronize(s));
     CHECK(cuStreamDestroy(s));
     printf("ok\n");
     return 0;
