@@ -306,9 +306,10 @@ def extra_headline(d, K, M, T):
                        V['ratio_cpu'], TARGET_STACK_VS_HEAPTRACK,
                        'met' if V['ratio_cpu'] <= TARGET_STACK_VS_HEAPTRACK else 'missed',
                        'met' if g['add_cpu'] < TARGET_STACK_NS else 'missed', V['ratio_run'] or 0,
-                       ' Trace: %s B per pair (%s B zstd) against heaptrack\'s %s B (%s B zstd).' % (
+                       ' Trace: %s B per pair as written (%s B through zstd -3) against heaptrack\'s %s B of '
+                       'text (%s B per pair as its zstd file).' % (
                            fmt(sg['bytes'] / sg['events'], 1), fmt(sg['zst_bytes'] / sg['events'], 1),
-                           fmt(sh['bytes'] / sh['events'], 1), fmt(sh['zst_bytes'] / sh['events'], 2))
+                           fmt(sh['bytes'] / sh['events'], 1), fmt(sh['zst_bytes'] / sh['events'], 3))
                        if sg and sh else '',
                        ' Analysis: %s s of CPU (`gputrace-report`) against %s s (`heaptrack_print`).' % (
                            fmt(ag.get('cpu_s') or ag['s'], 2), fmt(ah.get('cpu_s') or ah['s'], 2))
@@ -805,7 +806,8 @@ def stk_section(d, K):
                 continue
             out.append('| %s (%s) | %s | %s | %s | %s | %s | %s |' % (
                 kind, what, fmt(sz['bytes']), fmt(sz['bytes'] / sz['events'], 1),
-                fmt(sz['zst_bytes'] / sz['events'], 2), fmt(an['s'], 2) if an else 'n/a',
+                '%s (%s B in all)' % (fmt(sz['zst_bytes'] / sz['events'], 3 if sz['zst_bytes'] < sz['events'] else 2),
+                                      fmt(sz['zst_bytes'])), fmt(an['s'], 2) if an else 'n/a',
                 fmt(an.get('cpu_s'), 2) if an else 'n/a', fmt(an['rss_mb'], 1) if an else 'n/a'))
         out.append('')
     out += ['What differs, to read these fairly:', '',
