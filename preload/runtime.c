@@ -233,12 +233,20 @@ static int write_chunk(uint16_t kind, uint32_t tid, uint32_t seq, uint32_t *seqp
     int r;
     pack = pack && G.compress > 0 && size > 0;
     if (pack) pthread_mutex_lock(&G.pk_mu);
+    if (!seqp) { /* a thread's chunk (seq under its mutex): made before taking the file */
+        if (pack)
+            out = gt_chunk_pack(&G.pk, &ch, kind, tid, seq, p, size);
+        else
+            gt_chunk_header_init(&ch, kind, tid, seq, p, size);
+    }
     pthread_mutex_lock(&G.file_mu);
-    if (seqp) seq = (*seqp)++;
-    if (pack)
-        out = gt_chunk_pack(&G.pk, &ch, kind, tid, seq, p, size);
-    else
-        gt_chunk_header_init(&ch, kind, tid, seq, p, size);
+    if (seqp) {
+        seq = (*seqp)++;
+        if (pack)
+            out = gt_chunk_pack(&G.pk, &ch, kind, tid, seq, p, size);
+        else
+            gt_chunk_header_init(&ch, kind, tid, seq, p, size);
+    }
     r = write_made_locked(&ch, out);
     pthread_mutex_unlock(&G.file_mu);
     if (pack) pthread_mutex_unlock(&G.pk_mu);
