@@ -142,21 +142,20 @@ CUresult gt_object_end(struct gt_thread *t, unsigned api, uint64_t ts, CUresult 
 
 /* ---- kernel names: one GT_REC_FUNC per handle, process-wide ----------------------------------- */
 
-#define FUNC_SET_BITS 16
-static _Atomic uintptr_t func_set[1u << FUNC_SET_BITS];
+_Atomic uintptr_t gt_func_set[1u << GT_FUNC_SET_BITS];
 
 /* 1 if this is the first time anyone sees handle h (lock-free insert into a fixed set). When the
  * set is crowded the name is simply written again; the reader keeps one per handle. */
 static int func_first_sighting(uintptr_t h)
 {
-    uint32_t mask = (1u << FUNC_SET_BITS) - 1;
-    uint32_t i = (uint32_t)((h * 0x9E3779B97F4A7C15ull) >> (64 - FUNC_SET_BITS));
+    uint32_t mask = (1u << GT_FUNC_SET_BITS) - 1;
+    uint32_t i = gt_func_slot(h);
     for (int probe = 0; probe < 32; probe++, i = (i + 1) & mask) {
-        uintptr_t cur = atomic_load_explicit(&func_set[i], memory_order_relaxed);
+        uintptr_t cur = atomic_load_explicit(&gt_func_set[i], memory_order_relaxed);
         if (cur == h) return 0;
         if (cur == 0) {
             uintptr_t expected = 0;
-            if (atomic_compare_exchange_strong(&func_set[i], &expected, h)) return 1;
+            if (atomic_compare_exchange_strong(&gt_func_set[i], &expected, h)) return 1;
             if (expected == h) return 0;
         }
     }

@@ -220,8 +220,18 @@ void gt_rec_object(struct gt_thread *t, unsigned api, uint64_t ts, uint64_t hand
 /* The first launch of a function (process-wide) writes its GT_REC_FUNC; sets t->named_func. */
 void gt_note_func(struct gt_thread *t, uint64_t handle, uint64_t ts);
 
+/* Functions already named: a lock-free set of handles (record.c), linear probing from
+ * gt_func_slot; most are found in their first slot. */
+#define GT_FUNC_SET_BITS 16
+extern _Atomic uintptr_t gt_func_set[1u << GT_FUNC_SET_BITS];
+static inline uint32_t gt_func_slot(uint64_t h)
+{
+    return (uint32_t)((h * 0x9E3779B97F4A7C15ull) >> (64 - GT_FUNC_SET_BITS));
+}
+
 /* The launch record (the hottest path): t0 before the call was forwarded, t1 after it returned.
- * A launch of the function this thread launched last costs no name lookup. */
+ * A launch of the function this thread launched last costs no name lookup; of another function
+ * named before, one load most of the time. */
 static inline void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1,
                                  uint64_t corr, uint64_t func, uint64_t stream,
                                  const unsigned grid[3], const unsigned block[3], unsigned shmem,
@@ -229,8 +239,12 @@ static inline void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0,
 {
     if (GT_UNLIKELY(func != t->named_func) && api != GT_API_cuGraphLaunch &&
         api != GT_API_cuGraphLaunch_ptsz && api != GT_API_cuLaunchHostFunc &&
-        api != GT_API_cuLaunchHostFunc_ptsz)
-        gt_note_func(t, func, t0);
+        api != GT_API_cuLaunchHostFunc_ptsz) {
+        if (atomic_load_explicit(&gt_func_set[gt_func_slot(func)], memory_order_relaxed) == func)
+            t->named_func = func; /* named before, found in its first slot */
+        else
+            gt_note_func(t, func, t0);
+    }
     uint32_t stack = gt_stack(t, GT_STK_LAUNCH);
     struct gt_rec_launch *r = gt_reserve(t, sizeof(*r));
     if (GT_UNLIKELY(!r)) return;
