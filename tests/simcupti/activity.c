@@ -42,6 +42,12 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
  * converted; a flush waits for them (on drained_cv, under mu) so it never misses such records. */
 static int draining;
 static pthread_cond_t drained_cv = PTHREAD_COND_INITIALIZER;
+/* Threads handing buffers to the client's completion callback (outside mu). Like CUPTI, a flush
+ * returns only after every buffer taken out before or during it has been handed back: a client
+ * that stops after its final forced flush (as at exit) must not lose the buffers another thread
+ * (the delivery thread) was still handing over. */
+static int delivering;
+static pthread_cond_t delivered_cv = PTHREAD_COND_INITIALIZER;
 
 /* Under mu. */
 static CUpti_BuffersCallbackRequestFunc req_cb;
@@ -403,9 +409,14 @@ static void deliver(int mode)
         if (list_push(&out, cur) == 0) have_cur = 0;
     }
     CUpti_BuffersCallbackCompleteFunc done = done_cb;
+    delivering++;
     pthread_mutex_unlock(&mu);
     for (size_t i = 0; i < out.n; i++) done(NULL, 0, out.v[i].p, out.v[i].size, out.v[i].used);
     free(out.v);
+    pthread_mutex_lock(&mu);
+    if (--delivering == 0) pthread_cond_broadcast(&delivered_cv);
+    while (mode != D_WORKER && delivering > 0) pthread_cond_wait(&delivered_cv, &mu);
+    pthread_mutex_unlock(&mu);
 }
 
 /* ---- the delivery thread ------------------------------------------------------------------------ */
@@ -495,7 +506,6 @@ static void atfork_prepare(void)
 
 static void atfork_parent(void)
 {
-    draining = 0; /* the threads that were draining do not exist in the child */
     pthread_mutex_unlock(&wmu);
     pthread_mutex_unlock(&mu);
 }
@@ -506,7 +516,8 @@ static void atfork_child(void)
         worker_running = 0;
         atomic_store(&worker_restart, 1);
     }
-    draining = 0; /* the threads that were draining do not exist in the child */
+    draining = 0; /* the threads that were draining or delivering do not exist in the child */
+    delivering = 0;
     pthread_mutex_unlock(&wmu);
     pthread_mutex_unlock(&mu);
 }
