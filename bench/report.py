@@ -388,6 +388,10 @@ def loaded_note(d):
         return ''
     if not cores or load <= cores:
         return ''
+    if load <= 2 * cores:
+        return (' The load average (%.1f at the start) was somewhat above the %d cores: wall-clock figures '
+                'may be stretched by waits for a core; the CPU-time columns beside them are not, and the '
+                'analyzer and heaptrack verdicts use them.' % (load, cores))
     return (' **This run\'s load average (%.0f at its start) was above the %d cores**: other jobs held '
             'the cores much of the time, so wall-clock figures include waits for a core and are '
             'inflated unevenly; the CPU-time columns (thread CPU in the loops, user + system for the '
@@ -1001,7 +1005,8 @@ def targets_section(d, L, S, A, P, K=None, M=None, T=None):
         rows.append('| ns per event flat from 1 to 16 threads | %s → %s CPU ns/launch/thread (stub driver) | %s | %s |' % (
             fmt(t1, 1), fmt(t16, 1), 'met (within 25%)' if flat else '**not flat** (%.0f%% more)' % (100 * (t16 / t1 - 1)),
             '' if flat else 'time-sharing 2 cores among 16 threads (cache and TLB refills at each switch) '
-            'and the flusher competing for the same cores; see section 2'))
+            'and the flusher competing for the same cores: it checksums and compresses every chunk, so '
+            'once the launching threads fill the cores its work lands between theirs; see section 2'))
     on = S.get('pair-on')
     if on:
         pair = on['bytes'] / on['launches']
