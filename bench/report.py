@@ -60,7 +60,7 @@ def fmt(x, nd=0, unit=''):
 
 
 # Which section of RESULTS.md each kind of raw line belongs to.
-SECTION_OF = {'parts': 1, 'launch': 1, 'alloc': 1, 'tp': 1, 'lttng_session': 1, 'threads': 2, 'size': 3,
+SECTION_OF = {'parts': 0, 'launch': 1, 'alloc': 1, 'tp': 1, 'lttng_session': 1, 'threads': 2, 'size': 3,
               'gzip': 3, 'kineto_conv': 3, 'an': 4, 'an_gen': 4, 'stk': 5, 'stk_size': 5, 'stk_an': 5,
               'mem': 6, 'mem_gen': 6, 'memlive': 6, 'memlive_gen': 6, 'tl': 7, 'tl_gen': 7}
 
@@ -345,9 +345,10 @@ def extra_headline(d, K, M, T):
 def rerun_lines(d):
     out = []
     for e in d.runs[1:]:
-        out.append('Sections %s from a later run: `BENCH_SECTIONS="%s" make bench`, %s, %s s, load average %s '
+        out.append('Section%s %s from a later run: `BENCH_SECTIONS="%s" make bench`, %s, %s s, load average %s '
                    '/ %s, tree at %s; their figures below replace the first run\'s.' % (
-                       ', '.join(str(x) for x in e['_kept']), e.get('sections', '?').replace(',', ' '),
+                       's' if len(e['_kept']) > 1 else '', ', '.join(str(x) for x in e['_kept']),
+                       e.get('sections', '?').replace(',', ' '),
                        e.get('date', '?'), e.get('elapsed_s', '?'),
                        e.get('load_start', '?').replace('/', ' '), e.get('load_end', '?').replace('/', ' '),
                        e.get('head', '?')))

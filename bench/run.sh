@@ -114,7 +114,7 @@ echo "== machine" >&2
     echo "sec=env key=sections val=$(echo "${BENCH_SECTIONS:-all}" | tr ' ' ',')"
     echo "sec=env key=lttng val=$(lttng --version 2>/dev/null | head -1 | tr ' ' '_' || echo none)"
 } >>"$RAW"
-record "sec=parts" "$B/bench_parts"
+! want 1 || record "sec=parts" "$B/bench_parts"
 
 # ---- 1. launch and allocation overhead ---------------------------------------------------------
 LTTNG_OK=0
