@@ -5,8 +5,6 @@
 #include "report_json.h"
 #include "util.h"
 
-typedef struct json_object jobj;
-
 static jobj *jstr(const char *s, size_t n)
 {
     char *c = ga_utf8_clean(s, n);
@@ -18,27 +16,6 @@ static jobj *jstr(const char *s, size_t n)
 static jobj *jcstr(const char *s)
 {
     return s ? jstr(s, strlen(s)) : NULL;
-}
-
-static jobj *ju64(uint64_t v)
-{
-    return json_object_new_uint64(v);
-}
-
-static jobj *ji64(int64_t v)
-{
-    return json_object_new_int64(v);
-}
-
-static void put(jobj *o, const char *key, jobj *v)
-{
-    json_object_object_add(o, key, v);
-}
-
-static jobj *api_name(unsigned api)
-{
-    char buf[16];
-    return jcstr(ga_api_label(api, buf));
 }
 
 static jobj *json_cupti(const struct ga_report *r)

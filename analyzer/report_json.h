@@ -6,6 +6,37 @@
 
 #include "report.h"
 
+/* Small builders every JSON renderer file uses. */
+typedef struct json_object jobj;
+
+static inline void put(jobj *o, const char *key, jobj *v)
+{
+    json_object_object_add(o, key, v);
+}
+
+static inline jobj *ju64(uint64_t v)
+{
+    return json_object_new_uint64(v);
+}
+
+static inline jobj *ji64(int64_t v)
+{
+    return json_object_new_int64(v);
+}
+
+/* The API's name ("api#N" for ids this reader does not know). */
+static inline jobj *api_name(unsigned api)
+{
+    char buf[16];
+    return json_object_new_string(ga_api_label(api, buf));
+}
+
+/* Nanoseconds from the trace start, or null when not known. */
+static inline jobj *jtime(const struct ga_report *r, uint64_t ts, int known)
+{
+    return known ? json_object_new_int64(ga_report_rel(r, ts)) : NULL;
+}
+
 struct json_object *ga_json_memory(const struct ga_report *r);
 struct json_object *ga_json_timeline(const struct ga_report *r);
 /* report_json_gpu.c: top_kernels (by GPU time, or by launches without GPU kernels), and the GPU

@@ -6,23 +6,6 @@
 #include "report_json.h"
 #include "util.h"
 
-typedef struct json_object jobj;
-
-static void put(jobj *o, const char *key, jobj *v)
-{
-    json_object_object_add(o, key, v);
-}
-
-static jobj *ju64(uint64_t v)
-{
-    return json_object_new_uint64(v);
-}
-
-static jobj *ji64(int64_t v)
-{
-    return json_object_new_int64(v);
-}
-
 /* A ratio rounded to 6 decimals (JSON stays readable, nothing a script needs is lost). */
 static jobj *jratio(double v)
 {
@@ -111,12 +94,6 @@ static const char *site_label(const struct ga_report *r, uint32_t stack, char *b
     const struct ga_site *s = stack ? ga_sites_of_stack(&r->sites, stack) : NULL;
     if (!s) return NULL;
     return s->frame ? ga_frame_label(&r->stacks, s->frame, buf, n, 1) : "<unknown>";
-}
-
-static jobj *api_name(unsigned api)
-{
-    char buf[16];
-    return json_object_new_string(ga_api_label(api, buf));
 }
 
 static jobj *launch_obj(const struct ga_report *r, const struct ga_gap *gp)

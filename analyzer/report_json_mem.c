@@ -5,32 +5,9 @@
 #include "report_json.h"
 #include "util.h"
 
-typedef struct json_object jobj;
-
-static void put(jobj *o, const char *key, jobj *v)
-{
-    json_object_object_add(o, key, v);
-}
-
-static jobj *ju64(uint64_t v)
-{
-    return json_object_new_uint64(v);
-}
-
-static jobj *jtime(const struct ga_report *r, uint64_t ts, int known)
-{
-    return known ? json_object_new_int64(ga_report_rel(r, ts)) : NULL;
-}
-
 static jobj *jname(const char *s)
 {
     return json_object_new_string(s);
-}
-
-static jobj *api_name(unsigned api)
-{
-    char buf[16];
-    return jname(ga_api_label(api, buf));
 }
 
 static jobj *peak_obj(const struct ga_report *r, uint64_t peak, uint64_t ts, uint64_t live)

@@ -10,23 +10,6 @@
 #include "report_json.h"
 #include "util.h"
 
-typedef struct json_object jobj;
-
-static void put(jobj *o, const char *key, jobj *v)
-{
-    json_object_object_add(o, key, v);
-}
-
-static jobj *ju64(uint64_t v)
-{
-    return json_object_new_uint64(v);
-}
-
-static jobj *ji64(int64_t v)
-{
-    return json_object_new_int64(v);
-}
-
 static jobj *jcstr(const char *s)
 {
     if (!s) return NULL;

@@ -6,31 +6,13 @@
 #include "report_json.h"
 #include "util.h"
 
-typedef struct json_object jobj;
-
 #define OOM_HOLDERS 5 /* top holders listed per failed allocation */
-
-static void put(jobj *o, const char *key, jobj *v)
-{
-    json_object_object_add(o, key, v);
-}
-
-static jobj *ju64(uint64_t v)
-{
-    return json_object_new_uint64(v);
-}
 
 static jobj *amount(jobj *o, uint64_t bytes, uint64_t count)
 {
     put(o, "bytes", ju64(bytes));
     put(o, "count", ju64(count));
     return o;
-}
-
-static jobj *api_name(unsigned api)
-{
-    char buf[16];
-    return json_object_new_string(ga_api_label(api, buf));
 }
 
 /* The call-site object of a stack: its site with this stack, or an unknown site. */

@@ -7,23 +7,6 @@
 #include "report_json.h"
 #include "util.h"
 
-typedef struct json_object jobj;
-
-static void put(jobj *o, const char *key, jobj *v)
-{
-    json_object_object_add(o, key, v);
-}
-
-static jobj *ju64(uint64_t v)
-{
-    return json_object_new_uint64(v);
-}
-
-static jobj *jtime(const struct ga_report *r, uint64_t ts, int known)
-{
-    return known ? json_object_new_int64(ga_report_rel(r, ts)) : NULL;
-}
-
 /* {reserved_bytes, used_bytes, free_bytes, free_extents, largest_free_bytes, fragmentation}:
  * extents, largest and fragmentation are null when the layout is unknown. */
 static jobj *frag_obj(const struct ga_frag *f)

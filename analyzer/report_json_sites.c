@@ -7,8 +7,6 @@
 #include "report_json.h"
 #include "util.h"
 
-typedef struct json_object jobj;
-
 /* Bounds that keep a hostile trace (tens of thousands of sites with 256-frame stacks) from
  * making gigabytes of JSON, set so that ordinary reports are untouched (docs/REPORT_JSON.md,
  * "Bounds"). A site list lists at most SITES_MAX sites and counts the rest in KEY_omitted; a
@@ -20,16 +18,6 @@ typedef struct json_object jobj;
 #define LIST_FRAMES  16384
 #define LOOSE_FRAMES 16384
 #define ALL_FRAMES   4096 /* frames looked at per stack to count what was left out */
-
-static void put(jobj *o, const char *key, jobj *v)
-{
-    json_object_object_add(o, key, v);
-}
-
-static jobj *ju64(uint64_t v)
-{
-    return json_object_new_uint64(v);
-}
 
 static jobj *jstr(const char *s)
 {
