@@ -8,14 +8,7 @@
 #include <cuda.h>
 
 #define MiB (1024ull * 1024)
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "demo: %s failed: %d\n", #call, (int)r_);                              \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 int main(void)
 {

@@ -14,14 +14,7 @@
 
 #include <cuda.h>
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s -> %d\n", #call, (int)r_);                                         \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static CUcontext ctx;
 static _Atomic int stop;

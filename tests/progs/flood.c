@@ -12,14 +12,7 @@
 
 #define MAX_THREADS 64
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s failed: %d\n", #call, (int)r_);                                    \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static CUcontext ctx;
 static CUfunction fn;

@@ -22,14 +22,7 @@
 
 #include <cuda.h>
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s:%d: %s -> %d\n", __FILE__, __LINE__, #call, (int)r_);              \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static const char module_text[] = "kernel k_work 1000000\n"
                                   "kernel k_short 200000\n"

@@ -6,14 +6,7 @@
 
 #include <cuda.h>
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s failed: %d\n", #call, (int)r_);                                    \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 int main(int argc, char **argv)
 {

@@ -42,14 +42,7 @@ struct api {
     PFN_cuLaunchKernel_v4000 launch;
 };
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s:%d: %s returned %d\n", __FILE__, __LINE__, #call, (int)r_);       \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static const char module_image[] = "kernel alpha 20000\nkernel beta 50000\n";
 

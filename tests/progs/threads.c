@@ -10,14 +10,7 @@ static CUcontext ctx;
 static CUfunction fn;
 static long per_thread = 10000;
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s failed: %d\n", #call, (int)r_);                                    \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static void *worker(void *arg)
 {
