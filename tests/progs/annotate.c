@@ -59,6 +59,7 @@ int main(void)
     gputrace_pool_create(0xb0b, -1, name);
     gputrace_pool_create(0xc0c, 1, NULL);
 
+    fflush(stdout); /* the child must not inherit (and print again) what is buffered */
     pid_t pid = fork();
     if (pid == 0) {
         gputrace_block_alloc(0xf04c, 0x1000, 0x1000);

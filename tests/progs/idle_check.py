@@ -11,6 +11,7 @@ per-stream categories. From the scenario's construction (tests/progs/idle.c): ho
 cause, and bounds on their length where host sleeps make the exact figure fuzzy."""
 import collections
 import json
+import os
 import sys
 
 scenario, sim_log, rep_path, dump_path = sys.argv[1:5]
@@ -199,7 +200,10 @@ elif scenario == "tiny":
     expect(all(g["cause"] == "launch_latency" for g in short), "a short gap is not launch latency")
     expect(all(g["cause"] == "host_busy" for g in loop if g["duration_ns"] >= 10 * US),
            "a long gap between back-to-back launches is not host busy")
-    expect(len(short) >= 160, f"only {len(short)} of {len(loop)} gaps under 10 us")
+    # How many launches come within 10 us of each other is the host's speed: a sanitizer build
+    # (TSan: ~10x slower) may make none; the cause rule above holds either way.
+    if not os.environ.get("IDLE_SANITIZED"):
+        expect(len(short) >= 160, f"only {len(short)} of {len(loop)} gaps under 10 us")
     print(f"{len(short)} of {len(loop)} gaps between back-to-back launches are launch latency")
 else:
     fail("unknown scenario")
