@@ -18,14 +18,7 @@
 
 #define MiB  (1ull << 20)
 #define POOL 0xa11cull
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        CUresult r_ = (x);                                                                         \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            printf("%s failed: %d\n", #x, (int)r_);                                                \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 int main(void)
 {

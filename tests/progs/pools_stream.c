@@ -13,14 +13,7 @@
 #include <cuda.h>
 
 #define MiB (1ull << 20)
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        CUresult r_ = (x);                                                                         \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            printf("%s failed: %d\n", #x, (int)r_);                                                \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 int main(void)
 {
