@@ -10,6 +10,7 @@
 #include "../../analyzer/report.h"
 #include "check.h"
 #include "collect.h"
+#include "jpath.h"
 #include "tracebuild.h"
 
 #define T0 2000000000ull /* trace start (CLOCK_MONOTONIC) */
@@ -361,20 +362,6 @@ static void check_hta(const struct ga_gaps_device *d)
     CHECK_U64("HTA stream 2 host wait", s2->host_wait_ns, 0);
 }
 
-/* root.a.b... along a NULL-terminated path; array elements by "#<index>". */
-static json_object *jget(json_object *o, const char *const *path)
-{
-    for (; o && *path; path++) {
-        json_object *x = NULL;
-        if ((*path)[0] == '#')
-            x = json_object_array_get_idx(o, (size_t)atoi(*path + 1));
-        else if (!json_object_object_get_ex(o, *path, &x))
-            x = NULL;
-        o = x;
-    }
-    return o;
-}
-#define JGET(o, ...) jget(o, (const char *const[]){__VA_ARGS__, NULL})
 #define JU64(o, ...) json_object_get_uint64(JGET(o, __VA_ARGS__))
 #define JSTR(o, ...) json_object_get_string(JGET(o, __VA_ARGS__))
 

@@ -11,6 +11,7 @@
 #include "../../analyzer/report.h"
 #include "check.h"
 #include "collect.h"
+#include "jpath.h"
 #include "tracebuild.h"
 
 #define T0 2000000000ull /* trace start (CLOCK_MONOTONIC) */
@@ -55,20 +56,6 @@ static char *render(const struct ga_report *r, int json)
     return buf;
 }
 
-/* root.a.b... along a NULL-terminated path; array elements by "#<index>". */
-static json_object *jget(json_object *o, const char *const *path)
-{
-    for (; o && *path; path++) {
-        json_object *x = NULL;
-        if ((*path)[0] == '#')
-            x = json_object_array_get_idx(o, (size_t)atoi(*path + 1));
-        else if (!json_object_object_get_ex(o, *path, &x))
-            x = NULL;
-        o = x;
-    }
-    return o;
-}
-#define JGET(o, ...) jget(o, (const char *const[]){__VA_ARGS__, NULL})
 
 static const struct ga_gpu_device *gdev(const struct ga_report *r, uint32_t d)
 {
