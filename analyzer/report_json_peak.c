@@ -153,19 +153,18 @@ static jobj *holders(const struct ga_report *r, const struct ga_oom *x)
         uint64_t bytes, count;
     } *v = ga_xcalloc(x->n_holders + 1, sizeof(*v));
     size_t n = 0;
+    struct ga_map of_site = {0}; /* site index -> index into v; stacks without a site stand alone */
     for (size_t i = 0; i < x->n_holders; i++) {
         const struct ga_holder *h = &x->holders[i];
         const struct ga_site *s = ga_sites_of_stack(&r->sites, h->stack);
-        size_t j = 0;
-        if (s) /* linear, but only within one snapshot of at most GA_OOM_HOLDERS_MAX stacks */
-            while (j < n && v[j].site != s)
-                j++;
-        else
-            j = n;
-        if (j == n) v[n++] = (struct agg){.site = s, .stack = h->stack};
+        int added = 1;
+        size_t j =
+            s ? (size_t)*ga_map_upsert(&of_site, (uint64_t)(s - r->sites.sites), 0, n, &added) : n;
+        if (added) v[n++] = (struct agg){.site = s, .stack = h->stack};
         v[j].bytes += h->bytes;
         v[j].count += h->count;
     }
+    ga_map_free(&of_site);
     /* largest first (selection of the top few: n is small) */
     jobj *a = json_object_new_array();
     for (size_t k = 0; k < OOM_HOLDERS && k < n; k++) {
