@@ -26,6 +26,9 @@
 
 #include <cuda.h>
 
+#define BENCH_PROG "bench_launch"
+#include "bench_util.h"
+
 #ifdef BENCH_LTTNG
 #include "lttng_tp.h"
 #endif
@@ -43,22 +46,6 @@ static CUcontext ctx;
 static CUfunction fn;
 static enum mode mode;
 static pthread_barrier_t start_line;
-
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "bench_launch: %s failed: %d\n", #call, (int)r_);                      \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static uint64_t clock_ns(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void launches(CUstream s, long n)
 {

@@ -23,28 +23,15 @@
 
 #include <cuda.h>
 
+#define BENCH_PROG "bench_stack"
+#include "bench_util.h"
+
 #define MAX_DEPTH  32
 #define ALLOC_SIZE 4096
 
 static int use_cuda;
 static void *volatile sink; /* keeps the compiler from eliding malloc+free */
 static volatile int frames_seen;
-
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "bench_stack: %s failed: %d\n", #call, (int)r_);                       \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static uint64_t clock_ns(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 __attribute__((noinline)) static void bottom(int probe)
 {
