@@ -2,186 +2,314 @@
  * promises that no host record with ts < W follows it. So records are held until a watermark
  * passes them, then released sorted by (ts, file order). Memory is one watermark interval.
  *
- * Held records live in sorted runs. At each watermark the records pushed since the last one are
- * sorted into a new run (natural merge sort: one thread's chunk is already in time order), the
- * runs' heads are merged out while below W, and runs are merged pairwise when the newer one's
- * weight reaches half the older one's (a binary counter), so there are few runs and every
- * record is merged O(log n) times. A flush therefore costs what it sorts and emits, not what
- * stays held: a trace whose watermarks pass nothing, or one record at a time, while millions
- * of records wait stays O(n log n) instead of O(n) per watermark. Emitted records leave garbage
- * in the entry array and the arena; both are compacted when garbage outweighs what is held. */
+ * Nothing is copied: the shim's threads write their records in time order, so a chunk payload
+ * is one sorted run of records (or a few, where a record is skipped or time steps back), and
+ * the run points into the payload, which the order keeps until the run is emitted. A thread's
+ * next run usually starts where its last one ended in time: it is chained behind it in the same
+ * stream, so the merge is over about one stream per thread (a binary heap of their next keys),
+ * not over every chunk. Each emitted record costs O(log streams); a watermark that passes
+ * nothing costs O(1), whatever is held.
+ *
+ * Memory: held buffers are whole payloads, so one held record can keep a 64 MiB chunk. When the
+ * held buffers outweigh the held records (twice their bytes plus SLACK), the held records are
+ * copied into one buffer and the rest freed: bounded by what is held, amortized O(1) per byte. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "reader.h"
 #include "util.h"
 
+#define NONE      UINT32_MAX
+#define SLACK     (32u << 20)
+#define SPARE_MAX (16u << 20) /* larger emptied buffers are freed, not kept for the reader */
+
 void ga_order_init(struct ga_order *o)
 {
     memset(o, 0, sizeof(*o));
+    o->free_run = o->free_stream = o->free_buf = NONE;
+    o->chunk_buf = o->cur = NONE;
 }
 
 void ga_order_free(struct ga_order *o)
 {
-    free(o->ent);
-    free(o->tmp);
-    free(o->arena);
-    free(o->spare);
+    for (size_t i = 0; i < o->n_bufs; i++)
+        if (o->bufs[i].refs != NONE) free(o->bufs[i].p); /* free slots hold NULL */
+    for (int i = 0; i < GA_ORDER_SPARES; i++)
+        free(o->spare[i]);
+    free(o->runs);
+    free(o->streams);
+    free(o->heap);
+    free(o->bufs);
+    ga_map_free(&o->tid_stream);
     memset(o, 0, sizeof(*o));
 }
 
-void ga_order_push(struct ga_order *o, const void *rec, uint32_t size, uint32_t tid, uint64_t order)
+static uint32_t rec_size(const unsigned char *p)
 {
-    uint64_t key = ga_rec_key(rec, size);
-    if (key < o->passed) o->late++;
-    o->ent = ga_xgrow(o->ent, &o->cap, o->n, sizeof(*o->ent));
-    o->arena = ga_xgrow(o->arena, &o->arena_cap, o->used + size, 1);
-    memcpy(o->arena + o->used, rec, size);
-    o->ent[o->n++] = (struct ga_order_ent){key, order, tid, size, o->used};
-    o->used += size;
-    o->live_bytes += size;
-    o->held++;
-    if (o->held > o->max_held) o->max_held = o->held;
+    uint32_t n;
+    memcpy(&n, p + offsetof(struct gt_rec_header, size), 4);
+    return n;
 }
 
-static int before(const struct ga_order_ent *x, const struct ga_order_ent *y)
+/* ga_rec_key of a framed record (size >= 8). */
+static uint64_t rec_key(const unsigned char *p)
 {
-    return x->key != y->key ? x->key < y->key : x->order < y->order;
+    uint64_t k = 0;
+    if (rec_size(p) >= 16) memcpy(&k, p + 8, 8);
+    return k;
 }
 
-/* Merges sorted a[0..na) and b[0..nb) into out. */
-static void merge(const struct ga_order_ent *a, size_t na, const struct ga_order_ent *b, size_t nb,
-                  struct ga_order_ent *out)
+/* ---- slots: runs, streams and buffers, each with a free list ----------------------------------
+ */
+
+static uint32_t run_new(struct ga_order *o)
 {
-    size_t i = 0, j = 0, k = 0;
-    while (i < na && j < nb)
-        out[k++] = before(&b[j], &a[i]) ? b[j++] : a[i++];
-    while (i < na)
-        out[k++] = a[i++];
-    while (j < nb)
-        out[k++] = b[j++];
+    if (o->free_run != NONE) {
+        uint32_t i = o->free_run;
+        o->free_run = o->runs[i].next;
+        return i;
+    }
+    o->runs = ga_xgrow(o->runs, &o->runs_cap, o->n_runs, sizeof(*o->runs));
+    return (uint32_t)o->n_runs++;
 }
 
-/* Natural merge sort of ent[0..n) (a slice of the entry array), with tmp as scratch. The
- * records pushed between two watermarks are one sorted run per chunk, so there are few runs
- * and sorting is nearly linear. */
-static void sort_slice(struct ga_order *o, struct ga_order_ent *ent, size_t n)
+static uint32_t stream_new(struct ga_order *o)
 {
-    struct ga_order_ent *src = ent, *dst;
-    o->tmp = ga_xgrow(o->tmp, &o->tmp_cap, n, sizeof(*o->tmp));
-    dst = o->tmp;
-    for (;;) {
-        size_t runs = 0;
-        for (size_t i = 0; i < n; runs++) {
-            size_t a = i + 1, b;
-            while (a < n && !before(&src[a], &src[a - 1]))
-                a++;
-            b = a < n ? a + 1 : a;
-            while (b < n && !before(&src[b], &src[b - 1]))
-                b++;
-            merge(src + i, a - i, src + a, b - a, dst + i);
-            i = b;
+    if (o->free_stream != NONE) {
+        uint32_t i = o->free_stream;
+        o->free_stream = o->streams[i].head;
+        return i;
+    }
+    o->streams = ga_xgrow(o->streams, &o->streams_cap, o->n_streams, sizeof(*o->streams));
+    return (uint32_t)o->n_streams++;
+}
+
+static uint32_t buf_new(struct ga_order *o)
+{
+    uint32_t i;
+    if (o->free_buf != NONE) {
+        i = o->free_buf;
+        o->free_buf = (uint32_t)o->bufs[i].cap;
+    } else {
+        o->bufs = ga_xgrow(o->bufs, &o->bufs_cap, o->n_bufs, sizeof(*o->bufs));
+        i = (uint32_t)o->n_bufs++;
+    }
+    o->bufs[i] = (struct ga_order_buf){NULL, 0, 0};
+    return i;
+}
+
+static void buf_del(struct ga_order *o, uint32_t i)
+{
+    o->bufs[i] = (struct ga_order_buf){NULL, o->free_buf, NONE};
+    o->free_buf = i;
+}
+
+/* An emptied buffer goes to the spares (the smallest one makes room), or is freed. */
+static void keep_spare(struct ga_order *o, unsigned char *p, size_t cap)
+{
+    int k = 0;
+    for (int i = 1; i < GA_ORDER_SPARES; i++)
+        if (o->spare_cap[i] < o->spare_cap[k]) k = i;
+    if (cap > SPARE_MAX || cap <= o->spare_cap[k]) {
+        free(p);
+        return;
+    }
+    free(o->spare[k]);
+    o->spare[k] = p;
+    o->spare_cap[k] = cap;
+}
+
+/* One run pointing into buffer i is done with it. */
+static void buf_release(struct ga_order *o, uint32_t i)
+{
+    struct ga_order_buf *b = &o->bufs[i];
+    if (--b->refs || !b->p) return; /* still used, or still the reader's (chunk being parsed) */
+    o->pinned -= b->cap;
+    keep_spare(o, b->p, b->cap);
+    buf_del(o, i);
+}
+
+/* ---- the heap of streams, by (key, file order) of their next record ----------------------------
+ */
+
+/* Without branches: which stream comes next is a coin toss when threads interleave. */
+static inline unsigned less(const struct ga_order_top *a, const struct ga_order_top *b)
+{
+    return (unsigned)(a->key < b->key) | ((unsigned)(a->key == b->key) & (a->order < b->order));
+}
+
+/* Puts x in the place of the top. Bottom-up: the hole goes down to a leaf along the smaller
+ * children (no comparison with x, whose outcome is unpredictable), then x climbs back; with
+ * threads taking turns, the stream just emitted has the latest key and stays at the bottom. */
+static inline void replace_top(struct ga_order *o, uint64_t key, uint64_t order, uint32_t stream)
+{
+    struct ga_order_top *h = o->heap, x = {key, order, stream};
+    size_t i = 0, n = o->n_heap;
+    for (size_t c; (c = 2 * i + 1) < n; i = c) {
+        if (c + 1 < n) c += less(&h[c + 1], &h[c]);
+        h[i] = h[c];
+    }
+    while (i > 0 && less(&x, &h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = x;
+}
+
+static void heap_push(struct ga_order *o, struct ga_order_top x)
+{
+    o->heap = ga_xgrow(o->heap, &o->heap_cap, o->n_heap, sizeof(*o->heap));
+    size_t i = o->n_heap++;
+    while (i > 0 && less(&x, &o->heap[(i - 1) / 2])) {
+        o->heap[i] = o->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    o->heap[i] = x;
+}
+
+/* ---- runs --------------------------------------------------------------------------------------
+ */
+
+/* The run being extended is complete: it joins its thread's stream when it starts no earlier
+ * than that stream ends (its records come later in the file, so ties keep file order), else it
+ * starts a stream of its own, which the thread's next runs will join. */
+static void close_cur(struct ga_order *o)
+{
+    uint32_t r = o->cur;
+    if (r == NONE) return;
+    o->cur = NONE;
+    struct ga_order_run *run = &o->runs[r];
+    uint64_t key = rec_key(run->pos);
+    uint64_t *sv = ga_map_find(&o->tid_stream, run->tid, 0);
+    if (sv) {
+        struct ga_order_stream *s = &o->streams[*sv];
+        if (o->runs[s->tail].last_key <= key) {
+            o->runs[s->tail].next = r;
+            s->tail = r;
+            return;
         }
-        struct ga_order_ent *t = src;
-        src = dst;
-        dst = t;
-        if (runs <= 1) break;
     }
-    if (src != ent) memcpy(ent, src, n * sizeof(*src));
+    uint32_t s = stream_new(o);
+    o->streams[s] = (struct ga_order_stream){r, r};
+    heap_push(o, (struct ga_order_top){key, run->order, s});
+    *ga_map_upsert(&o->tid_stream, run->tid, 0, s, NULL) = s;
 }
 
-/* The records pushed since the last flush become the newest run. */
-static void close_tail(struct ga_order *o)
+void ga_order_push(struct ga_order *o, const unsigned char *rec, uint32_t size, uint32_t tid,
+                   uint64_t order)
 {
-    size_t k = o->n - o->sorted;
-    if (!k) return;
-    if (k > 1) sort_slice(o, o->ent + o->sorted, k);
-    o->runs[o->n_runs++] = (struct ga_order_run){o->sorted, o->n, k};
-    o->sorted = o->n;
-}
-
-/* Index of the run whose head comes first, or n_runs when every run is empty. */
-static size_t first_run(const struct ga_order *o)
-{
-    size_t best = o->n_runs;
-    for (size_t r = 0; r < o->n_runs; r++) {
-        const struct ga_order_run *x = &o->runs[r];
-        if (x->begin == x->end) continue;
-        if (best == o->n_runs || before(&o->ent[x->begin], &o->ent[o->runs[best].begin])) best = r;
+    uint64_t key = size >= 16 ? rec_key(rec) : 0;
+    if (key < o->passed) o->late++;
+    o->held++;
+    o->held_bytes += size;
+    if (o->held > o->max_held) o->max_held = o->held;
+    if (o->cur != NONE) {
+        struct ga_order_run *run = &o->runs[o->cur];
+        if (run->end == rec && key >= run->last_key) { /* the common case: the run goes on */
+            run->end += size;
+            run->last_key = key;
+            return;
+        }
+        close_cur(o);
     }
-    return best;
+    uint32_t r = run_new(o);
+    o->runs[r] = (struct ga_order_run){rec, rec + size, key, order, tid, o->chunk_buf, NONE};
+    o->bufs[o->chunk_buf].refs++;
+    o->cur = r;
 }
 
-static void drop_empty_runs(struct ga_order *o)
+void ga_order_chunk_begin(struct ga_order *o)
 {
-    size_t k = 0;
-    for (size_t r = 0; r < o->n_runs; r++)
-        if (o->runs[r].begin < o->runs[r].end) o->runs[k++] = o->runs[r];
-    o->n_runs = k;
+    o->chunk_buf = buf_new(o);
 }
 
-/* Merges the two newest runs into the place of the older one (it starts lower, and the pair's
- * entries fit between its start and the newer one's end). */
-static void merge_top(struct ga_order *o)
-{
-    struct ga_order_run *a = &o->runs[o->n_runs - 2], *b = &o->runs[o->n_runs - 1];
-    size_t na = a->end - a->begin, nb = b->end - b->begin;
-    o->tmp = ga_xgrow(o->tmp, &o->tmp_cap, na + nb, sizeof(*o->tmp));
-    merge(o->ent + a->begin, na, o->ent + b->begin, nb, o->tmp);
-    memcpy(o->ent + a->begin, o->tmp, (na + nb) * sizeof(*o->tmp));
-    a->end = a->begin + na + nb;
-    a->weight += b->weight;
-    o->n_runs--;
-    o->n = o->sorted = a->end;
-}
-
-/* Rewrites the held entries to the front of the entry array and their records to the front of
- * a fresh arena, in run order. */
+/* Copies every held record into one new buffer and frees the old ones. */
 static void compact(struct ga_order *o)
 {
-    size_t k = 0, used = 0;
-    o->spare = ga_xgrow(o->spare, &o->spare_cap, o->live_bytes, 1);
-    for (size_t r = 0; r < o->n_runs; r++) {
-        struct ga_order_run *x = &o->runs[r];
-        size_t begin = k;
-        for (size_t i = x->begin; i < x->end; i++, k++) {
-            struct ga_order_ent e = o->ent[i];
-            memcpy(o->spare + used, o->arena + e.off, e.size);
-            e.off = used;
-            used += e.size;
-            o->ent[k] = e;
+    uint32_t nb = buf_new(o);
+    unsigned char *p = ga_xmalloc(o->held_bytes ? o->held_bytes : 8);
+    size_t used = 0;
+    o->bufs[nb] = (struct ga_order_buf){p, o->held_bytes, 0};
+    for (size_t s = 0; s < o->n_streams; s++) {
+        if (o->streams[s].tail == NONE) continue; /* a free slot */
+        for (uint32_t r = o->streams[s].head; r != NONE; r = o->runs[r].next) {
+            struct ga_order_run *run = &o->runs[r];
+            size_t len = (size_t)(run->end - run->pos);
+            memcpy(p + used, run->pos, len);
+            uint32_t old = run->buf;
+            run->pos = p + used;
+            run->end = run->pos + len;
+            run->buf = nb;
+            o->bufs[nb].refs++;
+            used += len;
+            struct ga_order_buf *b = &o->bufs[old];
+            if (--b->refs == 0) {
+                o->pinned -= b->cap;
+                free(b->p);
+                buf_del(o, old);
+            }
         }
-        x->begin = begin;
-        x->end = k;
     }
-    char *t = o->arena;
-    size_t tc = o->arena_cap;
-    o->arena = o->spare;
-    o->arena_cap = o->spare_cap;
-    o->spare = t;
-    o->spare_cap = tc;
-    o->n = o->sorted = k;
-    o->used = used;
+    o->pinned += o->bufs[nb].cap;
+}
+
+void ga_order_chunk_end(struct ga_order *o, unsigned char **p, size_t *cap)
+{
+    uint32_t b = o->chunk_buf;
+    close_cur(o);
+    o->chunk_buf = NONE;
+    if (o->bufs[b].refs == 0) {
+        buf_del(o, b);
+        return;
+    }
+    o->bufs[b].p = *p;
+    o->bufs[b].cap = *cap;
+    o->pinned += *cap;
+    int k = 0; /* the reader gets the largest spare */
+    for (int i = 1; i < GA_ORDER_SPARES; i++)
+        if (o->spare_cap[i] > o->spare_cap[k]) k = i;
+    *p = o->spare[k];
+    *cap = o->spare_cap[k];
+    o->spare[k] = NULL;
+    o->spare_cap[k] = 0;
+    if (o->pinned > 2 * o->held_bytes + SLACK) compact(o);
 }
 
 uint64_t ga_order_flush(struct ga_order *o, uint64_t w, int all, ga_sink_fn sink, void *ctx)
 {
     struct ga_event ev;
     uint64_t emitted = 0;
-    close_tail(o);
-    for (size_t r; (r = first_run(o)) < o->n_runs; emitted++) {
-        const struct ga_order_ent *e = &o->ent[o->runs[r].begin];
-        if (!all && e->key >= w) break;
-        ga_rec_decode(o->arena + e->off, e->size, e->tid, e->order, &ev);
+    close_cur(o);
+    while (o->n_heap && (all || o->heap[0].key < w)) {
+        uint32_t s = o->heap[0].stream, r = o->streams[s].head;
+        struct ga_order_run *run = &o->runs[r];
+        uint32_t size = rec_size(run->pos);
+        ga_rec_decode(run->pos, size, run->tid, run->order, &ev);
         sink(ctx, &ev);
-        o->runs[r].begin++;
+        emitted++;
         o->held--;
-        o->live_bytes -= e->size;
+        o->held_bytes -= size;
+        run->pos += size;
+        run->order++;
+        if (run->pos == run->end) { /* the run is done: the stream goes on with its next one */
+            uint32_t next = run->next, tid = run->tid;
+            buf_release(o, run->buf);
+            run->next = o->free_run;
+            o->free_run = r;
+            if (next == NONE) { /* and so is the stream */
+                uint64_t *sv = ga_map_find(&o->tid_stream, tid, 0);
+                if (sv && *sv == s) ga_map_remove(&o->tid_stream, tid, 0, NULL);
+                o->streams[s] = (struct ga_order_stream){o->free_stream, NONE};
+                o->free_stream = s;
+                struct ga_order_top last = o->heap[--o->n_heap];
+                if (o->n_heap) replace_top(o, last.key, last.order, last.stream);
+                continue;
+            }
+            o->streams[s].head = next;
+            run = &o->runs[next];
+        }
+        replace_top(o, rec_key(run->pos), run->order, s);
     }
     if (!all && w > o->passed) o->passed = w;
-    drop_empty_runs(o);
-    while (o->n_runs >= 2 && o->runs[o->n_runs - 2].weight <= 2 * o->runs[o->n_runs - 1].weight)
-        merge_top(o);
-    if (o->n > 2 * o->held || o->used > 2 * o->live_bytes) compact(o);
     return emitted;
 }

@@ -21,11 +21,11 @@ struct rd {
     int io_errno;       /* errno of a failed read(), 0 if none */
     unsigned char *buf; /* BLOCK bytes */
     size_t pos, len;
-    uint64_t offset; /* file bytes consumed by rd_read */
+    uint64_t offset;        /* file bytes consumed by rd_read */
     unsigned char *payload; /* as stored */
     size_t payload_cap;
     struct gt_unpacker unpack; /* decoded payloads of compressed chunks */
-    uint64_t order; /* file index of the next record */
+    uint64_t order;            /* file index of the next record */
     struct ga_order ord;
     struct ga_read_stats *st;
     ga_sink_fn sink;
@@ -37,6 +37,14 @@ static size_t rd_read(struct rd *r, void *dst, size_t n)
 {
     size_t got = 0;
     while (got < n) {
+        if (r->pos == r->len && n - got >= BLOCK) { /* a payload: straight into place */
+            ssize_t k = read(r->fd, (unsigned char *)dst + got, n - got);
+            if (k < 0 && errno == EINTR) continue;
+            if (k < 0) r->io_errno = errno;
+            if (k <= 0) break;
+            got += (size_t)k;
+            continue;
+        }
         if (r->pos == r->len) {
             ssize_t k = read(r->fd, r->buf, BLOCK);
             if (k < 0 && errno == EINTR) continue;
@@ -202,8 +210,15 @@ static uint32_t read_payload(struct rd *r, uint32_t size)
 {
     uint32_t got = 0;
     while (got < size) {
-        uint32_t step = size - got < BLOCK ? size - got : BLOCK;
-        r->payload = ga_xgrow(r->payload, &r->payload_cap, (size_t)got + step, 1);
+        /* Grow by doubling, at least to 1 MiB at a time (no clearing: every byte is read). */
+        uint32_t step = size - got, room = (uint32_t)(r->payload_cap - got);
+        if (room == 0) {
+            size_t cap = r->payload_cap * 2 > (1u << 20) ? r->payload_cap * 2 : (1u << 20);
+            r->payload = ga_xrealloc(r->payload, cap);
+            r->payload_cap = cap;
+            room = (uint32_t)(cap - got);
+        }
+        if (step > room) step = room;
         size_t k = rd_read(r, r->payload + got, step);
         got += (uint32_t)k;
         if (k < step) break;
@@ -246,7 +261,17 @@ static int read_chunk(struct rd *r)
     if (ch.codec != GT_CODEC_NONE) r->st->packed_chunks++;
     r->st->raw_bytes += raw_size;
     r->st->valid_bytes = r->offset;
+    if (ch.kind != GT_CHUNK_HOST) {
+        parse_payload(r, &ch, raw, raw_size);
+        return 1;
+    }
+    /* Held host records point into the payload: the order keeps the buffer they are in. */
+    ga_order_chunk_begin(&r->ord);
     parse_payload(r, &ch, raw, raw_size);
+    if (ch.codec == GT_CODEC_NONE)
+        ga_order_chunk_end(&r->ord, &r->payload, &r->payload_cap);
+    else
+        ga_order_chunk_end(&r->ord, &r->unpack.out, &r->unpack.out_cap);
     return 1;
 }
 

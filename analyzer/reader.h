@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "gputrace/trace_format.h"
+#include "hashmap.h"
 #include "records.h"
 
 typedef void (*ga_sink_fn)(void *ctx, const struct ga_event *ev);
@@ -45,42 +46,66 @@ int ga_read_fd(int fd, ga_sink_fn sink, void *ctx, struct ga_read_stats *stats);
 
 /* ---- watermark ordering (order.c) ------------------------------------------------------------ */
 
-struct ga_order_ent {
-    uint64_t key, order;
-    uint32_t tid, size;
-    size_t off; /* into the arena */
-};
-
-/* A sorted run of held entries: ent[begin, end). `weight` is what the run held when it was
- * made (merges add weights; emitting from it does not lower it): the merge rule looks at it so
- * that the number of runs stays below 64 and every entry is merged O(log n) times. */
+/* Held host records are not copied: a run is a stretch of back-to-back records of one chunk
+ * payload in (ts, file order) order, pointing into that payload, which the order keeps (a held
+ * buffer) until its last run is emitted. Runs of one writer thread that follow each other in
+ * time are chained into one stream; the streams are merged through a binary heap. */
 struct ga_order_run {
-    size_t begin, end;
-    uint64_t weight;
+    const unsigned char *pos, *end; /* records not yet emitted */
+    uint64_t last_key;              /* key of the run's last record */
+    uint64_t order;                 /* file index of the record at pos */
+    uint32_t tid, buf;              /* writer thread; held buffer */
+    uint32_t next;                  /* next run of the same stream, or UINT32_MAX */
 };
 
-#define GA_ORDER_MAX_RUNS 66 /* weights halve down the stack: at most 64, plus one being added */
+struct ga_order_stream {
+    uint32_t head, tail; /* runs, or UINT32_MAX when the slot is free (head: next free slot) */
+};
+
+struct ga_order_top { /* a heap entry: a stream and the key of its next record */
+    uint64_t key, order;
+    uint32_t stream;
+};
+
+struct ga_order_buf {
+    unsigned char *p; /* NULL while the reader still owns it (the chunk being parsed) */
+    size_t cap;
+    uint32_t refs; /* runs pointing into it; the free-slot link when unused */
+};
+
+#define GA_ORDER_SPARES 4
 
 struct ga_order {
-    struct ga_order_ent *ent, *tmp; /* ent[0, n): the runs, then the unsorted tail; tmp: scratch */
-    size_t n, cap, tmp_cap;
-    size_t sorted; /* ent[sorted, n): pushed since the last flush, not yet a run */
-    struct ga_order_run runs[GA_ORDER_MAX_RUNS];
-    size_t n_runs;
-    size_t held;         /* entries held (in runs and tail) */
-    char *arena, *spare; /* record bytes; emitted records stay as garbage until compaction */
-    size_t used, arena_cap, spare_cap, live_bytes;
-    uint64_t passed;   /* highest watermark flushed so far */
-    uint64_t late;     /* records that arrived with a key below `passed` */
-    uint64_t max_held; /* most records held at once */
+    struct ga_order_run *runs;
+    struct ga_order_stream *streams;
+    struct ga_order_top *heap;
+    struct ga_order_buf *bufs;
+    size_t runs_cap, streams_cap, heap_cap, bufs_cap, n_runs, n_streams, n_heap, n_bufs;
+    uint32_t free_run, free_stream, free_buf;
+    uint32_t chunk_buf;       /* the buffer of the chunk being parsed, UINT32_MAX outside one */
+    uint32_t cur;             /* the run being extended, UINT32_MAX when none */
+    struct ga_map tid_stream; /* tid -> the stream its next run may join */
+    unsigned char *spare[GA_ORDER_SPARES]; /* emptied buffers, handed back to the reader */
+    size_t spare_cap[GA_ORDER_SPARES];
+    uint64_t held;       /* records held */
+    uint64_t held_bytes; /* their bytes */
+    uint64_t pinned;     /* capacity of the held buffers */
+    uint64_t passed;     /* highest watermark flushed so far */
+    uint64_t late;       /* records that arrived with a key below `passed` */
+    uint64_t max_held;   /* most records held at once */
 };
 
 void ga_order_init(struct ga_order *o);
 void ga_order_free(struct ga_order *o);
-/* Buffers one checked host record (copied). */
-void ga_order_push(struct ga_order *o, const void *rec, uint32_t size, uint32_t tid,
+/* Brackets the records of one chunk payload: pushes between them point into it. At the end,
+ * if records stay held, the order keeps the buffer (*p, *cap) and gives the caller a spare
+ * one (possibly NULL, capacity 0) in its place. */
+void ga_order_chunk_begin(struct ga_order *o);
+void ga_order_chunk_end(struct ga_order *o, unsigned char **p, size_t *cap);
+/* Holds one checked host record of the current chunk (not copied). */
+void ga_order_push(struct ga_order *o, const unsigned char *rec, uint32_t size, uint32_t tid,
                    uint64_t order);
-/* Emits, sorted by (key, file order), every buffered record with key < w (all when `all`). */
+/* Emits, sorted by (key, file order), every held record with key < w (all when `all`). */
 uint64_t ga_order_flush(struct ga_order *o, uint64_t w, int all, ga_sink_fn sink, void *ctx);
 
 #endif
