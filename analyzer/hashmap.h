@@ -20,11 +20,46 @@ struct ga_map {
 };
 
 void ga_map_free(struct ga_map *m);
+
+/* The hash (hashmap.c says why it is seeded). Inline below: the analyses look maps up several
+ * times per record, and most lookups hit. */
+extern uint64_t ga_map_seed_[2];
+
+static inline size_t ga_map_home_(const struct ga_map *m, uint64_t a, uint64_t b)
+{
+    uint64_t h = (a ^ ga_map_seed_[0]) * 0x9e3779b97f4a7c15ull + (b ^ ga_map_seed_[1]);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return (size_t)h & (m->cap - 1);
+}
+
 /* Pointer to the value of key (a, b), or NULL. Valid until the next insert or remove. */
-uint64_t *ga_map_find(const struct ga_map *m, uint64_t a, uint64_t b);
+static inline uint64_t *ga_map_find(const struct ga_map *m, uint64_t a, uint64_t b)
+{
+    if (!m->count) return NULL;
+    for (size_t i = ga_map_home_(m, a, b);; i = (i + 1) & (m->cap - 1)) {
+        struct ga_map_slot *s = &m->slots[i];
+        if (!s->used) return NULL;
+        if (s->a == a && s->b == b) return &s->value;
+    }
+}
+
+uint64_t *ga_map_insert_(struct ga_map *m, uint64_t a, uint64_t b, uint64_t init, int *added);
+
 /* Pointer to the value of key (a, b), inserting it with value `init` if absent; *added says which.
  */
-uint64_t *ga_map_upsert(struct ga_map *m, uint64_t a, uint64_t b, uint64_t init, int *added);
+static inline uint64_t *ga_map_upsert(struct ga_map *m, uint64_t a, uint64_t b, uint64_t init,
+                                      int *added)
+{
+    uint64_t *v = ga_map_find(m, a, b);
+    if (!v) return ga_map_insert_(m, a, b, init, added);
+    if (added) *added = 0;
+    return v;
+}
+
 /* Removes key (a, b); returns 1 if it was there (and its value in *old when old != NULL). */
 int ga_map_remove(struct ga_map *m, uint64_t a, uint64_t b, uint64_t *old);
 
