@@ -2,14 +2,39 @@
  * python executable or a libpython it links, at load time; in a libpython loaded later, when the
  * stack code first sees that object); nothing here links against Python.
  *
- * Safety rules, each for a reason:
- *   - Frames are read only by a thread that holds the GIL of the main interpreter: the current
- *     thread state must be this thread's own (PyGILState_GetThisThreadState), PyGILState_Check
- *     must say 1, and Python must be initialized. PyGILState_Check alone answers 1 before
- *     initialization and when its check is disabled (subinterpreters), and the "current" thread
- *     state of 3.9-3.11 is a process-wide pointer that names whichever thread holds the GIL.
+ * Two walks:
+ *   - With the GIL (the calling thread holds the GIL of the main interpreter), through the API
+ *     (PyThreadState_GetFrame, PyFrame_GetBack, PyFrame_GetCode, PyFrame_GetLineNumber): the
+ *     reference. The current thread state must be this thread's own
+ *     (PyGILState_GetThisThreadState), PyGILState_Check must say 1, and Python must be
+ *     initialized. PyGILState_Check alone answers 1 before initialization and when its check is
+ *     disabled (subinterpreters), and the "current" thread state of 3.9-3.11 is a process-wide
+ *     pointer that names whichever thread holds the GIL.
+ *   - Without the GIL (PyTorch, CuPy and ctypes.CDLL release it around foreign calls), by struct
+ *     offsets: this thread's thread state comes from PyGILState_GetThisThreadState (it reads a
+ *     TSS slot, no lock), and its frame chain is read field by field with the layout of the
+ *     running minor version (3.9-3.13, release builds, x86_64; see `layouts`). The frames of the
+ *     calling thread cannot change while it is inside the shim, and the code objects and strings
+ *     they name are immutable and kept alive by those frames, so reading them is safe; no API that
+ *     needs the GIL is called and no Python object is made. Every pointer is checked (null,
+ *     alignment, user-space range, the object's type where it has one) and the walk is bounded;
+ *     a failed type check means the layout is wrong: the walk is turned off for the process.
+ *     Lines are decoded here from the code object's line table (a pure function per version,
+ *     the same arithmetic as PyCode_Addr2Line), names are read from compact str objects and
+ *     encoded to UTF-8 here. Off (one log line) for: other versions, debug builds (Py_DEBUG),
+ *     free-threaded builds (3.13t), while the interpreter finalizes, when subinterpreters exist,
+ *     and GPUTRACE_PYTHON=gil. Residual risk: a daemon thread walking its frames exactly while
+ *     Py_FinalizeEx frees its thread state reads freed (still mapped) heap memory; the finalizing
+ *     flag is checked before and after and such a result is dropped.
+ *   - Self-check: the first SELF_CHECKS captures made while the GIL is held walk both ways and
+ *     compare code objects, lines, file and function names; on any difference the offset walk is
+ *     turned off for the process (one log line and a warning note in the trace).
+ *     GPUTRACE_TEST_PY_MISMATCH=1 (for tests only) makes the offset walk report a wrong line
+ *     during the self-check, to prove that path.
+ *
+ * Safety rules of the API walk, each for a reason:
  *   - The GIL is never taken: a CUDA call can come from code holding an allocator's mutex that
- *     a thread waiting for the GIL also wants (deadlock). Without the GIL: native frames only.
+ *     a thread waiting for the GIL also wants (deadlock).
  *   - 3.11+ creates frame objects on demand (PyThreadState_GetFrame, PyFrame_GetBack). In 3.11
  *     such an allocation can start a garbage collection, which runs finalizers: arbitrary Python
  *     code inside a CUDA call (a tensor freed into an allocator whose lock this thread holds).
@@ -17,17 +42,21 @@
  *   - A pending exception is set aside and put back, any exception raised here is cleared, and
  *     errno is kept.
  *
- * Interning: a hash table (code object, instruction offset) -> pseudo-ip (GT_PYFRAME_IP): known
- * frames cost a lookup, no string work. The line is computed when a pair is new (3.9/3.10 have
- * no PyFrame_GetLasti: the key is the line, computed per frame). Each new code object gets an id
- * and one GT_REC_PYCODE record, and a reference that keeps it alive, so its address is never
- * reused by another code object. The table is guarded by a flag taken with test-and-set: the
- * GIL already serializes callers, and a thread that finds the flag taken (free-threaded builds)
- * records native frames only instead of waiting. */
+ * Interning: a hash table code object address -> (id, fingerprint) and (code id, instruction
+ * offset) -> pseudo-ip (GT_PYFRAME_IP): known frames cost two lookups, no string work. The line is
+ * computed when a pair is new (the API walk of 3.9/3.10 has no PyFrame_GetLasti: its key is the
+ * line, computed per frame). Each new code object gets an id and one GT_REC_PYCODE record. The
+ * API walk also keeps a reference to each code object it names; the offset walk cannot (no GIL),
+ * so a code object's entry also holds a fingerprint (the addresses of its file name, name and line
+ * table and its first line): a code object freed and another made at the same address gets a new
+ * id. The table is guarded by a private mutex, held only for lookups and record writes (never
+ * while waiting for anything else); a re-entrant call on the same thread gets native frames only.
+ */
 #include "python.h"
 
 #include <dlfcn.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -37,29 +66,77 @@
 
 typedef void PyObj;
 
-#define SLOTS0    4096u
-#define SLOTS_MAX (1u << 20) /* 24 MiB of table at most; then new frames end the Python part */
-#define KEY_CODE  INT64_MIN  /* key of a code object's own entry (value: its id) */
+#define SLOTS0      4096u
+#define SLOTS_MAX   (1u << 20)  /* 32 MiB of table at most; then new frames end the Python part */
+#define KEY_CODE    INT64_MIN   /* key of a code object's own entry (value: its id) */
+#define KEY_LINE    (1ll << 40) /* key flag: the key is a line, not an instruction offset */
+#define WALK_MAX    4096u       /* frames visited (incomplete ones included) per offset walk */
+#define SELF_CHECKS 3           /* captures with the GIL that also check the offset walk */
 
 struct ent {
-    uint64_t code; /* PyCodeObject address, 0 = empty slot */
-    int64_t key;   /* instruction offset (or line), KEY_CODE */
-    uint64_t val;  /* pseudo-ip, or code id */
+    uint64_t a;   /* code object address (KEY_CODE) or code id; 0 = empty slot */
+    int64_t key;  /* instruction offset in bytes (or KEY_LINE | line), KEY_CODE */
+    uint64_t val; /* pseudo-ip, or code id */
+    uint64_t fp;  /* KEY_CODE: the code object's fingerprint (0: no layout) */
 };
+
+/* Field offsets of one CPython minor version (x86_64, release build, GIL build), from its headers
+ * (offsetof with Py_BUILD_CORE: tests/cases/py_offsets.sh recomputes them for every installed
+ * interpreter). 3.9/3.10: fr_* are PyFrameObject fields; 3.11+: _PyInterpreterFrame fields. */
+struct layout {
+    uint16_t ts_interp;  /* PyThreadState.interp */
+    uint16_t ts_frame;   /* .frame (3.9/3.10), .cframe (3.11/3.12), .current_frame (3.13) */
+    uint16_t cf_current; /* _PyCFrame.current_frame (3.11/3.12) */
+    uint16_t fr_back;    /* f_back (3.9/3.10), previous */
+    uint16_t fr_code;    /* f_code, f_executable (3.13) */
+    uint16_t fr_lasti;  /* int f_lasti (3.9 bytes, 3.10 code units), prev_instr, instr_ptr (3.13) */
+    uint16_t fr_trace;  /* PyFrameObject.f_trace (3.9/3.10) */
+    uint16_t fr_lineno; /* PyFrameObject.f_lineno (3.9/3.10) */
+    uint16_t fr_owner;  /* char owner (3.11+) */
+    uint16_t fr_obj;    /* frame_obj (3.11+) */
+    uint16_t fo_lineno; /* PyFrameObject.f_lineno (3.11+) */
+    uint16_t co_first;  /* int co_firstlineno */
+    uint16_t co_file;   /* co_filename */
+    uint16_t co_name;   /* co_name (3.9/3.10), co_qualname */
+    uint16_t co_lines;  /* co_lnotab (3.9), co_linetable */
+    uint16_t co_traceable; /* int _co_firsttraceable (3.11+) */
+    uint16_t co_code;      /* co_code_adaptive (3.11+) */
+    uint16_t u_ascii;      /* sizeof(PyASCIIObject): compact ASCII data follows */
+    uint16_t u_compact;    /* sizeof(PyCompactUnicodeObject): compact UCS1/2/4 data follows */
+};
+
+static const struct layout layouts[5] = {
+    /* 3.9 */ {16, 24, 0, 24, 32, 104, 80, 108, 0, 0, 0, 40, 104, 112, 120, 0, 0, 48, 72},
+    /* 3.10 */ {16, 24, 0, 24, 32, 96, 72, 100, 0, 0, 0, 40, 104, 112, 120, 0, 0, 48, 72},
+    /* 3.11 */ {16, 56, 8, 48, 32, 56, 0, 0, 69, 40, 40, 72, 112, 128, 136, 168, 184, 48, 72},
+    /* 3.12 */ {16, 56, 0, 8, 0, 56, 0, 0, 70, 48, 40, 68, 112, 128, 136, 176, 192, 40, 56},
+    /* 3.13 */ {16, 72, 0, 8, 0, 56, 0, 0, 70, 48, 40, 68, 112, 128, 136, 184, 200, 40, 56},
+};
+
+#define OWNED_BY_GENERATOR 1
+#define OWNED_BY_CSTACK    3 /* 3.12+ */
 
 static struct {
     _Atomic int ready;  /* 1: every function below is set and the interpreter is supported */
+    _Atomic int on;     /* 1: the offset walk may be used (layout known, self-check not failed) */
     pthread_mutex_t mu; /* resolution */
     int minor;          /* 3.minor */
     int gc_guard;       /* 3.11: frame materialization may collect */
     int off;            /* GPUTRACE_PYTHON=0 */
+    int gil_only;       /* GPUTRACE_PYTHON=gil */
+    int test_mismatch;  /* GPUTRACE_TEST_PY_MISMATCH=1 (tests only) */
     uintptr_t lo, hi;   /* the interpreter object's mapping */
+    struct layout L;
+    uintptr_t t_code, t_frame, t_bytes, t_str; /* PyCode_Type, PyFrame_Type, PyBytes_Type, ... */
     int (*IsInitialized)(void);
+    int (*IsFinalizing)(void);
     int (*GILState_Check)(void);
     PyObj *(*GILState_GetThisThreadState)(void);
     PyObj *(*ThreadState_Unchecked)(void);
     PyObj *(*ThreadState_GetInterpreter)(PyObj *);
     PyObj *(*InterpreterState_Main)(void);
+    PyObj *(*InterpreterState_Head)(void);
+    PyObj *(*InterpreterState_Next)(PyObj *);
     PyObj *(*ThreadState_GetFrame)(PyObj *);
     PyObj *(*Frame_GetBack)(PyObj *);
     PyObj *(*Frame_GetCode)(PyObj *);
@@ -78,13 +155,16 @@ static struct {
     long (*Long_AsLong)(PyObj *);
     int (*GC_Disable)(void); /* 3.10+ */
     int (*GC_Enable)(void);
-    /* the table; under `busy` */
-    atomic_flag busy;
+    /* the table and everything below; under tab_mu */
+    pthread_mutex_t tab_mu;
     struct ent *e;
     uint64_t mask, used;
     uint32_t next_code;
     int full;
-} P = {.mu = PTHREAD_MUTEX_INITIALIZER, .busy = ATOMIC_FLAG_INIT};
+    int checks; /* self-checks done */
+} P = {.mu = PTHREAD_MUTEX_INITIALIZER, .tab_mu = PTHREAD_MUTEX_INITIALIZER};
+
+static __thread int in_walk __attribute__((tls_model("initial-exec")));
 
 /* ---- finding the interpreter -------------------------------------------------------------------
  */
@@ -120,18 +200,45 @@ static int version_minor(const char *v)
 
 #define LOOK(field, name) (*(void **)&P.field = gt_real_dlsym(h, name))
 
+/* Whether the offset walk can serve this interpreter; logs why not. Caller holds mu. */
+static int layout_usable(void *h, const char *version)
+{
+    const char *why = NULL;
+    if (P.gil_only)
+        why = "GPUTRACE_PYTHON=gil";
+    else if (P.minor < 9 || P.minor > 13)
+        why = "no struct layout for this version";
+    else if (gt_real_dlsym(h, "_Py_NegativeRefcount") || gt_real_dlsym(h, "_Py_RefTotal") ||
+             gt_real_dlsym(h, "_Py_GetRefTotal"))
+        why = "a debug build";
+    else if (strstr(version, "free-threading") || gt_real_dlsym(h, "_Py_MergeZeroLocalRefcount"))
+        why = "a free-threaded build";
+    else if (!P.IsFinalizing || !P.InterpreterState_Head || !P.InterpreterState_Next || !P.t_code ||
+             !P.t_frame || !P.t_bytes || !P.t_str)
+        why = "symbols missing";
+    if (why) {
+        gt_log("gputrace: Python 3.%d: frames only while the GIL is held (%s)\n", P.minor, why);
+        return 0;
+    }
+    P.L = layouts[P.minor - 9];
+    return 1;
+}
+
 /* Looks the API up in handle h; returns 1 when everything needed is there. Caller holds mu. */
 static int resolve(void *h)
 {
     const char *(*get_version)(void) = (const char *(*)(void))gt_real_dlsym(h, "Py_GetVersion");
     if (!get_version) return 0;
     LOOK(IsInitialized, "Py_IsInitialized");
+    if (!LOOK(IsFinalizing, "Py_IsFinalizing")) LOOK(IsFinalizing, "_Py_IsFinalizing");
     LOOK(GILState_Check, "PyGILState_Check");
     LOOK(GILState_GetThisThreadState, "PyGILState_GetThisThreadState");
     if (!LOOK(ThreadState_Unchecked, "PyThreadState_GetUnchecked"))
         LOOK(ThreadState_Unchecked, "_PyThreadState_UncheckedGet");
     LOOK(ThreadState_GetInterpreter, "PyThreadState_GetInterpreter");
     LOOK(InterpreterState_Main, "PyInterpreterState_Main");
+    LOOK(InterpreterState_Head, "PyInterpreterState_Head");
+    LOOK(InterpreterState_Next, "PyInterpreterState_Next");
     LOOK(ThreadState_GetFrame, "PyThreadState_GetFrame");
     LOOK(Frame_GetBack, "PyFrame_GetBack");
     LOOK(Frame_GetCode, "PyFrame_GetCode");
@@ -150,7 +257,12 @@ static int resolve(void *h)
     LOOK(Long_AsLong, "PyLong_AsLong");
     LOOK(GC_Disable, "PyGC_Disable");
     LOOK(GC_Enable, "PyGC_Enable");
-    P.minor = version_minor(get_version());
+    P.t_code = (uintptr_t)gt_real_dlsym(h, "PyCode_Type");
+    P.t_frame = (uintptr_t)gt_real_dlsym(h, "PyFrame_Type");
+    P.t_bytes = (uintptr_t)gt_real_dlsym(h, "PyBytes_Type");
+    P.t_str = (uintptr_t)gt_real_dlsym(h, "PyUnicode_Type");
+    const char *version = get_version();
+    P.minor = version_minor(version);
     int errs = (P.Err_GetRaised && P.Err_SetRaised) || (P.Err_Fetch && P.Err_Restore);
     if (P.minor < 9 || !P.IsInitialized || !P.GILState_Check || !P.GILState_GetThisThreadState ||
         !P.ThreadState_Unchecked || !P.ThreadState_GetInterpreter || !P.InterpreterState_Main ||
@@ -168,7 +280,10 @@ static int resolve(void *h)
     if (!dl_iterate_phdr(find_range, &q)) return 0;
     P.lo = q.lo;
     P.hi = q.hi;
-    gt_log("gputrace: Python 3.%d: stacks carry Python frames\n", P.minor);
+    int on = layout_usable(h, version);
+    atomic_store(&P.on, on);
+    gt_log("gputrace: Python 3.%d: stacks carry Python frames%s\n", P.minor,
+           on ? ", with or without the GIL" : "");
     return 1;
 }
 
@@ -179,6 +294,8 @@ void gt_py_configure(void)
         P.off = 1; /* native stacks only, as without an interpreter */
         return;
     }
+    P.gil_only = v && strcmp(v, "gil") == 0;
+    P.test_mismatch = (v = getenv("GPUTRACE_TEST_PY_MISMATCH")) && strcmp(v, "1") == 0;
     pthread_mutex_lock(&P.mu);
     if (!atomic_load(&P.ready) && resolve(RTLD_DEFAULT)) atomic_store(&P.ready, 1);
     pthread_mutex_unlock(&P.mu);
@@ -210,6 +327,171 @@ int gt_py_interp_ip(uint64_t ip)
     return ip >= P.lo && ip < P.hi;
 }
 
+/* ---- reading objects by offset ----------------------------------------------------------------
+ */
+
+/* A plausible object or frame address: not null, 8-aligned, user space. */
+static int ok_ptr(uintptr_t p)
+{
+    return p >= 4096 && p < (1ull << 47) && (p & 7) == 0;
+}
+
+static uintptr_t rd_ptr(uintptr_t base, unsigned off)
+{
+    uintptr_t v;
+    memcpy(&v, (const void *)(base + off), sizeof(v));
+    return v;
+}
+
+static int32_t rd_i32(uintptr_t base, unsigned off)
+{
+    int32_t v;
+    memcpy(&v, (const void *)(base + off), sizeof(v));
+    return v;
+}
+
+/* Whether p is an object whose type is exactly t (ob_type follows ob_refcnt). */
+static int is_a(uintptr_t p, uintptr_t t)
+{
+    return ok_ptr(p) && rd_ptr(p, 8) == t;
+}
+
+/* The bytes of a bytes object: data in *d, length returned; -1 if it is not one. */
+static int64_t bytes_of(uintptr_t b, const uint8_t **d)
+{
+    if (!is_a(b, P.t_bytes)) return -1;
+    int64_t n = (int64_t)rd_ptr(b, 16); /* ob_size */
+    if (n < 0 || n > (1 << 28)) return -1;
+    *d = (const uint8_t *)(b + 32); /* ob_sval */
+    return n;
+}
+
+/* The UTF-8 text of str object s into buf (at most cap bytes, cut as the API path cuts); its
+ * length, or -1 when s is not a compact str, or 0 when it holds a lone surrogate (not UTF-8: the
+ * API path gets an empty text then too). */
+static int64_t str_utf8(uintptr_t s, char *buf, uint32_t cap)
+{
+    if (!is_a(s, P.t_str)) return -1;
+    uint32_t state = (uint32_t)rd_i32(s, 32);
+    unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
+    int64_t len = (int64_t)rd_ptr(s, 16);
+    if (!compact || (P.minor <= 11 && !((state >> 7) & 1)) || len < 0 || len > (1 << 28) ||
+        (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1))
+        return -1;
+    uintptr_t data = s + (ascii ? P.L.u_ascii : P.L.u_compact);
+    if (ascii) {
+        uint32_t n = len > cap ? cap : (uint32_t)len;
+        memcpy(buf, (const void *)data, n);
+        return n;
+    }
+    uint64_t out = 0;
+    for (int64_t i = 0; i < len; i++) {
+        uint32_t c = kind == 1   ? ((const uint8_t *)data)[i]
+                     : kind == 2 ? ((const uint16_t *)data)[i]
+                                 : ((const uint32_t *)data)[i];
+        uint8_t u[4];
+        unsigned k;
+        if (c >= 0xD800 && c <= 0xDFFF) return 0;
+        if (c < 0x80) {
+            u[0] = (uint8_t)c, k = 1;
+        } else if (c < 0x800) {
+            u[0] = (uint8_t)(0xC0 | c >> 6), u[1] = (uint8_t)(0x80 | (c & 0x3F)), k = 2;
+        } else if (c < 0x10000) {
+            u[0] = (uint8_t)(0xE0 | c >> 12), u[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            u[2] = (uint8_t)(0x80 | (c & 0x3F)), k = 3;
+        } else if (c <= 0x10FFFF) {
+            u[0] = (uint8_t)(0xF0 | c >> 18), u[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+            u[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F)), u[3] = (uint8_t)(0x80 | (c & 0x3F));
+            k = 4;
+        } else {
+            return -1;
+        }
+        for (unsigned j = 0; j < k; j++, out++)
+            if (out < cap) buf[out] = (char)u[j];
+    }
+    return out > cap ? cap : (int64_t)out;
+}
+
+/* ---- line numbers from line tables (PyCode_Addr2Line of each version) --------------------------
+ */
+
+/* 3.9 co_lnotab: (address increment, signed line increment) byte pairs. */
+static int line_lnotab(const uint8_t *p, int64_t n, int first, int addrq)
+{
+    int line = first, addr = 0;
+    for (int64_t i = 0; i + 1 < n; i += 2) {
+        addr += p[i];
+        if (addr > addrq) break;
+        line += (int8_t)p[i + 1];
+    }
+    return line;
+}
+
+/* 3.10 co_linetable: (address delta, signed line delta; -128: no line) pairs, ranges in order. */
+static int line_310(const uint8_t *p, int64_t n, int first, int addrq)
+{
+    int line = first, end = 0;
+    for (int64_t i = 0; i + 1 < n; i += 2) {
+        end += p[i];
+        int8_t ld = (int8_t)p[i + 1];
+        int cur = ld == -128 ? -1 : (line += ld);
+        if (addrq < end) return cur;
+    }
+    return -1;
+}
+
+static int varint(const uint8_t *p, int64_t n, int64_t *i)
+{
+    unsigned read = *i < n ? p[(*i)++] : 0, val = read & 63, shift = 0;
+    while ((read & 64) && *i < n && shift < 30) {
+        read = p[(*i)++];
+        shift += 6;
+        val |= (read & 63) << shift;
+    }
+    return (int)val;
+}
+
+/* 3.11+ co_linetable (the location table): entries of a first byte 1ccccnnn (c: kind, n + 1:
+ * code units), then kind-dependent varints; only the line matters here. */
+static int line_311(const uint8_t *p, int64_t n, int first, int addrq)
+{
+    int line = first, end = 0;
+    int64_t i = 0;
+    while (i < n) {
+        uint8_t b = p[i];
+        unsigned kind = (b >> 3) & 15;
+        int delta = 0;
+        if (kind == 13 || kind == 14) { /* NO_COLUMNS, LONG: a signed varint line delta */
+            int64_t j = i + 1;
+            unsigned u = (unsigned)varint(p, n, &j);
+            delta = (u & 1) ? -(int)(u >> 1) : (int)(u >> 1);
+        } else if (kind == 11 || kind == 12) { /* ONE_LINE1, ONE_LINE2 */
+            delta = (int)kind - 10;
+        }
+        line += delta;
+        int cur = kind == 15 && (b & 128) ? -1 : line; /* NONE */
+        end += ((b & 7) + 1) * 2;
+        if (addrq < end) return cur;
+        do
+            i++;
+        while (i < n && !(p[i] & 128));
+    }
+    return -1;
+}
+
+/* The line of code object co at instruction byte offset addrq, as PyCode_Addr2Line says. */
+static int code_line(uintptr_t co, int addrq)
+{
+    int first = rd_i32(co, P.L.co_first);
+    if (addrq < 0) return first;
+    const uint8_t *d;
+    int64_t n = bytes_of(rd_ptr(co, P.L.co_lines), &d);
+    if (n < 0) return -1;
+    return P.minor == 9    ? line_lnotab(d, n, first, addrq)
+           : P.minor == 10 ? line_310(d, n, first, addrq)
+                           : line_311(d, n, first, addrq);
+}
+
 /* ---- the table ---------------------------------------------------------------------------------
  */
 
@@ -221,10 +503,10 @@ static uint64_t hash2(uint64_t a, int64_t b)
     return x ^ (x >> 29);
 }
 
-static struct ent *slot_of(struct ent *e, uint64_t mask, uint64_t code, int64_t key)
+static struct ent *slot_of(struct ent *e, uint64_t mask, uint64_t a, int64_t key)
 {
-    uint64_t i = hash2(code, key) & mask;
-    while (e[i].code && (e[i].code != code || e[i].key != key))
+    uint64_t i = hash2(a, key) & mask;
+    while (e[i].a && (e[i].a != a || e[i].key != key))
         i = (i + 1) & mask;
     return &e[i];
 }
@@ -241,23 +523,38 @@ static int reserve(uint64_t k)
         mmap(NULL, n * sizeof(*e), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (e == MAP_FAILED) return 0;
     for (uint64_t i = 0; i < slots; i++)
-        if (P.e[i].code) *slot_of(e, n - 1, P.e[i].code, P.e[i].key) = P.e[i];
+        if (P.e[i].a) *slot_of(e, n - 1, P.e[i].a, P.e[i].key) = P.e[i];
     if (P.e) munmap(P.e, slots * sizeof(*P.e));
     P.e = e;
     P.mask = n - 1;
     return 1;
 }
 
-static void put(struct ent *s, uint64_t code, int64_t key, uint64_t val)
-{
-    *s = (struct ent){code, key, val};
-    P.used++;
-}
-
 /* ---- code objects ------------------------------------------------------------------------------
  */
 
-/* The UTF-8 text of attribute `name` of `obj` (a str): a new reference in *ref, or NULL. */
+static char file_buf[GT_MAX_NAME_BYTES], name_buf[GT_MAX_NAME_BYTES]; /* under tab_mu */
+
+static void write_code(struct gt_thread *t, uint32_t id, long first, const char *file, uint32_t fl,
+                       const char *name, uint32_t nl)
+{
+    struct gt_rec_pycode r = {.ts = gt_now(),
+                              .id = id,
+                              .first_line = first > 0 && first < UINT32_MAX ? (uint32_t)first : 0,
+                              .file_len = fl,
+                              .name_len = nl};
+    uint32_t size = gt_rec_size(sizeof(r), fl + nl);
+    uint8_t *p = gt_reserve(t, size);
+    if (!p) return;
+    memcpy(p, &r, sizeof(r));
+    memcpy(p + sizeof(r), file, fl);
+    memcpy(p + sizeof(r) + fl, name, nl);
+    memset(p + sizeof(r) + fl + nl, 0, size - sizeof(r) - fl - nl);
+    gt_commit(t, p, GT_REC_PYCODE, 0, size, r.ts);
+}
+
+/* The UTF-8 text of attribute `name` of `obj` (a str) through the API, cut to the record's
+ * limit; a new reference in *ref, or NULL. With the GIL. */
 static const char *attr_text(PyObj *obj, const char *name, PyObj **ref, uint32_t *len)
 {
     ssize_t n = 0;
@@ -273,86 +570,206 @@ static const char *attr_text(PyObj *obj, const char *name, PyObj **ref, uint32_t
     return s;
 }
 
-static void emit_code(struct gt_thread *t, PyObj *code, uint32_t id)
+/* File, name and first line of a code object through the API (with the GIL); *refs to drop. */
+static long api_code_facts(PyObj *code, const char **file, uint32_t *fl, const char **name,
+                           uint32_t *nl, PyObj *refs[3])
 {
-    PyObj *fref, *nref, *lref;
-    uint32_t fl, nl;
-    const char *file = attr_text(code, "co_filename", &fref, &fl);
-    const char *name = attr_text(code, P.minor >= 11 ? "co_qualname" : "co_name", &nref, &nl);
-    long first = (lref = P.GetAttrString(code, "co_firstlineno")) ? P.Long_AsLong(lref) : 0;
-    struct gt_rec_pycode r = {.ts = gt_now(),
-                              .id = id,
-                              .first_line = first > 0 && first < UINT32_MAX ? (uint32_t)first : 0,
-                              .file_len = fl,
-                              .name_len = nl};
-    uint32_t size = gt_rec_size(sizeof(r), fl + nl);
-    uint8_t *p = gt_reserve(t, size);
-    if (p) {
-        memcpy(p, &r, sizeof(r));
-        memcpy(p + sizeof(r), file, fl);
-        memcpy(p + sizeof(r) + fl, name, nl);
-        memset(p + sizeof(r) + fl + nl, 0, size - sizeof(r) - fl - nl);
-        gt_commit(t, p, GT_REC_PYCODE, 0, size, r.ts);
-    }
-    if (fref) P.DecRef(fref);
-    if (nref) P.DecRef(nref);
-    if (lref) P.DecRef(lref);
+    *file = attr_text(code, "co_filename", &refs[0], fl);
+    *name = attr_text(code, P.minor >= 11 ? "co_qualname" : "co_name", &refs[1], nl);
+    long first = (refs[2] = P.GetAttrString(code, "co_firstlineno")) ? P.Long_AsLong(refs[2]) : 0;
+    if (P.Err_Occurred()) P.Err_Clear();
+    return first;
+}
+
+static void drop_refs(PyObj *refs[3])
+{
+    for (int i = 0; i < 3; i++)
+        if (refs[i]) P.DecRef(refs[i]);
     if (P.Err_Occurred()) P.Err_Clear();
 }
 
-/* The id of a code object, writing its record the first time; 0 when the table is full. */
-static uint32_t code_id(struct gt_thread *t, PyObj *code)
+/* The same facts by offset into file_buf and name_buf (no GIL needed). */
+static long raw_code_facts(uintptr_t co, uint32_t *fl, uint32_t *nl)
 {
-    uint64_t c = (uint64_t)(uintptr_t)code;
-    struct ent *s = slot_of(P.e, P.mask, c, KEY_CODE);
-    if (s->code) return (uint32_t)s->val;
+    int64_t f = str_utf8(rd_ptr(co, P.L.co_file), file_buf, GT_MAX_NAME_BYTES);
+    int64_t n = str_utf8(rd_ptr(co, P.L.co_name), name_buf, GT_MAX_NAME_BYTES);
+    *fl = f > 0 ? (uint32_t)f : 0;
+    *nl = n > 0 ? (uint32_t)n : 0;
+    return rd_i32(co, P.L.co_first);
+}
+
+/* What tells a code object from another made later at the same address; 0 without a layout. */
+static uint64_t fingerprint(uintptr_t co)
+{
+    if (!atomic_load_explicit(&P.on, memory_order_relaxed)) return 0;
+    uint64_t x = hash2(rd_ptr(co, P.L.co_file), (int64_t)rd_ptr(co, P.L.co_name));
+    x = hash2(x ^ rd_ptr(co, P.L.co_lines), rd_i32(co, P.L.co_first));
+    return x | 1;
+}
+
+/* The id of the code object at co, writing its record the first time (api: the object, when the
+ * GIL is held; its record is then made through the API); 0 when ids ran out. The caller reserved
+ * room for one entry. */
+static uint32_t code_id(struct gt_thread *t, uintptr_t co, PyObj *api)
+{
+    uint64_t fp = fingerprint(co);
+    struct ent *s = slot_of(P.e, P.mask, co, KEY_CODE);
+    if (s->a && (s->fp == fp || !fp || !s->fp)) return (uint32_t)s->val;
     if (P.next_code == UINT32_MAX) return 0;
     uint32_t id = ++P.next_code;
-    P.IncRef(code); /* kept for good: the address then always means this code object */
-    put(s, c, KEY_CODE, id);
-    emit_code(t, code, id);
+    if (!s->a) P.used++;
+    *s = (struct ent){co, KEY_CODE, id, fp};
+    if (api) {
+        P.IncRef(api); /* kept for good: the address then always means this code object */
+        const char *file, *name;
+        uint32_t fl, nl;
+        PyObj *refs[3];
+        long first = api_code_facts(api, &file, &fl, &name, &nl, refs);
+        write_code(t, id, first, file, fl, name, nl);
+        drop_refs(refs);
+    } else {
+        uint32_t fl, nl;
+        long first = raw_code_facts(co, &fl, &nl);
+        write_code(t, id, first, file_buf, fl, name_buf, nl);
+    }
     return id;
+}
+
+static void note(struct gt_thread *t, const char *text)
+{
+    struct gt_rec_note r = {
+        .ts = gt_now(), .level = GT_NOTE_WARNING, .text_len = (uint32_t)strlen(text)};
+    gt_emit_named(t, GT_REC_NOTE, 0, &r, sizeof(r), text, r.text_len);
 }
 
 static void note_full(struct gt_thread *t)
 {
-    static const char text[] = "the Python frame table is full: later new Python frames are not "
-                               "recorded";
-    struct gt_rec_note r = {.ts = gt_now(), .level = GT_NOTE_WARNING, .text_len = sizeof(text) - 1};
-    gt_emit_named(t, GT_REC_NOTE, 0, &r, sizeof(r), text, r.text_len);
+    if (P.full) return;
+    P.full = 1;
+    note(t, "the Python frame table is full: later new Python frames are not recorded");
 }
 
-/* The pseudo-ip of frame f; 0 when the table is full. */
-static uint64_t frame_ip(struct gt_thread *t, PyObj *f)
+/* Turns the offset walk off for the process (under tab_mu). */
+static void offsets_off(struct gt_thread *t, const char *why)
 {
-    PyObj *code = P.Frame_GetCode(f);
-    if (!code) return 0;
-    int line = -1;
-    int64_t key = P.Frame_GetLasti ? P.Frame_GetLasti(f) : (line = P.Frame_GetLineNumber(f));
-    uint64_t c = (uint64_t)(uintptr_t)code, ip = 0;
-    struct ent *s = P.e ? slot_of(P.e, P.mask, c, key) : NULL;
-    if (s && s->code) {
-        ip = s->val;
-    } else if (reserve(2)) { /* this pair's entry, and maybe the code's */
-        if (line < 0) line = P.Frame_GetLineNumber(f);
-        uint32_t id = code_id(t, code);
-        uint32_t ln = line <= 0                         ? 0
-                      : (uint32_t)line > GT_PY_LINE_MAX ? GT_PY_LINE_MAX
-                                                        : (uint32_t)line;
-        if (id) {
-            ip = GT_PYFRAME_IP(id, ln);
-            put(slot_of(P.e, P.mask, c, key), c, key, ip);
-        }
-    }
-    if (!ip && !P.full) {
-        P.full = 1;
-        note_full(t);
-    }
-    P.DecRef(code);
+    if (!atomic_exchange(&P.on, 0)) return;
+    char text[256];
+    snprintf(text, sizeof(text),
+             "Python frames without the GIL are off: %s; calls made without the GIL get native "
+             "frames only",
+             why);
+    gt_log("gputrace: %s\n", text);
+    note(t, text);
+}
+
+static int clamp_line(int line)
+{
+    return line <= 0 ? 0 : (uint32_t)line > GT_PY_LINE_MAX ? (int)GT_PY_LINE_MAX : line;
+}
+
+/* The pseudo-ip of a frame: code object co (api: the object with the GIL), line-cache key `key`;
+ * line_of(arg) gives its line when the pair is new. 0 when the table is full. */
+static uint64_t frame_ip(struct gt_thread *t, uintptr_t co, PyObj *api, int64_t key,
+                         int (*line_of)(void *), void *arg)
+{
+    if (!reserve(2)) return 0; /* this pair's entry, and maybe the code's */
+    uint32_t id = code_id(t, co, api);
+    if (!id) return 0;
+    struct ent *s = slot_of(P.e, P.mask, id, key);
+    if (s->a) return s->val;
+    uint64_t ip = GT_PYFRAME_IP(id, clamp_line(line_of(arg)));
+    *s = (struct ent){id, key, ip, 0};
+    P.used++;
     return ip;
 }
 
-/* ---- the walk ----------------------------------------------------------------------------------
+/* ---- the walk by offsets -----------------------------------------------------------------------
+ */
+
+struct rawf {
+    uintptr_t code;
+    int64_t key; /* instruction byte offset (-1: not started), or KEY_LINE | line */
+};
+
+static int raw_line(void *arg)
+{
+    const struct rawf *f = arg;
+    if (f->key & KEY_LINE) return (int)(f->key & 0xffffffff);
+    return code_line(f->code, (int)f->key);
+}
+
+/* The frames of thread state ts, innermost first, into out (at most max); -1 when a check that
+ * only a wrong layout fails did fail. */
+static int walk_raw(uintptr_t ts, struct rawf *out, uint32_t max)
+{
+    const struct layout *L = &P.L;
+    uint32_t n = 0, steps = 0;
+    if (P.minor <= 10) {
+        for (uintptr_t f = rd_ptr(ts, L->ts_frame); f && n < max; f = rd_ptr(f, L->fr_back)) {
+            if (!is_a(f, P.t_frame) || ++steps > WALK_MAX) return -1;
+            uintptr_t co = rd_ptr(f, L->fr_code);
+            if (!is_a(co, P.t_code)) return -1;
+            int lasti = rd_i32(f, L->fr_lasti), lineno = rd_i32(f, L->fr_lineno);
+            int traced = P.minor == 9 ? rd_ptr(f, L->fr_trace) != 0 : lineno != 0;
+            if (P.minor == 10 && lasti >= 0) lasti *= 2; /* code units -> bytes */
+            out[n].code = co;
+            out[n++].key = traced ? KEY_LINE | (uint32_t)lineno : lasti < 0 ? -1 : lasti;
+        }
+        return (int)n;
+    }
+    uintptr_t f = rd_ptr(ts, L->ts_frame);
+    if (P.minor <= 12) f = ok_ptr(f) ? rd_ptr(f, L->cf_current) : 1; /* tstate->cframe */
+    for (; f && n < max; f = rd_ptr(f, L->fr_back)) {
+        if (!ok_ptr(f) || ++steps > WALK_MAX) return -1;
+        uint8_t owner = *(const uint8_t *)(f + L->fr_owner);
+        if (owner > OWNED_BY_CSTACK || (P.minor == 11 && owner == OWNED_BY_CSTACK)) return -1;
+        if (P.minor >= 13 && owner == OWNED_BY_CSTACK) continue; /* f_executable: None */
+        uintptr_t co = rd_ptr(f, L->fr_code);
+        if (!is_a(co, P.t_code)) return -1;
+        uintptr_t code0 = co + L->co_code, instr = rd_ptr(f, L->fr_lasti);
+        int64_t units = (int64_t)rd_ptr(co, 16); /* ob_size: code units */
+        if (instr < code0 - 2 || instr > code0 + 2 * (uint64_t)units || (instr & 1)) return -1;
+        /* incomplete: not yet past the code object's RESUME (_PyFrame_IsIncomplete) */
+        if (owner != OWNED_BY_GENERATOR &&
+            instr < code0 + 2 * (uint64_t)(uint32_t)rd_i32(co, L->co_traceable))
+            continue;
+        if (owner == OWNED_BY_CSTACK) continue;
+        int64_t lasti = ((int64_t)instr - (int64_t)code0) / 2;
+        /* a frame object's f_lineno (set while tracing) wins, as in PyFrame_GetLineNumber */
+        uintptr_t fo = rd_ptr(f, L->fr_obj);
+        int lineno = is_a(fo, P.t_frame) ? rd_i32(fo, L->fo_lineno) : 0;
+        out[n].code = co;
+        out[n++].key = lineno > 0 ? KEY_LINE | (uint32_t)lineno : lasti < 0 ? -1 : lasti * 2;
+    }
+    return (int)n;
+}
+
+static struct rawf raw[GT_STACK_DEPTH_MAX]; /* under tab_mu */
+
+/* Without the GIL: this thread's frames by offset (the caller holds tab_mu). */
+static uint32_t offset_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
+{
+    if (P.IsInitialized() != 1 || P.IsFinalizing()) return 0;
+    uintptr_t ts = (uintptr_t)P.GILState_GetThisThreadState();
+    if (!ts) return 0; /* this thread never ran Python */
+    PyObj *main = P.InterpreterState_Main();
+    if (!ok_ptr(ts) || P.InterpreterState_Head() != main || P.InterpreterState_Next(main) ||
+        rd_ptr(ts, P.L.ts_interp) != (uintptr_t)main)
+        return 0; /* subinterpreters */
+    if (max > GT_STACK_DEPTH_MAX) max = GT_STACK_DEPTH_MAX;
+    int k = walk_raw(ts, raw, max);
+    if (k < 0) {
+        offsets_off(t, "a frame failed a type or range check (unknown struct layout)");
+        return 0;
+    }
+    uint32_t n = 0;
+    for (; n < (uint32_t)k; n++)
+        if (!(out[n] = frame_ip(t, raw[n].code, NULL, raw[n].key, raw_line, &raw[n]))) break;
+    if (n < (uint32_t)k) note_full(t);
+    return P.IsFinalizing() ? 0 : n; /* its thread state may be gone: drop what was read */
+}
+
+/* ---- the walk through the API ------------------------------------------------------------------
  */
 
 /* The thread state of the calling thread when it holds the main interpreter's GIL, else NULL. */
@@ -364,12 +781,55 @@ static PyObj *gil_holder(void)
     return P.ThreadState_GetInterpreter(ts) == P.InterpreterState_Main() ? ts : NULL;
 }
 
-uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
+static int api_line(void *f)
 {
-    if (!max || !gt_py_available()) return 0;
-    PyObj *ts = gil_holder();
-    if (!ts || atomic_flag_test_and_set_explicit(&P.busy, memory_order_acquire)) return 0;
-    int saved = errno;
+    return P.Frame_GetLineNumber(f);
+}
+
+struct chk { /* one frame as the API sees it, for the self-check */
+    uintptr_t code;
+    int line;
+};
+static struct chk chk[GT_STACK_DEPTH_MAX]; /* under tab_mu */
+
+/* Compares the offset walk of ts with the API's frames chk[0..n); returns what differs, or NULL. */
+static const char *self_check(uintptr_t ts, uint32_t n, uint32_t max, char *why, size_t wl)
+{
+    int k = walk_raw(ts, raw, max);
+    if (k < 0) return "a frame failed a type or range check (unknown struct layout)";
+    if ((uint32_t)k != n) {
+        snprintf(why, wl, "self-check: %d frames by offset, %u through the API", k, n);
+        return why;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        int line = raw_line(&raw[i]) + (P.test_mismatch && i == 0);
+        if (raw[i].code != chk[i].code || clamp_line(line) != clamp_line(chk[i].line)) {
+            snprintf(why, wl,
+                     "self-check: frame %u is code %#lx line %d by offset, %#lx line %d "
+                     "through the API",
+                     i, (unsigned long)raw[i].code, line, (unsigned long)chk[i].code, chk[i].line);
+            return why;
+        }
+        const char *file, *name;
+        uint32_t fl, nl, rfl, rnl;
+        PyObj *refs[3];
+        long first = api_code_facts((PyObj *)chk[i].code, &file, &fl, &name, &nl, refs);
+        long rfirst = raw_code_facts(raw[i].code, &rfl, &rnl);
+        int same = first == rfirst && fl == rfl && nl == rnl && memcmp(file, file_buf, fl) == 0 &&
+                   memcmp(name, name_buf, nl) == 0;
+        drop_refs(refs);
+        if (!same) {
+            snprintf(why, wl, "self-check: frame %u: file, name or first line differ", i);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+/* With the GIL: the frames through the API (the caller holds tab_mu); the first SELF_CHECKS
+ * times also by offset, compared. */
+static uint32_t api_frames(struct gt_thread *t, PyObj *ts, uint64_t *out, uint32_t max)
+{
     PyObj *exc = NULL, *et = NULL, *ev = NULL, *tb = NULL;
     int had = P.Err_Occurred() != NULL;
     if (had && P.Err_GetRaised)
@@ -377,24 +837,59 @@ uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
     else if (had)
         P.Err_Fetch(&et, &ev, &tb);
     int gc_was_on = P.gc_guard ? P.GC_Disable() : 0;
-    uint32_t n = 0;
+    if (max > GT_STACK_DEPTH_MAX) max = GT_STACK_DEPTH_MAX;
+    int check = atomic_load(&P.on) && P.checks < SELF_CHECKS;
+    uint32_t n = 0, seen = 0;
     PyObj *f = P.ThreadState_GetFrame(ts);
     while (f && n < max) {
-        uint64_t ip = frame_ip(t, f);
-        if (!ip) break;
-        out[n++] = ip;
+        PyObj *code = P.Frame_GetCode(f);
+        if (!code) break;
+        int line = -1;
+        int64_t key = P.Frame_GetLasti ? P.Frame_GetLasti(f)
+                                       : KEY_LINE | (uint32_t)clamp_line(line = api_line(f));
+        if (check) chk[seen++] = (struct chk){(uintptr_t)code, line < 0 ? api_line(f) : line};
+        out[n] = line < 0
+                     ? frame_ip(t, (uintptr_t)code, code, key, api_line, f)
+                     : frame_ip(t, (uintptr_t)code, code, key, raw_line, &(struct rawf){0, key});
+        P.DecRef(code);
+        if (!out[n]) {
+            note_full(t);
+            break;
+        }
+        n++;
         PyObj *back = P.Frame_GetBack(f);
         P.DecRef(f);
         f = back;
     }
     if (f) P.DecRef(f);
+    if (check && seen == n) {
+        char why[200];
+        P.checks++;
+        const char *bad = self_check((uintptr_t)ts, n, max, why, sizeof(why));
+        if (bad) offsets_off(t, bad);
+    }
     if (gc_was_on) P.GC_Enable();
     if (P.Err_Occurred()) P.Err_Clear();
     if (had && P.Err_SetRaised)
         P.Err_SetRaised(exc);
     else if (had)
         P.Err_Restore(et, ev, tb);
-    atomic_flag_clear_explicit(&P.busy, memory_order_release);
+    return n;
+}
+
+uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
+{
+    if (!max || !gt_py_available() || in_walk) return 0;
+    int saved = errno;
+    uint32_t n = 0;
+    PyObj *ts = gil_holder();
+    if (ts || atomic_load_explicit(&P.on, memory_order_relaxed)) {
+        in_walk = 1;
+        pthread_mutex_lock(&P.tab_mu);
+        n = ts ? api_frames(t, ts, out, max) : offset_frames(t, out, max);
+        pthread_mutex_unlock(&P.tab_mu);
+        in_walk = 0;
+    }
     errno = saved;
     return n;
 }

@@ -2,7 +2,8 @@
 # held, as in a C extension) each call site is the Python function and line that made the call,
 # a framework package's frames (a stand-in `torch` package) are skipped for the site, and the
 # stack holds the native frames down to the interpreter, then the Python frames in order; through
-# ctypes.CDLL (GIL released) stacks are native only; 4 Python threads each get their own frames;
+# ctypes.CDLL (GIL released) the same sites and Python frames (read by struct offsets, without the
+# GIL; more in stacks_nogil.sh); 4 Python threads each get their own frames;
 # calls during interpreter shutdown (atexit, a daemon thread) work; output identical traced and
 # untraced. Runs with $PYTHON and, where installed, every pyenv
 # CPython from 3.8 on (3.8 has no frame API: native stacks only, nothing else changes).
@@ -61,8 +62,8 @@ for py in $pys; do
         continue
     fi
     site="(s['function'], s['file'].rsplit('/',1)[-1], s['line'], s['count'], s['bytes'], s['failed'], s['leaked_bytes'], s['symbolized_by'])"
-    expect_eq "$v allocation sites" "$(j "sorted($site for s in d['memory']['by_site'])")" \
-        "[('alloc_buffer', 'stacks_python.py', $(line alloc_buffer), 3, $((3 * MiB)), 0, $((2 * MiB)), 'python'), ('alloc_weights', 'stacks_python.py', $(line alloc_weights), 2, $((8 * MiB)), 0, $((8 * MiB)), 'python')]"
+    want_sites="[('alloc_buffer', 'stacks_python.py', $(line alloc_buffer), 3, $((3 * MiB)), 0, $((2 * MiB)), 'python'), ('alloc_weights', 'stacks_python.py', $(line alloc_weights), 2, $((8 * MiB)), 0, $((8 * MiB)), 'python')]"
+    expect_eq "$v allocation sites" "$(j "sorted($site for s in d['memory']['by_site'])")" "$want_sites"
     expect_eq "$v launch sites" "$(j "[(s['function'], s['line'], s['count'], s['symbolized_by']) for s in d['timeline']['launch_sites']]")" \
         "[('launch_kernels', $(line launch_kernels), 5, 'python')]"
     expect_eq "$v sync sites" "$(j "[(s['function'], s['line'], s['calls']) for s in d['timeline']['sync_sites']]")" \
@@ -70,8 +71,9 @@ for py in $pys; do
     # The full stack of the torch.empty allocations: Python frames innermost first, after the
     # native ones; nothing of the interpreter's own object among the native frames.
     stack="[s['stack'] for s in d['memory']['by_site'] if s['function'] == 'alloc_weights'][0]"
-    expect_eq "$v python frames" "$(j "[(f['function'], f['file'].rsplit('/', 2)[-2:], f['line']) for f in $stack if f['symbolized_by'] == 'python']")" \
-        "[('empty', ['torch', '__init__.py'], $empty_line), ('alloc_weights', ['progs', 'stacks_python.py'], $(line alloc_weights)), ('train_step', ['progs', 'stacks_python.py'], $(line train_step_weights)), ('main', ['progs', 'stacks_python.py'], $(line main_train)), ('<module>', ['progs', 'stacks_python.py'], $(line module))]"
+    pyframes="[(f['function'], f['file'].rsplit('/', 2)[-2:], f['line']) for f in $stack if f['symbolized_by'] == 'python']"
+    want_frames="[('empty', ['torch', '__init__.py'], $empty_line), ('alloc_weights', ['progs', 'stacks_python.py'], $(line alloc_weights)), ('train_step', ['progs', 'stacks_python.py'], $(line train_step_weights)), ('main', ['progs', 'stacks_python.py'], $(line main_train)), ('<module>', ['progs', 'stacks_python.py'], $(line module))]"
+    expect_eq "$v python frames" "$(j "$pyframes")" "$want_frames"
     expect_eq "$v native frames then python" "$(j "(lambda k: all(f['symbolized_by'] == 'python' for f in $stack[k:]) and k > 0)([f['symbolized_by'] for f in $stack].index('python'))")" True
     expect_eq "$v no interpreter frames" "$(j "[f['module'] for f in $stack if f['module'] and ('libpython' in f['module'] or f['module'] == '$exe')]")" "[]"
     expect_eq "$v code objects" "$("$GT_REPORT" --dump p$n.trace | grep -c ' PYCODE ')" 7
@@ -84,12 +86,16 @@ for py in $pys; do
     "$GT_REPORT" --stacks p$n.trace > p$n.txt || fail "$v: text report failed"
     grep -q "alloc_weights (stacks_python.py:$(line alloc_weights))" p$n.txt || fail "$v: text site: $(cat p$n.txt)"
     grep -q "#[0-9]* *alloc_weights (.*stacks_python.py:$(line alloc_weights)) \[python\]" p$n.txt || fail "$v: text stack: $(cat p$n.txt)"
-    # CDLL releases the GIL: native stacks only, same memory.
+    # CDLL releases the GIL: the same sites, launch site and Python frames, same memory.
     got=$(run_py "$py" cdll c$n.trace) || fail "$v: cdll run failed: $got"
     expect_eq "$v cdll output" "$got" "ok cdll"
     "$GT_REPORT" --json c$n.trace > c$n.json || fail "$v: cdll report failed"
-    expect_eq "$v cdll native only" "$(jget c$n.json "(d['stacks']['ips_symbolized_by']['python'], d['memory']['alloc_count'], d['memory']['alloc_bytes'], d['stacks']['allocs_without_stack'], d['timeline']['launch_count'])")" \
-        "(0, 5, $((11 * MiB)), 0, 5)"
+    expect_eq "$v cdll sites" "$(jget c$n.json "sorted($site for s in d['memory']['by_site'])")" "$want_sites"
+    expect_eq "$v cdll launch sites" "$(jget c$n.json "[(s['function'], s['line'], s['count'], s['symbolized_by']) for s in d['timeline']['launch_sites']]")" \
+        "[('launch_kernels', $(line launch_kernels), 5, 'python')]"
+    expect_eq "$v cdll python frames" "$(jget c$n.json "$pyframes")" "$want_frames"
+    expect_eq "$v cdll memory" "$(jget c$n.json "(d['memory']['alloc_count'], d['memory']['alloc_bytes'], d['stacks']['allocs_without_stack'], d['timeline']['launch_count'])")" \
+        "(5, $((11 * MiB)), 0, 5)"
     # Threads: each of the 4 threads' allocations carries that thread's own Python frames.
     got=$(run_py "$py" threads t$n.trace) || fail "$v: threads run failed: $got"
     expect_eq "$v threads output" "$got" "threads 12"
