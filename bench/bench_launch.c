@@ -16,7 +16,11 @@
  *   ns_per_op      wall time of the timed section / EVENTS (all threads together)
  *   thr_ns_per_op  mean over threads of (thread's wall time / thread's events)
  *   cpu_ns_per_op  mean over threads of (thread's CPU time / thread's events)
- *   ops_per_s      EVENTS / wall time */
+ *   ops_per_s      EVENTS / wall time
+ *   flush_cpu_ns_per_op  CPU time of the tracer's flusher thread ("gputrace-flush", from
+ *                  /proc/self/task/TID/schedstat) from the start line to 20 ms after the last
+ *                  thread ended (its last hand-offs written), / EVENTS; 0 without a flusher */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -98,6 +102,32 @@ static void run_loop(struct worker *w, long n)
     }
 }
 
+/* CPU ns the flusher thread has run so far (schedstat's first field), 0 if there is none. */
+static uint64_t flusher_cpu_ns(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    uint64_t ns = 0;
+    while (d && (e = readdir(d)) != NULL) {
+        char path[300], buf[64] = "";
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        int hit = fgets(buf, sizeof(buf), f) && strncmp(buf, "gputrace-flush", 14) == 0;
+        fclose(f);
+        if (!hit) continue;
+        snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", e->d_name);
+        if ((f = fopen(path, "r")) != NULL) {
+            unsigned long long v = 0;
+            if (fscanf(f, "%llu", &v) == 1) ns = v;
+            fclose(f);
+        }
+    }
+    if (d) closedir(d);
+    return ns;
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -156,10 +186,14 @@ int main(int argc, char **argv)
     pthread_barrier_init(&start_line, NULL, (unsigned)nth + 1);
     for (int i = 0; i < nth; i++)
         pthread_create(&w[i].th, NULL, worker_main, &w[i]);
+    uint64_t f0 = flusher_cpu_ns();
     pthread_barrier_wait(&start_line);
     for (int i = 0; i < nth; i++)
         pthread_join(w[i].th, NULL);
     CHECK(cuCtxSynchronize());
+    struct timespec settle = {0, 20 * 1000 * 1000};
+    nanosleep(&settle, NULL);
+    uint64_t f1 = flusher_cpu_ns();
 
     /* Wall time: first thread's start to last thread's end. */
     uint64_t first = UINT64_MAX, last = 0;
@@ -172,8 +206,9 @@ int main(int argc, char **argv)
     }
     uint64_t wall = last - first;
     printf("mode=%s threads=%d events=%ld wall_ns=%llu ns_per_op=%.1f thr_ns_per_op=%.1f "
-           "cpu_ns_per_op=%.1f ops_per_s=%.0f\n",
+           "cpu_ns_per_op=%.1f ops_per_s=%.0f flush_cpu_ns_per_op=%.1f\n",
            argv[1], nth, events, (unsigned long long)wall, (double)wall / (double)events, thr / nth,
-           cpu / nth, (double)events * 1e9 / (double)wall);
+           cpu / nth, (double)events * 1e9 / (double)wall,
+           (double)(f1 > f0 ? f1 - f0 : 0) / (double)events);
     return 0;
 }
