@@ -90,12 +90,10 @@ uint64_t *ga_map_insert_(struct ga_map *m, uint64_t a, uint64_t b, uint64_t init
     return &s->value;
 }
 
-int ga_map_remove(struct ga_map *m, uint64_t a, uint64_t b, uint64_t *old)
+/* Empties slot i. */
+static void remove_slot(struct ga_map *m, size_t i)
 {
-    if (!m->count) return 0;
-    size_t mask = m->cap - 1, i = probe(m, a, b);
-    if (!m->slots[i].used) return 0;
-    if (old) *old = m->slots[i].value;
+    size_t mask = m->cap - 1;
     /* Backward shift: pull later members of the probe chain into the hole when their home
      * slot does not lie cyclically between the hole and their current slot. */
     for (size_t j = (i + 1) & mask; m->slots[j].used; j = (j + 1) & mask) {
@@ -107,6 +105,21 @@ int ga_map_remove(struct ga_map *m, uint64_t a, uint64_t b, uint64_t *old)
     }
     m->slots[i].used = 0;
     m->count--;
+}
+
+void ga_map_remove_at(struct ga_map *m, uint64_t *v)
+{
+    struct ga_map_slot *s = (struct ga_map_slot *)((char *)v - offsetof(struct ga_map_slot, value));
+    remove_slot(m, (size_t)(s - m->slots));
+}
+
+int ga_map_remove(struct ga_map *m, uint64_t a, uint64_t b, uint64_t *old)
+{
+    if (!m->count) return 0;
+    size_t i = probe(m, a, b);
+    if (!m->slots[i].used) return 0;
+    if (old) *old = m->slots[i].value;
+    remove_slot(m, i);
     return 1;
 }
 

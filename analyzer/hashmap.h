@@ -60,6 +60,8 @@ static inline uint64_t *ga_map_upsert(struct ga_map *m, uint64_t a, uint64_t b, 
     return v;
 }
 
+/* Removes the entry whose value `v` points to (from ga_map_find/upsert, no change since). */
+void ga_map_remove_at(struct ga_map *m, uint64_t *v);
 /* Removes key (a, b); returns 1 if it was there (and its value in *old when old != NULL). */
 int ga_map_remove(struct ga_map *m, uint64_t a, uint64_t b, uint64_t *old);
 

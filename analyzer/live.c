@@ -27,6 +27,9 @@ static uint32_t slab_take(struct ga_memory *m)
 static uint32_t group_get(struct ga_memory *m, uint64_t ctx, int32_t device)
 {
     int added = 0;
+    /* groups are never removed, so the one used last stays valid */
+    if (m->recent_group != NONE && m->recent_ctx == ctx && m->recent_device == device)
+        return m->recent_group;
     uint64_t *v = ga_map_upsert(&m->group_of, ctx, (uint64_t)(uint32_t)device, m->n_groups, &added);
     if (added) {
         m->groups = ga_xgrow(m->groups, &m->group_cap, m->n_groups, sizeof(*m->groups));
@@ -38,6 +41,9 @@ static uint32_t group_get(struct ga_memory *m, uint64_t ctx, int32_t device)
                                                      .dev_prev = NONE,
                                                      .dev_next = NONE};
     }
+    m->recent_ctx = ctx;
+    m->recent_device = device;
+    m->recent_group = (uint32_t)*v;
     return (uint32_t)*v;
 }
 
@@ -128,7 +134,7 @@ void ga_group_ctx_created(struct ga_memory *m, uint64_t ctx)
         dev_unlink(m, g);
 }
 
-uint32_t ga_live_add(struct ga_memory *m, const struct ga_live *a)
+uint32_t ga_live_add(struct ga_memory *m, const struct ga_live *a, uint64_t *at)
 {
     uint32_t i = slab_take(m), g = group_get(m, a->ctx, a->device);
     struct ga_live *e = &m->slab[i];
@@ -142,7 +148,10 @@ uint32_t ga_live_add(struct ga_memory *m, const struct ga_live *a)
         ctx_link(m, g);
         if (!ga_map_find(&m->created_ctx, a->ctx, 0)) dev_link(m, g);
     }
-    *ga_map_upsert(&m->live, a->ns, a->addr, i, NULL) = i;
+    if (at) /* nothing above touched m->live: the slot is still the caller's */
+        *at = i;
+    else
+        *ga_map_upsert(&m->live, a->ns, a->addr, i, NULL) = i;
     return i;
 }
 
@@ -152,7 +161,7 @@ uint32_t ga_live_find(const struct ga_memory *m, unsigned ns, uint64_t addr)
     return v ? (uint32_t)*v : NONE;
 }
 
-void ga_live_remove(struct ga_memory *m, uint32_t i)
+void ga_live_remove(struct ga_memory *m, uint32_t i, uint64_t *at)
 {
     struct ga_live *e = &m->slab[i];
     struct ga_group *g = &m->groups[e->group];
@@ -165,7 +174,10 @@ void ga_live_remove(struct ga_memory *m, uint32_t i)
         ctx_unlink(m, e->group);
         dev_unlink(m, e->group);
     }
-    ga_map_remove(&m->live, e->ns, e->addr, NULL);
+    if (at)
+        ga_map_remove_at(&m->live, at);
+    else
+        ga_map_remove(&m->live, e->ns, e->addr, NULL);
     e->next = m->free_slot;
     m->free_slot = i;
 }

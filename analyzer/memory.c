@@ -35,12 +35,6 @@ static unsigned ns_of(unsigned kind)
     }
 }
 
-int ga_kind_is_device(unsigned kind)
-{
-    return kind == GT_MEM_DEVICE || kind == GT_MEM_MANAGED || kind == GT_MEM_ASYNC ||
-           kind == GT_MEM_PHYSICAL || kind == GT_MEM_ARRAY;
-}
-
 static const struct gt_api_info *api_info(unsigned api)
 {
     static const struct gt_api_info none = {NULL, GT_FAM_NONE, GT_MEM_NONE};
@@ -101,6 +95,7 @@ void ga_memory_init(struct ga_memory *m)
 {
     memset(m, 0, sizeof(*m));
     m->free_slot = NONE;
+    m->recent_group = NONE;
 }
 
 struct ga_dev_mem *ga_memory_dev(struct ga_memory *m, int32_t device)
@@ -193,13 +188,15 @@ static void account_sub(struct ga_memory *m, const struct ga_live *e, uint64_t t
     note_series(m, d, e->kind, ts);
 }
 
-/* Forgets live allocation i; counted_as_freed is 0 when a double allocation replaced it. */
-static void release(struct ga_memory *m, uint32_t i, uint64_t ts, int counted_as_freed)
+/* Forgets live allocation i; counted_as_freed is 0 when a double allocation replaced it. `at`:
+ * its value slot in m->live, or NULL. */
+static void release(struct ga_memory *m, uint32_t i, uint64_t ts, int counted_as_freed,
+                    uint64_t *at)
 {
     struct ga_live e = m->slab[i];
     account_sub(m, &e, ts);
     if (counted_as_freed) api_mem(m, e.api)->frees++;
-    ga_live_remove(m, i);
+    ga_live_remove(m, i, at);
 }
 
 /* ---- records --------------------------------------------------------------------------------- */
@@ -236,10 +233,13 @@ static void on_alloc(struct ga_memory *m, const struct ga_event *ev)
     m->alloc_count++;
     m->alloc_bytes += r->size;
     if (ns_of(kind) == NS_NONE) return; /* an api this reader cannot place */
-    uint32_t old = ga_live_find(m, ns_of(kind), r->addr);
-    if (old != NONE) { /* the address is live already: a free we never saw */
+    /* One probe finds the address or reserves its slot (NONE until ga_live_add fills it). */
+    int added = 0;
+    uint64_t *at = ga_map_upsert(&m->live, ns_of(kind), r->addr, NONE, &added);
+    if (!added) { /* the address is live already: a free we never saw */
         m->double_allocs++;
-        release(m, old, r->ts, 0);
+        release(m, (uint32_t)*at, r->ts, 0, at);
+        at = NULL;
     }
     struct ga_live e = {.addr = r->addr,
                         .size = r->size,
@@ -253,7 +253,7 @@ static void on_alloc(struct ga_memory *m, const struct ga_event *ev)
                         .tid = ev->tid,
                         .bucket = NONE,
                         .seq = ++m->seq};
-    uint32_t i = ga_live_add(m, &e);
+    uint32_t i = ga_live_add(m, &e, at);
     account_add(m, &m->slab[i]);
     if (ga_kind_is_device(kind)) {
         ga_map_upsert(&m->last_alloc, ev->tid, 0, 0, NULL)[0] = e.seq;
@@ -276,11 +276,12 @@ static void on_free(struct ga_memory *m, const struct ga_event *ev)
         m->null_frees++;
         return;
     }
-    uint32_t i = ns_of(kind) == NS_NONE ? NONE : ga_live_find(m, ns_of(kind), r->addr);
-    if (i == NONE) {
+    uint64_t *at = ns_of(kind) == NS_NONE ? NULL : ga_map_find(&m->live, ns_of(kind), r->addr);
+    if (!at) {
         m->unmatched_frees++;
         return;
     }
+    uint32_t i = (uint32_t)*at; /* m->live is not changed before release() uses `at` */
     a->frees++;
     a->bytes += m->slab[i].size;
     m->free_count++;
@@ -293,7 +294,7 @@ static void on_free(struct ga_memory *m, const struct ga_event *ev)
             o->freed_count++;
         }
     }
-    release(m, i, r->ts, 1);
+    release(m, i, r->ts, 1, at);
 }
 
 /* Smallest unaccounted figure seen on the device (driver overhead + others), +1; 0 = none. */
@@ -365,7 +366,7 @@ static void release_group(struct ga_memory *m, uint32_t g, uint64_t ts)
         uint32_t i = m->groups[g].head;
         m->ctx_release_count++;
         m->ctx_release_bytes += m->slab[i].size;
-        release(m, i, ts, 1);
+        release(m, i, ts, 1, NULL);
     }
 }
 

@@ -34,8 +34,8 @@ struct ga_holder {
     uint32_t stack; /* 0: events without a stack */
     uint64_t bytes, count;
 };
-#define GA_OOM_SNAPSHOTS    64   /* failed allocations whose holders are kept (the first ones) */
-#define GA_OOM_HOLDERS_MAX  4096 /* stacks kept per snapshot, the largest */
+#define GA_OOM_SNAPSHOTS   64   /* failed allocations whose holders are kept (the first ones) */
+#define GA_OOM_HOLDERS_MAX 4096 /* stacks kept per snapshot, the largest */
 
 /* What the pools said at a failed allocation (filled through ga_memory.pool_evidence). */
 struct ga_oom_pools {
@@ -123,7 +123,7 @@ struct ga_peak_breakdown {
     struct ga_amount by_class[GA_SIZE_CLASSES];
     struct ga_holder *by_stack; /* stacks with bytes live at the peak, largest first */
     size_t n_by_stack;
-    struct ga_amount no_stack;          /* live at the peak without a stack */
+    struct ga_amount no_stack;                    /* live at the peak without a stack */
     struct ga_peak_alloc top[GA_TOP_PEAK_ALLOCS]; /* the largest live at the peak, largest first */
     size_t n_top;
     uint64_t total; /* = peak_total: the check that the breakdown adds up */
@@ -220,7 +220,10 @@ struct ga_memory {
     struct ga_map live; /* (namespace, addr) -> slab index */
     struct ga_group *groups;
     size_t n_groups, group_cap;
-    struct ga_map group_of;    /* (ctx, device) -> group index */
+    struct ga_map group_of; /* (ctx, device) -> group index */
+    uint64_t recent_ctx;    /* the (ctx, device) group used last, when recent_group != NONE */
+    int32_t recent_device;
+    uint32_t recent_group;
     struct ga_map ctx_groups;  /* (ctx, 0) -> first non-empty group of the context */
     struct ga_map dev_groups;  /* (device, 0) -> first group of the device's list */
     struct ga_map created_ctx; /* (ctx, 0): contexts made by cuCtxCreate_* */
@@ -229,7 +232,13 @@ struct ga_memory {
 };
 
 /* Is this kind device memory (counted in peaks and leaks)? */
-int ga_kind_is_device(unsigned kind);
+static inline int ga_kind_is_device(unsigned kind)
+{
+    return kind < 32 && ((1u << GT_MEM_DEVICE | 1u << GT_MEM_MANAGED | 1u << GT_MEM_ASYNC |
+                          1u << GT_MEM_PHYSICAL | 1u << GT_MEM_ARRAY) >>
+                             kind &
+                         1u);
+}
 
 void ga_memory_init(struct ga_memory *m);
 void ga_memory_event(struct ga_memory *m, const struct ga_event *ev);
@@ -238,12 +247,14 @@ void ga_memory_free(struct ga_memory *m);
 struct ga_dev_mem *ga_memory_dev(struct ga_memory *m, int32_t device);
 
 /* ---- live table (live.c) --------------------------------------------------------------------- */
-/* Adds an allocation; returns its slab index. */
-uint32_t ga_live_add(struct ga_memory *m, const struct ga_live *a);
+/* Adds an allocation; returns its slab index. `at`: its value slot in m->live, already
+ * inserted by the caller (ga_map_upsert), or NULL. */
+uint32_t ga_live_add(struct ga_memory *m, const struct ga_live *a, uint64_t *at);
 /* Slab index of the live allocation (ns, addr), or UINT32_MAX. */
 uint32_t ga_live_find(const struct ga_memory *m, unsigned ns, uint64_t addr);
-/* Unlinks and forgets the allocation at slab index i (the caller did the accounting). */
-void ga_live_remove(struct ga_memory *m, uint32_t i);
+/* Unlinks and forgets the allocation at slab index i (the caller did the accounting). `at`:
+ * its value slot in m->live when the caller holds it, or NULL. */
+void ga_live_remove(struct ga_memory *m, uint32_t i, uint64_t *at);
 /* Group index of (ctx, device), or UINT32_MAX. */
 uint32_t ga_group_find(const struct ga_memory *m, uint64_t ctx, int32_t device);
 /* First non-empty group of the context, or UINT32_MAX. */

@@ -32,6 +32,7 @@ static struct ga_series *find(struct ga_series_set *set, int32_t device, uint32_
     s->device = device;
     s->kind = kind;
     s->width = GA_SERIES_BASE_NS;
+    s->shift = 0;
     s->last_idx = -1;
     return s;
 }
@@ -43,6 +44,7 @@ static void widen(struct ga_series *s)
         s->max[i] = max64(s->max[2 * i], s->max[2 * i + 1]);
     memset(s->max + GA_SERIES_BUCKETS / 2, 0, sizeof(s->max) / 2);
     s->width *= 2;
+    s->shift++;
     if (s->last_idx >= 0) s->last_idx /= 2;
 }
 
@@ -59,9 +61,11 @@ void ga_series_update(struct ga_series_set *set, int32_t device, uint32_t kind, 
     struct ga_series *s = find(set, device, kind);
     uint64_t t = rel_ns > 0 ? (uint64_t)rel_ns : 0;
     if (!s) return;
-    while (t / s->width >= GA_SERIES_BUCKETS)
+    /* t / width without a division per update: floor(floor(t / BASE) / 2^shift) is the same */
+    uint64_t units = t / GA_SERIES_BASE_NS;
+    while ((units >> s->shift) >= GA_SERIES_BUCKETS)
         widen(s);
-    int64_t idx = (int64_t)(t / s->width);
+    int64_t idx = (int64_t)(units >> s->shift);
     if (idx < s->last_idx) idx = s->last_idx; /* out of order: keep the series monotone */
     carry(s, idx);
     s->max[idx] = max64(s->max[idx], live);

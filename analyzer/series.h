@@ -18,8 +18,9 @@
 
 struct ga_series {
     int32_t device;
-    uint32_t kind;    /* enum gt_mem_kind, or GA_SERIES_TOTAL */
-    uint64_t width;   /* ns per bucket */
+    uint32_t kind;  /* enum gt_mem_kind, or GA_SERIES_TOTAL */
+    uint64_t width; /* ns per bucket: GA_SERIES_BASE_NS << shift */
+    uint32_t shift;
     int64_t last_idx; /* bucket of the last update, -1 before the first */
     uint64_t last_val;
     uint64_t max[GA_SERIES_BUCKETS];
