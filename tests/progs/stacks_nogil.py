@@ -1,0 +1,111 @@
+"""Device memory and launches from known Python functions at known lines (each marked SITE:name)
+through ctypes.CDLL, which releases the GIL around every foreign call (as PyTorch and CuPy do
+around CUDA calls), for tests/cases/stacks_nogil.sh. Argument 1: "cdll" (every call through CDLL)
+or "check" (one allocation through ctypes.PyDLL first, the GIL held: the tracer's self-check).
+build() allocates: 1 MiB in Model.forward; 2 MiB twice in the generator gen_buffers, consumed by a
+list comprehension; 3 MiB twice in comp_alloc, called from a list comprehension; 5 MiB twice in
+genexpr_alloc, called from a generator expression; launch() launches 'nogil_kernel' 3 times.
+Then 4 threads each allocate 7 MiB 3 times in thread_alloc (called from worker). "check" first
+allocates 4 KiB in warm() through PyDLL."""
+import ctypes
+import sys
+import threading
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "cdll"
+cu = ctypes.CDLL("libcuda.so.1")
+MiB = 1 << 20
+
+
+def check(r, what):
+    if r != 0:
+        raise SystemExit(f"{what} returned {r}")
+
+
+ctx = ctypes.c_void_p()
+
+
+def setup():
+    check(cu.cuInit(0), "cuInit")
+    dev = ctypes.c_int()
+    check(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
+    check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
+    check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+
+
+def warm():
+    held = ctypes.PyDLL("libcuda.so.1")
+    p = ctypes.c_uint64()
+    check(held.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(4096)), "alloc")  # SITE:warm
+
+
+class Model:
+    def forward(self, n):
+        p = ctypes.c_uint64()
+        check(cu.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(n)), "alloc")  # SITE:forward
+        return p
+
+
+def gen_buffers(n, count):
+    for _ in range(count):
+        p = ctypes.c_uint64()
+        check(cu.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(n)), "alloc")  # SITE:gen_buffers
+        yield p
+
+
+def comp_alloc(n):
+    p = ctypes.c_uint64()
+    check(cu.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(n)), "alloc")  # SITE:comp_alloc
+    return p
+
+
+def genexpr_alloc(n):
+    p = ctypes.c_uint64()
+    check(cu.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(n)), "alloc")  # SITE:genexpr_alloc
+    return p
+
+
+def launch(count):
+    mod = ctypes.c_void_p()
+    check(cu.cuModuleLoadData(ctypes.byref(mod), b"kernel nogil_kernel 1000\n"), "cuModuleLoadData")
+    fn = ctypes.c_void_p()
+    check(cu.cuModuleGetFunction(ctypes.byref(fn), mod, b"nogil_kernel"), "cuModuleGetFunction")
+    one = ctypes.c_uint(1)
+    for _ in range(count):
+        check(cu.cuLaunchKernel(fn, one, one, one, one, one, one, 0, None, None, None), "launch")  # SITE:launch
+
+
+def build():
+    Model().forward(1 * MiB)  # SITE:build_forward
+    bufs = [b for b in gen_buffers(2 * MiB, 2)]  # SITE:build_gen
+    ws = [comp_alloc(3 * MiB) for _ in range(2)]  # SITE:build_comp
+    gs = list(genexpr_alloc(5 * MiB) for _ in range(2))  # SITE:build_genexpr
+    launch(3)  # SITE:build_launch
+    return len(bufs) + len(ws) + len(gs)
+
+
+def thread_alloc(n):
+    p = ctypes.c_uint64()
+    check(cu.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(n)), "alloc")  # SITE:thread_alloc
+    return p
+
+
+def worker(results, i):
+    check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    results[i] = len([thread_alloc(7 * MiB) for _ in range(3)])  # SITE:worker
+
+
+def main():
+    setup()
+    if mode == "check":
+        warm()  # SITE:main_warm
+    n = build()  # SITE:main_build
+    results = [0] * 4
+    ts = [threading.Thread(target=worker, args=(results, i)) for i in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    print("ok", mode, n, sum(results))
+
+
+main()  # SITE:module
