@@ -251,6 +251,7 @@ static void compact(struct ga_order *o)
         }
     }
     o->pinned += o->bufs[nb].cap;
+    o->compactions++;
 }
 
 void ga_order_chunk_end(struct ga_order *o, unsigned char **p, size_t *cap)

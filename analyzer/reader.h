@@ -87,12 +87,13 @@ struct ga_order {
     struct ga_map tid_stream; /* tid -> the stream its next run may join */
     unsigned char *spare[GA_ORDER_SPARES]; /* emptied buffers, handed back to the reader */
     size_t spare_cap[GA_ORDER_SPARES];
-    uint64_t held;       /* records held */
-    uint64_t held_bytes; /* their bytes */
-    uint64_t pinned;     /* capacity of the held buffers */
-    uint64_t passed;     /* highest watermark flushed so far */
-    uint64_t late;       /* records that arrived with a key below `passed` */
-    uint64_t max_held;   /* most records held at once */
+    uint64_t held;        /* records held */
+    uint64_t held_bytes;  /* their bytes */
+    uint64_t pinned;      /* capacity of the held buffers */
+    uint64_t passed;      /* highest watermark flushed so far */
+    uint64_t late;        /* records that arrived with a key below `passed` */
+    uint64_t max_held;    /* most records held at once */
+    uint64_t compactions; /* times the held records were copied out of their payloads */
 };
 
 void ga_order_init(struct ga_order *o);
