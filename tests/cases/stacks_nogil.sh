@@ -5,7 +5,8 @@
 # CPython 3.9-3.13 ($PYTHON, pyenv's, /usr/bin's) each call site and the whole Python part of its
 # stack are exact (sites in line order): (function, file, line) innermost first, names as the interpreter has them
 # (co_qualname from 3.11; list comprehensions have their own frame up to 3.11, are inlined from
-# 3.12), threading.py's lines found in that interpreter's own source. Then the self-check: with a
+# 3.12), threading.py's lines found in that interpreter's own source; and a generated script whose
+# line tables need long and negative entries, with names of every str kind, exact too. Then the self-check: with a
 # first call made holding the GIL (ctypes.PyDLL) both walks are compared and agree (debug log);
 # with GPUTRACE_TEST_PY_MISMATCH=1 (a test-only hook that falsifies the offset walk's line during
 # the check) the offset walk is turned off: a warning note, and the calls made without the GIL
@@ -36,6 +37,44 @@ for m in 9 10 11 12 13; do
 done
 [ -n "$pys" ] || skip "no CPython 3.9-3.13 release build installed"
 [ -z "$missing" ] || echo "skipped (not installed):$missing"
+# Line tables and names: one function with a long body (instruction offsets past 255 bytes),
+# a jump back (a loop), line gaps past 127 and 4096 (multi-byte table entries), and names in
+# every str kind: file name with U+03BB (UCS2), functions with U+00E9 (UCS1) and U+20000 (UCS4).
+gen() {
+    echo 'import ctypes, sys'
+    echo 'cu = ctypes.CDLL("libcuda.so.1")'
+    echo 'def alloc(n):'
+    echo '    p = ctypes.c_uint64()'
+    echo '    assert cu.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(n)) == 0  # SITE:alloc'
+    echo 'def donn\u00e9es():'
+    echo '    x = 0'
+    echo '    for i in range(2):'
+    echo '        alloc(1 << 20)  # SITE:loop_top'
+    i=0
+    while [ $i -lt 150 ]; do echo '        x += i * 3 + 1'; i=$((i + 1)); done
+    echo '        alloc(2 << 20)  # SITE:loop_end'
+    i=0
+    while [ $i -lt 300 ]; do echo '    # gap'; i=$((i + 1)); done
+    echo '    alloc(3 << 20)  # SITE:after_gap'
+    i=0
+    while [ $i -lt 5000 ]; do echo; i=$((i + 1)); done
+    echo '    alloc(4 << 20)  # SITE:after_far'
+    echo '    return x'
+    echo 'def \U00020000_f():'
+    echo '    alloc(5 << 20)  # SITE:ucs4'
+    echo 'cu.cuInit(0)'
+    echo 'dev, ctx = ctypes.c_int(), ctypes.c_void_p()'
+    echo 'assert cu.cuDeviceGet(ctypes.byref(dev), 0) == 0'
+    echo 'assert cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) == 0'
+    echo 'assert cu.cuCtxSetCurrent(ctx) == 0'
+    echo 'donn\u00e9es()  # SITE:call_ucs1'
+    echo '\U00020000_f()  # SITE:call_ucs4'
+    echo 'print("ok lines")'
+}
+gen | "$PYTHON" -c "import sys; open('lines_\u03bb.py', 'w', encoding='utf-8').write(sys.stdin.read().encode().decode('unicode_escape'))" ||
+    fail "cannot write the lines script"
+lprog="$PWD/lines_λ.py"
+lline() { grep -n "SITE:$1\$" "$lprog" | cut -d: -f1; }
 n=0
 for py in $pys; do
     n=$((n + 1))
@@ -76,6 +115,11 @@ print(at(threading.Thread.run, 'self._target(*self._args, **self._kwargs)'), at(
         "(20, $((105 * MiB + 4096)), 0, 3)"
     # Python frames follow the native ones (nothing of the interpreter among them).
     expect_eq "$v native then python" "$(jget n$n.json "sorted(set((lambda k: k > 0 and all(f['symbolized_by'] == 'python' for f in s['stack'][k:]))([f['symbolized_by'] for f in s['stack']].index('python')) for s in d['memory']['by_site']))")" "[True]"
+    got=$(traced l$n.trace "$py" "$lprog") || fail "$v: lines run failed: $got"
+    expect_eq "$v lines output" "$got" "ok lines"
+    "$GT_REPORT" --json --ignore-frames '^alloc$' l$n.trace > l$n.json || fail "$v: lines report failed"
+    expect_eq "$v lines: sites" "$(jget l$n.json "ascii(sorted((s['line'], s['function'], s['file'].rsplit('/', 1)[-1], s['count'], s['bytes']) for s in d['memory']['by_site']))")" \
+        "[($(lline loop_top), 'donn\xe9es', 'lines_\u03bb.py', 2, $((2 * MiB))), ($(lline loop_end), 'donn\xe9es', 'lines_\u03bb.py', 2, $((4 * MiB))), ($(lline after_gap), 'donn\xe9es', 'lines_\u03bb.py', 1, $((3 * MiB))), ($(lline after_far), 'donn\xe9es', 'lines_\u03bb.py', 1, $((4 * MiB))), ($(lline ucs4), '\U00020000_f', 'lines_\u03bb.py', 1, $((5 * MiB)))]"
     grep -q "self-check [0-9]* passed" n$n.err || fail "$v: no self-check: $(cat n$n.err)"
     ! grep -q "without the GIL are off" n$n.err || fail "$v: offset walk turned off: $(cat n$n.err)"
     # The self-check turns the offset walk off on a difference.
