@@ -288,3 +288,35 @@ $(O)/tests/%: tests/progs/%.cc $(SIMLIB)
 
 fixtures: $(PROG_CXX)
 # ---- end of C++ test programs -------------------------------------------------------------------
+
+# ==== the fast unwinder against libunwind (tests/unit/unwind.c, tests/unwind/) ==================
+# unit_unwind compiles preload/unwind.c in and links call-chain steps built with different flags,
+# a C++ step, and two variants of a dlopen'ed library (argument: their directory).
+UNW_VARIANTS := o0 o1 o2 o2fp
+UNW_FLAGS_o0   := -O0
+UNW_FLAGS_o1   := -O1 -fomit-frame-pointer -fno-inline
+UNW_FLAGS_o2   := -O2 -fomit-frame-pointer
+UNW_FLAGS_o2fp := -O2 -fno-omit-frame-pointer
+UNW_OBJS := $(patsubst %,$(O)/obj/tests/unwind/chain_%.o,$(UNW_VARIANTS)) $(O)/obj/tests/unwind/cxx.o
+
+$(O)/obj/tests/unwind/chain_%.o: tests/unwind/chain.c tests/unwind/chain.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CPPFLAGS) -std=gnu11 -g -Wall -Wextra $(SANFLAGS) -fPIC $(UNW_FLAGS_$*) -DVARIANT=$* -c -o $@ $<
+
+$(O)/obj/tests/unwind/cxx.o: tests/unwind/cxx.cc tests/unwind/chain.h
+	@mkdir -p $(dir $@)
+	@echo "  CXX     $@"
+	$(Q)$(CXX) $(CPPFLAGS) -O2 -g -Wall -Wextra $(SANFLAGS) -fPIC -c -o $@ $<
+
+$(O)/tests/libunwa.so $(O)/tests/libunwb.so: tests/unwind/dlib.c
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CPPFLAGS) -O2 -g $(SANFLAGS) -fomit-frame-pointer -fPIC -shared \
+	  -DFRAME=$(if $(findstring unwa,$@),512,4096) -o $@ $< $(LDFLAGS)
+
+$(O)/tests/unit_unwind: $(O)/obj/tests/unit/unwind.c.o $(UNW_OBJS) | $(O)/tests/libunwa.so $(O)/tests/libunwb.so
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CXX) -o $@ $^ $(LDFLAGS) -lunwind -ldl -lpthread
+# ---- end of the unwinder test -------------------------------------------------------------------

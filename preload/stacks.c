@@ -1,5 +1,6 @@
-/* Host call stacks: unwinding with libunwind, interning into a process-wide trace tree, the
- * module map, and dladdr names at exit. Nothing here symbolizes or formats per event.
+/* Host call stacks: unwinding (unwind.c: cached CFI rules, libunwind where they do not reach),
+ * interning into a process-wide trace tree, the module map, and dladdr names at exit. Nothing here
+ * symbolizes or formats per event.
  *
  * Interning (heaptrack's trace tree): a node is (ip, parent id) -> id, each new node written once
  * as part of a GT_REC_STACK record; an event carries the id of its innermost frame. The table is
@@ -16,9 +17,7 @@
  * Python (python.c): when the calling thread holds the GIL, the native frames stop at the first
  * one inside the interpreter and the Python frames follow as pseudo-ips (GT_PYFRAME_IP), interned
  * in the same tree. GPUTRACE_STACK_DEPTH bounds the native part and the Python part each. */
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
-#include <libunwind.h>
 #include <link.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 
 #include "python.h"
 #include "shim.h"
+#include "unwind.h"
 
 #define SKIP_MAX    16 /* room for the shim's own frames above the depth asked for */
 #define LEVELS_MAX  20
@@ -43,6 +43,8 @@ struct gt_stk {
     uint32_t id[GT_STACK_DEPTH_MAX];  /* its node ids */
     uint64_t cur[GT_STACK_DEPTH_MAX]; /* the stack being interned, innermost first */
     void *raw[GT_STACK_DEPTH_MAX + SKIP_MAX];
+    uint32_t last_id;         /* what the latest capture returned (0: nothing to reuse) */
+    struct gt_unw_thread unw; /* this thread's unwinder state */
 };
 
 struct level {
@@ -144,12 +146,7 @@ void gt_stacks_configure(const char *depth, const char *events)
     }
     ssize_t n = readlink("/proc/self/exe", S.exe, sizeof(S.exe) - 1);
     S.exe[n > 0 ? n : 0] = 0;
-#if defined(__SANITIZE_THREAD__)
-    /* Per-thread caches have TSD destructors that crash under TSan (see backtrace()). */
-    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL);
-#else
-    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-#endif
+    gt_unwind_configure(getenv("GPUTRACE_UNWIND"));
 }
 
 /* ---- the node table ----------------------------------------------------------------------------
@@ -377,27 +374,6 @@ static uint32_t intern(struct gt_thread *t, struct gt_stk *s, uint32_t n)
     return insert_stack(t, s, j, n, parent);
 }
 
-/* Return addresses of the calling frames. Under ThreadSanitizer, unw_backtrace's per-thread trace
- * cache (a TSD destructor that runs after TSan finished the thread) crashes at thread exit, so
- * the plain cursor walk is used there, with the global cache. */
-static int backtrace(void **buf, int max)
-{
-#if defined(__SANITIZE_THREAD__)
-    unw_context_t uc;
-    unw_cursor_t c;
-    int n = 0;
-    if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) < 0) return 0;
-    while (n < max && unw_step(&c) > 0) {
-        unw_word_t ip;
-        if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0) break;
-        buf[n++] = (void *)(uintptr_t)ip;
-    }
-    return n;
-#else
-    return unw_backtrace(buf, max);
-#endif
-}
-
 /* The native frames s->cur[0..n) down to the first one inside the interpreter, then the Python
  * frames; s->cur unchanged when the thread does not hold the GIL. Returns the new count. */
 static uint32_t with_python(struct gt_thread *t, struct gt_stk *s, uint32_t n)
@@ -418,7 +394,9 @@ uint32_t gt_stack_slow(struct gt_thread *t)
         if (s == MAP_FAILED) return 0;
         t->stk = s; /* zeroed: an empty previous stack */
     }
-    int got = backtrace(s->raw, (int)(gt_stack_depth + SKIP_MAX));
+    int got = gt_unwind(s->raw, (int)(gt_stack_depth + SKIP_MAX), &s->unw);
+    /* The very stack of the latest capture: its id again, unless Python frames could differ. */
+    if (s->unw.same && s->last_id && !gt_py_available()) return s->last_id;
     int k = 0;
     while (k < got && (uintptr_t)s->raw[k] >= S.self_lo && (uintptr_t)s->raw[k] < S.self_hi)
         k++;
@@ -426,7 +404,7 @@ uint32_t gt_stack_slow(struct gt_thread *t)
     for (; k < got && n < gt_stack_depth; k++)
         if ((uintptr_t)s->raw[k] > 1) s->cur[n++] = (uint64_t)(uintptr_t)s->raw[k] - 1;
     if (gt_py_available()) n = with_python(t, s, n);
-    return n ? intern(t, s, n) : 0;
+    return s->last_id = n ? intern(t, s, n) : 0;
 }
 
 void gt_stack_thread_exit(struct gt_thread *t)

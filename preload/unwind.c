@@ -1,0 +1,769 @@
+/* Native call stacks, fast: an x86-64 frame walker over cached per-pc CFI rules, with libunwind
+ * for every stack it cannot walk exactly.
+ *
+ * Nearly every frame of compiled code unwinds by one of a few rules: the canonical frame address
+ * (CFA) is rsp+k or rbp+k, the return address is at CFA-8, the caller's rbp is unchanged or saved
+ * at CFA-n, the caller's rsp is the CFA. libunwind's unw_backtrace knows this too (its "fast
+ * trace"), but pays ~9 ns a frame for its generic cursor; here a frame costs a hash, one load of
+ * the rule and the loads of the return address (and rbp). Rules are derived once per return
+ * address from the module's .eh_frame (through .eh_frame_hdr's sorted table, in memory, under the
+ * loader's lock: no file I/O, no malloc) and kept in a direct-mapped table of 64-bit words, each
+ * {bijective hash of the pc: its tag, rule}, so one relaxed atomic load gives a consistent entry
+ * and concurrent writers of one slot can only replace each other's whole entries.
+ *
+ * Anything else goes to libunwind for the whole stack, so the result is always what libunwind
+ * gives: a frame without CFI, a signal frame (CIE augmentation "S"), a CFA or a register given
+ * by a DWARF expression (stack realignment), a rule for rsp, a return address that is not at
+ * CFA-8, a CFA outside the thread's stack, a return address below 4096. A frame whose return
+ * address is undefined (_start, clone3) ends the stack, as it ends libunwind's.
+ *
+ * Safety: the walker reads only [its own sp, the thread's stack top): every CFA is checked to
+ * rise and stay below the top, and each slot it loads lies between the current sp and the CFA.
+ * A stale rule can therefore give a wrong frame but never a bad read. Rules go stale when a module
+ * is unloaded and another mapped at its addresses: our dlclose wrapper clears the table after the
+ * real dlclose, under the writers' mutex (a rule derived from the closing module is either
+ * written before the clear or derived after the module left the loader's list). Left open: a
+ * concurrent dlopen that maps a new module over the old one between the real dlclose and the
+ * clear (microseconds) could let a third thread use a stale rule for a frame of the new module
+ * until the clear; the frame would be wrong, not the memory access. */
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <errno.h>
+#include <libunwind.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "unwind.h"
+
+#define UNW_EXPORT         __attribute__((visibility("default")))
+#define GT_UNW_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define GT_UNW_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- the rule table ---------------------------------------------------------------------------
+ * A word: tag (the pc's hash without the index bits) << RULE_BITS | rule. Pcs are < 2^47 (x86-64
+ * user space with 4-level page tables; a pc above gets no entry and goes to libunwind). */
+#define PC_BITS   47
+#define IDX_BITS  14
+#define RULE_BITS (64 - (PC_BITS - IDX_BITS)) /* 31 */
+#define SLOTS     (1u << IDX_BITS)
+
+/* rule: bit 0 valid; bits 1-2 kind; bit 3 CFA from rbp (else rsp); bits 4-17 CFA offset / 8;
+ * bit 18 rbp saved; bits 19-30 its distance below the CFA / 8. */
+enum { K_SIMPLE = 0, K_END = 1, K_LIBUNWIND = 2 };
+#define R_VALID      1u
+#define R_KIND(r)    (((r) >> 1) & 3u)
+#define R_CFA_RBP    (1u << 3)
+#define R_CFA_OFF(r) ((uintptr_t)(((r) >> 4) & 0x3fffu) << 3)
+#define R_RBP_SAVED  (1u << 18)
+#define R_RBP_OFF(r) ((uintptr_t)(((r) >> 19) & 0xfffu) << 3)
+#define R_OF_KIND(k) (R_VALID | (uint32_t)(k) << 1)
+
+static struct {
+    _Atomic uint64_t slot[SLOTS];
+    pthread_mutex_t mu; /* rule writers vs the dlclose clear */
+    _Atomic int used;   /* some slot may be non-zero */
+    _Atomic uint64_t derived, clears;
+    int use_libunwind;
+} U = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static __thread uint64_t tls_fast, tls_fallback;
+
+/* x ^= x >> 23 and the odd multiply are both bijective on 47 bits: the tag and the index
+ * together identify the pc. */
+static inline uint64_t pc_hash(uint64_t pc)
+{
+    uint64_t x = pc ^ (pc >> 23);
+    return (x * 0x9E3779B97F4Bull) & ((1ull << PC_BITS) - 1);
+}
+
+static uint32_t derive_rule(uintptr_t pc);
+
+static inline uint32_t rule_of(uintptr_t ra)
+{
+    if (GT_UNW_UNLIKELY(ra >> PC_BITS)) return R_OF_KIND(K_LIBUNWIND);
+    uint64_t h = pc_hash(ra);
+    uint64_t w = atomic_load_explicit(&U.slot[h >> (PC_BITS - IDX_BITS)], memory_order_relaxed);
+    if (GT_UNW_LIKELY(w && (w >> RULE_BITS) == (h & ((1ull << (PC_BITS - IDX_BITS)) - 1))))
+        return (uint32_t)(w & ((1u << RULE_BITS) - 1));
+    return derive_rule(ra);
+}
+
+/* ---- .eh_frame: the CFI row at a pc ------------------------------------------------------------
+ */
+
+enum { HOW_SAME, HOW_OFFSET, HOW_UNDEF, HOW_OTHER };
+enum { DW_RBP = 6, DW_RSP = 7, DW_RA = 16 };
+
+struct row {
+    int cfa_reg, cfa_expr;
+    int64_t cfa_off;
+    int rbp_how, ra_how, rsp_how;
+    int64_t rbp_off, ra_off; /* from the CFA, for HOW_OFFSET */
+};
+
+struct cie {
+    uint64_t code_align;
+    int64_t data_align;
+    uint8_t fde_enc;
+    int has_aug, signal;
+    const uint8_t *insn, *end;
+};
+
+struct cursor {
+    const uint8_t *p, *end;
+    uintptr_t datarel; /* .eh_frame_hdr's address */
+    int bad;
+};
+
+static uint64_t get_bytes(struct cursor *c, unsigned n)
+{
+    uint64_t v = 0;
+    if (c->bad || (size_t)(c->end - c->p) < n) {
+        c->bad = 1;
+        return 0;
+    }
+    memcpy(&v, c->p, n); /* little-endian */
+    c->p += n;
+    return v;
+}
+
+static uint64_t get_uleb(struct cursor *c)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; !c->bad; shift += 7) {
+        if (c->p >= c->end || shift > 63) break;
+        uint8_t b = *c->p++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) return v;
+    }
+    c->bad = 1;
+    return 0;
+}
+
+static int64_t get_sleb(struct cursor *c)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; !c->bad; shift += 7) {
+        if (c->p >= c->end || shift > 63) break;
+        uint8_t b = *c->p++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            if (shift + 7 < 64 && (b & 0x40)) v |= ~0ull << (shift + 7);
+            return (int64_t)v;
+        }
+    }
+    c->bad = 1;
+    return 0;
+}
+
+/* A DW_EH_PE-encoded pointer (absolute, pc-relative or relative to .eh_frame_hdr; no indirection,
+ * which only personality routines use, and those are skipped by size). */
+static uint64_t get_enc(struct cursor *c, uint8_t enc)
+{
+    uintptr_t at = (uintptr_t)c->p, base;
+    uint64_t v;
+    switch (enc & 0x70) {
+    case 0x00:
+        base = 0;
+        break;
+    case 0x10:
+        base = at;
+        break;
+    case 0x30:
+        base = c->datarel;
+        break;
+    default:
+        c->bad = 1;
+        return 0;
+    }
+    switch (enc & 0x0f) {
+    case 0x00:
+        v = get_bytes(c, 8);
+        break;
+    case 0x01:
+        v = get_uleb(c);
+        break;
+    case 0x02:
+        v = get_bytes(c, 2);
+        break;
+    case 0x03:
+        v = get_bytes(c, 4);
+        break;
+    case 0x04:
+        v = get_bytes(c, 8);
+        break;
+    case 0x09:
+        v = (uint64_t)get_sleb(c);
+        break;
+    case 0x0a:
+        v = (uint64_t)(int64_t)(int16_t)get_bytes(c, 2);
+        break;
+    case 0x0b:
+        v = (uint64_t)(int64_t)(int32_t)get_bytes(c, 4);
+        break;
+    case 0x0c:
+        v = get_bytes(c, 8);
+        break;
+    default:
+        c->bad = 1;
+        return 0;
+    }
+    return (enc & 0x80) ? (c->bad = 1, 0) : v + base;
+}
+
+/* The length field of a CIE or FDE at c->p; leaves c->end at the entry's end. 0: terminator. */
+static uint64_t entry_len(struct cursor *c)
+{
+    uint64_t len = get_bytes(c, 4);
+    if (len == 0xffffffffu) len = get_bytes(c, 8);
+    if (c->bad || len > (uint64_t)(c->end - c->p)) {
+        c->bad = 1;
+        return 0;
+    }
+    c->end = c->p + len;
+    return len;
+}
+
+static int parse_cie(const uint8_t *at, const uint8_t *limit, struct cie *cie)
+{
+    struct cursor c = {at, limit, 0, 0};
+    if (!entry_len(&c) || get_bytes(&c, 4) != 0) return -1;
+    uint8_t version = (uint8_t)get_bytes(&c, 1);
+    const char *aug = (const char *)c.p;
+    size_t alen = strnlen(aug, (size_t)(c.end - c.p));
+    if (c.bad || (version != 1 && version != 3) || alen == (size_t)(c.end - c.p)) return -1;
+    c.p += alen + 1;
+    if (strstr(aug, "eh")) return -1;
+    *cie = (struct cie){.code_align = get_uleb(&c), .data_align = get_sleb(&c), .fde_enc = 0};
+    uint64_t ra = version == 1 ? get_bytes(&c, 1) : get_uleb(&c);
+    if (ra != DW_RA) return -1;
+    cie->has_aug = aug[0] == 'z';
+    if (cie->has_aug) {
+        uint64_t n = get_uleb(&c);
+        if (c.bad || n > (uint64_t)(c.end - c.p)) return -1;
+        const uint8_t *data_end = c.p + n;
+        for (const char *a = aug + 1; *a && !c.bad; a++) {
+            if (*a == 'R')
+                cie->fde_enc = (uint8_t)get_bytes(&c, 1);
+            else if (*a == 'L')
+                get_bytes(&c, 1);
+            else if (*a == 'P') {
+                uint8_t enc = (uint8_t)get_bytes(&c, 1);
+                (void)get_enc(&c, enc & 0x7f); /* skipped: only its size matters */
+            } else if (*a == 'S')
+                cie->signal = 1;
+            else
+                return -1;
+        }
+        c.p = data_end;
+    } else if (aug[0])
+        return -1;
+    cie->insn = c.p;
+    cie->end = c.end;
+    return c.bad ? -1 : 0;
+}
+
+static void set_reg(struct row *r, uint64_t reg, int how, int64_t off)
+{
+    if (reg == DW_RBP) {
+        r->rbp_how = how;
+        r->rbp_off = off;
+    } else if (reg == DW_RA) {
+        r->ra_how = how;
+        r->ra_off = off;
+    } else if (reg == DW_RSP)
+        r->rsp_how = how == HOW_SAME ? HOW_SAME : HOW_OTHER;
+}
+
+static void restore_reg(struct row *r, const struct row *init, uint64_t reg)
+{
+    if (reg == DW_RBP)
+        set_reg(r, reg, init->rbp_how, init->rbp_off);
+    else if (reg == DW_RA)
+        set_reg(r, reg, init->ra_how, init->ra_off);
+    else if (reg == DW_RSP)
+        r->rsp_how = init->rsp_how;
+}
+
+/* Runs CFA instructions from loc until the row that covers pc. init: the CIE's row (for
+ * DW_CFA_restore; NULL while running the CIE's own). Returns -1 on anything not understood. */
+static int run_cfa(struct cursor *c, const struct cie *cie, uintptr_t loc, uintptr_t pc,
+                   struct row *r, const struct row *init)
+{
+    struct row saved[8];
+    unsigned depth = 0;
+    while (c->p < c->end && !c->bad) {
+        uint8_t op = *c->p++;
+        uint64_t reg, delta = 0;
+        switch (op & 0xc0) {
+        case 0x40:
+            delta = op & 0x3f;
+            goto advance;
+        case 0x80:
+            set_reg(r, op & 0x3f, HOW_OFFSET, (int64_t)get_uleb(c) * cie->data_align);
+            continue;
+        case 0xc0:
+            if (!init) return -1;
+            restore_reg(r, init, op & 0x3f);
+            continue;
+        }
+        switch (op) {
+        case 0x00:
+            break;
+        case 0x01: {
+            uintptr_t to = get_enc(c, cie->fde_enc);
+            if (to > pc) return 0;
+            loc = to;
+            break;
+        }
+        case 0x02:
+            delta = get_bytes(c, 1);
+            goto advance;
+        case 0x03:
+            delta = get_bytes(c, 2);
+            goto advance;
+        case 0x04:
+            delta = get_bytes(c, 4);
+            goto advance;
+        case 0x05:
+            reg = get_uleb(c);
+            set_reg(r, reg, HOW_OFFSET, (int64_t)get_uleb(c) * cie->data_align);
+            break;
+        case 0x06:
+            if (!init) return -1;
+            restore_reg(r, init, get_uleb(c));
+            break;
+        case 0x07:
+            set_reg(r, get_uleb(c), HOW_UNDEF, 0);
+            break;
+        case 0x08:
+            set_reg(r, get_uleb(c), HOW_SAME, 0);
+            break;
+        case 0x09:
+            reg = get_uleb(c);
+            get_uleb(c);
+            set_reg(r, reg, HOW_OTHER, 0);
+            break;
+        case 0x0a:
+            if (depth == sizeof(saved) / sizeof(saved[0])) return -1;
+            saved[depth++] = *r;
+            break;
+        case 0x0b:
+            if (!depth) return -1;
+            *r = saved[--depth];
+            break;
+        case 0x0c:
+            r->cfa_reg = (int)get_uleb(c);
+            r->cfa_off = (int64_t)get_uleb(c);
+            r->cfa_expr = 0;
+            break;
+        case 0x0d:
+            r->cfa_reg = (int)get_uleb(c);
+            r->cfa_expr = 0;
+            break;
+        case 0x0e:
+            r->cfa_off = (int64_t)get_uleb(c);
+            break;
+        case 0x0f: /* stack realignment and the like: libunwind */
+            delta = get_uleb(c);
+            if (delta > (uint64_t)(c->end - c->p)) return -1;
+            c->p += delta;
+            r->cfa_expr = 1;
+            break;
+        case 0x10:
+        case 0x16:
+            reg = get_uleb(c);
+            delta = get_uleb(c);
+            if (delta > (uint64_t)(c->end - c->p)) return -1;
+            c->p += delta;
+            set_reg(r, reg, HOW_OTHER, 0);
+            break;
+        case 0x11:
+            reg = get_uleb(c);
+            set_reg(r, reg, HOW_OFFSET, get_sleb(c) * cie->data_align);
+            break;
+        case 0x12:
+            r->cfa_reg = (int)get_uleb(c);
+            r->cfa_off = get_sleb(c) * cie->data_align;
+            r->cfa_expr = 0;
+            break;
+        case 0x13:
+            r->cfa_off = get_sleb(c) * cie->data_align;
+            break;
+        case 0x14:
+            reg = get_uleb(c);
+            get_uleb(c);
+            set_reg(r, reg, HOW_OTHER, 0);
+            break;
+        case 0x15:
+            reg = get_uleb(c);
+            get_sleb(c);
+            set_reg(r, reg, HOW_OTHER, 0);
+            break;
+        case 0x2e:
+            get_uleb(c);
+            break;
+        case 0x2f:
+            reg = get_uleb(c);
+            set_reg(r, reg, HOW_OFFSET, -(int64_t)get_uleb(c) * cie->data_align);
+            break;
+        default:
+            return -1;
+        }
+        continue;
+    advance:
+        loc += delta * cie->code_align;
+        if (loc > pc) return 0;
+    }
+    return c->bad ? -1 : 0;
+}
+
+/* The rule of a row, as the walker encodes it. */
+static uint32_t encode(const struct row *r, int signal)
+{
+    if (signal || r->cfa_expr || r->cfa_reg < 0 || r->rsp_how != HOW_SAME)
+        return R_OF_KIND(K_LIBUNWIND);
+    if (r->ra_how == HOW_UNDEF) return R_OF_KIND(K_END);
+    if (r->ra_how != HOW_OFFSET || r->ra_off != -8) return R_OF_KIND(K_LIBUNWIND);
+    if ((r->cfa_reg != DW_RSP && r->cfa_reg != DW_RBP) || r->cfa_off < 8 || r->cfa_off % 8 ||
+        r->cfa_off / 8 > 0x3fff)
+        return R_OF_KIND(K_LIBUNWIND);
+    uint32_t rule = R_OF_KIND(K_SIMPLE) | (uint32_t)(r->cfa_off / 8) << 4;
+    if (r->cfa_reg == DW_RBP) rule |= R_CFA_RBP;
+    if (r->rbp_how == HOW_OFFSET) {
+        if (r->rbp_off > -8 || r->rbp_off % 8 || -r->rbp_off / 8 > 0xfff ||
+            -r->rbp_off > r->cfa_off)
+            return R_OF_KIND(K_LIBUNWIND);
+        rule |= R_RBP_SAVED | (uint32_t)(-r->rbp_off / 8) << 19;
+    } else if (r->rbp_how != HOW_SAME)
+        return R_OF_KIND(K_LIBUNWIND);
+    return rule;
+}
+
+/* The FDE covering pc in the object whose .eh_frame_hdr is at hdr: the rule at pc. */
+static uint32_t rule_from_hdr(const uint8_t *base, const uint8_t *hdr, const uint8_t *limit,
+                              uintptr_t pc)
+{
+    struct cursor c = {hdr + 4, limit, (uintptr_t)hdr, 0};
+    if (limit - hdr < 12 || hdr[0] != 1 || hdr[3] != 0x3b) /* a datarel sdata4 table */
+        return R_OF_KIND(K_LIBUNWIND);
+    (void)get_enc(&c, hdr[1]); /* .eh_frame itself: found through the table */
+    uint64_t count = get_enc(&c, hdr[2]);
+    if (c.bad || !count || count > (uint64_t)(limit - c.p) / 8) return R_OF_KIND(K_LIBUNWIND);
+    const int32_t *tab = (const int32_t *)c.p;
+    uint64_t lo = 0, hi = count; /* the last entry with start <= pc */
+    while (hi - lo > 1) {
+        uint64_t mid = (lo + hi) / 2;
+        if ((uintptr_t)hdr + tab[2 * mid] <= pc)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if ((uintptr_t)hdr + tab[2 * lo] > pc) return R_OF_KIND(K_LIBUNWIND);
+    const uint8_t *fde = hdr + tab[2 * lo + 1];
+    if (fde < base || fde >= limit) return R_OF_KIND(K_LIBUNWIND);
+    struct cursor f = {fde, limit, (uintptr_t)hdr, 0};
+    if (!entry_len(&f)) return R_OF_KIND(K_LIBUNWIND);
+    const uint8_t *id_at = f.p;
+    uint32_t cie_off = (uint32_t)get_bytes(&f, 4);
+    struct cie cie;
+    if (f.bad || !cie_off || cie_off > (uintptr_t)(id_at - base) ||
+        parse_cie(id_at - cie_off, limit, &cie) < 0)
+        return R_OF_KIND(K_LIBUNWIND);
+    uintptr_t start = get_enc(&f, cie.fde_enc);
+    uintptr_t range = get_enc(&f, cie.fde_enc & 0x0f);
+    if (f.bad || pc < start || pc - start >= range) return R_OF_KIND(K_LIBUNWIND);
+    if (cie.has_aug) {
+        uint64_t n = get_uleb(&f);
+        if (f.bad || n > (uint64_t)(f.end - f.p)) return R_OF_KIND(K_LIBUNWIND);
+        f.p += n;
+    }
+    /* Unspecified: rbp keeps its value (callee-saved), the return address is not known. */
+    struct row init = {
+        .cfa_reg = -1, .rbp_how = HOW_SAME, .ra_how = HOW_OTHER, .rsp_how = HOW_SAME};
+    struct row r;
+    struct cursor ci = {cie.insn, cie.end, (uintptr_t)hdr, 0};
+    if (run_cfa(&ci, &cie, start, UINTPTR_MAX, &init, NULL) < 0) return R_OF_KIND(K_LIBUNWIND);
+    r = init;
+    if (run_cfa(&f, &cie, start, pc, &r, &init) < 0) return R_OF_KIND(K_LIBUNWIND);
+    return encode(&r, cie.signal);
+}
+
+struct find {
+    uintptr_t pc;
+    uint32_t rule;
+};
+
+/* dl_iterate_phdr callback; runs under the loader's lock, so the object cannot go away. */
+static int find_rule(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct find *q = arg;
+    const ElfW(Phdr) *eh = NULL;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    int inside = 0;
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_GNU_EH_FRAME) eh = ph;
+        if (ph->p_type != PT_LOAD) continue;
+        if (q->pc >= a && q->pc - a < ph->p_memsz) inside = 1;
+        if (a < lo) lo = a;
+        if (a + ph->p_filesz > hi) hi = a + ph->p_filesz;
+    }
+    if (!inside) return 0;
+    uintptr_t at = eh ? info->dlpi_addr + eh->p_vaddr : 0;
+    if (eh && at >= lo && at < hi)
+        q->rule =
+            rule_from_hdr((const uint8_t *)lo, (const uint8_t *)at, (const uint8_t *)hi, q->pc);
+    return 1;
+}
+
+/* Cache miss: the rule for the frame that returns to ra (its call instruction ends at ra, so the
+ * row of ra - 1 applies, as libunwind uses it). */
+__attribute__((noinline)) static uint32_t derive_rule(uintptr_t ra)
+{
+    struct find q = {ra - 1, R_OF_KIND(K_LIBUNWIND)};
+    uint64_t h = pc_hash(ra);
+    pthread_mutex_lock(&U.mu);
+    dl_iterate_phdr(find_rule, &q);
+    atomic_store_explicit(&U.slot[h >> (PC_BITS - IDX_BITS)],
+                          (h & ((1ull << (PC_BITS - IDX_BITS)) - 1)) << RULE_BITS | q.rule,
+                          memory_order_relaxed);
+    atomic_store_explicit(&U.used, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&U.mu);
+    atomic_fetch_add_explicit(&U.derived, 1, memory_order_relaxed);
+    return q.rule;
+}
+
+UNW_EXPORT int dlclose(void *handle)
+{
+    static int (*_Atomic real)(void *);
+    int (*fn)(void *) = atomic_load_explicit(&real, memory_order_acquire);
+    if (!fn) {
+        fn = (int (*)(void *))dlvsym(RTLD_NEXT, "dlclose", "GLIBC_2.34");
+        if (!fn) fn = (int (*)(void *))dlvsym(RTLD_NEXT, "dlclose", "GLIBC_2.2.5");
+        if (!fn) return -1;
+        atomic_store_explicit(&real, fn, memory_order_release);
+    }
+    int rc = fn(handle);
+    if (atomic_load_explicit(&U.used, memory_order_relaxed)) {
+        int e = errno;
+        pthread_mutex_lock(&U.mu);
+        for (unsigned i = 0; i < SLOTS; i++)
+            atomic_store_explicit(&U.slot[i], 0, memory_order_relaxed);
+        pthread_mutex_unlock(&U.mu);
+        atomic_fetch_add_explicit(&U.clears, 1, memory_order_relaxed);
+        /* libunwind's caches too (unw_backtrace's per-thread trace cache keeps rules by address) */
+        unw_flush_cache(unw_local_addr_space, 0, 0);
+        errno = e;
+    }
+    return rc;
+}
+
+/* ---- the walk ----------------------------------------------------------------------------------
+ * Each walk is logged per thread: the state entering each frame (sp: the CFA of the frame below,
+ * rbp, the return address), where the frame's saved rbp was read and whether its CFA came from
+ * rbp. A later walk that reaches the same state at the same sp (rbp only where the logged walk
+ * used it before restoring it) walks on exactly as the logged one did, provided the stack slots
+ * the logged walk read from there on still hold what it read and the rules are the same (no
+ * clear since): the walk reads each slot at an address determined by the state and the rule, so
+ * by induction it would read the same slots and values. Those checks are independent loads, not
+ * a chain of dependent ones, and a thread that calls from the same place again (a loop) verifies
+ * the whole stack that way. Every slot checked lies at or above the sp where the walks joined,
+ * below the stack top. */
+
+int gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uintptr_t rbp);
+
+/* Entry: rsp at entry points at our return address and rbp is still the caller's; the C walker
+ * is reached by a jump, so its return goes straight back to our caller. */
+__asm__(".text\n"
+        ".globl gt_unwind_fast\n"
+        ".hidden gt_unwind_fast\n"
+        ".type gt_unwind_fast, @function\n"
+        "gt_unwind_fast:\n"
+        "  .cfi_startproc\n"
+        "  movq %rsp, %rcx\n"
+        "  movq %rbp, %r8\n"
+        "  jmp gt_unwind_walk\n"
+        "  .cfi_endproc\n"
+        ".size gt_unwind_fast, .-gt_unwind_fast\n");
+
+/* Does the logged walk p hold from frame j on, for a walk that entered frame j with rbp? Each
+ * return-address slot it read must hold what it read; a saved-rbp slot only where the value is
+ * live, i.e. some later frame's CFA uses it before another frame restores rbp (code built without
+ * frame pointers keeps anything in rbp: a loop counter must not defeat the reuse), and rbp itself
+ * only where it is live at frame j. The last frame is walked anew: its rbp counts as live. */
+__attribute__((no_sanitize_address)) static int log_holds(const struct gt_unw_log *p, uint32_t j,
+                                                          uint64_t rbp)
+{
+    uint64_t diff = 0;
+    int live = 1;
+    for (uint32_t k = p->n - 1; k-- > j;) {
+        diff |= *(const uint64_t *)(p->sp[k + 1] - 8) ^ p->ra[k + 1];
+        if (p->rbp_at[k]) {
+            if (live) diff |= *(const uint64_t *)p->rbp_at[k] ^ p->rbp[k + 1];
+            live = p->cfa_rbp[k];
+        } else
+            live |= p->cfa_rbp[k];
+    }
+    if (live) diff |= rbp ^ p->rbp[j];
+    return diff == 0;
+}
+
+/* Stack slots are read with plain loads: the walker checks their bounds itself, and ASan has
+ * nothing to say about return-address and saved-rbp slots. */
+__attribute__((no_sanitize_address, visibility("hidden"))) int
+gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uintptr_t rbp)
+{
+    uintptr_t lo = th->lo, hi = th->hi;
+    if (sp < lo || sp >= hi || (sp & 7) || max <= 0) return -1;
+    uint64_t gen = atomic_load_explicit(&U.clears, memory_order_relaxed);
+    int logging = th->log_on && max <= GT_UNW_FRAMES_MAX;
+    struct gt_unw_log *p = &th->log[th->cur], *L = &th->log[th->cur ^ 1];
+    uint32_t j = 0, pn = logging && p->gen == gen ? p->n : 0;
+    uintptr_t ra = *(const uintptr_t *)sp;
+    int n = 0;
+    th->same = 0;
+    sp += 8;
+    for (;;) {
+        if (GT_UNW_UNLIKELY(ra < 4096)) return -1;
+        if (logging) {
+            while (j < pn && p->sp[j] < sp)
+                j++;
+            if (j + 1 < pn && p->sp[j] == sp && p->ra[j] == ra && log_holds(p, j, rbp)) {
+                /* (rbp values copied where they differ from this walk's are dead ones) */
+                th->same = n == 0 && j == 0;
+                for (; j + 1 < pn && n < max; j++, n++) {
+                    buf[n] = (void *)(uintptr_t)p->ra[j];
+                    L->sp[n] = p->sp[j];
+                    L->rbp[n] = p->rbp[j];
+                    L->ra[n] = p->ra[j];
+                    L->rbp_at[n] = p->rbp_at[j];
+                    L->cfa_rbp[n] = p->cfa_rbp[j];
+                }
+                if (n == max) goto done;
+                sp = p->sp[j];
+                rbp = p->rbp[j];
+                ra = p->ra[j];
+                pn = 0; /* the rest is walked (it ends where the logged walk ended) */
+            }
+            L->sp[n] = sp;
+            L->rbp[n] = rbp;
+            L->ra[n] = ra;
+            L->rbp_at[n] = 0;
+            L->cfa_rbp[n] = 0;
+        }
+        buf[n++] = (void *)ra;
+        if (n == max) goto done;
+        uint32_t rule = rule_of(ra);
+        if (GT_UNW_UNLIKELY(R_KIND(rule) != K_SIMPLE)) {
+            if (R_KIND(rule) == K_END) goto done;
+            return -1;
+        }
+        uintptr_t cfa = ((rule & R_CFA_RBP) ? rbp : sp) + R_CFA_OFF(rule);
+        if (logging) L->cfa_rbp[n - 1] = (rule & R_CFA_RBP) != 0;
+        if (GT_UNW_UNLIKELY(cfa <= sp || cfa > hi || (cfa & 7))) return -1;
+        if (rule & R_RBP_SAVED) {
+            uintptr_t at = cfa - R_RBP_OFF(rule);
+            if (GT_UNW_UNLIKELY(at < sp)) return -1;
+            rbp = *(const uintptr_t *)at;
+            if (logging) L->rbp_at[n - 1] = at;
+        }
+        ra = *(const uintptr_t *)(cfa - 8);
+        sp = cfa;
+    }
+done:
+    if (logging) {
+        L->n = (uint32_t)n;
+        L->gen = gen;
+        th->same &= p->n == (uint32_t)n;
+        th->cur ^= 1;
+    }
+    return n;
+}
+
+/* ---- libunwind, and the choice -----------------------------------------------------------------
+ */
+
+/* Under ThreadSanitizer, unw_backtrace's per-thread trace cache (a TSD destructor that runs after
+ * TSan finished the thread) crashes at thread exit, so the plain cursor walk is used there.
+ * always_inline: the first address must lie in gt_unwind, as unw_backtrace's does. */
+static inline __attribute__((always_inline)) int libunwind_backtrace(void **buf, int max)
+{
+#if defined(__SANITIZE_THREAD__)
+    unw_context_t uc;
+    unw_cursor_t c;
+    unw_word_t ip;
+    int n = 0;
+    if (max <= 0 || unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) < 0) return 0;
+    do {
+        if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0) break;
+        buf[n++] = (void *)(uintptr_t)ip;
+    } while (n < max && unw_step(&c) > 0);
+    return n;
+#else
+    int n = unw_backtrace(buf, max);
+    __asm__ volatile("" ::: "memory"); /* no tail call: the caller's frame stays the first */
+    return n;
+#endif
+}
+
+void gt_unwind_configure(const char *mode)
+{
+    U.use_libunwind = mode && strcmp(mode, "libunwind") == 0;
+#if defined(__SANITIZE_THREAD__)
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL);
+#else
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+#endif
+}
+
+struct gt_unw_bounds gt_unwind_thread_bounds(void)
+{
+    struct gt_unw_bounds b = {0, 0};
+    pthread_attr_t a;
+    void *addr;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &a) != 0) return b;
+    if (pthread_attr_getstack(&a, &addr, &size) == 0) {
+        b.lo = (uintptr_t)addr;
+        b.hi = (uintptr_t)addr + size;
+    }
+    pthread_attr_destroy(&a);
+    return b;
+}
+
+void gt_unwind_thread_init(struct gt_unw_thread *th, int log)
+{
+    struct gt_unw_bounds b = gt_unwind_thread_bounds();
+    th->lo = b.lo;
+    th->hi = b.hi ? b.hi : 1; /* unknown: never a valid sp, libunwind always */
+    th->log_on = log;
+    th->log[0].n = th->log[1].n = 0;
+}
+
+__attribute__((noinline)) int gt_unwind(void **buf, int max, struct gt_unw_thread *th)
+{
+    th->same = 0;
+    if (!U.use_libunwind) {
+        if (GT_UNW_UNLIKELY(!th->hi)) gt_unwind_thread_init(th, 1);
+        /* The fast walk's first address is its return address here, in gt_unwind. */
+        int n = gt_unwind_fast(buf, max, th);
+        if (GT_UNW_LIKELY(n >= 0)) {
+            tls_fast++;
+            return n;
+        }
+        tls_fallback++;
+        th->same = 0;
+    }
+    return libunwind_backtrace(buf, max);
+}
+
+struct gt_unw_stats gt_unwind_stats(void)
+{
+    return (struct gt_unw_stats){tls_fast, tls_fallback, atomic_load(&U.derived),
+                                 atomic_load(&U.clears)};
+}

@@ -1,0 +1,61 @@
+/* Native call stacks of the calling thread: a fast x86-64 frame walker over cached per-pc CFI
+ * rules (unwind.c), with libunwind wherever a frame is not simple. Nothing here is exported but
+ * the dlclose wrapper. */
+#ifndef GT_UNWIND_H
+#define GT_UNWIND_H
+
+#include <stdint.h>
+
+#define GT_UNW_FRAMES_MAX 288 /* longest walk logged (GT_STACK_DEPTH_MAX and some) */
+
+/* The previous walk of a thread (unwind.c: "the walk"). */
+struct gt_unw_log {
+    uint32_t n;
+    uint64_t gen;
+    uint64_t sp[GT_UNW_FRAMES_MAX], rbp[GT_UNW_FRAMES_MAX], ra[GT_UNW_FRAMES_MAX];
+    uint64_t rbp_at[GT_UNW_FRAMES_MAX]; /* where the caller's rbp was read, 0 unchanged */
+    uint8_t cfa_rbp[GT_UNW_FRAMES_MAX]; /* the frame's CFA is rbp-based */
+};
+
+/* Per-thread state, zeroed before first use (mmap), owned by its thread. */
+struct gt_unw_thread {
+    uintptr_t lo, hi; /* the thread's stack; hi == 0 until looked up */
+    int log_on;       /* log walks, and reuse them */
+    int same;         /* the latest gt_unwind gave exactly what the one before it gave */
+    uint32_t cur;     /* log[cur]: the latest walk */
+    struct gt_unw_log log[2];
+};
+
+/* GPUTRACE_UNWIND: "libunwind" walks every stack with libunwind (comparison, escape hatch);
+ * anything else (default "fast") the cached-rule walker. Single-threaded (configuration). */
+void gt_unwind_configure(const char *mode);
+
+/* Looks up the calling thread's stack bounds into th; log: keep and reuse walks. */
+void gt_unwind_thread_init(struct gt_unw_thread *th, int log);
+
+/* Return addresses of the calling frames, innermost first, at most max; buf[0] lies inside
+ * gt_unwind itself (as with unw_backtrace called from there), buf[1] in its caller. Walks with
+ * the cached rules when they cover every frame, else with libunwind. th: the calling thread's
+ * (initialized on first use); th->same tells whether the result repeats the previous one. */
+int gt_unwind(void **buf, int max, struct gt_unw_thread *th);
+
+/* The fast walker alone, for tests: return addresses from the one into its caller (buf[0]) on;
+ * -1 when some frame needs libunwind (no CFI, a signal frame, an expression, a frame outside
+ * [th->lo, th->hi)), and then buf holds garbage. Reads no memory outside [its own sp, th->hi).
+ * th must be initialized (gt_unwind_thread_init). */
+int gt_unwind_fast(void **buf, int max, struct gt_unw_thread *th);
+
+/* The calling thread's stack bounds (pthread_getattr_np); {0, 0} when unknown. */
+struct gt_unw_bounds {
+    uintptr_t lo, hi;
+};
+struct gt_unw_bounds gt_unwind_thread_bounds(void);
+
+/* Counters, for tests and GPUTRACE_DEBUG: stacks walked fast, stacks handed to libunwind, rules
+ * derived from CFI (cache misses), cache clears (dlclose). */
+struct gt_unw_stats {
+    uint64_t fast, fallback, derived, clears;
+};
+struct gt_unw_stats gt_unwind_stats(void);
+
+#endif

@@ -1,0 +1,322 @@
+/* The shim's fast unwinder (preload/unwind.c, compiled in here) against libunwind: on thousands
+ * of random call chains mixing -O0, -O1, -O2 with and without frame pointers, alloca, VLAs, big
+ * frames, C++ catch blocks and destructors run by a throw (tests/unwind/), in the main thread and
+ * another one, the return addresses must be libunwind's exactly (unw_backtrace, or its cursor walk
+ * under ThreadSanitizer, as the shim uses it). Also: the depth cap, a stack through a signal
+ * handler (libunwind's job: the fast walker must decline) and on an alternate signal stack, a
+ * dlopen'ed library unloaded and replaced at the same address by one with other frame sizes, and
+ * the reuse of a thread's previous walk (same stack again; shared outer frames; a return address
+ * changed underneath). No speed is measured here. */
+#include "../../preload/unwind.c"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../unwind/chain.h"
+#include "check.h"
+
+#define MAXF 256
+
+unw_step_fn *unw_steps[UNW_NSTEPS] = {
+    plain_o0, dyn_o0, vla_o0,  regs_o0,    plain_o1, dyn_o1,   vla_o1,    regs_o1,  plain_o2,
+    dyn_o2,   vla_o2, regs_o2, plain_o2fp, dyn_o2fp, vla_o2fp, regs_o2fp, cxx_step,
+};
+
+/* libunwind as the shim calls it (unwind.c's libunwind_backtrace): buf[0] lies in here. After a
+ * library was replaced at the same address, unw_backtrace's per-thread trace cache (not flushed
+ * by unw_flush_cache) still holds the old library's frame rules and stops early; the reference
+ * is then libunwind's cursor walk (unw_step), which unw_flush_cache does refresh. */
+static int cursor_walk;
+__attribute__((noinline)) static int reference(void **buf, int max)
+{
+    if (cursor_walk) {
+        unw_context_t uc;
+        unw_cursor_t c;
+        unw_word_t ip;
+        int n = 0;
+        if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) < 0) return 0;
+        do {
+            if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0) break;
+            buf[n++] = (void *)(uintptr_t)ip;
+        } while (n < max && unw_step(&c) > 0);
+        return n;
+    }
+    return libunwind_backtrace(buf, max);
+}
+
+static __thread struct gt_unw_thread *tls_th; /* the logging walker's state, per thread */
+static __thread struct gt_unw_thread tls_nolog;
+static __thread int expect_fast = 1; /* the fast walker must not decline */
+
+static _Atomic int n_leaf, n_mismatch, n_declined, n_fallback_diff, n_same_missed;
+static _Atomic int max_depth_seen;
+static _Atomic int last_fast;
+static volatile int loop_twice = 2; /* the fast walker's latest count (-1: declined) */
+
+static void note(_Atomic int *counter, const char *what, int na, int nb)
+{
+    if (atomic_fetch_add(counter, 1) < 3) printf("     %s: %d vs %d frames\n", what, na, nb);
+}
+
+/* All three are called from here, so their lists agree from the first frame above unw_leaf on:
+ * fast walker a[0] = the return address into unw_leaf, a[1..]; libunwind r[0] inside reference(),
+ * r[1] in unw_leaf, r[2..]; gt_unwind g[0] inside gt_unwind, g[1] in unw_leaf, g[2..]. */
+__attribute__((noinline)) int unw_leaf(void)
+{
+    void *a[MAXF], *r[MAXF], *g[MAXF];
+    int na = gt_unwind_fast(a, MAXF, &tls_nolog);
+    int nr = reference(r, MAXF);
+    atomic_fetch_add(&n_leaf, 1);
+    last_fast = na;
+    if (nr > atomic_load(&max_depth_seen)) atomic_store(&max_depth_seen, nr);
+    if (na < 0) {
+        if (expect_fast) note(&n_declined, "fast walker declined", na, nr);
+    } else if (na != nr - 1 || memcmp(a + 1, r + 2, sizeof(void *) * (size_t)(nr - 2)) != 0)
+        note(&n_mismatch, "fast walker differs from libunwind", na, nr);
+    /* Twice from the same place (one call instruction: an opaque bound keeps the loop from being
+     * unrolled): the second walk repeats the first, its log reused whole. */
+    for (int k = 0; k < loop_twice; k++) {
+        int ng = gt_unwind(g, MAXF, tls_th);
+        if (ng != nr || memcmp(g + 2, r + 2, sizeof(void *) * (size_t)(nr - 2)) != 0)
+            note(&n_fallback_diff, "gt_unwind differs from libunwind", ng, nr);
+        if (k == 1 && expect_fast && !tls_th->same) note(&n_same_missed, "no reuse", ng, nr);
+    }
+    return 1;
+}
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static unsigned rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng >> 11);
+}
+
+/* count random chains of 1..60 steps; the scripts come from the caller's generator state. */
+static void run_chains(int count, uint64_t seed)
+{
+    uint8_t s[64];
+    uint64_t saved = rng;
+    rng = seed;
+    for (int c = 0; c < count; c++) {
+        int n = 1 + (int)(rnd() % 60);
+        for (int i = 0; i < n + 1; i++)
+            s[i] = (uint8_t)rnd();
+        unw_steps[s[0] % UNW_NSTEPS](s, 1, n);
+    }
+    rng = saved;
+}
+
+static void reset_counts(void)
+{
+    n_leaf = n_mismatch = n_declined = n_fallback_diff = n_same_missed = 0;
+    max_depth_seen = 0;
+}
+
+static void init_thread(void)
+{
+    tls_th = calloc(1, sizeof(*tls_th));
+    gt_unwind_thread_init(tls_th, 1);
+    gt_unwind_thread_init(&tls_nolog, 0);
+}
+
+static void test_chains(void)
+{
+    reset_counts();
+    run_chains(3000, 12345);
+    CHECK_U64("chains: leaves reached", n_leaf, 3000);
+    CHECK_U64("chains: fast walker = libunwind", n_mismatch, 0);
+    CHECK_U64("chains: fast walker never declined", n_declined, 0);
+    CHECK_U64("chains: gt_unwind = libunwind", n_fallback_diff, 0);
+    CHECK_U64("chains: a repeated stack is reused", n_same_missed, 0);
+    CHECK("chains: some stacks are deeper than 40 frames", max_depth_seen > 40);
+}
+
+static void *thread_main(void *arg)
+{
+    (void)arg;
+    init_thread();
+    run_chains(500, 777);
+    free(tls_th);
+    return NULL;
+}
+
+static void test_thread(void)
+{
+    pthread_t t;
+    reset_counts();
+    pthread_create(&t, NULL, thread_main, NULL);
+    pthread_join(t, NULL);
+    CHECK_U64("thread: leaves reached", n_leaf, 500);
+    CHECK_U64("thread: fast walker = libunwind", n_mismatch, 0);
+    CHECK_U64("thread: fast walker never declined", n_declined, 0);
+    CHECK_U64("thread: gt_unwind = libunwind", n_fallback_diff, 0);
+}
+
+/* Deeper than any cap: both stop at max, with the same frames. */
+__attribute__((noinline)) static int deep(int d, int max, int *ok)
+{
+    if (d == 0) {
+        void *a[MAXF], *r[MAXF];
+        int na = gt_unwind_fast(a, max, &tls_nolog);
+        int nr = reference(r, max + 1); /* r[0]: inside reference() */
+        *ok = na == max && nr == max + 1 &&
+              memcmp(a + 1, r + 2, sizeof(void *) * (size_t)(max - 1)) == 0;
+        return 0;
+    }
+    int v = deep(d - 1, max, ok);
+    __asm__ volatile("" ::: "memory");
+    return v + 1;
+}
+
+static void test_depth_cap(void)
+{
+    int ok64 = 0, ok1 = 0;
+    deep(300, 64, &ok64);
+    deep(300, 1, &ok1);
+    CHECK("depth cap 64: 64 frames, libunwind's", ok64);
+    CHECK("depth cap 1: 1 frame", ok1);
+}
+
+/* From a signal handler: the walk crosses the kernel's signal frame, which only libunwind
+ * follows; the fast walker declines and gt_unwind gives libunwind's stack. */
+static volatile sig_atomic_t in_handler;
+static void on_signal(int sig)
+{
+    (void)sig;
+    in_handler = 1;
+    expect_fast = 0;
+    unw_leaf();
+    expect_fast = 1;
+}
+
+static void test_signal(void)
+{
+    struct sigaction sa = {.sa_handler = on_signal}, old;
+    sigemptyset(&sa.sa_mask);
+    reset_counts();
+    sigaction(SIGUSR1, &sa, &old);
+    raise(SIGUSR1);
+    CHECK_U64("signal: leaf reached", n_leaf, 1);
+    CHECK("signal: the fast walker declined", last_fast == -1);
+    CHECK_U64("signal: gt_unwind = libunwind", n_fallback_diff, 0);
+    CHECK("signal: a libunwind fallback counted", gt_unwind_stats().fallback > 0);
+
+    /* On an alternate stack: outside the thread's stack bounds, declined before any read. */
+    stack_t ss = {.ss_sp = malloc(1 << 16), .ss_size = 1 << 16}, oss;
+    sigaltstack(&ss, &oss);
+    sa.sa_flags = SA_ONSTACK;
+    sigaction(SIGUSR1, &sa, NULL);
+    reset_counts();
+    raise(SIGUSR1);
+    CHECK_U64("altstack: leaf reached", n_leaf, 1);
+    CHECK("altstack: the fast walker declined", last_fast == -1);
+    CHECK_U64("altstack: gt_unwind = libunwind", n_fallback_diff, 0);
+    sigaltstack(&oss, NULL);
+    sigaction(SIGUSR1, &old, NULL);
+    free(ss.ss_sp);
+}
+
+/* A library's frames: loaded, unloaded, loaded elsewhere, replaced at the same address. */
+static int lib_run(const char *dir, const char *name, uintptr_t *base)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        printf("     dlopen %s: %s\n", path, dlerror());
+        return -1;
+    }
+    int (*call)(int (*)(void), int) = (int (*)(int (*)(void), int))dlsym(h, "unwlib_call");
+    Dl_info di;
+    if (!call || !dladdr((void *)call, &di)) return -1;
+    *base = (uintptr_t)di.dli_fbase;
+    call(unw_leaf, 3);
+    call(unw_leaf, 5);
+    dlclose(h);
+    return 0;
+}
+
+static void test_dlopen(const char *dir)
+{
+    uintptr_t a1 = 0, a2 = 0, b = 0;
+    reset_counts();
+    cursor_walk = 1;
+    uint64_t clears = gt_unwind_stats().clears;
+    CHECK("dlopen: libunwa runs", lib_run(dir, "libunwa.so", &a1) == 0);
+    CHECK("dlopen: dlclose clears the rules", gt_unwind_stats().clears > clears);
+    /* Keep the old address taken, so the next load lands elsewhere. */
+    void *block =
+        mmap((void *)a1, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    CHECK("dlopen: libunwa runs again", lib_run(dir, "libunwa.so", &a2) == 0);
+    if (block == MAP_FAILED || a2 == a1)
+        printf("     a1 %#lx a2 %#lx block %p %m\n", (unsigned long)a1, (unsigned long)a2, block);
+    CHECK("dlopen: reloaded at another address", block != MAP_FAILED && a2 != a1);
+    if (block != MAP_FAILED) munmap(block, 4096);
+    CHECK("dlopen: libunwb runs", lib_run(dir, "libunwb.so", &b) == 0);
+    CHECK("dlopen: libunwb replaced libunwa at its address", b == a1 || b == a2);
+    cursor_walk = 0;
+    CHECK_U64("dlopen: leaves reached", n_leaf, 6);
+    CHECK_U64("dlopen: fast walker = libunwind", n_mismatch, 0);
+    CHECK_U64("dlopen: fast walker never declined", n_declined, 0);
+    CHECK_U64("dlopen: gt_unwind = libunwind", n_fallback_diff, 0);
+}
+
+/* The log: the same call site twice reuses the first walk; with a return address further out
+ * rewritten in between (to another address in the same function, so the stack stays walkable),
+ * the second walk must read the new one. */
+__attribute__((noinline)) static int twice(int tamper)
+{
+    void *x[2][MAXF];
+    int n[2], same[2];
+    volatile uintptr_t *slot = (volatile uintptr_t *)__builtin_frame_address(0) + 1;
+    uintptr_t keep = *slot;
+    for (int k = 0; k < loop_twice; k++) {
+        if (k == 1 && tamper) *slot = keep + 1;
+        n[k] = gt_unwind_fast(x[k], MAXF, tls_th);
+        same[k] = tls_th->same;
+    }
+    *slot = keep;
+    if (tamper) return (uintptr_t)x[1][1] == keep + 1 && !same[1];
+    return n[0] > 2 && n[0] == n[1] && same[1] &&
+           memcmp(x[0], x[1], sizeof(void *) * (size_t)n[0]) == 0;
+}
+
+__attribute__((noinline)) static int call_twice(int tamper)
+{
+    int r = twice(tamper);
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
+static void test_log(void)
+{
+    CHECK("log: same place twice: reused", call_twice(0));
+    CHECK("log: a return address changed underneath is read anew", call_twice(1));
+}
+
+int main(void)
+{
+    char dir[4096]; /* libunwa.so and libunwb.so are built beside this program */
+    ssize_t len = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+    dir[len > 0 ? len : 0] = 0;
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    gt_unwind_configure(NULL);
+    init_thread();
+    test_chains();
+    test_thread();
+    test_depth_cap();
+    test_signal();
+    test_dlopen(dir);
+    test_log();
+    struct gt_unw_stats st = gt_unwind_stats();
+    printf("     (main thread: %" PRIu64 " fast walks, %" PRIu64 " libunwind, %" PRIu64
+           " rules derived, %" PRIu64 " clears)\n",
+           st.fast, st.fallback, st.derived, st.clears);
+    return check_done();
+}
