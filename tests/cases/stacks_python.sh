@@ -4,8 +4,8 @@
 # stack holds the native frames down to the interpreter, then the Python frames in order; through
 # ctypes.CDLL (GIL released) the same sites and Python frames (read by struct offsets, without the
 # GIL; more in stacks_nogil.sh); 4 Python threads each get their own frames;
-# calls during interpreter shutdown (atexit, a daemon thread) work; output identical traced and
-# untraced. Runs with $PYTHON and, where installed, every pyenv
+# calls during interpreter shutdown (atexit, a daemon thread; with the GIL and without) work;
+# output identical traced and untraced. Runs with $PYTHON and, where installed, every pyenv
 # CPython from 3.8 on (3.8 has no frame API: native stacks only, nothing else changes).
 . "$SRC/tests/lib.sh"
 command -v "$PYTHON" >/dev/null || skip "no $PYTHON"
@@ -107,6 +107,13 @@ for py in $pys; do
     expect_eq "$v exit output" "$got" "exit ok"
     "$GT_REPORT" --json --ignore-frames '^alloc_buffer$' e$n.trace > e$n.json || fail "$v: exit report failed"
     expect_eq "$v exit sites" "$(jget e$n.json "(sorted((s['function'], s['line'], s['count']) for s in d['memory']['by_site'] if s['function'] != 'spin'), sum(s['count'] for s in d['memory']['by_site']) == d['memory']['alloc_count'], d['stacks']['allocs_without_stack'])")" \
+        "([('at_exit', $(line at_exit), 1), ('exiting', $(line exiting), 1)], True, 0)"
+    # The same through CDLL: the daemon thread's calls go on without the GIL while the
+    # interpreter finalizes (native frames only from then on); no crash, the same Python sites.
+    got=$(run_py "$py" exit_cdll x$n.trace) || fail "$v: exit_cdll run failed: $got"
+    expect_eq "$v exit_cdll output" "$got" "exit ok"
+    "$GT_REPORT" --json --ignore-frames '^alloc_buffer$' x$n.trace > x$n.json || fail "$v: exit_cdll report failed"
+    expect_eq "$v exit_cdll sites" "$(jget x$n.json "(sorted((s['function'], s['line'], s['count']) for s in d['memory']['by_site'] if s['function'] != 'spin' and s['symbolized_by'] == 'python'), sum(s['count'] for s in d['memory']['by_site']) == d['memory']['alloc_count'], d['stacks']['allocs_without_stack'])")" \
         "([('at_exit', $(line at_exit), 1), ('exiting', $(line exiting), 1)], True, 0)"
     echo "$v: python sites, stacks, CDLL, threads and shutdown exact"
 done

@@ -1,7 +1,8 @@
 """Device memory and launches from known Python functions at known lines (each marked SITE:name)
 through ctypes, for tests/cases/stacks_python.sh. Argument 1: "pydll" (ctypes.PyDLL: the GIL is
 held during the call, as in a C extension), "cdll" (ctypes.CDLL: released), "threads" (PyDLL from
-4 threads) or "exit" (calls while the interpreter shuts down, see exiting()). The package `torch` on PYTHONPATH is the test's stand-in for a framework: its
+4 threads), "exit" (calls while the interpreter shuts down, see exiting()) or "exit_cdll" (the
+same through CDLL: the daemon thread's calls go on while the interpreter finalizes). The package `torch` on PYTHONPATH is the test's stand-in for a framework: its
 empty(nbytes) allocates through the same library handle.
 pydll/cdll: alloc_buffer allocates 1 MiB 3 times (frees one), alloc_weights 4 MiB twice through
 torch.empty, launch_kernels launches 'py_kernel' 5 times, train_step synchronizes once.
@@ -13,7 +14,7 @@ import threading
 import torch
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "pydll"
-cu = (ctypes.CDLL if mode == "cdll" else ctypes.PyDLL)("libcuda.so.1")
+cu = (ctypes.CDLL if mode in ("cdll", "exit_cdll") else ctypes.PyDLL)("libcuda.so.1")
 torch.cu = cu
 MiB = 1 << 20
 
@@ -109,7 +110,7 @@ def exiting():
 
 def main():
     setup()
-    if mode == "exit":
+    if mode in ("exit", "exit_cdll"):
         exiting()
         print("exit ok")
     elif mode == "threads":
