@@ -41,6 +41,7 @@
 #define GT_UNW_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define GT_UNW_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+#if defined(__x86_64__)
 /* ---- the rule table ---------------------------------------------------------------------------
  * A word: tag (the pc's hash without the index bits) << RULE_BITS | rule. Pcs are < 2^47 (x86-64
  * user space with 4-level page tables; a pc above gets no entry and goes to libunwind). */
@@ -48,6 +49,9 @@
 #define IDX_BITS  14
 #define RULE_BITS (64 - (PC_BITS - IDX_BITS)) /* 31 */
 #define SLOTS     (1u << IDX_BITS)
+#else
+#define SLOTS 1u
+#endif
 
 /* rule: bit 0 valid; bits 1-2 kind; bit 3 CFA from rbp (else rsp); bits 4-17 CFA offset / 8;
  * bit 18 rbp saved; bits 19-30 its distance below the CFA / 8. */
@@ -69,6 +73,8 @@ static struct {
 } U = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread uint64_t tls_fast, tls_fallback;
+
+#if defined(__x86_64__)
 
 /* x ^= x >> 23 and the odd multiply are both bijective on 47 bits: the tag and the index
  * together identify the pc. */
@@ -684,6 +690,16 @@ done:
     }
     return n;
 }
+
+#else /* not x86-64: libunwind always */
+int gt_unwind_fast(void **buf, int max, struct gt_unw_thread *th)
+{
+    (void)buf;
+    (void)max;
+    (void)th;
+    return -1;
+}
+#endif
 
 /* ---- libunwind, and the choice -----------------------------------------------------------------
  */

@@ -301,6 +301,10 @@ static void test_log(void)
 
 int main(void)
 {
+#if !defined(__x86_64__)
+    printf("the fast walker is x86-64 only (elsewhere the shim uses libunwind)\n");
+    return 77;
+#endif
     char dir[4096]; /* libunwa.so and libunwb.so are built beside this program */
     ssize_t len = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
     dir[len > 0 ? len : 0] = 0;
