@@ -287,8 +287,9 @@ static void on_free(struct ga_memory *m, const struct ga_event *ev)
     m->free_count++;
     if (ga_kind_is_device(m->slab[i].kind)) {
         struct ga_oom *o = pending_oom(m, ev->tid, m->slab[i].device);
-        ga_peak_freed(m, &m->slab[i], ev->tid);
-        ga_map_upsert(&m->last_alloc, ev->tid, 0, 0, NULL)[0] = 0; /* a free ends "directly" */
+        uint64_t *last = ga_map_upsert(&m->last_alloc, ev->tid, 0, 0, NULL); /* 0: none */
+        ga_peak_freed(m, &m->slab[i], ev->tid, last);
+        *last = 0; /* a free ends "directly" */
         if (o) {
             o->freed_before_retry += m->slab[i].size;
             o->freed_count++;

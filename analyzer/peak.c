@@ -117,10 +117,9 @@ void ga_peak_new(struct ga_memory *m, const struct ga_live *e)
     m->n_freed_top = 0; /* freed before this peak: not live at it */
 }
 
-void ga_peak_freed(struct ga_memory *m, const struct ga_live *e, uint32_t tid)
+void ga_peak_freed(struct ga_memory *m, const struct ga_live *e, uint32_t tid, const uint64_t *last)
 {
-    const uint64_t *last = ga_map_find(&m->last_alloc, tid, 0);
-    if (e->tid != tid || !last || *last != e->seq) return;
+    if (e->tid != tid || *last != e->seq) return;
     int added = 0;
     uint64_t *i = ga_map_upsert(&m->temp_idx, e->stack, 0, m->n_temps, &added);
     if (added) {

@@ -14,7 +14,9 @@
 #include "format.h"
 #include "util.h"
 
-#define BLOCK (64u << 10)
+/* Chunk headers and small chunks are read through this buffer; payloads of at least BLOCK bytes
+ * go straight into place, so a small one keeps the bytes copied twice few. */
+#define BLOCK (4u << 10)
 
 struct rd {
     int fd;

@@ -61,7 +61,9 @@ static const struct rec_info rec_table[] = {
                          sizeof(struct gt_rec_gpu_name),
                          {offsetof(struct gt_rec_gpu_name, name_len)}},
     [GT_REC_GPU_DROPPED] = {"GPU_DROPPED", sizeof(struct gt_rec_gpu_dropped), {0}},
-    [GT_REC_STACK] = {"STACK", sizeof(struct gt_rec_stack), {offsetof(struct gt_rec_stack, ips_len)}},
+    [GT_REC_STACK] = {"STACK",
+                      sizeof(struct gt_rec_stack),
+                      {offsetof(struct gt_rec_stack, ips_len)}},
     [GT_REC_MODULE] = {"MODULE",
                        sizeof(struct gt_rec_module),
                        {offsetof(struct gt_rec_module, path_len),
@@ -133,6 +135,22 @@ uint64_t ga_rec_key(const void *rec, uint32_t size)
     return load_u64(rec, size, sizeof(struct gt_rec_header));
 }
 
+/* memcpy of n bytes (a struct size). This runs once per record: a call into the C library, or
+ * a jump on the size (records of different sizes take turns), cost as much as the rest of the
+ * decoding. From 32 to 96 bytes three 32-byte moves at 0, min(32, n - 32) and n - 32 cover
+ * [0, n) without reading past it, whatever n is. */
+static inline void copy_fixed(void *dst, const void *src, uint32_t n)
+{
+    if (n >= 32 && n <= 96) {
+        uint32_t mid = n - 32 < 32 ? n - 32 : 32;
+        memcpy(dst, src, 32);
+        memcpy((char *)dst + mid, (const char *)src + mid, 32);
+        memcpy((char *)dst + n - 32, (const char *)src + n - 32, 32);
+        return;
+    }
+    memcpy(dst, src, n);
+}
+
 void ga_rec_decode(const void *rec, uint32_t size, uint32_t tid, uint64_t order,
                    struct ga_event *ev)
 {
@@ -151,7 +169,7 @@ void ga_rec_decode(const void *rec, uint32_t size, uint32_t tid, uint64_t order,
     ev->ts = ga_rec_key(rec, size);
     if (!ri) return;
     if (size >= ri->fixed) /* the common case, what gt_rec_load does, without its byte loop */
-        memcpy(&ev->r, p, ri->fixed);
+        copy_fixed(&ev->r, p, ri->fixed);
     else
         gt_rec_load(&ev->r, ri->fixed, p, size);
     uint32_t off = ri->fixed;
