@@ -1,5 +1,6 @@
-/* gen_trace [--gpu] [--threads T] EVENTS OUT: writes a synthetic but valid gputrace trace of about
- * EVENTS records, fast, for the analyzer benchmarks (the shim would take minutes for 100 M).
+/* gen_trace [--gpu] [--threads T] [--compress LEVEL] EVENTS OUT: writes a synthetic but valid
+ * gputrace trace of about EVENTS records, fast, for the analyzer benchmarks (the shim would take
+ * minutes for 100 M).
  *
  * It lays the file out the way the shim does (runtime.c): the file header, a tracer chunk (tid 0)
  * with the process, driver, device and CUPTI-status records, then rounds; in each round every
@@ -31,7 +32,11 @@
  * that waits for both streams, then host work of 1 us to 2 ms (one in 64: 5-50 ms): so the GPUs
  * have gaps of every length, with host-busy, sync and allocation causes (one burst in 16 is
  * bracketed by an allocation and its free). Launches carry host stacks (--stacks K, default 32).
- * Threads are stepped in time order, so watermarks keep the reader's re-ordering buffer small. */
+ * Threads are stepped in time order, so watermarks keep the reader's re-ordering buffer small.
+ *
+ * --compress LEVEL (any mode): every chunk goes through the shim's packer (common/codec.c,
+ * gt_chunk_pack with its default codec at that zstd level), as the shim writes them by default;
+ * a chunk that does not shrink stays as it is. 0 (the default): no chunk is compressed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -99,6 +104,8 @@ static struct {
     int gpu_on;
     enum mode mode;
     uint32_t live, stacks, pool_pct, ndev;
+    int level; /* --compress */
+    struct gt_packer pk;
 } G;
 
 static void die(const char *what)
@@ -123,9 +130,13 @@ static void chunk_out(struct buf *b, uint16_t kind, uint32_t tid)
 {
     if (!b->used) return;
     struct gt_chunk_header ch;
-    gt_chunk_header_init(&ch, kind, tid, b->seq++, b->p, b->used);
+    const void *payload = b->p;
+    if (G.level)
+        payload = gt_chunk_pack(&G.pk, &ch, kind, tid, b->seq++, b->p, b->used);
+    else
+        gt_chunk_header_init(&ch, kind, tid, b->seq++, b->p, b->used);
     out(&ch, sizeof(ch));
-    out(b->p, b->used);
+    out(payload, ch.payload_size);
     b->used = 0;
 }
 
@@ -500,7 +511,7 @@ static void gpu_names(void)
 static void usage(void)
 {
     fprintf(stderr, "usage: gen_trace [--gpu | --mem [--live L] [--pool P] | --timeline] "
-                    "[--stacks K] [--threads T] EVENTS OUT\n");
+                    "[--stacks K] [--threads T] [--compress LEVEL] EVENTS OUT\n");
     exit(2);
 }
 
@@ -524,13 +535,16 @@ static void options(int argc, char **argv, int *a, int *nthr)
             G.pool_pct = (uint32_t)atoi(argv[++*a]);
         else if (strcmp(o, "--stacks") == 0 && more)
             G.stacks = (uint32_t)atoi(argv[++*a]);
+        else if (strcmp(o, "--compress") == 0 && more)
+            G.level = atoi(argv[++*a]);
         else
             usage();
     }
     if (G.stacks == (uint32_t)-1) G.stacks = G.mode == MODE_MEM ? 64 : G.mode ? 32 : 0;
     if (argc - *a != 2 || *nthr < 1 || *nthr > MAX_THREADS || G.live < 1 || G.live > MAX_LIVE ||
-        G.pool_pct > 100 || G.stacks > 4096)
+        G.pool_pct > 100 || G.stacks > 4096 || G.level < 0 || G.level > 19)
         usage();
+    gt_packer_init(&G.pk, G.level);
 }
 
 /* The thread whose clock is furthest behind (--timeline: threads step in time order). */
