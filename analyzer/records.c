@@ -130,6 +130,14 @@ enum ga_rec_check ga_rec_check(const void *rec, uint32_t size, const char **why)
     return GA_REC_OK;
 }
 
+uint64_t ga_rec_plain_types(void)
+{
+    uint64_t mask = 0;
+    for (unsigned t = 0; t < N_TYPES && t < 64; t++)
+        if (rec_table[t].name && !rec_table[t].len_off[0]) mask |= 1ull << t;
+    return mask;
+}
+
 uint64_t ga_rec_key(const void *rec, uint32_t size)
 {
     return load_u64(rec, size, sizeof(struct gt_rec_header));

@@ -56,9 +56,9 @@ struct ga_event {
     } r;
     /* Variable-length strings (not NUL-terminated), validated against the record size:
      * process: argv (NUL separated), host, exe; device/thread/func/resolve: name;
-     * note: text; pool: name; cupti: library path, reason; gpu_name: name; stack: the ip array (8-byte
-     * aligned); module: path, build-id; symbol: name; pycode: file, name. They point into the
-     * reader's buffer: valid only during the sink call. */
+     * note: text; pool: name; cupti: library path, reason; gpu_name: name; stack: the ip array
+     * (8-byte aligned); module: path, build-id; symbol: name; pycode: file, name. They point into
+     * the reader's buffer: valid only during the sink call. */
     const char *str[3];
     uint32_t str_len[3];
 };
@@ -75,6 +75,9 @@ static inline int ga_rec_is_gpu(unsigned type)
 }
 /* Checks a record's variable-length tail against its size (framing is the caller's job). */
 enum ga_rec_check ga_rec_check(const void *rec, uint32_t size, const char **why);
+/* Bit t (t < 64) set for the known types whose records have no strings: ga_rec_check accepts
+ * any size for them, so a reader may skip the call. */
+uint64_t ga_rec_plain_types(void);
 /* The record's sort key: its first u64 after the header (0 if the record is too short). */
 uint64_t ga_rec_key(const void *rec, uint32_t size);
 /* Decodes a checked record of a known type; `rec` must stay valid while ev is used. */
