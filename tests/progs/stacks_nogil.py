@@ -5,8 +5,9 @@ or "check" (one allocation through ctypes.PyDLL first, the GIL held: the tracer'
 build() allocates: 1 MiB in Model.forward; 2 MiB twice in the generator gen_buffers, consumed by a
 list comprehension; 3 MiB twice in comp_alloc, called from a list comprehension; 5 MiB twice in
 genexpr_alloc, called from a generator expression; launch() launches 'nogil_kernel' 3 times.
-Then 4 threads each allocate 7 MiB 3 times in thread_alloc (called from worker). "check" first
-allocates 4 KiB in warm() through PyDLL."""
+Then 4 threads each allocate 7 MiB 3 times in thread_alloc (called from worker), and a native
+thread that never ran Python allocates 13 MiB (tests/libs/pythread.c, argument 2: its path).
+"check" first allocates 4 KiB in warm() through PyDLL."""
 import ctypes
 import sys
 import threading
@@ -105,6 +106,8 @@ def main():
         t.start()
     for t in ts:
         t.join()
+    native = ctypes.CDLL(sys.argv[2])
+    check(native.pythread_alloc(ctx, ctypes.c_size_t(13 * MiB)), "pythread_alloc")  # SITE:main_native
     print("ok", mode, n, sum(results))
 
 
