@@ -43,26 +43,33 @@
 
 #if defined(__x86_64__)
 /* ---- the rule table ---------------------------------------------------------------------------
- * A word: tag (the pc's hash without the index bits) << RULE_BITS | rule. Pcs are < 2^47 (x86-64
- * user space with 4-level page tables; a pc above gets no entry and goes to libunwind). */
+ * Two-way set associative, the set chosen by the low bits of the return address (no hash on the
+ * walk's chain of dependent loads), the most recently derived rule in way 0. A word: the return
+ * address's other bits (the tag) << RULE_BITS | rule. Return addresses are < 2^47 (x86-64 user
+ * space with 4-level page tables; one above gets no entry and goes to libunwind). An empty word
+ * (0) matches only a return address below 8 KiB whose rule would be 0: CFA = sp + 0, which the
+ * walker refuses, as it refuses any return address below 4 KiB. */
 #define PC_BITS   47
-#define IDX_BITS  14
-#define RULE_BITS (64 - (PC_BITS - IDX_BITS)) /* 31 */
-#define SLOTS     (1u << IDX_BITS)
+#define SET_BITS  13
+#define SETS      (1u << SET_BITS)
+#define RULE_BITS 30 /* 64 - (PC_BITS - SET_BITS) */
+#define RULE_MASK ((1u << RULE_BITS) - 1)
+#define SLOTS     (2 * SETS)
 #else
 #define SLOTS 1u
 #endif
 
-/* rule: bit 0 valid; bits 1-2 kind; bit 3 CFA from rbp (else rsp); bits 4-17 CFA offset / 8;
- * bit 18 rbp saved; bits 19-30 its distance below the CFA / 8. */
-enum { K_SIMPLE = 0, K_END = 1, K_LIBUNWIND = 2 };
-#define R_VALID      1u
-#define R_KIND(r)    (((r) >> 1) & 3u)
-#define R_CFA_RBP    (1u << 3)
-#define R_CFA_OFF(r) ((uintptr_t)(((r) >> 4) & 0x3fffu) << 3)
-#define R_RBP_SAVED  (1u << 18)
-#define R_RBP_OFF(r) ((uintptr_t)(((r) >> 19) & 0xfffu) << 3)
-#define R_OF_KIND(k) (R_VALID | (uint32_t)(k) << 1)
+/* rule: the CFA offset in bytes (a multiple of 8, at most 0x1fff8) in bits 0-16, whose three low
+ * bits hold flags: bit 0 not simple (libunwind, or with bit 1 the end of the stack), bit 2 the CFA
+ * is rbp-based (else rsp); bit 17 rbp saved, bits 18-29 its distance below the CFA / 8. So the
+ * walker gets the offset with one AND. */
+#define R_NOT_SIMPLE 1u
+#define R_LIBUNWIND  R_NOT_SIMPLE
+#define R_END        (R_NOT_SIMPLE | 2u)
+#define R_CFA_RBP    4u
+#define R_CFA_OFF(r) ((uintptr_t)((r)&0x1fff8u))
+#define R_RBP_SAVED  (1u << 17)
+#define R_RBP_OFF(r) ((uintptr_t)(((r) >> 18) & 0xfffu) << 3)
 
 static struct {
     _Atomic uint64_t slot[SLOTS];
@@ -76,23 +83,17 @@ static __thread uint64_t tls_fast, tls_fallback;
 
 #if defined(__x86_64__)
 
-/* x ^= x >> 23 and the odd multiply are both bijective on 47 bits: the tag and the index
- * together identify the pc. */
-static inline uint64_t pc_hash(uint64_t pc)
-{
-    uint64_t x = pc ^ (pc >> 23);
-    return (x * 0x9E3779B97F4Bull) & ((1ull << PC_BITS) - 1);
-}
-
 static uint32_t derive_rule(uintptr_t pc);
 
 static inline uint32_t rule_of(uintptr_t ra)
 {
-    if (GT_UNW_UNLIKELY(ra >> PC_BITS)) return R_OF_KIND(K_LIBUNWIND);
-    uint64_t h = pc_hash(ra);
-    uint64_t w = atomic_load_explicit(&U.slot[h >> (PC_BITS - IDX_BITS)], memory_order_relaxed);
-    if (GT_UNW_LIKELY(w && (w >> RULE_BITS) == (h & ((1ull << (PC_BITS - IDX_BITS)) - 1))))
-        return (uint32_t)(w & ((1u << RULE_BITS) - 1));
+    if (GT_UNW_UNLIKELY(ra >> PC_BITS)) return R_LIBUNWIND;
+    const _Atomic uint64_t *set = &U.slot[2 * (ra & (SETS - 1))];
+    uint64_t tag = ra >> SET_BITS;
+    uint64_t w = atomic_load_explicit(&set[0], memory_order_relaxed);
+    if (GT_UNW_LIKELY(w >> RULE_BITS == tag)) return (uint32_t)w & RULE_MASK;
+    w = atomic_load_explicit(&set[1], memory_order_relaxed);
+    if (w >> RULE_BITS == tag) return (uint32_t)w & RULE_MASK;
     return derive_rule(ra);
 }
 
@@ -429,22 +430,21 @@ static int run_cfa(struct cursor *c, const struct cie *cie, uintptr_t loc, uintp
 /* The rule of a row, as the walker encodes it. */
 static uint32_t encode(const struct row *r, int signal)
 {
-    if (signal || r->cfa_expr || r->cfa_reg < 0 || r->rsp_how != HOW_SAME)
-        return R_OF_KIND(K_LIBUNWIND);
-    if (r->ra_how == HOW_UNDEF) return R_OF_KIND(K_END);
-    if (r->ra_how != HOW_OFFSET || r->ra_off != -8) return R_OF_KIND(K_LIBUNWIND);
+    if (signal || r->cfa_expr || r->cfa_reg < 0 || r->rsp_how != HOW_SAME) return R_LIBUNWIND;
+    if (r->ra_how == HOW_UNDEF) return R_END;
+    if (r->ra_how != HOW_OFFSET || r->ra_off != -8) return R_LIBUNWIND;
     if ((r->cfa_reg != DW_RSP && r->cfa_reg != DW_RBP) || r->cfa_off < 8 || r->cfa_off % 8 ||
         r->cfa_off / 8 > 0x3fff)
-        return R_OF_KIND(K_LIBUNWIND);
-    uint32_t rule = R_OF_KIND(K_SIMPLE) | (uint32_t)(r->cfa_off / 8) << 4;
+        return R_LIBUNWIND;
+    uint32_t rule = (uint32_t)r->cfa_off;
     if (r->cfa_reg == DW_RBP) rule |= R_CFA_RBP;
     if (r->rbp_how == HOW_OFFSET) {
         if (r->rbp_off > -8 || r->rbp_off % 8 || -r->rbp_off / 8 > 0xfff ||
             -r->rbp_off > r->cfa_off)
-            return R_OF_KIND(K_LIBUNWIND);
-        rule |= R_RBP_SAVED | (uint32_t)(-r->rbp_off / 8) << 19;
+            return R_LIBUNWIND;
+        rule |= R_RBP_SAVED | (uint32_t)(-r->rbp_off / 8) << 18;
     } else if (r->rbp_how != HOW_SAME)
-        return R_OF_KIND(K_LIBUNWIND);
+        return R_LIBUNWIND;
     return rule;
 }
 
@@ -454,10 +454,10 @@ static uint32_t rule_from_hdr(const uint8_t *base, const uint8_t *hdr, const uin
 {
     struct cursor c = {hdr + 4, limit, (uintptr_t)hdr, 0};
     if (limit - hdr < 12 || hdr[0] != 1 || hdr[3] != 0x3b) /* a datarel sdata4 table */
-        return R_OF_KIND(K_LIBUNWIND);
+        return R_LIBUNWIND;
     (void)get_enc(&c, hdr[1]); /* .eh_frame itself: found through the table */
     uint64_t count = get_enc(&c, hdr[2]);
-    if (c.bad || !count || count > (uint64_t)(limit - c.p) / 8) return R_OF_KIND(K_LIBUNWIND);
+    if (c.bad || !count || count > (uint64_t)(limit - c.p) / 8) return R_LIBUNWIND;
     const int32_t *tab = (const int32_t *)c.p;
     uint64_t lo = 0, hi = count; /* the last entry with start <= pc */
     while (hi - lo > 1) {
@@ -467,23 +467,23 @@ static uint32_t rule_from_hdr(const uint8_t *base, const uint8_t *hdr, const uin
         else
             hi = mid;
     }
-    if ((uintptr_t)hdr + tab[2 * lo] > pc) return R_OF_KIND(K_LIBUNWIND);
+    if ((uintptr_t)hdr + tab[2 * lo] > pc) return R_LIBUNWIND;
     const uint8_t *fde = hdr + tab[2 * lo + 1];
-    if (fde < base || fde >= limit) return R_OF_KIND(K_LIBUNWIND);
+    if (fde < base || fde >= limit) return R_LIBUNWIND;
     struct cursor f = {fde, limit, (uintptr_t)hdr, 0};
-    if (!entry_len(&f)) return R_OF_KIND(K_LIBUNWIND);
+    if (!entry_len(&f)) return R_LIBUNWIND;
     const uint8_t *id_at = f.p;
     uint32_t cie_off = (uint32_t)get_bytes(&f, 4);
     struct cie cie;
     if (f.bad || !cie_off || cie_off > (uintptr_t)(id_at - base) ||
         parse_cie(id_at - cie_off, limit, &cie) < 0)
-        return R_OF_KIND(K_LIBUNWIND);
+        return R_LIBUNWIND;
     uintptr_t start = get_enc(&f, cie.fde_enc);
     uintptr_t range = get_enc(&f, cie.fde_enc & 0x0f);
-    if (f.bad || pc < start || pc - start >= range) return R_OF_KIND(K_LIBUNWIND);
+    if (f.bad || pc < start || pc - start >= range) return R_LIBUNWIND;
     if (cie.has_aug) {
         uint64_t n = get_uleb(&f);
-        if (f.bad || n > (uint64_t)(f.end - f.p)) return R_OF_KIND(K_LIBUNWIND);
+        if (f.bad || n > (uint64_t)(f.end - f.p)) return R_LIBUNWIND;
         f.p += n;
     }
     /* Unspecified: rbp keeps its value (callee-saved), the return address is not known. */
@@ -491,9 +491,9 @@ static uint32_t rule_from_hdr(const uint8_t *base, const uint8_t *hdr, const uin
         .cfa_reg = -1, .rbp_how = HOW_SAME, .ra_how = HOW_OTHER, .rsp_how = HOW_SAME};
     struct row r;
     struct cursor ci = {cie.insn, cie.end, (uintptr_t)hdr, 0};
-    if (run_cfa(&ci, &cie, start, UINTPTR_MAX, &init, NULL) < 0) return R_OF_KIND(K_LIBUNWIND);
+    if (run_cfa(&ci, &cie, start, UINTPTR_MAX, &init, NULL) < 0) return R_LIBUNWIND;
     r = init;
-    if (run_cfa(&f, &cie, start, pc, &r, &init) < 0) return R_OF_KIND(K_LIBUNWIND);
+    if (run_cfa(&f, &cie, start, pc, &r, &init) < 0) return R_LIBUNWIND;
     return encode(&r, cie.signal);
 }
 
@@ -531,12 +531,14 @@ static int find_rule(struct dl_phdr_info *info, size_t size, void *arg)
  * row of ra - 1 applies, as libunwind uses it). */
 __attribute__((noinline)) static uint32_t derive_rule(uintptr_t ra)
 {
-    struct find q = {ra - 1, R_OF_KIND(K_LIBUNWIND)};
-    uint64_t h = pc_hash(ra);
+    struct find q = {ra - 1, R_LIBUNWIND};
+    _Atomic uint64_t *set = &U.slot[2 * (ra & (SETS - 1))];
     pthread_mutex_lock(&U.mu);
     dl_iterate_phdr(find_rule, &q);
-    atomic_store_explicit(&U.slot[h >> (PC_BITS - IDX_BITS)],
-                          (h & ((1ull << (PC_BITS - IDX_BITS)) - 1)) << RULE_BITS | q.rule,
+    /* (each word is whole: a reader racing with these stores sees an old or a new entry) */
+    atomic_store_explicit(&set[1], atomic_load_explicit(&set[0], memory_order_relaxed),
+                          memory_order_relaxed);
+    atomic_store_explicit(&set[0], (uint64_t)(ra >> SET_BITS) << RULE_BITS | q.rule,
                           memory_order_relaxed);
     atomic_store_explicit(&U.used, 1, memory_order_relaxed);
     pthread_mutex_unlock(&U.mu);
@@ -601,12 +603,13 @@ __asm__(".text\n"
  * return-address slot it read must hold what it read; a saved-rbp slot only where the value is
  * live, i.e. some later frame's CFA uses it before another frame restores rbp (code built without
  * frame pointers keeps anything in rbp: a loop counter must not defeat the reuse), and rbp itself
- * only where it is live at frame j. The last frame is walked anew: its rbp counts as live. */
+ * only where it is live at frame j. last_live: the last frame is walked anew (its rbp counts as
+ * live), else the walk ends there as the logged one did. */
 __attribute__((no_sanitize_address)) static int log_holds(const struct gt_unw_log *p, uint32_t j,
-                                                          uint64_t rbp)
+                                                          uint64_t rbp, int last_live)
 {
     uint64_t diff = 0;
-    int live = 1;
+    int live = last_live;
     for (uint32_t k = p->n - 1; k-- > j;) {
         diff |= *(const uint64_t *)(p->sp[k + 1] - 8) ^ p->ra[k + 1];
         if (p->rbp_at[k]) {
@@ -634,12 +637,20 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
     int n = 0;
     th->same = 0;
     sp += 8;
+    /* The very walk of last time (a loop calling from one place): it ended at its last frame
+     * because of max or an end-of-stack rule, both as they are now; its log stands as it is. */
+    if (pn && p->max == (uint32_t)max && p->sp[0] == sp && p->ra[0] == ra && ra >= 4096 &&
+        log_holds(p, 0, rbp, 0)) {
+        memcpy(buf, p->ra, sizeof(void *) * pn);
+        th->same = 1;
+        return (int)pn;
+    }
     for (;;) {
         if (GT_UNW_UNLIKELY(ra < 4096)) return -1;
         if (logging) {
             while (j < pn && p->sp[j] < sp)
                 j++;
-            if (j + 1 < pn && p->sp[j] == sp && p->ra[j] == ra && log_holds(p, j, rbp)) {
+            if (j + 1 < pn && p->sp[j] == sp && p->ra[j] == ra && log_holds(p, j, rbp, 1)) {
                 /* (rbp values copied where they differ from this walk's are dead ones) */
                 th->same = n == 0 && j == 0;
                 for (; j + 1 < pn && n < max; j++, n++) {
@@ -665,8 +676,8 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
         buf[n++] = (void *)ra;
         if (n == max) goto done;
         uint32_t rule = rule_of(ra);
-        if (GT_UNW_UNLIKELY(R_KIND(rule) != K_SIMPLE)) {
-            if (R_KIND(rule) == K_END) goto done;
+        if (GT_UNW_UNLIKELY(rule & R_NOT_SIMPLE)) {
+            if (rule == R_END) goto done;
             return -1;
         }
         uintptr_t cfa = ((rule & R_CFA_RBP) ? rbp : sp) + R_CFA_OFF(rule);
@@ -684,6 +695,7 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
 done:
     if (logging) {
         L->n = (uint32_t)n;
+        L->max = (uint32_t)max;
         L->gen = gen;
         th->same &= p->n == (uint32_t)n;
         th->cur ^= 1;

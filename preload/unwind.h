@@ -10,7 +10,7 @@
 
 /* The previous walk of a thread (unwind.c: "the walk"). */
 struct gt_unw_log {
-    uint32_t n;
+    uint32_t n, max; /* frames, and the max of the walk */
     uint64_t gen;
     uint64_t sp[GT_UNW_FRAMES_MAX], rbp[GT_UNW_FRAMES_MAX], ra[GT_UNW_FRAMES_MAX];
     uint64_t rbp_at[GT_UNW_FRAMES_MAX]; /* where the caller's rbp was read, 0 unchanged */
