@@ -1,5 +1,6 @@
 /* Python frames for host call stacks (python.c). The CPython API is looked up at run time (never
- * linked); stacks.c asks for the frames of the calling thread when it holds the GIL. */
+ * linked); stacks.c asks for the frames of the calling thread, which python.c walks through the
+ * API when the thread holds the GIL and by struct offsets when it does not. */
 #ifndef GT_PYTHON_H
 #define GT_PYTHON_H
 
@@ -19,8 +20,9 @@ int gt_py_available(void);
 int gt_py_interp_ip(uint64_t ip);
 /* The calling thread's Python frames, innermost first, as GT_PYFRAME_IP pseudo-ips in out (at
  * most max); new code objects are written to t first. Returns 0 (nothing done) unless the thread
- * holds the GIL of an initialized main interpreter. Never blocks, never leaves a Python exception
- * set or errno changed. */
+ * runs an initialized main interpreter (holding its GIL, or not when the walk by offsets is on:
+ * see python.c). Never takes the GIL or waits for anything but python.c's own short table lock,
+ * never leaves a Python exception set or errno changed. */
 uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max);
 
 #endif
