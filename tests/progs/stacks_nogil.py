@@ -6,8 +6,10 @@ build() allocates: 1 MiB in Model.forward; 2 MiB twice in the generator gen_buff
 list comprehension; 3 MiB twice in comp_alloc, called from a list comprehension; 5 MiB twice in
 genexpr_alloc, called from a generator expression; launch() launches 'nogil_kernel' 3 times.
 Then 4 threads each allocate 7 MiB 3 times in thread_alloc (called from worker), and a native
-thread that never ran Python allocates 13 MiB (tests/libs/pythread.c, argument 2: its path).
+thread that never ran Python allocates 13 MiB (tests/libs/pythread.c, argument 2: its path),
+and the coroutine coro_alloc, awaited by amain under asyncio.run, 17 MiB.
 "check" first allocates 4 KiB in warm() through PyDLL."""
+import asyncio
 import ctypes
 import sys
 import threading
@@ -84,6 +86,16 @@ def build():
     return len(bufs) + len(ws) + len(gs)
 
 
+async def coro_alloc(n):
+    p = ctypes.c_uint64()
+    check(cu.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(n)), "alloc")  # SITE:coro_alloc
+    return p
+
+
+async def amain():
+    return await coro_alloc(17 * MiB)  # SITE:amain
+
+
 def thread_alloc(n):
     p = ctypes.c_uint64()
     check(cu.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(n)), "alloc")  # SITE:thread_alloc
@@ -106,6 +118,7 @@ def main():
         t.start()
     for t in ts:
         t.join()
+    asyncio.run(amain())  # SITE:main_async
     native = ctypes.CDLL(sys.argv[2])
     check(native.pythread_alloc(ctx, ctypes.c_size_t(13 * MiB)), "pythread_alloc")  # SITE:main_native
     print("ok", mode, n, sum(results))
