@@ -560,10 +560,11 @@ UNW_EXPORT int dlclose(void *handle)
     if (atomic_load_explicit(&U.used, memory_order_relaxed)) {
         int e = errno;
         pthread_mutex_lock(&U.mu);
+        /* the generation first: a walk that starts from now on reuses no older walk */
+        atomic_fetch_add_explicit(&U.clears, 1, memory_order_relaxed);
         for (unsigned i = 0; i < SLOTS; i++)
             atomic_store_explicit(&U.slot[i], 0, memory_order_relaxed);
         pthread_mutex_unlock(&U.mu);
-        atomic_fetch_add_explicit(&U.clears, 1, memory_order_relaxed);
         /* libunwind's caches too (unw_backtrace's per-thread trace cache keeps rules by address) */
         unw_flush_cache(unw_local_addr_space, 0, 0);
         errno = e;
