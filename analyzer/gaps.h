@@ -4,14 +4,16 @@
  * site that explains it, totals per cause and per call site, a histogram of gap lengths,
  * utilization over fixed windows, and Holistic Trace Analysis' per-stream idle categories.
  *
- * While reading it keeps the host calls that can explain a gap (synchronizations, blocking
- * copies, allocation and free calls of known duration), 32 bytes each, and only when the trace's
- * CUPTI status lets GPU records follow; at most GA_HOST_CALLS_BASE plus two per launch (a bound
- * against traces of endless allocations: the rest are counted in calls_dropped). At the end it
- * sorts those calls by thread and sweeps the GPU activities once, in the (device, time) order the
- * GPU analysis left them: O(n log n) time; memory for the top gaps per device (or all with
- * --all-gaps), the windows (at most GA_WINDOWS_MAX per device) and one entry per (cause, stack)
- * that idled the GPU. */
+ * It streams (docs/ANALYSES.md, "Streaming"): the GPU analysis hands it every activity in time
+ * order with its launch (ga_gaps_act); per device a sweep keeps the open busy interval and, while
+ * the activities that start where a gap ends arrive, that one gap; the host calls that can explain
+ * a gap (synchronizations, blocking copies, allocation and free calls of known duration) are kept
+ * per thread, 32 bytes each, only while a future gap can still reach them (they end after the
+ * start of the earliest gap still possible) and only when the trace's CUPTI status lets GPU
+ * records follow; at most GA_HOST_CALLS_MAX at once (a thread over it loses its oldest, counted in
+ * calls_dropped). Memory: the top gaps per device (or all with --all-gaps), GA_FINE_WINDOWS busy
+ * counters per device (utilization windows at most GA_WINDOWS_MAX per device are made of them at
+ * the end), one entry per stream, and one per (cause, stack) that idled the GPU. */
 #ifndef GA_GAPS_H
 #define GA_GAPS_H
 
@@ -41,7 +43,10 @@ enum ga_cause {
 #define GA_WINDOWS_MAX        100   /* utilization windows per device at most */
 #define GA_WINDOW_LOW         0.5   /* windows busy less than this are flagged (as nsys does) */
 #define GA_THREADS_SCANNED    256   /* threads looked at for a gap whose work has no launch */
-#define GA_HOST_CALLS_BASE    (1u << 20)
+#define GA_HOST_CALLS_MAX     (1u << 18) /* host calls held at once */
+#define GA_CALL_THREADS_MAX   4096       /* threads with host calls held at most */
+#define GA_FINE_WINDOWS       1000       /* busy counters per device while reading */
+#define GA_ENDING_LOOK        64 /* activities starting at a gap's end looked at for a launch */
 
 enum ga_host_kind { GA_HOST_NONE = 0, GA_HOST_SYNC = 1, GA_HOST_ALLOC = 2 };
 
@@ -55,12 +60,29 @@ struct ga_host_call {
 
 struct ga_gap {
     uint64_t start, dur;                /* CLOCK_MONOTONIC ns */
-    size_t before, after;               /* the activities around it: indices into ga_gpu.acts */
-    const struct ga_gpu_launch *launch; /* the launch of `after`, NULL when not linked */
-    struct ga_host_call call;           /* the call behind a synchronize/allocation cause */
-    uint64_t call_ns;                   /* time of that call inside the window looked at */
-    uint32_t stack;                     /* the stack the gap is attributed to, 0 none */
-    uint8_t cause;                      /* enum ga_cause */
+    struct ga_gpu_act before, after;    /* the activities around it */
+    const struct ga_gpu_launch *launch; /* the launch of `after` (&launch_copy), NULL when none */
+    struct ga_gpu_launch launch_copy;
+    struct ga_host_call call; /* the call behind a synchronize/allocation cause */
+    uint64_t call_ns;         /* time of that call inside the window looked at */
+    uint32_t stack;           /* the stack the gap is attributed to, 0 none */
+    uint8_t cause;            /* enum ga_cause */
+    uint8_t has_launch;
+};
+
+/* The sweep of one device's activities in time order (ga_gaps_sweep's rules, one at a time). */
+struct ga_sweep_item {
+    struct ga_gpu_act a;
+    struct ga_gpu_launch l;
+    size_t i; /* index in the sequence */
+    uint8_t has_l;
+};
+
+struct ga_sweep {
+    int started, held; /* held: a zero-length activity in an empty stretch, not yet known last */
+    uint64_t s, e, total;
+    struct ga_sweep_item before, hold;
+    size_t n; /* activities fed */
 };
 
 /* Idle time of one cause at one call site (after finish: stacks folded into sites). */
@@ -99,33 +121,57 @@ struct ga_gaps_device {
     uint64_t low_windows;      /* windows busy less than GA_WINDOW_LOW of their length */
     struct ga_hta_stream *hta; /* by stream id */
     size_t n_hta, hta_cap;
+    /* while reading */
+    struct ga_sweep sw;
+    int pending;            /* a gap waits for the activities that start where it ends */
+    struct ga_gap pend;     /* that gap, its `after` the first of them */
+    size_t pend_looked;     /* of them, how many were looked at (GA_ENDING_LOOK at most) */
+    uint64_t fine_ns;       /* busy time per fine window of fine_ns from `first` */
+    uint64_t *fine;         /* GA_FINE_WINDOWS of them */
+    struct ga_map hta_idx;  /* stream -> index into hta */
+    uint64_t *hta_prev_end; /* per hta entry: end of the stream's previous activity */
+    size_t hta_prev_cap, last_hta;
+};
+
+/* A host call as a thread's list keeps it: mx is the latest end of it and the thread's calls
+ * before it (sorted by start), which both finds the first call that reaches a time and trims
+ * overlapping calls as the analysis always has (docs/ANALYSES.md). */
+struct ga_tcall {
+    uint64_t start, end, mx;
+    uint32_t stack;
+    uint16_t api;
+    uint8_t kind;
 };
 
 struct ga_thread_calls {
     uint32_t tid;
-    size_t lo, hi; /* its calls: [lo, hi) of ga_gaps.calls after sorting */
+    struct ga_tcall *c; /* c[head, n): held, sorted by (start, end, kind) */
+    size_t head, n, cap;
+    int evicted; /* some calls were let go: `gone` is the last of them */
+    struct ga_tcall gone;
 };
 
 struct ga_gaps {
-    size_t top;    /* gaps kept per device, 0 = all */
-    int cupti_off; /* the last CUPTI status says no GPU records follow */
-    struct ga_host_call *calls;
-    size_t n_calls, calls_cap;
-    uint64_t calls_dropped, launches;
-    /* after ga_gaps_finish */
-    size_t n_acts;        /* GPU activities swept */
-    uint64_t visits_left; /* host calls the cause rules may still look at (a bound) */
-    struct ga_thread_calls *threads;
-    size_t n_threads;
-    struct ga_gaps_device *devices; /* by device id, as ga_gpu.devices */
-    size_t n_devices;
+    size_t top;                      /* gaps kept per device, 0 = all */
+    int cupti_off;                   /* the last CUPTI status says no GPU records follow */
+    uint64_t n_calls, calls_dropped; /* host calls kept (ever), and those dropped or let go early */
+    size_t live_calls;               /* held now */
+    struct ga_thread_calls *threads; /* by tid */
+    size_t n_threads, threads_cap, last_thread;
+    size_t n_acts;                  /* GPU activities swept */
+    uint64_t visits_left;           /* host calls the cause rules may still look at (a bound) */
+    uint64_t frontier;              /* start of the latest activity */
+    struct ga_gaps_device *devices; /* by device id after ga_gaps_finish */
+    size_t n_devices, devices_cap, last_device;
+    struct ga_map device_idx;
 };
 
 /* top: gaps to keep per device (GA_GAPS_TOP by default), 0 keeps all. */
 void ga_gaps_init(struct ga_gaps *x, size_t top);
 void ga_gaps_event(struct ga_gaps *x, const struct ga_event *ev);
-/* After ga_gpu_finish (its activity order; the gaps' before/after index g->acts) and
- * ga_sites_finish. */
+/* One GPU activity, in time order (ga_gpu's reorder heap), with its launch or NULL. */
+void ga_gaps_act(struct ga_gaps *x, const struct ga_gpu_act *a, const struct ga_gpu_launch *l);
+/* After ga_gpu_finish (which hands over the last activities) and ga_sites_finish. */
 void ga_gaps_finish(struct ga_gaps *x, const struct ga_gpu *g, const struct ga_sites *sites);
 void ga_gaps_free(struct ga_gaps *x);
 
@@ -136,7 +182,8 @@ const char *ga_cause_name(unsigned cause);
 const char *ga_gap_bucket_name(unsigned bucket);
 unsigned ga_gap_bucket(uint64_t dur_ns);
 
-/* The sweep the analysis runs per device, exposed for tests: a[0..n) sorted by start; calls
+/* The sweep the analysis runs per device (one activity at a time), exposed for tests: a[0..n)
+ * sorted by start; calls
  * gap(ctx, start, end, before, after) for every maximal empty interval between them (before: the
  * activity whose end began it, after: the first one starting at its end) and busy(ctx, s, e) for
  * every maximal busy interval, in time order; either may be NULL. Returns the busy total. */

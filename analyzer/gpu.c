@@ -1,25 +1,147 @@
-/* GPU timeline analysis: collects GPU activity while reading, computes everything at the end
- * (see gpu.h for what is kept and why). */
+/* GPU timeline analysis: a reorder heap, links made as records arrive, per-device sweeps over
+ * the activities as they leave the heap in time order (see gpu.h for what is kept and why). */
 #include "gpu.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "gaps.h"
 #include "gputrace/trace_api.h"
 #include "util.h"
+
+#define NO_FUNC UINT64_MAX /* kacc key of a kernel not named by a kernel launch's handle */
 
 void ga_gpu_init(struct ga_gpu *g)
 {
     memset(g, 0, sizeof(*g));
 }
 
-/* ---- while reading ----------------------------------------------------------------------------
+static void leave(struct ga_gpu *g, struct ga_gpu_act *a);
+
+/* ---- order ----------------------------------------------------------------------------------- */
+
+static int by_start(const void *a, const void *b)
+{
+    const struct ga_gpu_act *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Device, then time; ties broken by every field that can differ, so that the order (and what
+ * the idle-gap analysis reports as the work around a gap) does not depend on arrival order. */
+int ga_gpu_act_cmp(const void *a, const void *b)
+{
+    const struct ga_gpu_act *x = a, *y = b;
+    if (x->device != y->device) return x->device < y->device ? -1 : 1;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    return x->corr < y->corr ? -1 : x->corr > y->corr;
+}
+
+/* Union length of intervals sorted by start: one sweep, touching intervals merge. */
+static uint64_t union_sorted(const struct ga_gpu_act *a, size_t n)
+{
+    uint64_t busy = 0, s, e;
+    if (!n) return 0;
+    s = a[0].start;
+    e = a[0].end;
+    for (size_t i = 1; i < n; i++) {
+        if (a[i].start > e) {
+            busy += e - s;
+            s = a[i].start;
+            e = a[i].end;
+        } else if (a[i].end > e) {
+            e = a[i].end;
+        }
+    }
+    return busy + (e - s);
+}
+
+uint64_t ga_gpu_union_ns(struct ga_gpu_act *a, size_t n)
+{
+    if (n > 1) qsort(a, n, sizeof(*a), by_start);
+    return union_sorted(a, n);
+}
+
+/* ---- the reorder heap ------------------------------------------------------------------------ */
+
+/* Time first, so that activities leave in global time order (one frontier for every device);
+ * restricted to one device it is ga_gpu_act_cmp's order. */
+static int act_less(const struct ga_gpu_act *x, const struct ga_gpu_act *y)
+{
+    if (x->start != y->start) return x->start < y->start;
+    return ga_gpu_act_cmp(x, y) < 0;
+}
+
+static void heap_push(struct ga_gpu *g, const struct ga_gpu_act *a)
+{
+    size_t i = g->n_heap++;
+    g->heap = ga_xgrow(g->heap, &g->heap_cap, i, sizeof(*g->heap));
+    while (i) {
+        size_t p = (i - 1) / 2;
+        if (!act_less(a, &g->heap[p])) break;
+        g->heap[i] = g->heap[p];
+        i = p;
+    }
+    g->heap[i] = *a;
+}
+
+static struct ga_gpu_act heap_pop(struct ga_gpu *g)
+{
+    struct ga_gpu_act top = g->heap[0], last = g->heap[--g->n_heap];
+    size_t i = 0, n = g->n_heap;
+    for (;;) {
+        size_t l = 2 * i + 1, m = l;
+        if (l >= n) break;
+        if (l + 1 < n && act_less(&g->heap[l + 1], &g->heap[l])) m = l + 1;
+        if (!act_less(&g->heap[m], &last)) break;
+        g->heap[i] = g->heap[m];
+        i = m;
+    }
+    if (n) g->heap[i] = last;
+    return top;
+}
+
+/* Activities that started GA_REORDER_NS before both the newest GPU start and the newest host
+ * record may leave. */
+static uint64_t release_limit(const struct ga_gpu *g)
+{
+    uint64_t lim = g->gpu_max < g->host_max ? g->gpu_max : g->host_max;
+    return lim > GA_REORDER_NS ? lim - GA_REORDER_NS : 0;
+}
+
+/* All leave with `all`; the oldest leave while more than GA_REORDER_MAX wait. */
+static void release(struct ga_gpu *g, int all)
+{
+    uint64_t lim = release_limit(g);
+    while (g->n_heap && (all || g->heap[0].start < lim || g->n_heap > GA_REORDER_MAX)) {
+        struct ga_gpu_act a = heap_pop(g);
+        leave(g, &a);
+    }
+}
+
+/* ---- GPU records ------------------------------------------------------------------------------
  */
 
+/* Activities without both times, or ending before they start, are left out; so are those that
+ * arrive older than one that already left (the reorder bound was too short for them). GPU
+ * record times are already CLOCK_MONOTONIC (trace_format.h; clock_offset_ns is a fact the shim
+ * already applied). */
 static void add_act(struct ga_gpu *g, const struct ga_gpu_act *a)
 {
-    g->acts = ga_xgrow(g->acts, &g->acts_cap, g->n_acts, sizeof(*g->acts));
-    g->acts[g->n_acts++] = *a;
+    if (!a->start || !a->end || a->end < a->start) {
+        g->skipped++;
+        return;
+    }
+    if (g->left && a->start < g->frontier) {
+        g->late++;
+        return;
+    }
+    if (a->start > g->gpu_max) g->gpu_max = a->start;
+    heap_push(g, a);
+    release(g, 0);
 }
 
 static void on_kernel(struct ga_gpu *g, const struct gt_rec_gpu_kernel *k)
@@ -76,6 +198,69 @@ static void on_name(struct ga_gpu *g, const struct ga_event *ev)
     g->names[g->n_names++] = name;
 }
 
+/* ---- links: two generations of unresolved entries --------------------------------------------
+ */
+
+static uint64_t *gen_find(const struct ga_gen_map *m, uint64_t key, int *old)
+{
+    uint64_t *v = ga_map_find(&m->young, key, 0);
+    *old = 0;
+    if (v || !m->old.count) return v;
+    *old = 1;
+    return ga_map_find(&m->old, key, 0);
+}
+
+static int link_full(const struct ga_gen_map *m)
+{
+    return m->young.count + m->old.count >= GA_LINK_MAX;
+}
+
+static void slab_free(struct ga_gpu *g, uint64_t i)
+{
+    g->launches[i].next_free = g->free_head;
+    g->free_head = (uint32_t)i + 1;
+}
+
+/* Every GA_LINK_HORIZON_NS of GPU time the older generation goes: what is still in it was not
+ * taken by the kernels that left the heap meanwhile (graph launches' entries go too, taken or
+ * not: their kernels have had a horizon to arrive). */
+static void rotate(struct ga_gpu *g)
+{
+    const struct ga_map_slot *s;
+    if (!g->launch_idx.since) g->launch_idx.since = g->frontier;
+    if (g->frontier - g->launch_idx.since < GA_LINK_HORIZON_NS) return;
+    for (size_t i = 0; ga_map_next(&g->launch_idx.old, &i, &s);) {
+        g->launches_evicted += !g->launches[s->value].used;
+        slab_free(g, s->value);
+    }
+    g->extcorr_evicted += g->extcorr.old.count;
+    ga_map_free(&g->launch_idx.old);
+    ga_map_free(&g->extcorr.old);
+    g->launch_idx.old = g->launch_idx.young;
+    g->extcorr.old = g->extcorr.young;
+    memset(&g->launch_idx.young, 0, sizeof(g->launch_idx.young));
+    memset(&g->extcorr.young, 0, sizeof(g->extcorr.young));
+    g->launch_idx.since = g->frontier;
+}
+
+/* A later record for the same CUPTI corr replaces the earlier one. */
+static void on_extcorr(struct ga_gpu *g, const struct gt_rec_gpu_extcorr *e)
+{
+    uint64_t *v = ga_map_find(&g->extcorr.young, e->corr, 0);
+    if (v) {
+        *v = e->ext;
+        return;
+    }
+    ga_map_remove(&g->extcorr.old, e->corr, 0, NULL);
+    if (link_full(&g->extcorr)) {
+        g->extcorr_evicted++;
+        return;
+    }
+    *ga_map_upsert(&g->extcorr.young, e->corr, 0, 0, NULL) = e->ext;
+}
+
+/* ---- host records ---------------------------------------------------------------------------- */
+
 /* Records come in runs of one thread's chunk: the previous thread's entry is kept at hand. */
 static struct ga_gpu_call *last_call(struct ga_gpu *g, uint32_t tid)
 {
@@ -117,34 +302,50 @@ static int call_end(const struct ga_event *ev, uint64_t *end)
     }
 }
 
-/* Host records arrive in time order, so the thread's latest call so far is its previous one. */
+/* Host records arrive in time order, so the thread's latest call so far is its previous one.
+ * Their sort key (ev->ts) is a time for these and for watermarks: how far the host has come. */
 static void on_host_call(struct ga_gpu *g, const struct ga_event *ev)
 {
     uint64_t end;
+    if (ev->type == GT_REC_WATERMARK) {
+        if (ev->ts > g->host_max) g->host_max = ev->ts;
+        return;
+    }
     if (!call_end(ev, &end)) return;
+    if (ev->ts > g->host_max) g->host_max = ev->ts;
     struct ga_gpu_call *c = last_call(g, ev->tid);
     if (end >= c->end) *c = (struct ga_gpu_call){end, ev->sub};
 }
 
+/* A corr names one launch; a second launch with a corr still waiting is ignored. */
 static void on_launch(struct ga_gpu *g, const struct ga_event *ev)
 {
     const struct gt_rec_launch *l = &ev->r.launch;
-    int added = 0;
+    int old;
+    size_t i;
     if (l->result != 0) return;                                  /* nothing ran */
     if (g->cupti_seen && g->cupti_status != GT_CUPTI_ON) return; /* no GPU records will follow */
-    ga_map_upsert(&g->launch_idx, l->corr, 0, g->n_launches, &added);
-    if (!added) return; /* a corr is unique per launch; keep the first */
+    if (gen_find(&g->launch_idx, l->corr, &old)) return;
+    if (link_full(&g->launch_idx)) {
+        g->launches_evicted++;
+        return;
+    }
+    if (g->free_head) {
+        i = g->free_head - 1;
+        g->free_head = g->launches[i].next_free;
+    } else {
+        i = g->n_launches++;
+        g->launches = ga_xgrow(g->launches, &g->launches_cap, i, sizeof(*g->launches));
+    }
+    *ga_map_upsert(&g->launch_idx.young, l->corr, 0, 0, NULL) = i;
     const struct ga_gpu_call *prev = last_call(g, ev->tid);
-    g->launches = ga_xgrow(g->launches, &g->launches_cap, g->n_launches, sizeof(*g->launches));
-    g->launches[g->n_launches++] = (struct ga_gpu_launch){
-        .ts = l->ts,
-        .func = l->func,
-        .prev_end = prev->end,
-        .tid = ev->tid,
-        .stack = l->stack,
-        .api = ev->sub,
-        .prev_api = prev->api,
-    };
+    g->launches[i] = (struct ga_launch_ent){.l = {.ts = l->ts,
+                                                  .func = l->func,
+                                                  .prev_end = prev->end,
+                                                  .tid = ev->tid,
+                                                  .stack = l->stack,
+                                                  .api = ev->sub,
+                                                  .prev_api = prev->api}};
 }
 
 static void on_cupti(struct ga_gpu *g, const struct ga_event *ev)
@@ -168,7 +369,7 @@ static void on_gpu_record(struct ga_gpu *g, const struct ga_event *ev)
         on_memset(g, &ev->r.gpu_memset);
         break;
     case GT_REC_GPU_EXTCORR:
-        *ga_map_upsert(&g->extcorr, ev->r.gpu_extcorr.corr, 0, 0, NULL) = ev->r.gpu_extcorr.ext;
+        on_extcorr(g, &ev->r.gpu_extcorr);
         break;
     case GT_REC_GPU_NAME:
         on_name(g, ev);
@@ -195,91 +396,162 @@ void ga_gpu_event(struct ga_gpu *g, const struct ga_event *ev)
     else if (ev->type == GT_REC_CUPTI)
         on_cupti(g, ev);
     on_host_call(g, ev);
+    if (g->n_heap && g->heap[0].start < release_limit(g)) release(g, 0);
 }
 
-/* ---- intervals ----------------------------------------------------------------------------------
- */
+/* ---- as activities leave the heap ----------------------------------------------------------- */
 
-static int by_start(const void *a, const void *b)
+/* Only launches push our correlation id, so only kernels are linked (a copy's CUPTI corr has no
+ * external-correlation record, and could not name a launch if it had). A launch that ran one
+ * kernel is forgotten once linked; a graph's stays for its other kernels until evicted. */
+static const struct ga_gpu_launch *link_kernel(struct ga_gpu *g, struct ga_gpu_act *a,
+                                               struct ga_gpu_launch *out)
 {
-    const struct ga_gpu_act *x = a, *y = b;
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    return x->end < y->end ? -1 : x->end > y->end;
-}
-
-/* Device, then time; ties broken by every field that can differ, so that the order (and what
- * the idle-gap analysis reports as the work around a gap) does not depend on qsort's whims. */
-int ga_gpu_act_cmp(const void *a, const void *b)
-{
-    const struct ga_gpu_act *x = a, *y = b;
-    if (x->device != y->device) return x->device < y->device ? -1 : 1;
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    if (x->end != y->end) return x->end < y->end ? -1 : 1;
-    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
-    return x->corr < y->corr ? -1 : x->corr > y->corr;
-}
-
-/* Union length of intervals sorted by start: one sweep, touching intervals merge. */
-static uint64_t union_sorted(const struct ga_gpu_act *a, size_t n)
-{
-    uint64_t busy = 0, s, e;
-    if (!n) return 0;
-    s = a[0].start;
-    e = a[0].end;
-    for (size_t i = 1; i < n; i++) {
-        if (a[i].start > e) {
-            busy += e - s;
-            s = a[i].start;
-            e = a[i].end;
-        } else if (a[i].end > e) {
-            e = a[i].end;
-        }
+    struct ga_gpu_link *l = &g->link;
+    int eold = 0, lold = 0;
+    uint64_t *ext = gen_find(&g->extcorr, a->corr, &eold);
+    uint64_t *idx = ext ? gen_find(&g->launch_idx, *ext, &lold) : NULL;
+    l->kernels++;
+    if (!idx) {
+        l->unlinked++;
+        return NULL;
     }
-    return busy + (e - s);
-}
-
-uint64_t ga_gpu_union_ns(struct ga_gpu_act *a, size_t n)
-{
-    if (n > 1) qsort(a, n, sizeof(*a), by_start);
-    return union_sorted(a, n);
-}
-
-/* ---- finish: clock, devices, streams ------------------------------------------------------------
- */
-
-/* GPU record times are already CLOCK_MONOTONIC (trace_format.h; clock_offset_ns is a fact the
- * shim already applied). Activities without both
- * times, or ending before they start, are left out. */
-static void fix_times(struct ga_gpu *g)
-{
-    size_t out = 0;
-    for (size_t i = 0; i < g->n_acts; i++) {
-        struct ga_gpu_act a = g->acts[i];
-        if (!a.start || !a.end || a.end < a.start) {
-            g->skipped++;
-            continue;
-        }
-        g->acts[out++] = a;
+    struct ga_launch_ent *e = &g->launches[*idx];
+    *out = e->l;
+    a->linked = 1;
+    a->func = out->func;
+    a->api = out->api;
+    l->linked++;
+    (*ga_map_upsert(&g->tid_kernels, out->tid, 0, 0, NULL))++;
+    if (a->graph_id) {
+        l->graph_kernels++;
+        e->used = 1;
+        return out;
     }
-    g->n_acts = out;
+    ga_latency_add(&g->latency, (int64_t)(a->start - out->ts));
+    uint64_t launch_corr = *ext;
+    slab_free(g, *idx);
+    ga_map_remove(lold ? &g->launch_idx.old : &g->launch_idx.young, launch_corr, 0, NULL);
+    ga_map_remove(eold ? &g->extcorr.old : &g->extcorr.young, a->corr, 0, NULL);
+    return out;
 }
 
-/* Length of the run of activities from i on that share a device. */
-static size_t run_len(const struct ga_gpu *g, size_t i)
+static struct ga_gpu_device *device_at(struct ga_gpu *g, uint32_t device, int *added)
 {
-    size_t j = i + 1;
-    while (j < g->n_acts && g->acts[j].device == g->acts[i].device)
-        j++;
-    return j - i;
+    size_t i;
+    *added = 0;
+    if (g->n_devices && g->devices[g->last_device].device == device)
+        return &g->devices[g->last_device];
+    i = (size_t)*ga_map_upsert(&g->device_idx, device, 0, g->n_devices, added);
+    if (*added) {
+        g->devices = ga_xgrow(g->devices, &g->devices_cap, i, sizeof(*g->devices));
+        g->devices[i] = (struct ga_gpu_device){.device = device};
+        g->n_devices++;
+    }
+    g->last_device = i;
+    return &g->devices[i];
 }
 
-/* Streams of one device: per stream the busy union of its activities, which come in start order
- * within the device's (so within each stream's), accumulated in one pass: the current merged
- * interval [s, e) of each stream stays open until a later start leaves it behind. */
-struct stream_acc {
-    uint64_t s, e;
-};
+/* A stream's busy union, as the device's: its activities leave in its start order. */
+static void stream_add(struct ga_gpu_device *d, const struct ga_gpu_act *a)
+{
+    int added = 0;
+    size_t i = d->last_stream;
+    if (!d->n_streams || d->streams[i].stream != a->stream) {
+        i = (size_t)*ga_map_upsert(&d->stream_idx, a->stream, 0, d->n_streams, &added);
+        if (added) {
+            d->streams = ga_xgrow(d->streams, &d->streams_cap, i, sizeof(*d->streams));
+            d->streams[i] = (struct ga_gpu_stream){a->stream, 0, 0, a->start, a->end};
+            d->n_streams++;
+        }
+        d->last_stream = i;
+    }
+    struct ga_gpu_stream *st = &d->streams[i];
+    st->kernels += a->kind == GA_GPU_KERNEL;
+    if (added) return;
+    if (a->start > st->e) {
+        st->busy_ns += st->e - st->s;
+        st->s = a->start;
+        st->e = a->end;
+    } else if (a->end > st->e) {
+        st->e = a->end;
+    }
+}
+
+static void device_add(struct ga_gpu *g, const struct ga_gpu_act *a)
+{
+    int added;
+    struct ga_gpu_device *d = device_at(g, a->device, &added);
+    if (added) {
+        d->first = d->s = a->start;
+        d->last = d->e = a->end;
+    } else if (a->start > d->e) {
+        d->busy_ns += d->e - d->s;
+        d->s = a->start;
+        d->e = a->end;
+    } else if (a->end > d->e) {
+        d->e = a->end;
+    }
+    if (a->end > d->last) d->last = a->end;
+    d->kernels += a->kind == GA_GPU_KERNEL;
+    g->kernel_count += a->kind == GA_GPU_KERNEL;
+    stream_add(d, a);
+}
+
+static void sums_add(struct ga_gpu *g, const struct ga_gpu_act *a)
+{
+    struct ga_gpu_sum *s = a->kind == GA_GPU_MEMCPY   ? &g->copies[a->copy_kind]
+                           : a->kind == GA_GPU_MEMSET ? &g->memsets
+                                                      : NULL;
+    if (!s) return;
+    s->count++;
+    s->bytes += a->bytes;
+    s->total_ns += a->end - a->start;
+}
+
+/* Launch APIs whose handle is a CUfunction/CUkernel (graph and host-function launches are not). */
+static int launches_kernel(unsigned api)
+{
+    return api >= GT_API_cuLaunchKernel && api <= GT_API_cuLaunchCooperativeKernel_ptsz;
+}
+
+/* GPU time per (GPU name id, launch function): named at the end, when every name is known. */
+static void kernel_add(struct ga_gpu *g, const struct ga_gpu_act *a)
+{
+    int added = 0;
+    uint64_t func = a->linked && launches_kernel(a->api) ? a->func : NO_FUNC;
+    uint64_t *i = ga_map_upsert(&g->kacc_idx, a->name_id, func, g->n_kacc, &added);
+    if (added) {
+        g->kacc = ga_xgrow(g->kacc, &g->kacc_cap, g->n_kacc, sizeof(*g->kacc));
+        g->kacc[g->n_kacc++] = (struct ga_kacc){a->name_id, func, 0, 0, 0};
+    }
+    struct ga_kacc *k = &g->kacc[*i];
+    uint64_t d = a->end - a->start;
+    k->count++;
+    k->total += d;
+    if (d > k->max) k->max = d;
+}
+
+static void leave(struct ga_gpu *g, struct ga_gpu_act *a)
+{
+    struct ga_gpu_launch copy;
+    const struct ga_gpu_launch *la = NULL;
+    g->frontier = a->start;
+    g->left = 1;
+    rotate(g);
+    if (a->kind == GA_GPU_KERNEL) la = link_kernel(g, a, &copy);
+    device_add(g, a);
+    sums_add(g, a);
+    if (a->kind == GA_GPU_KERNEL) kernel_add(g, a);
+    if (g->keep_acts) {
+        g->acts = ga_xgrow(g->acts, &g->acts_cap, g->n_acts, sizeof(*g->acts));
+        g->acts[g->n_acts] = *a;
+    }
+    g->n_acts++;
+    if (g->gaps) ga_gaps_act(g->gaps, a, la);
+}
+
+/* ---- finish: devices, links ------------------------------------------------------------------ */
 
 static int stream_cmp(const void *a, const void *b)
 {
@@ -287,106 +559,24 @@ static int stream_cmp(const void *a, const void *b)
     return x->stream < y->stream ? -1 : x->stream > y->stream;
 }
 
-static void device_streams(struct ga_gpu_device *d, const struct ga_gpu_act *a, size_t n)
+static int device_cmp(const void *a, const void *b)
 {
-    struct ga_map idx = {0};
-    struct stream_acc *acc = NULL;
-    size_t acc_cap = 0, last = 0;
-    for (size_t k = 0; k < n; k++) {
-        int added = 0;
-        size_t i = last;
-        if (!d->n_streams || d->streams[last].stream != a[k].stream) {
-            i = (size_t)*ga_map_upsert(&idx, a[k].stream, 0, d->n_streams, &added);
-            if (added) {
-                d->streams = ga_xgrow(d->streams, &d->streams_cap, i, sizeof(*d->streams));
-                acc = ga_xgrow(acc, &acc_cap, i, sizeof(*acc));
-                d->streams[i] = (struct ga_gpu_stream){a[k].stream, 0, 0};
-                acc[i] = (struct stream_acc){a[k].start, a[k].end};
-                d->n_streams++;
-            }
-            last = i;
-        }
-        struct ga_gpu_stream *st = &d->streams[i];
-        st->kernels += a[k].kind == GA_GPU_KERNEL;
-        if (added) continue;
-        if (a[k].start > acc[i].e) {
-            st->busy_ns += acc[i].e - acc[i].s;
-            acc[i] = (struct stream_acc){a[k].start, a[k].end};
-        } else if (a[k].end > acc[i].e) {
-            acc[i].e = a[k].end;
-        }
+    const struct ga_gpu_device *x = a, *y = b;
+    return x->device < y->device ? -1 : x->device > y->device;
+}
+
+static void close_devices(struct ga_gpu *g)
+{
+    for (size_t i = 0; i < g->n_devices; i++) {
+        struct ga_gpu_device *d = &g->devices[i];
+        d->busy_ns += d->e - d->s;
+        for (size_t k = 0; k < d->n_streams; k++)
+            d->streams[k].busy_ns += d->streams[k].e - d->streams[k].s;
+        if (d->n_streams > 1) qsort(d->streams, d->n_streams, sizeof(*d->streams), stream_cmp);
+        ga_map_free(&d->stream_idx);
     }
-    for (size_t i = 0; i < d->n_streams; i++)
-        d->streams[i].busy_ns += acc[i].e - acc[i].s;
-    if (d->n_streams > 1) qsort(d->streams, d->n_streams, sizeof(*d->streams), stream_cmp);
-    free(acc);
-    ga_map_free(&idx);
-}
-
-static uint64_t count_kernels(const struct ga_gpu_act *a, size_t n)
-{
-    uint64_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += a[i].kind == GA_GPU_KERNEL;
-    return k;
-}
-
-/* One sort (device, time) for everything: devices, their streams, and the idle-gap sweep. */
-static void device_pass(struct ga_gpu *g)
-{
-    size_t cap = 0;
-    if (g->n_acts > 1) qsort(g->acts, g->n_acts, sizeof(*g->acts), ga_gpu_act_cmp);
-    for (size_t i = 0, n; i < g->n_acts; i += n) {
-        const struct ga_gpu_act *a = &g->acts[i];
-        n = run_len(g, i);
-        g->devices = ga_xgrow(g->devices, &cap, g->n_devices, sizeof(*g->devices));
-        struct ga_gpu_device *d = &g->devices[g->n_devices++];
-        *d = (struct ga_gpu_device){.device = a->device, .first = a->start};
-        for (size_t k = 0; k < n; k++)
-            if (a[k].end > d->last) d->last = a[k].end;
-        d->busy_ns = union_sorted(a, n);
-        d->kernels = count_kernels(a, n);
-        g->kernel_count += d->kernels;
-        device_streams(d, a, n);
-    }
-}
-
-static void copies_pass(struct ga_gpu *g)
-{
-    for (size_t i = 0; i < g->n_acts; i++) {
-        const struct ga_gpu_act *a = &g->acts[i];
-        struct ga_gpu_sum *s = a->kind == GA_GPU_MEMCPY   ? &g->copies[a->copy_kind]
-                               : a->kind == GA_GPU_MEMSET ? &g->memsets
-                                                          : NULL;
-        if (!s) continue;
-        s->count++;
-        s->bytes += a->bytes;
-        s->total_ns += a->end - a->start;
-    }
-}
-
-/* ---- finish: linking
- * ------------------------------------------------------------------------------ */
-
-static const struct ga_gpu_launch *launch_of(const struct ga_gpu *g, uint32_t corr)
-{
-    const uint64_t *ext = ga_map_find(&g->extcorr, corr, 0);
-    const uint64_t *idx = ext ? ga_map_find(&g->launch_idx, *ext, 0) : NULL;
-    return idx ? &g->launches[*idx] : NULL;
-}
-
-/* Only launches push our correlation id, so only kernels are linked (a copy's CUPTI corr has no
- * external-correlation record, and could not name a launch if it had). */
-const struct ga_gpu_launch *ga_gpu_launch_of(const struct ga_gpu *g, const struct ga_gpu_act *a)
-{
-    if (a->kind != GA_GPU_KERNEL || !a->launch || a->launch > g->n_launches) return NULL;
-    return &g->launches[a->launch - 1];
-}
-
-static int by_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
+    if (g->n_devices > 1) qsort(g->devices, g->n_devices, sizeof(*g->devices), device_cmp);
+    ga_map_free(&g->device_idx);
 }
 
 static int by_kernels(const void *a, const void *b)
@@ -396,67 +586,29 @@ static int by_kernels(const void *a, const void *b)
     return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static void latency_stats(struct ga_gpu_link *l, int64_t *lat, size_t n)
+static void link_finish(struct ga_gpu *g)
 {
-    if (!n) return;
-    qsort(lat, n, sizeof(*lat), by_i64);
-    l->latency_n = n;
-    l->latency_min = lat[0];
-    l->latency_median = lat[(n - 1) / 2];
-    l->latency_max = lat[n - 1];
-}
-
-static void thread_list(struct ga_gpu_link *l, const struct ga_map *per_tid)
-{
+    struct ga_gpu_link *l = &g->link;
     const struct ga_map_slot *s;
-    l->threads = ga_xcalloc(per_tid->count ? per_tid->count : 1, sizeof(*l->threads));
-    for (size_t i = 0; ga_map_next(per_tid, &i, &s);)
+    l->latency_exact = 1;
+    if (g->latency.n) {
+        l->latency_n = g->latency.n;
+        l->latency_min = g->latency.min;
+        l->latency_max = g->latency.max;
+        l->latency_median = ga_latency_median(&g->latency, &l->latency_exact);
+    }
+    l->threads = ga_xcalloc(g->tid_kernels.count ? g->tid_kernels.count : 1, sizeof(*l->threads));
+    for (size_t i = 0; ga_map_next(&g->tid_kernels, &i, &s);)
         l->threads[l->n_threads++] = (struct ga_gpu_thread){(uint32_t)s->a, s->value};
     qsort(l->threads, l->n_threads, sizeof(*l->threads), by_kernels);
 }
 
-static void link_pass(struct ga_gpu *g)
-{
-    struct ga_gpu_link *l = &g->link;
-    struct ga_map per_tid = {0};
-    int64_t *lat = ga_xcalloc(g->kernel_count ? g->kernel_count : 1, sizeof(*lat));
-    size_t n_lat = 0;
-    for (size_t i = 0; i < g->n_acts; i++) {
-        const struct ga_gpu_act *a = &g->acts[i];
-        if (a->kind != GA_GPU_KERNEL) continue;
-        const struct ga_gpu_launch *la = launch_of(g, a->corr);
-        l->kernels++;
-        if (!la) {
-            l->unlinked++;
-            continue;
-        }
-        g->acts[i].launch = (uint64_t)(la - g->launches) + 1;
-        l->linked++;
-        (*ga_map_upsert(&per_tid, la->tid, 0, 0, NULL))++;
-        if (a->graph_id)
-            l->graph_kernels++;
-        else
-            lat[n_lat++] = (int64_t)(a->start - la->ts);
-    }
-    latency_stats(l, lat, n_lat);
-    thread_list(l, &per_tid);
-    ga_map_free(&per_tid);
-    free(lat);
-}
-
-/* ---- finish: kernel names
- * ------------------------------------------------------------------------- */
+/* ---- finish: kernel names -------------------------------------------------------------------- */
 
 struct kacc {
     const char *name;
     uint64_t count, total, max;
 };
-
-/* Launch APIs whose handle is a CUfunction/CUkernel (graph and host-function launches are not). */
-static int launches_kernel(unsigned api)
-{
-    return api >= GT_API_cuLaunchKernel && api <= GT_API_cuLaunchCooperativeKernel_ptsz;
-}
 
 /* The accumulator of a kernel: its GPU name, else its launch's function name, else unknown
  * (the last slot). Slots: [0, n_names) GPU names, then the timeline's names, then unknown. */
@@ -465,8 +617,7 @@ static size_t slot_of(const struct ga_gpu *g, const struct ga_timeline *tl,
 {
     const uint64_t *idx = a->name_id ? ga_map_find(&g->name_idx, a->name_id, 0) : NULL;
     if (idx && g->names[*idx][0]) return *idx;
-    const struct ga_gpu_launch *la = ga_gpu_launch_of(g, a);
-    idx = la && launches_kernel(la->api) ? ga_map_find(&tl->handle_name, la->func, 0) : NULL;
+    idx = a->linked && launches_kernel(a->api) ? ga_map_find(&tl->handle_name, a->func, 0) : NULL;
     if (idx && tl->names[*idx][0]) return g->n_names + *idx;
     return g->n_names + tl->n_names;
 }
@@ -494,14 +645,15 @@ static struct kacc *accumulate(const struct ga_gpu *g, const struct ga_timeline 
     for (size_t i = 0; i < tl->n_names; i++)
         acc[g->n_names + i].name = tl->names[i];
     acc[slots - 1].name = "<unknown>";
-    for (size_t i = 0; i < g->n_acts; i++) {
-        const struct ga_gpu_act *a = &g->acts[i];
-        if (a->kind != GA_GPU_KERNEL) continue;
-        struct kacc *k = &acc[slot_of(g, tl, a)];
-        uint64_t d = a->end - a->start;
-        k->count++;
-        k->total += d;
-        if (d > k->max) k->max = d;
+    for (size_t i = 0; i < g->n_kacc; i++) {
+        const struct ga_kacc *c = &g->kacc[i];
+        struct ga_gpu_act a = {.name_id = c->name_id, .func = c->func};
+        a.linked = c->func != NO_FUNC;
+        a.api = a.linked ? GT_API_cuLaunchKernel : 0;
+        struct kacc *k = &acc[slot_of(g, tl, &a)];
+        k->count += c->count;
+        k->total += c->total;
+        if (c->max > k->max) k->max = c->max;
     }
     *n = slots;
     return acc;
@@ -535,10 +687,9 @@ static void kernel_pass(struct ga_gpu *g, const struct ga_timeline *tl)
 
 void ga_gpu_finish(struct ga_gpu *g, const struct ga_timeline *tl)
 {
-    fix_times(g);
-    device_pass(g);
-    copies_pass(g);
-    link_pass(g);
+    release(g, 1);
+    close_devices(g);
+    link_finish(g);
     kernel_pass(g, tl);
 }
 
@@ -573,22 +724,32 @@ void ga_gpu_free(struct ga_gpu *g)
 {
     for (size_t i = 0; i < g->n_names; i++)
         free(g->names[i]);
-    for (size_t i = 0; i < g->n_devices; i++)
+    for (size_t i = 0; i < g->n_devices; i++) {
         free(g->devices[i].streams);
+        ga_map_free(&g->devices[i].stream_idx);
+    }
     for (size_t i = 0; i < g->n_kernels; i++) {
         free(g->kernels[i].name);
         free(g->kernels[i].demangled);
     }
     free(g->names);
     free(g->acts);
+    free(g->heap);
     free(g->launches);
     free(g->devices);
     free(g->kernels);
+    free(g->kacc);
     free(g->link.threads);
-    ga_map_free(&g->name_idx);
-    ga_map_free(&g->extcorr);
-    ga_map_free(&g->launch_idx);
-    ga_map_free(&g->last_call_idx);
     free(g->last_call);
+    ga_map_free(&g->name_idx);
+    ga_map_free(&g->extcorr.young);
+    ga_map_free(&g->extcorr.old);
+    ga_map_free(&g->launch_idx.young);
+    ga_map_free(&g->launch_idx.old);
+    ga_map_free(&g->last_call_idx);
+    ga_map_free(&g->device_idx);
+    ga_map_free(&g->kacc_idx);
+    ga_map_free(&g->tid_kernels);
+    ga_latency_free(&g->latency);
     memset(g, 0, sizeof(*g));
 }

@@ -4,13 +4,15 @@
  * memsets; and the link of every kernel to its host launch (kernel corr -> GT_REC_GPU_EXTCORR ->
  * gt_rec_launch.corr; graph kernels carry their cuGraphLaunch's corr).
  *
- * GPU records reach the analysis in CUPTI's delivery order, not in time order, so it keeps what it
- * must sort until the end (a later version streams it):
- *   - 48 bytes per kernel, memcpy and memset record (struct ga_gpu_act),
- *   - per successful launch: 40 bytes plus a hash slot (kept unless the trace's CUPTI status,
- *     which precedes every launch, says the GPU timeline is not recorded),
- *   - a hash slot per external-correlation record, and the kernel names.
- * Memory is thus proportional to the GPU records (and launches), not to the rest of the file. */
+ * It streams (docs/ANALYSES.md, "Streaming"): GPU records reach it in CUPTI's delivery order, host
+ * records in time order, so activities wait in a reorder heap until they are older than both the
+ * newest GPU start and the host records delivered so far by GA_REORDER_NS (or the heap holds
+ * GA_REORDER_MAX); then they leave it in (device, time) order, are linked to their launch, added
+ * to every figure and handed to the idle-gap analysis (g->gaps), and are forgotten. Launches and
+ * external correlations wait in two generations of tables until a kernel takes them (non-graph:
+ * removed then) or GA_LINK_HORIZON_NS of GPU time has passed (evicted, counted). Memory: the
+ * activities and launches of about GA_REORDER_NS of trace, the unresolved entries of one horizon,
+ * one entry per kernel name, device, stream, thread, and the latency sketch (GA_LATENCY_VALUES). */
 #ifndef GA_GPU_H
 #define GA_GPU_H
 
@@ -23,20 +25,35 @@
 
 #define GA_COPY_KINDS 11 /* CUpti_ActivityMemcpyKind 0..10 (PtoP); other values count as 0 */
 
+/* How long an activity waits for earlier ones that CUPTI delivers later: the shim's traces of the
+ * test suite arrive up to 26 ms out of start order (cupti_exit, 100,000 launches on 4 threads),
+ * gen_trace --timeline up to ~10 ms. One that arrives older than what already left is counted in
+ * `late` and left out (like `skipped`). Also the lead over the host records: a kernel leaves only
+ * once host records GA_REORDER_NS past its start have been delivered, so its launch is known. */
+#define GA_REORDER_NS  1000000000ull
+#define GA_REORDER_MAX (1u << 19) /* activities held at most (56 bytes each) */
+/* Unresolved launches and external correlations are evicted this long (in GPU time: the start of
+ * the activities leaving the heap) after they arrived, at most twice that. */
+#define GA_LINK_HORIZON_NS 10000000000ull
+#define GA_LINK_MAX        (1u << 20) /* unresolved launches (and correlations) held at most */
+#define GA_LATENCY_VALUES  (1u << 17) /* distinct launch latencies kept exactly (gpu_latency.c) */
+
 enum ga_gpu_kind { GA_GPU_KERNEL = 0, GA_GPU_MEMCPY = 1, GA_GPU_MEMSET = 2 };
 
-/* One interval of GPU activity, as recorded (times in the record's clock until finish). */
+/* One interval of GPU activity, as recorded; kernels carry what their launch tells about them. */
 struct ga_gpu_act {
     uint64_t start, end;
     union {
-        uint64_t bytes;  /* copies and memsets */
-        uint64_t launch; /* kernels, after ga_gpu_finish: 1 + index into launches, 0 unlinked */
+        uint64_t bytes; /* copies and memsets */
+        uint64_t func;  /* kernels: the linked launch's function handle */
     };
     uint32_t corr, device, stream;
     uint32_t name_id;  /* kernels: gt_rec_gpu_name id */
     uint32_t graph_id; /* kernels: 0 unless launched from a graph */
+    uint16_t api;      /* kernels: the linked launch's api */
     uint8_t kind;      /* enum ga_gpu_kind */
     uint8_t copy_kind; /* copies: CUpti_ActivityMemcpyKind, clamped below GA_COPY_KINDS */
+    uint8_t linked;    /* kernels: 1 when linked to a launch */
 };
 
 struct ga_gpu_launch {
@@ -57,14 +74,19 @@ struct ga_gpu_call {
 struct ga_gpu_stream {
     uint32_t stream;
     uint64_t kernels, busy_ns;
+    uint64_t s, e; /* while reading: the stream's open merged interval */
 };
 
 struct ga_gpu_device {
     uint32_t device;
     uint64_t first, last; /* CLOCK_MONOTONIC ns: first activity start, last activity end */
     uint64_t busy_ns, kernels;
-    struct ga_gpu_stream *streams; /* by stream id */
+    struct ga_gpu_stream *streams; /* by stream id after ga_gpu_finish */
     size_t n_streams, streams_cap;
+    /* while reading */
+    uint64_t s, e;            /* the open merged busy interval */
+    struct ga_map stream_idx; /* stream -> index into streams */
+    size_t last_stream;
 };
 
 struct ga_gpu_kstat {
@@ -82,39 +104,91 @@ struct ga_gpu_thread {
     uint64_t kernels;
 };
 
+/* Launch latencies: exact counts per log-linear bucket, and the exact values of the buckets near
+ * the running median while they fit in GA_LATENCY_VALUES (gpu_latency.c). */
+struct ga_latency {
+    uint64_t n;
+    int64_t min, max;
+    uint64_t *count;      /* per bucket */
+    uint32_t *distinct;   /* per bucket: values in `values` */
+    uint8_t *dropped;     /* per bucket: its values were given up (the median there is not exact) */
+    struct ga_map values; /* value -> count, for the buckets not dropped */
+};
+
 struct ga_gpu_link {
     uint64_t kernels, linked, graph_kernels, unlinked; /* linked includes graph_kernels */
     /* launch -> kernel start of linked kernels launched directly (not from a graph) */
     uint64_t latency_n;
     int64_t latency_min, latency_median, latency_max; /* median: the lower middle value */
+    int latency_exact;             /* 0: the median's bucket outgrew GA_LATENCY_VALUES */
     struct ga_gpu_thread *threads; /* launching threads of linked kernels, most kernels first */
     size_t n_threads;
 };
+
+struct ga_launch_ent {
+    struct ga_gpu_launch l;
+    uint32_t next_free; /* free entries: 1 + index of the next free one, 0 none */
+    uint8_t used;       /* a kernel took it (graph launches stay for their other kernels) */
+};
+
+/* Two generations of a table: entries are looked up in both, added to `young`; when the GPU time
+ * passes `since` + horizon, `old` is evicted and `young` becomes it. */
+struct ga_gen_map {
+    struct ga_map young, old;
+    uint64_t since;
+};
+
+/* Per kernel name key while reading: (name_id, function handle of a kernel launch or ~0). */
+struct ga_kacc {
+    uint32_t name_id;
+    uint64_t func;
+    uint64_t count, total, max;
+};
+
+struct ga_gaps;
 
 struct ga_gpu {
     /* the last GT_REC_CUPTI record */
     int cupti_seen;
     unsigned cupti_status;
     int64_t clock_offset;
+    struct ga_gaps *gaps; /* the idle-gap analysis fed in (device, time) order, or NULL */
+    int keep_acts;        /* set before reading: keep every activity (several-process view) */
     /* kept while reading */
-    struct ga_gpu_act *acts;
-    size_t n_acts, acts_cap;
-    struct ga_map name_idx; /* gpu name id -> index into names */
+    struct ga_gpu_act *acts; /* keep_acts only: every activity analyzed, in time order */
+    size_t n_acts, acts_cap; /* n_acts: activities analyzed (kept or not) */
+    struct ga_gpu_act *heap; /* the reorder heap (ga_gpu_act_cmp) */
+    size_t n_heap, heap_cap;
+    uint64_t gpu_max, host_max; /* newest GPU start and host record time seen */
+    uint64_t frontier;          /* start of the last activity that left the heap */
+    int left;                   /* one has left */
+    struct ga_map name_idx;     /* gpu name id -> index into names */
     char **names;
     size_t n_names, names_cap;
-    struct ga_map extcorr;    /* CUPTI corr -> launch corr */
-    struct ga_map launch_idx; /* launch corr -> index into launches */
-    struct ga_gpu_launch *launches;
+    struct ga_gen_map extcorr;      /* CUPTI corr -> launch corr */
+    struct ga_gen_map launch_idx;   /* launch corr -> index into launches */
+    struct ga_launch_ent *launches; /* the unresolved launches: a slab with a free list */
     size_t n_launches, launches_cap;
+    uint32_t free_head;          /* 1 + index of a free slab entry, 0 none */
     struct ga_map last_call_idx; /* tid -> index into last_call */
     struct ga_gpu_call *last_call;
     size_t n_last_call, last_call_cap;
     uint32_t last_tid; /* the thread last looked up, and its index (valid when n_last_call) */
     size_t last_tid_idx;
-    uint64_t dropped;     /* sum of GT_REC_GPU_DROPPED counts */
-    uint64_t api_records; /* GT_REC_GPU_API records (counted only) */
-    uint64_t records;     /* GPU records of every type delivered */
-    uint64_t skipped;     /* activities with no or reversed times, left out of everything */
+    struct ga_map device_idx; /* device -> index into devices */
+    size_t devices_cap, last_device;
+    struct ga_map kacc_idx; /* (name_id, func) -> index into kacc */
+    struct ga_kacc *kacc;
+    size_t n_kacc, kacc_cap;
+    struct ga_map tid_kernels; /* tid -> linked kernels */
+    struct ga_latency latency;
+    uint64_t dropped;          /* sum of GT_REC_GPU_DROPPED counts */
+    uint64_t api_records;      /* GT_REC_GPU_API records (counted only) */
+    uint64_t records;          /* GPU records of every type delivered */
+    uint64_t skipped;          /* activities with no or reversed times, left out of everything */
+    uint64_t late;             /* activities that arrived after later ones had left: left out */
+    uint64_t launches_evicted; /* launches no kernel took within the horizon (or over the cap) */
+    uint64_t extcorr_evicted;  /* correlations no kernel took within the horizon (or over it) */
     /* after ga_gpu_finish */
     uint64_t kernel_count;
     struct ga_gpu_device *devices; /* by device id */
@@ -129,7 +203,7 @@ struct ga_gpu {
 void ga_gpu_init(struct ga_gpu *g);
 /* Takes GPU records, launches and the CUPTI status record; ignores the rest. */
 void ga_gpu_event(struct ga_gpu *g, const struct ga_event *ev);
-/* Applies the clock offset, sorts and computes everything; tl names kernels by their launch's
+/* Lets the held activities leave, then computes the rest; tl names kernels by their launch's
  * function handle when no GPU name record did. */
 void ga_gpu_finish(struct ga_gpu *g, const struct ga_timeline *tl);
 void ga_gpu_free(struct ga_gpu *g);
@@ -138,17 +212,21 @@ void ga_gpu_free(struct ga_gpu *g);
 int ga_gpu_has_activity(const struct ga_gpu *g);
 /* "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP", "unknown" */
 const char *ga_copy_kind_name(unsigned kind);
-/* The order of ga_gpu.acts after ga_gpu_finish: device, start, end, stream, kind, corr. */
+/* The order activities leave in: device, start, end, stream, kind, corr. */
 int ga_gpu_act_cmp(const void *a, const void *b);
-/* The host launch a GPU activity is linked to (see the top comment), NULL when none; valid after
- * ga_gpu_finish (only kernels are linked). */
-const struct ga_gpu_launch *ga_gpu_launch_of(const struct ga_gpu *g, const struct ga_gpu_act *a);
 /* A short name of an activity: its kernel name (as top_kernels names it, mangled), "memcpy HtoD"
- * style for copies, "memset". Valid until ga_gpu_free / ga_timeline_free. */
+ * style for copies, "memset". Valid until ga_gpu_free / ga_timeline_free; after ga_gpu_finish. */
 const char *ga_gpu_act_name(const struct ga_gpu *g, const struct ga_timeline *tl,
                             const struct ga_gpu_act *a);
 /* Length of the union of the intervals [start, end) of a[0..n), which it sorts by start. */
 uint64_t ga_gpu_union_ns(struct ga_gpu_act *a, size_t n);
+
+/* gpu_latency.c: the latency sketch. */
+void ga_latency_add(struct ga_latency *l, int64_t v);
+/* The lower middle value; *exact 0 when its bucket's values were given up (then the bucket's
+ * lowest possible value). */
+int64_t ga_latency_median(const struct ga_latency *l, int *exact);
+void ga_latency_free(struct ga_latency *l);
 
 /* demangle.c: a malloc'd demangled C++ name, or NULL when `name` is not a mangled one (or one
  * whose demangling would be too big or slow: those stay mangled). */

@@ -325,6 +325,7 @@ void ga_multi_init(struct ga_multi *m)
 int ga_multi_run(struct ga_multi *m, struct ga_report *r)
 {
     struct collect c = {.r = r};
+    r->gpu.keep_acts = 1; /* own_work looks at every activity */
     if (ga_read_trace(r->path, sink, &c, &r->read) != 0) {
         free(c.sync.s);
         return -1;

@@ -31,6 +31,7 @@ void ga_report_init(struct ga_report *r, const char *path)
     ga_timeline_init(&r->tl);
     ga_gpu_init(&r->gpu);
     ga_gaps_init(&r->gaps, GA_GAPS_TOP);
+    r->gpu.gaps = &r->gaps; /* the GPU analysis hands each activity on as it goes */
     ga_stacks_init(&r->stacks);
     ga_sites_init(&r->sites, NULL);
     ga_demangle_reset();

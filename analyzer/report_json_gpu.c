@@ -76,9 +76,8 @@ static jobj *jstr_or_null(const char *s)
     return s ? jclean(s) : NULL;
 }
 
-static jobj *act_obj(const struct ga_report *r, size_t i)
+static jobj *act_obj(const struct ga_report *r, const struct ga_gpu_act *a)
 {
-    const struct ga_gpu_act *a = &r->gpu.acts[i];
     static const char *const kinds[] = {"kernel", "memcpy", "memset"};
     jobj *o = json_object_new_object();
     put(o, "name", jclean(ga_gpu_act_name(&r->gpu, &r->tl, a)));
@@ -134,8 +133,8 @@ static jobj *gap_obj(const struct ga_report *r, const struct ga_gap *gp)
     put(o, "duration_ns", ju64(gp->dur));
     put(o, "cause", json_object_new_string(ga_cause_name(gp->cause)));
     put(o, "site", jstr_or_null(site_label(r, gp->stack, label, sizeof(label))));
-    put(o, "before", act_obj(r, gp->before));
-    put(o, "after", act_obj(r, gp->after));
+    put(o, "before", act_obj(r, &gp->before));
+    put(o, "after", act_obj(r, &gp->after));
     put(o, "launch", launch_obj(r, gp));
     put(o, "host_call", host_call_obj(r, gp));
     return o;
@@ -341,6 +340,11 @@ void ga_json_gpu_timeline(const struct ga_report *r, jobj *timeline)
     put(timeline, "memsets", sum_obj(&r->gpu.memsets));
     put(timeline, "linking", linking(r));
     put(timeline, "skipped_activities", ju64(r->gpu.skipped));
+    put(timeline, "late_activities", ju64(r->gpu.late));
+    put(timeline, "launches_evicted", ju64(r->gpu.launches_evicted));
+    put(timeline, "correlations_evicted", ju64(r->gpu.extcorr_evicted));
+    put(timeline, "launch_latency_median_exact",
+        json_object_new_boolean(r->gpu.link.latency_exact));
     put(timeline, "hta", hta(r));
     put(timeline, "windows", windows(r));
     put(timeline, "idle_host_calls_dropped", ju64(r->gaps.calls_dropped));

@@ -169,9 +169,8 @@ static void idle_sites(const struct ga_report *r, const struct ga_gaps_device *x
         fprintf(o, "  ... %zu more rows (see --json)\n", x->n_sites - IDLE_SITE_ROWS);
 }
 
-static void put_act(const struct ga_report *r, FILE *o, size_t i)
+static void put_act(const struct ga_report *r, FILE *o, const struct ga_gpu_act *a)
 {
-    const struct ga_gpu_act *a = &r->gpu.acts[i];
     const char *name = ga_gpu_act_name(&r->gpu, &r->tl, a);
     char *d = a->kind == GA_GPU_KERNEL ? ga_demangle(name) : NULL;
     ga_put_trimmed(o, d ? d : name, 40);
@@ -225,9 +224,9 @@ static void idle_gaps(const struct ga_report *r, const struct ga_gaps_device *x,
         const struct ga_gap *gp = &x->gaps[i];
         fprintf(o, "  %12s at %s  %s: after ", fmt_dur(t[0], gp->dur),
                 ga_fmt_ms(t[1], ga_report_rel(r, gp->start)), cause_text(gp->cause));
-        put_act(r, o, gp->before);
+        put_act(r, o, &gp->before);
         fputs(", before ", o);
-        put_act(r, o, gp->after);
+        put_act(r, o, &gp->after);
         fputc('\n', o);
         gap_host(r, gp, o);
         if (r->show_stacks) gap_stack(r, gp->stack, o);
@@ -271,4 +270,9 @@ void ga_text_gpu(const struct ga_report *r, FILE *o)
     if (r->gpu.dropped)
         fprintf(o, "DROPPED   %" PRIu64 " GPU activity records CUPTI could not deliver\n",
                 r->gpu.dropped);
+    if (r->gpu.late)
+        fprintf(o,
+                "LATE      %" PRIu64 " GPU activity records arrived after later ones were "
+                "analyzed: left out\n",
+                r->gpu.late);
 }

@@ -40,8 +40,7 @@ void *ga_xgrow(void *p, size_t *cap, size_t need, size_t elem)
         if (n > SIZE_MAX / 2 / elem) die_oom(SIZE_MAX);
         n *= 2;
     }
-    p = ga_xrealloc(p, n * elem);
-    memset((char *)p + *cap * elem, 0, (n - *cap) * elem);
+    p = ga_xrealloc(p, n * elem); /* not zeroed: untouched capacity costs no memory */
     *cap = n;
     return p;
 }

@@ -12,7 +12,8 @@
 void *ga_xmalloc(size_t n);
 void *ga_xcalloc(size_t count, size_t size);
 void *ga_xrealloc(void *p, size_t n);
-/* Grows an array of `elem`-byte items so that index `need` fits; doubles the capacity. */
+/* Grows an array of `elem`-byte items so that index `need` fits; doubles the capacity. The new
+ * items are not zeroed. */
 void *ga_xgrow(void *p, size_t *cap, size_t need, size_t elem);
 char *ga_xstrdup(const char *s);
 char *ga_xstrndup(const char *s, size_t n);
