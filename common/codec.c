@@ -67,6 +67,133 @@ void gt_delta_decode(unsigned char *p, uint32_t n)
     }
 }
 
+/* ---- GT_CODEC_PACK_DELTA -----------------------------------------------------------------------
+ * The delta transform, headers XOR'ed with the previous header, and each word zigzag-coded in 0,
+ * 1, 2 or 8 bytes behind 2-bit length codes (trace_format.h). No entropy coder: a few ns per
+ * record, where zstd costs tens. */
+
+static const uint8_t pack_len[4] = {0, 1, 2, 8};
+
+/* The encoder's cursor: bytes go to p, the current group's codes collect in ctrl (k of them) and
+ * land at *cp once four are in (or at the end). Locals, so the compiler keeps them in registers.
+ * A value is stored whole (8 bytes) and p moves by its length: gt_pack_bound leaves the room. */
+#define PACK_WORD(v)                                                                               \
+    do {                                                                                           \
+        uint64_t v_ = (v), z_ = (v_ << 1) ^ (uint64_t)((int64_t)v_ >> 63);                         \
+        if (k == 0) cp = p++;                                                                      \
+        if (z_ != 0) {                                                                             \
+            unsigned c_ = 1 + (z_ > 0xff) + (z_ > 0xffff);                                         \
+            ctrl |= c_ << (2 * k);                                                                 \
+            memcpy(p, &z_, 8);                                                                     \
+            p += pack_len[c_];                                                                     \
+        }                                                                                          \
+        if (++k == 4) *cp = (unsigned char)ctrl, ctrl = 0, k = 0;                                  \
+    } while (0)
+
+uint32_t gt_pack_bound(uint32_t n)
+{
+    return n + n / 32 + 16;
+}
+
+uint32_t gt_pack_encode(const unsigned char *in, uint32_t n, unsigned char *out)
+{
+    uint32_t last[GT_CODEC_DELTA_TYPES], last_size[GT_CODEC_DELTA_TYPES];
+    uint32_t pos = 0, size;
+    uint16_t type = 0;
+    uint64_t prev_h = 0, w, h;
+    unsigned char *p = out, *cp = out;
+    unsigned ctrl = 0, k = 0;
+    memset(last_size, 0, sizeof(last_size));
+    while ((size = rec_size_at(in, pos, n, &type)) != 0) {
+        memcpy(&h, in + pos, 8);
+        PACK_WORD(h ^ prev_h);
+        prev_h = h;
+        if (type < GT_CODEC_DELTA_TYPES && last_size[type] == size) {
+            const unsigned char *prev = in + last[type];
+            for (uint32_t i = 8; i < size; i += 8) {
+                uint64_t b;
+                memcpy(&w, in + pos + i, 8);
+                memcpy(&b, prev + i, 8);
+                PACK_WORD(w - b);
+            }
+        } else {
+            for (uint32_t i = 8; i < size; i += 8) {
+                memcpy(&w, in + pos + i, 8);
+                PACK_WORD(w);
+            }
+        }
+        if (type < GT_CODEC_DELTA_TYPES) last[type] = pos, last_size[type] = size;
+        pos += size;
+    }
+    if (pos + 8 <= n) { /* the first bad header is XOR'ed too, so the reader stops at it */
+        memcpy(&h, in + pos, 8);
+        PACK_WORD(h ^ prev_h);
+        pos += 8;
+    }
+    for (; pos + 8 <= n; pos += 8) {
+        memcpy(&w, in + pos, 8);
+        PACK_WORD(w);
+    }
+    if (k != 0) /* codes past the last word are 3: a stream codes one number of words */
+        *cp = (unsigned char)(ctrl | (0xffu << (2 * k)));
+    return (uint32_t)(p - out);
+}
+
+int gt_pack_decode(const unsigned char *s, uint32_t len, unsigned char *out, uint32_t n)
+{
+    static const uint64_t mask[4] = {0, 0xff, 0xffff, ~0ull};
+    uint32_t words = n / 8, at = 0, i = 0;
+    unsigned ctrl = 0, k = 0;
+    if (n & 7) return -1;
+    for (; i < words; i++, k = (k + 1) & 3) {
+        if (k == 0) {
+            if (at >= len) return -1;
+            ctrl = s[at++];
+        }
+        unsigned code = (ctrl >> (2 * k)) & 3, l = pack_len[code];
+        uint64_t z = 0;
+        if (len - at < l) return -1;
+        if (len - at >= 8) {
+            memcpy(&z, s + at, 8);
+            z &= mask[code];
+        } else {
+            for (unsigned b = 0; b < l; b++)
+                z |= (uint64_t)s[at + b] << (8 * b);
+        }
+        at += l;
+        uint64_t v = (z >> 1) ^ (0 - (z & 1));
+        memcpy(out + 8 * (size_t)i, &v, 8);
+    }
+    if (k != 0 && (ctrl >> (2 * k)) != (0xffu >> (2 * k))) return -1; /* past the last word */
+    if (at != len) return -1;
+    /* Undo the header XOR and the delta transform in one walk over the restored records. */
+    uint32_t last[GT_CODEC_DELTA_TYPES], last_size[GT_CODEC_DELTA_TYPES];
+    uint32_t pos = 0, size;
+    uint16_t type = 0;
+    uint64_t prev_h = 0, h;
+    memset(last_size, 0, sizeof(last_size));
+    while (pos + 8 <= n) {
+        memcpy(&h, out + pos, 8);
+        h ^= prev_h;
+        memcpy(out + pos, &h, 8);
+        if ((size = rec_size_at(out, pos, n, &type)) == 0) break;
+        prev_h = h;
+        if (type < GT_CODEC_DELTA_TYPES && last_size[type] == size) {
+            const unsigned char *prev = out + last[type];
+            for (uint32_t w = 8; w < size; w += 8) {
+                uint64_t a, b;
+                memcpy(&a, out + pos + w, 8);
+                memcpy(&b, prev + w, 8);
+                a += b;
+                memcpy(out + pos + w, &a, 8);
+            }
+        }
+        if (type < GT_CODEC_DELTA_TYPES) last[type] = pos, last_size[type] = size;
+        pos += size;
+    }
+    return 0;
+}
+
 void gt_packer_init(struct gt_packer *pk, int level)
 {
     memset(pk, 0, sizeof(*pk));
@@ -98,10 +225,29 @@ static int grow(unsigned char **p, size_t *cap, size_t want)
     return 0;
 }
 
+/* The head and the zero padding around the c bytes coded at pk->out + 8; returns the payload
+ * size, 0 if it is not smaller than the records. */
+static uint32_t frame_done(struct gt_packer *pk, uint32_t size, size_t c)
+{
+    unsigned char *frame = pk->out + sizeof(struct gt_codec_head);
+    size_t stored = sizeof(struct gt_codec_head) + ((c + 7) & ~(size_t)7);
+    if ((stored >= size && !pk->force) || stored > GT_MAX_CHUNK_PAYLOAD) return 0;
+    struct gt_codec_head head = {size, (uint32_t)c};
+    memcpy(pk->out, &head, sizeof(head));
+    memset(frame + c, 0, stored - sizeof(head) - c);
+    return (uint32_t)stored;
+}
+
 /* Compresses into pk->out: head, frame, padding. Returns the payload size, 0 if not worth it or
  * impossible. */
 static uint32_t pack(struct gt_packer *pk, const unsigned char *raw, uint32_t size)
 {
+    if (pk->codec == GT_CODEC_PACK_DELTA) {
+        size_t bound = gt_pack_bound(size);
+        if (grow(&pk->out, &pk->out_cap, sizeof(struct gt_codec_head) + bound + 8) != 0) return 0;
+        unsigned char *dst = pk->out + sizeof(struct gt_codec_head);
+        return frame_done(pk, size, gt_pack_encode(raw, size, dst));
+    }
     size_t bound = ZSTD_compressBound(size);
     if (grow(&pk->out, &pk->out_cap, sizeof(struct gt_codec_head) + bound + 8) != 0) return 0;
     if (!pk->cctx) {
@@ -123,12 +269,7 @@ static uint32_t pack(struct gt_packer *pk, const unsigned char *raw, uint32_t si
         pk->failed++;
         return 0;
     }
-    size_t stored = sizeof(struct gt_codec_head) + ((c + 7) & ~(size_t)7);
-    if ((stored >= size && !pk->force) || stored > GT_MAX_CHUNK_PAYLOAD) return 0;
-    struct gt_codec_head head = {size, (uint32_t)c};
-    memcpy(pk->out, &head, sizeof(head));
-    memset(frame + c, 0, stored - sizeof(head) - c);
-    return (uint32_t)stored;
+    return frame_done(pk, size, c);
 }
 
 const void *gt_chunk_pack(struct gt_packer *pk, struct gt_chunk_header *ch, uint16_t kind,
@@ -163,7 +304,8 @@ int gt_chunk_unpack(struct gt_unpacker *u, const struct gt_chunk_header *ch, con
         *raw_size = ch->payload_size;
         return 0;
     }
-    if (ch->codec != GT_CODEC_ZSTD && ch->codec != GT_CODEC_ZSTD_DELTA) {
+    if (ch->codec != GT_CODEC_ZSTD && ch->codec != GT_CODEC_ZSTD_DELTA &&
+        ch->codec != GT_CODEC_PACK_DELTA) {
         *why = "unknown chunk codec";
         return -1;
     }
@@ -188,6 +330,19 @@ int gt_chunk_unpack(struct gt_unpacker *u, const struct gt_chunk_header *ch, con
             *why = "nonzero padding after the compressed frame";
             return -1;
         }
+    if (ch->codec == GT_CODEC_PACK_DELTA) {
+        if (grow(&u->out, &u->out_cap, head.raw_size ? head.raw_size : 8) != 0) {
+            *why = "out of memory for the decoded chunk";
+            return -1;
+        }
+        if (gt_pack_decode(frame, head.packed_size, u->out, head.raw_size) != 0) {
+            *why = "corrupt packed chunk";
+            return -1;
+        }
+        *raw = u->out;
+        *raw_size = head.raw_size;
+        return 0;
+    }
     unsigned long long content = ZSTD_getFrameContentSize(frame, head.packed_size);
     if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN ||
         content != head.raw_size) {

@@ -109,7 +109,8 @@ int gt_chunk_header_check(const struct gt_chunk_header *c, const char **why)
         *why = "bad chunk magic";
         return -1;
     }
-    if (c->codec != GT_CODEC_NONE && c->codec != GT_CODEC_ZSTD && c->codec != GT_CODEC_ZSTD_DELTA) {
+    if (c->codec != GT_CODEC_NONE && c->codec != GT_CODEC_ZSTD && c->codec != GT_CODEC_ZSTD_DELTA &&
+        c->codec != GT_CODEC_PACK_DELTA) {
         *why = "unknown chunk codec";
         return -1;
     }

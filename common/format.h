@@ -36,7 +36,7 @@ struct gt_packer {
     unsigned char *tmp, *out;
     size_t tmp_cap, out_cap;
     int level;      /* zstd level; 0: never compress */
-    uint16_t codec; /* GT_CODEC_ZSTD_DELTA (default) or GT_CODEC_ZSTD */
+    uint16_t codec; /* GT_CODEC_ZSTD_DELTA (default), GT_CODEC_ZSTD or GT_CODEC_PACK_DELTA */
     uint32_t min_size; /* smaller chunks stay as they are (default 256) */
     int force;         /* tests: keep the compressed form even when it is not smaller */
     uint64_t packed, stored_raw, failed; /* chunks compressed, chunks kept as they were, failures */
@@ -71,6 +71,14 @@ void gt_unpacker_free(struct gt_unpacker *u);
  * bytes each, not overlapping); decode in place. */
 void gt_delta_encode(const unsigned char *in, unsigned char *out, uint32_t n);
 void gt_delta_decode(unsigned char *p, uint32_t n);
+
+/* GT_CODEC_PACK_DELTA (trace_format.h): encode n bytes of records (n a multiple of 8) into
+ * `out`, which holds gt_pack_bound(n) bytes; returns the stream's length. Decode a stream of
+ * `len` bytes into exactly n bytes: 0, or -1 if the stream is malformed or does not code
+ * exactly n / 8 words. */
+uint32_t gt_pack_bound(uint32_t n);
+uint32_t gt_pack_encode(const unsigned char *in, uint32_t n, unsigned char *out);
+int gt_pack_decode(const unsigned char *s, uint32_t len, unsigned char *out, uint32_t n);
 
 /* Plain zlib crc32 of a buffer. */
 uint32_t gt_checksum(const void *p, size_t n);

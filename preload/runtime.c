@@ -8,7 +8,9 @@
  *    (GPUTRACE_COMPRESS) and checksums them: no per-chunk work on the application's threads,
  *    unless the flusher falls behind (GT_HANDOFF_MAX buffers of the thread, or GT_EXTRA_BUFS
  *    buffers beyond one per thread in all) or is gone: the owner then writes its oldest buffer
- *    itself, uncompressed (a CRC only), so memory stays bounded and nothing is dropped.
+ *    itself, so memory stays bounded and nothing is dropped: packed (GT_CODEC_PACK_DELTA, a few
+ *    ns per record, cheaper than the CRC of the records as they are) at the default level 1,
+ *    uncompressed (a CRC only) at the zstd levels above it.
  *  - Chunks are written under one file mutex, so each chunk lands whole and in one piece; on an
  *    I/O error the file is cut back to its last whole chunk and tracing switches off.
  *  - After each flush round the flusher writes a watermark W: every host record with ts < W is in
@@ -31,8 +33,9 @@
 
 #define GT_BUF_SIZE       (256u << 10)
 
-#define GT_HANDOFF_MAX 7 /* full buffers a thread may have waiting for the flusher */
-#define GT_EXTRA_BUFS  16 /* buffers beyond the first of each thread, all threads together */
+#define GT_HANDOFF_MAX  7  /* full buffers a thread may have waiting for the flusher */
+#define GT_EXTRA_BUFS   16 /* buffers beyond the first of each thread, all threads together */
+#define GT_HOST_PACKERS 4  /* packers for threads' chunks: the flusher and owners at once */
 
 /* A thread's buffers: the public part (shim.h) and, private to this file, the full buffers
  * handed to the flusher (oldest first) and the free ones the owner swaps in, made as needed:
@@ -74,8 +77,16 @@ static struct {
     uint64_t fsize_limit; /* RLIMIT_FSIZE at open, so we stop before SIGXFSZ */
     uint32_t seq;        /* sequence of the tracer's own chunks (tid 0); under file_mu */
     int compress;        /* GPUTRACE_COMPRESS: zstd level, 0 = chunks stored as they are */
-    struct gt_packer pk; /* under pk_mu, taken before file_mu */
+    struct gt_packer pk; /* the tracer's own and GPU chunks; under pk_mu, taken before file_mu */
     pthread_mutex_t pk_mu;
+    /* Threads' host chunks: GT_CODEC_PACK_DELTA at level 1 (a few ns per record, cheap enough
+     * for an owner that writes its own buffer), zstd with the delta transform above it. Each
+     * under its own mutex, taken before file_mu; an owner takes a free one. */
+    struct {
+        pthread_mutex_t mu;
+        struct gt_packer pk;
+    } hpk[GT_HOST_PACKERS];
+    int host_cheap;      /* host chunks use GT_CODEC_PACK_DELTA: owners pack their own too */
     uint32_t gpu_seq;    /* sequence of GPU chunks; under file_mu */
     pthread_mutex_t file_mu;
     /* threads */
@@ -128,6 +139,12 @@ __attribute__((constructor)) static void gt_configure(void)
         G.compress = lv <= 0 ? 0 : lv > 19 ? 19 : (int)lv;
     }
     gt_packer_init(&G.pk, G.compress);
+    G.host_cheap = G.compress == 1;
+    for (int i = 0; i < GT_HOST_PACKERS; i++) {
+        pthread_mutex_init(&G.hpk[i].mu, NULL);
+        gt_packer_init(&G.hpk[i].pk, G.compress);
+        if (G.host_cheap) G.hpk[i].pk.codec = GT_CODEC_PACK_DELTA;
+    }
     env.cupti = keep_env("GPUTRACE_CUPTI", env_cupti, sizeof(env_cupti));
     env.cuda_home = keep_env("CUDA_HOME", env_cuda_home, sizeof(env_cuda_home));
     env.conda_prefix = keep_env("CONDA_PREFIX", env_conda, sizeof(env_conda));
@@ -222,25 +239,38 @@ static int write_made_locked(const struct gt_chunk_header *hdr, const void *payl
     return 0;
 }
 
+/* A host packer for a thread's chunk: a free one, else the one its tid maps to. */
+static int host_packer_lock(uint32_t tid)
+{
+    for (int i = 0; i < GT_HOST_PACKERS; i++)
+        if (pthread_mutex_trylock(&G.hpk[i].mu) == 0) return i;
+    int i = (int)(tid % GT_HOST_PACKERS);
+    pthread_mutex_lock(&G.hpk[i].mu);
+    return i;
+}
+
 /* Write one chunk of `size` bytes of records. pack: compress it (GPUTRACE_COMPRESS), waiting for
- * the compressor if another writer has it; else store the records as they are (only a CRC).
- * `seq` NULL: *seqp is taken under file_mu (the tracer's own and GPU chunks). */
+ * a packer if all are busy; else store the records as they are (only a CRC).
+ * `seqp` NULL: a thread's chunk, `seq` its number, packed by a host packer before file_mu is
+ * taken; else *seqp is taken under file_mu (the tracer's own and GPU chunks, packed by G.pk). */
 static int write_chunk(uint16_t kind, uint32_t tid, uint32_t seq, uint32_t *seqp, const void *p,
                        uint32_t size, int pack)
 {
     struct gt_chunk_header ch;
     const void *out = p;
-    int r;
+    int r, hp = -1;
     pack = pack && G.compress > 0 && size > 0;
-    if (pack) pthread_mutex_lock(&G.pk_mu);
-    if (!seqp) { /* a thread's chunk (seq under its mutex): made before taking the file */
-        if (pack)
-            out = gt_chunk_pack(&G.pk, &ch, kind, tid, seq, p, size);
-        else
+    if (!seqp) {
+        if (pack) {
+            hp = host_packer_lock(tid);
+            out = gt_chunk_pack(&G.hpk[hp].pk, &ch, kind, tid, seq, p, size);
+        } else {
             gt_chunk_header_init(&ch, kind, tid, seq, p, size);
-    }
-    pthread_mutex_lock(&G.file_mu);
-    if (seqp) {
+        }
+        pthread_mutex_lock(&G.file_mu);
+    } else {
+        if (pack) pthread_mutex_lock(&G.pk_mu);
+        pthread_mutex_lock(&G.file_mu);
         seq = (*seqp)++;
         if (pack)
             out = gt_chunk_pack(&G.pk, &ch, kind, tid, seq, p, size);
@@ -249,7 +279,8 @@ static int write_chunk(uint16_t kind, uint32_t tid, uint32_t seq, uint32_t *seqp
     }
     r = write_made_locked(&ch, out);
     pthread_mutex_unlock(&G.file_mu);
-    if (pack) pthread_mutex_unlock(&G.pk_mu);
+    if (hp >= 0) pthread_mutex_unlock(&G.hpk[hp].mu);
+    if (seqp && pack) pthread_mutex_unlock(&G.pk_mu);
     return r;
 }
 
@@ -350,7 +381,8 @@ static void start_tracing(void)
     uint64_t mono_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
     struct gt_file_header h;
     gt_header_init(&h, G.pid, (uint32_t)getppid(), rt_ns, mono_ns);
-    if (G.compress > 0) h.min_version = GT_FORMAT_MIN_READER_CODEC; /* v1 readers must refuse it */
+    if (G.compress > 0) /* readers that do not know the codecs must refuse the file */
+        h.min_version = G.host_cheap ? GT_FORMAT_MIN_READER_PACK : GT_FORMAT_MIN_READER_CODEC;
     if (write(G.fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
         gt_warn("gputrace: cannot write %s (%s); tracing is off\n", path, strerror(errno));
         close(G.fd);
@@ -401,6 +433,18 @@ struct gt_thread *gt_thread_slow(void)
     return t;
 }
 
+/* A thread's state on cache lines of its own: its owner writes `committed` and `inflight` on
+ * every record, so two threads' states sharing a line would bounce it between their cores. */
+static struct gt_thread *new_thread_state(void)
+{
+    enum { LINE = 128 }; /* adjacent-line prefetch pairs 64-byte lines */
+    size_t size = (sizeof(struct rt_thread) + LINE - 1) / LINE * LINE;
+    void *p = NULL;
+    if (posix_memalign(&p, LINE, size) != 0) return NULL;
+    memset(p, 0, size);
+    return p;
+}
+
 static struct gt_thread *thread_slow(void)
 {
     int st = atomic_load(&gt_state);
@@ -414,7 +458,7 @@ static struct gt_thread *thread_slow(void)
     struct gt_thread *t = gt_tls_thread;
     if (!t) {
         gt_tls_in_hook = 1;
-        t = calloc(1, sizeof(struct rt_thread));
+        t = new_thread_state();
         uint8_t *buf = t ? malloc(GT_BUF_SIZE) : NULL;
         if (!buf) {
             free(t);
@@ -486,7 +530,8 @@ static int flush_full_locked(struct gt_thread *t, int pack, uint32_t max)
 }
 
 /* Write out what is committed in t's buffers, the handed-over one first. Caller holds t->mu.
- * pack: compress (the flusher and the exit flush; never the owner, on its launch path). */
+ * pack: compress (the flusher and the exit flush; the owner, on its launch path, only with the
+ * cheap host codec: G.host_cheap). */
 static int flush_thread_locked(struct gt_thread *t, int reset, int pack)
 {
     int r = flush_full_locked(t, pack, GT_HANDOFF_MAX);
@@ -506,8 +551,9 @@ static int flush_thread_locked(struct gt_thread *t, int reset, int pack)
 static int flusher_takes_handoffs(void) { return G.flusher_started && !G.stopping; }
 
 /* The owner's buffer is full: hand it to the flusher and go on in a spare one. If the flusher is
- * GT_HANDOFF_MAX buffers behind, the owner writes the oldest itself (uncompressed: a CRC, no
- * compression on the launch path); without a flusher it writes its buffer itself. */
+ * GT_HANDOFF_MAX buffers behind, the owner writes the oldest itself (packed with the cheap host
+ * codec, else uncompressed: no zstd on the launch path); without a flusher it writes its buffer
+ * itself. */
 int gt_reserve_slow(struct gt_thread *t, uint32_t size)
 {
     struct rt_thread *x = RT(t);
@@ -517,7 +563,7 @@ int gt_reserve_slow(struct gt_thread *t, uint32_t size)
         return -1;
     }
     pthread_mutex_lock(&t->mu);
-    if (x->n_full == GT_HANDOFF_MAX) r = flush_full_locked(t, 0, 1);
+    if (x->n_full == GT_HANDOFF_MAX) r = flush_full_locked(t, G.host_cheap, 1);
     if (x->n_spare == 0 && x->n_bufs < GT_HANDOFF_MAX + 1 &&
         atomic_fetch_add(&G.extra_bufs, 1) < GT_EXTRA_BUFS) {
         if ((x->spare[0] = malloc(GT_BUF_SIZE)) != NULL)
@@ -540,7 +586,7 @@ int gt_reserve_slow(struct gt_thread *t, uint32_t size)
         atomic_store_explicit(&t->committed, 0, memory_order_relaxed);
         t->flushed = 0;
     } else if (r == 0) {
-        r = flush_thread_locked(t, 1, 0);
+        r = flush_thread_locked(t, 1, G.host_cheap);
     }
     pthread_mutex_unlock(&t->mu);
     if (wake) pthread_cond_signal(&G.flush_cv);

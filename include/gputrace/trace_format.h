@@ -24,9 +24,10 @@
 
 #define GT_MAGIC             "GPUTRACE" /* 8 bytes, no terminator on disk */
 #define GT_ENDIAN_TAG        0x01020304u /* reads as 0x04030201 on a foreign-endian host */
-#define GT_FORMAT_VERSION    2u /* 2: compressed chunks (codecs below) */
+#define GT_FORMAT_VERSION    3u /* 2: compressed chunks (codecs below); 3: GT_CODEC_PACK_DELTA */
 #define GT_FORMAT_MIN_READER 1u /* oldest reader that can read a file without compressed chunks */
 #define GT_FORMAT_MIN_READER_CODEC 2u /* oldest reader that can read a file that may hold them */
+#define GT_FORMAT_MIN_READER_PACK 3u /* ... that may hold GT_CODEC_PACK_DELTA chunks */
 
 /* Feature flags in gt_file_header.flags. */
 #define GT_FEAT_WATERMARKS (1u << 0) /* host chunks carry watermark records (see below) */
@@ -60,6 +61,8 @@ enum gt_chunk_kind {
 #define GT_CODEC_ZSTD       1u /* gt_codec_head, one zstd frame of the records, zero padding */
 #define GT_CODEC_ZSTD_DELTA 2u /* the same, the frame holding the records after the delta
                                 * transform (see below) */
+#define GT_CODEC_PACK_DELTA 3u /* gt_codec_head, the records after the delta transform coded
+                                * word by word (see below), zero padding; format 3 */
 
 struct gt_chunk_header {
     uint32_t magic;        /* GT_CHUNK_MAGIC */
@@ -87,11 +90,21 @@ _Static_assert(sizeof(struct gt_chunk_header) == 24, "gt_chunk_header layout");
  * every other uint64 word w[i] (i >= 1) of the record is stored as w[i] - prev.w[i] (mod 2^64).
  * The walk ends at the first record header whose size is < 8, not a multiple of 8 or past the
  * end: bytes from there on are stored as they are. A reader undoes it in the same walk, adding
- * the previous record's restored words. */
+ * the previous record's restored words.
+ *
+ * GT_CODEC_PACK_DELTA (what the shim writes for host chunks): after the head, packed_size bytes
+ * of a word stream, no zstd. Take the raw_size / 8 uint64 words of the records after the delta
+ * transform, and XOR each record header the walk visits (and the header it stops at, if any)
+ * with the previous header the walk visited (0 for the first). Each word v is zigzag-coded,
+ * z = (v << 1) ^ (v >> 63 arithmetic), and stored as its low 0, 1, 2 or 8 bytes, little-endian
+ * (codes 0..3: z = 0, z < 2^8, z < 2^16, else), in groups of four words: a control byte holding
+ * the four 2-bit codes (word j of the group in bits 2j..2j+1; codes past the last word 3), then
+ * the words' bytes. The stream codes exactly raw_size / 8 words and ends there. A reader decodes
+ * the words, then undoes the XOR and the delta in one walk over the restored headers. */
 struct gt_codec_head {
     uint32_t raw_size;    /* bytes of records once decoded: a multiple of 8, at most
                            * GT_MAX_CHUNK_PAYLOAD */
-    uint32_t packed_size; /* bytes of the zstd frame that follows this head */
+    uint32_t packed_size; /* bytes of the zstd frame (or packed stream) that follows this head */
 };
 _Static_assert(sizeof(struct gt_codec_head) == 8, "gt_codec_head layout");
 

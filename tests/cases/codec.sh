@@ -2,7 +2,8 @@
 # traced with compression off and on gives the exact event counts both ways; a trace re-encoded
 # chunk for chunk (unit_codec repack: same records, kind, tid and seq per chunk, compressed or
 # decoded) gives a byte-identical report (--json, text, --dump); the header says which readers
-# may read the file (min_version 1 without compressed chunks, 2 with).
+# may read the file (min_version 1 without compressed chunks, 3 with the packed host chunks of
+# the default level, 2 with zstd alone at the levels above).
 . "$SRC/tests/lib.sh"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
 threads=4 iters=20000
@@ -21,8 +22,12 @@ while pos + 24 <= len(b):
 print(minv, " ".join("%s=%d" % kv for kv in sorted(n.items())))
 PY
 }
-for mode in 0 default; do
-    if [ $mode = 0 ]; then env="GPUTRACE_COMPRESS=0"; else env="GPUTRACE_FLUSH_MS=100"; fi
+for mode in 0 default 2; do
+    case $mode in
+    0) env="GPUTRACE_COMPRESS=0" ;;
+    default) env="GPUTRACE_FLUSH_MS=100" ;;
+    *) env="GPUTRACE_COMPRESS=$mode GPUTRACE_FLUSH_MS=100" ;;
+    esac
     got=$(env $env GPUTRACE_CUPTI=off sh -c '. "$SRC/tests/lib.sh"; traced "$0.trace" "$PROGS/flood" '"$threads $iters 2>/dev/null" "c$mode") ||
         fail "$mode: traced run failed"
     expect_eq "$mode: program output" "$got" "$want"
@@ -33,20 +38,25 @@ for mode in 0 default; do
     expect_eq "$mode: launch_count" "$(j "d['timeline']['launch_count']")" $total
     expect_eq "$mode: lost_records" "$(j "d['trace']['lost_records']")" 0
     expect_eq "$mode: clean_end" "$(j "d['trace']['clean_end']")" True
-    expect_eq "$mode: format_version" "$(j "d['trace']['format_version']")" 2
+    expect_eq "$mode: format_version" "$(j "d['trace']['format_version']")" 3
     echo "GPUTRACE_COMPRESS=$mode: $(wc -c < "c$mode.trace") bytes, chunks: $(chunks "c$mode.trace")"
 done
 set -- $(chunks c0.trace)
 expect_eq "off: min_version" "$1" 1
 expect_eq "off: every chunk stored as is" "$(chunks c0.trace | tr ' ' '\n' | grep -v '^1$' | grep -vc ':0=')" 0
 set -- $(chunks cdefault.trace)
-expect_eq "on: min_version (readers of format 1 refuse it)" "$1" 2
-packed=$(chunks cdefault.trace | tr ' ' '\n' | sed -n 's/^host:2=//p')
-[ "${packed:-0}" -ge $threads ] || fail "on: only ${packed:-0} compressed host chunks"
+expect_eq "on: min_version (readers of formats 1 and 2 refuse it)" "$1" 3
+packed=$(chunks cdefault.trace | tr ' ' '\n' | sed -n 's/^host:3=//p')
+[ "${packed:-0}" -ge $threads ] || fail "on: only ${packed:-0} packed host chunks"
+set -- $(chunks c2.trace)
+expect_eq "level 2: min_version (zstd only: readers of format 2 may read it)" "$1" 2
+expect_eq "level 2: no packed chunk" "$(chunks c2.trace | tr ' ' '\n' | grep -c ':3=')" 0
+packed=$(chunks c2.trace | tr ' ' '\n' | sed -n 's/^host:2=//p')
+[ "${packed:-0}" -ge 1 ] || fail "level 2: no zstd host chunk"
 size0=$(wc -c < c0.trace) size1=$(wc -c < cdefault.trace)
 [ "$size1" -lt "$size0" ] || fail "compressed trace $size1 bytes vs $size0 uncompressed"
 # The flood outruns one flusher (4 threads on few cores): buffers the flusher could not take in
-# time were written by their owners as they are. Sizes belong in bench/, not here.
+# time were packed by their owners. Sizes belong in bench/, not here.
 echo "bytes per round (alloc + launch + free): $((size0 / total)) -> $((size1 * 100 / total / 100)).$((size1 * 100 / total % 100))"
 
 # The same chunks, re-encoded: byte-identical reports.

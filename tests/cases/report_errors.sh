@@ -14,7 +14,7 @@ open("foreign.trace", "w").write("#!/bin/sh\necho this is not a trace\n")
 def header(version=1, min_version=1, endian="<", tag=0x01020304, size=56):
     return (b"GPUTRACE" + struct.pack(endian + "IHHIIIIQQII", tag, version, min_version, size,
                                       1, 1, 1, 0, 0, 1, 0))
-open("newer.trace", "wb").write(header(version=4, min_version=3))
+open("newer.trace", "wb").write(header(version=4, min_version=4))
 open("swapped.trace", "wb").write(header(endian=">"))
 open("cut.trace", "wb").write(header()[:40])
 PY
@@ -40,7 +40,7 @@ expect_refused() {
 expect_refused empty.trace "empty file"
 expect_refused random.trace "not a gputrace trace"
 expect_refused foreign.trace "not a gputrace trace"
-expect_refused newer.trace "written by a newer gputrace (format 4, this reader reads up to 2)"
+expect_refused newer.trace "written by a newer gputrace (format 4, this reader reads up to 3)"
 expect_refused swapped.trace "byte order"
 expect_refused cut.trace "truncated in the file header"
 expect_refused missing.trace "No such file or directory"

@@ -31,6 +31,69 @@ static unsigned char *launches(uint32_t n)
     return p;
 }
 
+/* The packed stream on its own (gt_pack_encode/gt_pack_decode): malformed streams are refused,
+ * any run of records (and bytes past the last whole record) comes back exactly. */
+static void pack_cases(void)
+{
+    unsigned char *raw = launches(3), out[512], back[512];
+    uint32_t len = gt_pack_encode(raw, 240, out);
+    CHECK("pack: 3 launches decode back",
+          gt_pack_decode(out, len, back, 240) == 0 && !memcmp(back, raw, 240));
+    CHECK("pack: cut by one byte: refused", gt_pack_decode(out, len - 1, back, 240) != 0);
+    CHECK("pack: one byte too many: refused", gt_pack_decode(out, len + 1, back, 240) != 0);
+    for (uint32_t k = 1; k <= 3; k++) {
+        char what[64];
+        snprintf(what, sizeof(what), "pack: %u words fewer decoded than coded: refused", k);
+        CHECK(what, gt_pack_decode(out, len, back, 240 - 8 * k) != 0);
+        snprintf(what, sizeof(what), "pack: %u words more decoded than coded: refused", k);
+        CHECK(what, gt_pack_decode(out, len, back, 240 + 8 * k) != 0);
+    }
+    CHECK("pack: size not a multiple of 8: refused", gt_pack_decode(out, len, back, 236) != 0);
+    /* 30 words: the last control byte codes two words, both 0 (the last record's last words
+     * repeat), so it is the stream's last byte; the codes of the two words past the end are 3. */
+    CHECK_U64("pack: the last control byte: two zero words, then two codes 3", out[len - 1], 0xf0);
+    out[len - 1] = 0x70;
+    CHECK("pack: a code past the last word: refused", gt_pack_decode(out, len, back, 240) != 0);
+    free(raw);
+
+    /* Random runs of records of a few types and sizes (same-type runs, slowly changing words,
+     * types >= 256 that the delta skips), some ending in bytes that are not a record. */
+    static unsigned char in[4096], enc[4096 + 4096 / 32 + 16], dec[4096];
+    int bad = 0;
+    srand(7);
+    for (int iter = 0; iter < 2000; iter++) {
+        uint32_t n = 0;
+        while (n < 3000) {
+            uint32_t size = 8u * (1 + (uint32_t)rand() % 8);
+            struct gt_rec_header h = {(uint16_t)(rand() % 4 == 0 ? 300 : 1 + rand() % 3), 0, size};
+            memcpy(in + n, &h, 8);
+            for (uint32_t w = 8; w < size; w += 8) {
+                uint64_t v = rand() % 3 ? (uint64_t)(rand() % 5) << (rand() % 60)
+                                        : (uint64_t)rand() * 0x9E3779B97F4A7C15ull;
+                memcpy(in + n + w, &v, 8);
+            }
+            n += size;
+        }
+        if (iter % 3 == 0) { /* a tail that is not a record: size 0 or past the end */
+            struct gt_rec_header h = {1, 0, iter % 2 ? 0u : 4096u};
+            memcpy(in + n, &h, 8);
+            memset(in + n + 8, 0xa5, 16);
+            n += 24;
+        }
+        uint32_t l = gt_pack_encode(in, n, enc);
+        if (l > gt_pack_bound(n) - 8 || gt_pack_decode(enc, l, dec, n) != 0 || memcmp(dec, in, n))
+            bad++;
+    }
+    CHECK_U64("pack: 2000 random runs of records decode back exactly", (uint64_t)bad, 0);
+    /* Garbage streams: refused or decoded, never read or written out of bounds (sanitizers). */
+    for (int iter = 0; iter < 2000; iter++) {
+        uint32_t l = (uint32_t)rand() % 300, n = 8u * ((uint32_t)rand() % 100);
+        for (uint32_t i = 0; i < l; i++)
+            enc[i] = (unsigned char)rand();
+        (void)gt_pack_decode(enc, l, dec, n);
+    }
+}
+
 static int repack_file(const char *in, const char *out, int level)
 {
     FILE *f = fopen(in, "rb");
@@ -66,9 +129,9 @@ int main(int argc, char **argv)
     const unsigned char *dec;
     uint32_t dec_n = 0;
     const char *why = "";
-    static const uint16_t codecs[] = {GT_CODEC_ZSTD, GT_CODEC_ZSTD_DELTA};
-    uint32_t stored[2];
-    for (int c = 0; c < 2; c++) {
+    static const uint16_t codecs[] = {GT_CODEC_ZSTD, GT_CODEC_ZSTD_DELTA, GT_CODEC_PACK_DELTA};
+    uint32_t stored[3];
+    for (int c = 0; c < 3; c++) {
         char what[96];
         gt_packer_init(&pk, 1);
         pk.codec = codecs[c];
@@ -92,6 +155,14 @@ int main(int argc, char **argv)
     CHECK("delta: at least 10x smaller than zstd alone on regular launches",
           stored[1] * 10 <= stored[0]);
     CHECK("delta: under 1 byte per launch on regular launches", stored[1] < n);
+    /* Packed: the first record's words as they are (header, the two times, the function, the
+     * correlation id and both grid words in 8 bytes each, the stream 0x5000 in 2, the 1 in 1:
+     * 59 bytes); each later one codes its zero header, its two 150 ns steps (zigzag 300: 2 bytes
+     * each) and its correlation id's +1 (zigzag 2: 1 byte) in 5 bytes; plus one control byte per
+     * four of the 32760 words. */
+    CHECK_U64("packed: 59 + 5 x 3275 + 8190 bytes of stream, in 8 + that payload", stored[2],
+              8 + 59 + 5 * 3275 + 8190);
+    pack_cases();
 
     gt_packer_init(&pk, 1);
     const void *out = gt_chunk_pack(&pk, &ch, GT_CHUNK_HOST, 1, 0, raw, 248);

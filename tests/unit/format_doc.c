@@ -244,7 +244,9 @@ int main(void)
     } consts[] = {{"", " (", "GT_CODEC_NONE", GT_CODEC_NONE},
                   {"", " (", "GT_CODEC_ZSTD", GT_CODEC_ZSTD},
                   {"", " (", "GT_CODEC_ZSTD_DELTA", GT_CODEC_ZSTD_DELTA},
+                  {"", " (", "GT_CODEC_PACK_DELTA", GT_CODEC_PACK_DELTA},
                   {"`min_version` ", " (", "GT_FORMAT_MIN_READER_CODEC", GT_FORMAT_MIN_READER_CODEC},
+                  {"`min_version` ", " (", "GT_FORMAT_MIN_READER_PACK", GT_FORMAT_MIN_READER_PACK},
                   {"types below ", ", ", "GT_CODEC_DELTA_TYPES", GT_CODEC_DELTA_TYPES}};
     for (size_t i = 0; i < sizeof(consts) / sizeof(consts[0]); i++) {
         char want[96], what[128];

@@ -389,11 +389,11 @@ static void test_headers(void)
     tb_alloc(&t, 1, GT_API_cuMemAlloc_v2, 0x1, 8, 0, 0);
     tb_end(&t);
     struct gt_file_header *h = (struct gt_file_header *)t.buf;
-    h->min_version = 3;
+    h->min_version = 4;
     h->version = 4;
     CHECK("header: newer format refused", read_into(&t, (size_t)-1, &c, &st) == -1);
     CHECK_STR("header: newer format message", st.error,
-              "written by a newer gputrace (format 4, this reader reads up to 2)");
+              "written by a newer gputrace (format 4, this reader reads up to 3)");
     h->min_version = 1;
     CHECK("header: newer writer, old min_version: readable",
           read_into(&t, (size_t)-1, &c, &st) == 0 && c.n == 1);

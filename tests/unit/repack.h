@@ -42,7 +42,9 @@ static inline void repack_trace(const unsigned char *in, size_t n, struct repack
     }
     memcpy(&h, in, sizeof(h));
     pos = h.header_size < n ? h.header_size : n;
-    h.min_version = level ? GT_FORMAT_MIN_READER_CODEC : GT_FORMAT_MIN_READER;
+    h.min_version = !level                         ? GT_FORMAT_MIN_READER
+                    : codec == GT_CODEC_PACK_DELTA ? GT_FORMAT_MIN_READER_PACK
+                                                   : GT_FORMAT_MIN_READER_CODEC;
     repack_put(o, &h, sizeof(h));
     repack_put(o, in + sizeof(h), pos - sizeof(h));
     gt_packer_init(&pk, level);

@@ -261,10 +261,10 @@ static void test_headers(void)
     unsigned char buf[4096 + 64];
     struct outcome o;
     gt_header_init(&h, 1, 1, 0, T0);
-    h.version = 3;
-    h.min_version = 3;
-    expect_refused("newer format (min_version 3): refused with the versions", &h, sizeof(h),
-                   "written by a newer gputrace (format 3, this reader reads up to 2)");
+    h.version = 9;
+    h.min_version = 9;
+    expect_refused("newer format (min_version 9): refused with the versions", &h, sizeof(h),
+                   "written by a newer gputrace (format 9, this reader reads up to 3)");
     h.version = 9;
     h.min_version = 1; /* a newer writer that older readers can still read */
     expect_report("newer writer, min_version 1: reported", &h, sizeof(h), &o);
@@ -810,6 +810,27 @@ static void test_codec(void)
           back.len == t.len && !memcmp(back.buf, t.buf, t.len));
     free(jz);
     free(jd);
+    struct repack_out pk;
+    repack_trace(t.buf, t.len, &pk, 1, GT_CODEC_PACK_DELTA, 1);
+    char *jp = json_of(pk.buf, pk.len);
+    CHECK_U64("codec: every chunk of the every-type trace compressed (packed)", pk.packed, 3);
+    CHECK("codec: JSON of the packed copy = JSON of the original",
+          plain && jp && !strcmp(plain, jp));
+    int pok = 1;
+    unsigned char *pm = malloc(pk.len);
+    for (size_t i = sizeof(struct gt_file_header) + sizeof(struct gt_chunk_header);
+         i < pk.len && pok; i++) { /* every packed byte flipped, CRC fixed: a report each */
+        struct outcome o;
+        memcpy(pm, pk.buf, pk.len);
+        pm[i] ^= (unsigned char)(1u << (i % 8));
+        fix_crcs(pm, pk.len);
+        analyze(pm, pk.len, 0, &o);
+        pok = o.rc == 0;
+    }
+    CHECK("codec: every byte of the packed file flipped (CRC fixed): a report each", pok);
+    free(pm);
+    free(jp);
+    free(pk.buf);
     free(plain);
 
     /* Every byte of the compressed payloads changed (CRC fixed so the codec layer sees it):
@@ -884,8 +905,11 @@ static void test_codec(void)
         if (head.packed_size & 7) break;
     }
     expect_bad_chunk("codec: nonzero padding: corrupt", buf, n, "nonzero padding");
-    n = hand_chunk(buf, sizeof(buf), 3, raw, sizeof(raw), 512, 0, 0, 1);
-    expect_bad_chunk("codec: codec 3: corrupt (unknown)", buf, n, "unknown chunk codec");
+    n = hand_chunk(buf, sizeof(buf), GT_CODEC_PACK_DELTA, raw, sizeof(raw), 512, 0, 0, 1);
+    expect_bad_chunk("codec: a zstd frame as codec 3 (packed): corrupt", buf, n,
+                     "corrupt packed chunk");
+    n = hand_chunk(buf, sizeof(buf), 4, raw, sizeof(raw), 512, 0, 0, 1);
+    expect_bad_chunk("codec: codec 4: corrupt (unknown)", buf, n, "unknown chunk codec");
     n = hand_chunk(buf, sizeof(buf), GT_CODEC_ZSTD, raw, sizeof(raw), 512, 0, 0, 1);
     memset(buf + 56 + 24 + 8 + 12, 0xa5, n - (56 + 24 + 8 + 12) - 8); /* frame body garbage */
     fix_crcs(buf, n);
