@@ -1,6 +1,6 @@
-/* gen_trace [--gpu] [--threads T] [--compress LEVEL] EVENTS OUT: writes a synthetic but valid
- * gputrace trace of about EVENTS records, fast, for the analyzer benchmarks (the shim would take
- * minutes for 100 M).
+/* gen_trace [--gpu] [--threads T] [--compress LEVEL [--pack]] EVENTS OUT: writes a synthetic but
+ * valid gputrace trace of about EVENTS records, fast, for the analyzer benchmarks (the shim would
+ * take minutes for 100 M).
  *
  * It lays the file out the way the shim does (runtime.c): the file header, a tracer chunk (tid 0)
  * with the process, driver, device and CUPTI-status records, then rounds; in each round every
@@ -36,7 +36,8 @@
  *
  * --compress LEVEL (any mode): every chunk goes through the shim's packer (common/codec.c,
  * gt_chunk_pack with its default codec at that zstd level), as the shim writes them by default;
- * a chunk that does not shrink stays as it is. 0 (the default): no chunk is compressed. */
+ * a chunk that does not shrink stays as it is. 0 (the default): no chunk is compressed. --pack:
+ * the threads' host chunks use GT_CODEC_PACK_DELTA instead, as the shim writes them (format 3). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -104,8 +105,8 @@ static struct {
     int gpu_on;
     enum mode mode;
     uint32_t live, stacks, pool_pct, ndev;
-    int level; /* --compress */
-    struct gt_packer pk;
+    int level;                /* --compress */
+    struct gt_packer pk, hpk; /* hpk: threads' host chunks (--pack: GT_CODEC_PACK_DELTA) */
 } G;
 
 static void die(const char *what)
@@ -132,7 +133,8 @@ static void chunk_out(struct buf *b, uint16_t kind, uint32_t tid)
     struct gt_chunk_header ch;
     const void *payload = b->p;
     if (G.level)
-        payload = gt_chunk_pack(&G.pk, &ch, kind, tid, b->seq++, b->p, b->used);
+        payload = gt_chunk_pack(kind == GT_CHUNK_HOST && tid ? &G.hpk : &G.pk, &ch, kind, tid,
+                                b->seq++, b->p, b->used);
     else
         gt_chunk_header_init(&ch, kind, tid, b->seq++, b->p, b->used);
     out(&ch, sizeof(ch));
@@ -511,12 +513,13 @@ static void gpu_names(void)
 static void usage(void)
 {
     fprintf(stderr, "usage: gen_trace [--gpu | --mem [--live L] [--pool P] | --timeline] "
-                    "[--stacks K] [--threads T] [--compress LEVEL] EVENTS OUT\n");
+                    "[--stacks K] [--threads T] [--compress LEVEL [--pack]] EVENTS OUT\n");
     exit(2);
 }
 
 static void options(int argc, char **argv, int *a, int *nthr)
 {
+    int pack = 0;
     G.live = 1024, G.stacks = (uint32_t)-1, G.ndev = 1;
     for (; *a < argc && argv[*a][0] == '-'; (*a)++) {
         const char *o = argv[*a];
@@ -537,6 +540,8 @@ static void options(int argc, char **argv, int *a, int *nthr)
             G.stacks = (uint32_t)atoi(argv[++*a]);
         else if (strcmp(o, "--compress") == 0 && more)
             G.level = atoi(argv[++*a]);
+        else if (strcmp(o, "--pack") == 0)
+            pack = 1;
         else
             usage();
     }
@@ -545,6 +550,8 @@ static void options(int argc, char **argv, int *a, int *nthr)
         G.pool_pct > 100 || G.stacks > 4096 || G.level < 0 || G.level > 19)
         usage();
     gt_packer_init(&G.pk, G.level);
+    gt_packer_init(&G.hpk, G.level);
+    if (pack) G.hpk.codec = GT_CODEC_PACK_DELTA;
 }
 
 /* The thread whose clock is furthest behind (--timeline: threads step in time order). */
@@ -589,6 +596,9 @@ int main(int argc, char **argv)
     if (G.fd < 0) die(argv[a + 1]);
     struct gt_file_header h;
     gt_header_init(&h, 4242, 1, 1700000000000000000ull, T0);
+    if (G.level) /* as the shim: older readers refuse the file instead of reporting a prefix */
+        h.min_version = G.hpk.codec == GT_CODEC_PACK_DELTA ? GT_FORMAT_MIN_READER_PACK
+                                                           : GT_FORMAT_MIN_READER_CODEC;
     out(&h, sizeof(h));
     buf_init(&G.own, 64u << 10);
     buf_init(&G.gpu, GPU_BUF);
