@@ -73,10 +73,14 @@ static void rehash(struct ga_map *m, size_t cap)
 }
 
 /* At most half full: linear probing's chains stay short (a miss probes ~2.5 slots, against
- * ~8.5 at three quarters), and misses are as common as hits here (every new allocation). */
+ * ~8.5 at three quarters), and misses are as common as hits here (every new allocation). Past
+ * 2^20 slots (32 MiB) memory matters more: three quarters. */
+#define DENSE_SLOTS (1u << 20)
+
 uint64_t *ga_map_insert_(struct ga_map *m, uint64_t a, uint64_t b, uint64_t init, int *added)
 {
-    if ((m->count + 1) * 2 > m->cap) rehash(m, m->cap ? m->cap * 2 : 64);
+    size_t limit = m->cap < DENSE_SLOTS ? m->cap / 2 : m->cap / 4 * 3;
+    if (m->count + 1 > limit) rehash(m, m->cap ? m->cap * 2 : 64);
     size_t i = probe(m, a, b);
     struct ga_map_slot *s = &m->slots[i];
     if (added) *added = !s->used;
