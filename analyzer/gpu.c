@@ -112,11 +112,13 @@ static uint64_t release_limit(const struct ga_gpu *g)
     return lim > GA_REORDER_NS ? lim - GA_REORDER_NS : 0;
 }
 
-/* All leave with `all`; the oldest leave while more than GA_REORDER_MAX wait. */
+/* All leave with `all`; else the newest GA_REORDER_MIN stay whatever their times, and the oldest
+ * leave while more than GA_REORDER_MAX wait. */
 static void release(struct ga_gpu *g, int all)
 {
     uint64_t lim = release_limit(g);
-    while (g->n_heap && (all || g->heap[0].start < lim || g->n_heap > GA_REORDER_MAX)) {
+    while (g->n_heap && (all || g->n_heap > GA_REORDER_MAX ||
+                         (g->n_heap > GA_REORDER_MIN && g->heap[0].start < lim))) {
         struct ga_gpu_act a = heap_pop(g);
         leave(g, &a);
     }
@@ -144,6 +146,23 @@ static void add_act(struct ga_gpu *g, const struct ga_gpu_act *a)
     release(g, 0);
 }
 
+static uint64_t *gen_find(const struct ga_gen_map *m, uint64_t key, int *old);
+
+/* A kernel whose launch is known when it arrives takes the launch's slab entry along, and both
+ * table entries go at once (the tables then hold only what waits for its other half); a graph's
+ * kernels are linked as they leave, its entries staying for the others. */
+static void link_early(struct ga_gpu *g, struct ga_gpu_act *a)
+{
+    int eold, lold;
+    uint64_t *ext = a->graph_id ? NULL : gen_find(&g->extcorr, a->corr, &eold);
+    uint64_t *idx = ext ? gen_find(&g->launch_idx, *ext, &lold) : NULL;
+    if (!idx) return;
+    uint64_t launch_corr = *ext;
+    a->slot = (uint32_t)*idx + 1;
+    ga_map_remove(lold ? &g->launch_idx.old : &g->launch_idx.young, launch_corr, 0, NULL);
+    ga_map_remove(eold ? &g->extcorr.old : &g->extcorr.young, a->corr, 0, NULL);
+}
+
 static void on_kernel(struct ga_gpu *g, const struct gt_rec_gpu_kernel *k)
 {
     struct ga_gpu_act a = {.start = k->start,
@@ -154,6 +173,8 @@ static void on_kernel(struct ga_gpu *g, const struct gt_rec_gpu_kernel *k)
                            .name_id = k->name_id,
                            .graph_id = k->graph_id,
                            .kind = GA_GPU_KERNEL};
+    if (a.start && a.end && a.end >= a.start && !(g->left && a.start < g->frontier))
+        link_early(g, &a);
     add_act(g, &a);
 }
 
@@ -396,7 +417,7 @@ void ga_gpu_event(struct ga_gpu *g, const struct ga_event *ev)
     else if (ev->type == GT_REC_CUPTI)
         on_cupti(g, ev);
     on_host_call(g, ev);
-    if (g->n_heap && g->heap[0].start < release_limit(g)) release(g, 0);
+    if (g->n_heap > GA_REORDER_MIN && g->heap[0].start < release_limit(g)) release(g, 0);
 }
 
 /* ---- as activities leave the heap ----------------------------------------------------------- */
@@ -409,9 +430,22 @@ static const struct ga_gpu_launch *link_kernel(struct ga_gpu *g, struct ga_gpu_a
 {
     struct ga_gpu_link *l = &g->link;
     int eold = 0, lold = 0;
-    uint64_t *ext = gen_find(&g->extcorr, a->corr, &eold);
-    uint64_t *idx = ext ? gen_find(&g->launch_idx, *ext, &lold) : NULL;
+    uint64_t *ext = NULL, *idx = NULL;
     l->kernels++;
+    if (a->slot) {
+        *out = g->launches[a->slot - 1].l;
+        slab_free(g, a->slot - 1);
+        a->slot = 0;
+        a->linked = 1;
+        a->func = out->func;
+        a->api = out->api;
+        l->linked++;
+        (*ga_map_upsert(&g->tid_kernels, out->tid, 0, 0, NULL))++;
+        ga_latency_add(&g->latency, (int64_t)(a->start - out->ts));
+        return out;
+    }
+    ext = gen_find(&g->extcorr, a->corr, &eold);
+    idx = ext ? gen_find(&g->launch_idx, *ext, &lold) : NULL;
     if (!idx) {
         l->unlinked++;
         return NULL;

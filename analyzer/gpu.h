@@ -27,11 +27,15 @@
 
 /* How long an activity waits for earlier ones that CUPTI delivers later: the shim's traces of the
  * test suite arrive up to 26 ms out of start order (cupti_exit, 100,000 launches on 4 threads),
- * gen_trace --timeline up to ~10 ms. One that arrives older than what already left is counted in
- * `late` and left out (like `skipped`). Also the lead over the host records: a kernel leaves only
- * once host records GA_REORDER_NS past its start have been delivered, so its launch is known. */
+ * gen_trace --timeline up to 8 ms; CUPTI writes a record when the work completes, so a long kernel
+ * arrives after the shorter ones that started later on other streams. An activity leaves when it
+ * started GA_REORDER_NS before the newest GPU start and the newest host record (so its launch has
+ * been delivered) and GA_REORDER_MIN newer ones wait behind it (a slow trace gets a longer bound);
+ * or when GA_REORDER_MAX wait. One that arrives older than what already left is counted in `late`
+ * and left out of everything (like `skipped`). */
 #define GA_REORDER_NS  1000000000ull
-#define GA_REORDER_MAX (1u << 19) /* activities held at most (56 bytes each) */
+#define GA_REORDER_MIN (1u << 15) /* activities always held (56 bytes each) */
+#define GA_REORDER_MAX (1u << 19) /* activities held at most */
 /* Unresolved launches and external correlations are evicted this long (in GPU time: the start of
  * the activities leaving the heap) after they arrived, at most twice that. */
 #define GA_LINK_HORIZON_NS 10000000000ull
@@ -54,6 +58,7 @@ struct ga_gpu_act {
     uint8_t kind;      /* enum ga_gpu_kind */
     uint8_t copy_kind; /* copies: CUpti_ActivityMemcpyKind, clamped below GA_COPY_KINDS */
     uint8_t linked;    /* kernels: 1 when linked to a launch */
+    uint32_t slot;     /* kernels while held: 1 + the slab entry of its launch, 0 none yet */
 };
 
 struct ga_gpu_launch {
