@@ -407,8 +407,19 @@ uint32_t gt_stack_slow(struct gt_thread *t)
     return s->last_id = n ? intern(t, s, n) : 0;
 }
 
+/* GPUTRACE_DEBUG: how this thread's stacks were walked. */
+static void log_unwind(const struct gt_stk *s, uint32_t tid)
+{
+    struct gt_unw_stats st = gt_unwind_stats(&s->unw);
+    gt_log("gputrace: thread %u: %llu stacks walked by the cached rules, %llu by libunwind "
+           "(process: %llu rules derived, %llu clears)\n",
+           tid, (unsigned long long)st.fast, (unsigned long long)st.fallback,
+           (unsigned long long)st.derived, (unsigned long long)st.clears);
+}
+
 void gt_stack_thread_exit(struct gt_thread *t)
 {
+    if (t->stk) log_unwind(t->stk, t->tid);
     if (t->stk) munmap(t->stk, sizeof(*t->stk));
     t->stk = NULL;
 }
@@ -463,6 +474,7 @@ void gt_stacks_exit(void (*emit)(const void *p, uint32_t size))
 {
     enum { BUF = 1u << 20 };
     size_t n = 0;
+    if (gt_tls_thread && gt_tls_thread->stk) log_unwind(gt_tls_thread->stk, gt_tls_thread->tid);
     uint64_t *ips = gt_stack_depth ? all_ips(&n) : NULL;
     uint8_t *buf = ips ? malloc(BUF) : NULL;
     uint32_t used = 0;

@@ -79,8 +79,6 @@ static struct {
     int use_libunwind;
 } U = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-static __thread uint64_t tls_fast, tls_fallback;
-
 #if defined(__x86_64__)
 
 static uint32_t derive_rule(uintptr_t pc);
@@ -782,17 +780,17 @@ __attribute__((noinline)) int gt_unwind(void **buf, int max, struct gt_unw_threa
         /* The fast walk's first address is its return address here, in gt_unwind. */
         int n = gt_unwind_fast(buf, max, th);
         if (GT_UNW_LIKELY(n >= 0)) {
-            tls_fast++;
+            th->walked++;
             return n;
         }
-        tls_fallback++;
         th->same = 0;
     }
+    th->fell_back++;
     return libunwind_backtrace(buf, max);
 }
 
-struct gt_unw_stats gt_unwind_stats(void)
+struct gt_unw_stats gt_unwind_stats(const struct gt_unw_thread *th)
 {
-    return (struct gt_unw_stats){tls_fast, tls_fallback, atomic_load(&U.derived),
+    return (struct gt_unw_stats){th->walked, th->fell_back, atomic_load(&U.derived),
                                  atomic_load(&U.clears)};
 }

@@ -19,10 +19,11 @@ struct gt_unw_log {
 
 /* Per-thread state, zeroed before first use (mmap), owned by its thread. */
 struct gt_unw_thread {
-    uintptr_t lo, hi; /* the thread's stack; hi == 0 until looked up */
-    int log_on;       /* log walks, and reuse them */
-    int same;         /* the latest gt_unwind gave exactly what the one before it gave */
-    uint32_t cur;     /* log[cur]: the latest walk */
+    uintptr_t lo, hi;           /* the thread's stack; hi == 0 until looked up */
+    int log_on;                 /* log walks, and reuse them */
+    int same;                   /* the latest gt_unwind gave exactly what the one before it gave */
+    uint32_t cur;               /* log[cur]: the latest walk */
+    uint64_t walked, fell_back; /* gt_unwind's stacks: by the rules, by libunwind */
     struct gt_unw_log log[2];
 };
 
@@ -51,11 +52,11 @@ struct gt_unw_bounds {
 };
 struct gt_unw_bounds gt_unwind_thread_bounds(void);
 
-/* Counters, for tests and GPUTRACE_DEBUG: stacks walked fast, stacks handed to libunwind, rules
- * derived from CFI (cache misses), cache clears (dlclose). */
+/* Counters, for tests and GPUTRACE_DEBUG: th's stacks walked by the rules and handed to libunwind,
+ * and the process's rules derived from CFI (table misses) and table clears (dlclose). */
 struct gt_unw_stats {
     uint64_t fast, fallback, derived, clears;
 };
-struct gt_unw_stats gt_unwind_stats(void);
+struct gt_unw_stats gt_unwind_stats(const struct gt_unw_thread *th);
 
 #endif

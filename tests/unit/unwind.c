@@ -204,7 +204,7 @@ static void test_signal(void)
     CHECK_U64("signal: leaf reached", n_leaf, 1);
     CHECK("signal: the fast walker declined", last_fast == -1);
     CHECK_U64("signal: gt_unwind = libunwind", n_fallback_diff, 0);
-    CHECK("signal: a libunwind fallback counted", gt_unwind_stats().fallback > 0);
+    CHECK("signal: a libunwind fallback counted", gt_unwind_stats(tls_th).fallback > 0);
 
     /* On an alternate stack: outside the thread's stack bounds, declined before any read. */
     stack_t ss = {.ss_sp = malloc(1 << 16), .ss_size = 1 << 16}, oss;
@@ -246,9 +246,9 @@ static void test_dlopen(const char *dir)
     uintptr_t a1 = 0, a2 = 0, b = 0;
     reset_counts();
     cursor_walk = 1;
-    uint64_t clears = gt_unwind_stats().clears;
+    uint64_t clears = gt_unwind_stats(tls_th).clears;
     CHECK("dlopen: libunwa runs", lib_run(dir, "libunwa.so", &a1) == 0);
-    CHECK("dlopen: dlclose clears the rules", gt_unwind_stats().clears > clears);
+    CHECK("dlopen: dlclose clears the rules", gt_unwind_stats(tls_th).clears > clears);
     /* Keep the old address taken, so the next load lands elsewhere. */
     void *block =
         mmap((void *)a1, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
@@ -318,7 +318,7 @@ int main(void)
     test_signal();
     test_dlopen(dir);
     test_log();
-    struct gt_unw_stats st = gt_unwind_stats();
+    struct gt_unw_stats st = gt_unwind_stats(tls_th);
     printf("     (main thread: %" PRIu64 " fast walks, %" PRIu64 " libunwind, %" PRIu64
            " rules derived, %" PRIu64 " clears)\n",
            st.fast, st.fallback, st.derived, st.clears);
