@@ -72,42 +72,94 @@ void gt_delta_decode(unsigned char *p, uint32_t n)
  * 1, 2 or 8 bytes behind 2-bit length codes (trace_format.h). No entropy coder: a few ns per
  * record, where zstd costs tens. */
 
-static const uint8_t pack_len[4] = {0, 1, 2, 8};
+static inline uint64_t zigzag(uint64_t v)
+{
+    return (v << 1) ^ (uint64_t)((int64_t)v >> 63);
+}
+
+static inline uint64_t unzigzag(uint64_t z)
+{
+    return (z >> 1) ^ (0 - (z & 1));
+}
+
+/* Code 3: a byte E = shift << 4 | len, then len bytes of zigzag(v >> 8 * shift) (arithmetic
+ * shift; v's low `shift` bytes are zero), so a small change in a word's high half (a 32-bit
+ * field behind another) costs 2 bytes, not 8. Returns the bytes written (9 at most, 8 bytes of
+ * room past them needed). */
+static inline unsigned pack_wide(unsigned char *p, uint64_t v)
+{
+    unsigned shift = (unsigned)__builtin_ctzll(v) >> 3;
+    uint64_t zs = zigzag((uint64_t)((int64_t)v >> (8 * shift)));
+    unsigned len = (64 - (unsigned)__builtin_clzll(zs) + 7) >> 3;
+    *p = (unsigned char)(shift << 4 | len);
+    memcpy(p + 1, &zs, 8);
+    return 1 + len;
+}
 
 /* The encoder's cursor: bytes go to p, the current group's codes collect in ctrl (k of them) and
  * land at *cp once four are in (or at the end). Locals, so the compiler keeps them in registers.
  * A value is stored whole (8 bytes) and p moves by its length: gt_pack_bound leaves the room. */
 #define PACK_WORD(v)                                                                               \
     do {                                                                                           \
-        uint64_t v_ = (v), z_ = (v_ << 1) ^ (uint64_t)((int64_t)v_ >> 63);                         \
+        uint64_t v_ = (v), z_ = zigzag(v_);                                                        \
         if (k == 0) cp = p++;                                                                      \
         if (z_ != 0) {                                                                             \
-            unsigned c_ = 1 + (z_ > 0xff) + (z_ > 0xffff);                                         \
-            ctrl |= c_ << (2 * k);                                                                 \
-            memcpy(p, &z_, 8);                                                                     \
-            p += pack_len[c_];                                                                     \
+            if (z_ <= 0xffff) {                                                                    \
+                unsigned c_ = 1 + (z_ > 0xff);                                                     \
+                ctrl |= c_ << (2 * k);                                                             \
+                memcpy(p, &z_, 8);                                                                 \
+                p += c_;                                                                           \
+            } else {                                                                               \
+                ctrl |= 3u << (2 * k);                                                             \
+                p += pack_wide(p, v_);                                                             \
+            }                                                                                      \
         }                                                                                          \
         if (++k == 4) *cp = (unsigned char)ctrl, ctrl = 0, k = 0;                                  \
     } while (0)
 
 uint32_t gt_pack_bound(uint32_t n)
 {
-    return n + n / 32 + 16;
+    return n + n / 4 + 32; /* 9 bytes and a quarter of a control byte per word at most */
 }
+
+/* Record headers: code 0, 1, 2 = the most recent, second, third most recent distinct header
+ * (move to front; all 0 at the start), code 3 = a wide value of the header XOR the most recent
+ * one. Alternating records (allocation, free) cost no header bytes. */
+static inline unsigned hdr_code(const uint64_t *recent, uint64_t h)
+{
+    return h == recent[0] ? 0 : h == recent[1] ? 1 : h == recent[2] ? 2 : 3;
+}
+
+static inline void hdr_front(uint64_t *recent, unsigned c, uint64_t h)
+{
+    if (c == 0) return;
+    if (c >= 2) recent[2] = recent[1];
+    recent[1] = recent[0];
+    recent[0] = h;
+}
+
+#define PACK_HDR(h)                                                                                \
+    do {                                                                                           \
+        unsigned hc_ = hdr_code(recent, (h));                                                      \
+        if (k == 0) cp = p++;                                                                      \
+        ctrl |= hc_ << (2 * k);                                                                    \
+        if (hc_ == 3) p += pack_wide(p, (h) ^ recent[0]);                                          \
+        hdr_front(recent, hc_, (h));                                                               \
+        if (++k == 4) *cp = (unsigned char)ctrl, ctrl = 0, k = 0;                                  \
+    } while (0)
 
 uint32_t gt_pack_encode(const unsigned char *in, uint32_t n, unsigned char *out)
 {
     uint32_t last[GT_CODEC_DELTA_TYPES], last_size[GT_CODEC_DELTA_TYPES];
     uint32_t pos = 0, size;
     uint16_t type = 0;
-    uint64_t prev_h = 0, w, h;
+    uint64_t recent[3] = {0, 0, 0}, w, h;
     unsigned char *p = out, *cp = out;
     unsigned ctrl = 0, k = 0;
     memset(last_size, 0, sizeof(last_size));
     while ((size = rec_size_at(in, pos, n, &type)) != 0) {
         memcpy(&h, in + pos, 8);
-        PACK_WORD(h ^ prev_h);
-        prev_h = h;
+        PACK_HDR(h);
         if (type < GT_CODEC_DELTA_TYPES && last_size[type] == size) {
             const unsigned char *prev = in + last[type];
             for (uint32_t i = 8; i < size; i += 8) {
@@ -125,9 +177,9 @@ uint32_t gt_pack_encode(const unsigned char *in, uint32_t n, unsigned char *out)
         if (type < GT_CODEC_DELTA_TYPES) last[type] = pos, last_size[type] = size;
         pos += size;
     }
-    if (pos + 8 <= n) { /* the first bad header is XOR'ed too, so the reader stops at it */
+    if (pos + 8 <= n) { /* the header the walk stops at is coded as a header too */
         memcpy(&h, in + pos, 8);
-        PACK_WORD(h ^ prev_h);
+        PACK_HDR(h);
         pos += 8;
     }
     for (; pos + 8 <= n; pos += 8) {
@@ -139,58 +191,78 @@ uint32_t gt_pack_encode(const unsigned char *in, uint32_t n, unsigned char *out)
     return (uint32_t)(p - out);
 }
 
+/* Reads a code 3 value (its E byte, then its bytes) at s[*at]. 0, or -1 if malformed. */
+static int unpack_wide(const unsigned char *s, uint32_t len, uint32_t *at, uint64_t *v)
+{
+    if (*at >= len) return -1;
+    unsigned shift = s[*at] >> 4, l = s[*at] & 15;
+    uint64_t z = 0;
+    if (l == 0 || shift + l > 8 || len - *at - 1 < l) return -1;
+    for (unsigned b = 0; b < l; b++)
+        z |= (uint64_t)s[*at + 1 + b] << (8 * b);
+    *at += 1 + l;
+    *v = unzigzag(z) << (8 * shift);
+    return 0;
+}
+
+/* One pass: the words in order, each header restored (and checked) as it comes, so the walk
+ * knows where the next header is and which earlier record a word's delta refers to. */
 int gt_pack_decode(const unsigned char *s, uint32_t len, unsigned char *out, uint32_t n)
 {
-    static const uint64_t mask[4] = {0, 0xff, 0xffff, ~0ull};
-    uint32_t words = n / 8, at = 0, i = 0;
+    uint32_t last[GT_CODEC_DELTA_TYPES], last_size[GT_CODEC_DELTA_TYPES];
+    uint32_t words = n / 8, at = 0, next_hdr = 0, rec = 0, prev = 0;
+    uint64_t recent[3] = {0, 0, 0};
     unsigned ctrl = 0, k = 0;
+    int walking = 1, delta = 0;
     if (n & 7) return -1;
-    for (; i < words; i++, k = (k + 1) & 3) {
+    memset(last_size, 0, sizeof(last_size));
+    for (uint32_t i = 0; i < words; i++, k = (k + 1) & 3) {
         if (k == 0) {
             if (at >= len) return -1;
             ctrl = s[at++];
         }
-        unsigned code = (ctrl >> (2 * k)) & 3, l = pack_len[code];
-        uint64_t z = 0;
-        if (len - at < l) return -1;
-        if (len - at >= 8) {
-            memcpy(&z, s + at, 8);
-            z &= mask[code];
-        } else {
-            for (unsigned b = 0; b < l; b++)
-                z |= (uint64_t)s[at + b] << (8 * b);
+        unsigned code = (ctrl >> (2 * k)) & 3;
+        uint64_t v = 0;
+        if (walking && i == next_hdr) {
+            uint16_t type = 0;
+            uint32_t size;
+            if (code == 3) {
+                if (unpack_wide(s, len, &at, &v) != 0) return -1;
+                v ^= recent[0];
+            } else {
+                v = recent[code];
+            }
+            hdr_front(recent, code, v);
+            memcpy(out + 8 * (size_t)i, &v, 8);
+            if ((size = rec_size_at(out, 8 * i, n, &type)) == 0) {
+                walking = 0; /* the rest is stored as it is */
+                continue;
+            }
+            rec = i, next_hdr = i + size / 8;
+            delta = type < GT_CODEC_DELTA_TYPES && last_size[type] == size;
+            if (delta) prev = last[type] / 8;
+            if (type < GT_CODEC_DELTA_TYPES) last[type] = 8 * i, last_size[type] = size;
+            continue;
         }
-        at += l;
-        uint64_t v = (z >> 1) ^ (0 - (z & 1));
+        if (code == 3) {
+            if (unpack_wide(s, len, &at, &v) != 0) return -1;
+        } else {
+            uint64_t z = 0;
+            if (len - at < code) return -1;
+            for (unsigned b = 0; b < code; b++)
+                z |= (uint64_t)s[at + b] << (8 * b);
+            at += code;
+            v = unzigzag(z);
+        }
+        if (walking && delta) {
+            uint64_t b;
+            memcpy(&b, out + 8 * (size_t)(prev + (i - rec)), 8);
+            v += b;
+        }
         memcpy(out + 8 * (size_t)i, &v, 8);
     }
     if (k != 0 && (ctrl >> (2 * k)) != (0xffu >> (2 * k))) return -1; /* past the last word */
     if (at != len) return -1;
-    /* Undo the header XOR and the delta transform in one walk over the restored records. */
-    uint32_t last[GT_CODEC_DELTA_TYPES], last_size[GT_CODEC_DELTA_TYPES];
-    uint32_t pos = 0, size;
-    uint16_t type = 0;
-    uint64_t prev_h = 0, h;
-    memset(last_size, 0, sizeof(last_size));
-    while (pos + 8 <= n) {
-        memcpy(&h, out + pos, 8);
-        h ^= prev_h;
-        memcpy(out + pos, &h, 8);
-        if ((size = rec_size_at(out, pos, n, &type)) == 0) break;
-        prev_h = h;
-        if (type < GT_CODEC_DELTA_TYPES && last_size[type] == size) {
-            const unsigned char *prev = out + last[type];
-            for (uint32_t w = 8; w < size; w += 8) {
-                uint64_t a, b;
-                memcpy(&a, out + pos + w, 8);
-                memcpy(&b, prev + w, 8);
-                a += b;
-                memcpy(out + pos + w, &a, 8);
-            }
-        }
-        if (type < GT_CODEC_DELTA_TYPES) last[type] = pos, last_size[type] = size;
-        pos += size;
-    }
     return 0;
 }
 

@@ -93,14 +93,15 @@ _Static_assert(sizeof(struct gt_chunk_header) == 24, "gt_chunk_header layout");
  * the previous record's restored words.
  *
  * GT_CODEC_PACK_DELTA (what the shim writes for host chunks): after the head, packed_size bytes
- * of a word stream, no zstd. Take the raw_size / 8 uint64 words of the records after the delta
- * transform, and XOR each record header the walk visits (and the header it stops at, if any)
- * with the previous header the walk visited (0 for the first). Each word v is zigzag-coded,
- * z = (v << 1) ^ (v >> 63 arithmetic), and stored as its low 0, 1, 2 or 8 bytes, little-endian
- * (codes 0..3: z = 0, z < 2^8, z < 2^16, else), in groups of four words: a control byte holding
- * the four 2-bit codes (word j of the group in bits 2j..2j+1; codes past the last word 3), then
- * the words' bytes. The stream codes exactly raw_size / 8 words and ends there. A reader decodes
- * the words, then undoes the XOR and the delta in one walk over the restored headers. */
+ * of a word stream, no zstd: the raw_size / 8 uint64 words of the records after the delta
+ * transform, each with a 2-bit code, in groups of four words: a control byte (word j's code in
+ * bits 2j..2j+1; codes past the last word 3), then those words' bytes. A header the delta walk
+ * visits (or stops at): codes 0..2 = the 1st/2nd/3rd most recent distinct header (move to
+ * front; all 0 at the start), 3 = a wide value of it XOR the most recent. Other words: z =
+ * zigzag(v) = (v << 1) ^ (v >> 63 arithmetic); code 0: z = 0, 1: z < 2^8 in 1 byte, 2: z < 2^16
+ * in 2 bytes, 3: a wide value of v. Wide value of x != 0: a byte s << 4 | l (s = zero low bytes
+ * of x, 1 <= l, s + l <= 8), then l bytes of zigzag(x >> 8s). Little-endian throughout. A reader
+ * decodes in one pass, restoring and checking headers as the delta walk does. */
 struct gt_codec_head {
     uint32_t raw_size;    /* bytes of records once decoded: a multiple of 8, at most
                            * GT_MAX_CHUNK_PAYLOAD */

@@ -39,6 +39,34 @@ static void pack_cases(void)
     uint32_t len = gt_pack_encode(raw, 240, out);
     CHECK("pack: 3 launches decode back",
           gt_pack_decode(out, len, back, 240) == 0 && !memcmp(back, raw, 240));
+    /* A change in a word's high half: 2 bytes (shift 4, one byte of zigzag), not 8. */
+    uint64_t hi[4] = {0, 3ull << 32, (uint64_t)-3 << 32, 1ull << 63};
+    unsigned char rec[5 * 40];
+    for (int i = 0; i < 5; i++) {
+        struct gt_rec_header h = {GT_REC_FREE, 0, 40};
+        uint64_t w[4] = {0, 0, 0, i < 4 ? hi[i] : 0};
+        memcpy(rec + 40 * i, &h, 8);
+        memcpy(rec + 40 * i + 8, w, 32);
+    }
+    uint32_t hl = gt_pack_encode(rec, sizeof(rec), out);
+    /* 25 words, 7 control bytes. The first header as is: 1 + 5 (zigzag 0x5000000016). Then
+     * only the last word changes: +3 << 32: shift 4, zigzag(3) in 1 byte: 2; -6 << 32: shift 4,
+     * zigzag(-6) = 11: 2; 2^63 + (3 << 32): shift 4, zigzag(-2^31 + 3) = 0xfffffff9: 1 + 4;
+     * -2^63: shift 7, zigzag(-128) = 255: 2. 7 + 6 + 2 + 2 + 5 + 2 = 24 bytes. */
+    CHECK("pack: high-half changes decode back",
+          gt_pack_decode(out, hl, back, sizeof(rec)) == 0 && !memcmp(back, rec, sizeof(rec)));
+    CHECK_U64("pack: high-half changes: 24 bytes", hl, 24);
+    CHECK_U64("pack: the header's control byte, then its wide byte (shift 0, 5 bytes)",
+              (uint64_t)out[0] << 8 | out[1], 0x0305);
+    out[1] = 0x09; /* the first wide value claims 9 bytes */
+    CHECK("pack: a wide value of more than 8 bytes: refused",
+          gt_pack_decode(out, hl, back, sizeof(rec)) != 0);
+    out[1] = 0x45; /* shift 4 + 5 bytes: past 8 */
+    CHECK("pack: a wide value past 8 bytes with its shift: refused",
+          gt_pack_decode(out, hl, back, sizeof(rec)) != 0);
+    out[1] = 0x00;
+    CHECK("pack: a wide value of 0 bytes: refused",
+          gt_pack_decode(out, hl, back, sizeof(rec)) != 0);
     CHECK("pack: cut by one byte: refused", gt_pack_decode(out, len - 1, back, 240) != 0);
     CHECK("pack: one byte too many: refused", gt_pack_decode(out, len + 1, back, 240) != 0);
     for (uint32_t k = 1; k <= 3; k++) {
@@ -155,13 +183,15 @@ int main(int argc, char **argv)
     CHECK("delta: at least 10x smaller than zstd alone on regular launches",
           stored[1] * 10 <= stored[0]);
     CHECK("delta: under 1 byte per launch on regular launches", stored[1] < n);
-    /* Packed: the first record's words as they are (header, the two times, the function, the
-     * correlation id and both grid words in 8 bytes each, the stream 0x5000 in 2, the 1 in 1:
-     * 59 bytes); each later one codes its zero header, its two 150 ns steps (zigzag 300: 2 bytes
-     * each) and its correlation id's +1 (zigzag 2: 1 byte) in 5 bytes; plus one control byte per
-     * four of the 32760 words. */
-    CHECK_U64("packed: 59 + 5 x 3275 + 8190 bytes of stream, in 8 + that payload", stored[2],
-              8 + 59 + 5 * 3275 + 8190);
+    /* Packed: the first record's words as they are, each wide one as a byte (its zero low
+     * bytes, its length) and the zigzag of what is left: header 1 + 5, the times 1 + 3 each,
+     * the function 0x7f00dead0000 1 + 4 (two zero low bytes), the stream 0x5000 in 2 (code 2),
+     * the correlation id 1 + 6, the grid words 1 + 5 each, the 1 in 1: 41 bytes. Each later
+     * record codes its zero header, its two 150 ns steps (zigzag 300: 2 bytes each) and its
+     * correlation id's +1 (zigzag 2: 1 byte) in 5 bytes; plus one control byte per four of the
+     * 32760 words: 41 + 5 x 3275 + 8190 = 24606 bytes, padded to 24608, after an 8-byte head. */
+    CHECK_U64("packed: 41 + 5 x 3275 + 8190 bytes of stream, padded to 8, after the head",
+              stored[2], 8 + 24608);
     pack_cases();
 
     gt_packer_init(&pk, 1);
