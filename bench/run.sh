@@ -8,6 +8,8 @@
 # (built by bench/build_rev.sh), interleaved with the current one: before/after in one run.
 # BENCH_SECTIONS="6 7": run only those sections; their figures replace the same sections of the
 # last full run (kept in bench/raw/) in RESULTS.md.
+# BENCH_BASE_LIB=path/libgputrace.so: sections 1 and 2 also run that shim (variant "base", set
+# up as "off": no stacks, no CUPTI), interleaved with the current one: before/after in one run.
 # Every command is printed before it runs and listed in RESULTS.md. See bench/README.md.
 set -eu
 
@@ -23,6 +25,7 @@ PYTHON=${PYTHON:-python3}
 QUICK=${BENCH_QUICK:-0}
 [ "$QUICK" = 0 ] || QUICK=1
 KINETO_DIR=${KINETO_DIR:-/work/shared/data/kineto}
+BASE_LIB=${BENCH_BASE_LIB:-}
 
 if [ "$QUICK" = 1 ]; then
     N=200000 WARM=50000 REPS=3
@@ -148,6 +151,7 @@ run_variant() {
     off) record "$tags" "env $SIM GPUTRACE_CUPTI=off GPUTRACE_STACKS=none GPUTRACE_OUTPUT=$out LD_PRELOAD=$LIB $B/bench_launch $mode $N 1 $WARM" ;;
     stacks) record "$tags" "env $SIM GPUTRACE_CUPTI=off GPUTRACE_OUTPUT=$out LD_PRELOAD=$LIB $B/bench_launch $mode $N 1 $WARM" ;;
     on) record "$tags" "env $SIM GPUTRACE_STACKS=none GPUTRACE_OUTPUT=$out LD_PRELOAD=$LIB $B/bench_launch $mode $N 1 $WARM" ;;
+    base) record "$tags" "env $SIM GPUTRACE_CUPTI=off GPUTRACE_STACKS=none GPUTRACE_OUTPUT=$out LD_PRELOAD=$BASE_LIB $B/bench_launch $mode $N 1 $WARM" ;;
     lttng) run_lttng "$rep" ;;
     esac
 }
@@ -178,14 +182,14 @@ run_lttng() {
 
 if want 1; then
 echo "== 1. launch overhead ($REPS rounds, variants interleaved)" >&2
-VARS="none disable off stacks on lttng"
+VARS="none disable off stacks on lttng${BASE_LIB:+ base}"
 r=1
 while [ "$r" -le "$REPS" ]; do
     for v in $(rotate $((r % $(count_words $VARS))) $VARS); do run_variant launch launch "$v" "$r"; done
     r=$((r + 1))
 done
 echo "== 1b. cuMemAlloc+cuMemFree pairs" >&2
-VARS="none disable off stacks on"
+VARS="none disable off stacks on${BASE_LIB:+ base}"
 r=1
 while [ "$r" -le "$REPS" ]; do
     for v in $(rotate $((r % $(count_words $VARS))) $VARS); do run_variant alloc alloc "$v" "$r"; done
@@ -209,7 +213,7 @@ EOF
 }
 if want 1; then
 # What the traces of the last round hold.
-for f in launch-off launch-stacks launch-on alloc-off alloc-stacks alloc-on; do
+for f in launch-off launch-stacks launch-on alloc-off alloc-stacks alloc-on launch-base alloc-base; do
     [ ! -e "$W/t/$f.trace" ] || trace_counts "$f" "$W/t/$f.trace"
 done
 fi
@@ -220,23 +224,25 @@ echo "== 2. threads ($TREPS rounds)" >&2
 r=1
 while [ "$r" -le "$TREPS" ]; do
     for th in 1 2 4 8 16; do
-        for v in $TVARS_SIM; do
+        for v in $TVARS_SIM${BASE_LIB:+ base}; do
             tags="sec=threads drv=sim var=$v threads=$th rep=$r"
             out=$W/t/threads.trace
             rm -f "$out"
             case $v in
             none) record "$tags" "env $SIM $B/bench_launch launch $TN $th $WARM" ;;
             off) record "$tags" "env $SIM GPUTRACE_CUPTI=off GPUTRACE_STACKS=none GPUTRACE_OUTPUT=$out LD_PRELOAD=$LIB $B/bench_launch launch $TN $th $WARM" ;;
+            base) record "$tags" "env $SIM GPUTRACE_CUPTI=off GPUTRACE_STACKS=none GPUTRACE_OUTPUT=$out LD_PRELOAD=$BASE_LIB $B/bench_launch launch $TN $th $WARM" ;;
             esac
         done
         rm -f "$W/t/threads.trace"
-        for v in $(rotate $((r % 3)) none off stacks); do
+        for v in $(rotate $((r % 3)) none off stacks${BASE_LIB:+ base}); do
             tags="sec=threads drv=null var=$v threads=$th rep=$r"
             out=$W/t/threads.trace
             rm -f "$out"
             case $v in
             none) record "$tags" "env $NULLDRV $B/bench_launch launch $((TN * 4)) $th $WARM" ;;
             off) record "$tags" "env $NULLDRV GPUTRACE_CUPTI=off GPUTRACE_STACKS=none GPUTRACE_OUTPUT=$out LD_PRELOAD=$LIB $B/bench_launch launch $((TN * 4)) $th $WARM" ;;
+            base) record "$tags" "env $NULLDRV GPUTRACE_CUPTI=off GPUTRACE_STACKS=none GPUTRACE_OUTPUT=$out LD_PRELOAD=$BASE_LIB $B/bench_launch launch $((TN * 4)) $th $WARM" ;;
             stacks) record "$tags" "env $NULLDRV GPUTRACE_CUPTI=off GPUTRACE_OUTPUT=$out LD_PRELOAD=$LIB $B/bench_launch launch $((TN * 4)) $th $WARM" ;;
             esac
         done
