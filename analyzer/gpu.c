@@ -127,6 +127,18 @@ static void release(struct ga_gpu *g, int all)
 /* ---- GPU records ------------------------------------------------------------------------------
  */
 
+/* A device not seen yet is analyzed only while fewer than GA_DEVICES_MAX are. */
+static int device_room(struct ga_gpu *g, uint32_t device)
+{
+    int added = 0;
+    if (g->n_seen_devices < GA_DEVICES_MAX) {
+        ga_map_upsert(&g->seen_devices, device, 0, 0, &added);
+        g->n_seen_devices += added;
+        return 1;
+    }
+    return ga_map_find(&g->seen_devices, device, 0) != NULL;
+}
+
 /* Activities without both times, or ending before they start, are left out; so are those that
  * arrive older than one that already left (the reorder bound was too short for them). GPU
  * record times are already CLOCK_MONOTONIC (trace_format.h; clock_offset_ns is a fact the shim
@@ -137,7 +149,7 @@ static void add_act(struct ga_gpu *g, const struct ga_gpu_act *a)
         g->skipped++;
         return;
     }
-    if (g->left && a->start < g->frontier) {
+    if ((g->left && a->start < g->frontier) || !device_room(g, a->device)) {
         g->late++;
         return;
     }
@@ -173,7 +185,8 @@ static void on_kernel(struct ga_gpu *g, const struct gt_rec_gpu_kernel *k)
                            .name_id = k->name_id,
                            .graph_id = k->graph_id,
                            .kind = GA_GPU_KERNEL};
-    if (a.start && a.end && a.end >= a.start && !(g->left && a.start < g->frontier))
+    if (a.start && a.end && a.end >= a.start && !(g->left && a.start < g->frontier) &&
+        device_room(g, a.device))
         link_early(g, &a);
     add_act(g, &a);
 }
@@ -422,6 +435,14 @@ void ga_gpu_event(struct ga_gpu *g, const struct ga_event *ev)
 
 /* ---- as activities leave the heap ----------------------------------------------------------- */
 
+static void count_tid(struct ga_gpu *g, uint32_t tid)
+{
+    uint64_t *n = ga_map_find(&g->tid_kernels, tid, 0);
+    if (!n && g->tid_kernels.count < GA_TIDS_MAX)
+        n = ga_map_upsert(&g->tid_kernels, tid, 0, 0, NULL);
+    if (n) (*n)++;
+}
+
 /* Only launches push our correlation id, so only kernels are linked (a copy's CUPTI corr has no
  * external-correlation record, and could not name a launch if it had). A launch that ran one
  * kernel is forgotten once linked; a graph's stays for its other kernels until evicted. */
@@ -440,7 +461,7 @@ static const struct ga_gpu_launch *link_kernel(struct ga_gpu *g, struct ga_gpu_a
         a->func = out->func;
         a->api = out->api;
         l->linked++;
-        (*ga_map_upsert(&g->tid_kernels, out->tid, 0, 0, NULL))++;
+        count_tid(g, out->tid);
         ga_latency_add(&g->latency, (int64_t)(a->start - out->ts));
         return out;
     }
@@ -456,7 +477,7 @@ static const struct ga_gpu_launch *link_kernel(struct ga_gpu *g, struct ga_gpu_a
     a->func = out->func;
     a->api = out->api;
     l->linked++;
-    (*ga_map_upsert(&g->tid_kernels, out->tid, 0, 0, NULL))++;
+    count_tid(g, out->tid);
     if (a->graph_id) {
         l->graph_kernels++;
         e->used = 1;
@@ -554,10 +575,13 @@ static void kernel_add(struct ga_gpu *g, const struct ga_gpu_act *a)
 {
     int added = 0;
     uint64_t func = a->linked && launches_kernel(a->api) ? a->func : NO_FUNC;
-    uint64_t *i = ga_map_upsert(&g->kacc_idx, a->name_id, func, g->n_kacc, &added);
+    uint32_t name_id = a->name_id;
+    if (g->n_kacc >= GA_KACC_MAX && !ga_map_find(&g->kacc_idx, name_id, func))
+        name_id = 0, func = NO_FUNC;
+    uint64_t *i = ga_map_upsert(&g->kacc_idx, name_id, func, g->n_kacc, &added);
     if (added) {
         g->kacc = ga_xgrow(g->kacc, &g->kacc_cap, g->n_kacc, sizeof(*g->kacc));
-        g->kacc[g->n_kacc++] = (struct ga_kacc){a->name_id, func, 0, 0, 0};
+        g->kacc[g->n_kacc++] = (struct ga_kacc){name_id, func, 0, 0, 0};
     }
     struct ga_kacc *k = &g->kacc[*i];
     uint64_t d = a->end - a->start;
@@ -784,6 +808,7 @@ void ga_gpu_free(struct ga_gpu *g)
     ga_map_free(&g->device_idx);
     ga_map_free(&g->kacc_idx);
     ga_map_free(&g->tid_kernels);
+    ga_map_free(&g->seen_devices);
     ga_latency_free(&g->latency);
     memset(g, 0, sizeof(*g));
 }

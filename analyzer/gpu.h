@@ -40,7 +40,13 @@
  * the activities leaving the heap) after they arrived, at most twice that. */
 #define GA_LINK_HORIZON_NS 10000000000ull
 #define GA_LINK_MAX        (1u << 20) /* unresolved launches (and correlations) held at most */
-#define GA_LATENCY_VALUES  (1u << 17) /* distinct launch latencies kept exactly (gpu_latency.c) */
+/* Against hostile traces (each is a per-entry cost of the report itself): devices analyzed (the
+ * activities of others count as late), kernel name keys (others count under name id 0, no
+ * function), launching threads listed (others are counted but not listed). */
+#define GA_DEVICES_MAX    1024
+#define GA_KACC_MAX       (1u << 18)
+#define GA_TIDS_MAX       (1u << 16)
+#define GA_LATENCY_VALUES (1u << 17) /* distinct launch latencies kept exactly (gpu_latency.c) */
 
 enum ga_gpu_kind { GA_GPU_KERNEL = 0, GA_GPU_MEMCPY = 1, GA_GPU_MEMSET = 2 };
 
@@ -180,6 +186,8 @@ struct ga_gpu {
     size_t n_last_call, last_call_cap;
     uint32_t last_tid; /* the thread last looked up, and its index (valid when n_last_call) */
     size_t last_tid_idx;
+    struct ga_map seen_devices; /* devices let in (GA_DEVICES_MAX) */
+    size_t n_seen_devices;
     struct ga_map device_idx; /* device -> index into devices */
     size_t devices_cap, last_device;
     struct ga_map kacc_idx; /* (name_id, func) -> index into kacc */
@@ -187,11 +195,11 @@ struct ga_gpu {
     size_t n_kacc, kacc_cap;
     struct ga_map tid_kernels; /* tid -> linked kernels */
     struct ga_latency latency;
-    uint64_t dropped;          /* sum of GT_REC_GPU_DROPPED counts */
-    uint64_t api_records;      /* GT_REC_GPU_API records (counted only) */
-    uint64_t records;          /* GPU records of every type delivered */
-    uint64_t skipped;          /* activities with no or reversed times, left out of everything */
-    uint64_t late;             /* activities that arrived after later ones had left: left out */
+    uint64_t dropped;     /* sum of GT_REC_GPU_DROPPED counts */
+    uint64_t api_records; /* GT_REC_GPU_API records (counted only) */
+    uint64_t records;     /* GPU records of every type delivered */
+    uint64_t skipped;     /* activities with no or reversed times, left out of everything */
+    uint64_t late; /* arrived after later ones had left, or on a device past GA_DEVICES_MAX: out */
     uint64_t launches_evicted; /* launches no kernel took within the horizon (or over the cap) */
     uint64_t extcorr_evicted;  /* correlations no kernel took within the horizon (or over it) */
     /* after ga_gpu_finish */

@@ -56,7 +56,6 @@ static char *render(const struct ga_report *r, int json)
     return buf;
 }
 
-
 static const struct ga_gpu_device *gdev(const struct ga_report *r, uint32_t d)
 {
     for (size_t i = 0; i < r->gpu.n_devices; i++)
@@ -607,6 +606,100 @@ static void test_reader(void)
     tb_free_all(&t);
 }
 
+/* ---- streaming: a long trace, a hostile one ---------------------------------------------------
+ */
+
+#define NSTREAM 100000 /* kernels 0.5 ms apart: 50 s, more than the reorder heap ever holds */
+#define KPC     2500   /* launches per chunk (tracebuild holds 256 chunks) */
+
+/* Thread 7 launches kernel i (i >= 1) at i * 500 us; it runs 100 us later for 50 us. A host
+ * function launch (no kernel) and an external correlation to nothing come first; a kernel that
+ * starts at 200 us arrives last, after 50 s of others. Watermarks follow each host chunk. */
+static void build_stream(struct tb *t)
+{
+    tb_init(t, 1, T0);
+    tb_begin(t, GT_CHUNK_HOST, 7);
+    tb_cupti(t, 1, GT_CUPTI_ON, 0, 0, "/x/libcupti.so.13", "");
+    tb_launch_corr(t, 100, GT_API_cuLaunchHostFunc, 0xf0, 0x5, CORR(7, 0));
+    tb_end(t);
+    for (uint64_t c = 0; c < NSTREAM / KPC; c++) {
+        tb_begin(t, GT_CHUNK_HOST, 7);
+        for (uint64_t i = c * KPC + 1; i <= (c + 1) * KPC; i++)
+            tb_launch_corr(t, i * 500 * US, GT_API_cuLaunchKernel, 0xf1, 0x5, CORR(7, i));
+        tb_end(t);
+        tb_begin(t, GT_CHUNK_HOST, 0);
+        tb_watermark(t, (c + 1) * KPC * 500 * US + 1);
+        tb_end(t);
+        tb_begin(t, GT_CHUNK_GPU, 0);
+        if (c == 0) tb_gpu_extcorr(t, CORR(9, 9), 999999999);
+        for (uint64_t i = c * KPC + 1; i <= (c + 1) * KPC; i++) {
+            uint64_t s = T0 + i * 500 * US + 100 * US;
+            tb_gpu_extcorr(t, CORR(7, i), (uint32_t)i);
+            tb_gpu_kernel(t, s, s + 50 * US, (uint32_t)i, 0, 1, 0, 0);
+        }
+        tb_end(t);
+    }
+    tb_begin(t, GT_CHUNK_GPU, 0);
+    tb_gpu_kernel(t, T0 + 200 * US, T0 + 210 * US, 0, 0, 1, 0, 0);
+    tb_end(t);
+}
+
+static void test_stream(void)
+{
+    struct tb t;
+    struct ga_report r;
+    char path[256];
+    build_stream(&t);
+    run_report(&t, &r, path);
+    const struct ga_gpu_link *l = &r.gpu.link;
+    const struct ga_gaps_device *x = ga_gaps_device_of(&r.gaps, 0);
+    CHECK_U64("stream: kernels linked", l->linked, NSTREAM);
+    CHECK_U64("stream: kernels unlinked (the late one is left out)", l->unlinked, 0);
+    CHECK("stream: latency 100 us each",
+          l->latency_n == NSTREAM && l->latency_min == (int64_t)(100 * US) &&
+              l->latency_median == (int64_t)(100 * US) && l->latency_max == (int64_t)(100 * US) &&
+              l->latency_exact);
+    CHECK_U64("stream: the kernel that came 50 s late is counted", r.gpu.late, 1);
+    CHECK_U64("stream: the host function's launch evicted", r.gpu.launches_evicted, 1);
+    CHECK_U64("stream: the correlation to nothing evicted", r.gpu.extcorr_evicted, 1);
+    CHECK("stream: one device, busy 50 us per kernel",
+          r.gpu.n_devices == 1 && r.gpu.devices[0].busy_ns == NSTREAM * 50 * US &&
+              r.gpu.devices[0].first == T0 + 600 * US &&
+              r.gpu.devices[0].last == T0 + NSTREAM * 500 * US + 150 * US);
+    CHECK("stream: 99,999 gaps of 450 us, each a launch after the gap began (host busy)",
+          x && x->n_gaps == NSTREAM - 1 && x->cause_n[GA_CAUSE_HOST_BUSY] == NSTREAM - 1 &&
+              x->cause_ns[GA_CAUSE_HOST_BUSY] == (NSTREAM - 1) * 450 * US);
+    CHECK("stream: the reorder heap never held all the kernels", r.gpu.heap_cap < NSTREAM);
+    done_report(&t, &r, path);
+}
+
+#define NFLOOD 1000 /* external correlations past GA_LINK_MAX */
+
+/* Correlations that no kernel ever names: the tables stop at GA_LINK_MAX, the rest are counted. */
+static void test_flood(void)
+{
+    struct tb t;
+    struct ga_report r;
+    char path[256];
+    tb_init(&t, 1, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 7);
+    tb_cupti(&t, 1, GT_CUPTI_ON, 0, 0, "/x/libcupti.so.13", "");
+    tb_end(&t);
+    for (uint64_t i = 0; i < GA_LINK_MAX + NFLOOD; i++) {
+        if (i % 20000 == 0) {
+            if (i) tb_end(&t);
+            tb_begin(&t, GT_CHUNK_GPU, 0);
+        }
+        tb_gpu_extcorr(&t, CORR(3, i), (uint32_t)i);
+    }
+    tb_end(&t);
+    run_report(&t, &r, path);
+    CHECK_U64("flood: correlations past the bound counted", r.gpu.extcorr_evicted, NFLOOD);
+    CHECK_U64("flood: tables hold GA_LINK_MAX", r.gpu.extcorr.young.count + r.gpu.extcorr.old.count,
+              GA_LINK_MAX);
+    done_report(&t, &r, path);
+}
+
 int main(void)
 {
     test_union_random();
@@ -618,5 +711,7 @@ int main(void)
     test_status();
     test_no_gpu_json();
     test_reader();
+    test_stream();
+    test_flood();
     return check_done();
 }
