@@ -652,6 +652,7 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
             if (j + 1 < pn && p->sp[j] == sp && p->ra[j] == ra && log_holds(p, j, rbp, 1)) {
                 /* (rbp values copied where they differ from this walk's are dead ones) */
                 th->same = n == 0 && j == 0;
+                th->joined++;
                 for (; j + 1 < pn && n < max; j++, n++) {
                     buf[n] = (void *)(uintptr_t)p->ra[j];
                     L->sp[n] = p->sp[j];

@@ -24,6 +24,7 @@ struct gt_unw_thread {
     int same;                   /* the latest gt_unwind gave exactly what the one before it gave */
     uint32_t cur;               /* log[cur]: the latest walk */
     uint64_t walked, fell_back; /* gt_unwind's stacks: by the rules, by libunwind */
+    uint64_t joined;            /* walks that took their outer frames from the previous one */
     struct gt_unw_log log[2];
 };
 

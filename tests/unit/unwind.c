@@ -127,12 +127,15 @@ static void init_thread(void)
 static void test_chains(void)
 {
     reset_counts();
+    uint64_t joined = tls_th->joined;
     run_chains(3000, 12345);
     CHECK_U64("chains: leaves reached", n_leaf, 3000);
     CHECK_U64("chains: fast walker = libunwind", n_mismatch, 0);
     CHECK_U64("chains: fast walker never declined", n_declined, 0);
     CHECK_U64("chains: gt_unwind = libunwind", n_fallback_diff, 0);
     CHECK_U64("chains: a repeated stack is reused", n_same_missed, 0);
+    /* consecutive chains share their outer frames (run_chains, main): taken from the log */
+    CHECK("chains: walks joined the previous one", tls_th->joined - joined >= 2900);
     CHECK("chains: some stacks are deeper than 40 frames", max_depth_seen > 40);
 }
 
