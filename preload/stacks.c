@@ -146,7 +146,10 @@ void gt_stacks_configure(const char *depth, const char *events)
     }
     ssize_t n = readlink("/proc/self/exe", S.exe, sizeof(S.exe) - 1);
     S.exe[n > 0 ? n : 0] = 0;
-    gt_unwind_configure(getenv("GPUTRACE_UNWIND"));
+    const char *unwind = getenv("GPUTRACE_UNWIND");
+    if (unwind && *unwind && strcmp(unwind, "fast") != 0 && strcmp(unwind, "libunwind") != 0)
+        gt_warn("gputrace: GPUTRACE_UNWIND: unknown '%s' (fast, libunwind): fast\n", unwind);
+    gt_unwind_configure(unwind);
 }
 
 /* ---- the node table ----------------------------------------------------------------------------

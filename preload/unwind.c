@@ -505,23 +505,26 @@ static int find_rule(struct dl_phdr_info *info, size_t size, void *arg)
 {
     struct find *q = arg;
     const ElfW(Phdr) *eh = NULL;
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
     int inside = 0;
     (void)size;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         uintptr_t a = info->dlpi_addr + ph->p_vaddr;
         if (ph->p_type == PT_GNU_EH_FRAME) eh = ph;
-        if (ph->p_type != PT_LOAD) continue;
-        if (q->pc >= a && q->pc - a < ph->p_memsz) inside = 1;
-        if (a < lo) lo = a;
-        if (a + ph->p_filesz > hi) hi = a + ph->p_filesz;
+        if (ph->p_type == PT_LOAD && q->pc >= a && q->pc - a < ph->p_memsz) inside = 1;
     }
     if (!inside) return 0;
-    uintptr_t at = eh ? info->dlpi_addr + eh->p_vaddr : 0;
-    if (eh && at >= lo && at < hi)
-        q->rule =
-            rule_from_hdr((const uint8_t *)lo, (const uint8_t *)at, (const uint8_t *)hi, q->pc);
+    if (!eh) return 1;
+    /* Everything read lies in the loaded segment that holds .eh_frame_hdr (as .eh_frame does):
+     * an offset pointing elsewhere, even into a gap between segments, gets libunwind instead. */
+    uintptr_t at = info->dlpi_addr + eh->p_vaddr;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && at >= a && at - a < ph->p_filesz)
+            q->rule = rule_from_hdr((const uint8_t *)a, (const uint8_t *)at,
+                                    (const uint8_t *)(a + ph->p_filesz), q->pc);
+    }
     return 1;
 }
 
