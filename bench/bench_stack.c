@@ -1,5 +1,5 @@
-/* bench_stack cuda|malloc EVENTS [DEPTH] [WARMUP]: allocations made from the bottom of a DEPTH-deep
- * call chain, for the side-by-side with heaptrack (issue 7, "allocation with stack").
+/* bench_stack cuda|malloc EVENTS [DEPTH] [WARMUP] [ALT]: allocations made from the bottom of a
+ * DEPTH-deep call chain, for the side-by-side with heaptrack (issue 7, "allocation with stack").
  *
  *   cuda    EVENTS cuMemAlloc(4096) + cuMemFree pairs (what gputrace records, with the allocation's
  *           host stack when GPUTRACE_STACKS includes alloc, the default)
@@ -11,6 +11,9 @@
  * frames. Both tracers intern stacks in a tree (heaptrack's trace tree; gputrace's gt_rec_stack),
  * so after the first event each one unwinds the full stack and finds it already known.
  * Timed from inside the process after a warm-up (start-up and the tracers' exit work excluded).
+ * ALT=1: consecutive events alternate between two copies of the chain (every level's function
+ * twice), so no event has the previous one's stack: a tracer that reuses its previous walk where
+ * the stack has not changed (gputrace's unwinder) walks the DEPTH frames again each time.
  *
  * Prints one line: mode= depth= frames= (the frames glibc's backtrace() sees at the bottom of the
  * chain, main and start-up included) events= warmup= wall_ns= ns_per_op= cpu_ns_per_op= */
@@ -53,20 +56,21 @@ __attribute__((noinline)) static void bottom(int probe)
 }
 
 typedef void chain_fn(int probe, int depth);
-static chain_fn *chain[MAX_DEPTH + 1];
+static chain_fn *chain[MAX_DEPTH + 1], *chainb[MAX_DEPTH + 1];
 
 /* One function per level: the same function called recursively would give every frame the same
  * return address, which a stack tree dedupes differently from real code. The asm after the call
  * keeps it from being a tail call (the frame would vanish). */
-#define LEVEL(n)                                                                                   \
-    __attribute__((noinline)) static void chain_##n(int probe, int depth)                          \
+#define LEVEL_OF(tab, n)                                                                           \
+    __attribute__((noinline)) static void tab##_##n(int probe, int depth)                          \
     {                                                                                              \
         if (depth <= 1)                                                                            \
             bottom(probe);                                                                         \
         else                                                                                       \
-            chain[depth - 1](probe, depth - 1);                                                    \
+            tab[depth - 1](probe, depth - 1);                                                      \
         __asm__ volatile("" ::: "memory");                                                         \
     }
+#define LEVEL(n) LEVEL_OF(chain, n) LEVEL_OF(chainb, n)
 LEVEL(1)
 LEVEL(2)
 LEVEL(3)
@@ -108,20 +112,28 @@ static void chain_init(void)
         chain_18, chain_19, chain_20, chain_21, chain_22, chain_23, chain_24, chain_25, chain_26,
         chain_27, chain_28, chain_29, chain_30, chain_31, chain_32,
     };
+    chain_fn *const all_b[MAX_DEPTH + 1] = {
+        NULL,      chainb_1,  chainb_2,  chainb_3,  chainb_4,  chainb_5,  chainb_6,
+        chainb_7,  chainb_8,  chainb_9,  chainb_10, chainb_11, chainb_12, chainb_13,
+        chainb_14, chainb_15, chainb_16, chainb_17, chainb_18, chainb_19, chainb_20,
+        chainb_21, chainb_22, chainb_23, chainb_24, chainb_25, chainb_26, chainb_27,
+        chainb_28, chainb_29, chainb_30, chainb_31, chainb_32,
+    };
     memcpy(chain, all, sizeof(all));
+    memcpy(chainb, all_b, sizeof(all_b));
 }
 
 /* Each event: chain_DEPTH .. chain_1 (DEPTH frames), then bottom() makes the call. */
-static void run(long n, int depth)
+static void run(long n, int depth, int alt)
 {
     for (long i = 0; i < n; i++)
-        chain[depth](0, depth);
+        (alt && (i & 1) ? chainb : chain)[depth](0, depth);
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_stack cuda|malloc EVENTS [DEPTH] [WARMUP]\n");
+        fprintf(stderr, "usage: bench_stack cuda|malloc EVENTS [DEPTH] [WARMUP] [ALT]\n");
         return 2;
     }
     if (strcmp(argv[1], "cuda") == 0)
@@ -133,7 +145,8 @@ int main(int argc, char **argv)
     long events = atol(argv[2]);
     int depth = argc > 3 ? atoi(argv[3]) : 32;
     long warmup = argc > 4 ? atol(argv[4]) : 100000;
-    if (events < 1 || depth < 1 || depth > MAX_DEPTH || warmup < 0) return 2;
+    int alt = argc > 5 ? atoi(argv[5]) : 0;
+    if (events < 1 || depth < 1 || depth > MAX_DEPTH || warmup < 0 || alt < 0 || alt > 1) return 2;
     chain_init();
     if (use_cuda) {
         CUdevice dev;
@@ -144,16 +157,16 @@ int main(int argc, char **argv)
         CHECK(cuCtxSetCurrent(ctx));
     }
     chain[depth](1, depth); /* count the frames once (loads the unwinder before timing) */
-    run(warmup, depth);
+    run(warmup, depth, alt);
 
     uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
-    run(events, depth);
+    run(events, depth, alt);
     uint64_t t1 = clock_ns(CLOCK_MONOTONIC);
     uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
     printf("mode=%s depth=%d frames=%d events=%ld warmup=%ld wall_ns=%llu ns_per_op=%.1f "
-           "cpu_ns_per_op=%.1f\n",
+           "cpu_ns_per_op=%.1f%s\n",
            argv[1], depth, frames_seen, events, warmup, (unsigned long long)(t1 - t0),
-           (double)(t1 - t0) / (double)events, (double)cpu / (double)events);
+           (double)(t1 - t0) / (double)events, (double)cpu / (double)events, alt ? " alt=1" : "");
     return 0;
 }
