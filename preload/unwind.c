@@ -606,22 +606,25 @@ __asm__(".text\n"
  * live, i.e. some later frame's CFA uses it before another frame restores rbp (code built without
  * frame pointers keeps anything in rbp: a loop counter must not defeat the reuse), and rbp itself
  * only where it is live at frame j. last_live: the last frame is walked anew (its rbp counts as
- * live), else the walk ends there as the logged one did. */
-__attribute__((no_sanitize_address)) static int log_holds(const struct gt_unw_log *p, uint32_t j,
-                                                          uint64_t rbp, int last_live)
+ * live), else the walk ends there as the logged one did. Returns 0 when it holds, else the first
+ * frame at which a join can still succeed (those below it all need the slot that changed). The
+ * return addresses are checked innermost first: a stack that changed, changed near its top. */
+__attribute__((no_sanitize_address)) static uint32_t
+log_check(const struct gt_unw_log *p, uint32_t j, uint64_t rbp, int last_live)
 {
-    uint64_t diff = 0;
+    for (uint32_t k = j; k + 1 < p->n; k++)
+        if (*(const uint64_t *)(p->sp[k + 1] - 8) != p->ra[k + 1]) return k + 1;
+    uint32_t bad = 0;
     int live = last_live;
     for (uint32_t k = p->n - 1; k-- > j;) {
-        diff |= *(const uint64_t *)(p->sp[k + 1] - 8) ^ p->ra[k + 1];
         if (p->rbp_at[k]) {
-            if (live) diff |= *(const uint64_t *)p->rbp_at[k] ^ p->rbp[k + 1];
+            if (live && !bad && *(const uint64_t *)p->rbp_at[k] != p->rbp[k + 1]) bad = k + 1;
             live = p->cfa_rbp[k];
         } else
             live |= p->cfa_rbp[k];
     }
-    if (live) diff |= rbp ^ p->rbp[j];
-    return diff == 0;
+    if (bad) return bad;
+    return live && rbp != p->rbp[j] ? j + 1 : 0;
 }
 
 /* Stack slots are read with plain loads: the walker checks their bounds itself, and ASan has
@@ -634,7 +637,7 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
     uint64_t gen = atomic_load_explicit(&U.clears, memory_order_relaxed);
     int logging = th->log_on && max <= GT_UNW_FRAMES_MAX;
     struct gt_unw_log *p = &th->log[th->cur], *L = &th->log[th->cur ^ 1];
-    uint32_t j = 0, pn = logging && p->gen == gen ? p->n : 0;
+    uint32_t j = 0, pn = logging && p->gen == gen ? p->n : 0, jmin = 0;
     uintptr_t ra = *(const uintptr_t *)sp;
     int n = 0;
     th->same = 0;
@@ -642,17 +645,22 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
     /* The very walk of last time (a loop calling from one place): it ended at its last frame
      * because of max or an end-of-stack rule, both as they are now; its log stands as it is. */
     if (pn && p->max == (uint32_t)max && p->sp[0] == sp && p->ra[0] == ra && ra >= 4096 &&
-        log_holds(p, 0, rbp, 0)) {
+        (jmin = log_check(p, 0, rbp, 0)) == 0) {
         memcpy(buf, p->ra, sizeof(void *) * pn);
         th->same = 1;
         return (int)pn;
     }
+    /* (jmin: no join below the frame whose slot changed; a stricter check than the joins') */
     for (;;) {
         if (GT_UNW_UNLIKELY(ra < 4096)) return -1;
         if (logging) {
             while (j < pn && p->sp[j] < sp)
                 j++;
-            if (j + 1 < pn && p->sp[j] == sp && p->ra[j] == ra && log_holds(p, j, rbp, 1)) {
+            uint32_t m = 1;
+            if (j + 1 < pn && j >= jmin && p->sp[j] == sp && p->ra[j] == ra &&
+                (m = log_check(p, j, rbp, 1)) != 0)
+                jmin = m;
+            if (m == 0) {
                 /* (rbp values copied where they differ from this walk's are dead ones) */
                 th->same = n == 0 && j == 0;
                 th->joined++;
