@@ -12,7 +12,12 @@
  *
  * Each thread also keeps its previous stack and its node ids (root first): a new stack that shares
  * its outer frames with the previous one reuses their ids without touching the table, so a loop
- * that allocates from one place costs one unwind and a compare per event.
+ * that allocates from one place costs one unwind and a compare per event. Other frames are looked
+ * up in a small per-thread cache of nodes before the table (whose slots are scattered over
+ * hundreds of KiB: a cache miss each). Looking nodes up one by one is a chain of dependent steps
+ * (each frame's parent is the frame before), so a thread also keeps its last few stacks whole,
+ * found by a hash of all their frames (independent multiplies) and compared in full: a thread
+ * that alternates between a few stacks costs a hash and a compare per event.
  *
  * Python (python.c): when the calling thread holds the GIL, the native frames stop at the first
  * one inside the interpreter and the Python frames follow as pseudo-ips (GT_PYFRAME_IP), interned
@@ -33,6 +38,8 @@
 #define LEVELS_MAX  20
 #define LEVEL0_BITS 14
 #define MODULES_MAX 8192
+#define MEMO_BITS   10 /* per-thread cache of the node table: 16 KiB */
+#define RECENT      8  /* per-thread cache of whole stacks: 16 KiB */
 
 unsigned gt_stack_depth = GT_STACK_DEPTH_DEFAULT;
 unsigned gt_stack_events = GT_STK_DEFAULT;
@@ -43,7 +50,16 @@ struct gt_stk {
     uint32_t id[GT_STACK_DEPTH_MAX];  /* its node ids */
     uint64_t cur[GT_STACK_DEPTH_MAX]; /* the stack being interned, innermost first */
     void *raw[GT_STACK_DEPTH_MAX + SKIP_MAX];
-    uint32_t last_id;         /* what the latest capture returned (0: nothing to reuse) */
+    uint32_t last_id; /* what the latest capture returned (0: nothing to reuse) */
+    struct {
+        uint64_t ip;
+        uint32_t parent, id; /* id 0: empty */
+    } memo[1u << MEMO_BITS]; /* nodes this thread looked up lately (ids never change) */
+    struct {
+        uint64_t hash;
+        uint32_t n, id; /* id 0: empty */
+        uint64_t ip[GT_STACK_DEPTH_MAX];
+    } recent[RECENT]; /* stacks this thread interned lately, by a hash of all their frames */
     struct gt_unw_thread unw; /* this thread's unwinder state */
 };
 
@@ -354,8 +370,47 @@ static uint32_t insert_stack(struct gt_thread *t, struct gt_stk *s, uint32_t j, 
     return k == n ? parent : 0;
 }
 
-/* Interns the innermost-first stack in s->cur[0..n). */
+/* lookup() through the thread's cache. */
+static uint32_t lookup_memo(struct gt_stk *s, uint64_t ip, uint32_t parent)
+{
+    uint32_t h = (uint32_t)slot_hash(ip, parent) & ((1u << MEMO_BITS) - 1);
+    if (s->memo[h].ip == ip && s->memo[h].parent == parent && s->memo[h].id) return s->memo[h].id;
+    uint32_t id = lookup(ip, parent);
+    if (id) {
+        s->memo[h].ip = ip;
+        s->memo[h].parent = parent;
+        s->memo[h].id = id;
+    }
+    return id;
+}
+
+static uint64_t stack_hash(const uint64_t *ip, uint32_t n)
+{
+    uint64_t h = n;
+    for (uint32_t i = 0; i < n; i++)
+        h ^= (ip[i] + i) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+static uint32_t intern_nodes(struct gt_thread *t, struct gt_stk *s, uint32_t n);
+
+/* Interns the innermost-first stack in s->cur[0..n): a recent one, or node by node. */
 static uint32_t intern(struct gt_thread *t, struct gt_stk *s, uint32_t n)
+{
+    uint64_t h = stack_hash(s->cur, n);
+    __typeof__(s->recent[0]) *r = &s->recent[(h >> 32) % RECENT];
+    if (r->id && r->hash == h && r->n == n && memcmp(r->ip, s->cur, 8u * n) == 0) return r->id;
+    uint32_t id = intern_nodes(t, s, n);
+    if (id) {
+        r->hash = h;
+        r->n = n;
+        r->id = id;
+        memcpy(r->ip, s->cur, 8u * n);
+    }
+    return id;
+}
+
+static uint32_t intern_nodes(struct gt_thread *t, struct gt_stk *s, uint32_t n)
 {
     uint32_t j = 0, parent = 0;
     while (j < n && j < s->n && s->ip[j] == s->cur[n - 1 - j])
@@ -363,7 +418,7 @@ static uint32_t intern(struct gt_thread *t, struct gt_stk *s, uint32_t n)
     if (j == n && n == s->n) return parent;
     for (; j < n; j++) {
         uint64_t ip = s->cur[n - 1 - j];
-        uint32_t id = lookup(ip, parent);
+        uint32_t id = lookup_memo(s, ip, parent);
         s->ip[j] = ip;
         if (!id) break;
         s->id[j] = parent = id;
