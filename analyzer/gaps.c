@@ -139,18 +139,16 @@ static void keep_call(struct ga_gaps *x, const struct ga_event *ev, uint64_t sta
         x->calls_dropped++;
         return;
     }
+    if (x->live_calls >= GA_HOST_CALLS_MAX && t->n > t->head) {
+        x->calls_dropped++; /* the thread's oldest goes */
+        let_go(x, t);
+    }
     size_t p = t->n;
     while (p > t->head && tcall_cmp(&c, &t->c[p - 1]) < 0)
         p--;
     if (p == t->head && t->evicted && tcall_cmp(&c, &t->gone) < 0) {
         x->calls_dropped++; /* older than calls already let go */
         return;
-    }
-    if (x->live_calls >= GA_HOST_CALLS_MAX && t->n > t->head) {
-        x->calls_dropped++;
-        let_go(x, t);
-        p = p > t->head ? p : t->head;
-        if (p > t->n) p = t->n;
     }
     t->c = ga_xgrow(t->c, &t->cap, t->n, sizeof(*t->c));
     memmove(&t->c[p + 1], &t->c[p], (t->n - p) * sizeof(*t->c));
