@@ -34,11 +34,9 @@ static CUresult launch(unsigned api, launch_fn real, CUfunction f, unsigned gx, 
     struct gt_thread *t = gt_enter();
     if (!t) return real(f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
     LAUNCH_CALL(r, real(f, gx, gy, gz, bx, by, bz, smem, s, params, extra));
-    int saved = errno;
     unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
     gt_rec_launch(t, api, t0, gt_now(), corr, PTR(f), PTR(s), grid, block, smem, r);
     gt_leave(t);
-    errno = saved;
     return r;
 }
 
@@ -71,11 +69,9 @@ static CUresult launch_coop(unsigned api, coop_fn real, CUfunction f, unsigned g
     struct gt_thread *t = gt_enter();
     if (!t) return real(f, gx, gy, gz, bx, by, bz, smem, s, params);
     LAUNCH_CALL(r, real(f, gx, gy, gz, bx, by, bz, smem, s, params));
-    int saved = errno;
     unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
     gt_rec_launch(t, api, t0, gt_now(), corr, PTR(f), PTR(s), grid, block, smem, r);
     gt_leave(t);
-    errno = saved;
     return r;
 }
 
@@ -109,7 +105,6 @@ static CUresult launch_ex(unsigned api, PFN_cuLaunchKernelEx_v11060 real, const 
     struct gt_thread *t = gt_enter();
     if (!t) return real(c, f, params, extra);
     LAUNCH_CALL(r, real(c, f, params, extra));
-    int saved = errno;
     unsigned grid[3] = {0, 0, 0}, block[3] = {0, 0, 0}, smem = 0;
     CUstream s = NULL;
     if (c) { /* the driver rejects a NULL config; we must not crash on it either */
@@ -120,7 +115,6 @@ static CUresult launch_ex(unsigned api, PFN_cuLaunchKernelEx_v11060 real, const 
     }
     gt_rec_launch(t, api, t0, gt_now(), corr, PTR(f), PTR(s), grid, block, smem, r);
     gt_leave(t);
-    errno = saved;
     return r;
 }
 
@@ -144,10 +138,8 @@ static CUresult graph_launch(unsigned api, PFN_cuGraphLaunch_v10000 real, CUgrap
     struct gt_thread *t = gt_enter();
     if (!t) return real(g, s);
     LAUNCH_CALL(r, real(g, s));
-    int saved = errno;
     gt_rec_launch(t, api, t0, gt_now(), corr, PTR(g), PTR(s), NULL, NULL, 0, r);
     gt_leave(t);
-    errno = saved;
     return r;
 }
 
@@ -170,10 +162,8 @@ static CUresult host_func(unsigned api, PFN_cuLaunchHostFunc_v10000 real, CUstre
     if (!t) return real(s, fn, data);
     uint64_t corr = gt_next_corr(t), t0 = gt_now();
     CUresult r = real(s, fn, data);
-    int saved = errno;
     gt_rec_launch(t, api, t0, gt_now(), corr, PTR(fn), PTR(s), NULL, NULL, 0, r);
     gt_leave(t);
-    errno = saved;
     return r;
 }
 

@@ -70,12 +70,15 @@ static inline void gt_leave(struct gt_thread *t)
     gt_tls_in_hook = 0;
 }
 
-/* Space for one record of `size` bytes (multiple of 8). NULL if tracing stopped. */
+/* Space for one record of `size` bytes (multiple of 8). NULL if tracing stopped. errno is kept
+ * (the slow path locks, allocates and writes). */
 static inline void *gt_reserve(struct gt_thread *t, uint32_t size)
 {
     uint32_t off = atomic_load_explicit(&t->committed, memory_order_relaxed);
     if (GT_UNLIKELY(off + size > t->cap)) {
-        if (gt_reserve_slow(t, size) < 0) return NULL;
+        int e = errno, r = gt_reserve_slow(t, size);
+        errno = e;
+        if (r < 0) return NULL;
         off = atomic_load_explicit(&t->committed, memory_order_relaxed);
     }
     return t->buf + off;
@@ -202,7 +205,10 @@ void gt_stacks_exit(void (*emit)(const void *p, uint32_t size));
 static inline uint32_t gt_stack(struct gt_thread *t, unsigned cls)
 {
     if (!(gt_stack_events & cls)) return 0;
-    return gt_stack_slow(t);
+    int e = errno; /* the walk may read memory maps, load objects, ... */
+    uint32_t id = gt_stack_slow(t);
+    errno = e;
+    return id;
 }
 
 /* ---- hook-side recording helpers (record.c) ---------------------------------------------------- */
@@ -231,7 +237,9 @@ static inline uint32_t gt_func_slot(uint64_t h)
 
 /* The launch record (the hottest path): t0 before the call was forwarded, t1 after it returned.
  * A launch of the function this thread launched last costs no name lookup; of another function
- * named before, one load most of the time. */
+ * named before, one load most of the time. errno is kept: the fast path cannot change it (clock
+ * reads, loads and stores) and the slow ones (naming, stacks, a full buffer) save it, so the
+ * launch hooks need not (a call to __errno_location and a store per launch). */
 static inline void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1,
                                  uint64_t corr, uint64_t func, uint64_t stream,
                                  const unsigned grid[3], const unsigned block[3], unsigned shmem,
@@ -240,10 +248,13 @@ static inline void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0,
     if (GT_UNLIKELY(func != t->named_func) && api != GT_API_cuGraphLaunch &&
         api != GT_API_cuGraphLaunch_ptsz && api != GT_API_cuLaunchHostFunc &&
         api != GT_API_cuLaunchHostFunc_ptsz) {
-        if (atomic_load_explicit(&gt_func_set[gt_func_slot(func)], memory_order_relaxed) == func)
+        if (atomic_load_explicit(&gt_func_set[gt_func_slot(func)], memory_order_relaxed) == func) {
             t->named_func = func; /* named before, found in its first slot */
-        else
+        } else {
+            int e = errno; /* asks the driver for the name */
             gt_note_func(t, func, t0);
+            errno = e;
+        }
     }
     uint32_t stack = gt_stack(t, GT_STK_LAUNCH);
     struct gt_rec_launch *r = gt_reserve(t, sizeof(*r));
