@@ -21,7 +21,7 @@
 
 #define NONE      UINT32_MAX
 #define SLACK     (32u << 20)
-#define SPARE_MAX (16u << 20) /* larger emptied buffers are freed, not kept for the reader */
+#define SPARE_MAX (4u << 20) /* larger emptied buffers are freed, not kept for the reader */
 
 void ga_order_init(struct ga_order *o)
 {

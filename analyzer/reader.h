@@ -73,7 +73,7 @@ struct ga_order_buf {
     uint32_t refs; /* runs pointing into it; the free-slot link when unused */
 };
 
-#define GA_ORDER_SPARES 4
+#define GA_ORDER_SPARES 16
 
 struct ga_order {
     struct ga_order_run *runs;
