@@ -796,6 +796,7 @@ __attribute__((noinline)) int gt_unwind(void **buf, int max, struct gt_unw_threa
             return n;
         }
         th->same = 0;
+        th->log[th->cur].n = 0; /* the latest walk is no longer the previous stack */
     }
     th->fell_back++;
     return libunwind_backtrace(buf, max);

@@ -19,10 +19,11 @@ struct gt_unw_log {
 
 /* Per-thread state, zeroed before first use (mmap), owned by its thread. */
 struct gt_unw_thread {
-    uintptr_t lo, hi;           /* the thread's stack; hi == 0 until looked up */
-    int log_on;                 /* log walks, and reuse them */
-    int same;                   /* the latest gt_unwind gave exactly what the one before it gave */
-    uint32_t cur;               /* log[cur]: the latest walk */
+    uintptr_t lo, hi; /* the thread's stack; hi == 0 until looked up */
+    int log_on;       /* log walks, and reuse them */
+    int same;     /* the latest gt_unwind gave exactly what the one before it gave (gt_unwind_fast:
+                     what the latest walk that succeeded gave) */
+    uint32_t cur; /* log[cur]: the latest walk */
     uint64_t walked, fell_back; /* gt_unwind's stacks: by the rules, by libunwind */
     uint64_t joined;            /* walks that took their outer frames from the previous one */
     struct gt_unw_log log[2];

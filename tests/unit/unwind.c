@@ -197,6 +197,20 @@ static void on_signal(int sig)
     expect_fast = 1;
 }
 
+/* Twice from one place, with a signal in between whose handler's stacks go to libunwind: the
+ * second walk must not claim to repeat the previous stack (the handler's was the previous). */
+__attribute__((noinline)) static int same_after(int with_signal)
+{
+    void *g[MAXF];
+    int same = -1;
+    for (int k = 0; k < loop_twice; k++) {
+        if (k == 1 && with_signal) raise(SIGUSR1);
+        gt_unwind(g, MAXF, tls_th);
+        same = tls_th->same;
+    }
+    return same;
+}
+
 static void test_signal(void)
 {
     struct sigaction sa = {.sa_handler = on_signal}, old;
@@ -208,6 +222,8 @@ static void test_signal(void)
     CHECK("signal: the fast walker declined", last_fast == -1);
     CHECK_U64("signal: gt_unwind = libunwind", n_fallback_diff, 0);
     CHECK("signal: a libunwind fallback counted", gt_unwind_stats(tls_th).fallback > 0);
+    CHECK("signal: same place twice: the same stack", same_after(0) == 1);
+    CHECK("signal: ... with the handler's stack between: not the same", same_after(1) == 0);
 
     /* On an alternate stack: outside the thread's stack bounds, declined before any read. */
     stack_t ss = {.ss_sp = malloc(1 << 16), .ss_size = 1 << 16}, oss;
