@@ -453,16 +453,20 @@ uint32_t gt_stack_slow(struct gt_thread *t)
         t->stk = s; /* zeroed: an empty previous stack */
     }
     int got = gt_unwind(s->raw, (int)(gt_stack_depth + SKIP_MAX), &s->unw);
-    /* The very stack of the latest capture: its id again, unless Python frames could differ. */
-    if (s->unw.same && s->last_id && !gt_py_available()) return s->last_id;
+    /* The very stack of the latest capture: its id again (kept only for stacks without Python
+     * frames, which could differ under the same native ones). */
+    int py = gt_py_available();
+    if (s->unw.same && s->last_id && !py) return s->last_id;
     int k = 0;
     while (k < got && (uintptr_t)s->raw[k] >= S.self_lo && (uintptr_t)s->raw[k] < S.self_hi)
         k++;
     uint32_t n = 0;
     for (; k < got && n < gt_stack_depth; k++)
         if ((uintptr_t)s->raw[k] > 1) s->cur[n++] = (uint64_t)(uintptr_t)s->raw[k] - 1;
-    if (gt_py_available()) n = with_python(t, s, n);
-    return s->last_id = n ? intern(t, s, n) : 0;
+    if (py) n = with_python(t, s, n);
+    uint32_t id = n ? intern(t, s, n) : 0;
+    s->last_id = py ? 0 : id;
+    return id;
 }
 
 /* GPUTRACE_DEBUG: how this thread's stacks were walked. */
