@@ -5,14 +5,14 @@
  * gt_rec_launch.corr; graph kernels carry their cuGraphLaunch's corr).
  *
  * It streams (docs/ANALYSES.md, "Streaming"): GPU records reach it in CUPTI's delivery order, host
- * records in time order, so activities wait in a reorder heap until they are older than both the
- * newest GPU start and the host records delivered so far by GA_REORDER_NS (or the heap holds
- * GA_REORDER_MAX); then they leave it in (device, time) order, are linked to their launch, added
- * to every figure and handed to the idle-gap analysis (g->gaps), and are forgotten. Launches and
- * external correlations wait in two generations of tables until a kernel takes them (non-graph:
- * removed then) or GA_LINK_HORIZON_NS of GPU time has passed (evicted, counted). Memory: the
- * activities and launches of about GA_REORDER_NS of trace, the unresolved entries of one horizon,
- * one entry per kernel name, device, stream, thread, and the latency sketch (GA_LATENCY_VALUES). */
+ * records in time order, so activities wait in a reorder heap (see GA_REORDER_NS below), leave it
+ * in time order (per device: ga_gpu_act_cmp's), are added to every figure and handed to the
+ * idle-gap analysis (g->gaps), and are forgotten. A kernel takes its launch along when both its
+ * external correlation and the launch are known as it arrives (else it is linked as it leaves);
+ * the table entries go then. Entries no kernel takes wait in two generations of tables until
+ * GA_LINK_HORIZON_NS of GPU time has passed (evicted, counted). Memory: the activities and
+ * launches of about GA_REORDER_NS of trace (at least GA_REORDER_MIN activities), what waits for
+ * its other half, one entry per kernel name, device, stream and thread, and the latency sketch. */
 #ifndef GA_GPU_H
 #define GA_GPU_H
 
