@@ -610,10 +610,12 @@ static void test_reader(void)
  */
 
 #define NSTREAM 100000 /* kernels 0.5 ms apart: 50 s, more than the reorder heap ever holds */
+#define NSYNC   60000  /* the kernel after which thread 7 synchronizes */
 #define KPC     2500   /* launches per chunk (tracebuild holds 256 chunks) */
 
 /* Thread 7 launches kernel i (i >= 1) at i * 500 us; it runs 100 us later for 50 us. A host
- * function launch (no kernel) and an external correlation to nothing come first; a kernel that
+ * function launch (no kernel) and an external correlation to nothing come first; after kernel
+ * NSYNC ends (30 s in) the thread sits 250 us in a cuStreamSynchronize; a kernel that
  * starts at 200 us arrives last, after 50 s of others. Watermarks follow each host chunk. */
 static void build_stream(struct tb *t)
 {
@@ -624,8 +626,11 @@ static void build_stream(struct tb *t)
     tb_end(t);
     for (uint64_t c = 0; c < NSTREAM / KPC; c++) {
         tb_begin(t, GT_CHUNK_HOST, 7);
-        for (uint64_t i = c * KPC + 1; i <= (c + 1) * KPC; i++)
+        for (uint64_t i = c * KPC + 1; i <= (c + 1) * KPC; i++) {
             tb_launch_corr(t, i * 500 * US, GT_API_cuLaunchKernel, 0xf1, 0x5, CORR(7, i));
+            if (i == NSYNC) /* in a synchronize from kernel i's end for 250 us */
+                tb_span(t, i * 500 * US + 150 * US, 250 * US, GT_API_cuStreamSynchronize, 0);
+        }
         tb_end(t);
         tb_begin(t, GT_CHUNK_HOST, 0);
         tb_watermark(t, (c + 1) * KPC * 500 * US + 1);
@@ -666,10 +671,17 @@ static void test_stream(void)
           r.gpu.n_devices == 1 && r.gpu.devices[0].busy_ns == NSTREAM * 50 * US &&
               r.gpu.devices[0].first == T0 + 600 * US &&
               r.gpu.devices[0].last == T0 + NSTREAM * 500 * US + 150 * US);
-    CHECK("stream: 99,999 gaps of 450 us, each a launch after the gap began (host busy)",
-          x && x->n_gaps == NSTREAM - 1 && x->cause_n[GA_CAUSE_HOST_BUSY] == NSTREAM - 1 &&
-              x->cause_ns[GA_CAUSE_HOST_BUSY] == (NSTREAM - 1) * 450 * US);
+    CHECK("stream: 99,999 gaps of 450 us, each a launch after the gap began (host busy) but "
+          "the one a synchronize began",
+          x && x->n_gaps == NSTREAM - 1 && x->cause_n[GA_CAUSE_HOST_BUSY] == NSTREAM - 2 &&
+              x->cause_ns[GA_CAUSE_HOST_BUSY] == (NSTREAM - 2) * 450 * US &&
+              x->cause_n[GA_CAUSE_SYNC] == 1 && x->cause_ns[GA_CAUSE_SYNC] == 450 * US);
     CHECK("stream: the reorder heap never held all the kernels", r.gpu.heap_cap < NSTREAM);
+    /* 50 s span: windows of 500 ms from the first start, 1,000 kernels of 50 us in each */
+    int bad = !x || x->window_ns != 500000 * US || x->n_windows != 100;
+    for (size_t w = 0; x && !bad && w < x->n_windows; w++)
+        bad += x->windows[w].busy != 1000 * 50 * US;
+    CHECK("stream: 100 windows of 500 ms, each 50 ms busy (kept in fine windows meanwhile)", !bad);
     done_report(&t, &r, path);
 }
 
