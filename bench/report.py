@@ -199,7 +199,7 @@ def size_numbers(d):
 
 def analyzer_numbers(d):
     A = []
-    for kind in ('host', 'gpu'):
+    for kind in ('host', 'gpu', 'packed'):
         sizes = sorted({int(r['n']) for r in d.sel(sec='an', kind=kind)})
         for n in sizes:
             if d.one(sec='an', kind=kind, n=str(n), skipped='space'):
@@ -662,7 +662,10 @@ def analyzer_section(d, A):
            'a watermark every 25,000 records, 16 kernels). Host mix per thread: alloc, launch, launch, '
            'free of the allocation 64 cycles back, so live state stays at 256 allocations whatever the '
            'size. GPU variant: the same plus a CUPTI kernel record and an external-correlation record '
-           'per launch, in GPU chunks. Events = records. All files read from the page cache (written, '
+           'per launch, in GPU chunks. Packed variant: the host mix stored as the shim writes it by '
+           'default (`gen_trace --compress 1 --pack`: threads\' chunks in the packed codec, the rest zstd '
+           'level 1), so decoding also unpacks every chunk; file MB is then the compressed size. '
+           'Events = records. All files read from the page cache (written, '
            '`sync`ed, read once before timing). `cat` = `cat FILE > /dev/null`; decode = '
            '`bench_decode` (the report\'s reader: framing, CRC-32, record checks, watermark re-ordering; '
            'the sink only counts); full = `gputrace-report --json` under `/usr/bin/time -v`, whole '
@@ -681,7 +684,7 @@ def analyzer_section(d, A):
             fmt(a['rep_s'], 2) if a['cpu'] else 'n/a', fmt(a['rep_wall_s'], 2),
             fmt(a['ns_per_event'], 1), fmt(a['rss_mb'], 1), a['reps']))
     out.append('')
-    for kind in ('host', 'gpu'):
+    for kind in ('host', 'gpu', 'packed'):
         xs = [a for a in A if a['kind'] == kind and not a.get('skipped')]
         if len(xs) > 1:
             out.append('Scaling, %s: ns per event %s (%s); peak RSS %s.' % (

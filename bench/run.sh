@@ -31,7 +31,7 @@ if [ "$QUICK" = 1 ]; then
     N=200000 WARM=50000 REPS=3
     TN=200000 TREPS=2 TVARS_SIM="none off"
     KN=20000
-    AN_HOST="1000000" AN_GPU="1000000" AREPS=2
+    AN_HOST="1000000" AN_GPU="1000000" AN_PACKED="1000000" AREPS=2
     KINETO_FILES="benchmark_result_2869224_1695835535_trace.json.gz sampled_rank-0.json.gz"
     HT_N=100000 HT_WARM=10000 HT_REPS=2
     MEM_SIZES="500000" MEM_REPS=1 MEM_LIVE_CHECK=0
@@ -41,6 +41,7 @@ else
     TN=1000000 TREPS=5 TVARS_SIM="none off"
     KN=100000
     AN_HOST="1000000 10000000 100000000" AN_GPU="1000000 10000000 100000000" AREPS=3
+    AN_PACKED="1000000 10000000"
     KINETO_FILES="*.json.gz"
     HT_N=1000000 HT_WARM=50000 HT_REPS=5
     MEM_SIZES="1000000 2000000 5000000 10000000" MEM_REPS=3 MEM_LIVE_CHECK=1
@@ -311,6 +312,9 @@ analyze() {
     f=$W/t/$kind-$n.trace
     flag=
     [ "$kind" = gpu ] && flag=--gpu
+    # packed: the host mix as the shim writes it by default (GPUTRACE_COMPRESS=1: threads' chunks
+    # GT_CODEC_PACK_DELTA, the rest zstd level 1), so the decode pass also unpacks every chunk.
+    [ "$kind" = packed ] && flag="--compress 1 --pack"
     # Disk for the file; memory for the file in the page cache plus the report's RSS (bounded for
     # the host mix, ~50 B per event with GPU records) and a 1 GiB margin.
     need=$((n * 70))
@@ -341,6 +345,7 @@ analyze() {
 if want 4; then
 for n in $AN_HOST; do analyze host "$n"; done
 for n in $AN_GPU; do analyze gpu "$n"; done
+for n in $AN_PACKED; do analyze packed "$n"; done
 fi
 
 # ---- 5. allocation with a 32-frame stack: gputrace against heaptrack -------------------------------
