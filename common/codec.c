@@ -191,79 +191,127 @@ uint32_t gt_pack_encode(const unsigned char *in, uint32_t n, unsigned char *out)
     return (uint32_t)(p - out);
 }
 
-/* Reads a code 3 value (its E byte, then its bytes) at s[*at]. 0, or -1 if malformed. */
-static int unpack_wide(const unsigned char *s, uint32_t len, uint32_t *at, uint64_t *v)
+/* The decoder reads the stream with unaligned 8-byte loads, masked to the word's length, so a
+ * word costs no loop over its bytes and no branch on its code (but 3). Such a load reads up to 9
+ * bytes past a word's first byte (a wide value: E, then 8): it runs on the input while at least
+ * PACK_SLOP bytes are left, and on a zero-padded copy of the last ones after that. Reading zeros
+ * past the end can only move the cursor further, so a stream that claims more bytes than it has
+ * ends past its end and is refused there, as the byte-by-byte checks would have refused it. */
+#define PACK_SLOP 16
+#define PACK_TAIL 64 /* the copy: < PACK_SLOP bytes, then room for a word read up to PACK_SLOP */
+
+static inline uint64_t load64(const unsigned char *p)
 {
-    if (*at >= len) return -1;
-    unsigned shift = s[*at] >> 4, l = s[*at] & 15;
-    uint64_t z = 0;
-    if (l == 0 || shift + l > 8 || len - *at - 1 < l) return -1;
-    for (unsigned b = 0; b < l; b++)
-        z |= (uint64_t)s[*at + 1 + b] << (8 * b);
-    *at += 1 + l;
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+/* Reads a code 3 value (its E byte, then its bytes) at *pp; 0, or -1 if malformed. */
+static inline int unpack_wide(const unsigned char **pp, uint64_t *v)
+{
+    const unsigned char *p = *pp;
+    unsigned shift = p[0] >> 4, l = p[0] & 15;
+    if (l - 1 > 7 || shift + l > 8) return -1;
+    uint64_t z = load64(p + 1) & (~0ull >> (64 - 8 * l));
+    *pp = p + 1 + l;
     *v = unzigzag(z) << (8 * shift);
     return 0;
 }
 
-/* One pass: the words in order, each header restored (and checked) as it comes, so the walk
- * knows where the next header is and which earlier record a word's delta refers to. */
+/* The input from `p` on moves to the zero-padded tail copy (`at` fewer than PACK_SLOP bytes
+ * before the end); returns -1 if the cursor is already past the copy's slack (a stream that
+ * claims many more bytes than it has). */
+#define PACK_NEED()                                                                                \
+    do {                                                                                           \
+        if (__builtin_expect(p > fast_end, 0)) {                                                   \
+            if (in_tail || p > end) return -1;                                                     \
+            size_t r_ = (size_t)(end - p);                                                         \
+            memcpy(tail, p, r_);                                                                   \
+            p = tail, end = tail + r_, fast_end = tail + PACK_SLOP, in_tail = 1;                   \
+        }                                                                                          \
+    } while (0)
+
+/* The next word's 2-bit code (a new control byte every four words). */
+#define PACK_CODE(c)                                                                               \
+    do {                                                                                           \
+        PACK_NEED();                                                                               \
+        if (k == 0) ctrl = *p++;                                                                   \
+        (c) = ctrl & 3, ctrl >>= 2, k = (k + 1) & 3;                                               \
+    } while (0)
+
+/* The next plain word: codes 0, 1, 2 as a masked load (0, 1 or 2 bytes of zigzag), 3 wide. */
+#define PACK_VALUE(v)                                                                              \
+    do {                                                                                           \
+        unsigned c_;                                                                               \
+        PACK_CODE(c_);                                                                             \
+        if (__builtin_expect(c_ != 3, 1)) {                                                        \
+            (v) = unzigzag(load64(p) & ((1ull << (8 * c_)) - 1));                                  \
+            p += c_;                                                                               \
+        } else if (unpack_wide(&p, &(v)) != 0) {                                                   \
+            return -1;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* One pass, record by record: each header restored (and checked) as it comes, so the walk knows
+ * where the next header is and which earlier record the following words' deltas refer to; the
+ * words then decoded and their deltas added in one loop, each written once. */
 int gt_pack_decode(const unsigned char *s, uint32_t len, unsigned char *out, uint32_t n)
 {
     uint32_t last[GT_CODEC_DELTA_TYPES], last_size[GT_CODEC_DELTA_TYPES];
-    uint32_t words = n / 8, at = 0, next_hdr = 0, rec = 0, prev = 0;
-    uint64_t recent[3] = {0, 0, 0};
-    unsigned ctrl = 0, k = 0;
-    int walking = 1, delta = 0;
+    unsigned char tail[PACK_TAIL];
+    const unsigned char *p = s, *end = s + len, *fast_end = s;
+    uint64_t recent[3] = {0, 0, 0}, v;
+    uint32_t words = n / 8, i = 0;
+    unsigned ctrl = 0, k = 0, c;
+    int in_tail = 0;
     if (n & 7) return -1;
+    memset(tail, 0, sizeof(tail));
+    if (len >= PACK_SLOP)
+        fast_end = end - PACK_SLOP;
+    else
+        p = tail, memcpy(tail, s, len), end = tail + len, fast_end = tail + PACK_SLOP, in_tail = 1;
     memset(last_size, 0, sizeof(last_size));
-    for (uint32_t i = 0; i < words; i++, k = (k + 1) & 3) {
-        if (k == 0) {
-            if (at >= len) return -1;
-            ctrl = s[at++];
-        }
-        unsigned code = (ctrl >> (2 * k)) & 3;
-        uint64_t v = 0;
-        if (walking && i == next_hdr) {
-            uint16_t type = 0;
-            uint32_t size;
-            if (code == 3) {
-                if (unpack_wide(s, len, &at, &v) != 0) return -1;
-                v ^= recent[0];
-            } else {
-                v = recent[code];
-            }
-            hdr_front(recent, code, v);
-            memcpy(out + 8 * (size_t)i, &v, 8);
-            if ((size = rec_size_at(out, 8 * i, n, &type)) == 0) {
-                walking = 0; /* the rest is stored as it is */
-                continue;
-            }
-            rec = i, next_hdr = i + size / 8;
-            delta = type < GT_CODEC_DELTA_TYPES && last_size[type] == size;
-            if (delta) prev = last[type] / 8;
-            if (type < GT_CODEC_DELTA_TYPES) last[type] = 8 * i, last_size[type] = size;
-            continue;
-        }
-        if (code == 3) {
-            if (unpack_wide(s, len, &at, &v) != 0) return -1;
+    while (i < words) {
+        PACK_CODE(c);
+        if (c == 3) {
+            if (unpack_wide(&p, &v) != 0) return -1;
+            v ^= recent[0];
         } else {
-            uint64_t z = 0;
-            if (len - at < code) return -1;
-            for (unsigned b = 0; b < code; b++)
-                z |= (uint64_t)s[at + b] << (8 * b);
-            at += code;
-            v = unzigzag(z);
+            v = recent[c];
         }
-        if (walking && delta) {
-            uint64_t b;
-            memcpy(&b, out + 8 * (size_t)(prev + (i - rec)), 8);
-            v += b;
+        hdr_front(recent, c, v);
+        unsigned char *rec = out + 8 * (size_t)i;
+        memcpy(rec, &v, 8);
+        struct gt_rec_header h;
+        memcpy(&h, &v, sizeof(h));
+        i++;
+        if (h.size < 8 || (h.size & 7) || h.size > n - 8 * (i - 1)) break; /* stored as is */
+        uint32_t rw = h.size / 8;
+        const unsigned char *prev = NULL;
+        if (h.type < GT_CODEC_DELTA_TYPES) {
+            if (last_size[h.type] == h.size) prev = out + last[h.type];
+            last[h.type] = 8 * (i - 1), last_size[h.type] = h.size;
         }
+        if (prev) {
+            for (uint32_t w = 1; w < rw; w++, i++) {
+                PACK_VALUE(v);
+                v += load64(prev + 8 * w);
+                memcpy(rec + 8 * w, &v, 8);
+            }
+        } else {
+            for (uint32_t w = 1; w < rw; w++, i++) {
+                PACK_VALUE(v);
+                memcpy(rec + 8 * w, &v, 8);
+            }
+        }
+    }
+    for (; i < words; i++) { /* past the header the walk stopped at: words as they are */
+        PACK_VALUE(v);
         memcpy(out + 8 * (size_t)i, &v, 8);
     }
-    if (k != 0 && (ctrl >> (2 * k)) != (0xffu >> (2 * k))) return -1; /* past the last word */
-    if (at != len) return -1;
-    return 0;
+    if (k != 0 && (ctrl != (0xffu >> (2 * k)))) return -1; /* codes past the last word: 3 */
+    return p == end ? 0 : -1;
 }
 
 void gt_packer_init(struct gt_packer *pk, int level)
