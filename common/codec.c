@@ -197,8 +197,10 @@ uint32_t gt_pack_encode(const unsigned char *in, uint32_t n, unsigned char *out)
  * PACK_SLOP bytes are left, and on a zero-padded copy of the last ones after that. Reading zeros
  * past the end can only move the cursor further, so a stream that claims more bytes than it has
  * ends past its end and is refused there, as the byte-by-byte checks would have refused it. */
-#define PACK_SLOP 16
-#define PACK_TAIL 64 /* the copy: < PACK_SLOP bytes, then room for a word read up to PACK_SLOP */
+#define PACK_SLOP 48 /* > a group: its control byte, four wide values, the last one's 8-byte load */
+#define PACK_TAIL 128 /* the copy: < PACK_SLOP bytes, then a group read from up to PACK_SLOP */
+
+static const uint64_t pack_mask[3] = {0, 0xff, 0xffff};
 
 static inline uint64_t load64(const unsigned char *p)
 {
@@ -219,9 +221,9 @@ static inline int unpack_wide(const unsigned char **pp, uint64_t *v)
     return 0;
 }
 
-/* The input from `p` on moves to the zero-padded tail copy (`at` fewer than PACK_SLOP bytes
- * before the end); returns -1 if the cursor is already past the copy's slack (a stream that
- * claims many more bytes than it has). */
+/* Before a control byte: the input from `p` on moves to the zero-padded tail copy when fewer
+ * than PACK_SLOP bytes are left; returns -1 if the cursor is already past the copy's slack (a
+ * stream that claims many more bytes than it has). */
 #define PACK_NEED()                                                                                \
     do {                                                                                           \
         if (__builtin_expect(p > fast_end, 0)) {                                                   \
@@ -232,12 +234,15 @@ static inline int unpack_wide(const unsigned char **pp, uint64_t *v)
         }                                                                                          \
     } while (0)
 
-/* The next word's 2-bit code (a new control byte every four words). */
+/* The next word's 2-bit code. ctrl holds the group's codes not yet used above a 1 bit, so it is
+ * 1 when a new control byte is due. */
 #define PACK_CODE(c)                                                                               \
     do {                                                                                           \
-        PACK_NEED();                                                                               \
-        if (k == 0) ctrl = *p++;                                                                   \
-        (c) = ctrl & 3, ctrl >>= 2, k = (k + 1) & 3;                                               \
+        if (__builtin_expect(ctrl == 1, 0)) {                                                      \
+            PACK_NEED();                                                                           \
+            ctrl = *p++ | 0x100u;                                                                  \
+        }                                                                                          \
+        (c) = ctrl & 3, ctrl >>= 2;                                                                \
     } while (0)
 
 /* The next plain word: codes 0, 1, 2 as a masked load (0, 1 or 2 bytes of zigzag), 3 wide. */
@@ -246,7 +251,7 @@ static inline int unpack_wide(const unsigned char **pp, uint64_t *v)
         unsigned c_;                                                                               \
         PACK_CODE(c_);                                                                             \
         if (__builtin_expect(c_ != 3, 1)) {                                                        \
-            (v) = unzigzag(load64(p) & ((1ull << (8 * c_)) - 1));                                  \
+            (v) = unzigzag(load64(p) & pack_mask[c_]);                                  \
             p += c_;                                                                               \
         } else if (unpack_wide(&p, &(v)) != 0) {                                                   \
             return -1;                                                                             \
@@ -263,7 +268,7 @@ int gt_pack_decode(const unsigned char *s, uint32_t len, unsigned char *out, uin
     const unsigned char *p = s, *end = s + len, *fast_end = s;
     uint64_t recent[3] = {0, 0, 0}, v;
     uint32_t words = n / 8, i = 0;
-    unsigned ctrl = 0, k = 0, c;
+    unsigned ctrl = 1, c;
     int in_tail = 0;
     if (n & 7) return -1;
     memset(tail, 0, sizeof(tail));
@@ -310,7 +315,7 @@ int gt_pack_decode(const unsigned char *s, uint32_t len, unsigned char *out, uin
         PACK_VALUE(v);
         memcpy(out + 8 * (size_t)i, &v, 8);
     }
-    if (k != 0 && (ctrl != (0xffu >> (2 * k)))) return -1; /* codes past the last word: 3 */
+    if (ctrl & (ctrl + 1)) return -1; /* codes past the last word: 3 (ctrl is 2^m - 1) */
     return p == end ? 0 : -1;
 }
 
