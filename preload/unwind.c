@@ -4,12 +4,13 @@
  * Nearly every frame of compiled code unwinds by one of a few rules: the canonical frame address
  * (CFA) is rsp+k or rbp+k, the return address is at CFA-8, the caller's rbp is unchanged or saved
  * at CFA-n, the caller's rsp is the CFA. libunwind's unw_backtrace knows this too (its "fast
- * trace"), but pays ~9 ns a frame for its generic cursor; here a frame costs a hash, one load of
- * the rule and the loads of the return address (and rbp). Rules are derived once per return
- * address from the module's .eh_frame (through .eh_frame_hdr's sorted table, in memory, under the
- * loader's lock: no file I/O, no malloc) and kept in a direct-mapped table of 64-bit words, each
- * {bijective hash of the pc: its tag, rule}, so one relaxed atomic load gives a consistent entry
- * and concurrent writers of one slot can only replace each other's whole entries.
+ * trace"), but pays 6-9 ns a frame for its generic cursor; here a frame costs one load of the rule
+ * and the loads of the return address (and rbp), ~4 ns. Rules are derived once per return address
+ * from the module's .eh_frame (through .eh_frame_hdr's sorted table, in memory, under the loader's
+ * lock: no file I/O, no malloc) and kept in a two-way set-associative table of 64-bit words, each
+ * {the return address's tag, rule}, so one relaxed atomic load gives a consistent entry and
+ * concurrent writers of one set can only replace each other's whole entries. A thread's previous
+ * walk is reused where the stack has not changed ("the walk" below).
  *
  * Anything else goes to libunwind for the whole stack, so the result is always what libunwind
  * gives: a frame without CFI, a signal frame (CIE augmentation "S"), a CFA or a register given
