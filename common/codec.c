@@ -197,7 +197,8 @@ uint32_t gt_pack_encode(const unsigned char *in, uint32_t n, unsigned char *out)
  * PACK_SLOP bytes are left, and on a zero-padded copy of the last ones after that. Reading zeros
  * past the end can only move the cursor further, so a stream that claims more bytes than it has
  * ends past its end and is refused there, as the byte-by-byte checks would have refused it. */
-#define PACK_SLOP 48 /* > a group: its control byte, four wide values, the last one's 8-byte load */
+#define PACK_SLOP 48  /* > a group: its control byte, four wide values, the last one's 8-byte load \
+                       */
 #define PACK_TAIL 128 /* the copy: < PACK_SLOP bytes, then a group read from up to PACK_SLOP */
 
 static const uint64_t pack_mask[3] = {0, 0xff, 0xffff};
@@ -251,12 +252,43 @@ static inline int unpack_wide(const unsigned char **pp, uint64_t *v)
         unsigned c_;                                                                               \
         PACK_CODE(c_);                                                                             \
         if (__builtin_expect(c_ != 3, 1)) {                                                        \
-            (v) = unzigzag(load64(p) & pack_mask[c_]);                                  \
+            (v) = unzigzag(load64(p) & pack_mask[c_]);                                             \
             p += c_;                                                                               \
         } else if (unpack_wide(&p, &(v)) != 0) {                                                   \
             return -1;                                                                             \
         }                                                                                          \
     } while (0)
+
+#define PACK_ADD4(q)                                                                               \
+    g0_ += load64((q)), g1_ += load64((q) + 8), g2_ += load64((q) + 16), g3_ += load64((q) + 24)
+
+/* The words 1 to rw - 1 of the record at `rec`, ADD1 and ADD4 adding the delta (if any). */
+#define PACK_RUN(rec, rw, ADD1, ADD4)                                                              \
+    for (uint32_t w_ = 1; w_ < (rw);) {                                                            \
+        if (ctrl == 1 && (rw)-w_ >= 4) {                                                           \
+            PACK_NEED();                                                                           \
+            unsigned b_ = *p;                                                                      \
+            if (__builtin_expect((b_ & (b_ >> 1) & 0x55u) == 0, 1)) {                              \
+                unsigned c0_ = b_ & 3, c1_ = (b_ >> 2) & 3, c2_ = (b_ >> 4) & 3, c3_ = b_ >> 6;    \
+                const unsigned char *q1_ = p + 1 + c0_, *q2_ = q1_ + c1_, *q3_ = q2_ + c2_;        \
+                uint64_t g0_ = unzigzag(load64(p + 1) & pack_mask[c0_]);                           \
+                uint64_t g1_ = unzigzag(load64(q1_) & pack_mask[c1_]);                             \
+                uint64_t g2_ = unzigzag(load64(q2_) & pack_mask[c2_]);                             \
+                uint64_t g3_ = unzigzag(load64(q3_) & pack_mask[c3_]);                             \
+                ADD4;                                                                              \
+                memcpy((rec) + 8 * w_, &g0_, 8);                                                   \
+                memcpy((rec) + 8 * w_ + 8, &g1_, 8);                                               \
+                memcpy((rec) + 8 * w_ + 16, &g2_, 8);                                              \
+                memcpy((rec) + 8 * w_ + 24, &g3_, 8);                                              \
+                p = q3_ + c3_, w_ += 4;                                                            \
+                continue;                                                                          \
+            }                                                                                      \
+        }                                                                                          \
+        PACK_VALUE(v);                                                                             \
+        ADD1;                                                                                      \
+        memcpy((rec) + 8 * w_, &v, 8);                                                             \
+        w_++;                                                                                      \
+    }
 
 /* One pass, record by record: each header restored (and checked) as it comes, so the walk knows
  * where the next header is and which earlier record the following words' deltas refer to; the
@@ -299,17 +331,11 @@ int gt_pack_decode(const unsigned char *s, uint32_t len, unsigned char *out, uin
             last[h.type] = 8 * (i - 1), last_size[h.type] = h.size;
         }
         if (prev) {
-            for (uint32_t w = 1; w < rw; w++, i++) {
-                PACK_VALUE(v);
-                v += load64(prev + 8 * w);
-                memcpy(rec + 8 * w, &v, 8);
-            }
+            PACK_RUN(rec, rw, v += load64(prev + 8 * w_), PACK_ADD4(prev + 8 * w_));
         } else {
-            for (uint32_t w = 1; w < rw; w++, i++) {
-                PACK_VALUE(v);
-                memcpy(rec + 8 * w, &v, 8);
-            }
+            PACK_RUN(rec, rw, (void)0, (void)0);
         }
+        i += rw - 1;
     }
     for (; i < words; i++) { /* past the header the walk stopped at: words as they are */
         PACK_VALUE(v);
