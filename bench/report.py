@@ -301,11 +301,14 @@ def extra_headline(d, K, M, T):
         out.append('- **Allocation with a %s-frame stack, against heaptrack**: gputrace adds **%s ns** of CPU per '
                    'allocation+free pair (%s ns wall), heaptrack %s ns (%s ns wall): **%.2f×** heaptrack in the '
                    'traced thread (target ≤ %.1f×: %s; < 1 µs: %s), %.2f× counting all CPU of the run '
-                   '(heaptrack interprets in a second process).%s%s' % (
+                   '(heaptrack interprets in a second process)%s.%s%s' % (
                        g['depth'], fmt(g['add_cpu']), fmt(g['add']), fmt(h['add_cpu']), fmt(h['add']),
                        V['ratio_cpu'], TARGET_STACK_VS_HEAPTRACK,
                        'met' if V['ratio_cpu'] <= TARGET_STACK_VS_HEAPTRACK else 'missed',
                        'met' if g['add_cpu'] < TARGET_STACK_NS else 'missed', V['ratio_run'] or 0,
+                       '; when no event repeats the previous one\'s stack, %.2f× (%s against %s ns)' % (
+                           V['ratio_alt_cpu'], fmt(K['cuda_stk_alt']['add_cpu']),
+                           fmt(K['malloc_ht_alt']['add_cpu'])) if V.get('ratio_alt_cpu') is not None else '',
                        ' Trace: %s B per pair as written (%s B through zstd -3) against heaptrack\'s %s B of '
                        'text (%s B per pair as its zstd file).' % (
                            fmt(sg['bytes'] / sg['events'], 1), fmt(sg['zst_bytes'] / sg['events'], 1),
@@ -701,7 +704,11 @@ STK_VARS = [('cuda_none', 'no tracer: `cuMemAlloc`+`cuMemFree` (stub driver)', '
             ('cuda_nostk', 'gputrace, no stacks (`GPUTRACE_STACKS=none`)', 'cuda_none'),
             ('cuda_stk', 'gputrace, default stacks (the allocation\'s, ≤ 64 frames)', 'cuda_none'),
             ('malloc_none', 'no tracer: `malloc`+`free`', 'malloc_none'),
-            ('malloc_ht', 'heaptrack (every `malloc`/`free`, with the malloc\'s stack)', 'malloc_none')]
+            ('malloc_ht', 'heaptrack (every `malloc`/`free`, with the malloc\'s stack)', 'malloc_none'),
+            ('cuda_none_alt', 'alternating stacks (`ALT=1`): no tracer, `cuMemAlloc`+`cuMemFree`', 'cuda_none_alt'),
+            ('cuda_stk_alt', 'alternating stacks: gputrace, default stacks', 'cuda_none_alt'),
+            ('malloc_none_alt', 'alternating stacks: no tracer, `malloc`+`free`', 'malloc_none_alt'),
+            ('malloc_ht_alt', 'alternating stacks: heaptrack', 'malloc_none_alt')]
 
 
 def stk_numbers(d):
@@ -727,6 +734,13 @@ def stk_numbers(d):
             rc = d.added('run_cpu_s', base, sec='stk', var=v)
             x['add_run_cpu_ns'] = rc * 1e9 / x['total_events'] if rc is not None else None
         K[v] = x
+    for dll in ('pydll', 'cdll'):
+        on = d.sel(sec='pystk', var=dll + '_on')
+        if on:
+            K['py', dll] = {'off': d.med('ns_per_alloc', sec='pystk', var=dll + '_off'),
+                            'on': d.med('ns_per_alloc', sec='pystk', var=dll + '_on'),
+                            'add': d.added('ns_per_alloc', dll + '_off', sec='pystk', var=dll + '_on'),
+                            'n': len(on), 'depth': on[0].get('depth'), 'events': num(on[0]['n'])}
     for kind in ('gputrace', 'heaptrack'):
         r = d.one(sec='stk_size', kind=kind)
         if r:
@@ -743,7 +757,11 @@ def stk_verdicts(K):
     g, h = K.get('cuda_stk'), K.get('malloc_ht')
     if not g or not h or g.get('add') is None or not h.get('add'):
         return None
-    return {'ratio': g['add'] / h['add'],
+    ga, ha = K.get('cuda_stk_alt'), K.get('malloc_ht_alt')
+    alt = None
+    if ga and ha and ga.get('add_cpu') is not None and ha.get('add_cpu'):
+        alt = ga['add_cpu'] / ha['add_cpu']
+    return {'ratio': g['add'] / h['add'], 'ratio_alt_cpu': alt,
             'ratio_cpu': g['add_cpu'] / h['add_cpu'] if h.get('add_cpu') else None,
             'ratio_run': (g['add_run_cpu_ns'] / h['add_run_cpu_ns']
                           if g.get('add_run_cpu_ns') and h.get('add_run_cpu_ns') else None)}
@@ -797,6 +815,30 @@ def stk_section(d, K):
                     fmt(g['add_cpu'] - nc) if nc is not None else 'n/a',
                     fmt((g['add_cpu'] - nc) / num(g['frames']), 1) if nc is not None else 'n/a'),
                 '']
+        ga, ha = K.get('cuda_stk_alt'), K.get('malloc_ht_alt')
+        if V.get('ratio_alt_cpu') is not None:
+            out += ['The same chain with every event\'s stack different from the previous one\'s (`ALT=1`: two '
+                    'copies of the chain, alternating): gputrace adds **%s ns** of CPU per pair, heaptrack '
+                    '**%s ns**: **%.2f×**. gputrace\'s unwinder reuses the part of its previous walk whose '
+                    'return-address slots still hold (preload/unwind.c), so a loop allocating from one '
+                    'place pays only for the changed frames; the alternating run walks all %s frames '
+                    'each time (and finds the stack in the node table rather than as the last one).' % (
+                        fmt(ga['add_cpu']), fmt(ha['add_cpu']), V['ratio_alt_cpu'], g['frames']), '']
+    P = [(dll, K[('py', dll)]) for dll in ('pydll', 'cdll') if ('py', dll) in K]
+    if P:
+        out += ['Python frames (`bench/py_stack.py`, Python %s): %s allocations through ctypes from one '
+                'line %s Python frames deep (stub driver, the shim with its default stacks), thread CPU '
+                'time per allocation, with and without `GPUTRACE_PYTHON=0`, %d rounds interleaved:' % (
+                    d.env.get('python', '?'), fmt(P[0][1]['events']), P[0][1]['depth'], P[0][1]['n']), '',
+                '| call | GIL | Python frames read by | CPU ns per allocation, `GPUTRACE_PYTHON=0` | '
+                'with Python frames | added by the Python frames |',
+                '|---|---|---|---:|---:|---:|']
+        for dll, x in P:
+            out.append('| `ctypes.%s` | %s | %s | %s | %s | %s |' % (
+                'PyDLL' if dll == 'pydll' else 'CDLL', 'held' if dll == 'pydll' else 'released',
+                'the C API' if dll == 'pydll' else 'struct offsets (preload/python.c)',
+                fmt(x['off'], 1), fmt(x['on'], 1), fmt(x['add'], 1)))
+        out.append('')
     sg, sh = K.get(('size', 'gputrace')), K.get(('size', 'heaptrack'))
     ag, ah = K.get(('an', 'gputrace')), K.get(('an', 'heaptrack'))
     if sg or sh:
@@ -822,9 +864,12 @@ def stk_section(d, K):
             '- heaptrack intercepts every `malloc`/`free` of the process (libc\'s own included: a '
             'handful here); gputrace intercepts CUDA driver calls only. Both were given the same '
             'number of allocations from the same depth.',
-            '- Both unwind with libunwind (`unw_backtrace`, DWARF CFI from `.eh_frame`, per-thread '
-            'cache) and intern stacks in a tree, so the unwinding cost is the same in kind; it '
-            'dominates both figures.',
+            '- heaptrack unwinds with libunwind (`unw_backtrace`, DWARF CFI from `.eh_frame`, '
+            'per-thread cache); gputrace with its own walker over per-return-address rules derived '
+            'once from `.eh_frame` (libunwind for any frame outside those rules; '
+            '`GPUTRACE_UNWIND=libunwind` forces it), which also reuses the unchanged part of its '
+            'previous walk: see the alternating run above for a stack walked anew. Both intern '
+            'stacks in a tree.',
             '- heaptrack writes a short text line per event into a pipe and a second process '
             '(`heaptrack_interpret`) resolves, deduplicates and compresses it while the program '
             'runs, on the other core of this 2-core machine: cheap for the traced thread, not for the '
@@ -1093,18 +1138,29 @@ def extra_targets(K, M, T):
                         V['ratio_cpu'], V['ratio'], V['ratio_run'] or 0,
                         'met' if ok else '**missed** (%.1f× the allowed share)' %
                         (V['ratio_cpu'] / TARGET_STACK_VS_HEAPTRACK),
-                        '' if ok else 'both tracers unwind with libunwind and that dominates: gputrace '
-                        'spends ~%s ns of its %s ns on the stack (the rest, %s ns, is the record without '
-                        'stacks); heaptrack\'s other in-thread work is one short text line into a pipe, '
-                        'its interpretation happens in a second process' % (
+                        '' if ok else 'gputrace spends ~%s ns of its %s ns on the stack, the rest (%s ns) '
+                        'is the records without stacks (two clock reads and two records per pair); '
+                        'heaptrack\'s other in-thread work is one short text line into a pipe, its '
+                        'interpretation happens in a second process' % (
                             fmt(g['add_cpu'] - nostk) if nostk is not None else '?', fmt(g['add_cpu']),
                             fmt(nostk) if nostk is not None else '?')))
+        if V.get('ratio_alt_cpu') is not None:
+            ok = V['ratio_alt_cpu'] <= TARGET_STACK_VS_HEAPTRACK
+            rows.append('| the same, no event repeating the previous stack (`ALT=1`) ≤ %.1f× heaptrack | '
+                        '%s / %s CPU ns = %.2f× | %s | %s |' % (
+                            TARGET_STACK_VS_HEAPTRACK, fmt(K['cuda_stk_alt']['add_cpu'], 1),
+                            fmt(K['malloc_ht_alt']['add_cpu'], 1), V['ratio_alt_cpu'],
+                            'met' if ok else '**missed** (%.1f× the allowed share)' %
+                            (V['ratio_alt_cpu'] / TARGET_STACK_VS_HEAPTRACK),
+                            '' if ok else 'every frame is walked anew (~4-5 ns a frame against '
+                            'libunwind\'s ~6-9) and the stack looked up in the node table; the records '
+                            'without stacks as above'))
         ok = g['add_cpu'] < TARGET_STACK_NS
         rows.append('| allocation with a %s-frame stack < 1 µs | %s CPU ns (%s ns wall) added per allocation+free '
                     'pair | %s | %s |' % (
             g['depth'], fmt(g['add_cpu'], 1), fmt(g['add'], 1),
             'met' if ok else '**missed** by %s ns' % fmt(g['add_cpu'] - TARGET_STACK_NS),
-            '' if ok else 'libunwind walks every frame (~%s frames here) through DWARF CFI' % g['frames']))
+            '' if ok else 'every frame (~%s here) is walked through its CFI rule' % g['frames']))
     for fm in ('text', 'json'):
         v = linear_verdict(M, ('cur', fm))
         if not v:

@@ -48,6 +48,8 @@ else
     TL_SIZES="1000000 10000000" TL_REPS=3
 fi
 HT_DEPTH=32
+PY_DEPTH=20
+if [ "$QUICK" = 1 ]; then PY_N=20000 PY_WARM=2000; else PY_N=200000 PY_WARM=20000; fi
 
 for f in "$B/bench_launch" "$B/gen_trace" "$B/bench_decode" "$B/bench_parts" "$B/bench_stack" \
     "$B/nulldrv/libcuda.so.1" "$LIB" "$REPORT" "$OB/sim/libcuda.so.1" "$OB/simcupti/libcupti.so.13"; do
@@ -370,23 +372,49 @@ ht_run() {
     echo "  $line $(cat "$W/time.txt")" >&2
 }
 STK="$B/bench_stack"
-HVARS="cuda_none cuda_nostk cuda_stk malloc_none"
-[ "$HT_OK" = 1 ] && HVARS="$HVARS malloc_ht"
+# *_alt: ALT=1, consecutive events alternate between two copies of the chain, so no event repeats
+# the previous one's stack (gputrace's unwinder reuses its previous walk where the stack has not
+# changed: the plain variants measure that best case, the _alt ones a stack walked anew each time).
+HVARS="cuda_none cuda_nostk cuda_stk malloc_none cuda_none_alt cuda_stk_alt malloc_none_alt"
+[ "$HT_OK" = 1 ] && HVARS="$HVARS malloc_ht malloc_ht_alt"
 r=1
 while [ "$r" -le "$HT_REPS" ]; do
     for v in $(rotate $((r % $(count_words $HVARS))) $HVARS); do
         tags="sec=stk var=$v rep=$r"
-        if [ "$v" = malloc_ht ]; then rm -f "$W/t/ht.zst"; else rm -f "$W/t/stk-$v.trace"; fi
-        case $v in
-        cuda_none) ht_run "$tags" "env $NULLDRV $STK cuda $HT_N $HT_DEPTH $HT_WARM" ;;
-        cuda_nostk) ht_run "$tags" "env $NULLDRV GPUTRACE_CUPTI=off GPUTRACE_STACKS=none GPUTRACE_OUTPUT=$W/t/stk-$v.trace LD_PRELOAD=$LIB $STK cuda $HT_N $HT_DEPTH $HT_WARM" ;;
-        cuda_stk) ht_run "$tags" "env $NULLDRV GPUTRACE_CUPTI=off GPUTRACE_OUTPUT=$W/t/stk-$v.trace LD_PRELOAD=$LIB $STK cuda $HT_N $HT_DEPTH $HT_WARM" ;;
-        malloc_none) ht_run "$tags" "env $NULLDRV $STK malloc $HT_N $HT_DEPTH $HT_WARM" ;;
-        malloc_ht) ht_run "$tags" "env $NULLDRV heaptrack -o $W/t/ht $STK malloc $HT_N $HT_DEPTH $HT_WARM" ;;
+        if [ "${v%_alt}" = malloc_ht ]; then rm -f "$W/t/ht${v#malloc_ht}.zst"; else rm -f "$W/t/stk-$v.trace"; fi
+        alt=0
+        case $v in *_alt) alt=1 ;; esac
+        case ${v%_alt} in
+        cuda_none) ht_run "$tags" "env $NULLDRV $STK cuda $HT_N $HT_DEPTH $HT_WARM $alt" ;;
+        cuda_nostk) ht_run "$tags" "env $NULLDRV GPUTRACE_CUPTI=off GPUTRACE_STACKS=none GPUTRACE_OUTPUT=$W/t/stk-$v.trace LD_PRELOAD=$LIB $STK cuda $HT_N $HT_DEPTH $HT_WARM $alt" ;;
+        cuda_stk) ht_run "$tags" "env $NULLDRV GPUTRACE_CUPTI=off GPUTRACE_OUTPUT=$W/t/stk-$v.trace LD_PRELOAD=$LIB $STK cuda $HT_N $HT_DEPTH $HT_WARM $alt" ;;
+        malloc_none) ht_run "$tags" "env $NULLDRV $STK malloc $HT_N $HT_DEPTH $HT_WARM $alt" ;;
+        malloc_ht) ht_run "$tags" "env $NULLDRV heaptrack -o $W/t/ht${v#malloc_ht} $STK malloc $HT_N $HT_DEPTH $HT_WARM $alt" ;;
         esac
     done
     r=$((r + 1))
 done
+# Python frames: bench/py_stack.py makes PY_N allocations (stub driver) from one line PY_DEPTH
+# Python frames deep, through ctypes.PyDLL (the GIL held: frames by the C API) or ctypes.CDLL (the
+# GIL released: frames read by struct offsets), the shim with its default stacks, with and without
+# GPUTRACE_PYTHON=0; the thread CPU time per allocation of the timed loop.
+PY=$(command -v python3 || true)
+if [ -n "$PY" ]; then
+    echo "sec=env key=python val=$("$PY" -c 'import platform; print(platform.python_version())')" >>"$RAW"
+    r=1
+    while [ "$r" -le "$HT_REPS" ]; do
+        for v in $(rotate $((r % 4)) pydll_off pydll_on cdll_off cdll_on); do
+            pyenv=
+            [ "${v#*_}" = off ] && pyenv=GPUTRACE_PYTHON=0
+            rm -f "$W/t/py.trace"
+            line=$(cmd "env $NULLDRV GPUTRACE_CUPTI=off $pyenv GPUTRACE_OUTPUT=$W/t/py.trace LD_PRELOAD=$LIB $PY $ROOT/bench/py_stack.py ${v%_*} $PY_N $PY_DEPTH $PY_WARM" | grep '^mode=')
+            echo "sec=pystk var=$v rep=$r $line" >>"$RAW"
+            echo "  $v: $line" >&2
+        done
+        r=$((r + 1))
+    done
+    rm -f "$W/t/py.trace"
+fi
 # Sizes and analysis time of the last round's files (the same number of allocations in each).
 ev=$((HT_N + HT_WARM))
 f=$W/t/stk-cuda_stk.trace
@@ -404,7 +432,7 @@ while [ "$r" -le "$AREPS" ]; do
     [ ! -e "$W/t/ht.zst" ] || time_rss "sec=stk_an kind=heaptrack rep=$r" "heaptrack_print $W/t/ht.zst > $W/t/ht.txt"
     r=$((r + 1))
 done
-rm -f "$W/t/stk-"*.trace "$W/t/ht.zst" "$W/t/stk.txt" "$W/t/ht.txt"
+rm -f "$W/t/stk-"*.trace "$W/t/ht.zst" "$W/t/ht_alt.zst" "$W/t/stk.txt" "$W/t/ht.txt"
 fi
 
 # ---- 6, 7. memory and timeline analyses: scaling (issues 5 and 6) ---------------------------------
