@@ -194,12 +194,13 @@ uint32_t gt_pack_encode(const unsigned char *in, uint32_t n, unsigned char *out)
 /* The decoder reads the stream with unaligned 8-byte loads, masked to the word's length, so a
  * word costs no loop over its bytes and no branch on its code (but 3). Such a load reads up to 9
  * bytes past a word's first byte (a wide value: E, then 8): it runs on the input while at least
- * PACK_SLOP bytes are left, and on a zero-padded copy of the last ones after that. Reading zeros
- * past the end can only move the cursor further, so a stream that claims more bytes than it has
- * ends past its end and is refused there, as the byte-by-byte checks would have refused it. */
-#define PACK_SLOP 48  /* > a group: its control byte, four wide values, the last one's 8-byte load \
-                       */
-#define PACK_TAIL 128 /* the copy: < PACK_SLOP bytes, then a group read from up to PACK_SLOP */
+ * PACK_SLOP bytes (more than a group of four wide values and its control byte, plus the last
+ * load's 8 bytes) are left at a control byte, and on a zero-padded copy of the last ones after
+ * that (PACK_TAIL: under PACK_SLOP bytes, then room for a group read from up to PACK_SLOP).
+ * Reading zeros past the end can only move the cursor further, so a stream that claims more bytes
+ * than it has ends past its end and is refused there, as byte-by-byte checks would refuse it. */
+#define PACK_SLOP 48
+#define PACK_TAIL 128
 
 static const uint64_t pack_mask[3] = {0, 0xff, 0xffff};
 
@@ -297,17 +298,17 @@ int gt_pack_decode(const unsigned char *s, uint32_t len, unsigned char *out, uin
 {
     uint32_t last[GT_CODEC_DELTA_TYPES], last_size[GT_CODEC_DELTA_TYPES];
     unsigned char tail[PACK_TAIL];
-    const unsigned char *p = s, *end = s + len, *fast_end = s;
+    const unsigned char *p = tail, *end = tail, *fast_end = tail + PACK_SLOP;
     uint64_t recent[3] = {0, 0, 0}, v;
     uint32_t words = n / 8, i = 0;
     unsigned ctrl = 1, c;
-    int in_tail = 0;
+    int in_tail = 1;
     if (n & 7) return -1;
     memset(tail, 0, sizeof(tail));
     if (len >= PACK_SLOP)
-        fast_end = end - PACK_SLOP;
-    else
-        p = tail, memcpy(tail, s, len), end = tail + len, fast_end = tail + PACK_SLOP, in_tail = 1;
+        p = s, end = s + len, fast_end = end - PACK_SLOP, in_tail = 0;
+    else if (len != 0) /* a short stream is all tail */
+        memcpy(tail, s, len), end = tail + len;
     memset(last_size, 0, sizeof(last_size));
     while (i < words) {
         PACK_CODE(c);
