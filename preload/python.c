@@ -23,9 +23,30 @@
  *     the same arithmetic as PyCode_Addr2Line), names are read from compact str objects and
  *     encoded to UTF-8 here. Off (one log line) for: other versions, debug builds (Py_DEBUG),
  *     free-threaded builds (3.13t), while the interpreter finalizes, when subinterpreters exist,
- *     and GPUTRACE_PYTHON=gil. Residual risk: a daemon thread walking its frames exactly while
- *     Py_FinalizeEx frees its thread state reads freed (still mapped) heap memory; the finalizing
- *     flag is checked before and after and such a result is dropped.
+ *     and GPUTRACE_PYTHON=gil.
+ *   - Finalization guard: Py_FinalizeEx frees the states of threads still running (daemon
+ *     threads inside a foreign call) and, from 3.11, their frames' data-stack chunks (munmapped:
+ *     a read would crash the traced program). It does so only after it has run the atexit
+ *     callbacks (3.9-3.13: wait_for_thread_shutdown, atexit callbacks, then the finalizing flag,
+ *     then the thread states). So the offset walk is used only once a C function of ours is
+ *     registered with atexit (exit_guard; atexit.register, made by a pending call,
+ *     Py_AddPendingCall, that the main thread runs between two bytecodes with the GIL: the first
+ *     capture with or without the GIL asks for it; "atexit guard registered" in the debug log).
+ *     Each offset walk counts itself in `walkers` (seq_cst) and then reads `closing`; exit_guard
+ *     sets `closing` (seq_cst) and waits (sched_yield) until `walkers` is 0: either the walk sees
+ *     `closing` and gives up (native frames only), or exit_guard waits for it to end; walks are
+ *     bounded and never block, so the wait ends. The thread running exit_guard (the finalizing
+ *     one, whose own frames stay valid) keeps walking until the finalizing flag is set; walks
+ *     through the API (GIL held) are not affected. Consequences: until the pending call has run,
+ *     calls made without the GIL get native frames only (the first such call of a program that
+ *     never made one with the GIL, and more while the main thread stays in native code); a
+ *     program whose main thread never runs Python again gets none; the program sees one more
+ *     atexit callback (atexit._ncallbacks(), "_gputrace_python_exit"), none with
+ *     GPUTRACE_PYTHON=gil or 0; a failed registration keeps the offset walk off. A fork child
+ *     keeps the registration (Python copies atexit's list) and starts with no walk in progress.
+ *     Left: Py_AddPendingCall from a thread without the GIL reads the interpreter's pending-call
+ *     queue, so the first such request must not race the very end of finalization; it is made
+ *     only while the interpreter is initialized and not finalizing, at most once per process.
  *   - Self-check: the first SELF_CHECKS captures made while the GIL is held walk both ways and
  *     compare code objects, lines, file and function names; on any difference the offset walk is
  *     turned off for the process (one log line and a warning note in the trace).
@@ -56,6 +77,8 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +178,15 @@ static struct {
     long (*Long_AsLong)(PyObj *);
     int (*GC_Disable)(void); /* 3.10+ */
     int (*GC_Enable)(void);
+    int (*AddPendingCall)(int (*)(void *), void *);
+    PyObj *(*CFunction_NewEx)(void *, PyObj *, PyObj *);
+    PyObj *(*Import_ImportModule)(const char *);
+    PyObj *(*CallFunctionObjArgs)(PyObj *, ...);
+    PyObj *none; /* &_Py_NoneStruct */
+    /* The finalization guard (see the top comment): */
+    _Atomic int guard;   /* GUARD_* */
+    _Atomic int walkers; /* offset walks in progress */
+    _Atomic int closing; /* set by the atexit callback: no new offset walks */
     /* the table and everything below; under tab_mu */
     pthread_mutex_t tab_mu;
     struct ent *e;
@@ -165,6 +197,11 @@ static struct {
 } P = {.mu = PTHREAD_MUTEX_INITIALIZER, .tab_mu = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread int in_walk __attribute__((tls_model("initial-exec")));
+/* 1 on the thread that ran the atexit callback (the one finalizing: its own frames stay valid) */
+static __thread int closer __attribute__((tls_model("initial-exec")));
+
+enum { GUARD_NONE, GUARD_QUEUED, GUARD_ON, GUARD_FAILED };
+static void forked_child(void);
 
 /* ---- finding the interpreter -------------------------------------------------------------------
  */
@@ -214,7 +251,8 @@ static int layout_usable(void *h, const char *version)
     else if (strstr(version, "free-threading") || gt_real_dlsym(h, "_Py_MergeZeroLocalRefcount"))
         why = "a free-threaded build";
     else if (!P.IsFinalizing || !P.InterpreterState_Head || !P.InterpreterState_Next || !P.t_code ||
-             !P.t_frame || !P.t_bytes || !P.t_str)
+             !P.t_frame || !P.t_bytes || !P.t_str || !P.AddPendingCall || !P.CFunction_NewEx ||
+             !P.Import_ImportModule || !P.CallFunctionObjArgs || !P.none)
         why = "symbols missing";
     if (why) {
         gt_log("gputrace: Python 3.%d: frames only while the GIL is held (%s)\n", P.minor, why);
@@ -257,6 +295,11 @@ static int resolve(void *h)
     LOOK(Long_AsLong, "PyLong_AsLong");
     LOOK(GC_Disable, "PyGC_Disable");
     LOOK(GC_Enable, "PyGC_Enable");
+    LOOK(AddPendingCall, "Py_AddPendingCall");
+    LOOK(CFunction_NewEx, "PyCFunction_NewEx");
+    LOOK(Import_ImportModule, "PyImport_ImportModule");
+    LOOK(CallFunctionObjArgs, "PyObject_CallFunctionObjArgs");
+    LOOK(none, "_Py_NoneStruct");
     P.t_code = (uintptr_t)gt_real_dlsym(h, "PyCode_Type");
     P.t_frame = (uintptr_t)gt_real_dlsym(h, "PyFrame_Type");
     P.t_bytes = (uintptr_t)gt_real_dlsym(h, "PyBytes_Type");
@@ -295,6 +338,7 @@ void gt_py_configure(void)
         return;
     }
     P.gil_only = v && strcmp(v, "gil") == 0;
+    pthread_atfork(NULL, NULL, forked_child);
     P.test_mismatch = (v = getenv("GPUTRACE_TEST_PY_MISMATCH")) && strcmp(v, "1") == 0;
     pthread_mutex_lock(&P.mu);
     if (!atomic_load(&P.ready) && resolve(RTLD_DEFAULT)) atomic_store(&P.ready, 1);
@@ -746,8 +790,9 @@ static int walk_raw(uintptr_t ts, struct rawf *out, uint32_t max)
 
 static struct rawf raw[GT_STACK_DEPTH_MAX]; /* under tab_mu */
 
-/* Without the GIL: this thread's frames by offset (the caller holds tab_mu). */
-static uint32_t offset_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
+/* This thread's state when the main interpreter is initialized, not finalizing and alone, and
+ * the thread has run Python in it; else 0. */
+static uintptr_t own_state(void)
 {
     if (P.IsInitialized() != 1 || P.IsFinalizing()) return 0;
     uintptr_t ts = (uintptr_t)P.GILState_GetThisThreadState();
@@ -756,6 +801,15 @@ static uint32_t offset_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
     if (!ok_ptr(ts) || P.InterpreterState_Head() != main || P.InterpreterState_Next(main) ||
         rd_ptr(ts, P.L.ts_interp) != (uintptr_t)main)
         return 0; /* subinterpreters */
+    return ts;
+}
+
+/* Without the GIL: this thread's frames by offset (the caller holds tab_mu and counts itself
+ * in P.walkers, the atexit guard being registered and not closing). */
+static uint32_t offset_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
+{
+    uintptr_t ts = own_state();
+    if (!ts) return 0;
     if (max > GT_STACK_DEPTH_MAX) max = GT_STACK_DEPTH_MAX;
     int k = walk_raw(ts, raw, max);
     if (k < 0) {
@@ -880,17 +934,116 @@ static uint32_t api_frames(struct gt_thread *t, PyObj *ts, uint64_t *out, uint32
     return n;
 }
 
+/* ---- the finalization guard ------------------------------------------------------------------
+ */
+
+/* The atexit callback (METH_NOARGS). Py_FinalizeEx runs atexit callbacks before it marks the
+ * interpreter as finalizing and before it frees any other thread's state: from here on no offset
+ * walk starts on another thread, and those in progress are waited for (each is bounded and never
+ * blocks, so the wait ends). The thread running this keeps its walks: its own frames stay valid
+ * until it finalizes, and Py_IsFinalizing stops it then. */
+static PyObj *exit_guard(PyObj *self, PyObj *unused)
+{
+    (void)self, (void)unused;
+    int saved = errno;
+    closer = 1;
+    atomic_store(&P.closing, 1);
+    while (atomic_load(&P.walkers))
+        sched_yield();
+    errno = saved;
+    P.IncRef(P.none);
+    return P.none;
+}
+
+static struct { /* a PyMethodDef */
+    const char *name;
+    PyObj *(*meth)(PyObj *, PyObj *);
+    int flags;
+    const char *doc;
+} exit_def = {"_gputrace_python_exit", exit_guard, 0x0004 /* METH_NOARGS */,
+              "gputrace: stops reading other threads' frames before they are freed"};
+
+/* The pending call (Py_AddPendingCall): the main thread between two bytecodes, holding the GIL,
+ * where running Python is safe. Registers exit_guard with atexit.register; on failure the offset
+ * walk stays off for the process. Leaves errno and any exception as they were. */
+static int register_exit(void *arg)
+{
+    (void)arg;
+    int saved = errno;
+    PyObj *exc = NULL, *et = NULL, *ev = NULL, *tb = NULL;
+    int had = P.Err_Occurred() != NULL, ok = 0;
+    if (had && P.Err_GetRaised)
+        exc = P.Err_GetRaised();
+    else if (had)
+        P.Err_Fetch(&et, &ev, &tb);
+    if (!P.IsFinalizing() && gil_holder()) {
+        PyObj *fn = P.CFunction_NewEx(&exit_def, NULL, NULL);
+        PyObj *mod = fn ? P.Import_ImportModule("atexit") : NULL;
+        PyObj *reg = mod ? P.GetAttrString(mod, "register") : NULL;
+        PyObj *r = reg ? P.CallFunctionObjArgs(reg, fn, NULL) : NULL;
+        ok = r != NULL;
+        PyObj *refs[] = {r, reg, mod, fn};
+        for (int i = 0; i < 4; i++)
+            if (refs[i]) P.DecRef(refs[i]);
+    }
+    if (P.Err_Occurred()) P.Err_Clear();
+    if (had && P.Err_SetRaised)
+        P.Err_SetRaised(exc);
+    else if (had)
+        P.Err_Restore(et, ev, tb);
+    atomic_store(&P.guard, ok ? GUARD_ON : GUARD_FAILED);
+    if (ok)
+        gt_log("gputrace: Python frames without the GIL: atexit guard registered\n");
+    else
+        gt_log("gputrace: Python frames without the GIL are off: no atexit guard\n");
+    errno = saved;
+    return 0;
+}
+
+/* Asks once for register_exit (the caller is a thread with a state in the initialized main
+ * interpreter, not finalizing: Py_AddPendingCall is safe then, with or without the GIL). */
+static void want_guard(void)
+{
+    int none = GUARD_NONE;
+    if (atomic_load_explicit(&P.guard, memory_order_relaxed) != GUARD_NONE ||
+        !atomic_compare_exchange_strong(&P.guard, &none, GUARD_QUEUED))
+        return;
+    if (P.AddPendingCall(register_exit, NULL) != 0) /* the queue is full: ask again later */
+        atomic_store(&P.guard, GUARD_NONE);
+}
+
+/* A fork child has only the forking thread, which is not walking. */
+static void forked_child(void)
+{
+    atomic_store(&P.walkers, 0);
+}
+
 uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
 {
     if (!max || !gt_py_available() || in_walk) return 0;
     int saved = errno;
     uint32_t n = 0;
     PyObj *ts = gil_holder();
-    if (ts || atomic_load_explicit(&P.on, memory_order_relaxed)) {
+    if (ts) {
         in_walk = 1;
         pthread_mutex_lock(&P.tab_mu);
-        n = ts ? api_frames(t, ts, out, max) : offset_frames(t, out, max);
+        n = api_frames(t, ts, out, max);
         pthread_mutex_unlock(&P.tab_mu);
+        if (atomic_load_explicit(&P.on, memory_order_relaxed)) want_guard();
+        in_walk = 0;
+    } else if (atomic_load_explicit(&P.on, memory_order_relaxed)) {
+        in_walk = 1;
+        atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
+        if (atomic_load(&P.closing) && !closer) {
+            /* the interpreter is shutting down: native frames only */
+        } else if (atomic_load(&P.guard) == GUARD_ON) {
+            pthread_mutex_lock(&P.tab_mu);
+            n = offset_frames(t, out, max);
+            pthread_mutex_unlock(&P.tab_mu);
+        } else if (P.IsInitialized() == 1 && !P.IsFinalizing() && P.GILState_GetThisThreadState()) {
+            want_guard(); /* until it is registered: native frames only */
+        }
+        atomic_fetch_sub(&P.walkers, 1);
         in_walk = 0;
     }
     errno = saved;

@@ -16,6 +16,11 @@
 . "$SRC/tests/lib.sh"
 command -v "$PYTHON" >/dev/null || skip "no $PYTHON"
 prog="$SRC/tests/progs/stacks_nogil.py"
+# The shutdown runs leave daemon threads running on purpose; repeated runs per interpreter
+# (fewer under sanitizers, which are slow).
+[ -z "$tsan_rt" ] || export TSAN_OPTIONS="$TSAN_OPTIONS:report_thread_leaks=0"
+shutdown_runs=${GT_SHUTDOWN_RUNS:-10}
+[ -z "$tsan_rt$asan_rt" ] || shutdown_runs=${GT_SHUTDOWN_RUNS:-2}
 MiB=1048576
 line() { grep -n "SITE:$1\$" "$prog" | cut -d: -f1; }
 run_untraced() { LD_PRELOAD="$asan_rt" untraced "$@"; }
@@ -69,6 +74,7 @@ gen() {
     echo 'assert cu.cuDeviceGet(ctypes.byref(dev), 0) == 0'
     echo 'assert cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) == 0'
     echo 'assert cu.cuCtxSetCurrent(ctx) == 0'
+    echo 'assert cu.cuCtxSynchronize() == 0  # the first stack: native only, asks for the guard'
     echo 'donn\u00e9es()  # SITE:call_ucs1'
     echo '\U00020000_f()  # SITE:call_ucs4'
     echo 'print("ok lines")'
@@ -143,5 +149,38 @@ print(at(threading.Thread.run, 'self._target(*self._args, **self._kwargs)'), at(
     "$GT_REPORT" --json g$n.trace > g$n.json || fail "$v: gil-only report failed"
     expect_eq "$v gil only" "$(jget g$n.json "$native")" "([('warm', 1)], 22, 22, $((135 * MiB + 4096)), 0)"
     expect_eq "$v gil only: no note" "$(jget g$n.json "[n for n in d['notes'] if 'Python' in n['text']]")" "[]"
-    echo "$v: sites and Python frames without the GIL exact; self-check on and off"
+    # Shutdown: the tracer's atexit guard (one more atexit callback) runs before phase_one,
+    # registered earlier; from then on the 4 daemon threads spinning in native code get native
+    # frames only (site spin_big: a stack with Python frames would have the Python caller as its
+    # site), their first allocations had their Python frames (site spinner, 1 MiB each),
+    # and the thread running the atexit handlers keeps its own; the interpreter then finalizes and
+    # frees their thread states while they go on allocating: no crash.
+    if [ -z "$tsan_rt" ]; then
+        got=$(run_untraced "$py" "$prog" shutdown "$PROGS/libpythread.so") || fail "$v: untraced shutdown run failed: $got"
+        expect_eq "$v untraced shutdown output" "$got" "ok shutdown 0"
+    fi
+    got=$(GPUTRACE_DEBUG=1 traced s$n.trace "$py" "$prog" shutdown "$PROGS/libpythread.so" 2> s$n.err) || fail "$v: shutdown run failed: $got $(cat s$n.err)"
+    expect_eq "$v shutdown output" "$got" "ok shutdown 1"
+    grep -q "atexit guard registered" s$n.err || fail "$v: no atexit guard: $(cat s$n.err)"
+    "$GT_REPORT" --json s$n.trace > s$n.json || fail "$v: shutdown report failed"
+    pyf="[(f['function'], f['file'].rsplit('/', 1)[-1], f['line']) for f in s['stack'] if f['symbolized_by'] == 'python']"
+    pyline() { grep -n "SITE:$1 " "$SRC/tests/libs/pythread.c" | cut -d: -f1; }
+    expect_eq "$v shutdown sites" "$(jget s$n.json "sorted((s['function'], s['line'], s['count'] if s['function'] != 'spin_big' else s['count'] >= 4, s['bytes'] // s['count'], s['bytes'] % s['count'], s['stacks'] if s['function'] != 'spin_big' else s['stacks'] >= 1, $pyf) for s in d['memory']['by_site'])")" \
+        "[('phase_one', $(line phase_one), 1, $((5 * MiB)), 0, 1, [('phase_one', 'stacks_nogil.py', $(line phase_one))]), \
+('spin_big', $(pyline spin_big), True, $((3 * MiB)), 0, True, []), \
+('spinner', $(line spinner), 4, $MiB, 0, 1, [('spinner', 'stacks_nogil.py', $(line spinner)), ($(q run Thread.run), 'threading.py', $1), ($(q _bootstrap_inner Thread._bootstrap_inner), 'threading.py', $2), ($(q _bootstrap Thread._bootstrap), 'threading.py', $3)]), \
+('warm', $(line warm), 1, 4096, 0, 1, [('warm', 'stacks_nogil.py', $(line warm)), ('shutdown', 'stacks_nogil.py', $(line shutdown_warm)), ('main', 'stacks_nogil.py', $(line main_shutdown)), ('<module>', 'stacks_nogil.py', $(line module))])]"
+    expect_eq "$v shutdown totals" "$(jget s$n.json "(sum(s['count'] for s in d['memory']['by_site']) == d['memory']['alloc_count'], d['stacks']['allocs_without_stack'])")" "(True, 0)"
+    # GPUTRACE_PYTHON=gil: no offset walk, so no atexit guard either.
+    got=$(GPUTRACE_PYTHON=gil traced sg$n.trace "$py" "$prog" shutdown "$PROGS/libpythread.so") || fail "$v: gil-only shutdown run failed: $got"
+    expect_eq "$v gil-only shutdown output" "$got" "ok shutdown 0"
+    # The same shutdown again and again: no crash, no hang, the guard registered every time.
+    i=0
+    while [ $i -lt "$shutdown_runs" ]; do
+        rm -f sr.trace
+        got=$(traced sr.trace "$py" "$prog" shutdown "$PROGS/libpythread.so" 2>&1) || fail "$v: shutdown run $i failed: $got"
+        expect_eq "$v shutdown run $i" "$got" "ok shutdown 1"
+        i=$((i + 1))
+    done
+    echo "$v: sites and Python frames without the GIL exact; self-check on and off; shutdown x$((shutdown_runs + 2))"
 done

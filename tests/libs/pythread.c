@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <time.h>
 
 typedef int (*alloc_fn)(unsigned long long *, size_t);
 typedef int (*setctx_fn)(void *);
@@ -34,4 +35,43 @@ int pythread_alloc(void *ctx, size_t bytes)
     if (pthread_create(&t, NULL, body, &j) != 0) return -1;
     pthread_join(t, NULL);
     return j.rc;
+}
+
+/* The "shutdown" scenario of stacks_nogil.py: called through ctypes.CDLL from a Python daemon
+ * thread (the GIL released for good), it allocates `small` bytes once (spin_small), counts it in
+ * counts[0], waits for *phase to become 1 (set by an atexit handler that runs after the tracer's
+ * atexit guard), then allocates and frees `big` bytes (spin_big) in a loop that never ends,
+ * counting in counts[1], while the interpreter finalizes and frees this thread's state. */
+typedef int (*free_fn)(unsigned long long);
+
+__attribute__((noinline)) static int spin_small(alloc_fn alloc, size_t bytes)
+{
+    unsigned long long p;
+    return alloc(&p, bytes); /* SITE:spin_small */
+}
+
+__attribute__((noinline)) static int spin_big(alloc_fn alloc, free_fn release, size_t bytes)
+{
+    unsigned long long p;
+    int rc = alloc(&p, bytes); /* SITE:spin_big */
+    return rc ? rc : release(p);
+}
+
+int pythread_spin(void *ctx, const int *phase, int *counts, size_t small, size_t big);
+int pythread_spin(void *ctx, const int *phase, int *counts, size_t small, size_t big)
+{
+    void *cu = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    setctx_fn set = cu ? (setctx_fn)dlsym(cu, "cuCtxSetCurrent") : NULL;
+    alloc_fn alloc = cu ? (alloc_fn)dlsym(cu, "cuMemAlloc_v2") : NULL;
+    free_fn release = cu ? (free_fn)dlsym(cu, "cuMemFree_v2") : NULL;
+    if (!set || !alloc || !release || set(ctx) != 0 || spin_small(alloc, small) != 0) return -1;
+    __atomic_add_fetch(&counts[0], 1, __ATOMIC_SEQ_CST);
+    struct timespec nap = {0, 50000};
+    while (!__atomic_load_n(phase, __ATOMIC_SEQ_CST))
+        nanosleep(&nap, NULL);
+    for (;;) {
+        if (spin_big(alloc, release, big) != 0) return -2;
+        __atomic_add_fetch(&counts[1], 1, __ATOMIC_SEQ_CST);
+        nanosleep(&nap, NULL);
+    }
 }

@@ -8,11 +8,16 @@ genexpr_alloc, called from a generator expression; launch() launches 'nogil_kern
 Then 4 threads each allocate 7 MiB 3 times in thread_alloc (called from worker), and a native
 thread that never ran Python allocates 13 MiB (tests/libs/pythread.c, argument 2: its path),
 and the coroutine coro_alloc, awaited by amain under asyncio.run, 17 MiB.
-"check" first allocates 4 KiB in warm() through PyDLL."""
+"check" first allocates 4 KiB in warm() through PyDLL.
+"shutdown": warm(), then 4 daemon threads call pythread_spin (tests/libs/pythread.c) through CDLL:
+each allocates 1 MiB once, then, once the atexit handler phase_one has set the phase, 3 MiB in a
+loop that outlives the interpreter; phase_one itself allocates 5 MiB."""
 import asyncio
+import atexit
 import ctypes
 import sys
 import threading
+import time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "cdll"
 cu = ctypes.CDLL("libcuda.so.1")
@@ -107,8 +112,40 @@ def worker(results, i):
     results[i] = len([thread_alloc(7 * MiB) for _ in range(3)])  # SITE:worker
 
 
+def phase_one(phase, counts, threads):
+    """Registered before the tracer's atexit guard, so it runs after it: the spinning threads'
+    calls from here on must get native frames only; this thread's own still get Python frames."""
+    phase.value = 1
+    while min(counts[2 * i + 1] for i in range(threads)) < 1:
+        time.sleep(0.001)
+    p = ctypes.c_uint64()
+    check(cu.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(5 * MiB)), "alloc")  # SITE:phase_one
+
+
+def spinner(native, phase, counts, i):
+    r = native.pythread_spin(ctx, ctypes.byref(phase), ctypes.byref(counts, 8 * i), ctypes.c_size_t(MiB), ctypes.c_size_t(3 * MiB))  # SITE:spinner
+    raise SystemExit(f"pythread_spin returned {r}")
+
+
+def shutdown(threads):
+    """4 daemon threads spin in native code (the GIL released) while the interpreter finalizes;
+    prints how many atexit callbacks appeared meanwhile (the tracer's guard: 1 when traced)."""
+    native = ctypes.CDLL(sys.argv[2])
+    phase, counts = ctypes.c_int(0), (ctypes.c_int * (2 * threads))()
+    atexit.register(phase_one, phase, counts, threads)
+    base = atexit._ncallbacks()
+    warm()  # SITE:shutdown_warm
+    for i in range(threads):
+        threading.Thread(target=spinner, args=(native, phase, counts, i), daemon=True).start()
+    while min(counts[2 * i] for i in range(threads)) < 1:
+        time.sleep(0.001)
+    print("ok shutdown", atexit._ncallbacks() - base)
+
+
 def main():
     setup()
+    if mode == "shutdown":
+        return shutdown(4)  # SITE:main_shutdown
     if mode == "check":
         warm()  # SITE:main_warm
     n = build()  # SITE:main_build

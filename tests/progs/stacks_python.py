@@ -2,7 +2,8 @@
 through ctypes, for tests/cases/stacks_python.sh. Argument 1: "pydll" (ctypes.PyDLL: the GIL is
 held during the call, as in a C extension), "cdll" (ctypes.CDLL: released), "threads" (PyDLL from
 4 threads), "exit" (calls while the interpreter shuts down, see exiting()) or "exit_cdll" (the
-same through CDLL: the daemon thread's calls go on while the interpreter finalizes). The package `torch` on PYTHONPATH is the test's stand-in for a framework: its
+same through CDLL: the daemon thread's calls go on while the interpreter finalizes; both CDLL
+modes first synchronize once, see setup()). The package `torch` on PYTHONPATH is the test's stand-in for a framework: its
 empty(nbytes) allocates through the same library handle.
 pydll/cdll: alloc_buffer allocates 1 MiB 3 times (frees one), alloc_weights 4 MiB twice through
 torch.empty, launch_kernels launches 'py_kernel' 5 times, train_step synchronizes once.
@@ -33,6 +34,10 @@ def setup():
     check(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
     check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
     check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    if mode in ("cdll", "exit_cdll"):
+        # The first call that takes a stack without the GIL gets native frames only: it asks the
+        # tracer to register its atexit guard, which the main thread does at its next bytecode.
+        check(cu.cuCtxSynchronize(), "cuCtxSynchronize")  # SITE:first_sync
 
 
 def alloc_buffer(nbytes):
