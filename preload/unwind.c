@@ -38,6 +38,7 @@
 
 #include "unwind.h"
 
+#define GT_UNW_STACK_MAX   ((uintptr_t)1 << 30) /* the most of a thread's stack walked */
 #define UNW_EXPORT         __attribute__((visibility("default")))
 #define GT_UNW_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define GT_UNW_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -751,8 +752,19 @@ static inline __attribute__((always_inline)) int libunwind_backtrace(void **buf,
 #endif
 }
 
+/* A child forked while another thread held the writers' mutex (deriving a rule, clearing after a
+ * dlclose) would wait forever on it in its first dlclose or new return address: no thread of the
+ * child will release it. The child's table is only ever stale by entries, never torn (whole
+ * words), so a fresh mutex is all it needs. */
+static void unw_fork_child(void)
+{
+    pthread_mutex_init(&U.mu, NULL);
+}
+
 void gt_unwind_configure(const char *mode)
 {
+    static int registered;
+    if (!registered) registered = pthread_atfork(NULL, NULL, unw_fork_child) == 0;
     U.use_libunwind = mode && strcmp(mode, "libunwind") == 0;
 #if defined(__SANITIZE_THREAD__)
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL);
@@ -773,6 +785,12 @@ struct gt_unw_bounds gt_unwind_thread_bounds(void)
         b.hi = (uintptr_t)addr + size;
     }
     pthread_attr_destroy(&a);
+    /* With RLIMIT_STACK unlimited, glibc gives the main thread everything down to the mapping
+     * below its stack, in the bottom-up layout the brk heap, which then grows into that range: a
+     * coroutine stack malloc'ed there would pass the walker's bounds while [sp, top) crosses
+     * unmapped pages. Nothing but the stack lies within GT_UNW_STACK_MAX of its top; a deeper
+     * sp gets libunwind. */
+    if (b.hi - b.lo > GT_UNW_STACK_MAX) b.lo = b.hi - GT_UNW_STACK_MAX;
     return b;
 }
 

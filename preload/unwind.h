@@ -48,7 +48,8 @@ int gt_unwind(void **buf, int max, struct gt_unw_thread *th);
  * th must be initialized (gt_unwind_thread_init). */
 int gt_unwind_fast(void **buf, int max, struct gt_unw_thread *th);
 
-/* The calling thread's stack bounds (pthread_getattr_np); {0, 0} when unknown. */
+/* The calling thread's stack bounds (pthread_getattr_np, at most its top 1 GiB); {0, 0} when
+ * unknown. */
 struct gt_unw_bounds {
     uintptr_t lo, hi;
 };

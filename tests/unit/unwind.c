@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../unwind/chain.h"
@@ -318,12 +320,152 @@ static void test_log(void)
     CHECK("log: a return address changed underneath is read anew", call_twice(1));
 }
 
-int main(void)
+/* fork while another thread holds the rule writers' mutex (clearing the table after a dlclose,
+ * in a loop): the child's own dlclose must not wait forever on a mutex no thread of the child
+ * will release. Each child runs under an alarm, so a hang ends as SIGALRM, a failure. */
+static _Atomic int churn_stop;
+static void *dl_churn(void *arg)
+{
+    const char *path = arg;
+    while (!atomic_load(&churn_stop)) {
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (h) dlclose(h);
+    }
+    return NULL;
+}
+
+static void test_fork(const char *dir)
+{
+    char a[4200], b[4200];
+    snprintf(a, sizeof(a), "%s/libunwa.so", dir);
+    snprintf(b, sizeof(b), "%s/libunwb.so", dir);
+    void *x[MAXF];
+    (void)gt_unwind(x, MAXF, tls_th); /* some rules: the dlclose wrapper clears from now on */
+    pthread_t t;
+    atomic_store(&churn_stop, 0);
+    if (pthread_create(&t, NULL, dl_churn, a) != 0) return;
+    int hung = 0, forks = 0;
+    for (int i = 0; i < 300; i++) {
+        void *h = dlopen(b, RTLD_NOW | RTLD_LOCAL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            alarm(5);
+            if (h) dlclose(h);
+            _exit(0);
+        }
+        if (h) dlclose(h);
+        if (pid < 0) continue;
+        int st = 0;
+        waitpid(pid, &st, 0);
+        forks++;
+        hung += !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    atomic_store(&churn_stop, 1);
+    pthread_join(t, NULL);
+    CHECK_U64("fork: children forked", (uint64_t)forks, 300);
+    CHECK_U64("fork: children whose dlclose hung or failed", (uint64_t)hung, 0);
+}
+
+/* A stack the thread switched to, inside the range pthread_getattr_np gives the main thread but
+ * outside its stack mapping: with RLIMIT_STACK unlimited the kernel lays memory out bottom-up and
+ * glibc's range runs from the mapping below the stack (the brk heap) to the stack top, so the heap
+ * grows into it. A coroutine stack at the top of the heap whose outermost frame returns to a real
+ * function (a trampoline with CFI) must not make the walker read past the heap's end. Runs in a
+ * re-executed child (the layout is chosen at exec). */
+static void *fake_ra;
+__attribute__((noinline)) static void grab_ra(void)
+{
+    fake_ra = __builtin_return_address(0);
+    __asm__ volatile("" ::: "memory");
+}
+__attribute__((noinline)) static void outer_ra(void)
+{
+    volatile char pad[64];
+    grab_ra();
+    pad[0] = 1;
+    (void)pad[0];
+}
+
+extern void unwt_call_on(uintptr_t sp, void (*fn)(void));
+extern void unwt_back(void);
+uintptr_t unwt_saved_sp;
+__asm__(".text\n"
+        ".globl unwt_call_on\n"
+        "unwt_call_on:\n"
+        "  push %rbp\n  push %rbx\n  push %r12\n  push %r13\n  push %r14\n  push %r15\n"
+        "  sub $8, %rsp\n"
+        "  movq %rsp, unwt_saved_sp(%rip)\n"
+        "  movq %rdi, %rsp\n"
+        "  jmp *%rsi\n"
+        ".globl unwt_back\n"
+        "unwt_back:\n"
+        "  movq unwt_saved_sp(%rip), %rsp\n"
+        "  add $8, %rsp\n"
+        "  pop %r15\n  pop %r14\n  pop %r13\n  pop %r12\n  pop %rbx\n  pop %rbp\n"
+        "  ret\n");
+
+static struct gt_unw_thread heap_th;
+static volatile int heap_got = -2;
+__attribute__((noinline)) static void on_heap_stack(void)
+{
+    void *x[MAXF];
+    heap_got = gt_unwind_fast(x, MAXF, &heap_th);
+    unwt_back();
+}
+
+static int heap_stack_child(void)
+{
+    gt_unwind_configure(NULL);
+    gt_unwind_thread_init(&heap_th, 0);
+    outer_ra();
+    uint32_t rule = rule_of((uintptr_t)fake_ra);
+    if (rule & (R_NOT_SIMPLE | R_CFA_RBP)) {
+        printf("     heap stack: the borrowed return address's rule %#x is not rsp-based\n", rule);
+        return 77;
+    }
+    char *cur = sbrk(0);
+    uintptr_t top = ((uintptr_t)cur + 65536 + 4095) & ~(uintptr_t)4095;
+    if (cur == (void *)-1 || sbrk((intptr_t)(top - (uintptr_t)cur)) == (void *)-1) return 77;
+    unsigned char v;
+    if (mincore((void *)top, 4096, &v) == 0 || errno != ENOMEM) return 77; /* mapped above */
+    if (top - 4096 < heap_th.lo || top >= heap_th.hi) {
+        printf("     heap stack: the heap top %#lx is outside [%#lx, %#lx): other layout\n",
+               (unsigned long)top, (unsigned long)heap_th.lo, (unsigned long)heap_th.hi);
+        return 3; /* fixed: the main thread's range does not reach the heap */
+    }
+    *(void **)(top - 16) = fake_ra; /* the coroutine's outermost return address */
+    unwt_call_on(top - 16, on_heap_stack);
+    printf("     heap stack: gt_unwind_fast gave %d\n", heap_got);
+    return heap_got == -1 ? 0 : 1;
+}
+
+static void test_heap_stack(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
+        if (setrlimit(RLIMIT_STACK, &rl) != 0) _exit(77);
+        execl("/proc/self/exe", "unit_unwind", "--heap-stack", (char *)NULL);
+        _exit(77);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
+        printf("     heap stack: not applicable here (hard RLIMIT_STACK, layout)\n");
+        return;
+    }
+    if (WIFSIGNALED(st)) printf("     heap stack: the child died of signal %d\n", WTERMSIG(st));
+    CHECK("heap stack under unlimited RLIMIT_STACK: declined or outside, no fault",
+          WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 3));
+}
+
+int main(int argc, char **argv)
 {
 #if !defined(__x86_64__)
     printf("the fast walker is x86-64 only (elsewhere the shim uses libunwind)\n");
     return 77;
 #endif
+    if (argc > 1 && strcmp(argv[1], "--heap-stack") == 0) return heap_stack_child();
     char dir[4096]; /* libunwa.so and libunwb.so are built beside this program */
     ssize_t len = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
     dir[len > 0 ? len : 0] = 0;
@@ -337,6 +479,8 @@ int main(void)
     test_signal();
     test_dlopen(dir);
     test_log();
+    test_fork(dir);
+    test_heap_stack();
     struct gt_unw_stats st = gt_unwind_stats(tls_th);
     printf("     (main thread: %" PRIu64 " fast walks, %" PRIu64 " libunwind, %" PRIu64
            " rules derived, %" PRIu64 " clears)\n",
