@@ -17,6 +17,7 @@ void ga_gpu_init(struct ga_gpu *g)
 }
 
 static void leave(struct ga_gpu *g, struct ga_gpu_act *a);
+static int launches_kernel(unsigned api);
 
 /* ---- order ----------------------------------------------------------------------------------- */
 
@@ -104,12 +105,62 @@ static struct ga_gpu_act heap_pop(struct ga_gpu *g)
     return top;
 }
 
-/* Activities that started GA_REORDER_NS before both the newest GPU start and the newest host
- * record may leave. */
-static uint64_t release_limit(const struct ga_gpu *g)
+static void unpend(struct ga_gpu *g, size_t i)
+{
+    if (!g->launches[i].pending) return;
+    g->launches[i].pending = 0;
+    g->n_pending--;
+}
+
+/* The earliest launch still waiting for its (first) kernel, UINT64_MAX none: entries whose kernel
+ * arrived (or whose slab entry went) are dropped from the head as they reach it; a launch waiting
+ * GA_LINK_HORIZON_NS of GPU time (its kernel dropped by CUPTI, a graph without kernels) stops
+ * holding the heap. */
+static uint64_t pending_min(struct ga_gpu *g)
+{
+    while (g->pend_head < g->n_pend) {
+        const struct ga_pend *p = &g->pend[g->pend_head];
+        struct ga_launch_ent *e = &g->launches[p->idx];
+        if (e->pending && e->seq == p->seq) {
+            if (p->ts + GA_LINK_HORIZON_NS >= g->gpu_max) return p->ts;
+            unpend(g, p->idx);
+        }
+        g->pend_head++;
+    }
+    return UINT64_MAX;
+}
+
+/* Appends launch slab entry i. The queue keeps at most twice the pending launches (plus 4,096):
+ * past that the taken ones are squeezed out, in order. */
+static void pend_push(struct ga_gpu *g, size_t i, uint64_t ts)
+{
+    size_t live = g->n_pend - g->pend_head, out = 0;
+    int squeeze = live > 2 * g->n_pending + 4096;
+    if (squeeze || (g->pend_head && g->pend_head >= live)) {
+        for (size_t k = g->pend_head; k < g->n_pend; k++) {
+            const struct ga_pend *p = &g->pend[k];
+            if (!squeeze || (g->launches[p->idx].pending && g->launches[p->idx].seq == p->seq))
+                g->pend[out++] = *p;
+        }
+        g->pend_head = 0;
+        g->n_pend = out;
+    }
+    g->pend = ga_xgrow(g->pend, &g->pend_cap, g->n_pend, sizeof(*g->pend));
+    g->launches[i].seq = ++g->pend_seq;
+    g->launches[i].pending = 1;
+    g->n_pending++;
+    g->pend[g->n_pend++] = (struct ga_pend){ts, (uint32_t)i, g->pend_seq};
+}
+
+/* Activities may leave that started GA_REORDER_NS before both the newest GPU start and the newest
+ * host record, and before every launch whose kernel has not arrived (a kernel cannot start before
+ * its launch, and CUPTI delivers a long kernel only when it ends). */
+static uint64_t release_limit(struct ga_gpu *g)
 {
     uint64_t lim = g->gpu_max < g->host_max ? g->gpu_max : g->host_max;
-    return lim > GA_REORDER_NS ? lim - GA_REORDER_NS : 0;
+    uint64_t p = pending_min(g);
+    lim = lim > GA_REORDER_NS ? lim - GA_REORDER_NS : 0;
+    return p < lim ? p : lim;
 }
 
 /* All leave with `all`; else the newest GA_REORDER_MIN stay whatever their times, and the oldest
@@ -162,13 +213,20 @@ static uint64_t *gen_find(const struct ga_gen_map *m, uint64_t key, int *old);
 
 /* A kernel whose launch is known when it arrives takes the launch's slab entry along, and both
  * table entries go at once (the tables then hold only what waits for its other half); a graph's
- * kernels are linked as they leave, its entries staying for the others. */
-static void link_early(struct ga_gpu *g, struct ga_gpu_act *a)
+ * kernels are linked as they leave, its entries staying for the others. Either way the launch
+ * stops holding the heap; so does that of a kernel left out (not `ok`). */
+static void link_early(struct ga_gpu *g, struct ga_gpu_act *a, int ok)
 {
     int eold, lold;
-    uint64_t *ext = a->graph_id ? NULL : gen_find(&g->extcorr, a->corr, &eold);
+    uint64_t *ext = gen_find(&g->extcorr, a->corr, &eold);
     uint64_t *idx = ext ? gen_find(&g->launch_idx, *ext, &lold) : NULL;
-    if (!idx) return;
+    if (!idx) {
+        if (ext && ok && g->early.count < GA_REORDER_MAX) /* its launch will not wait for it */
+            (*ga_map_upsert(&g->early, *ext, 0, 0, NULL))++;
+        return;
+    }
+    unpend(g, (size_t)*idx); /* its kernel (a graph's first) has arrived */
+    if (!ok || a->graph_id) return;
     uint64_t launch_corr = *ext;
     a->slot = (uint32_t)*idx + 1;
     ga_map_remove(lold ? &g->launch_idx.old : &g->launch_idx.young, launch_corr, 0, NULL);
@@ -185,9 +243,8 @@ static void on_kernel(struct ga_gpu *g, const struct gt_rec_gpu_kernel *k)
                            .name_id = k->name_id,
                            .graph_id = k->graph_id,
                            .kind = GA_GPU_KERNEL};
-    if (a.start && a.end && a.end >= a.start && !(g->left && a.start < g->frontier) &&
-        device_room(g, a.device))
-        link_early(g, &a);
+    if (a.start && a.end && a.end >= a.start)
+        link_early(g, &a, !(g->left && a.start < g->frontier) && device_room(g, a.device));
     add_act(g, &a);
 }
 
@@ -251,6 +308,7 @@ static int link_full(const struct ga_gen_map *m)
 
 static void slab_free(struct ga_gpu *g, uint64_t i)
 {
+    unpend(g, i);
     g->launches[i].next_free = g->free_head;
     g->free_head = (uint32_t)i + 1;
 }
@@ -380,6 +438,10 @@ static void on_launch(struct ga_gpu *g, const struct ga_event *ev)
                                                   .stack = l->stack,
                                                   .api = ev->sub,
                                                   .prev_api = prev->api}};
+    if ((launches_kernel(ev->sub) || ev->sub == GT_API_cuGraphLaunch ||
+         ev->sub == GT_API_cuGraphLaunch_ptsz) &&
+        !(g->early.count && ga_map_find(&g->early, l->corr, 0)))
+        pend_push(g, i, l->ts);
 }
 
 static void on_cupti(struct ga_gpu *g, const struct ga_event *ev)
@@ -466,6 +528,10 @@ static const struct ga_gpu_launch *link_kernel(struct ga_gpu *g, struct ga_gpu_a
         return out;
     }
     ext = gen_find(&g->extcorr, a->corr, &eold);
+    if (ext && g->early.count) {
+        uint64_t *n = ga_map_find(&g->early, *ext, 0);
+        if (n && !--*n) ga_map_remove_at(&g->early, n);
+    }
     idx = ext ? gen_find(&g->launch_idx, *ext, &lold) : NULL;
     if (!idx) {
         l->unlinked++;
@@ -794,6 +860,7 @@ void ga_gpu_free(struct ga_gpu *g)
     free(g->acts);
     free(g->heap);
     free(g->launches);
+    free(g->pend);
     free(g->devices);
     free(g->kernels);
     free(g->kacc);
@@ -805,6 +872,7 @@ void ga_gpu_free(struct ga_gpu *g)
     ga_map_free(&g->launch_idx.young);
     ga_map_free(&g->launch_idx.old);
     ga_map_free(&g->last_call_idx);
+    ga_map_free(&g->early);
     ga_map_free(&g->device_idx);
     ga_map_free(&g->kacc_idx);
     ga_map_free(&g->tid_kernels);

@@ -11,8 +11,10 @@
  * external correlation and the launch are known as it arrives (else it is linked as it leaves);
  * the table entries go then. Entries no kernel takes wait in two generations of tables until
  * GA_LINK_HORIZON_NS of GPU time has passed (evicted, counted). Memory: the activities and
- * launches of about GA_REORDER_NS of trace (at least GA_REORDER_MIN activities), what waits for
- * its other half, one entry per kernel name, device, stream and thread, and the latency sketch. */
+ * launches of about GA_REORDER_NS of trace (at least GA_REORDER_MIN activities; while a launch's
+ * kernel has not arrived, every activity started since the launch, up to GA_LINK_HORIZON_NS and
+ * GA_REORDER_MAX), what waits for its other half, one entry per kernel name, device, stream and
+ * thread, and the latency sketch. */
 #ifndef GA_GPU_H
 #define GA_GPU_H
 
@@ -30,9 +32,12 @@
  * gen_trace --timeline up to 8 ms; CUPTI writes a record when the work completes, so a long kernel
  * arrives after the shorter ones that started later on other streams. An activity leaves when it
  * started GA_REORDER_NS before the newest GPU start and the newest host record (so its launch has
- * been delivered) and GA_REORDER_MIN newer ones wait behind it (a slow trace gets a longer bound);
- * or when GA_REORDER_MAX wait. One that arrives older than what already left is counted in `late`
- * and left out of everything (like `skipped`). */
+ * been delivered), GA_REORDER_MIN newer ones wait behind it (a slow trace gets a longer bound) and
+ * it started before every kernel or graph launch whose (first) kernel has not arrived (`pend`: a
+ * long kernel holds what started after its launch until it arrives; a launch stops holding once
+ * GA_LINK_HORIZON_NS of GPU starts have passed it); or when GA_REORDER_MAX wait. One that arrives
+ * older than what already left is counted in `late` and left out of everything (like
+ * `skipped`). */
 #define GA_REORDER_NS  1000000000ull
 #define GA_REORDER_MIN (1u << 15) /* activities always held (56 bytes each) */
 #define GA_REORDER_MAX (1u << 19) /* activities held at most */
@@ -139,7 +144,15 @@ struct ga_gpu_link {
 struct ga_launch_ent {
     struct ga_gpu_launch l;
     uint32_t next_free; /* free entries: 1 + index of the next free one, 0 none */
+    uint32_t seq;       /* which launch holds the entry (its place in `pend`) */
     uint8_t used;       /* a kernel took it (graph launches stay for their other kernels) */
+    uint8_t pending;    /* in `pend`: no kernel of it has arrived yet */
+};
+
+/* A launch whose kernel has not arrived: its kernel cannot start before `ts`. */
+struct ga_pend {
+    uint64_t ts;
+    uint32_t idx, seq; /* its slab entry, valid while that entry is pending with this seq */
 };
 
 /* Two generations of a table: entries are looked up in both, added to `young`; when the GPU time
@@ -180,7 +193,12 @@ struct ga_gpu {
     struct ga_gen_map launch_idx;   /* launch corr -> index into launches */
     struct ga_launch_ent *launches; /* the unresolved launches: a slab with a free list */
     size_t n_launches, launches_cap;
-    uint32_t free_head;          /* 1 + index of a free slab entry, 0 none */
+    uint32_t free_head;   /* 1 + index of a free slab entry, 0 none */
+    struct ga_pend *pend; /* kernel and graph launches in time order, the taken ones lazily out */
+    size_t pend_head, n_pend, pend_cap;
+    size_t n_pending;    /* slab entries pending */
+    uint32_t pend_seq;   /* the last launch's seq */
+    struct ga_map early; /* launch corr -> held kernels that arrived before that launch record */
     struct ga_map last_call_idx; /* tid -> index into last_call */
     struct ga_gpu_call *last_call;
     size_t n_last_call, last_call_cap;

@@ -617,12 +617,14 @@ static void test_reader(void)
  * function launch (no kernel) and an external correlation to nothing come first; after kernel
  * NSYNC ends (30 s in) the thread sits 250 us in a cuStreamSynchronize; a kernel that
  * starts at 200 us arrives last, after 50 s of others. Watermarks follow each host chunk. */
-static void build_stream(struct tb *t)
+static void build_stream(struct tb *t, int dropped)
 {
     tb_init(t, 1, T0);
     tb_begin(t, GT_CHUNK_HOST, 7);
     tb_cupti(t, 1, GT_CUPTI_ON, 0, 0, "/x/libcupti.so.13", "");
     tb_launch_corr(t, 100, GT_API_cuLaunchHostFunc, 0xf0, 0x5, CORR(7, 0));
+    if (dropped) /* a kernel launch whose kernel CUPTI dropped: it holds the heap 10 s at most */
+        tb_launch_corr(t, 150 * US, GT_API_cuLaunchKernel, 0xf1, 0x5, CORR(7, 1u << 30));
     tb_end(t);
     for (uint64_t c = 0; c < NSTREAM / KPC; c++) {
         tb_begin(t, GT_CHUNK_HOST, 7);
@@ -649,12 +651,13 @@ static void build_stream(struct tb *t)
     tb_end(t);
 }
 
-static void test_stream(void)
+static void test_stream(int dropped)
 {
     struct tb t;
     struct ga_report r;
     char path[256];
-    build_stream(&t);
+    if (dropped) printf("     with a launch whose kernel was dropped\n");
+    build_stream(&t, dropped);
     run_report(&t, &r, path);
     const struct ga_gpu_link *l = &r.gpu.link;
     const struct ga_gaps_device *x = ga_gaps_device_of(&r.gaps, 0);
@@ -665,7 +668,8 @@ static void test_stream(void)
               l->latency_median == (int64_t)(100 * US) && l->latency_max == (int64_t)(100 * US) &&
               l->latency_exact);
     CHECK_U64("stream: the kernel that came 50 s late is counted", r.gpu.late, 1);
-    CHECK_U64("stream: the host function's launch evicted", r.gpu.launches_evicted, 1);
+    CHECK_U64("stream: the host function's launch evicted (and the dropped kernel's)",
+              r.gpu.launches_evicted, 1 + (uint64_t)dropped);
     CHECK_U64("stream: the correlation to nothing evicted", r.gpu.extcorr_evicted, 1);
     CHECK("stream: one device, busy 50 us per kernel",
           r.gpu.n_devices == 1 && r.gpu.devices[0].busy_ns == NSTREAM * 50 * US &&
@@ -682,6 +686,97 @@ static void test_stream(void)
     for (size_t w = 0; x && !bad && w < x->n_windows; w++)
         bad += x->windows[w].busy != 1000 * 50 * US;
     CHECK("stream: 100 windows of 500 ms, each 50 ms busy (kept in fine windows meanwhile)", !bad);
+    done_report(&t, &r, path);
+}
+
+/* ---- a long kernel that CUPTI delivers after tens of thousands of short ones ------------------
+ */
+
+#define NSHORT 60000 /* kernels on stream 2, 100 us apart: 6 s */
+#define LONGNS (5000000 * US)
+
+/* Thread 7 launches k_long (name 1) at 1,000 us on stream 1: it runs 10 us later for 5 s (an
+ * all-reduce waiting for a straggler). Thread 8 launches k_short (name 2) i = 1..NSHORT at
+ * i * 100 us on stream 2: it runs 20 us later for 30 us. CUPTI delivers each record when its work
+ * ends, the long kernel last of all (after NSHORT others and 6 s of GPU time). k_long covers
+ * [1,010 us, 5,001,010 us): shorts 10..50,009 lie inside it, the rest outside (none straddles an
+ * end). With `graph` the long kernel comes from a cuGraphLaunch instead (a graph of one kernel). */
+static void build_straggler(struct tb *t, int graph)
+{
+    tb_init(t, 1, T0);
+    tb_begin(t, GT_CHUNK_HOST, 7);
+    tb_cupti(t, 1, GT_CUPTI_ON, 0, 0, "/x/libcupti.so.13", "");
+    tb_launch_corr(t, 1000 * US, graph ? GT_API_cuGraphLaunch : GT_API_cuLaunchKernel, 0xe0, 0x1,
+                   CORR(7, 1));
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_GPU, 0);
+    tb_gpu_name(t, 1, "k_long");
+    tb_gpu_name(t, 2, "k_short");
+    tb_gpu_extcorr(t, CORR(7, 1), 1);
+    tb_end(t);
+    for (uint64_t c = 0; c < NSHORT / KPC; c++) {
+        tb_begin(t, GT_CHUNK_HOST, 8);
+        for (uint64_t i = c * KPC + 1; i <= (c + 1) * KPC; i++)
+            tb_launch_corr(t, i * 100 * US, GT_API_cuLaunchKernel, 0xe1, 0x2, CORR(8, i));
+        tb_end(t);
+        tb_begin(t, GT_CHUNK_HOST, 0);
+        tb_watermark(t, (c + 1) * KPC * 100 * US + 1);
+        tb_end(t);
+        tb_begin(t, GT_CHUNK_GPU, 0);
+        for (uint64_t i = c * KPC + 1; i <= (c + 1) * KPC; i++) {
+            uint64_t s = T0 + i * 100 * US + 20 * US;
+            tb_gpu_extcorr(t, CORR(8, i), (uint32_t)(10 + i));
+            tb_gpu_kernel(t, s, s + 30 * US, (uint32_t)(10 + i), 0, 2, 0, 2);
+        }
+        tb_end(t);
+    }
+    tb_begin(t, GT_CHUNK_GPU, 0);
+    tb_gpu_kernel(t, T0 + 1010 * US, T0 + 1010 * US + LONGNS, 1, 0, 1, graph ? 5 : 0, 1);
+    tb_end(t);
+}
+
+static void test_straggler(int graph)
+{
+    struct tb t;
+    struct ga_report r;
+    char path[256];
+    const char *tag = graph ? "straggler (graph)" : "straggler";
+    build_straggler(&t, graph);
+    run_report(&t, &r, path);
+    const struct ga_gaps_device *x = ga_gaps_device_of(&r.gaps, 0);
+    const struct ga_gpu_device *d = gdev(&r, 0);
+    /* outside k_long: shorts 1..9 and 50,010..60,000, 10,000 of 30 us */
+    uint64_t busy = LONGNS + 10000 * 30 * US;
+    uint64_t first = T0 + 120 * US, last = T0 + NSHORT * 100 * US + 50 * US;
+    printf("     %s\n", tag);
+    CHECK_U64("straggler: nothing late", r.gpu.late, 0);
+    CHECK_U64("straggler: kernels", r.gpu.kernel_count, NSHORT + 1);
+    CHECK_U64("straggler: all linked", r.gpu.link.linked, NSHORT + 1);
+    CHECK("straggler: span from short 1's start to short 60,000's end",
+          d->first == first && d->last == last);
+    CHECK_U64("straggler: busy = 5 s + 10,000 x 30 us", d->busy_ns, busy);
+    CHECK("straggler: streams 1 and 2 busy 5 s and 60,000 x 30 us",
+          d->n_streams == 2 && d->streams[0].busy_ns == LONGNS &&
+              d->streams[1].busy_ns == NSHORT * 30 * US && d->streams[0].kernels == 1 &&
+              d->streams[1].kernels == NSHORT);
+    CHECK("straggler: k_long 1 x 5 s, k_short 60,000 x 30 us",
+          kstat(&r, "k_long")->count == 1 && kstat(&r, "k_long")->total_ns == LONGNS &&
+              kstat(&r, "k_short")->count == NSHORT &&
+              kstat(&r, "k_short")->total_ns == NSHORT * 30 * US);
+    /* gaps: 9,998 of 70 us between shorts, 60 us before k_long, 10 us after it */
+    CHECK("straggler: 10,000 gaps, idle = span - busy = 9,998 x 70 + 60 + 10 us",
+          x && x->n_gaps == 10000 && x->idle_ns == 9998 * 70 * US + 70 * US &&
+              x->idle_ns == last - first - busy && x->busy_ns == busy);
+    uint64_t sum = 0;
+    for (int c = 0; x && c < GA_CAUSES; c++)
+        sum += x->cause_ns[c];
+    CHECK_U64("straggler: the causes sum to the idle time", sum, 9998 * 70 * US + 70 * US);
+    if (!graph)
+        CHECK("straggler: launch latencies 10 us (k_long) and 20 us",
+              r.gpu.link.latency_n == NSHORT + 1 && r.gpu.link.latency_min == (int64_t)(10 * US) &&
+                  r.gpu.link.latency_max == (int64_t)(20 * US));
+    else
+        CHECK_U64("straggler: the graph kernel linked", r.gpu.link.graph_kernels, 1);
     done_report(&t, &r, path);
 }
 
@@ -723,7 +818,10 @@ int main(void)
     test_status();
     test_no_gpu_json();
     test_reader();
-    test_stream();
+    test_stream(0);
+    test_stream(1);
+    test_straggler(0);
+    test_straggler(1);
     test_flood();
     return check_done();
 }
