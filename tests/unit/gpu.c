@@ -780,6 +780,49 @@ static void test_straggler(int graph)
     done_report(&t, &r, path);
 }
 
+#define NEARLY 150000 /* kernels 100 us apart: 15 s */
+
+/* Each batch's GPU chunk (kernels, their correlations) comes before the host chunk of their
+ * launches: thread 7 launches kernel i at i * 100 us, it runs 20 us later for 30 us. A launch
+ * whose kernel already arrived must not hold the heap (else each would hold it 10 s: 100,000
+ * kernels). */
+static void test_kernel_first(void)
+{
+    struct tb t;
+    struct ga_report r;
+    char path[256];
+    tb_init(&t, 1, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 7);
+    tb_cupti(&t, 1, GT_CUPTI_ON, 0, 0, "/x/libcupti.so.13", "");
+    tb_end(&t);
+    for (uint64_t c = 0; c < NEARLY / KPC; c++) {
+        tb_begin(&t, GT_CHUNK_GPU, 0);
+        for (uint64_t i = c * KPC + 1; i <= (c + 1) * KPC; i++) {
+            uint64_t s = T0 + i * 100 * US + 20 * US;
+            tb_gpu_extcorr(&t, CORR(7, i), (uint32_t)i);
+            tb_gpu_kernel(&t, s, s + 30 * US, (uint32_t)i, 0, 1, 0, 0);
+        }
+        tb_end(&t);
+        tb_begin(&t, GT_CHUNK_HOST, 7);
+        for (uint64_t i = c * KPC + 1; i <= (c + 1) * KPC; i++)
+            tb_launch_corr(&t, i * 100 * US, GT_API_cuLaunchKernel, 0xf1, 0x5, CORR(7, i));
+        tb_end(&t);
+        tb_begin(&t, GT_CHUNK_HOST, 0);
+        tb_watermark(&t, (c + 1) * KPC * 100 * US + 1);
+        tb_end(&t);
+    }
+    run_report(&t, &r, path);
+    CHECK_U64("kernel first: nothing late", r.gpu.late, 0);
+    CHECK_U64("kernel first: all linked", r.gpu.link.linked, NEARLY);
+    CHECK_U64("kernel first: busy 30 us each", gdev(&r, 0)->busy_ns, NEARLY * 30 * US);
+    CHECK("kernel first: latency 20 us each", r.gpu.link.latency_min == (int64_t)(20 * US) &&
+                                                  r.gpu.link.latency_max == (int64_t)(20 * US));
+    CHECK("kernel first: the launches of kernels already there held nothing (< 10 s of kernels)",
+          r.gpu.heap_cap < 100000);
+    CHECK_U64("kernel first: none remembered", r.gpu.early.count, 0);
+    done_report(&t, &r, path);
+}
+
 #define NFLOOD 1000 /* external correlations past GA_LINK_MAX */
 
 /* Correlations that no kernel ever names: the tables stop at GA_LINK_MAX, the rest are counted. */
@@ -822,6 +865,7 @@ int main(void)
     test_stream(1);
     test_straggler(0);
     test_straggler(1);
+    test_kernel_first();
     test_flood();
     return check_done();
 }
