@@ -777,6 +777,8 @@ static void test_straggler(int graph)
                   r.gpu.link.latency_max == (int64_t)(20 * US));
     else
         CHECK_U64("straggler: the graph kernel linked", r.gpu.link.graph_kernels, 1);
+    CHECK("straggler: the launch queue was squeezed behind the waiting launch (not 60,001)",
+          r.gpu.pend_cap <= 8192);
     done_report(&t, &r, path);
 }
 
