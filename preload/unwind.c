@@ -537,13 +537,16 @@ __attribute__((noinline)) static uint32_t derive_rule(uintptr_t ra)
     struct find q = {ra - 1, R_LIBUNWIND};
     _Atomic uint64_t *set = &U.slot[2 * (ra & (SETS - 1))];
     pthread_mutex_lock(&U.mu);
+    /* used before the loader's lock: a dlclose that removes the module after dl_iterate_phdr
+     * read it takes that lock later, so it sees used and clears (set after the iteration, a
+     * relaxed store was unordered with it and the first rules could outlive their module) */
+    atomic_store_explicit(&U.used, 1, memory_order_relaxed);
     dl_iterate_phdr(find_rule, &q);
     /* (each word is whole: a reader racing with these stores sees an old or a new entry) */
     atomic_store_explicit(&set[1], atomic_load_explicit(&set[0], memory_order_relaxed),
                           memory_order_relaxed);
     atomic_store_explicit(&set[0], (uint64_t)(ra >> SET_BITS) << RULE_BITS | q.rule,
                           memory_order_relaxed);
-    atomic_store_explicit(&U.used, 1, memory_order_relaxed);
     pthread_mutex_unlock(&U.mu);
     atomic_fetch_add_explicit(&U.derived, 1, memory_order_relaxed);
     return q.rule;
