@@ -20,9 +20,11 @@ int gt_py_available(void);
 int gt_py_interp_ip(uint64_t ip);
 /* The calling thread's Python frames, innermost first, as GT_PYFRAME_IP pseudo-ips in out (at
  * most max); new code objects are written to t first. Returns 0 (nothing done) unless the thread
- * runs an initialized main interpreter (holding its GIL, or not when the walk by offsets is on:
- * see python.c). Never takes the GIL or waits for anything but python.c's own short table lock,
- * never leaves a Python exception set or errno changed. */
+ * runs an initialized main interpreter (holding its GIL, or not when the walk by offsets is on
+ * and its atexit guard registered and not yet run: see python.c). Never takes the GIL or waits
+ * for anything but python.c's own short table lock, never leaves a Python exception set or errno
+ * changed. The first call asks the main thread (Py_AddPendingCall) to register that guard: the
+ * program sees one more atexit callback. */
 uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max);
 
 #endif
