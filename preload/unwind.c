@@ -294,6 +294,13 @@ static void restore_reg(struct row *r, const struct row *init, uint64_t reg)
         r->rsp_how = init->rsp_how;
 }
 
+/* A factored offset, wrapping like the hardware would rather than overflowing (malformed CFI:
+ * a signed overflow is undefined, and the offset is checked by encode anyway). */
+static int64_t scaled(uint64_t v, int64_t align)
+{
+    return (int64_t)(v * (uint64_t)align);
+}
+
 /* Runs CFA instructions from loc until the row that covers pc. init: the CIE's row (for
  * DW_CFA_restore; NULL while running the CIE's own). Returns -1 on anything not understood. */
 static int run_cfa(struct cursor *c, const struct cie *cie, uintptr_t loc, uintptr_t pc,
@@ -309,7 +316,7 @@ static int run_cfa(struct cursor *c, const struct cie *cie, uintptr_t loc, uintp
             delta = op & 0x3f;
             goto advance;
         case 0x80:
-            set_reg(r, op & 0x3f, HOW_OFFSET, (int64_t)get_uleb(c) * cie->data_align);
+            set_reg(r, op & 0x3f, HOW_OFFSET, scaled(get_uleb(c), cie->data_align));
             continue;
         case 0xc0:
             if (!init) return -1;
@@ -336,7 +343,7 @@ static int run_cfa(struct cursor *c, const struct cie *cie, uintptr_t loc, uintp
             goto advance;
         case 0x05:
             reg = get_uleb(c);
-            set_reg(r, reg, HOW_OFFSET, (int64_t)get_uleb(c) * cie->data_align);
+            set_reg(r, reg, HOW_OFFSET, scaled(get_uleb(c), cie->data_align));
             break;
         case 0x06:
             if (!init) return -1;
@@ -389,15 +396,15 @@ static int run_cfa(struct cursor *c, const struct cie *cie, uintptr_t loc, uintp
             break;
         case 0x11:
             reg = get_uleb(c);
-            set_reg(r, reg, HOW_OFFSET, get_sleb(c) * cie->data_align);
+            set_reg(r, reg, HOW_OFFSET, scaled((uint64_t)get_sleb(c), cie->data_align));
             break;
         case 0x12:
             r->cfa_reg = (int)get_uleb(c);
-            r->cfa_off = get_sleb(c) * cie->data_align;
+            r->cfa_off = scaled((uint64_t)get_sleb(c), cie->data_align);
             r->cfa_expr = 0;
             break;
         case 0x13:
-            r->cfa_off = get_sleb(c) * cie->data_align;
+            r->cfa_off = scaled((uint64_t)get_sleb(c), cie->data_align);
             break;
         case 0x14:
             reg = get_uleb(c);
@@ -414,7 +421,7 @@ static int run_cfa(struct cursor *c, const struct cie *cie, uintptr_t loc, uintp
             break;
         case 0x2f:
             reg = get_uleb(c);
-            set_reg(r, reg, HOW_OFFSET, -(int64_t)get_uleb(c) * cie->data_align);
+            set_reg(r, reg, HOW_OFFSET, scaled(-get_uleb(c), cie->data_align));
             break;
         default:
             return -1;
@@ -439,8 +446,7 @@ static uint32_t encode(const struct row *r, int signal)
     uint32_t rule = (uint32_t)r->cfa_off;
     if (r->cfa_reg == DW_RBP) rule |= R_CFA_RBP;
     if (r->rbp_how == HOW_OFFSET) {
-        if (r->rbp_off > -8 || r->rbp_off % 8 || -r->rbp_off / 8 > 0xfff ||
-            -r->rbp_off > r->cfa_off)
+        if (r->rbp_off > -8 || r->rbp_off < -0x7ff8 || r->rbp_off % 8 || -r->rbp_off > r->cfa_off)
             return R_LIBUNWIND;
         rule |= R_RBP_SAVED | (uint32_t)(-r->rbp_off / 8) << 18;
     } else if (r->rbp_how != HOW_SAME)

@@ -472,6 +472,82 @@ static void test_heap_stack(void)
           WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 3));
 }
 
+/* Malformed CFI: 50,000 images of one .eh_frame_hdr, one CIE and one FDE with random CFA
+ * instructions, lengths, pointers and augmentations, each copied into a buffer of exactly its
+ * size (ASan: no read outside it; UBSan: no overflow in the offsets). Every rule derived must be
+ * one the walker can use safely: libunwind, the end, or a CFA offset of at least 8 with the saved
+ * rbp between the CFA's return-address slot and the frame's sp. */
+static uint64_t fz_s = 88172645463325252ull;
+static unsigned fz_r(void)
+{
+    fz_s ^= fz_s << 13;
+    fz_s ^= fz_s >> 7;
+    fz_s ^= fz_s << 17;
+    return (unsigned)fz_s;
+}
+static void fz_put32(uint8_t *p, uint32_t v)
+{
+    memcpy(p, &v, 4);
+}
+
+static void test_cfi_fuzz(void)
+{
+    int bad = 0, simple = 0;
+    uint8_t img[512];
+    for (int it = 0; it < 50000; it++) {
+        memset(img, 0, sizeof(img));
+        img[0] = 1, img[1] = 0x1b, img[2] = 0x03, img[3] = 0x3b;
+        fz_put32(img + 8, 1);
+        size_t cie = 20, ci = 4, n;
+        uint8_t *c = img + cie;
+        c[ci++] = 0, c[ci++] = 0, c[ci++] = 0, c[ci++] = 0, c[ci++] = 1, c[ci++] = 'z';
+        c[ci++] = 'R';
+        if (fz_r() % 8 == 0) c[ci++] = 'S';
+        c[ci++] = 0, c[ci++] = 1, c[ci++] = 0x78, c[ci++] = 16, c[ci++] = 1, c[ci++] = 0x1b;
+        if (fz_r() % 4) /* mostly a valid start: CFA = rsp + 8, return address at CFA - 8 */
+            c[ci++] = 0x0c, c[ci++] = 7, c[ci++] = 8, c[ci++] = 0x90, c[ci++] = 1;
+        for (int i = 0, k = (int)(fz_r() % 4 ? 0 : fz_r() % 12); i < k; i++)
+            c[ci++] = fz_r() % 3 == 0 ? (uint8_t)(0x0c + fz_r() % 8) : (uint8_t)fz_r();
+        fz_put32(c, fz_r() % 16 ? (uint32_t)(ci - 4) : fz_r() % 600);
+        n = cie + ci;
+        size_t fde = n, fi = 8;
+        uint8_t *f = img + fde;
+        fz_put32(f + 4, fz_r() % 16 ? (uint32_t)(fde + 4 - cie) : fz_r());
+        fi += 8; /* pc begin (filled in below), range */
+        fz_put32(f + 12, 256);
+        f[fi++] = 0;
+        for (int i = 0, k = (int)(fz_r() % 20); i < k; i++) {
+            unsigned x = fz_r() % 8;
+            if (x < 2) /* def_cfa_offset, offset rbp: the usual rows */
+                f[fi++] = x ? 0x0e : 0x86, f[fi++] = (uint8_t)(fz_r() % 0x90);
+            else if (x == 2)
+                f[fi++] = 0x0d, f[fi++] = (uint8_t)(fz_r() % 2 ? 6 : 7);
+            else if (x < 6)
+                f[fi++] = (uint8_t)(0x40 + fz_r() % 64);
+            else
+                f[fi++] = x == 6 ? (uint8_t)(fz_r() % 0x30) : (uint8_t)fz_r();
+        }
+        fz_put32(f, fz_r() % 16 ? (uint32_t)(fi - 4) : fz_r() % 600);
+        n += fi;
+        uint8_t *b = malloc(n);
+        if (!b) break;
+        memcpy(b, img, n);
+        uintptr_t code = (uintptr_t)b + 65536; /* a pretend code range */
+        fz_put32(b + fde + 8, (uint32_t)(code - (uintptr_t)(b + fde + 8)));
+        fz_put32(b + 12, (uint32_t)(code - (uintptr_t)b));
+        fz_put32(b + 16, (uint32_t)fde);
+        uint32_t rule = rule_from_hdr(b, b, b + n, code + fz_r() % 300);
+        free(b);
+        if (rule == R_LIBUNWIND || rule == R_END) continue;
+        simple++;
+        uintptr_t off = R_CFA_OFF(rule);
+        if ((rule & R_NOT_SIMPLE) || off < 8 || ((rule & R_RBP_SAVED) && R_RBP_OFF(rule) > off))
+            bad++;
+    }
+    printf("     (cfi fuzz: %d simple rules)\n", simple);
+    CHECK_U64("cfi fuzz: rules the walker could not use safely", (uint64_t)bad, 0);
+}
+
 int main(int argc, char **argv)
 {
 #if !defined(__x86_64__)
@@ -494,6 +570,7 @@ int main(int argc, char **argv)
     test_log();
     test_fork(dir);
     test_heap_stack();
+    test_cfi_fuzz();
     struct gt_unw_stats st = gt_unwind_stats(tls_th);
     printf("     (main thread: %" PRIu64 " fast walks, %" PRIu64 " libunwind, %" PRIu64
            " rules derived, %" PRIu64 " clears)\n",
