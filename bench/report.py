@@ -159,6 +159,7 @@ def launch_numbers(d):
             L[sec, v, 'add'] = d.added('ns_per_op', 'none', sec=sec, var=v)
             L[sec, v, 'add_cpu'] = d.added('cpu_ns_per_op', 'none', sec=sec, var=v)
             L[sec, v, 'spread'] = d.spread('ns_per_op', sec=sec, var=v)
+            L[sec, v, 'flush'] = d.med('flush_cpu_ns_per_op', sec=sec, var=v)
     # LTTng against its own binary without a session (same code, tracepoint disabled).
     L['lttng_add'] = d.added('ns_per_op', 'lttng_off', sec='launch', var='lttng_on')
     L['lttng_add_cpu'] = d.added('cpu_ns_per_op', 'lttng_off', sec='launch', var='lttng_on')
@@ -462,13 +463,15 @@ def launch_section(d, L, P, S):
                 'record). The shim reads its clock twice per launch (the CPU\'s counter, anchored to '
                 'CLOCK_MONOTONIC by the flusher; `clock_gettime` where the counter is unusable), '
                 'marks the call in flight, and writes the 80-byte record into its thread\'s buffer; '
-                'checksums, compression and `write(2)` run on the flusher thread, whose CPU time is '
-                'not in the per-launch figures above (it runs beside the loop, on the other core). The '
-                'rest of the launch cost is the record itself, the re-entrancy guard and the '
-                'function-name lookup.' % (
+                'packing, checksums and `write(2)` run on the flusher thread, whose CPU time is not in '
+                'the CPU columns above (it runs beside the loop, on the other core): %s. The rest of '
+                'the launch cost is the record itself and the re-entrancy guard.' % (
                     'one counter read (`rdtsc`) costs **%s ns**, ' % fmt(tsc, 1) if tsc else '',
                     fmt(P['clock_ns'], 1), fmt(P['seqcst_store_ns'], 1), fmt(P['crc32_gbps'], 2),
-                    fmt(P['crc32_ns_per_80b'], 1)), '']
+                    fmt(P['crc32_ns_per_80b'], 1),
+                    'the flusher spent %s ns of CPU per launch (no stacks, no CUPTI) and %s ns per '
+                    'allocation+free pair' % (fmt(L['launch', 'off', 'flush'], 1), fmt(L['alloc', 'off', 'flush'], 1))
+                    if L.get(('launch', 'off', 'flush')) is not None else 'not measured in this run'), '']
     sz = S.get('launch-on')
     if sz:
         out += ['With CUPTI on, the traced run of the last round holds %s kernel records for %s launches, '
@@ -1032,9 +1035,11 @@ def targets_section(d, L, S, A, P, K=None, M=None, T=None):
     if add is not None:
         reason = ''
         if add > TARGET_LAUNCH_NS and P:
-            reason = ('two clock reads, the in-flight mark, the 80-byte record written per launch, the '
-                      're-entrancy guard and the function-name lookup (see "Where the time goes"); on a '
-                      'loaded machine the wall figure also holds waits for a core (CPU: %s ns)' %
+            reason = ('on the launching thread (%s ns of CPU) about half is the two counter reads the '
+                      'record\'s start time and call duration need, the rest the 80-byte record, the '
+                      're-entrancy guard and the in-flight mark (see "Where the time goes"); the wall '
+                      'figure also holds the flusher\'s packing of each record (its CPU per launch in '
+                      'section 1) and, on this loaded 2-core machine, waits for a core' %
                       fmt(L['launch', 'off', 'add_cpu']))
         rows.append('| ≤ %d ns added per launch (no stacks) | %s ns (no stacks, no CUPTI) | %s | %s |' % (
             TARGET_LAUNCH_NS, fmt(add, 1), 'met' if add <= TARGET_LAUNCH_NS else
@@ -1046,16 +1051,16 @@ def targets_section(d, L, S, A, P, K=None, M=None, T=None):
             fmt(add, 1), fmt(la, 1), r, 'met' if r <= TARGET_LTTNG_RATIO else
             '**missed** (%.1f× the allowed share)' % (r / TARGET_LTTNG_RATIO),
             'same as above: LTTng-UST reads the clock once per event and writes a smaller event, '
-            'gputrace reads it twice and writes an 80-byte record' if r > TARGET_LTTNG_RATIO else ''))
+            'gputrace reads it twice (start and duration) and writes an 80-byte record' if r > TARGET_LTTNG_RATIO else ''))
     t1 = d.med('cpu_ns_per_op', sec='threads', drv='null', var='off', threads='1')
     t16 = d.med('cpu_ns_per_op', sec='threads', drv='null', var='off', threads='16')
     if t1 and t16:
         flat = t16 <= 1.25 * t1
         rows.append('| ns per event flat from 1 to 16 threads | %s → %s CPU ns/launch/thread (stub driver) | %s | %s |' % (
             fmt(t1, 1), fmt(t16, 1), 'met (within 25%)' if flat else '**not flat** (%.0f%% more)' % (100 * (t16 / t1 - 1)),
-            '' if flat else 'time-sharing 2 cores among 16 threads (cache and TLB refills at each switch) '
-            'and the flusher competing for the same cores: it checksums and compresses every chunk, so '
-            'once the launching threads fill the cores its work lands between theirs; see section 2'))
+            '' if flat else 'time-sharing 2 cores among 16 threads (cache and TLB refills at each switch); '
+            'the flusher gets ~1/17 of the CPU, so threads that outrun it pack and write their own oldest '
+            'buffer (a few ns per record, counted in their CPU); see section 2'))
     on = S.get('pair-on')
     if on:
         pair = on['bytes'] / on['launches']
@@ -1079,9 +1084,11 @@ def targets_section(d, L, S, A, P, K=None, M=None, T=None):
             fmt(big['rep_eps'] / 1e6, 1), fmt(big['n'] / 1e6),
             fmt(max(a['rep_eps'] for a in host) / 1e6, 1), 'met' if ok else
             '**missed** by %.1f× ' % (TARGET_EVENTS_PER_S / big['rep_eps']),
-            '' if ok else 'the decode pass alone runs at %s M/s (CRC-32 of every byte, a copy of every '
-            'host record into the watermark buffer and a sort); the analyses then hash every allocation '
-            'and launch' % fmt(big['dec_eps'] / 1e6, 1)))
+            '' if ok else 'the decode pass alone runs at %s M/s; by perf at 10 M events about a third of '
+            'the report is the memory analysis\'s hash probes (cache misses), an eighth the time-order merge, '
+            'a tenth the copy of each record into the event struct and another tenth the kernel\'s read(); '
+            'reaching 50 ns/event needs analyses that read records in place with one dispatch per record' %
+            fmt(big['dec_eps'] / 1e6, 1)))
         met = [a for a in host if a['dec_gbps'] >= TARGET_DECODE_GBPS]
         miss = [a for a in host if a['dec_gbps'] < TARGET_DECODE_GBPS]
         sizes = lambda xs: ', '.join('%s M' % fmt(a['n'] / 1e6) for a in xs)
