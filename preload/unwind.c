@@ -29,6 +29,7 @@
  * until the clear; the frame would be wrong, not the memory access. */
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
+#include <stddef.h>
 #include <errno.h>
 #include <libunwind.h>
 #include <link.h>
@@ -558,6 +559,27 @@ __attribute__((noinline)) static uint32_t derive_rule(uintptr_t ra)
     return q.rule;
 }
 
+/* dl_iterate_phdr callback: the loader's count of objects unloaded so far (dlpi_subs), or
+ * UINT64_MAX where the loader's struct is too old to carry it. */
+static int read_subs(struct dl_phdr_info *info, size_t size, void *p)
+{
+    *(uint64_t *)p = size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)
+                         ? (uint64_t)info->dlpi_subs
+                         : UINT64_MAX;
+    return 1;
+}
+
+static uint64_t unloads(void)
+{
+    uint64_t n = UINT64_MAX;
+    dl_iterate_phdr(read_subs, &n);
+    return n;
+}
+
+/* Clears the rules only when the call unloaded something: most dlclose calls (the tracer's own
+ * RTLD_NOLOAD lookups in resolve.c among them) drop a reference and unmap nothing, and clearing
+ * 16K rules and libunwind's caches for each would make every following walk derive its rules
+ * again. A concurrent unload by another thread is seen by that thread's own call. */
 UNW_EXPORT int dlclose(void *handle)
 {
     static int (*_Atomic real)(void *);
@@ -568,9 +590,17 @@ UNW_EXPORT int dlclose(void *handle)
         if (!fn) return -1;
         atomic_store_explicit(&real, fn, memory_order_release);
     }
+    int e = errno;
+    uint64_t before = unloads();
+    errno = e;
     int rc = fn(handle);
     if (atomic_load_explicit(&U.used, memory_order_relaxed)) {
-        int e = errno;
+        e = errno;
+        uint64_t after = unloads();
+        if (before != UINT64_MAX && after == before) {
+            errno = e;
+            return rc;
+        }
         pthread_mutex_lock(&U.mu);
         /* the generation first: a walk that starts from now on reuses no older walk */
         atomic_fetch_add_explicit(&U.clears, 1, memory_order_relaxed);

@@ -314,6 +314,25 @@ __attribute__((noinline)) static int call_twice(int tamper)
     return r;
 }
 
+/* Only a dlclose that unloads an object clears the rules: one that drops a reference (a second
+ * dlopen of a loaded library, the tracer's RTLD_NOLOAD lookups) keeps them. */
+static void test_dlclose_keep(const char *dir)
+{
+    char a[4200];
+    snprintf(a, sizeof(a), "%s/libunwa.so", dir);
+    void *x[MAXF];
+    (void)gt_unwind(x, MAXF, tls_th); /* some rules: the dlclose wrapper is armed */
+    void *keep = dlopen(a, RTLD_NOW | RTLD_LOCAL);
+    void *again = dlopen(a, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    CHECK("dlclose keep: libunwa loaded twice", keep && again == keep);
+    if (!keep || !again) return;
+    uint64_t c0 = gt_unwind_stats(tls_th).clears;
+    dlclose(again);
+    CHECK("dlclose keep: dropping a reference keeps the rules", gt_unwind_stats(tls_th).clears == c0);
+    dlclose(keep);
+    CHECK("dlclose keep: the unloading dlclose clears them", gt_unwind_stats(tls_th).clears > c0);
+}
+
 static void test_log(void)
 {
     CHECK("log: same place twice: reused", call_twice(0));
@@ -567,6 +586,7 @@ int main(int argc, char **argv)
     test_depth_cap();
     test_signal();
     test_dlopen(dir);
+    test_dlclose_keep(dir);
     test_log();
     test_fork(dir);
     test_heap_stack();
