@@ -137,20 +137,8 @@ static uint64_t get_bytes(struct cursor *c, unsigned n)
     return v;
 }
 
-static uint64_t get_uleb(struct cursor *c)
-{
-    uint64_t v = 0;
-    for (unsigned shift = 0; !c->bad; shift += 7) {
-        if (c->p >= c->end || shift > 63) break;
-        uint8_t b = *c->p++;
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) return v;
-    }
-    c->bad = 1;
-    return 0;
-}
-
-static int64_t get_sleb(struct cursor *c)
+/* LEB128, sign-extended from its last byte where `sign`. */
+static uint64_t get_leb(struct cursor *c, int sign)
 {
     uint64_t v = 0;
     for (unsigned shift = 0; !c->bad; shift += 7) {
@@ -158,12 +146,22 @@ static int64_t get_sleb(struct cursor *c)
         uint8_t b = *c->p++;
         v |= (uint64_t)(b & 0x7f) << shift;
         if (!(b & 0x80)) {
-            if (shift + 7 < 64 && (b & 0x40)) v |= ~0ull << (shift + 7);
-            return (int64_t)v;
+            if (sign && shift + 7 < 64 && (b & 0x40)) v |= ~0ull << (shift + 7);
+            return v;
         }
     }
     c->bad = 1;
     return 0;
+}
+
+static uint64_t get_uleb(struct cursor *c)
+{
+    return get_leb(c, 0);
+}
+
+static int64_t get_sleb(struct cursor *c)
+{
+    return (int64_t)get_leb(c, 1);
 }
 
 /* A DW_EH_PE-encoded pointer (absolute, pc-relative or relative to .eh_frame_hdr; no indirection,
