@@ -22,6 +22,7 @@
 #include <cupti.h>
 
 #include "shim.h"
+#include "unwind.h"
 
 #define BUF_BYTES (2u << 20)
 
@@ -123,7 +124,7 @@ static void *load_cupti(const struct gt_config_env *env)
             h = try_dir(dir);
         }
     }
-    if (!h) dl_iterate_phdr(find_site_packages, &h);
+    if (!h) gt_loader_iterate(find_site_packages, &h);
     if (!h && env->conda_prefix && *env->conda_prefix) {
         snprintf(dir, sizeof(dir), "%s/lib", env->conda_prefix);
         h = try_dir(dir);

@@ -86,6 +86,7 @@
 #include <sys/types.h>
 
 #include "shim.h"
+#include "unwind.h"
 
 typedef void PyObj;
 
@@ -320,7 +321,7 @@ static int resolve(void *h)
     if (!P.Err_GetRaised || !P.Err_SetRaised) P.Err_GetRaised = NULL, P.Err_SetRaised = NULL;
     P.gc_guard = P.minor >= 11 && P.GC_Disable;
     struct range_query q = {.addr = (uintptr_t)P.IsInitialized};
-    if (!dl_iterate_phdr(find_range, &q)) return 0;
+    if (!gt_loader_iterate(find_range, &q)) return 0;
     P.lo = q.lo;
     P.hi = q.hi;
     int on = layout_usable(h, version);

@@ -156,7 +156,7 @@ void gt_stacks_configure(const char *depth, const char *events)
     }
     gt_py_configure();
     struct range_query q = {.addr = (uintptr_t)&gt_stacks_configure};
-    if (dl_iterate_phdr(find_range, &q)) {
+    if (gt_loader_iterate(find_range, &q)) {
         S.self_lo = q.lo;
         S.self_hi = q.hi;
     }
@@ -357,7 +357,7 @@ static uint32_t insert_stack(struct gt_thread *t, struct gt_stk *s, uint32_t j, 
     }
     char py_path[PATH_MAX] = "";
     if (rescan) {
-        dl_iterate_phdr(scan_module, t);
+        gt_loader_iterate(scan_module, t);
         memcpy(py_path, S.py_path, sizeof(py_path));
         S.py_path[0] = 0;
     }

@@ -82,6 +82,40 @@ static struct {
     int use_libunwind;
 } U = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
+/* ---- the loader's lock and fork ----------------------------------------------------------------
+ * glibc (2.36 at least) does not reset the lock dl_iterate_phdr holds (dl_load_write_lock) in a
+ * forked child: a thread iterating at the moment another forks leaves the child unable ever to
+ * iterate, dlopen or unload again (seen: 7 in 100 runs of unit_unwind's fork test, the child stuck
+ * in dl_iterate_phdr under our dlclose wrapper). Every walk of the loader's list the tracer makes
+ * (rule derivation, the dlclose wrapper, libunwind's walks, module scans, library searches) runs
+ * under this read lock, and fork takes it for writing, so no such walk of ours is ever cut by a
+ * fork. (The loader's own short holds, inside dlopen and dlclose, remain glibc's.) */
+static pthread_rwlock_t loader_lock = PTHREAD_RWLOCK_INITIALIZER;
+
+static void loader_prepare(void)
+{
+    pthread_rwlock_wrlock(&loader_lock);
+}
+static void loader_parent(void)
+{
+    pthread_rwlock_unlock(&loader_lock);
+}
+static void unw_fork_child(void);
+static void register_fork(void)
+{
+    pthread_atfork(loader_prepare, loader_parent, unw_fork_child);
+}
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+int gt_loader_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+    pthread_once(&fork_once, register_fork);
+    pthread_rwlock_rdlock(&loader_lock);
+    int r = dl_iterate_phdr(cb, data);
+    pthread_rwlock_unlock(&loader_lock);
+    return r;
+}
+
 #if defined(__x86_64__)
 
 static uint32_t derive_rule(uintptr_t pc);
@@ -546,7 +580,7 @@ __attribute__((noinline)) static uint32_t derive_rule(uintptr_t ra)
      * read it takes that lock later, so it sees used and clears (set after the iteration, a
      * relaxed store was unordered with it and the first rules could outlive their module) */
     atomic_store_explicit(&U.used, 1, memory_order_relaxed);
-    dl_iterate_phdr(find_rule, &q);
+    gt_loader_iterate(find_rule, &q);
     /* (each word is whole: a reader racing with these stores sees an old or a new entry) */
     atomic_store_explicit(&set[1], atomic_load_explicit(&set[0], memory_order_relaxed),
                           memory_order_relaxed);
@@ -570,8 +604,25 @@ static int read_subs(struct dl_phdr_info *info, size_t size, void *p)
 static uint64_t unloads(void)
 {
     uint64_t n = UINT64_MAX;
-    dl_iterate_phdr(read_subs, &n);
+    gt_loader_iterate(read_subs, &n);
     return n;
+}
+
+static void clear_rules(void)
+{
+    /* the generation first: a walk that starts from now on reuses no older walk */
+    atomic_fetch_add_explicit(&U.clears, 1, memory_order_relaxed);
+    for (unsigned i = 0; i < SLOTS; i++)
+        atomic_store_explicit(&U.slot[i], 0, memory_order_relaxed);
+}
+
+void gt_unwind_forget(void)
+{
+    pthread_mutex_lock(&U.mu);
+    clear_rules();
+    pthread_mutex_unlock(&U.mu);
+    /* libunwind's caches too (unw_backtrace's per-thread trace cache keeps rules by address) */
+    unw_flush_cache(unw_local_addr_space, 0, 0);
 }
 
 /* Clears the rules only when the call unloaded something: most dlclose calls (the tracer's own
@@ -599,14 +650,7 @@ UNW_EXPORT int dlclose(void *handle)
             errno = e;
             return rc;
         }
-        pthread_mutex_lock(&U.mu);
-        /* the generation first: a walk that starts from now on reuses no older walk */
-        atomic_fetch_add_explicit(&U.clears, 1, memory_order_relaxed);
-        for (unsigned i = 0; i < SLOTS; i++)
-            atomic_store_explicit(&U.slot[i], 0, memory_order_relaxed);
-        pthread_mutex_unlock(&U.mu);
-        /* libunwind's caches too (unw_backtrace's per-thread trace cache keeps rules by address) */
-        unw_flush_cache(unw_local_addr_space, 0, 0);
+        gt_unwind_forget();
         errno = e;
     }
     return rc;
@@ -776,32 +820,39 @@ static inline __attribute__((always_inline)) int libunwind_backtrace(void **buf,
     unw_cursor_t c;
     unw_word_t ip;
     int n = 0;
-    if (max <= 0 || unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) < 0) return 0;
-    do {
-        if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0) break;
-        buf[n++] = (void *)(uintptr_t)ip;
-    } while (n < max && unw_step(&c) > 0);
+    if (max <= 0 || unw_getcontext(&uc) != 0) return 0;
+    pthread_rwlock_rdlock(&loader_lock); /* (its cache misses walk the loader's list) */
+    if (unw_init_local(&c, &uc) >= 0) {
+        do {
+            if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0) break;
+            buf[n++] = (void *)(uintptr_t)ip;
+        } while (n < max && unw_step(&c) > 0);
+    }
+    pthread_rwlock_unlock(&loader_lock);
     return n;
 #else
+    pthread_rwlock_rdlock(&loader_lock); /* (its cache misses walk the loader's list) */
     int n = unw_backtrace(buf, max);
+    pthread_rwlock_unlock(&loader_lock);
     __asm__ volatile("" ::: "memory"); /* no tail call: the caller's frame stays the first */
     return n;
 #endif
 }
 
-/* A child forked while another thread held the writers' mutex (deriving a rule, clearing after a
- * dlclose) would wait forever on it in its first dlclose or new return address: no thread of the
- * child will release it. The child's table is only ever stale by entries, never torn (whole
- * words), so a fresh mutex is all it needs. */
+/* The child: the forking thread holds the loader lock (loader_prepare), and no thread of the
+ * child will ever release the writers' mutex if one held it (deriving a rule, clearing after a
+ * dlclose), so both start afresh. A clear in progress, or one still to come after an unload the
+ * parent's other thread just made, would never happen in the child: its table starts empty. */
 static void unw_fork_child(void)
 {
+    pthread_rwlock_init(&loader_lock, NULL);
     pthread_mutex_init(&U.mu, NULL);
+    clear_rules();
 }
 
 void gt_unwind_configure(const char *mode)
 {
-    static int registered;
-    if (!registered) registered = pthread_atfork(NULL, NULL, unw_fork_child) == 0;
+    pthread_once(&fork_once, register_fork);
     U.use_libunwind = mode && strcmp(mode, "libunwind") == 0;
 #if defined(__SANITIZE_THREAD__)
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL);

@@ -4,6 +4,7 @@
 #ifndef GT_UNWIND_H
 #define GT_UNWIND_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define GT_UNW_FRAMES_MAX 288 /* longest walk logged (GT_STACK_DEPTH_MAX and some) */
@@ -32,6 +33,14 @@ struct gt_unw_thread {
 /* GPUTRACE_UNWIND: "libunwind" walks every stack with libunwind (comparison, escape hatch);
  * anything else (default "fast") the cached-rule walker. Single-threaded (configuration). */
 void gt_unwind_configure(const char *mode);
+
+/* dl_iterate_phdr under the tracer's loader lock, which fork waits for: a child never inherits
+ * the loader's list lock from a walk of ours cut by the fork (unwind.c, "the loader's lock"). */
+struct dl_phdr_info;
+int gt_loader_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
+
+/* Drops every rule derived and libunwind's caches (the dlclose wrapper, after an unload). */
+void gt_unwind_forget(void);
 
 /* Looks up the calling thread's stack bounds into th; log: keep and reuse walks. */
 void gt_unwind_thread_init(struct gt_unw_thread *th, int log);

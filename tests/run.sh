@@ -37,6 +37,10 @@ for c in "$SRC"/tests/cases/*.sh; do
     [ -f "$c" ] || continue
     run_case "$(basename "$c" .sh)" sh "$c"
 done
-[ -n "$failed" ] && echo "failed:$failed"
+if [ -n "$failed" ]; then
+    # the failing checks again, last, where a truncated CI log still shows them
+    for f in $failed; do grep -E '^(FAIL|not ok)' "$work/$f.log" | head -n 10 | sed "s/^/$f: /"; done
+    echo "failed:$failed"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
