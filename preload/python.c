@@ -881,16 +881,37 @@ static const char *self_check(uintptr_t ts, uint32_t n, uint32_t max, char *why,
     return NULL;
 }
 
+/* The exception being raised, if any, set aside while the tracer calls the API and put back
+ * after (any error those calls left is cleared first). */
+struct py_err {
+    int had;
+    PyObj *exc, *et, *ev, *tb;
+};
+
+static void err_save(struct py_err *e)
+{
+    *e = (struct py_err){P.Err_Occurred() != NULL, NULL, NULL, NULL, NULL};
+    if (e->had && P.Err_GetRaised)
+        e->exc = P.Err_GetRaised();
+    else if (e->had)
+        P.Err_Fetch(&e->et, &e->ev, &e->tb);
+}
+
+static void err_restore(struct py_err *e)
+{
+    if (P.Err_Occurred()) P.Err_Clear();
+    if (e->had && P.Err_SetRaised)
+        P.Err_SetRaised(e->exc);
+    else if (e->had)
+        P.Err_Restore(e->et, e->ev, e->tb);
+}
+
 /* With the GIL: the frames through the API (the caller holds tab_mu); the first SELF_CHECKS
  * times also by offset, compared. */
 static uint32_t api_frames(struct gt_thread *t, PyObj *ts, uint64_t *out, uint32_t max)
 {
-    PyObj *exc = NULL, *et = NULL, *ev = NULL, *tb = NULL;
-    int had = P.Err_Occurred() != NULL;
-    if (had && P.Err_GetRaised)
-        exc = P.Err_GetRaised();
-    else if (had)
-        P.Err_Fetch(&et, &ev, &tb);
+    struct py_err err;
+    err_save(&err);
     int gc_was_on = P.gc_guard ? P.GC_Disable() : 0;
     if (max > GT_STACK_DEPTH_MAX) max = GT_STACK_DEPTH_MAX;
     int check = atomic_load(&P.on) && P.checks < SELF_CHECKS;
@@ -927,11 +948,7 @@ static uint32_t api_frames(struct gt_thread *t, PyObj *ts, uint64_t *out, uint32
             gt_log("gputrace: Python frames: self-check %d passed (%u frames)\n", P.checks, n);
     }
     if (gc_was_on) P.GC_Enable();
-    if (P.Err_Occurred()) P.Err_Clear();
-    if (had && P.Err_SetRaised)
-        P.Err_SetRaised(exc);
-    else if (had)
-        P.Err_Restore(et, ev, tb);
+    err_restore(&err);
     return n;
 }
 
@@ -971,12 +988,9 @@ static int register_exit(void *arg)
 {
     (void)arg;
     int saved = errno;
-    PyObj *exc = NULL, *et = NULL, *ev = NULL, *tb = NULL;
-    int had = P.Err_Occurred() != NULL, ok = 0;
-    if (had && P.Err_GetRaised)
-        exc = P.Err_GetRaised();
-    else if (had)
-        P.Err_Fetch(&et, &ev, &tb);
+    int ok = 0;
+    struct py_err err;
+    err_save(&err);
     if (!P.IsFinalizing() && gil_holder()) {
         PyObj *fn = P.CFunction_NewEx(&exit_def, NULL, NULL);
         PyObj *mod = fn ? P.Import_ImportModule("atexit") : NULL;
@@ -987,11 +1001,7 @@ static int register_exit(void *arg)
         for (int i = 0; i < 4; i++)
             if (refs[i]) P.DecRef(refs[i]);
     }
-    if (P.Err_Occurred()) P.Err_Clear();
-    if (had && P.Err_SetRaised)
-        P.Err_SetRaised(exc);
-    else if (had)
-        P.Err_Restore(et, ev, tb);
+    err_restore(&err);
     atomic_store(&P.guard, ok ? GUARD_ON : GUARD_FAILED);
     if (ok)
         gt_log("gputrace: Python frames without the GIL: atexit guard registered\n");

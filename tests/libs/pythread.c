@@ -75,3 +75,23 @@ int pythread_spin(void *ctx, const int *phase, int *counts, size_t small, size_t
         nanosleep(&nap, NULL);
     }
 }
+
+/* tests/cases/stacks_pyerr.sh: called through ctypes.PyDLL (the GIL held), it raises
+ * KeyError("gputrace-pyerr") the way a C extension does (PyErr_SetString), then allocates, as a
+ * deallocator freeing device memory while an exception propagates would: the tracer reads the
+ * Python frames through the API then, and must leave the exception exactly as it found it, so
+ * ctypes raises it on return. Returns the allocation's result. */
+typedef void (*seterr_fn)(void *, const char *);
+
+int pythread_alloc_raising(size_t bytes);
+int pythread_alloc_raising(size_t bytes)
+{
+    seterr_fn seterr = (seterr_fn)dlsym(RTLD_DEFAULT, "PyErr_SetString");
+    void **keyerror = (void **)dlsym(RTLD_DEFAULT, "PyExc_KeyError");
+    void *cu = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    alloc_fn alloc = cu ? (alloc_fn)dlsym(cu, "cuMemAlloc_v2") : NULL;
+    if (!seterr || !keyerror || !alloc) return -1;
+    seterr(*keyerror, "gputrace-pyerr");
+    unsigned long long p;
+    return alloc(&p, bytes); /* SITE:raising */
+}
