@@ -107,6 +107,65 @@ static inline uint64_t gt_now(void)
     return v;
 }
 
+/* A call's start and end (the launch hooks): gt_mark_start is gt_now and keeps the counter
+ * reading and the line's slope; gt_mark_end turns the counter's advance since then into the end
+ * time, start + ticks * mult, without reading the line again (one counter read, one multiply).
+ * The end is never below the start (the counter can differ a little between CPUs if the thread
+ * migrated meanwhile: the duration is then 0) and becomes this thread's floor, as gt_now's would.
+ * Over one call the line's slope changes by a few ppm at most at a re-anchor, well below
+ * GT_CLOCK_MAX_ERR_NS for any duration the record keeps (dur_ns saturates at 4.3 s). Where the
+ * clock is clock_gettime (mult 0) the end is read from it. */
+struct gt_clock_mark {
+    uint64_t ns;   /* the start: gt_now() */
+    uint64_t tick; /* the counter at the start */
+    uint64_t mult; /* the line's ns per tick (32.32); 0: clock_gettime */
+};
+
+static inline uint64_t gt_mark_start(struct gt_clock_mark *m)
+{
+    uint64_t v;
+    for (;;) {
+        uint64_t g = atomic_load_explicit(&gt_clk.gen, memory_order_acquire);
+        const struct gt_clock_line *l = &gt_clk.line[g & 1];
+        if (__builtin_expect(!atomic_load_explicit(&l->counter, memory_order_relaxed), 0)) {
+            m->mult = 0;
+            v = gt_clock_monotonic();
+            break;
+        }
+        uint64_t bt = atomic_load_explicit(&l->base_tick, memory_order_relaxed);
+        uint64_t bn = atomic_load_explicit(&l->base_ns, memory_order_relaxed);
+        uint64_t mu = atomic_load_explicit(&l->mult, memory_order_relaxed);
+        uint64_t c = gt_clock_tick();
+        atomic_thread_fence(memory_order_acquire);
+        if (__builtin_expect(atomic_load_explicit(&gt_clk.gen, memory_order_relaxed) == g, 1)) {
+            m->tick = c;
+            m->mult = mu;
+            v = gt_clock_apply(c, bt, bn, mu);
+            break;
+        }
+    }
+    if (__builtin_expect(v < gt_tls_clock_last, 0)) v = gt_tls_clock_last;
+    gt_tls_clock_last = v;
+    m->ns = v;
+    return v;
+}
+
+static inline uint64_t gt_mark_end(const struct gt_clock_mark *m)
+{
+    uint64_t v;
+    if (__builtin_expect(m->mult != 0, 1)) {
+        int64_t d = (int64_t)(gt_clock_tick() - m->tick);
+        uint64_t dn = d > 0 ? (uint64_t)(((unsigned __int128)(uint64_t)d * m->mult) >> 32) : 0;
+        v = m->ns + dn;
+    } else {
+        v = gt_clock_monotonic();
+        if (v < m->ns) v = m->ns;
+    }
+    if (__builtin_expect(v < gt_tls_clock_last, 0)) v = gt_tls_clock_last;
+    gt_tls_clock_last = v;
+    return v;
+}
+
 /* GPUTRACE_CLOCK (NULL = unset): "monotonic" keeps clock_gettime; anything else is automatic.
  * From the constructor. */
 void gt_clock_configure(const char *value);

@@ -1,5 +1,6 @@
 /* Execution hooks: launches, synchronizations, blocking copies, stream waits, contexts, streams,
- * cuInit. Launch hooks are the hottest path of the shim: two clock reads and one record. */
+ * cuInit. Launch hooks are the hottest path of the shim: two counter reads and one record, all
+ * inlined into each exported wrapper (the driver's arguments pass straight through). */
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <stdatomic.h>
@@ -14,7 +15,8 @@
     uint64_t corr = gt_next_corr(t);                                                               \
     int cupti = atomic_load_explicit(&gt_cupti_on, memory_order_relaxed);                          \
     if (cupti) gt_cupti_push(corr);                                                                \
-    uint64_t t0 = gt_now();                                                                        \
+    struct gt_clock_mark mk_;                                                                      \
+    uint64_t t0 = gt_mark_start(&mk_);                                                             \
     CUresult r = call;                                                                             \
     if (cupti) {                                                                                   \
         int e_ = errno;                                                                            \
@@ -27,15 +29,16 @@ typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned
 typedef CUresult (*coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                             unsigned, unsigned, CUstream, void **);
 
-static CUresult launch(unsigned api, launch_fn real, CUfunction f, unsigned gx, unsigned gy,
-                       unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
-                       CUstream s, void **params, void **extra)
+static GT_ALWAYS_INLINE CUresult launch(unsigned api, launch_fn real, CUfunction f, unsigned gx,
+                                        unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                        unsigned bz, unsigned smem, CUstream s, void **params,
+                                        void **extra)
 {
     struct gt_thread *t = gt_enter();
     if (!t) return real(f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
     LAUNCH_CALL(r, real(f, gx, gy, gz, bx, by, bz, smem, s, params, extra));
     unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
-    gt_rec_launch(t, api, t0, gt_now(), corr, PTR(f), PTR(s), grid, block, smem, r);
+    gt_rec_launch(t, api, t0, gt_mark_end(&mk_), corr, PTR(f), PTR(s), grid, block, smem, r);
     gt_leave(t);
     return r;
 }
@@ -62,15 +65,15 @@ GT_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsi
                   blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
 }
 
-static CUresult launch_coop(unsigned api, coop_fn real, CUfunction f, unsigned gx, unsigned gy,
-                            unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
-                            CUstream s, void **params)
+static GT_ALWAYS_INLINE CUresult launch_coop(unsigned api, coop_fn real, CUfunction f, unsigned gx,
+                                             unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                             unsigned bz, unsigned smem, CUstream s, void **params)
 {
     struct gt_thread *t = gt_enter();
     if (!t) return real(f, gx, gy, gz, bx, by, bz, smem, s, params);
     LAUNCH_CALL(r, real(f, gx, gy, gz, bx, by, bz, smem, s, params));
     unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
-    gt_rec_launch(t, api, t0, gt_now(), corr, PTR(f), PTR(s), grid, block, smem, r);
+    gt_rec_launch(t, api, t0, gt_mark_end(&mk_), corr, PTR(f), PTR(s), grid, block, smem, r);
     gt_leave(t);
     return r;
 }
@@ -99,8 +102,9 @@ GT_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gri
                        kernelParams);
 }
 
-static CUresult launch_ex(unsigned api, PFN_cuLaunchKernelEx_v11060 real, const CUlaunchConfig *c,
-                          CUfunction f, void **params, void **extra)
+static GT_ALWAYS_INLINE CUresult launch_ex(unsigned api, PFN_cuLaunchKernelEx_v11060 real,
+                                           const CUlaunchConfig *c, CUfunction f, void **params,
+                                           void **extra)
 {
     struct gt_thread *t = gt_enter();
     if (!t) return real(c, f, params, extra);
@@ -113,7 +117,7 @@ static CUresult launch_ex(unsigned api, PFN_cuLaunchKernelEx_v11060 real, const 
         smem = c->sharedMemBytes;
         s = c->hStream;
     }
-    gt_rec_launch(t, api, t0, gt_now(), corr, PTR(f), PTR(s), grid, block, smem, r);
+    gt_rec_launch(t, api, t0, gt_mark_end(&mk_), corr, PTR(f), PTR(s), grid, block, smem, r);
     gt_leave(t);
     return r;
 }
@@ -132,13 +136,13 @@ GT_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunctio
     return launch_ex(GT_API_cuLaunchKernelEx_ptsz, real, config, f, kernelParams, extra);
 }
 
-static CUresult graph_launch(unsigned api, PFN_cuGraphLaunch_v10000 real, CUgraphExec g,
-                             CUstream s)
+static GT_ALWAYS_INLINE CUresult graph_launch(unsigned api, PFN_cuGraphLaunch_v10000 real,
+                                              CUgraphExec g, CUstream s)
 {
     struct gt_thread *t = gt_enter();
     if (!t) return real(g, s);
     LAUNCH_CALL(r, real(g, s));
-    gt_rec_launch(t, api, t0, gt_now(), corr, PTR(g), PTR(s), NULL, NULL, 0, r);
+    gt_rec_launch(t, api, t0, gt_mark_end(&mk_), corr, PTR(g), PTR(s), NULL, NULL, 0, r);
     gt_leave(t);
     return r;
 }
@@ -155,14 +159,16 @@ GT_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
     return graph_launch(GT_API_cuGraphLaunch_ptsz, real, hGraphExec, hStream);
 }
 
-static CUresult host_func(unsigned api, PFN_cuLaunchHostFunc_v10000 real, CUstream s, CUhostFn fn,
-                          void *data)
+static GT_ALWAYS_INLINE CUresult host_func(unsigned api, PFN_cuLaunchHostFunc_v10000 real,
+                                           CUstream s, CUhostFn fn, void *data)
 {
     struct gt_thread *t = gt_enter();
     if (!t) return real(s, fn, data);
-    uint64_t corr = gt_next_corr(t), t0 = gt_now();
+    uint64_t corr = gt_next_corr(t);
+    struct gt_clock_mark mk_;
+    uint64_t t0 = gt_mark_start(&mk_);
     CUresult r = real(s, fn, data);
-    gt_rec_launch(t, api, t0, gt_now(), corr, PTR(fn), PTR(s), NULL, NULL, 0, r);
+    gt_rec_launch(t, api, t0, gt_mark_end(&mk_), corr, PTR(fn), PTR(s), NULL, NULL, 0, r);
     gt_leave(t);
     return r;
 }

@@ -182,6 +182,17 @@ void gt_note_func(struct gt_thread *t, uint64_t handle, uint64_t ts)
     gt_emit_named(t, GT_REC_FUNC, 0, &r, sizeof(r), name, r.name_len);
 }
 
+void gt_launch_func_slow(struct gt_thread *t, uint64_t func, uint64_t t0)
+{
+    if (atomic_load_explicit(&gt_func_set[gt_func_slot(func)], memory_order_relaxed) == func) {
+        t->named_func = func; /* named before, found in its first slot */
+        return;
+    }
+    int e = errno; /* asks the driver for the name */
+    gt_note_func(t, func, t0);
+    errno = e;
+}
+
 /* ---- resolver lookups and driver facts --------------------------------------------------------- */
 
 void gt_rec_resolve(unsigned how, const char *name, int version, uint64_t flags, unsigned api,

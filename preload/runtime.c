@@ -27,6 +27,9 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#endif
 
 #include "format.h"
 #include "shim.h"
@@ -50,6 +53,34 @@ struct rt_thread {
 #define RT(tp) ((struct rt_thread *)(void *)(tp))
 
 _Atomic int gt_state = GT_STATE_IDLE;
+_Atomic int gt_inflight_fenced = 1;
+
+/* The hooks may publish `inflight` without a fence once the process is registered for private
+ * expedited membarrier (Linux 4.14+): then every flush round makes each running thread of the
+ * process execute a full barrier (see flush_round). Otherwise they keep their seq_cst store.
+ * GPUTRACE_INFLIGHT_FENCE=1 forces the fenced stores (for tests and comparisons). */
+static void setup_inflight_barrier(void)
+{
+#if defined(__linux__) && defined(SYS_membarrier) && defined(MEMBARRIER_CMD_PRIVATE_EXPEDITED)
+    const char *force = getenv("GPUTRACE_INFLIGHT_FENCE");
+    if (force && force[0] == '1') return;
+    long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) return;
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) return;
+    atomic_store(&gt_inflight_fenced, 0);
+#endif
+}
+
+/* Every thread of the process running now executes a full memory barrier before this returns;
+ * the others pass one when they are next scheduled. 0 on success. */
+static int process_barrier(void)
+{
+#if defined(__linux__) && defined(SYS_membarrier) && defined(MEMBARRIER_CMD_PRIVATE_EXPEDITED)
+    return (int)syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+#else
+    return -1;
+#endif
+}
 __thread int gt_tls_in_hook __attribute__((tls_model("initial-exec")));
 __thread struct gt_thread *gt_tls_thread __attribute__((tls_model("initial-exec")));
 
@@ -374,6 +405,7 @@ static void start_tracing(void)
                         ? (uint64_t)rl.rlim_cur
                         : UINT64_MAX;
     G.pid = (uint32_t)getpid();
+    setup_inflight_barrier(); /* before any hook records: they are waiting for this once */
     gt_clock_start();
     clock_gettime(CLOCK_REALTIME, &rt);
     clock_gettime(CLOCK_MONOTONIC, &mono);
@@ -635,16 +667,36 @@ void gt_emit_named(struct gt_thread *t, uint16_t type, uint16_t sub, const void 
 
 /* ---- the flusher ------------------------------------------------------------------------------ */
 
-/* Why the watermark is safe: a hook stores inflight = L (a time <= the ts it will use) with a
- * seq_cst store *before* reading the clock. We read W from the clock first, then each thread's
- * inflight (seq_cst), then flush it. If we saw the store, W <= L <= ts. If we did not, the store
- * comes after our load, so the hook read the clock after we read W, and its ts >= W. If the hook
- * already finished (inflight cleared, release), our acquire of `committed` under the mutex sees
- * its record and this round flushes it. */
+/* Why the watermark is safe: a hook stores inflight = L (a time <= the ts it will use) *before*
+ * reading the clock (program order). We read W from the clock first (fenced, and
+ * GT_CLOCK_WM_MARGIN_NS early, which covers the counters' skew between CPUs), then each thread's
+ * inflight (seq_cst), then flush it. If we saw the store, W <= L <= ts. If the hook already
+ * finished (inflight cleared, release), our acquire of `committed` under the mutex sees its
+ * record and this round flushes it. If we saw neither, the store was not yet visible to us:
+ *  - fenced hooks (seq_cst store: a full fence between the store and the clock read): the store
+ *    comes after our load in the total order, so the hook read the clock after we read W;
+ *  - unfenced hooks (plain store, gt_inflight_fenced 0): between reading W and loading inflight
+ *    we run membarrier(PRIVATE_EXPEDITED), which returns only after every thread of the process
+ *    executed a full barrier at some point P after the call began (an IPI to each CPU running
+ *    one, the scheduler's barriers for the others). A store before P in the hook's program order
+ *    is visible to us once membarrier returns, so not seeing it means the store, and so the
+ *    clock read after it, come after P: interrupt delivery is serializing (x86) / context
+ *    synchronizing (arm64), so no instruction after P, rdtsc or cntvct included, executed
+ *    before P, which is after our read of W. So again ts >= W.
+ * The unfenced store saves a locked instruction (xchg) per hooked call; the flusher pays one
+ * system call (a few µs) per round. */
 static void flush_round(int final)
 {
+    static _Atomic uint64_t last_w; /* the previous round's watermark */
     if (!final) gt_cupti_flush(0); /* GPU records first; takes none of our locks */
     uint64_t w = gt_clock_watermark(); /* also re-anchors the clock */
+    if (!atomic_load_explicit(&gt_inflight_fenced, memory_order_relaxed) &&
+        process_barrier() != 0) {
+        /* Cannot happen once registered; if it does, fall back to fenced hooks and promise no
+         * more than last round did (hooks that read the old flag may still be in flight). */
+        atomic_store(&gt_inflight_fenced, 1);
+        w = atomic_load_explicit(&last_w, memory_order_relaxed);
+    }
     pthread_mutex_lock(&G.list_mu);
     for (struct gt_thread *t = G.threads; t; t = t->next) {
         uint64_t in = atomic_load_explicit(&t->inflight, memory_order_seq_cst);
@@ -654,6 +706,7 @@ static void flush_round(int final)
         pthread_mutex_unlock(&t->mu);
     }
     pthread_mutex_unlock(&G.list_mu);
+    atomic_store_explicit(&last_w, w, memory_order_relaxed);
     /* The end record goes before the final watermark, whose promise covers it. */
     struct {
         struct gt_rec_end end;

@@ -19,6 +19,7 @@
 #define GT_EXPORT    __attribute__((visibility("default")))
 #define GT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define GT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define GT_ALWAYS_INLINE inline __attribute__((always_inline))
 
 /* ---- per-thread record buffers (runtime.c) ---------------------------------------------------- */
 
@@ -47,6 +48,27 @@ extern __thread struct gt_thread *gt_tls_thread;
 struct gt_thread *gt_thread_slow(void);
 int gt_reserve_slow(struct gt_thread *t, uint32_t size);
 
+/* 1: the hooks publish `inflight` with a full fence (seq_cst store); 0 (the usual case): with a
+ * plain store, the flusher running membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) between its
+ * watermark's clock read and its loads of `inflight` instead (runtime.c, flush_round, has the
+ * argument). Set once at trace start, before any hook records. */
+extern _Atomic int gt_inflight_fenced;
+
+/* Publish a lower bound of the timestamp we are about to take before taking it, so the flusher
+ * never writes a watermark above a record that is not yet committed. The compiler barrier keeps
+ * the store before the clock read in program order; the CPU may still hold it in its store
+ * buffer past the read, which the flusher's membarrier settles. */
+static inline void gt_mark_inflight(struct gt_thread *t)
+{
+    uint64_t low = t->last_ts ? t->last_ts : 1;
+    if (GT_LIKELY(!atomic_load_explicit(&gt_inflight_fenced, memory_order_relaxed))) {
+        atomic_store_explicit(&t->inflight, low, memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst);
+    } else {
+        atomic_store_explicit(&t->inflight, low, memory_order_seq_cst);
+    }
+}
+
 /* Start recording from a hook. Returns NULL when the call must only be forwarded: tracing is off,
  * or we are already inside the tracer on this thread (re-entrancy guard). */
 static inline struct gt_thread *gt_enter(void)
@@ -57,10 +79,7 @@ static inline struct gt_thread *gt_enter(void)
         return gt_thread_slow();
     struct gt_thread *t = gt_tls_thread;
     gt_tls_in_hook = 1;
-    /* Publish a lower bound of the timestamp we are about to take before taking it, so the
-     * flusher never writes a watermark above a record that is not yet committed (see
-     * gt_flush_round for the argument). */
-    atomic_store_explicit(&t->inflight, t->last_ts ? t->last_ts : 1, memory_order_seq_cst);
+    gt_mark_inflight(t);
     return t;
 }
 
@@ -235,27 +254,25 @@ static inline uint32_t gt_func_slot(uint64_t h)
     return (uint32_t)((h * 0x9E3779B97F4A7C15ull) >> (64 - GT_FUNC_SET_BITS));
 }
 
+/* A launch of a function other than the one this thread launched last: names it if nobody has
+ * (record.c). Out of line: most launches repeat the previous function. errno is kept. */
+void gt_launch_func_slow(struct gt_thread *t, uint64_t func, uint64_t t0);
+
 /* The launch record (the hottest path): t0 before the call was forwarded, t1 after it returned.
  * A launch of the function this thread launched last costs no name lookup; of another function
  * named before, one load most of the time. errno is kept: the fast path cannot change it (clock
  * reads, loads and stores) and the slow ones (naming, stacks, a full buffer) save it, so the
- * launch hooks need not (a call to __errno_location and a store per launch). */
-static inline void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1,
-                                 uint64_t corr, uint64_t func, uint64_t stream,
-                                 const unsigned grid[3], const unsigned block[3], unsigned shmem,
-                                 int result)
+ * launch hooks need not (a call to __errno_location and a store per launch). Always inlined into
+ * the hooks, where grid and block are the call's own arguments: no arrays, no call frame. */
+static GT_ALWAYS_INLINE void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0,
+                                           uint64_t t1, uint64_t corr, uint64_t func,
+                                           uint64_t stream, const unsigned grid[3],
+                                           const unsigned block[3], unsigned shmem, int result)
 {
     if (GT_UNLIKELY(func != t->named_func) && api != GT_API_cuGraphLaunch &&
         api != GT_API_cuGraphLaunch_ptsz && api != GT_API_cuLaunchHostFunc &&
-        api != GT_API_cuLaunchHostFunc_ptsz) {
-        if (atomic_load_explicit(&gt_func_set[gt_func_slot(func)], memory_order_relaxed) == func) {
-            t->named_func = func; /* named before, found in its first slot */
-        } else {
-            int e = errno; /* asks the driver for the name */
-            gt_note_func(t, func, t0);
-            errno = e;
-        }
-    }
+        api != GT_API_cuLaunchHostFunc_ptsz)
+        gt_launch_func_slow(t, func, t0);
     uint32_t stack = gt_stack(t, GT_STK_LAUNCH);
     struct gt_rec_launch *r = gt_reserve(t, sizeof(*r));
     if (GT_UNLIKELY(!r)) return;

@@ -269,6 +269,74 @@ static void test_fallback(void)
 }
 #endif
 
+/* ---- a call's start and end (gt_mark_start / gt_mark_end, the launch hooks) --------------- */
+
+static void test_mark(void)
+{
+    /* Hand-made marks: the end is start + ticks since the mark's counter reading * mult. */
+    gt_tls_clock_last = 0;
+    struct gt_clock_mark m = {
+        .ns = 5000, .tick = gt_clock_tick() + (1ull << 40), .mult = 1ull << 32};
+    CHECK_U64("mark: a counter behind the mark's (another CPU) gives a zero duration",
+              gt_mark_end(&m), 5000);
+    CHECK_U64("  and the end is the thread's floor", gt_tls_clock_last, 5000);
+#if GT_CLOCK_HAVE_COUNTER
+    m.ns = 7000;
+    m.mult = 1ull << 31; /* half a ns per tick */
+    uint64_t a = gt_clock_tick();
+    m.tick = a - 4000;
+    uint64_t e = gt_mark_end(&m), b = gt_clock_tick();
+    CHECK("mark: end = start + ticks * mult (0.5 ns/tick, 4000+ ticks)",
+          e >= 7000 + (a - m.tick) / 2 && e <= 7000 + (b - m.tick) / 2);
+    CHECK_U64("  and the end is the thread's floor", gt_tls_clock_last, e);
+#endif
+    gt_tls_clock_last = 1000000000000000ull;
+    m = (struct gt_clock_mark){.ns = 5000, .tick = gt_clock_tick(), .mult = 1ull << 32};
+    CHECK_U64("mark: the end never goes below the thread's previous reading", gt_mark_end(&m),
+              1000000000000000ull);
+    gt_tls_clock_last = 0;
+    m = (struct gt_clock_mark){.ns = 0, .tick = 0, .mult = 0};
+    uint64_t c0 = gt_clock_monotonic(), e0 = gt_mark_end(&m), c1 = gt_clock_monotonic();
+    CHECK("mark without a counter line: the end is clock_gettime's", c0 <= e0 && e0 <= c1);
+
+    /* The real clock, with and without the counter line: start and end agree with
+     * clock_gettime around them within GT_CLOCK_MAX_ERR_NS, and the end is not below the start. */
+    for (int pass = 0; pass < 2; pass++) {
+        reset();
+        gt_clock_configure(pass ? "monotonic" : NULL);
+        gt_clock_start();
+        anchor_for(100);
+        int counter = strcmp(gt_clock_kind(), "monotonic") != 0;
+        uint64_t bad = 0, n = 0, back = 0;
+        for (int i = 0; i < 20000; i++) {
+            uint64_t a0 = gt_clock_monotonic();
+            struct gt_clock_mark k;
+            uint64_t s0 = gt_mark_start(&k);
+            uint64_t a1 = gt_clock_monotonic();
+            for (volatile int spin = 0; spin < i % 500; spin++) {
+            }
+            uint64_t b0 = gt_clock_monotonic();
+            uint64_t e1 = gt_mark_end(&k);
+            uint64_t b1 = gt_clock_monotonic();
+            n++;
+            if (e1 < s0 || gt_now() < e1) back++;
+            if (s0 + GT_CLOCK_MAX_ERR_NS < a0 || s0 > a1 + GT_CLOCK_MAX_ERR_NS ||
+                e1 + GT_CLOCK_MAX_ERR_NS < b0 || e1 > b1 + GT_CLOCK_MAX_ERR_NS)
+                bad++;
+        }
+        printf("     marks (%s): %" PRIu64 " start/end pairs\n",
+               counter ? "counter" : "clock_gettime", n);
+        CHECK(pass ? "marks, GPUTRACE_CLOCK=monotonic: clock_gettime used"
+                   : "marks: the counter line in use where usable",
+              pass ? !counter : (counter == C.usable));
+        CHECK_U64("  the end is never below the start, nor the next reading below the end", back,
+                  0);
+        CHECK_U64("  start and end within GT_CLOCK_MAX_ERR_NS of clock_gettime around them", bad,
+                  0);
+    }
+    gt_clock_configure(NULL);
+}
+
 int main(void)
 {
     test_monotonic_forced();
@@ -276,5 +344,6 @@ int main(void)
     test_fallback();
 #endif
     test_counter();
+    test_mark();
     return check_done();
 }
