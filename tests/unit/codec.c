@@ -347,6 +347,154 @@ static int repack_file(const char *in, const char *out, int level)
     return 0;
 }
 
+/* A plain encoder written from the stream's description (trace_format.h), one item at a time, no
+ * shortcuts: gt_pack_encode, with its unrolled path for launch-sized records, must write exactly
+ * these bytes. */
+struct ref_enc {
+    unsigned char *p, *cp;
+    unsigned ctrl, k;
+};
+
+static void ref_put(struct ref_enc *e, unsigned code, const unsigned char *bytes, unsigned len)
+{
+    if (e->k == 0) e->cp = e->p++;
+    e->ctrl |= code << (2 * e->k);
+    memcpy(e->p, bytes, len);
+    e->p += len;
+    if (++e->k == 4) *e->cp = (unsigned char)e->ctrl, e->ctrl = 0, e->k = 0;
+}
+
+static uint64_t ref_zz(uint64_t v)
+{
+    return (v << 1) ^ (uint64_t)((int64_t)v >> 63);
+}
+
+static void ref_wide(struct ref_enc *e, uint64_t v) /* code 3: E byte, then the bytes */
+{
+    unsigned shift = 0;
+    while (shift < 7 && !(v >> (8 * shift) & 0xff))
+        shift++;
+    uint64_t z = ref_zz((uint64_t)((int64_t)v >> (8 * shift)));
+    unsigned len = 0;
+    while (len < 8 && z >> (8 * len))
+        len++;
+    unsigned char b[9];
+    b[0] = (unsigned char)(shift << 4 | len);
+    for (unsigned i = 0; i < len; i++)
+        b[1 + i] = (unsigned char)(z >> (8 * i));
+    ref_put(e, 3, b, 1 + len);
+}
+
+static void ref_word(struct ref_enc *e, uint64_t v)
+{
+    uint64_t z = ref_zz(v);
+    unsigned char b[2] = {(unsigned char)z, (unsigned char)(z >> 8)};
+    if (z == 0)
+        ref_put(e, 0, b, 0);
+    else if (z <= 0xff)
+        ref_put(e, 1, b, 1);
+    else if (z <= 0xffff)
+        ref_put(e, 2, b, 2);
+    else
+        ref_wide(e, v);
+}
+
+static uint32_t ref_encode(const unsigned char *in, uint32_t n, unsigned char *out)
+{
+    static uint32_t last[GT_CODEC_DELTA_TYPES], last_size[GT_CODEC_DELTA_TYPES];
+    uint64_t recent[3] = {0, 0, 0}, h, w, b;
+    struct ref_enc e = {out, out, 0, 0};
+    uint32_t pos = 0;
+    memset(last_size, 0, sizeof(last_size));
+    for (;;) {
+        if (n - pos < 8) break;
+        struct gt_rec_header rh;
+        memcpy(&rh, in + pos, 8);
+        int rec = rh.size >= 8 && !(rh.size & 7) && rh.size <= n - pos;
+        memcpy(&h, in + pos, 8);
+        unsigned c = h == recent[0] ? 0 : h == recent[1] ? 1 : h == recent[2] ? 2 : 3;
+        if (c == 3)
+            ref_wide(&e, h ^ recent[0]);
+        else
+            ref_put(&e, c, NULL, 0);
+        if (c >= 2) recent[2] = recent[1];
+        if (c >= 1) recent[1] = recent[0], recent[0] = h;
+        if (!rec) { /* the header the walk stops at; the rest are plain words */
+            for (pos += 8; pos + 8 <= n; pos += 8)
+                memcpy(&w, in + pos, 8), ref_word(&e, w);
+            break;
+        }
+        int delta = rh.type < GT_CODEC_DELTA_TYPES && last_size[rh.type] == rh.size;
+        for (uint32_t i = 8; i < rh.size; i += 8) {
+            memcpy(&w, in + pos + i, 8);
+            b = 0;
+            if (delta) memcpy(&b, in + last[rh.type] + i, 8);
+            ref_word(&e, w - b);
+        }
+        if (rh.type < GT_CODEC_DELTA_TYPES) last[rh.type] = pos, last_size[rh.type] = rh.size;
+        pos += rh.size;
+    }
+    if (e.k != 0) *e.cp = (unsigned char)(e.ctrl | (0xffu << (2 * e.k)));
+    return (uint32_t)(e.p - out);
+}
+
+/* Launch-sized records (the unrolled path) at every place in a control group, between records of
+ * other sizes and types, with small, negative and wide deltas: the bytes of the plain encoder. */
+static void test_pack_vs_reference(void)
+{
+    enum { CAP = 8192 };
+    unsigned char *in = calloc(1, CAP), *enc = calloc(1, gt_pack_bound(CAP) + 64);
+    unsigned char *ref = calloc(1, gt_pack_bound(CAP) + 64);
+    int bad = 0, launches80 = 0;
+    srand(11);
+    for (int iter = 0; iter < 3000; iter++) {
+        uint32_t n = 0;
+        while (n < CAP - 200) {
+            uint32_t size = rand() % 3 ? 80 : 8u * (1 + (uint32_t)rand() % 11);
+            uint16_t type = (uint16_t)(rand() % 5 == 0 ? 300 : 1 + rand() % 3);
+            struct gt_rec_header h = {type, (uint16_t)(rand() % 2), size};
+            memcpy(in + n, &h, 8);
+            for (uint32_t w = 8; w < size; w += 8) {
+                uint64_t v, r = (uint64_t)rand();
+                switch (rand() % 6) {
+                case 0:
+                    v = 0;
+                    break;
+                case 1:
+                    v = r % 300;
+                    break;
+                case 2:
+                    v = 0 - r % 70000;
+                    break;
+                case 3:
+                    v = r * 0x9E3779B97F4A7C15ull;
+                    break;
+                case 4:
+                    v = (r % 5) << (rand() % 60);
+                    break;
+                default:
+                    v = 1000000 + 150ull * (n / 80);
+                    break;
+                }
+                memcpy(in + n + w, &v, 8);
+            }
+            launches80 += size == 80;
+            n += size;
+        }
+        if (iter % 4 == 0) { /* a tail that is not a record */
+            struct gt_rec_header h = {1, 0, 4096u};
+            memcpy(in + n, &h, 8);
+            memset(in + n + 8, 0x5a, 16);
+            n += 24;
+        }
+        uint32_t l = gt_pack_encode(in, n, enc), lr = ref_encode(in, n, ref);
+        if (l != lr || memcmp(enc, ref, l)) bad++;
+    }
+    CHECK("pack vs plain encoder: launch-sized records in the runs", launches80 > 100000);
+    CHECK_U64("pack vs plain encoder: 3000 random runs, the same bytes", (uint64_t)bad, 0);
+    free(in), free(enc), free(ref);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 5 && !strcmp(argv[1], "repack"))
@@ -422,5 +570,6 @@ int main(int argc, char **argv)
     gt_unpacker_free(&up);
     free(noise);
     free(raw);
+    test_pack_vs_reference();
     return check_done();
 }
