@@ -27,9 +27,6 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#if defined(__linux__)
-#include <linux/membarrier.h>
-#endif
 
 #include "format.h"
 #include "shim.h"
@@ -59,14 +56,20 @@ _Atomic int gt_inflight_fenced = 1;
  * expedited membarrier (Linux 4.14+): then every flush round makes each running thread of the
  * process execute a full barrier (see flush_round). Otherwise they keep their seq_cst store.
  * GPUTRACE_INFLIGHT_FENCE=1 forces the fenced stores (for tests and comparisons). */
+/* linux/membarrier.h's commands (an enum there, so not testable with #if; values fixed by the
+ * kernel's ABI). */
+#define GT_MB_QUERY                      0
+#define GT_MB_PRIVATE_EXPEDITED          (1 << 3)
+#define GT_MB_REGISTER_PRIVATE_EXPEDITED (1 << 4)
+
 static void setup_inflight_barrier(void)
 {
-#if defined(__linux__) && defined(SYS_membarrier) && defined(MEMBARRIER_CMD_PRIVATE_EXPEDITED)
+#if defined(__linux__) && defined(SYS_membarrier)
     const char *force = getenv("GPUTRACE_INFLIGHT_FENCE");
     if (force && force[0] == '1') return;
-    long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-    if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) return;
-    if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) return;
+    long cmds = syscall(SYS_membarrier, GT_MB_QUERY, 0, 0);
+    if (cmds < 0 || !(cmds & GT_MB_PRIVATE_EXPEDITED)) return;
+    if (syscall(SYS_membarrier, GT_MB_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) return;
     atomic_store(&gt_inflight_fenced, 0);
 #endif
 }
@@ -75,8 +78,8 @@ static void setup_inflight_barrier(void)
  * the others pass one when they are next scheduled. 0 on success. */
 static int process_barrier(void)
 {
-#if defined(__linux__) && defined(SYS_membarrier) && defined(MEMBARRIER_CMD_PRIVATE_EXPEDITED)
-    return (int)syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+#if defined(__linux__) && defined(SYS_membarrier)
+    return (int)syscall(SYS_membarrier, GT_MB_PRIVATE_EXPEDITED, 0, 0);
 #else
     return -1;
 #endif
