@@ -190,20 +190,35 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     free(buffer);
 }
 
-/* The lookups below run on the main thread while nothing else delivers (the delivery thread's
- * period is 60 s in the main mode, and stress mode looks only after the final flush). */
+/* The records delivered so far. The delivery thread may be appending (the worker and fork
+ * checks run it every 10-30 ms; recs may move when it grows), so counts are taken under rmu. */
+static size_t nrecs_now(void)
+{
+    pthread_mutex_lock(&rmu);
+    size_t n = nrecs;
+    pthread_mutex_unlock(&rmu);
+    return n;
+}
+
+/* nth_kernel and the record loops below run on the main thread while nothing else delivers (the
+ * delivery thread's period is 60 s in the main mode, and stress mode looks only after the final
+ * flush); the counts lock. */
 static size_t count_kind(size_t from, uint32_t kind)
 {
     size_t n = 0;
+    pthread_mutex_lock(&rmu);
     for (size_t i = from; i < nrecs; i++) n += recs[i].kind == kind;
+    pthread_mutex_unlock(&rmu);
     return n;
 }
 
 static size_t count_kernel(size_t from, const char *name)
 {
     size_t n = 0;
+    pthread_mutex_lock(&rmu);
     for (size_t i = from; i < nrecs; i++)
         n += recs[i].kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && !strcmp(recs[i].u.k.name, name);
+    pthread_mutex_unlock(&rmu);
     return n;
 }
 
@@ -354,7 +369,7 @@ static void check_correlation_and_times(void)
     OK(p_cuptiGetDeviceId(NULL, &did));
     EXPECT(did == 0, "cuptiGetDeviceId: %u", did);
 
-    size_t from = nrecs;
+    size_t from = nrecs_now();
     uint64_t t0 = mono();
     OK(p_cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, 1001));
     launch(f_a, s1);
@@ -466,7 +481,7 @@ static void check_correlation_and_times(void)
 
 static void check_driver_kind(void)
 {
-    size_t from = nrecs;
+    size_t from = nrecs_now();
     OK(p_cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, 0));
     OK(p_cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER)); /* overrides the per-API setting */
     CU(cuCtxSynchronize());
@@ -497,7 +512,7 @@ static void check_flush_semantics(void)
     CU(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
     CU(cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
     OK(p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-    size_t from = nrecs;
+    size_t from = nrecs_now();
     uint64_t t0 = mono();
     launch(f_long, s2);
     launch(f_short, s1);
@@ -525,7 +540,7 @@ static void check_dropped(void)
     OK(p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
     OK(p_cuptiActivityGetNumDroppedRecords(NULL, 0, &d));
     EXPECT(d == 0, "%zu records dropped before the decline test", d);
-    size_t from = nrecs;
+    size_t from = nrecs_now();
     pthread_mutex_lock(&rmu);
     decline = 1;
     pthread_mutex_unlock(&rmu);
@@ -541,7 +556,7 @@ static void check_dropped(void)
     EXPECT(d == 10, "dropped %zu records, want 10 (5 kernels + 5 API records)", d);
     OK(p_cuptiActivityGetNumDroppedRecords(NULL, 0, &d));
     EXPECT(d == 0, "dropped count not reset by reading: %zu", d);
-    EXPECT(nrecs == from, "records delivered although every buffer was declined");
+    EXPECT(nrecs_now() == from, "records delivered although every buffer was declined");
 }
 
 static void check_graph(void)
@@ -557,7 +572,7 @@ static void check_graph(void)
     CU(cuGraphCreate(&g, 0));
     CU(cuGraphAddKernelNode(&node, g, NULL, 0, &kp));
     CU(cuGraphInstantiate(&exec, g, 0));
-    size_t from = nrecs;
+    size_t from = nrecs_now();
     OK(p_cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, 2001));
     CU(cuGraphLaunch(exec, NULL));
     OK(p_cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, NULL));
@@ -582,7 +597,7 @@ static void check_graph(void)
 static void check_worker(void)
 {
     OK(p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-    size_t from = nrecs;
+    size_t from = nrecs_now();
     pthread_mutex_lock(&rmu);
     buf_size = 1024; /* four kernel records */
     int elsewhere = done_elsewhere;
@@ -612,13 +627,13 @@ static void check_finalize(void)
     CUpti_SubscriberHandle sub;
     OK(p_cuptiSubscribe(&sub, NULL, NULL));
     OK(p_cuptiFinalize()); /* frees the slot, the kinds and the callbacks */
-    size_t from = nrecs;
+    size_t from = nrecs_now();
     launch(f_short, NULL);
     CU(cuCtxSynchronize());
     EXPECT_RC(p_cuptiActivityFlushAll(0), CUPTI_ERROR_INVALID_OPERATION);
     OK(p_cuptiSubscribe(&sub, NULL, NULL));
     OK(p_cuptiUnsubscribe(sub));
-    EXPECT(nrecs == from, "records after cuptiFinalize");
+    EXPECT(nrecs_now() == from, "records after cuptiFinalize");
 }
 
 /* Every GPU record against the simulated driver's own account of the work (GTSIM_LOG "work"
@@ -871,12 +886,17 @@ static int run_fork(void)
     OK(p_cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 1));
     driver_setup();
     for (int i = 0; i < 50; i++) launch(f_short, NULL);
+    /* The delivery thread may be inside a completion callback: fork with rmu held so the child
+     * inherits neither a held lock nor a half-appended record list. The callbacks take rmu
+     * without holding any lock of the simulated CUPTI, so its fork handlers still get theirs. */
+    pthread_mutex_lock(&rmu);
     pid_t pid = fork();
+    pthread_mutex_unlock(&rmu);
     if (pid < 0) {
         fail("fork");
         return 1;
     }
-    size_t from = nrecs;
+    size_t from = nrecs_now();
     int elsewhere = done_elsewhere;
     for (int i = 0; i < 40; i++) launch(pid ? f_short : f_a, NULL);
     CU(cuCtxSynchronize());
