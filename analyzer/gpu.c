@@ -358,14 +358,23 @@ static struct ga_gpu_call *last_call(struct ga_gpu *g, uint32_t tid)
 {
     int added = 0;
     if (g->n_last_call && g->last_tid == tid) return &g->last_call[g->last_tid_idx];
+    uint32_t c = (tid ^ tid >> 6 ^ tid >> 12) & (GA_GPU_CALL_CACHE - 1);
+    g->last_tid = tid;
+    if (g->call_cache_idx[c] && g->call_cache_tid[c] == tid) {
+        g->last_tid_idx = g->call_cache_idx[c] - 1;
+        return &g->last_call[g->last_tid_idx];
+    }
     uint64_t *i = ga_map_upsert(&g->last_call_idx, tid, 0, g->n_last_call, &added);
     if (added) {
         g->last_call =
             ga_xgrow(g->last_call, &g->last_call_cap, g->n_last_call, sizeof(*g->last_call));
         g->last_call[g->n_last_call++] = (struct ga_gpu_call){0, 0};
     }
-    g->last_tid = tid;
     g->last_tid_idx = (size_t)*i;
+    if (*i < UINT32_MAX) {
+        g->call_cache_tid[c] = tid;
+        g->call_cache_idx[c] = (uint32_t)*i + 1;
+    }
     return &g->last_call[*i];
 }
 

@@ -81,6 +81,8 @@ struct ga_gpu_launch {
     uint16_t prev_api; /* that previous call's api, 0 none */
 };
 
+#define GA_GPU_CALL_CACHE 64 /* a power of two */
+
 /* The end of each thread's latest CUDA call while reading (host records are in time order). */
 struct ga_gpu_call {
     uint64_t end;
@@ -204,6 +206,9 @@ struct ga_gpu {
     size_t n_last_call, last_call_cap;
     uint32_t last_tid; /* the thread last looked up, and its index (valid when n_last_call) */
     size_t last_tid_idx;
+    /* Threads take turns: a direct-mapped cache of tid -> 1 + index in front of last_call_idx
+     * (0: empty slot), so most lookups of another thread than the last one skip the hash map. */
+    uint32_t call_cache_tid[GA_GPU_CALL_CACHE], call_cache_idx[GA_GPU_CALL_CACHE];
     struct ga_map seen_devices; /* devices let in (GA_DEVICES_MAX) */
     size_t n_seen_devices;
     struct ga_map device_idx; /* device -> index into devices */

@@ -17,15 +17,7 @@
 uint64_t ga_map_seed_[2];
 #define seed ga_map_seed_
 
-static inline uint64_t fmix(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return h;
-}
+#define fmix ga_map_fmix_
 
 static void seed_once(void)
 {
@@ -72,15 +64,10 @@ static void rehash(struct ga_map *m, size_t cap)
     free(old.slots);
 }
 
-/* At most half full: linear probing's chains stay short (a miss probes ~2.5 slots, against
- * ~8.5 at three quarters), and misses are as common as hits here (every new allocation). Past
- * 2^20 slots (32 MiB) memory matters more: three quarters. */
-#define DENSE_SLOTS (1u << 20)
-
+/* The slow path of ga_map_upsert (hashmap.h says how full a table gets). */
 uint64_t *ga_map_insert_(struct ga_map *m, uint64_t a, uint64_t b, uint64_t init, int *added)
 {
-    size_t limit = m->cap < DENSE_SLOTS ? m->cap / 2 : m->cap / 4 * 3;
-    if (m->count + 1 > limit) rehash(m, m->cap ? m->cap * 2 : 64);
+    if (m->count + 1 > ga_map_limit_(m)) rehash(m, m->cap ? m->cap * 2 : 64);
     size_t i = probe(m, a, b);
     struct ga_map_slot *s = &m->slots[i];
     if (added) *added = !s->used;
