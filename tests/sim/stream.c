@@ -120,13 +120,13 @@ static unsigned long long g_dropped;
 
 uint64_t work_enqueue(struct sim_stream *s, CUstream as_passed, const struct sim_work *w)
 {
-    uint64_t now = sim_now(), start;
-    uint64_t end = stream_schedule(s, now, w->dur, &start);
-    if (!g_ring && g_cfg.activity_cap) {
+    if (!g_ring && g_cfg.activity_cap) { /* before the work is timed: no host time inside it */
         g_ring = calloc(g_cfg.activity_cap, sizeof *g_ring);
         if (!g_ring)
             abort();
     }
+    uint64_t now = sim_now(), start;
+    uint64_t end = stream_schedule(s, now, w->dur, &start);
     if (g_ring_n == g_cfg.activity_cap) {
         g_dropped++;
         return end;
