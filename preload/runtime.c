@@ -123,6 +123,7 @@ static struct {
     int host_cheap;      /* host chunks use GT_CODEC_PACK_DELTA: owners pack their own too */
     uint32_t gpu_seq;    /* sequence of GPU chunks; under file_mu */
     pthread_mutex_t file_mu;
+    int ended;           /* the end record is written: no chunk goes after it; under file_mu */
     /* threads */
     pthread_mutex_t list_mu;
     struct gt_thread *threads;
@@ -133,7 +134,8 @@ static struct {
     int flusher_started;
     pthread_mutex_t flush_mu;
     pthread_cond_t flush_cv;
-    int stopping;
+    pthread_mutex_t round_mu; /* held through each of the flusher's rounds and the final one */
+    _Atomic int stopping;
     int handoff;         /* a buffer waits for the flusher; under flush_mu */
     _Atomic uint32_t extra_bufs; /* buffers made beyond one per thread (<= GT_EXTRA_BUFS) */
     /* totals */
@@ -148,6 +150,7 @@ static struct {
     .file_mu = PTHREAD_MUTEX_INITIALIZER,
     .list_mu = PTHREAD_MUTEX_INITIALIZER,
     .flush_mu = PTHREAD_MUTEX_INITIALIZER,
+    .round_mu = PTHREAD_MUTEX_INITIALIZER,
     .flush_cv = PTHREAD_COND_INITIALIZER,
 };
 
@@ -287,9 +290,12 @@ static int host_packer_lock(uint32_t tid)
  * a packer if all are busy; else store the records as they are (only a CRC).
  * `seqp` NULL: a thread's chunk, `seq` its number, packed by a host packer before file_mu is
  * taken; else *seqp is taken under file_mu (the tracer's own and GPU chunks, packed by G.pk). */
+#define WC_PACK 1 /* compress it (GPUTRACE_COMPRESS) */
+#define WC_LAST 2 /* the chunk with the end record: nothing is written after it */
 static int write_chunk(uint16_t kind, uint32_t tid, uint32_t seq, uint32_t *seqp, const void *p,
-                       uint32_t size, int pack)
+                       uint32_t size, int flags)
 {
+    int pack = flags & WC_PACK;
     struct gt_chunk_header ch;
     const void *out = p;
     int r, hp = -1;
@@ -311,7 +317,10 @@ static int write_chunk(uint16_t kind, uint32_t tid, uint32_t seq, uint32_t *seqp
         else
             gt_chunk_header_init(&ch, kind, tid, seq, p, size);
     }
-    r = write_made_locked(&ch, out);
+    /* A thread still running after the end record (exit with threads running): its chunk is not
+     * written, and counted as lost by the caller. */
+    r = G.ended ? -1 : write_made_locked(&ch, out);
+    if (r == 0 && (flags & WC_LAST)) G.ended = 1;
     pthread_mutex_unlock(&G.file_mu);
     if (hp >= 0) pthread_mutex_unlock(&G.hpk[hp].mu);
     if (seqp && pack) pthread_mutex_unlock(&G.pk_mu);
@@ -321,10 +330,15 @@ static int write_chunk(uint16_t kind, uint32_t tid, uint32_t seq, uint32_t *seqp
 /* A chunk of the tracer's own (tid 0), e.g. the process record, a watermark, the end record. */
 static uint64_t count_records(const uint8_t *p, uint32_t n);
 
+static void write_own(const void *p, uint32_t size, int flags)
+{
+    if (write_chunk(GT_CHUNK_HOST, 0, 0, &G.seq, p, size, flags) == 0)
+        atomic_fetch_add(&G.records, count_records(p, size));
+}
+
 static void write_own_records(const void *p, uint32_t size)
 {
-    if (write_chunk(GT_CHUNK_HOST, 0, 0, &G.seq, p, size, 1) == 0)
-        atomic_fetch_add(&G.records, count_records(p, size));
+    write_own(p, size, WC_PACK);
 }
 
 /* GPU chunks come from CUPTI's buffer callbacks (its own thread, or the flusher's flush), never
@@ -335,7 +349,7 @@ void gt_write_gpu_chunk(const void *payload, uint32_t size)
         atomic_fetch_add(&G.lost, count_records(payload, size));
         return;
     }
-    if (write_chunk(GT_CHUNK_GPU, 0, 0, &G.gpu_seq, payload, size, 1) == 0)
+    if (write_chunk(GT_CHUNK_GPU, 0, 0, &G.gpu_seq, payload, size, WC_PACK) == 0)
         atomic_fetch_add(&G.records, count_records(payload, size));
     else
         atomic_fetch_add(&G.lost, count_records(payload, size));
@@ -536,7 +550,7 @@ static uint64_t count_records(const uint8_t *p, uint32_t n)
 /* One host chunk of t's records; counts them as written or lost. Caller holds t->mu. */
 static int write_host(struct gt_thread *t, const uint8_t *p, uint32_t n, int pack)
 {
-    int r = write_chunk(GT_CHUNK_HOST, t->tid, t->seq++, NULL, p, n, pack);
+    int r = write_chunk(GT_CHUNK_HOST, t->tid, t->seq++, NULL, p, n, pack ? WC_PACK : 0);
     if (r == 0)
         atomic_fetch_add(&G.records, count_records(p, n));
     else
@@ -729,7 +743,8 @@ static void flush_round(int final)
         out = &tail;
         size = sizeof(tail);
     }
-    if (atomic_load(&gt_state) == GT_STATE_RUNNING) write_own_records(out, size);
+    if (atomic_load(&gt_state) == GT_STATE_RUNNING)
+        write_own(out, size, WC_PACK | (final ? WC_LAST : 0));
 }
 
 /* Writes the buffers their owners handed over (full ones), compressed, one per hold of the
@@ -772,11 +787,17 @@ static void *flusher_main(void *arg)
         G.handoff = 0;
         pthread_mutex_unlock(&G.flush_mu);
         if (atomic_load(&gt_state) != GT_STATE_RUNNING) return NULL;
-        if (work) write_handoffs();
-        if (gt_now() >= next) {
-            flush_round(0);
-            next = gt_now() + period;
+        /* No round of ours runs alongside or after the final one (gt_shutdown holds round_mu
+         * through it, having set stopping first): its chunks would land after the end record. */
+        pthread_mutex_lock(&G.round_mu);
+        if (!G.stopping) {
+            if (work) write_handoffs();
+            if (gt_now() >= next) {
+                flush_round(0);
+                next = gt_now() + period;
+            }
         }
+        pthread_mutex_unlock(&G.round_mu);
         pthread_mutex_lock(&G.flush_mu);
     }
     pthread_mutex_unlock(&G.flush_mu);
@@ -794,9 +815,11 @@ __attribute__((destructor)) static void gt_shutdown(void)
     G.stopping = 1;
     pthread_cond_broadcast(&G.flush_cv);
     pthread_mutex_unlock(&G.flush_mu);
+    pthread_mutex_lock(&G.round_mu); /* the flusher's round in progress ends first */
     gt_stacks_exit(write_own_records); /* before the final watermark, which covers them */
     flush_round(1);
     atomic_store(&gt_state, GT_STATE_OFF);
+    pthread_mutex_unlock(&G.round_mu);
 }
 
 /* Fork policy: the child does not trace (DataLoader-style workers fork after CUDA init and
