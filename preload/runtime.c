@@ -66,11 +66,18 @@ static void setup_inflight_barrier(void)
 {
 #if defined(__linux__) && defined(SYS_membarrier)
     const char *force = getenv("GPUTRACE_INFLIGHT_FENCE");
-    if (force && force[0] == '1') return;
-    long cmds = syscall(SYS_membarrier, GT_MB_QUERY, 0, 0);
-    if (cmds < 0 || !(cmds & GT_MB_PRIVATE_EXPEDITED)) return;
-    if (syscall(SYS_membarrier, GT_MB_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) return;
-    atomic_store(&gt_inflight_fenced, 0);
+    const char *why = "GPUTRACE_INFLIGHT_FENCE=1";
+    if (!(force && force[0] == '1')) {
+        long cmds = syscall(SYS_membarrier, GT_MB_QUERY, 0, 0);
+        why = "no private expedited membarrier";
+        if (cmds >= 0 && (cmds & GT_MB_PRIVATE_EXPEDITED) &&
+            syscall(SYS_membarrier, GT_MB_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0) {
+            atomic_store(&gt_inflight_fenced, 0);
+            gt_log("gputrace: in-flight marks: plain stores, a membarrier per flush round\n");
+            return;
+        }
+    }
+    gt_log("gputrace: in-flight marks: fenced stores (%s)\n", why);
 #endif
 }
 
