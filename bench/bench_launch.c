@@ -182,6 +182,11 @@ int main(int argc, char **argv)
      * counted as dropped, at the same cost in every variant). */
     run_loop(&w[0], warmup);
     CHECK(cuCtxSynchronize());
+    /* Then 250 ms idle (every variant): the tracer's clock reads clock_gettime until its flusher
+     * has measured the counter's rate over 50 ms (first anchor round after that, 100 ms rounds),
+     * and the timed loop is to pay the counter reads it has from then on. */
+    struct timespec calib = {0, 250 * 1000 * 1000};
+    nanosleep(&calib, NULL);
 
     pthread_barrier_init(&start_line, NULL, (unsigned)nth + 1);
     for (int i = 0; i < nth; i++)

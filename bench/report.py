@@ -411,7 +411,7 @@ def launch_section(d, L, P, S):
     ev = n['events'] if n else '?'
     rounds = len(d.sel(sec='launch', var='none'))
     out = ['## 1. Launch overhead', '',
-           '`bench_launch launch %s 1` (after a warm-up): %s `cuLaunchKernel` calls in a tight loop on one '
+           '`bench_launch launch %s 1` (after a warm-up and 250 ms idle, so the tracer\'s clock reads the counter): %s `cuLaunchKernel` calls in a tight loop on one '
            'thread against the simulated driver, kernels of 20 ns started at once '
            '(`GTSIM_KERNEL_NS=20 GTSIM_LAUNCH_LATENCY_NS=0`, so the stream never backs up and the '
            'loop measures host cost), activity ring bounded to 65,536 records. '
