@@ -640,7 +640,9 @@ UNW_EXPORT int dlclose(void *handle)
         atomic_store_explicit(&real, fn, memory_order_release);
     }
     int e = errno;
-    uint64_t before = unloads();
+    /* No rule yet (nor in a forked child, whose table starts empty): no walk of the loader's
+     * list, which a child must not make before it needs to (see "the loader's lock") */
+    uint64_t before = atomic_load_explicit(&U.used, memory_order_relaxed) ? unloads() : UINT64_MAX;
     errno = e;
     int rc = fn(handle);
     if (atomic_load_explicit(&U.used, memory_order_relaxed)) {
@@ -848,6 +850,7 @@ static void unw_fork_child(void)
     pthread_rwlock_init(&loader_lock, NULL);
     pthread_mutex_init(&U.mu, NULL);
     clear_rules();
+    atomic_store_explicit(&U.used, 0, memory_order_relaxed);
 }
 
 void gt_unwind_configure(const char *mode)

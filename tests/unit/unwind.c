@@ -422,6 +422,62 @@ static void test_fork(const char *dir)
     CHECK_U64("fork: children whose dlclose or walk hung or failed", (uint64_t)hung, 0);
 }
 
+/* glibc's own hold of its list lock cut by a fork (another thread inside dl_iterate_phdr, here
+ * held there on purpose): the child can never walk the list, so its dlclose of a library still
+ * referenced (which glibc does without that lock) must not walk it either, in the wrapper. */
+static _Atomic int held_in_iterate, release_iterate;
+static int hold_iterate(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)info, (void)size, (void)arg;
+    atomic_store(&held_in_iterate, 1);
+    while (!atomic_load(&release_iterate))
+        sched_yield();
+    return 1;
+}
+static void *iterate_and_hold(void *arg)
+{
+    (void)arg;
+    dl_iterate_phdr(hold_iterate, NULL);
+    return NULL;
+}
+
+static void test_fork_list_lock(const char *dir)
+{
+#if defined(__SANITIZE_THREAD__)
+    (void)dir;
+    printf("     fork (list lock): not run under ThreadSanitizer\n");
+    return;
+#endif
+    char b[4200];
+    snprintf(b, sizeof(b), "%s/libunwb.so", dir);
+    void *x[MAXF];
+    (void)gt_unwind(x, MAXF, tls_th); /* rules in the parent: its dlclose walks the list */
+    void *h1 = dlopen(b, RTLD_NOW | RTLD_LOCAL), *h2 = dlopen(b, RTLD_NOW | RTLD_LOCAL);
+    pthread_t t;
+    atomic_store(&held_in_iterate, 0);
+    atomic_store(&release_iterate, 0);
+    if (!h1 || !h2 || pthread_create(&t, NULL, iterate_and_hold, NULL) != 0) {
+        CHECK("fork (list lock): set up", 0);
+        return;
+    }
+    while (!atomic_load(&held_in_iterate))
+        sched_yield();
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(5);
+        _exit(dlclose(h2) == 0 ? 0 : 2); /* h1 still holds it: nothing unloads */
+    }
+    atomic_store(&release_iterate, 1);
+    pthread_join(t, NULL);
+    int st = 0;
+    if (pid > 0) waitpid(pid, &st, 0);
+    if (pid > 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+        printf("     fork (list lock): child status %#x\n", st);
+    CHECK("fork (list lock): the child's dlclose returned", pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    dlclose(h2);
+    dlclose(h1);
+}
+
 /* A stack the thread switched to, inside the range pthread_getattr_np gives the main thread but
  * outside its stack mapping: with RLIMIT_STACK unlimited the kernel lays memory out bottom-up and
  * glibc's range runs from the mapping below the stack (the brk heap) to the stack top, so the heap
@@ -613,6 +669,7 @@ int main(int argc, char **argv)
     test_dlclose_keep(dir);
     test_log();
     test_fork(dir);
+    test_fork_list_lock(dir);
     test_heap_stack();
     test_cfi_fuzz();
     struct gt_unw_stats st = gt_unwind_stats(tls_th);
