@@ -80,31 +80,51 @@ static inline uint64_t gt_clock_apply(uint64_t tick, uint64_t base_tick, uint64_
     return base_ns + (uint64_t)(int64_t)(d >> 32);
 }
 
-/* CLOCK_MONOTONIC ns, without the per-thread floor. */
-static inline uint64_t gt_clock_read(void)
+/* CLOCK_MONOTONIC ns, without the per-thread floor; *tick and *mult get the counter reading and
+ * the line's ns per tick (32.32) it was converted with, *mult 0 where the clock is clock_gettime
+ * (*tick then unset). Callers that drop them pay nothing for them once inlined. */
+static inline uint64_t gt_clock_sample(uint64_t *tick, uint64_t *mult)
 {
     for (;;) {
         uint64_t g = atomic_load_explicit(&gt_clk.gen, memory_order_acquire);
         const struct gt_clock_line *l = &gt_clk.line[g & 1];
-        if (__builtin_expect(!atomic_load_explicit(&l->counter, memory_order_relaxed), 0))
+        if (__builtin_expect(!atomic_load_explicit(&l->counter, memory_order_relaxed), 0)) {
+            *mult = 0;
             return gt_clock_monotonic();
+        }
         uint64_t bt = atomic_load_explicit(&l->base_tick, memory_order_relaxed);
         uint64_t bn = atomic_load_explicit(&l->base_ns, memory_order_relaxed);
         uint64_t m = atomic_load_explicit(&l->mult, memory_order_relaxed);
         uint64_t c = gt_clock_tick();
         atomic_thread_fence(memory_order_acquire);
-        if (__builtin_expect(atomic_load_explicit(&gt_clk.gen, memory_order_relaxed) == g, 1))
+        if (__builtin_expect(atomic_load_explicit(&gt_clk.gen, memory_order_relaxed) == g, 1)) {
+            *tick = c;
+            *mult = m;
             return gt_clock_apply(c, bt, bn, m);
+        }
     }
+}
+
+/* CLOCK_MONOTONIC ns, without the per-thread floor. */
+static inline uint64_t gt_clock_read(void)
+{
+    uint64_t tick, mult;
+    return gt_clock_sample(&tick, &mult);
+}
+
+/* v, or this thread's previous reading if that is later; becomes the new floor. */
+static inline uint64_t gt_clock_floor(uint64_t v)
+{
+    uint64_t last = gt_tls_clock_last;
+    if (v < last) v = last; /* (a conditional move, one store: no branch on the hot path) */
+    gt_tls_clock_last = v;
+    return v;
 }
 
 /* The clock of every record: CLOCK_MONOTONIC ns, never below this thread's previous reading. */
 static inline uint64_t gt_now(void)
 {
-    uint64_t v = gt_clock_read();
-    if (__builtin_expect(v < gt_tls_clock_last, 0)) return gt_tls_clock_last;
-    gt_tls_clock_last = v;
-    return v;
+    return gt_clock_floor(gt_clock_read());
 }
 
 /* A call's start and end (the launch hooks): gt_mark_start is gt_now and keeps the counter
@@ -123,31 +143,7 @@ struct gt_clock_mark {
 
 static inline uint64_t gt_mark_start(struct gt_clock_mark *m)
 {
-    uint64_t v;
-    for (;;) {
-        uint64_t g = atomic_load_explicit(&gt_clk.gen, memory_order_acquire);
-        const struct gt_clock_line *l = &gt_clk.line[g & 1];
-        if (__builtin_expect(!atomic_load_explicit(&l->counter, memory_order_relaxed), 0)) {
-            m->mult = 0;
-            v = gt_clock_monotonic();
-            break;
-        }
-        uint64_t bt = atomic_load_explicit(&l->base_tick, memory_order_relaxed);
-        uint64_t bn = atomic_load_explicit(&l->base_ns, memory_order_relaxed);
-        uint64_t mu = atomic_load_explicit(&l->mult, memory_order_relaxed);
-        uint64_t c = gt_clock_tick();
-        atomic_thread_fence(memory_order_acquire);
-        if (__builtin_expect(atomic_load_explicit(&gt_clk.gen, memory_order_relaxed) == g, 1)) {
-            m->tick = c;
-            m->mult = mu;
-            v = gt_clock_apply(c, bt, bn, mu);
-            break;
-        }
-    }
-    if (__builtin_expect(v < gt_tls_clock_last, 0)) v = gt_tls_clock_last;
-    gt_tls_clock_last = v;
-    m->ns = v;
-    return v;
+    return m->ns = gt_clock_floor(gt_clock_sample(&m->tick, &m->mult));
 }
 
 static inline uint64_t gt_mark_end(const struct gt_clock_mark *m)
@@ -161,9 +157,7 @@ static inline uint64_t gt_mark_end(const struct gt_clock_mark *m)
         v = gt_clock_monotonic();
         if (v < m->ns) v = m->ns;
     }
-    if (__builtin_expect(v < gt_tls_clock_last, 0)) v = gt_tls_clock_last;
-    gt_tls_clock_last = v;
-    return v;
+    return gt_clock_floor(v);
 }
 
 /* GPUTRACE_CLOCK (NULL = unset): "monotonic" keeps clock_gettime; anything else is automatic.
