@@ -207,28 +207,6 @@ static void forked_child(void);
 /* ---- finding the interpreter -------------------------------------------------------------------
  */
 
-struct range_query {
-    uintptr_t addr, lo, hi;
-};
-
-static int find_range(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    struct range_query *q = arg;
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    (void)size;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < lo) lo = a;
-        if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
-    }
-    if (q->addr < lo || q->addr >= hi) return 0;
-    q->lo = lo;
-    q->hi = hi;
-    return 1;
-}
-
 /* "3.11.7 (main, ...)" -> 11; -1 unless 3.x */
 static int version_minor(const char *v)
 {
@@ -320,10 +298,7 @@ static int resolve(void *h)
     if (!P.GC_Disable || !P.GC_Enable) P.GC_Disable = NULL, P.GC_Enable = NULL;
     if (!P.Err_GetRaised || !P.Err_SetRaised) P.Err_GetRaised = NULL, P.Err_SetRaised = NULL;
     P.gc_guard = P.minor >= 11 && P.GC_Disable;
-    struct range_query q = {.addr = (uintptr_t)P.IsInitialized};
-    if (!gt_loader_iterate(find_range, &q)) return 0;
-    P.lo = q.lo;
-    P.hi = q.hi;
+    if (!gt_object_range((uintptr_t)P.IsInitialized, &P.lo, &P.hi)) return 0;
     int on = layout_usable(h, version);
     atomic_store(&P.on, on);
     gt_log("gputrace: Python 3.%d: stacks carry Python frames%s\n", P.minor,

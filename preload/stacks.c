@@ -113,36 +113,6 @@ static unsigned parse_events(const char *v)
     return m;
 }
 
-struct range_query {
-    uintptr_t addr, lo, hi;
-};
-
-/* The mapped range [lo, hi) of the object's PT_LOAD segments. */
-static void load_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
-{
-    *lo = UINTPTR_MAX;
-    *hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < *lo) *lo = a;
-        if (a + ph->p_memsz > *hi) *hi = a + ph->p_memsz;
-    }
-}
-
-static int find_range(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    struct range_query *q = arg;
-    uintptr_t lo, hi;
-    (void)size;
-    load_range(info, &lo, &hi);
-    if (q->addr < lo || q->addr >= hi) return 0;
-    q->lo = lo;
-    q->hi = hi;
-    return 1;
-}
-
 void gt_stacks_configure(const char *depth, const char *events)
 {
     if (depth && *depth) {
@@ -155,11 +125,7 @@ void gt_stacks_configure(const char *depth, const char *events)
         return;
     }
     gt_py_configure();
-    struct range_query q = {.addr = (uintptr_t)&gt_stacks_configure};
-    if (gt_loader_iterate(find_range, &q)) {
-        S.self_lo = q.lo;
-        S.self_hi = q.hi;
-    }
+    gt_object_range((uintptr_t)&gt_stacks_configure, &S.self_lo, &S.self_hi);
     ssize_t n = readlink("/proc/self/exe", S.exe, sizeof(S.exe) - 1);
     S.exe[n > 0 ? n : 0] = 0;
     const char *unwind = getenv("GPUTRACE_UNWIND");
@@ -293,7 +259,7 @@ static int scan_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
     uintptr_t lo, hi;
     (void)size;
-    load_range(info, &lo, &hi);
+    gt_load_range(info, &lo, &hi);
     if (lo >= hi || S.n_mod == MODULES_MAX) return 0;
     for (uint32_t i = 0; i < S.n_mod; i++)
         if (S.mod[i].lo == lo && S.mod[i].hi == hi && S.mod[i].base == info->dlpi_addr) return 0;

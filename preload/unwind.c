@@ -116,6 +116,44 @@ int gt_loader_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *da
     return r;
 }
 
+void gt_load_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = UINTPTR_MAX;
+    *hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < *lo) *lo = a;
+        if (a + ph->p_memsz > *hi) *hi = a + ph->p_memsz;
+    }
+}
+
+struct range_query {
+    uintptr_t addr, lo, hi;
+};
+
+static int find_range(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct range_query *q = arg;
+    uintptr_t lo, hi;
+    (void)size;
+    gt_load_range(info, &lo, &hi);
+    if (q->addr < lo || q->addr >= hi) return 0;
+    q->lo = lo;
+    q->hi = hi;
+    return 1;
+}
+
+int gt_object_range(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+    struct range_query q = {.addr = addr};
+    if (!gt_loader_iterate(find_range, &q)) return 0;
+    *lo = q.lo;
+    *hi = q.hi;
+    return 1;
+}
+
 #if defined(__x86_64__)
 
 static uint32_t derive_rule(uintptr_t pc);

@@ -39,6 +39,12 @@ void gt_unwind_configure(const char *mode);
 struct dl_phdr_info;
 int gt_loader_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
 
+/* The mapped range [lo, hi) of the object's PT_LOAD segments. */
+void gt_load_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
+
+/* The range of the loaded object that holds addr (as gt_load_range); 0 when none does. */
+int gt_object_range(uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
+
 /* Drops every rule derived and libunwind's caches (the dlclose wrapper, after an unload). */
 void gt_unwind_forget(void);
 
