@@ -353,24 +353,20 @@ static void on_extcorr(struct ga_gpu *g, const struct gt_rec_gpu_extcorr *e)
 
 /* ---- host records ---------------------------------------------------------------------------- */
 
-/* Records come in runs of one thread's chunk: the previous thread's entry is kept at hand. */
+/* Threads take turns, record by record or chunk by chunk: a direct-mapped cache of tid -> 1 +
+ * index in front of last_call_idx (0: empty slot) answers most lookups without the hash map. */
 static struct ga_gpu_call *last_call(struct ga_gpu *g, uint32_t tid)
 {
     int added = 0;
-    if (g->n_last_call && g->last_tid == tid) return &g->last_call[g->last_tid_idx];
     uint32_t c = (tid ^ tid >> 6 ^ tid >> 12) & (GA_GPU_CALL_CACHE - 1);
-    g->last_tid = tid;
-    if (g->call_cache_idx[c] && g->call_cache_tid[c] == tid) {
-        g->last_tid_idx = g->call_cache_idx[c] - 1;
-        return &g->last_call[g->last_tid_idx];
-    }
+    if (g->call_cache_idx[c] && g->call_cache_tid[c] == tid)
+        return &g->last_call[g->call_cache_idx[c] - 1];
     uint64_t *i = ga_map_upsert(&g->last_call_idx, tid, 0, g->n_last_call, &added);
     if (added) {
         g->last_call =
             ga_xgrow(g->last_call, &g->last_call_cap, g->n_last_call, sizeof(*g->last_call));
         g->last_call[g->n_last_call++] = (struct ga_gpu_call){0, 0};
     }
-    g->last_tid_idx = (size_t)*i;
     if (*i < UINT32_MAX) {
         g->call_cache_tid[c] = tid;
         g->call_cache_idx[c] = (uint32_t)*i + 1;

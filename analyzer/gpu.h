@@ -204,10 +204,7 @@ struct ga_gpu {
     struct ga_map last_call_idx; /* tid -> index into last_call */
     struct ga_gpu_call *last_call;
     size_t n_last_call, last_call_cap;
-    uint32_t last_tid; /* the thread last looked up, and its index (valid when n_last_call) */
-    size_t last_tid_idx;
-    /* Threads take turns: a direct-mapped cache of tid -> 1 + index in front of last_call_idx
-     * (0: empty slot), so most lookups of another thread than the last one skip the hash map. */
+    /* a direct-mapped cache of tid -> 1 + index in front of last_call_idx (0: empty slot) */
     uint32_t call_cache_tid[GA_GPU_CALL_CACHE], call_cache_idx[GA_GPU_CALL_CACHE];
     struct ga_map seen_devices; /* devices let in (GA_DEVICES_MAX) */
     size_t n_seen_devices;
