@@ -35,6 +35,14 @@ static void run_report(struct tb *t, struct ga_report *r, char path[256])
     if (ga_report_run(r) != 0) printf("     read error: %s\n", r->read.error);
 }
 
+/* The host chunk of thread `tid` that says CUPTI is on (at 1 ns), as the shim writes it. */
+static void cupti_on(struct tb *t, uint32_t tid)
+{
+    tb_begin(t, GT_CHUNK_HOST, tid);
+    tb_cupti(t, 1, GT_CUPTI_ON, 0, 0, "/x/libcupti.so.13", "");
+    tb_end(t);
+}
+
 static void done_report(struct tb *t, struct ga_report *r, const char *path)
 {
     ga_report_free(r);
@@ -199,9 +207,7 @@ static void test_timeline_random(void)
         a[i].kind = (uint8_t)(rng(4) == 0 ? GA_GPU_MEMCPY : rng(5) == 0 ? GA_GPU_MEMSET : 0);
     }
     tb_init(&t, 1, T0);
-    tb_begin(&t, GT_CHUNK_HOST, 1);
-    tb_cupti(&t, 1, GT_CUPTI_ON, 0, 0, "/x/libcupti.so.13", "");
-    tb_end(&t);
+    cupti_on(&t, 1);
     shuffle(a, NACT);
     write_acts(&t, a, NACT);
     run_report(&t, &r, path);
@@ -441,9 +447,7 @@ static void test_copies(void)
     struct ga_report r;
     char path[256];
     tb_init(&t, 1, T0);
-    tb_begin(&t, GT_CHUNK_HOST, 1);
-    tb_cupti(&t, 1, GT_CUPTI_ON, 0, 0, "/x/libcupti.so.13", "");
-    tb_end(&t);
+    cupti_on(&t, 1);
     tb_begin(&t, GT_CHUNK_GPU, 0);
     tb_gpu_memcpy(&t, 1, T0 + 1000, T0 + 2000, 25000000, 0, 1); /* HtoD 25 MB in 1 us */
     tb_gpu_memcpy(&t, 1, T0 + 3000, T0 + 6000, 5000000, 0, 1);  /* + 5 MB in 3 us */
@@ -794,9 +798,7 @@ static void test_kernel_first(void)
     struct ga_report r;
     char path[256];
     tb_init(&t, 1, T0);
-    tb_begin(&t, GT_CHUNK_HOST, 7);
-    tb_cupti(&t, 1, GT_CUPTI_ON, 0, 0, "/x/libcupti.so.13", "");
-    tb_end(&t);
+    cupti_on(&t, 7);
     for (uint64_t c = 0; c < NEARLY / KPC; c++) {
         tb_begin(&t, GT_CHUNK_GPU, 0);
         for (uint64_t i = c * KPC + 1; i <= (c + 1) * KPC; i++) {
@@ -834,9 +836,7 @@ static void test_flood(void)
     struct ga_report r;
     char path[256];
     tb_init(&t, 1, T0);
-    tb_begin(&t, GT_CHUNK_HOST, 7);
-    tb_cupti(&t, 1, GT_CUPTI_ON, 0, 0, "/x/libcupti.so.13", "");
-    tb_end(&t);
+    cupti_on(&t, 7);
     for (uint64_t i = 0; i < GA_LINK_MAX + NFLOOD; i++) {
         if (i % 20000 == 0) {
             if (i) tb_end(&t);
