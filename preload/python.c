@@ -76,7 +76,6 @@
 #include "python.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
