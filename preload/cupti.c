@@ -93,7 +93,8 @@ static int find_site_packages(struct dl_phdr_info *info, size_t size, void *data
 {
     (void)size;
     void **out = data;
-    const char *s = info->dlpi_name ? strstr(info->dlpi_name, "/site-packages/") : NULL;
+    size_t len = gt_dl_name_len(info->dlpi_name, 4096);
+    const char *s = len ? memmem(info->dlpi_name, len, "/site-packages/", 15) : NULL;
     if (!s || *out) return 0;
     char dir[1024];
     int n = (int)(s - info->dlpi_name) + (int)strlen("/site-packages");

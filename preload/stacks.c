@@ -234,8 +234,9 @@ static const uint8_t *build_id(const struct dl_phdr_info *info, uint32_t *len)
 static void emit_module(struct gt_thread *t, const struct dl_phdr_info *info, uintptr_t lo,
                         uintptr_t hi)
 {
-    const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : S.exe;
-    uint32_t bl, pl = (uint32_t)strnlen(path, PATH_MAX);
+    const char *path = info->dlpi_name;
+    uint32_t bl, pl = (uint32_t)gt_dl_name_len(path, PATH_MAX);
+    if (pl == 0) pl = (uint32_t)strnlen(path = S.exe, PATH_MAX);
     const uint8_t *bid = build_id(info, &bl);
     struct gt_rec_module r = {.ts = gt_now(),
                               .base = info->dlpi_addr,
@@ -268,8 +269,8 @@ static int scan_module(struct dl_phdr_info *info, size_t size, void *arg)
     S.mod[S.n_mod].base = info->dlpi_addr;
     S.n_mod++;
     emit_module(arg, info, lo, hi);
-    if (info->dlpi_name && strstr(info->dlpi_name, "libpython3") && !gt_py_available()) {
-        size_t l = strnlen(info->dlpi_name, sizeof(S.py_path) - 1);
+    size_t l = gt_dl_name_len(info->dlpi_name, sizeof(S.py_path) - 1);
+    if (memmem(info->dlpi_name, l, "libpython3", 10) && !gt_py_available()) {
         memcpy(S.py_path, info->dlpi_name, l);
         S.py_path[l] = 0;
     }

@@ -42,6 +42,11 @@ int gt_loader_iterate(int (*cb)(struct dl_phdr_info *, size_t, void *), void *da
 /* The mapped range [lo, hi) of the object's PT_LOAD segments. */
 void gt_load_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
 
+/* The length of a loaded object's name (dlpi_name, NULL reads as ""), at most max bytes. Inside
+ * a gt_loader_iterate callback, read the name only through this and then only its first len
+ * bytes (see unwind.c: ThreadSanitizer and dlopen'ed names). */
+size_t gt_dl_name_len(const char *name, size_t max);
+
 /* The range of the loaded object that holds addr (as gt_load_range); 0 when none does. */
 int gt_object_range(uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
 
