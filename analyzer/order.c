@@ -195,27 +195,34 @@ static void close_cur(struct ga_order *o)
     *ga_map_upsert(&o->tid_stream, run->tid, 0, s, NULL) = s;
 }
 
-void ga_order_push(struct ga_order *o, const unsigned char *rec, uint32_t size, uint32_t tid,
-                   uint64_t order)
+void ga_order_push_run(struct ga_order *o, const unsigned char *rec, const unsigned char *end,
+                       uint32_t count, uint64_t first_key, uint64_t last_key, uint32_t late,
+                       uint32_t tid, uint64_t order)
 {
-    uint64_t key = size >= 16 ? rec_key(rec) : 0;
-    if (key < o->passed) o->late++;
-    o->held++;
-    o->held_bytes += size;
+    o->late += late;
+    o->held += count;
+    o->held_bytes += (size_t)(end - rec);
     if (o->held > o->max_held) o->max_held = o->held;
     if (o->cur != NONE) {
         struct ga_order_run *run = &o->runs[o->cur];
-        if (run->end == rec && key >= run->last_key) { /* the common case: the run goes on */
-            run->end += size;
-            run->last_key = key;
+        if (run->end == rec && first_key >= run->last_key) { /* the common case: the run goes on */
+            run->end = end;
+            run->last_key = last_key;
             return;
         }
         close_cur(o);
     }
     uint32_t r = run_new(o);
-    o->runs[r] = (struct ga_order_run){rec, rec + size, key, order, tid, o->chunk_buf, NONE};
+    o->runs[r] = (struct ga_order_run){rec, end, last_key, order, tid, o->chunk_buf, NONE};
     o->bufs[o->chunk_buf].refs++;
     o->cur = r;
+}
+
+void ga_order_push(struct ga_order *o, const unsigned char *rec, uint32_t size, uint32_t tid,
+                   uint64_t order)
+{
+    uint64_t key = size >= 16 ? rec_key(rec) : 0;
+    ga_order_push_run(o, rec, rec + size, 1, key, key, key < o->passed, tid, order);
 }
 
 void ga_order_chunk_begin(struct ga_order *o)

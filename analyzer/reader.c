@@ -31,6 +31,7 @@ struct rd {
     struct ga_order ord;
     struct ga_read_stats *st;
     uint64_t plain; /* ga_rec_plain_types() */
+    uint64_t run;   /* the plain host types other than the watermark: parse_host's runs */
     ga_sink_fn sink;
     void *ctx;
 };
@@ -196,6 +197,55 @@ static void parse_payload(struct rd *r, const struct gt_chunk_header *ch, const 
     }
 }
 
+/* parse_payload for a host chunk. A thread writes its records in time order, so a payload is
+ * mostly runs of well-framed plain records (no strings to check, not a watermark) whose keys do
+ * not decrease: each run goes to the order in one call. A record that ends a run (a watermark,
+ * a record with strings, an unknown or badly framed one, a key that steps back) goes through
+ * parse_payload's per-record path, which gives every record exactly what that path would. */
+static void parse_host(struct rd *r, const struct gt_chunk_header *ch, const unsigned char *p,
+                       uint32_t n)
+{
+    const uint64_t run_types = r->run;
+    uint32_t pos = 0;
+    while (pos < n) {
+        uint64_t passed = r->ord.passed; /* moves only when a watermark flushes */
+        uint32_t start = pos, count = 0, late = 0;
+        uint64_t first = 0, last = 0;
+        while (n - pos >= sizeof(struct gt_rec_header)) {
+            struct gt_rec_header h;
+            memcpy(&h, p + pos, sizeof(h));
+            if (h.size < 8 || (h.size & 7) || h.size > n - pos || h.type >= 64 ||
+                !(run_types >> h.type & 1))
+                break;
+            uint64_t key = ga_rec_key(p + pos, h.size);
+            if (count && key < last) break;
+            if (!count) first = key;
+            last = key;
+            late += key < passed;
+            count++;
+            pos += h.size;
+        }
+        if (count) {
+            ga_order_push_run(&r->ord, p + start, p + pos, count, first, last, late, ch->tid,
+                              r->order);
+            r->order += count;
+            r->st->records += count;
+            r->st->host_records += count;
+        }
+        if (pos == n) return;
+        /* One record the per-record way (a watermark flushes). */
+        struct gt_rec_header h = {0};
+        if (n - pos >= sizeof(h)) memcpy(&h, p + pos, sizeof(h));
+        if (n - pos < sizeof(h) || h.size < 8 || (h.size & 7) || h.size > n - pos) {
+            r->st->malformed_records++;
+            return;
+        }
+        r->order++;
+        host_record(r, p + pos, h.size, ch->tid);
+        pos += h.size;
+    }
+}
+
 static void count_chunk(struct ga_read_stats *st, uint16_t kind)
 {
     st->chunks++;
@@ -271,7 +321,7 @@ static int read_chunk(struct rd *r)
     }
     /* Held host records point into the payload: the order keeps the buffer they are in. */
     ga_order_chunk_begin(&r->ord);
-    parse_payload(r, &ch, raw, raw_size);
+    parse_host(r, &ch, raw, raw_size);
     if (ch.codec == GT_CODEC_NONE)
         ga_order_chunk_end(&r->ord, &r->payload, &r->payload_cap);
     else
@@ -296,6 +346,9 @@ static void finish_stop_reason(struct rd *r)
 int ga_read_fd(int fd, ga_sink_fn sink, void *ctx, struct ga_read_stats *stats)
 {
     struct rd r = {.fd = fd, .st = stats, .sink = sink, .ctx = ctx, .plain = ga_rec_plain_types()};
+    r.run = r.plain & ~(1ull << GT_REC_WATERMARK);
+    for (unsigned t = 0; t < 64; t++)
+        if (ga_rec_is_gpu(t)) r.run &= ~(1ull << t); /* GPU types in a host chunk: unknown */
     int rc = 0;
     memset(stats, 0, sizeof(*stats));
     r.buf = ga_xmalloc(BLOCK);

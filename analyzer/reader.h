@@ -106,6 +106,12 @@ void ga_order_chunk_end(struct ga_order *o, unsigned char **p, size_t *cap);
 /* Holds one checked host record of the current chunk (not copied). */
 void ga_order_push(struct ga_order *o, const unsigned char *rec, uint32_t size, uint32_t tid,
                    uint64_t order);
+/* The same for `count` checked records back to back in [rec, end) whose keys do not decrease
+ * (the first's first_key, the last's last_key; `late` of them below o->passed), the first with
+ * file index `order`: what pushing them one by one does, in one call. */
+void ga_order_push_run(struct ga_order *o, const unsigned char *rec, const unsigned char *end,
+                       uint32_t count, uint64_t first_key, uint64_t last_key, uint32_t late,
+                       uint32_t tid, uint64_t order);
 /* Emits, sorted by (key, file order), every held record with key < w (all when `all`). */
 uint64_t ga_order_flush(struct ga_order *o, uint64_t w, int all, ga_sink_fn sink, void *ctx);
 

@@ -4,7 +4,9 @@
  * interleaving, time steps back inside a chunk, skipped records, watermarks inside chunks and
  * between them, equal times) must come out exactly as the model says, and so must the bytes of
  * each record, also after the order compacted what it held (a few records kept across many
- * 1 MiB payloads). */
+ * 1 MiB payloads). Every scenario runs twice: records pushed one by one (ga_order_push), and
+ * grouped into runs as the reader pushes them (ga_order_push_run: back to back, keys not
+ * decreasing, no skipped record or watermark inside). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,9 +107,24 @@ struct scenario {
     unsigned chunks;
 };
 
+/* The run being grouped for ga_order_push_run: records [first, first + count) of the payload. */
+struct pending {
+    unsigned first, count, late;
+    uint64_t first_key, last_key, order;
+};
+
+static void push_pending(struct ga_order *o, struct pending *p, const unsigned char *buf,
+                         uint32_t tid)
+{
+    if (p->count)
+        ga_order_push_run(o, buf + 24 * p->first, buf + 24 * (p->first + p->count), p->count,
+                          p->first_key, p->last_key, p->late, tid, p->order);
+    p->count = 0;
+}
+
 static uint64_t compactions;
 
-static int run(const struct scenario *sc, int *bytes_ok, uint64_t *compare_n)
+static int run(const struct scenario *sc, int grouped, int *bytes_ok, uint64_t *compare_n)
 {
     struct ga_order o;
     struct model m = {0};
@@ -125,6 +142,7 @@ static int run(const struct scenario *sc, int *bytes_ok, uint64_t *compare_n)
             buf = malloc(need);
             cap = need;
         }
+        struct pending pend = {0};
         ga_order_chunk_begin(&o);
         for (unsigned i = 0; i < n; i++) {
             uint64_t key = clock[tid] += rnd(3) * 100; /* equal times happen */
@@ -134,18 +152,30 @@ static int run(const struct scenario *sc, int *bytes_ok, uint64_t *compare_n)
             if (key > now) now = key < (1ull << 62) ? key : now;
             put_rec(buf + 24 * i, key, order);
             if (rnd(100) < sc->skip_pct) { /* framed, counted in file order, never pushed */
+                push_pending(&o, &pend, buf, tid);
                 order++;
                 continue;
             }
-            ga_order_push(&o, buf + 24 * i, 24, tid, order);
+            if (!grouped) {
+                ga_order_push(&o, buf + 24 * i, 24, tid, order);
+            } else {
+                if (pend.count && key < pend.last_key) push_pending(&o, &pend, buf, tid);
+                if (!pend.count)
+                    pend = (struct pending){i, 0, 0, key, key, order};
+                pend.count++;
+                pend.last_key = key;
+                pend.late += key < o.passed;
+            }
             model_push(&m, (struct item){key, order, tid});
             order++;
             if (rnd(100) < sc->wm_pct) {
                 uint64_t w = now > 3000 ? now - rnd(3000) : now;
+                push_pending(&o, &pend, buf, tid);
                 ga_order_flush(&o, w, 0, sink, &got);
                 model_flush(&m, w, 0, &want);
             }
         }
+        push_pending(&o, &pend, buf, tid);
         ga_order_chunk_end(&o, &buf, &cap);
         for (uint32_t t = 1; t <= sc->threads; t++) /* the other threads move on too */
             if (clock[t] + 400 < now) clock[t] += rnd(400);
@@ -183,19 +213,22 @@ int main(void)
         {16, 100, 2, 2, 1, 0, 1, 1000},    /* some held to the end */
         {4, 8, 0, 0, 10, 1 << 20, 5, 200}, /* 1 MiB payloads, a few held: compaction */
     };
-    for (size_t i = 0; i < sizeof(sc) / sizeof(sc[0]); i++) {
-        int bytes_ok = 0;
-        uint64_t n = 0;
-        char what[160];
-        int same = run(&sc[i], &bytes_ok, &n);
-        snprintf(what, sizeof(what),
-                 "scenario %zu (%u threads, %u%% back, %u%% skipped, %u%% watermarks): "
-                 "order, late count and most held as the model",
-                 i + 1, sc[i].threads, sc[i].back_pct, sc[i].skip_pct, sc[i].wm_pct);
-        CHECK(what, same && n > 0);
-        snprintf(what, sizeof(what), "scenario %zu: every record's bytes intact", i + 1);
-        CHECK(what, bytes_ok);
-        if (sc[i].pad) CHECK("... and the held records were compacted", compactions > 0);
-    }
+    for (int grouped = 0; grouped < 2; grouped++)
+        for (size_t i = 0; i < sizeof(sc) / sizeof(sc[0]); i++) {
+            int bytes_ok = 0;
+            uint64_t n = 0;
+            char what[200];
+            int same = run(&sc[i], grouped, &bytes_ok, &n);
+            snprintf(what, sizeof(what),
+                     "scenario %zu (%u threads, %u%% back, %u%% skipped, %u%% watermarks%s): "
+                     "order, late count and most held as the model",
+                     i + 1, sc[i].threads, sc[i].back_pct, sc[i].skip_pct, sc[i].wm_pct,
+                     grouped ? ", pushed as runs" : "");
+            CHECK(what, same && n > 0);
+            snprintf(what, sizeof(what), "scenario %zu%s: every record's bytes intact", i + 1,
+                     grouped ? " (runs)" : "");
+            CHECK(what, bytes_ok);
+            if (sc[i].pad) CHECK("... and the held records were compacted", compactions > 0);
+        }
     return check_done();
 }
