@@ -286,7 +286,7 @@ void ga_order_chunk_end(struct ga_order *o, unsigned char **p, size_t *cap)
 uint64_t ga_order_flush(struct ga_order *o, uint64_t w, int all, ga_sink_fn sink, void *ctx)
 {
     struct ga_event ev;
-    uint64_t emitted = 0;
+    uint64_t emitted = 0, bytes = 0;
     close_cur(o);
     while (o->n_heap && (all || o->heap[0].key < w)) {
         uint32_t s = o->heap[0].stream, r = o->streams[s].head;
@@ -295,8 +295,7 @@ uint64_t ga_order_flush(struct ga_order *o, uint64_t w, int all, ga_sink_fn sink
         ga_rec_decode(run->pos, size, run->tid, run->order, &ev);
         sink(ctx, &ev);
         emitted++;
-        o->held--;
-        o->held_bytes -= size;
+        bytes += size;
         run->pos += size;
         run->order++;
         if (run->pos == run->end) { /* the run is done: the stream goes on with its next one */
@@ -318,6 +317,8 @@ uint64_t ga_order_flush(struct ga_order *o, uint64_t w, int all, ga_sink_fn sink
         }
         replace_top(o, rec_key(run->pos), run->order, s);
     }
+    o->held -= emitted; /* the sink never sees the order: counted here, not per record */
+    o->held_bytes -= bytes;
     if (!all && w > o->passed) o->passed = w;
     return emitted;
 }

@@ -97,13 +97,6 @@ static uint32_t load_u32(const unsigned char *p, uint32_t size, uint32_t off)
     return v;
 }
 
-static uint64_t load_u64(const unsigned char *p, uint32_t size, uint32_t off)
-{
-    uint64_t v = 0;
-    if (off + 8 <= size) memcpy(&v, p + off, 8);
-    return v;
-}
-
 /* Sum of the string lengths; 64-bit so three u32 lengths cannot wrap. */
 static uint64_t tail_len(const struct rec_info *ri, const unsigned char *p, uint32_t size)
 {
@@ -138,11 +131,6 @@ uint64_t ga_rec_plain_types(void)
     return mask;
 }
 
-uint64_t ga_rec_key(const void *rec, uint32_t size)
-{
-    return load_u64(rec, size, sizeof(struct gt_rec_header));
-}
-
 /* memcpy of n bytes (a struct size). This runs once per record: a call into the C library, or
  * a jump on the size (records of different sizes take turns), cost as much as the rest of the
  * decoding. From 32 to 96 bytes three 32-byte moves at 0, min(32, n - 32) and n - 32 cover
@@ -157,6 +145,21 @@ static inline void copy_fixed(void *dst, const void *src, uint32_t n)
         return;
     }
     memcpy(dst, src, n);
+}
+
+/* ga_rec_decode's rare parts, out of its way: a record shorter than its struct (an older or a
+ * damaged writer: gt_rec_load zero-fills) and the strings. */
+__attribute__((noinline)) static void decode_tail(const struct rec_info *ri, const unsigned char *p,
+                                                  uint32_t size, struct ga_event *ev)
+{
+    if (size < ri->fixed) gt_rec_load(&ev->r, ri->fixed, p, size);
+    uint32_t off = ri->fixed;
+    for (int i = 0; i < 3 && ri->len_off[i]; i++) {
+        uint32_t n = load_u32(p, size, ri->len_off[i]);
+        ev->str[i] = (const char *)p + off;
+        ev->str_len[i] = n;
+        off += n;
+    }
 }
 
 void ga_rec_decode(const void *rec, uint32_t size, uint32_t tid, uint64_t order,
@@ -176,17 +179,12 @@ void ga_rec_decode(const void *rec, uint32_t size, uint32_t tid, uint64_t order,
     ev->order = order;
     ev->ts = ga_rec_key(rec, size);
     if (!ri) return;
-    if (size >= ri->fixed) /* the common case, what gt_rec_load does, without its byte loop */
+    if (size >= ri->fixed && !ri->len_off[0]) { /* the common case, without gt_rec_load's loop */
         copy_fixed(&ev->r, p, ri->fixed);
-    else
-        gt_rec_load(&ev->r, ri->fixed, p, size);
-    uint32_t off = ri->fixed;
-    for (int i = 0; i < 3 && ri->len_off[i]; i++) {
-        uint32_t n = load_u32(p, size, ri->len_off[i]);
-        ev->str[i] = (const char *)p + off;
-        ev->str_len[i] = n;
-        off += n;
+        return;
     }
+    if (size >= ri->fixed) copy_fixed(&ev->r, p, ri->fixed);
+    decode_tail(ri, p, size, ev);
 }
 
 const char *ga_api_label(unsigned api, char buf[16])

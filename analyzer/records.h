@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gputrace/trace_format.h"
 
@@ -79,7 +80,13 @@ enum ga_rec_check ga_rec_check(const void *rec, uint32_t size, const char **why)
  * any size for them, so a reader may skip the call. */
 uint64_t ga_rec_plain_types(void);
 /* The record's sort key: its first u64 after the header (0 if the record is too short). */
-uint64_t ga_rec_key(const void *rec, uint32_t size);
+static inline uint64_t ga_rec_key(const void *rec, uint32_t size)
+{
+    uint64_t k = 0;
+    if (size >= sizeof(struct gt_rec_header) + 8)
+        memcpy(&k, (const unsigned char *)rec + sizeof(struct gt_rec_header), 8);
+    return k;
+}
 /* Decodes a checked record of a known type; `rec` must stay valid while ev is used. */
 void ga_rec_decode(const void *rec, uint32_t size, uint32_t tid, uint64_t order,
                    struct ga_event *ev);
