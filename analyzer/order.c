@@ -135,7 +135,12 @@ static void buf_release(struct ga_order *o, uint32_t i)
 /* Without branches: which stream comes next is a coin toss when threads interleave. */
 static inline unsigned less(const struct ga_order_top *a, const struct ga_order_top *b)
 {
+#ifdef __SIZEOF_INT128__
+    typedef unsigned __int128 u128; /* (key, order) as one number: a compare and a borrow */
+    return ((u128)a->key << 64 | a->order) < ((u128)b->key << 64 | b->order);
+#else
     return (unsigned)(a->key < b->key) | ((unsigned)(a->key == b->key) & (a->order < b->order));
+#endif
 }
 
 /* Puts x in the place of the top. Bottom-up: the hole goes down to a leaf along the smaller
