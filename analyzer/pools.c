@@ -522,6 +522,12 @@ void gap_item_del(struct ga_pools *p, unsigned key, uint64_t addr, uint32_t i)
 
 /* ---- records -------------------------------------------------------------------------------- */
 
+/* Most traces have no live stream-ordered allocation (no item at all): no call then. */
+static void async_gone(struct ga_pools *p, uint64_t addr, uint64_t ts)
+{
+    if (p->item_idx.count) gap_async_gone(p, addr, ts);
+}
+
 static void on_alloc(struct ga_pools *p, const struct ga_event *ev)
 {
     const struct gt_rec_alloc *r = &ev->r.alloc;
@@ -533,7 +539,7 @@ static void on_alloc(struct ga_pools *p, const struct ga_event *ev)
     else if (ev->sub == GT_API_cuMemCreate)
         gap_on_create(p, r);
     else if (kind == GT_MEM_DEVICE || kind == GT_MEM_MANAGED)
-        gap_async_gone(p, r->addr, r->ts); /* the address is reused: an async free was missed */
+        async_gone(p, r->addr, r->ts); /* the address is reused: an async free was missed */
 }
 
 static void on_free(struct ga_pools *p, const struct ga_event *ev)
@@ -546,7 +552,7 @@ static void on_free(struct ga_pools *p, const struct ga_event *ev)
     } else if (ev->sub == GT_API_cuMemRelease) {
         gap_on_release(p, r->addr);
     } else {
-        gap_async_gone(p, r->addr, r->ts); /* cuMemFree may free stream-ordered memory too */
+        async_gone(p, r->addr, r->ts); /* cuMemFree may free stream-ordered memory too */
     }
 }
 
@@ -589,7 +595,7 @@ void ga_pools_oom_evidence(const struct ga_pools *p, int32_t device, uint64_t re
     ev->reserved_unused = ev->unused_annotated + ev->unused_layout_unknown;
 }
 
-static void on_fail(struct ga_pools *p, const struct ga_event *ev)
+static __attribute__((noinline)) void on_fail(struct ga_pools *p, const struct ga_event *ev)
 {
     const struct gt_rec_alloc_fail *r = &ev->r.alloc_fail;
     unsigned kind = ev->sub < GT_API_MAX ? gt_api_table[ev->sub].mem_kind : GT_MEM_NONE;
@@ -626,7 +632,15 @@ static void on_fail(struct ga_pools *p, const struct ga_event *ev)
         gap_map_fill(&p->pools[f->ev.pool_index], &f->map);
 }
 
-void ga_pools_event(struct ga_pools *p, const struct ga_event *ev)
+/* The records pools follow; every other one (launches, most of a trace) only reaches the
+ * peak check. */
+#define POOL_RECORDS                                                                               \
+    (1ull << GT_REC_POOL | 1ull << GT_REC_BLOCK | 1ull << GT_REC_POOL_USAGE |                    \
+     1ull << GT_REC_ALLOC | 1ull << GT_REC_FREE | 1ull << GT_REC_VMM_MAP | 1ull << GT_REC_OBJECT | \
+     1ull << GT_REC_ALLOC_FAIL)
+
+/* Out of line, so that a record pools ignore costs no frame. */
+static __attribute__((noinline)) void on_record(struct ga_pools *p, const struct ga_event *ev)
 {
     switch (ev->type) {
     case GT_REC_POOL:
@@ -646,8 +660,10 @@ void ga_pools_event(struct ga_pools *p, const struct ga_event *ev)
         break;
     case GT_REC_VMM_MAP:
         if (ev->r.vmm_map.result != 0) break;
-        if (ev->sub == GT_API_cuMemMap) gap_on_map(p, &ev->r.vmm_map);
-        if (ev->sub == GT_API_cuMemUnmap) gap_on_unmap(p, &ev->r.vmm_map);
+        if (ev->sub == GT_API_cuMemMap)
+            gap_on_map(p, &ev->r.vmm_map);
+        else if (ev->sub == GT_API_cuMemUnmap)
+            gap_on_unmap(p, &ev->r.vmm_map);
         break;
     case GT_REC_OBJECT:
         gap_on_object(p, ev);
@@ -658,13 +674,20 @@ void ga_pools_event(struct ga_pools *p, const struct ga_event *ev)
     default:
         break;
     }
-    if (!ga_rec_is_gpu(ev->type) && ev->ts > p->last_ts) p->last_ts = ev->ts;
-    /* memory.c saw this record first: a new process peak means the state now is the peak's */
-    if (p->mem && p->mem->peak_total > p->peak_seen) {
-        p->peak_seen = p->mem->peak_total;
-        p->peak_ts = p->mem->peak_ts;
-        p->peak_ver++;
-    }
+}
+
+/* memory.c saw this record first: a new process peak means the state now is the peak's. */
+static __attribute__((cold, noinline)) void new_peak(struct ga_pools *p)
+{
+    p->peak_seen = p->mem->peak_total;
+    p->peak_ts = p->mem->peak_ts;
+    p->peak_ver++;
+}
+
+void ga_pools_event(struct ga_pools *p, const struct ga_event *ev)
+{
+    if (ev->type < 64 && (POOL_RECORDS >> ev->type & 1)) on_record(p, ev);
+    if (p->mem && p->mem->peak_total > p->peak_seen) new_peak(p);
 }
 
 void ga_pools_init(struct ga_pools *p)

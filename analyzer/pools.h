@@ -228,7 +228,6 @@ struct ga_pools {
      * unless it did so since the latest peak (snap_ver == peak_ver): what it saves is unchanged
      * since that peak. ga_pools_finish fills in the ones untouched since. O(1) per change. */
     uint64_t peak_ver;
-    uint64_t last_ts;
     /* after finish: a common series width and bucket count */
     uint64_t width;
     size_t buckets;
