@@ -120,11 +120,23 @@ static int64_t rel(const struct ga_memory *m, uint64_t ts)
 
 /* ---- accounting ------------------------------------------------------------------------------ */
 
-static void note_series(struct ga_memory *m, const struct ga_dev_mem *d, unsigned kind, uint64_t ts)
+/* Series `slot` of the device (a kind, or GA_SERIES_TOTAL) is now `live`. */
+_Static_assert(GA_SERIES_TOTAL == GT_MEM_NONE, "the total's slot is that of a kind never placed");
+static void series_put(struct ga_memory *m, struct ga_dev_mem *d, unsigned slot, int64_t t,
+                       uint64_t live)
 {
-    ga_series_update(&m->series, d->device, kind, rel(m, ts), d->live[kind]);
-    if (ga_kind_is_device(kind))
-        ga_series_update(&m->series, d->device, GA_SERIES_TOTAL, rel(m, ts), d->live_total);
+    if (!d->series[slot]) {
+        int32_t i = ga_series_index(&m->series, d->device, slot);
+        if (i < 0) return; /* GA_SERIES_MAX series exist */
+        d->series[slot] = i + 1;
+    }
+    ga_series_put(&m->series, d->series[slot] - 1, t, live);
+}
+
+static void note_series(struct ga_memory *m, struct ga_dev_mem *d, unsigned kind, uint64_t ts)
+{
+    series_put(m, d, kind, rel(m, ts), d->live[kind]);
+    if (ga_kind_is_device(kind)) series_put(m, d, GA_SERIES_TOTAL, rel(m, ts), d->live_total);
 }
 
 static void account_add(struct ga_memory *m, struct ga_live *e)

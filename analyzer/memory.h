@@ -144,6 +144,9 @@ struct ga_dev_mem {
     uint64_t live_count[GT_MEM_KIND_COUNT];
     uint64_t peak_ts[GT_MEM_KIND_COUNT];
     uint64_t live_total, peak_total, peak_total_ts; /* device-memory kinds only */
+    /* its live-bytes series per kind (slot GA_SERIES_TOTAL: the total), index + 1 into
+     * ga_memory.series.s; 0 not known yet (or not kept) */
+    int32_t series[GT_MEM_KIND_COUNT];
 };
 
 /* One live allocation; lives in a slab, chained into the list of its (ctx, device) group. */

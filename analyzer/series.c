@@ -11,20 +11,11 @@ static uint64_t max64(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
-/* The series of (device, kind), made on first use; NULL once GA_SERIES_MAX exist. */
-static struct ga_series *find(struct ga_series_set *set, int32_t device, uint32_t kind)
+int32_t ga_series_index(struct ga_series_set *set, int32_t device, uint32_t kind)
 {
-    for (int i = 0; i < 2; i++) {
-        struct ga_series *r = set->recent[i] < set->n ? &set->s[set->recent[i]] : NULL;
-        if (r && r->device == device && r->kind == kind) return r;
-    }
     const uint64_t *idx = ga_map_find(&set->idx, (uint32_t)device, kind);
-    if (idx) {
-        set->recent[1] = set->recent[0];
-        set->recent[0] = (size_t)*idx;
-        return &set->s[*idx];
-    }
-    if (set->n >= GA_SERIES_MAX) return NULL;
+    if (idx) return (int32_t)*idx;
+    if (set->n >= GA_SERIES_MAX) return -1;
     *ga_map_upsert(&set->idx, (uint32_t)device, kind, set->n, NULL) = set->n;
     set->s = ga_xgrow(set->s, &set->cap, set->n, sizeof(*set->s));
     struct ga_series *s = &set->s[set->n++];
@@ -34,7 +25,7 @@ static struct ga_series *find(struct ga_series_set *set, int32_t device, uint32_
     s->width = GA_SERIES_BASE_NS;
     s->shift = 0;
     s->last_idx = -1;
-    return s;
+    return (int32_t)(set->n - 1);
 }
 
 /* Halves the resolution: bucket i takes the maximum of buckets 2i and 2i+1. */
@@ -48,6 +39,14 @@ static void widen(struct ga_series *s)
     if (s->last_idx >= 0) s->last_idx /= 2;
 }
 
+/* Time ran past the last bucket: widen until `units` (of GA_SERIES_BASE_NS) fits. Rare (a few
+ * dozen times in any trace), so out of the update's way. */
+static __attribute__((cold, noinline)) void widen_to(struct ga_series *s, uint64_t units)
+{
+    while ((units >> s->shift) >= GA_SERIES_BUCKETS)
+        widen(s);
+}
+
 /* Carries the last value through the buckets up to and including idx. */
 static void carry(struct ga_series *s, int64_t idx)
 {
@@ -55,22 +54,26 @@ static void carry(struct ga_series *s, int64_t idx)
         s->max[i] = max64(s->max[i], s->last_val);
 }
 
-void ga_series_update(struct ga_series_set *set, int32_t device, uint32_t kind, int64_t rel_ns,
-                      uint64_t live)
+void ga_series_put(struct ga_series_set *set, int32_t i, int64_t rel_ns, uint64_t live)
 {
-    struct ga_series *s = find(set, device, kind);
+    struct ga_series *s = &set->s[i];
     uint64_t t = rel_ns > 0 ? (uint64_t)rel_ns : 0;
-    if (!s) return;
     /* t / width without a division per update: floor(floor(t / BASE) / 2^shift) is the same */
     uint64_t units = t / GA_SERIES_BASE_NS;
-    while ((units >> s->shift) >= GA_SERIES_BUCKETS)
-        widen(s);
+    if ((units >> s->shift) >= GA_SERIES_BUCKETS) widen_to(s, units);
     int64_t idx = (int64_t)(units >> s->shift);
     if (idx < s->last_idx) idx = s->last_idx; /* out of order: keep the series monotone */
     carry(s, idx);
     s->max[idx] = max64(s->max[idx], live);
     s->last_idx = idx;
     s->last_val = live;
+}
+
+void ga_series_update(struct ga_series_set *set, int32_t device, uint32_t kind, int64_t rel_ns,
+                      uint64_t live)
+{
+    int32_t i = ga_series_index(set, device, kind);
+    if (i >= 0) ga_series_put(set, i, rel_ns, live);
 }
 
 void ga_series_finish(struct ga_series_set *set, int64_t end_rel_ns)

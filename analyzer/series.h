@@ -30,7 +30,6 @@ struct ga_series_set {
     struct ga_series *s;
     size_t n, cap;
     struct ga_map idx; /* (device, kind) -> index into s */
-    size_t recent[2];  /* the two series used last (an update touches a kind and the total) */
     uint64_t width;    /* common width after ga_series_finish */
     size_t buckets;    /* buckets in use after ga_series_finish */
 };
@@ -39,6 +38,11 @@ struct ga_series_set {
  * (device, kind) once GA_SERIES_MAX series exist). */
 void ga_series_update(struct ga_series_set *set, int32_t device, uint32_t kind, int64_t rel_ns,
                       uint64_t live);
+/* The same in two steps, for a caller that keeps the index: the index of the series of
+ * (device, kind) in set->s, made on first use (-1 once GA_SERIES_MAX exist; indices never
+ * change), and the update of series i. */
+int32_t ga_series_index(struct ga_series_set *set, int32_t device, uint32_t kind);
+void ga_series_put(struct ga_series_set *set, int32_t i, int64_t rel_ns, uint64_t live);
 /* Brings every series to one width and carries the last value to `end_rel_ns`. */
 void ga_series_finish(struct ga_series_set *set, int64_t end_rel_ns);
 const struct ga_series *ga_series_get(const struct ga_series_set *set, int32_t device,
