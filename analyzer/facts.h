@@ -66,6 +66,13 @@ struct ga_facts {
 };
 
 void ga_facts_init(struct ga_facts *f);
+/* The record types ga_facts_event looks at (bit t: type t); report.c hands it no others: every
+ * host type but the watermark, whose time is a barrier's (first/last times are the host
+ * records'), no GPU type (their times are gpu.c's). */
+#define GA_FACTS_TYPES                                                                             \
+    (~((1ull << GT_REC_WATERMARK) | (1ull << GT_REC_GPU_KERNEL) | (1ull << GT_REC_GPU_MEMCPY) |    \
+       (1ull << GT_REC_GPU_MEMSET) | (1ull << GT_REC_GPU_EXTCORR) | (1ull << GT_REC_GPU_API) |     \
+       (1ull << GT_REC_GPU_NAME) | (1ull << GT_REC_GPU_DROPPED)))
 void ga_facts_event(struct ga_facts *f, const struct ga_event *ev);
 void ga_facts_free(struct ga_facts *f);
 /* "dlsym", "cuGetProcAddress", "cuGetProcAddress_v2", "other" */

@@ -168,6 +168,10 @@ struct ga_gaps {
 
 /* top: gaps to keep per device (GA_GAPS_TOP by default), 0 keeps all. */
 void ga_gaps_init(struct ga_gaps *x, size_t top);
+/* The record types ga_gaps_event looks at (bit t: type t); report.c hands it no others. */
+#define GA_GAPS_TYPES                                                                              \
+    ((1ull << GT_REC_CUPTI) | (1ull << GT_REC_SPAN) | (1ull << GT_REC_ALLOC) |                     \
+     (1ull << GT_REC_ALLOC_FAIL) | (1ull << GT_REC_FREE))
 void ga_gaps_event(struct ga_gaps *x, const struct ga_event *ev);
 /* One GPU activity, in time order (ga_gpu's reorder heap), with its launch or NULL. */
 void ga_gaps_act(struct ga_gaps *x, const struct ga_gpu_act *a, const struct ga_gpu_launch *l);

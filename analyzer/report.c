@@ -18,10 +18,35 @@ static void pool_evidence(const void *pools, int32_t device, uint64_t request,
     out->pool_name = ev.pool_name;
 }
 
+/* Each analysis gets only the record types of its mask (unit_report checks that it ignores the
+ * others): per type, one byte of ROUTE_* bits says which. A type past the masks' 64 bits goes
+ * to all, as every type did before them. */
+enum {
+    ROUTE_FACTS = 1,
+    ROUTE_MEMORY = 2,
+    ROUTE_TIMELINE = 4,
+    ROUTE_GAPS = 8,
+    ROUTE_STACKS = 16,
+    ROUTE_SITES = 32
+};
+static const uint8_t route_all = 0xff;
+
+static void set_routes(struct ga_report *r)
+{
+    for (unsigned t = 0; t < 64; t++)
+        r->routes[t] = (uint8_t)((GA_FACTS_TYPES >> t & 1) * ROUTE_FACTS |
+                                 (GA_REPORT_MEMORY_TYPES >> t & 1) * ROUTE_MEMORY |
+                                 (GA_TIMELINE_TYPES >> t & 1) * ROUTE_TIMELINE |
+                                 (GA_GAPS_TYPES >> t & 1) * ROUTE_GAPS |
+                                 (GA_STACKS_TYPES >> t & 1) * ROUTE_STACKS |
+                                 (GA_SITES_TYPES >> t & 1) * ROUTE_SITES);
+}
+
 void ga_report_init(struct ga_report *r, const char *path)
 {
     memset(r, 0, sizeof(*r));
     r->path = path;
+    set_routes(r);
     ga_facts_init(&r->facts);
     ga_memory_init(&r->mem);
     ga_pools_init(&r->pools);
@@ -54,14 +79,17 @@ void ga_report_event(void *report, const struct ga_event *ev)
         r->pools.t0 = r->mem.t0;
         r->started = 1;
     }
-    ga_facts_event(&r->facts, ev);
-    ga_memory_event(&r->mem, ev);
-    ga_pools_event(&r->pools, ev); /* after memory: it reads the process peak */
-    ga_timeline_event(&r->tl, ev);
-    ga_gpu_event(&r->gpu, ev);
-    ga_gaps_event(&r->gaps, ev);
-    ga_stacks_event(&r->stacks, ev);
-    ga_sites_event(&r->sites, ev);
+    /* Through a pointer: read where tested (kept in a register across the calls, the value
+     * cost more in spills than the loads). */
+    const uint8_t *to = ev->type < 64 ? &r->routes[ev->type] : &route_all;
+    if (*to & ROUTE_FACTS) ga_facts_event(&r->facts, ev);
+    if (*to & ROUTE_MEMORY) ga_memory_event(&r->mem, ev);
+    ga_pools_event(&r->pools, ev); /* every record (its last time); after memory: reads the peak */
+    if (*to & ROUTE_TIMELINE) ga_timeline_event(&r->tl, ev);
+    ga_gpu_event(&r->gpu, ev); /* every record: a host record's time may let activities leave */
+    if (*to & ROUTE_GAPS) ga_gaps_event(&r->gaps, ev);
+    if (*to & ROUTE_STACKS) ga_stacks_event(&r->stacks, ev);
+    if (*to & ROUTE_SITES) ga_sites_event(&r->sites, ev);
 }
 
 int64_t ga_report_rel(const struct ga_report *r, uint64_t ts)

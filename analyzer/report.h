@@ -18,6 +18,12 @@
 
 #define GA_SCHEMA_VERSION 1
 
+/* The record types ga_memory_event looks at (bit t: type t); ga_report_event hands it no others.
+ * It belongs next to ga_memory_event in memory.h; unit_report checks it against memory.c. */
+#define GA_REPORT_MEMORY_TYPES                                                                     \
+    ((1ull << GT_REC_ALLOC) | (1ull << GT_REC_FREE) | (1ull << GT_REC_ALLOC_FAIL) |                \
+     (1ull << GT_REC_OBJECT) | (1ull << GT_REC_VMM_MAP) | (1ull << GT_REC_MEMINFO))
+
 struct ga_report {
     const char *path;
     struct ga_read_stats read;
@@ -26,11 +32,12 @@ struct ga_report {
     struct ga_pools pools; /* pools and fragmentation (second level of memory) */
     struct ga_timeline tl;
     struct ga_gpu gpu;
-    struct ga_gaps gaps;     /* GPU idle gaps and their causes; gaps.top = 0 keeps all (--all-gaps) */
+    struct ga_gaps gaps; /* GPU idle gaps and their causes; gaps.top = 0 keeps all (--all-gaps) */
     struct ga_stacks stacks; /* host call stacks as the trace defines them */
     struct ga_sites sites;   /* events by call site and library */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
-    int started; /* the first event has been seen (the time base is set) */
+    int started;             /* the first event has been seen (the time base is set) */
+    uint8_t routes[64];      /* per record type, the analyses that take it (report.c) */
 };
 
 void ga_report_init(struct ga_report *r, const char *path);

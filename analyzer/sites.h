@@ -66,6 +66,10 @@ struct ga_sites {
 /* ignore_frames: a POSIX extended regex replacing the built-in list, NULL for the built-in one.
  * Returns -1 (error text in s->ignore_error) when it does not compile. */
 int ga_sites_init(struct ga_sites *s, const char *ignore_frames);
+/* The record types ga_sites_event looks at (bit t: type t); report.c hands it no others. */
+#define GA_SITES_TYPES                                                                             \
+    ((1ull << GT_REC_ALLOC) | (1ull << GT_REC_ALLOC_FAIL) | (1ull << GT_REC_LAUNCH) |              \
+     (1ull << GT_REC_SPAN))
 void ga_sites_event(struct ga_sites *s, const struct ga_event *ev);
 /* Leaks from the memory analysis' live allocations; sites from the stacks. */
 void ga_sites_finish(struct ga_sites *s, struct ga_stacks *st, const struct ga_memory *m);

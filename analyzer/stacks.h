@@ -105,6 +105,10 @@ struct ga_stacks {
 };
 
 void ga_stacks_init(struct ga_stacks *s);
+/* The record types ga_stacks_event looks at (bit t: type t); report.c hands it no others. */
+#define GA_STACKS_TYPES                                                                            \
+    ((1ull << GT_REC_STACK) | (1ull << GT_REC_MODULE) | (1ull << GT_REC_SYMBOL) |                  \
+     (1ull << GT_REC_PYCODE))
 void ga_stacks_event(struct ga_stacks *s, const struct ga_event *ev);
 void ga_stacks_free(struct ga_stacks *s);
 

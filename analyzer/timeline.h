@@ -38,6 +38,8 @@ struct ga_timeline {
 };
 
 void ga_timeline_init(struct ga_timeline *t);
+/* The record types ga_timeline_event looks at (bit t: type t); report.c hands it no others. */
+#define GA_TIMELINE_TYPES ((1ull << GT_REC_LAUNCH) | (1ull << GT_REC_SPAN) | (1ull << GT_REC_FUNC))
 void ga_timeline_event(struct ga_timeline *t, const struct ga_event *ev);
 void ga_timeline_finish(struct ga_timeline *t);
 void ga_timeline_free(struct ga_timeline *t);

@@ -1,0 +1,123 @@
+/* ga_report_event hands each analysis only the record types of its mask (GA_*_TYPES, declared
+ * next to the analysis's event function). Each mask must cover every type its analysis looks at:
+ * fed a record of any type outside it, the analysis must leave its state as it was. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "../../analyzer/report.h"
+
+static char text[64] = "name\0more\0and more";
+
+/* A record of `type` whose fields are all set (any analysis that read one would act on it). */
+static void fill(struct ga_event *ev, unsigned type, unsigned variant)
+{
+    memset(ev, 0, sizeof(*ev));
+    memset(&ev->r, variant ? 0x01 : 0x5a, sizeof(ev->r));
+    ev->type = (uint16_t)type;
+    ev->sub = (uint16_t)(variant ? 0 : 3);
+    ev->size = 64;
+    ev->tid = 1234;
+    ev->ts = 5000000000ull + variant;
+    ev->order = 7;
+    for (int i = 0; i < 3; i++) {
+        ev->str[i] = text;
+        ev->str_len[i] = 8;
+    }
+}
+
+typedef void (*event_fn)(void *state, const struct ga_event *ev);
+
+/* For every type outside mask: state (size bytes, freshly set up) does not change. */
+static int ignores_others(void *state, size_t size, event_fn fn, uint64_t mask)
+{
+    unsigned char *before = malloc(size);
+    struct ga_event ev;
+    int ok = 1;
+    memcpy(before, state, size);
+    for (unsigned type = 0; type < 64; type++) {
+        if (mask >> type & 1) continue;
+        for (unsigned variant = 0; variant < 2; variant++) {
+            fill(&ev, type, variant);
+            fn(state, &ev);
+            if (memcmp(before, state, size) != 0) {
+                printf("     type %u changed the state\n", type);
+                memcpy(state, before, size);
+                ok = 0;
+            }
+        }
+    }
+    free(before);
+    return ok;
+}
+
+static void facts_fn(void *s, const struct ga_event *ev)
+{
+    ga_facts_event(s, ev);
+}
+static void memory_fn(void *s, const struct ga_event *ev)
+{
+    ga_memory_event(s, ev);
+}
+static void timeline_fn(void *s, const struct ga_event *ev)
+{
+    ga_timeline_event(s, ev);
+}
+static void gaps_fn(void *s, const struct ga_event *ev)
+{
+    ga_gaps_event(s, ev);
+}
+static void stacks_fn(void *s, const struct ga_event *ev)
+{
+    ga_stacks_event(s, ev);
+}
+static void sites_fn(void *s, const struct ga_event *ev)
+{
+    ga_sites_event(s, ev);
+}
+
+static void test_masks(void)
+{
+    static struct ga_facts facts;
+    static struct ga_memory mem;
+    static struct ga_timeline tl;
+    static struct ga_gaps gaps;
+    static struct ga_stacks stacks;
+    static struct ga_sites sites;
+    ga_facts_init(&facts);
+    ga_memory_init(&mem);
+    ga_timeline_init(&tl);
+    ga_gaps_init(&gaps, GA_GAPS_TOP);
+    ga_stacks_init(&stacks);
+    ga_sites_init(&sites, NULL);
+    CHECK("facts ignores the types outside GA_FACTS_TYPES",
+          ignores_others(&facts, sizeof(facts), facts_fn, GA_FACTS_TYPES));
+    CHECK("memory ignores the types outside GA_REPORT_MEMORY_TYPES",
+          ignores_others(&mem, sizeof(mem), memory_fn, GA_REPORT_MEMORY_TYPES));
+    CHECK("timeline ignores the types outside GA_TIMELINE_TYPES",
+          ignores_others(&tl, sizeof(tl), timeline_fn, GA_TIMELINE_TYPES));
+    CHECK("gaps ignores the types outside GA_GAPS_TYPES",
+          ignores_others(&gaps, sizeof(gaps), gaps_fn, GA_GAPS_TYPES));
+    CHECK("stacks ignores the types outside GA_STACKS_TYPES",
+          ignores_others(&stacks, sizeof(stacks), stacks_fn, GA_STACKS_TYPES));
+    CHECK("sites ignores the types outside GA_SITES_TYPES",
+          ignores_others(&sites, sizeof(sites), sites_fn, GA_SITES_TYPES));
+    /* the check sees a change: each analysis acts on a type of its mask */
+    CHECK("the check notices facts taking a host record",
+          !ignores_others(&facts, sizeof(facts), facts_fn, ~(1ull << GT_REC_ALLOC)));
+    CHECK("the check notices sites taking an allocation",
+          !ignores_others(&sites, sizeof(sites), sites_fn, ~(1ull << GT_REC_ALLOC)));
+    ga_facts_free(&facts);
+    ga_memory_free(&mem);
+    ga_timeline_free(&tl);
+    ga_gaps_free(&gaps);
+    ga_stacks_free(&stacks);
+    ga_sites_free(&sites);
+}
+
+int main(void)
+{
+    test_masks();
+    printf("%d passed, %d failed\n", check_pass, check_fail);
+    return check_fail != 0;
+}
