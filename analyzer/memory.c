@@ -98,11 +98,10 @@ void ga_memory_init(struct ga_memory *m)
     m->recent_group = NONE;
 }
 
-struct ga_dev_mem *ga_memory_dev(struct ga_memory *m, int32_t device)
+/* The slow path of dev_of: a device other than the last one. */
+static __attribute__((noinline)) struct ga_dev_mem *dev_lookup(struct ga_memory *m, int32_t device)
 {
     int added = 0;
-    if (m->dev_recent < m->ndev && m->dev[m->dev_recent].device == device)
-        return &m->dev[m->dev_recent];
     uint64_t *idx = ga_map_upsert(&m->dev_idx, (uint32_t)device, 0, m->ndev, &added);
     m->dev_recent = (size_t)*idx;
     if (!added) return &m->dev[*idx];
@@ -111,6 +110,19 @@ struct ga_dev_mem *ga_memory_dev(struct ga_memory *m, int32_t device)
     memset(d, 0, sizeof(*d));
     d->device = device;
     return d;
+}
+
+/* ga_memory_dev, inline here: most records name the device of the one before. */
+static inline struct ga_dev_mem *dev_of(struct ga_memory *m, int32_t device)
+{
+    if (m->dev_recent < m->ndev && m->dev[m->dev_recent].device == device)
+        return &m->dev[m->dev_recent];
+    return dev_lookup(m, device);
+}
+
+struct ga_dev_mem *ga_memory_dev(struct ga_memory *m, int32_t device)
+{
+    return dev_of(m, device);
 }
 
 static int64_t rel(const struct ga_memory *m, uint64_t ts)
@@ -141,7 +153,7 @@ static void note_series(struct ga_memory *m, struct ga_dev_mem *d, unsigned kind
 
 static void account_add(struct ga_memory *m, struct ga_live *e)
 {
-    struct ga_dev_mem *d = ga_memory_dev(m, e->device);
+    struct ga_dev_mem *d = dev_of(m, e->device);
     struct ga_api_mem *a = api_mem(m, e->api);
     d->live[e->kind] += e->size;
     d->live_count[e->kind]++;
@@ -180,14 +192,19 @@ static void account_add(struct ga_memory *m, struct ga_live *e)
     note_series(m, d, e->kind, e->ts);
 }
 
-static void account_sub(struct ga_memory *m, const struct ga_live *e, uint64_t ts)
+/* Forgets live allocation i; counted_as_freed is 0 when a double allocation replaced it. `at`:
+ * its value slot in m->live, or NULL. */
+static void release(struct ga_memory *m, uint32_t i, uint64_t ts, int counted_as_freed,
+                    uint64_t *at)
 {
-    struct ga_dev_mem *d = ga_memory_dev(m, e->device);
+    const struct ga_live *e = &m->slab[i]; /* unchanged until ga_live_remove */
+    struct ga_dev_mem *d = dev_of(m, e->device);
     struct ga_api_mem *a = api_mem(m, e->api);
     d->live[e->kind] -= e->size;
     d->live_count[e->kind]--;
     a->live_count--;
     a->live_bytes -= e->size;
+    if (counted_as_freed) a->frees++;
     if (ga_kind_is_device(e->kind)) {
         ga_peak_sub(m, e, ts);
         d->live_total -= e->size;
@@ -198,16 +215,6 @@ static void account_sub(struct ga_memory *m, const struct ga_live *e, uint64_t t
         m->va_live -= e->size;
     }
     note_series(m, d, e->kind, ts);
-}
-
-/* Forgets live allocation i; counted_as_freed is 0 when a double allocation replaced it. `at`:
- * its value slot in m->live, or NULL. */
-static void release(struct ga_memory *m, uint32_t i, uint64_t ts, int counted_as_freed,
-                    uint64_t *at)
-{
-    struct ga_live e = m->slab[i];
-    account_sub(m, &e, ts);
-    if (counted_as_freed) api_mem(m, e.api)->frees++;
     ga_live_remove(m, i, at);
 }
 
@@ -235,7 +242,7 @@ static void retry_done(struct ga_memory *m, uint32_t tid, int32_t device, uint64
     ga_map_remove(&m->pending, tid, 0, NULL);
 }
 
-static void on_alloc(struct ga_memory *m, const struct ga_event *ev)
+static __attribute__((noinline)) void on_alloc(struct ga_memory *m, const struct ga_event *ev)
 {
     const struct gt_rec_alloc *r = &ev->r.alloc;
     unsigned kind = api_info(ev->sub)->mem_kind;
@@ -273,7 +280,7 @@ static void on_alloc(struct ga_memory *m, const struct ga_event *ev)
     }
 }
 
-static void on_free(struct ga_memory *m, const struct ga_event *ev)
+static __attribute__((noinline)) void on_free(struct ga_memory *m, const struct ga_event *ev)
 {
     const struct gt_rec_free *r = &ev->r.free;
     unsigned kind = api_info(ev->sub)->mem_kind;
@@ -311,9 +318,10 @@ static void on_free(struct ga_memory *m, const struct ga_event *ev)
 }
 
 /* Smallest unaccounted figure seen on the device (driver overhead + others), +1; 0 = none. */
-static void note_unaccounted(struct ga_memory *m, int32_t device, uint64_t free_b, uint64_t total)
+static __attribute__((noinline)) void note_unaccounted(struct ga_memory *m, int32_t device,
+                                                     uint64_t free_b, uint64_t total)
 {
-    uint64_t held = ga_memory_dev(m, device)->live_total;
+    uint64_t held = dev_of(m, device)->live_total;
     if (!total || free_b > total || held > total - free_b) return;
     uint64_t un = total - free_b - held;
     uint64_t *v = ga_map_upsert(&m->overhead, (uint32_t)device, 0, 0, NULL);
@@ -341,7 +349,8 @@ static enum ga_verdict judge(const struct ga_memory *m, struct ga_oom *o)
     return GA_VERDICT_EXHAUSTED;
 }
 
-static void on_fail(struct ga_memory *m, const struct ga_event *ev)
+static __attribute__((cold, noinline)) void on_fail(struct ga_memory *m,
+                                                     const struct ga_event *ev)
 {
     const struct gt_rec_alloc_fail *r = &ev->r.alloc_fail;
     api_mem(m, ev->sub)->failed++;
@@ -365,7 +374,7 @@ static void on_fail(struct ga_memory *m, const struct ga_event *ev)
                          .requested = r->size,
                          .free_bytes = r->free_bytes,
                          .total_bytes = r->total_bytes,
-                         .held = ga_memory_dev(m, r->device)->live_total};
+                         .held = dev_of(m, r->device)->live_total};
     if (m->pool_evidence) m->pool_evidence(m->pools, r->device, r->size, &o->pools, &o->have_pools);
     if (m->n_ooms <= GA_OOM_SNAPSHOTS) ga_peak_snapshot(m, o);
     if (r->result == GA_CUDA_ERROR_OUT_OF_MEMORY)
@@ -400,7 +409,8 @@ static void reset_primary(struct ga_memory *m, int32_t device, uint64_t ts)
     m->primary_resets++;
 }
 
-static void on_object(struct ga_memory *m, const struct ga_event *ev)
+static __attribute__((cold, noinline)) void on_object(struct ga_memory *m,
+                                                       const struct ga_event *ev)
 {
     const struct gt_rec_object *r = &ev->r.object;
     if (r->result != 0) return;
@@ -435,15 +445,14 @@ static void on_map(struct ga_memory *m, const struct ga_event *ev)
         m->vmm_unmaps++;
 }
 
-void ga_memory_event(struct ga_memory *m, const struct ga_event *ev)
+/* The records other than ALLOC and FREE that change the memory state. */
+#define OTHER_RECORDS                                                                              \
+    (1ull << GT_REC_ALLOC_FAIL | 1ull << GT_REC_OBJECT | 1ull << GT_REC_VMM_MAP |                 \
+     1ull << GT_REC_MEMINFO)
+
+static __attribute__((noinline)) void on_other(struct ga_memory *m, const struct ga_event *ev)
 {
     switch (ev->type) {
-    case GT_REC_ALLOC:
-        on_alloc(m, ev);
-        break;
-    case GT_REC_FREE:
-        on_free(m, ev);
-        break;
     case GT_REC_ALLOC_FAIL:
         on_fail(m, ev);
         break;
@@ -461,6 +470,16 @@ void ga_memory_event(struct ga_memory *m, const struct ga_event *ev)
     default:
         break;
     }
+}
+
+void ga_memory_event(struct ga_memory *m, const struct ga_event *ev)
+{
+    if (ev->type == GT_REC_ALLOC)
+        on_alloc(m, ev);
+    else if (ev->type == GT_REC_FREE)
+        on_free(m, ev);
+    else if (ev->type < 64 && (OTHER_RECORDS >> ev->type & 1))
+        on_other(m, ev);
 }
 
 void ga_memory_finish(struct ga_memory *m, uint64_t end_ts)

@@ -14,15 +14,18 @@
 
 #define NONE UINT32_MAX
 
-static const uint64_t class_limit[GA_SIZE_CLASSES - 1] = {4ull << 10,  64ull << 10,  1ull << 20,
-                                                          16ull << 20, 256ull << 20, 4ull << 30};
+/* The classes' lower bounds are 4 KiB, 64 KiB, ... 4 GiB: 2^12 and then every 4 bits, so the
+ * class is the bit length past 12 in steps of 4 (names below). */
+static inline unsigned size_class(uint64_t size)
+{
+    if (size < 4096) return 0;
+    unsigned c = (unsigned)(63 - __builtin_clzll(size) - 12) / 4 + 1;
+    return c < GA_SIZE_CLASSES - 1 ? c : GA_SIZE_CLASSES - 1;
+}
 
 unsigned ga_size_class(uint64_t size)
 {
-    unsigned c = 0;
-    while (c < GA_SIZE_CLASSES - 1 && size >= class_limit[c])
-        c++;
-    return c;
+    return size_class(size);
 }
 
 const char *ga_size_class_name(unsigned c)
@@ -45,7 +48,7 @@ static struct ga_bucket *touch(struct ga_memory *m, uint32_t i)
 
 static uint32_t bucket_of(struct ga_memory *m, const struct ga_live *e)
 {
-    unsigned c = ga_size_class(e->size);
+    unsigned c = size_class(e->size);
     int added = 0;
     uint64_t *v = ga_map_upsert(&m->bucket_idx, e->stack | (uint64_t)e->api << 32,
                                 c | (uint64_t)(uint32_t)e->device << 8, m->n_buckets, &added);
