@@ -353,14 +353,17 @@ static void on_extcorr(struct ga_gpu *g, const struct gt_rec_gpu_extcorr *e)
 
 /* ---- host records ---------------------------------------------------------------------------- */
 
-/* Threads take turns, record by record or chunk by chunk: a direct-mapped cache of tid -> 1 +
- * index in front of last_call_idx (0: empty slot) answers most lookups without the hash map. */
-static struct ga_gpu_call *last_call(struct ga_gpu *g, uint32_t tid)
+static uint32_t call_cache_slot(uint32_t tid)
+{
+    return (tid ^ tid >> 6 ^ tid >> 12) & (GA_GPU_CALL_CACHE - 1);
+}
+
+/* last_call's way through the hash map, out of line: the cache missed. */
+__attribute__((cold, noinline)) static struct ga_gpu_call *last_call_slow(struct ga_gpu *g,
+                                                                          uint32_t tid)
 {
     int added = 0;
-    uint32_t c = (tid ^ tid >> 6 ^ tid >> 12) & (GA_GPU_CALL_CACHE - 1);
-    if (g->call_cache_idx[c] && g->call_cache_tid[c] == tid)
-        return &g->last_call[g->call_cache_idx[c] - 1];
+    uint32_t c = call_cache_slot(tid);
     uint64_t *i = ga_map_upsert(&g->last_call_idx, tid, 0, g->n_last_call, &added);
     if (added) {
         g->last_call =
@@ -374,9 +377,19 @@ static struct ga_gpu_call *last_call(struct ga_gpu *g, uint32_t tid)
     return &g->last_call[*i];
 }
 
+/* Threads take turns, record by record or chunk by chunk: a direct-mapped cache of tid -> 1 +
+ * index in front of last_call_idx (0: empty slot) answers most lookups without the hash map. */
+static inline struct ga_gpu_call *last_call(struct ga_gpu *g, uint32_t tid)
+{
+    uint32_t c = call_cache_slot(tid);
+    if (g->call_cache_idx[c] && g->call_cache_tid[c] == tid)
+        return &g->last_call[g->call_cache_idx[c] - 1];
+    return last_call_slow(g, tid);
+}
+
 /* When a host record's CUDA call ended: launches and frees are stamped before the call was
  * forwarded (plus the time inside it), allocations after it returned, spans at their exit. */
-static int call_end(const struct ga_event *ev, uint64_t *end)
+__attribute__((always_inline)) static inline int call_end(const struct ga_event *ev, uint64_t *end)
 {
     switch (ev->type) {
     case GT_REC_LAUNCH:
@@ -399,9 +412,22 @@ static int call_end(const struct ga_event *ev, uint64_t *end)
     }
 }
 
+static void note_call(struct ga_gpu_call *c, uint64_t end, uint16_t api)
+{
+    if (end >= c->end) *c = (struct ga_gpu_call){end, api};
+}
+
+__attribute__((cold, noinline)) static void note_call_slow(struct ga_gpu *g, uint32_t tid,
+                                                           uint64_t end, uint16_t api)
+{
+    note_call(last_call_slow(g, tid), end, api);
+}
+
 /* Host records arrive in time order, so the thread's latest call so far is its previous one.
- * Their sort key (ev->ts) is a time for these and for watermarks: how far the host has come. */
-static void on_host_call(struct ga_gpu *g, const struct ga_event *ev)
+ * Their sort key (ev->ts) is a time for these and for watermarks: how far the host has come.
+ * (A cache miss ends in a tail call, so that the common case needs no stack frame.) */
+__attribute__((always_inline)) static inline void on_host_call(struct ga_gpu *g,
+                                                               const struct ga_event *ev)
 {
     uint64_t end;
     if (ev->type == GT_REC_WATERMARK) {
@@ -410,18 +436,27 @@ static void on_host_call(struct ga_gpu *g, const struct ga_event *ev)
     }
     if (!call_end(ev, &end)) return;
     if (ev->ts > g->host_max) g->host_max = ev->ts;
-    struct ga_gpu_call *c = last_call(g, ev->tid);
-    if (end >= c->end) *c = (struct ga_gpu_call){end, ev->sub};
+    uint32_t tid = ev->tid, c = call_cache_slot(tid);
+    if (g->call_cache_idx[c] && g->call_cache_tid[c] == tid)
+        note_call(&g->last_call[g->call_cache_idx[c] - 1], end, ev->sub);
+    else
+        note_call_slow(g, tid, end, ev->sub);
 }
 
-/* A corr names one launch; a second launch with a corr still waiting is ignored. */
-static void on_launch(struct ga_gpu *g, const struct ga_event *ev)
+/* Whether a launch is one on_launch keeps. */
+static int launch_ran(const struct ga_gpu *g, const struct ga_event *ev)
+{
+    if (ev->r.launch.result != 0) return 0;                        /* nothing ran */
+    if (g->cupti_seen && g->cupti_status != GT_CUPTI_ON) return 0; /* no GPU records will follow */
+    return 1;
+}
+
+/* A corr names one launch (launch_ran); a second launch with a corr still waiting is ignored. */
+__attribute__((noinline)) static void on_launch(struct ga_gpu *g, const struct ga_event *ev)
 {
     const struct gt_rec_launch *l = &ev->r.launch;
     int old;
     size_t i;
-    if (l->result != 0) return;                                  /* nothing ran */
-    if (g->cupti_seen && g->cupti_status != GT_CUPTI_ON) return; /* no GPU records will follow */
     if (gen_find(&g->launch_idx, l->corr, &old)) return;
     if (link_full(&g->launch_idx)) {
         g->launches_evicted++;
@@ -456,7 +491,7 @@ static void on_cupti(struct ga_gpu *g, const struct ga_event *ev)
     g->clock_offset = ev->r.cupti.clock_offset_ns;
 }
 
-static void on_gpu_record(struct ga_gpu *g, const struct ga_event *ev)
+__attribute__((noinline)) static void on_gpu_record(struct ga_gpu *g, const struct ga_event *ev)
 {
     g->records++;
     switch (ev->type) {
@@ -486,18 +521,38 @@ static void on_gpu_record(struct ga_gpu *g, const struct ga_event *ev)
     }
 }
 
+/* After each host record: its time may let activities leave. Out of line: nothing leaves while
+ * the heap holds at most its minimum (in a trace without GPU records, always). */
+__attribute__((noinline)) static void release_after_host(struct ga_gpu *g)
+{
+    if (g->heap[0].start < release_limit(g)) release(g, 0);
+}
+
+static inline void host_record(struct ga_gpu *g, const struct ga_event *ev)
+{
+    on_host_call(g, ev);
+    if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
+}
+
+/* A launch: first its own analysis (which reads the thread's previous call), then as a call. */
+__attribute__((noinline)) static void launch_record(struct ga_gpu *g, const struct ga_event *ev)
+{
+    if (launch_ran(g, ev)) on_launch(g, ev);
+    host_record(g, ev);
+}
+
 void ga_gpu_event(struct ga_gpu *g, const struct ga_event *ev)
 {
     if (ga_rec_is_gpu(ev->type)) {
         on_gpu_record(g, ev);
         return;
     }
-    if (ev->type == GT_REC_LAUNCH)
-        on_launch(g, ev);
-    else if (ev->type == GT_REC_CUPTI)
-        on_cupti(g, ev);
-    on_host_call(g, ev);
-    if (g->n_heap > GA_REORDER_MIN && g->heap[0].start < release_limit(g)) release(g, 0);
+    if (ev->type == GT_REC_LAUNCH) {
+        launch_record(g, ev);
+        return;
+    }
+    if (ev->type == GT_REC_CUPTI) on_cupti(g, ev);
+    host_record(g, ev);
 }
 
 /* ---- as activities leave the heap ----------------------------------------------------------- */
