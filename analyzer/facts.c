@@ -43,7 +43,7 @@ const char *ga_cupti_status_name(unsigned status)
     }
 }
 
-static void on_cupti(struct ga_facts *f, const struct ga_event *ev)
+__attribute__((noinline)) static void on_cupti(struct ga_facts *f, const struct ga_event *ev)
 {
     free(f->cupti_path);
     free(f->cupti_reason);
@@ -77,7 +77,7 @@ static void split_argv(struct ga_facts *f, const char *s, size_t n)
     }
 }
 
-static void on_process(struct ga_facts *f, const struct ga_event *ev)
+__attribute__((noinline)) static void on_process(struct ga_facts *f, const struct ga_event *ev)
 {
     free_process(f); /* a second process record (it should not happen) replaces the first */
     f->have_process = 1;
@@ -88,7 +88,7 @@ static void on_process(struct ga_facts *f, const struct ga_event *ev)
     f->exe = ga_xstrndup(ev->str[2], ev->str_len[2]);
 }
 
-static void on_device(struct ga_facts *f, const struct ga_event *ev)
+__attribute__((noinline)) static void on_device(struct ga_facts *f, const struct ga_event *ev)
 {
     const struct gt_rec_device *r = &ev->r.device;
     struct ga_device_info *d;
@@ -109,14 +109,14 @@ static void on_device(struct ga_facts *f, const struct ga_event *ev)
     memcpy(d->uuid, r->uuid, sizeof(d->uuid));
 }
 
-static void on_thread(struct ga_facts *f, const struct ga_event *ev)
+__attribute__((noinline)) static void on_thread(struct ga_facts *f, const struct ga_event *ev)
 {
     f->threads = ga_xgrow(f->threads, &f->thread_cap, f->n_threads, sizeof(*f->threads));
     f->threads[f->n_threads++] =
         (struct ga_thread_info){ev->r.thread.tid, ga_xstrndup(ev->str[0], ev->str_len[0])};
 }
 
-static void on_note(struct ga_facts *f, const struct ga_event *ev)
+__attribute__((noinline)) static void on_note(struct ga_facts *f, const struct ga_event *ev)
 {
     if (f->n_notes >= GA_MAX_NOTES) {
         f->notes_dropped++;
@@ -137,7 +137,7 @@ static void count_resolve(struct ga_resolve_how *c, const struct gt_rec_resolve 
     if (r->status != 0) c->not_found++;
 }
 
-static void on_resolve(struct ga_facts *f, const struct ga_event *ev)
+__attribute__((noinline)) static void on_resolve(struct ga_facts *f, const struct ga_event *ev)
 {
     unsigned how = ev->sub <= GT_RESOLVE_GETPROC2 ? ev->sub : 0;
     count_resolve(&f->resolve[how], &ev->r.resolve);
@@ -154,6 +154,8 @@ static void note_time(struct ga_facts *f, const struct ga_event *ev)
     f->have_ts = 1;
 }
 
+/* The records facts keep are rare; their handlers stay out of line (noinline), so that every
+ * other record costs no stack frame here. */
 void ga_facts_event(struct ga_facts *f, const struct ga_event *ev)
 {
     note_time(f, ev);
