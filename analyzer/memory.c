@@ -132,20 +132,28 @@ static int64_t rel(const struct ga_memory *m, uint64_t ts)
 
 /* ---- accounting ------------------------------------------------------------------------------ */
 
-/* Series `slot` of the device (a kind, or GA_SERIES_TOTAL) is now `live`. */
+/* Series `slot` of the device (a kind, or GA_SERIES_TOTAL): its index + 1 in m->series, made
+ * on first use; 0 when GA_SERIES_MAX series exist. */
 _Static_assert(GA_SERIES_TOTAL == GT_MEM_NONE, "the total's slot is that of a kind never placed");
-static void series_put(struct ga_memory *m, struct ga_dev_mem *d, unsigned slot, int64_t t,
-                       uint64_t live)
+static __attribute__((noinline)) int32_t series_slot(struct ga_memory *m, struct ga_dev_mem *d,
+                                                     unsigned slot)
 {
-    if (!d->series[slot]) {
-        int32_t i = ga_series_index(&m->series, d->device, slot);
-        if (i < 0) return; /* GA_SERIES_MAX series exist */
-        d->series[slot] = i + 1;
-    }
-    ga_series_put(&m->series, d->series[slot] - 1, t, live);
+    int32_t i = ga_series_index(&m->series, d->device, slot);
+    if (i >= 0) d->series[slot] = i + 1;
+    return i + 1;
 }
 
-static void note_series(struct ga_memory *m, struct ga_dev_mem *d, unsigned kind, uint64_t ts)
+static inline void series_put(struct ga_memory *m, struct ga_dev_mem *d, unsigned slot,
+                              int64_t t, uint64_t live)
+{
+    int32_t i = d->series[slot];
+    if (!i && !(i = series_slot(m, d, slot))) return;
+    ga_series_put(&m->series, i - 1, t, live);
+}
+
+static inline __attribute__((always_inline)) void note_series(struct ga_memory *m,
+                                                               struct ga_dev_mem *d, unsigned kind,
+                                                               uint64_t ts)
 {
     series_put(m, d, kind, rel(m, ts), d->live[kind]);
     if (ga_kind_is_device(kind)) series_put(m, d, GA_SERIES_TOTAL, rel(m, ts), d->live_total);

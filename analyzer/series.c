@@ -39,9 +39,8 @@ static void widen(struct ga_series *s)
     if (s->last_idx >= 0) s->last_idx /= 2;
 }
 
-/* Time ran past the last bucket: widen until `units` (of GA_SERIES_BASE_NS) fits. Rare (a few
- * dozen times in any trace), so out of the update's way. */
-static __attribute__((cold, noinline)) void widen_to(struct ga_series *s, uint64_t units)
+/* Time ran past the last bucket: widen until `units` (of GA_SERIES_BASE_NS) fits. */
+void ga_series_widen_(struct ga_series *s, uint64_t units)
 {
     while ((units >> s->shift) >= GA_SERIES_BUCKETS)
         widen(s);
@@ -54,19 +53,9 @@ static void carry(struct ga_series *s, int64_t idx)
         s->max[i] = max64(s->max[i], s->last_val);
 }
 
-void ga_series_put(struct ga_series_set *set, int32_t i, int64_t rel_ns, uint64_t live)
+void ga_series_carry_(struct ga_series *s, int64_t idx)
 {
-    struct ga_series *s = &set->s[i];
-    uint64_t t = rel_ns > 0 ? (uint64_t)rel_ns : 0;
-    /* t / width without a division per update: floor(floor(t / BASE) / 2^shift) is the same */
-    uint64_t units = t / GA_SERIES_BASE_NS;
-    if ((units >> s->shift) >= GA_SERIES_BUCKETS) widen_to(s, units);
-    int64_t idx = (int64_t)(units >> s->shift);
-    if (idx < s->last_idx) idx = s->last_idx; /* out of order: keep the series monotone */
     carry(s, idx);
-    s->max[idx] = max64(s->max[idx], live);
-    s->last_idx = idx;
-    s->last_val = live;
 }
 
 void ga_series_update(struct ga_series_set *set, int32_t device, uint32_t kind, int64_t rel_ns,

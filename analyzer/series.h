@@ -42,7 +42,28 @@ void ga_series_update(struct ga_series_set *set, int32_t device, uint32_t kind, 
  * (device, kind) in set->s, made on first use (-1 once GA_SERIES_MAX exist; indices never
  * change), and the update of series i. */
 int32_t ga_series_index(struct ga_series_set *set, int32_t device, uint32_t kind);
-void ga_series_put(struct ga_series_set *set, int32_t i, int64_t rel_ns, uint64_t live);
+
+/* ga_series_put's rare steps (series.c): time ran past the last bucket; time left the bucket of
+ * the last update (its value is carried through the buckets up to idx). Out of line: an update
+ * is inline, and most stay in the bucket of the one before. */
+void ga_series_widen_(struct ga_series *s, uint64_t units) __attribute__((cold));
+void ga_series_carry_(struct ga_series *s, int64_t idx);
+
+static inline void ga_series_put(struct ga_series_set *set, int32_t i, int64_t rel_ns,
+                                 uint64_t live)
+{
+    struct ga_series *s = &set->s[i];
+    uint64_t t = rel_ns > 0 ? (uint64_t)rel_ns : 0;
+    /* t / width without a division per update: floor(floor(t / BASE) / 2^shift) is the same */
+    uint64_t units = t / GA_SERIES_BASE_NS;
+    if ((units >> s->shift) >= GA_SERIES_BUCKETS) ga_series_widen_(s, units);
+    int64_t idx = (int64_t)(units >> s->shift);
+    if (idx < s->last_idx) idx = s->last_idx; /* out of order: keep the series monotone */
+    if (idx > s->last_idx) ga_series_carry_(s, idx);
+    if (live > s->max[idx]) s->max[idx] = live;
+    s->last_idx = idx;
+    s->last_val = live;
+}
 /* Brings every series to one width and carries the last value to `end_rel_ns`. */
 void ga_series_finish(struct ga_series_set *set, int64_t end_rel_ns);
 const struct ga_series *ga_series_get(const struct ga_series_set *set, int32_t device,
