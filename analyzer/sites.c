@@ -56,37 +56,59 @@ static struct ga_site_stats *stats_of(struct ga_sites *s, uint32_t stack)
     return &s->per_stack[*v];
 }
 
+/* The records with a stack, one out-of-line function per type: a record without one (all of
+ * them when the stacks are off) costs no stack frame. */
+__attribute__((noinline)) static void site_alloc(struct ga_sites *s, const struct gt_rec_alloc *r)
+{
+    struct ga_site_stats *st = stats_of(s, r->stack);
+    st->allocs++;
+    st->alloc_bytes += r->size;
+}
+
+__attribute__((noinline)) static void site_fail(struct ga_sites *s, uint32_t stack)
+{
+    stats_of(s, stack)->alloc_failed++;
+}
+
+__attribute__((noinline)) static void site_launch(struct ga_sites *s, const struct gt_rec_launch *r)
+{
+    struct ga_site_stats *st = stats_of(s, r->stack);
+    if (r->result)
+        st->launch_failed++;
+    else
+        st->launches++;
+}
+
+__attribute__((noinline)) static void site_span(struct ga_sites *s, const struct gt_rec_span *r)
+{
+    struct ga_site_stats *st = stats_of(s, r->stack);
+    st->syncs++;
+    if (r->ts_exit > r->ts_enter) st->sync_ns += r->ts_exit - r->ts_enter;
+}
+
 void ga_sites_event(struct ga_sites *s, const struct ga_event *ev)
 {
     switch (ev->type) {
     case GT_REC_ALLOC:
-        if (!ev->r.alloc.stack) {
+        if (ev->r.alloc.stack)
+            site_alloc(s, &ev->r.alloc);
+        else
             s->no_stack_allocs++;
-            break;
-        }
-        stats_of(s, ev->r.alloc.stack)->allocs++;
-        stats_of(s, ev->r.alloc.stack)->alloc_bytes += ev->r.alloc.size;
         break;
     case GT_REC_ALLOC_FAIL:
-        if (ev->r.alloc_fail.stack) stats_of(s, ev->r.alloc_fail.stack)->alloc_failed++;
+        if (ev->r.alloc_fail.stack) site_fail(s, ev->r.alloc_fail.stack);
         break;
     case GT_REC_LAUNCH:
-        if (!ev->r.launch.stack) {
+        if (ev->r.launch.stack)
+            site_launch(s, &ev->r.launch);
+        else
             s->no_stack_launches++;
-        } else if (ev->r.launch.result) {
-            stats_of(s, ev->r.launch.stack)->launch_failed++;
-        } else {
-            stats_of(s, ev->r.launch.stack)->launches++;
-        }
         break;
     case GT_REC_SPAN:
-        if (!ev->r.span.stack) {
+        if (ev->r.span.stack)
+            site_span(s, &ev->r.span);
+        else
             s->no_stack_syncs++;
-            break;
-        }
-        stats_of(s, ev->r.span.stack)->syncs++;
-        if (ev->r.span.ts_exit > ev->r.span.ts_enter)
-            stats_of(s, ev->r.span.stack)->sync_ns += ev->r.span.ts_exit - ev->r.span.ts_enter;
         break;
     default:
         break;
