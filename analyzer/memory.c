@@ -230,24 +230,46 @@ static void release(struct ga_memory *m, uint32_t i, uint64_t ts, int counted_as
 
 /* ---- the caching-allocator pattern: fail, free, retry ---------------------------------------- */
 
-static struct ga_oom *pending_oom(struct ga_memory *m, uint32_t tid, int32_t device)
+/* The slow path of thread_of; `slot`: the thread's place in the cache. */
+static __attribute__((noinline)) struct ga_thread_mem *thread_lookup(struct ga_memory *m,
+                                                                     uint32_t tid, uint32_t *slot)
 {
-    const uint64_t *v = ga_map_find(&m->pending, tid, 0);
-    if (!v || *v == 0 || *v > m->n_ooms) return NULL;
-    struct ga_oom *o = &m->ooms[*v - 1];
+    int added = 0;
+    uint64_t *v = ga_map_upsert(&m->thread_idx, tid, 0, m->n_threads, &added);
+    if (added) {
+        m->threads = ga_xgrow(m->threads, &m->threads_cap, m->n_threads, sizeof(*m->threads));
+        m->threads[m->n_threads++] = (struct ga_thread_mem){.tid = tid};
+    }
+    if (*v < UINT32_MAX) *slot = (uint32_t)*v + 1;
+    return &m->threads[*v];
+}
+
+/* The thread's state, made on first use; valid until the next thread_of call. */
+static inline struct ga_thread_mem *thread_of(struct ga_memory *m, uint32_t tid)
+{
+    uint32_t *slot = &m->thread_cache[(uint32_t)(tid * 0x9e3779b1u) >> (32 - GA_THREAD_CACHE_BITS)];
+    if (*slot && m->threads[*slot - 1].tid == tid) return &m->threads[*slot - 1];
+    return thread_lookup(m, tid, slot);
+}
+
+static struct ga_oom *pending_oom(struct ga_memory *m, const struct ga_thread_mem *t,
+                                  int32_t device)
+{
+    if (t->pending == 0 || t->pending > m->n_ooms) return NULL;
+    struct ga_oom *o = &m->ooms[t->pending - 1];
     return o->device == device ? o : NULL;
 }
 
 /* The thread's next allocation on the device after a failure there: the retry. */
-static void retry_done(struct ga_memory *m, uint32_t tid, int32_t device, uint64_t ts,
+static void retry_done(struct ga_memory *m, struct ga_thread_mem *t, int32_t device, uint64_t ts,
                        uint64_t size, enum ga_retry how)
 {
-    struct ga_oom *o = pending_oom(m, tid, device);
+    struct ga_oom *o = pending_oom(m, t, device);
     if (!o) return;
     o->retry = how;
     o->retry_ts = ts;
     o->retry_size = size;
-    ga_map_remove(&m->pending, tid, 0, NULL);
+    t->pending = 0;
 }
 
 static __attribute__((noinline)) void on_alloc(struct ga_memory *m, const struct ga_event *ev)
@@ -283,8 +305,9 @@ static __attribute__((noinline)) void on_alloc(struct ga_memory *m, const struct
     uint32_t i = ga_live_add(m, &e, at);
     account_add(m, &m->slab[i]);
     if (ga_kind_is_device(kind)) {
-        ga_map_upsert(&m->last_alloc, ev->tid, 0, 0, NULL)[0] = e.seq;
-        retry_done(m, ev->tid, r->device, r->ts, r->size, GA_RETRY_OK);
+        struct ga_thread_mem *t = thread_of(m, ev->tid);
+        t->last_alloc = e.seq;
+        retry_done(m, t, r->device, r->ts, r->size, GA_RETRY_OK);
     }
 }
 
@@ -313,10 +336,10 @@ static __attribute__((noinline)) void on_free(struct ga_memory *m, const struct 
     a->bytes += m->slab[i].size;
     m->free_count++;
     if (ga_kind_is_device(m->slab[i].kind)) {
-        struct ga_oom *o = pending_oom(m, ev->tid, m->slab[i].device);
-        uint64_t *last = ga_map_upsert(&m->last_alloc, ev->tid, 0, 0, NULL); /* 0: none */
-        ga_peak_freed(m, &m->slab[i], ev->tid, last);
-        *last = 0; /* a free ends "directly" */
+        struct ga_thread_mem *t = thread_of(m, ev->tid);
+        struct ga_oom *o = pending_oom(m, t, m->slab[i].device);
+        ga_peak_freed(m, &m->slab[i], ev->tid, &t->last_alloc);
+        t->last_alloc = 0; /* a free ends "directly" */
         if (o) {
             o->freed_before_retry += m->slab[i].size;
             o->freed_count++;
@@ -368,8 +391,9 @@ static __attribute__((cold, noinline)) void on_fail(struct ga_memory *m,
         m->ooms_dropped++;
         return;
     }
-    retry_done(m, ev->tid, r->device, r->ts, r->size, GA_RETRY_FAILED);
-    ga_map_upsert(&m->last_alloc, ev->tid, 0, 0, NULL)[0] = 0; /* an allocation call, too */
+    struct ga_thread_mem *t = thread_of(m, ev->tid);
+    retry_done(m, t, r->device, r->ts, r->size, GA_RETRY_FAILED);
+    t->last_alloc = 0; /* an allocation call, too */
     note_unaccounted(m, r->device, r->free_bytes, r->total_bytes);
     m->ooms = ga_xgrow(m->ooms, &m->oom_cap, m->n_ooms, sizeof(*m->ooms));
     struct ga_oom *o = &m->ooms[m->n_ooms++];
@@ -385,8 +409,7 @@ static __attribute__((cold, noinline)) void on_fail(struct ga_memory *m,
                          .held = dev_of(m, r->device)->live_total};
     if (m->pool_evidence) m->pool_evidence(m->pools, r->device, r->size, &o->pools, &o->have_pools);
     if (m->n_ooms <= GA_OOM_SNAPSHOTS) ga_peak_snapshot(m, o);
-    if (r->result == GA_CUDA_ERROR_OUT_OF_MEMORY)
-        ga_map_upsert(&m->pending, ev->tid, 0, 0, NULL)[0] = m->n_ooms;
+    if (r->result == GA_CUDA_ERROR_OUT_OF_MEMORY) t->pending = m->n_ooms;
 }
 
 /* Releases every allocation of group g (a context's allocations on one device). */
@@ -509,6 +532,8 @@ void ga_memory_free(struct ga_memory *m)
     ga_live_free(m);
     ga_series_free(&m->series);
     ga_map_free(&m->dev_idx);
+    ga_map_free(&m->thread_idx);
+    free(m->threads);
     free(m->dev);
     free(m->ooms);
     memset(m, 0, sizeof(*m));

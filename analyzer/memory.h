@@ -175,6 +175,15 @@ struct ga_group {
     uint8_t on_dev_list;
 };
 
+/* What the memory analysis keeps per thread. */
+struct ga_thread_mem {
+    uint32_t tid;
+    uint64_t last_alloc; /* seq of its last allocation, 0: none, or an allocation call or free
+                          * of the thread came after it */
+    uint64_t pending;    /* index + 1 into ooms of its failed allocation awaiting a retry, 0 none */
+};
+#define GA_THREAD_CACHE_BITS 6
+
 struct ga_memory {
     uint64_t t0; /* trace start (monotonic ns), set before the first event */
     /* results */
@@ -209,9 +218,13 @@ struct ga_memory {
     uint64_t peak_ver, peak_seq, seq;
     struct ga_peak_alloc freed_top[GA_TOP_PEAK_ALLOCS]; /* freed since the peak, largest */
     size_t n_freed_top;
-    struct ga_map last_alloc; /* tid -> seq of its last allocation */
     struct ga_map overhead;   /* device -> smallest unaccounted bytes seen (+1; 0 = none) */
-    struct ga_map pending;    /* tid -> index of its failed allocation awaiting a retry (+1) */
+    /* per thread (tid -> index in thread_idx; most records find it in thread_cache, indexed by
+     * a hash of the tid: index + 1, 0 none) */
+    struct ga_thread_mem *threads;
+    size_t n_threads, threads_cap;
+    struct ga_map thread_idx;
+    uint32_t thread_cache[1u << GA_THREAD_CACHE_BITS];
     /* The pool analysis, consulted at each failed allocation; NULL: no pools. */
     void (*pool_evidence)(const void *pools, int32_t device, uint64_t request,
                           struct ga_oom_pools *out, int *have);
@@ -274,8 +287,8 @@ void ga_peak_add(struct ga_memory *m, struct ga_live *e);
 void ga_peak_sub(struct ga_memory *m, const struct ga_live *e, uint64_t free_ts);
 /* The process peak just rose (e made it). */
 void ga_peak_new(struct ga_memory *m, const struct ga_live *e);
-/* An allocation freed by thread tid at ts: temporary? `last`: tid's entry in m->last_alloc (the
- * seq of its last allocation, 0 none). */
+/* An allocation freed by thread tid at ts: temporary? `last`: the thread's last_alloc
+ * (ga_thread_mem: the seq of its last allocation, 0 none). */
 void ga_peak_freed(struct ga_memory *m, const struct ga_live *e, uint32_t tid,
                    const uint64_t *last);
 /* Snapshot of the holders on a device for a failed allocation. */

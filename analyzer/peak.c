@@ -262,9 +262,7 @@ void ga_peak_free(struct ga_memory *m)
     free(m->buckets);
     ga_map_free(&m->temp_idx);
     ga_map_free(&m->bucket_idx);
-    ga_map_free(&m->last_alloc);
     ga_map_free(&m->overhead);
-    ga_map_free(&m->pending);
     for (size_t i = 0; i < m->n_ooms; i++)
         free(m->ooms[i].holders);
 }
