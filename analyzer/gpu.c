@@ -387,13 +387,18 @@ static inline struct ga_gpu_call *last_call(struct ga_gpu *g, uint32_t tid)
     return last_call_slow(g, tid);
 }
 
+static uint64_t launch_end(const struct gt_rec_launch *l)
+{
+    return l->ts + l->dur_ns;
+}
+
 /* When a host record's CUDA call ended: launches and frees are stamped before the call was
  * forwarded (plus the time inside it), allocations after it returned, spans at their exit. */
 __attribute__((always_inline)) static inline int call_end(const struct ga_event *ev, uint64_t *end)
 {
     switch (ev->type) {
     case GT_REC_LAUNCH:
-        *end = ev->r.launch.ts + ev->r.launch.dur_ns;
+        *end = launch_end(&ev->r.launch);
         return 1;
     case GT_REC_SPAN:
         *end = ev->r.span.ts_exit > ev->r.span.ts_enter ? ev->r.span.ts_exit : ev->r.span.ts_enter;
@@ -426,6 +431,17 @@ __attribute__((cold, noinline)) static void note_call_slow(struct ga_gpu *g, uin
 /* Host records arrive in time order, so the thread's latest call so far is its previous one.
  * Their sort key (ev->ts) is a time for these and for watermarks: how far the host has come.
  * (A cache miss ends in a tail call, so that the common case needs no stack frame.) */
+__attribute__((always_inline)) static inline void host_call(struct ga_gpu *g,
+                                                            const struct ga_event *ev, uint64_t end)
+{
+    if (ev->ts > g->host_max) g->host_max = ev->ts;
+    uint32_t tid = ev->tid, c = call_cache_slot(tid);
+    if (g->call_cache_idx[c] && g->call_cache_tid[c] == tid)
+        note_call(&g->last_call[g->call_cache_idx[c] - 1], end, ev->sub);
+    else
+        note_call_slow(g, tid, end, ev->sub);
+}
+
 __attribute__((always_inline)) static inline void on_host_call(struct ga_gpu *g,
                                                                const struct ga_event *ev)
 {
@@ -434,13 +450,7 @@ __attribute__((always_inline)) static inline void on_host_call(struct ga_gpu *g,
         if (ev->ts > g->host_max) g->host_max = ev->ts;
         return;
     }
-    if (!call_end(ev, &end)) return;
-    if (ev->ts > g->host_max) g->host_max = ev->ts;
-    uint32_t tid = ev->tid, c = call_cache_slot(tid);
-    if (g->call_cache_idx[c] && g->call_cache_tid[c] == tid)
-        note_call(&g->last_call[g->call_cache_idx[c] - 1], end, ev->sub);
-    else
-        note_call_slow(g, tid, end, ev->sub);
+    if (call_end(ev, &end)) host_call(g, ev, end);
 }
 
 /* Whether a launch is one on_launch keeps. */
@@ -528,17 +538,12 @@ __attribute__((noinline)) static void release_after_host(struct ga_gpu *g)
     if (g->heap[0].start < release_limit(g)) release(g, 0);
 }
 
-static inline void host_record(struct ga_gpu *g, const struct ga_event *ev)
-{
-    on_host_call(g, ev);
-    if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
-}
-
 /* A launch: first its own analysis (which reads the thread's previous call), then as a call. */
 __attribute__((noinline)) static void launch_record(struct ga_gpu *g, const struct ga_event *ev)
 {
     if (launch_ran(g, ev)) on_launch(g, ev);
-    host_record(g, ev);
+    host_call(g, ev, launch_end(&ev->r.launch));
+    if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
 }
 
 void ga_gpu_event(struct ga_gpu *g, const struct ga_event *ev)
@@ -552,7 +557,8 @@ void ga_gpu_event(struct ga_gpu *g, const struct ga_event *ev)
         return;
     }
     if (ev->type == GT_REC_CUPTI) on_cupti(g, ev);
-    host_record(g, ev);
+    on_host_call(g, ev);
+    if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
 }
 
 /* ---- as activities leave the heap ----------------------------------------------------------- */
