@@ -24,12 +24,11 @@ static uint32_t slab_take(struct ga_memory *m)
     return (uint32_t)m->slab_n++;
 }
 
-static uint32_t group_get(struct ga_memory *m, uint64_t ctx, int32_t device)
+/* The slow path of group_get: a (ctx, device) other than the last one. */
+static __attribute__((noinline)) uint32_t group_lookup(struct ga_memory *m, uint64_t ctx,
+                                                       int32_t device)
 {
     int added = 0;
-    /* groups are never removed, so the one used last stays valid */
-    if (m->recent_group != NONE && m->recent_ctx == ctx && m->recent_device == device)
-        return m->recent_group;
     uint64_t *v = ga_map_upsert(&m->group_of, ctx, (uint64_t)(uint32_t)device, m->n_groups, &added);
     if (added) {
         m->groups = ga_xgrow(m->groups, &m->group_cap, m->n_groups, sizeof(*m->groups));
@@ -45,6 +44,14 @@ static uint32_t group_get(struct ga_memory *m, uint64_t ctx, int32_t device)
     m->recent_device = device;
     m->recent_group = (uint32_t)*v;
     return (uint32_t)*v;
+}
+
+static inline uint32_t group_get(struct ga_memory *m, uint64_t ctx, int32_t device)
+{
+    /* groups are never removed, so the one used last stays valid */
+    if (m->recent_group != NONE && m->recent_ctx == ctx && m->recent_device == device)
+        return m->recent_group;
+    return group_lookup(m, ctx, device);
 }
 
 uint32_t ga_group_find(const struct ga_memory *m, uint64_t ctx, int32_t device)
@@ -134,25 +141,40 @@ void ga_group_ctx_created(struct ga_memory *m, uint64_t ctx)
         dev_unlink(m, g);
 }
 
-uint32_t ga_live_add(struct ga_memory *m, const struct ga_live *a, uint64_t *at)
+uint32_t ga_live_take(struct ga_memory *m)
 {
-    uint32_t i = slab_take(m), g = group_get(m, a->ctx, a->device);
+    return slab_take(m);
+}
+
+/* Group g got its first allocation: it joins its context's list and, unless cuCtxCreate_* made
+ * that context, its device's. */
+static __attribute__((noinline)) void group_filled(struct ga_memory *m, uint32_t g)
+{
+    ctx_link(m, g);
+    if (!ga_map_find(&m->created_ctx, m->groups[g].ctx, 0)) dev_link(m, g);
+}
+
+/* Group g lost its last allocation: it leaves its lists. */
+static __attribute__((noinline)) void group_emptied(struct ga_memory *m, uint32_t g)
+{
+    ctx_unlink(m, g);
+    dev_unlink(m, g);
+}
+
+void ga_live_link(struct ga_memory *m, uint32_t i, uint64_t *at)
+{
     struct ga_live *e = &m->slab[i];
-    *e = *a;
+    uint32_t g = group_get(m, e->ctx, e->device);
     e->group = g;
     e->prev = NONE;
     e->next = m->groups[g].head;
     if (e->next != NONE) m->slab[e->next].prev = i;
     m->groups[g].head = i;
-    if (m->groups[g].count++ == 0) {
-        ctx_link(m, g);
-        if (!ga_map_find(&m->created_ctx, a->ctx, 0)) dev_link(m, g);
-    }
+    if (m->groups[g].count++ == 0) group_filled(m, g);
     if (at) /* nothing above touched m->live: the slot is still the caller's */
         *at = i;
     else
-        *ga_map_upsert(&m->live, a->ns, a->addr, i, NULL) = i;
-    return i;
+        *ga_map_upsert(&m->live, e->ns, e->addr, i, NULL) = i;
 }
 
 uint32_t ga_live_find(const struct ga_memory *m, unsigned ns, uint64_t addr)
@@ -170,10 +192,7 @@ void ga_live_remove(struct ga_memory *m, uint32_t i, uint64_t *at)
     else
         g->head = e->next;
     if (e->next != NONE) m->slab[e->next].prev = e->prev;
-    if (--g->count == 0) {
-        ctx_unlink(m, e->group);
-        dev_unlink(m, e->group);
-    }
+    if (--g->count == 0) group_emptied(m, e->group);
     if (at)
         ga_map_remove_at(&m->live, at);
     else

@@ -282,7 +282,7 @@ static __attribute__((noinline)) void on_alloc(struct ga_memory *m, const struct
     m->alloc_count++;
     m->alloc_bytes += r->size;
     if (ns_of(kind) == NS_NONE) return; /* an api this reader cannot place */
-    /* One probe finds the address or reserves its slot (NONE until ga_live_add fills it). */
+    /* One probe finds the address or reserves its slot (NONE until ga_live_link fills it). */
     int added = 0;
     uint64_t *at = ga_map_upsert(&m->live, ns_of(kind), r->addr, NONE, &added);
     if (!added) { /* the address is live already: a free we never saw */
@@ -290,23 +290,25 @@ static __attribute__((noinline)) void on_alloc(struct ga_memory *m, const struct
         release(m, (uint32_t)*at, r->ts, 0, at);
         at = NULL;
     }
-    struct ga_live e = {.addr = r->addr,
-                        .size = r->size,
-                        .ctx = r->ctx,
-                        .ts = r->ts,
-                        .device = r->device,
-                        .api = ev->sub,
-                        .kind = (uint8_t)kind,
-                        .ns = (uint8_t)ns_of(kind),
-                        .stack = r->stack,
-                        .tid = ev->tid,
-                        .bucket = NONE,
-                        .seq = ++m->seq};
-    uint32_t i = ga_live_add(m, &e, at);
-    account_add(m, &m->slab[i]);
+    uint32_t i = ga_live_take(m);
+    struct ga_live *e = &m->slab[i];
+    *e = (struct ga_live){.addr = r->addr,
+                          .size = r->size,
+                          .ctx = r->ctx,
+                          .ts = r->ts,
+                          .device = r->device,
+                          .api = ev->sub,
+                          .kind = (uint8_t)kind,
+                          .ns = (uint8_t)ns_of(kind),
+                          .stack = r->stack,
+                          .tid = ev->tid,
+                          .bucket = NONE,
+                          .seq = ++m->seq};
+    ga_live_link(m, i, at);
+    account_add(m, e);
     if (ga_kind_is_device(kind)) {
         struct ga_thread_mem *t = thread_of(m, ev->tid);
-        t->last_alloc = e.seq;
+        t->last_alloc = e->seq;
         retry_done(m, t, r->device, r->ts, r->size, GA_RETRY_OK);
     }
 }

@@ -263,9 +263,11 @@ void ga_memory_free(struct ga_memory *m);
 struct ga_dev_mem *ga_memory_dev(struct ga_memory *m, int32_t device);
 
 /* ---- live table (live.c) --------------------------------------------------------------------- */
-/* Adds an allocation; returns its slab index. `at`: its value slot in m->live, already
- * inserted by the caller (ga_map_upsert), or NULL. */
-uint32_t ga_live_add(struct ga_memory *m, const struct ga_live *a, uint64_t *at);
+/* Adds an allocation in two steps: a free slab entry (the slab may move), which the caller
+ * fills in (all but prev, next, group), then its links: its group's list and m->live. `at`: its
+ * value slot in m->live, already inserted by the caller (ga_map_upsert), or NULL. */
+uint32_t ga_live_take(struct ga_memory *m);
+void ga_live_link(struct ga_memory *m, uint32_t i, uint64_t *at);
 /* Slab index of the live allocation (ns, addr), or UINT32_MAX. */
 uint32_t ga_live_find(const struct ga_memory *m, unsigned ns, uint64_t addr);
 /* Unlinks and forgets the allocation at slab index i (the caller did the accounting). `at`:
