@@ -183,6 +183,7 @@ struct ga_thread_mem {
     uint64_t pending;    /* index + 1 into ooms of its failed allocation awaiting a retry, 0 none */
 };
 #define GA_THREAD_CACHE_BITS 6
+#define GA_BUCKET_CACHE_BITS 8
 
 struct ga_memory {
     uint64_t t0; /* trace start (monotonic ns), set before the first event */
@@ -215,6 +216,7 @@ struct ga_memory {
     struct ga_bucket *buckets;
     size_t n_buckets, buckets_cap;
     struct ga_map bucket_idx; /* (stack | api << 32, class | device << 8) -> index */
+    uint32_t bucket_cache[1u << GA_BUCKET_CACHE_BITS]; /* by a hash of that key: index + 1, 0 none */
     uint64_t peak_ver, peak_seq, seq;
     struct ga_peak_alloc freed_top[GA_TOP_PEAK_ALLOCS]; /* freed since the peak, largest */
     size_t n_freed_top;

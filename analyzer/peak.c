@@ -46,9 +46,12 @@ static struct ga_bucket *touch(struct ga_memory *m, uint32_t i)
     return b;
 }
 
-static uint32_t bucket_of(struct ga_memory *m, const struct ga_live *e)
+/* The slow path of bucket_of: the map, where a new key gets its bucket; `slot`: the key's place
+ * in the cache. */
+static __attribute__((noinline)) uint32_t bucket_lookup(struct ga_memory *m,
+                                                        const struct ga_live *e, unsigned c,
+                                                        uint32_t *slot)
 {
-    unsigned c = size_class(e->size);
     int added = 0;
     uint64_t *v = ga_map_upsert(&m->bucket_idx, e->stack | (uint64_t)e->api << 32,
                                 c | (uint64_t)(uint32_t)e->device << 8, m->n_buckets, &added);
@@ -61,7 +64,26 @@ static uint32_t bucket_of(struct ga_memory *m, const struct ga_live *e)
                                                       .size_class = (uint8_t)c};
         m->n_buckets++;
     }
+    if (*v < UINT32_MAX) *slot = (uint32_t)*v + 1;
     return (uint32_t)*v;
+}
+
+/* The bucket of e, made on first use. Allocations mostly repeat a few (stack, api, class,
+ * device) keys: a direct-mapped cache of bucket indices, checked against the bucket's own key,
+ * answers most before the map. */
+static inline uint32_t bucket_of(struct ga_memory *m, const struct ga_live *e)
+{
+    unsigned c = size_class(e->size);
+    uint64_t key = e->stack ^ (uint64_t)e->api << 32 ^ (uint64_t)c << 48 ^
+                   (uint64_t)(uint32_t)e->device * 0xff51afd7ed558ccdull;
+    uint32_t *slot = &m->bucket_cache[key * 0x9e3779b97f4a7c15ull >> (64 - GA_BUCKET_CACHE_BITS)];
+    if (*slot) {
+        const struct ga_bucket *b = &m->buckets[*slot - 1];
+        if (b->stack == e->stack && b->api == e->api && b->size_class == c &&
+            b->device == e->device)
+            return *slot - 1;
+    }
+    return bucket_lookup(m, e, c, slot);
 }
 
 void ga_peak_add(struct ga_memory *m, struct ga_live *e)
