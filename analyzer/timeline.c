@@ -19,10 +19,31 @@ static int launches_kernel(unsigned api)
     return api >= GT_API_cuLaunchKernel && api <= GT_API_cuLaunchCooperativeKernel_ptsz;
 }
 
-/* Out of line, like on_func: the counters' paths need no stack frame. */
-__attribute__((noinline)) static void count_handle(struct ga_timeline *t, uint64_t handle)
+/* Adds the launches of cache slot i to handle_launches. */
+static void flush_handle(struct ga_timeline *t, size_t i)
 {
-    (*ga_map_upsert(&t->handle_launches, handle, 0, 0, NULL))++;
+    *ga_map_upsert(&t->handle_launches, t->recent_handle[i], 0, 0, NULL) += t->recent_count[i];
+    t->recent_count[i] = 0;
+}
+
+/* Slot i goes to another handle. Out of line, like on_func: the counters' paths need no stack
+ * frame. */
+__attribute__((noinline)) static void evict_handle(struct ga_timeline *t, size_t i, uint64_t handle)
+{
+    flush_handle(t, i);
+    t->recent_handle[i] = handle;
+    t->recent_count[i] = 1;
+}
+
+static void count_handle(struct ga_timeline *t, uint64_t handle)
+{
+    size_t i = (size_t)(handle * 0x9e3779b97f4a7c15ull >> 32) & (GA_TL_HANDLE_CACHE - 1);
+    if (t->recent_count[i] && t->recent_handle[i] != handle) {
+        evict_handle(t, i, handle);
+        return;
+    }
+    t->recent_handle[i] = handle;
+    t->recent_count[i]++;
 }
 
 static void on_launch(struct ga_timeline *t, const struct ga_event *ev)
@@ -112,6 +133,8 @@ void ga_timeline_finish(struct ga_timeline *t)
 {
     const struct ga_map_slot *s;
     size_t n = 0, out = 0;
+    for (size_t i = 0; i < GA_TL_HANDLE_CACHE; i++)
+        if (t->recent_count[i]) flush_handle(t, i);
     t->kernels =
         ga_xcalloc(t->handle_launches.count ? t->handle_launches.count : 1, sizeof(*t->kernels));
     for (size_t i = 0; ga_map_next(&t->handle_launches, &i, &s);)

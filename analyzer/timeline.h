@@ -23,12 +23,17 @@ struct ga_kernel {
     uint64_t total_ns; /* GPU time: 0 until GPU activity records are read */
 };
 
+#define GA_TL_HANDLE_CACHE 64 /* a power of two */
+
 struct ga_timeline {
     struct ga_api_calls launch[GT_API_MAX];
     struct ga_api_calls span[GT_API_MAX];
     uint64_t launch_count, launch_failed, span_count;
     /* per handle while reading */
     struct ga_map handle_launches; /* handle -> successful kernel launches */
+    /* launches not yet added to handle_launches: a direct-mapped cache of handles in front of
+     * it (programs launch a few kernels many times); count 0: an empty slot */
+    uint64_t recent_handle[GA_TL_HANDLE_CACHE], recent_count[GA_TL_HANDLE_CACHE];
     struct ga_map handle_name;     /* handle -> index into names */
     char **names;
     size_t n_names, names_cap;
