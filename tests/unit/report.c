@@ -115,9 +115,42 @@ static void test_masks(void)
     ga_sites_free(&sites);
 }
 
+/* Launches of more handles than the timeline's handle cache holds, interleaved so that slots
+ * change hands all the time: every handle keeps its own count. */
+static void test_timeline_handles(void)
+{
+    static struct ga_timeline tl;
+    enum { HANDLES = 3 * GA_TL_HANDLE_CACHE + 5 };
+    struct ga_event ev;
+    uint64_t total = 0;
+    int counts_ok = 1;
+    ga_timeline_init(&tl);
+    memset(&ev, 0, sizeof(ev));
+    ev.type = GT_REC_LAUNCH;
+    ev.sub = GT_API_cuLaunchKernel;
+    for (unsigned round = 0; round < HANDLES; round++)
+        for (unsigned h = round; h < HANDLES; h++) { /* handle h: h + 1 launches */
+            ev.r.launch.func = 0x7f0000000000ull + (uint64_t)h * 0x40;
+            ga_timeline_event(&tl, &ev);
+        }
+    ga_timeline_finish(&tl);
+    CHECK_U64("one kernel per handle", tl.n_kernels, HANDLES);
+    for (size_t i = 0; i < tl.n_kernels; i++) {
+        unsigned long long handle = 0;
+        if (sscanf(tl.kernels[i].name, "<unknown %llx>", &handle) != 1 ||
+            tl.kernels[i].count != (handle - 0x7f0000000000ull) / 0x40 + 1)
+            counts_ok = 0;
+        total += tl.kernels[i].count;
+    }
+    CHECK("each handle's launches counted", counts_ok);
+    CHECK_U64("all launches counted", total, (uint64_t)HANDLES * (HANDLES + 1) / 2);
+    ga_timeline_free(&tl);
+}
+
 int main(void)
 {
     test_masks();
+    test_timeline_handles();
     printf("%d passed, %d failed\n", check_pass, check_fail);
     return check_fail != 0;
 }
