@@ -9,6 +9,7 @@
 void ga_facts_init(struct ga_facts *f)
 {
     memset(f, 0, sizeof(*f));
+    f->first_ts = UINT64_MAX; /* so that the first time is the least and the greatest so far */
 }
 
 const char *ga_resolve_how_name(unsigned how)
@@ -148,8 +149,8 @@ static void note_time(struct ga_facts *f, const struct ga_event *ev)
 {
     if (ev->type == GT_REC_WATERMARK) return; /* a barrier, not an event: the last one is +inf */
     if (ga_rec_is_gpu(ev->type)) return;      /* host times only (GPU ones: gpu.c) */
-    if (!f->have_ts || ev->ts < f->first_ts) f->first_ts = ev->ts;
-    if (!f->have_ts || ev->ts > f->last_ts) f->last_ts = ev->ts;
+    if (ev->ts < f->first_ts) f->first_ts = ev->ts;
+    if (ev->ts > f->last_ts) f->last_ts = ev->ts;
     if (ev->type == GT_REC_SPAN && ev->r.span.ts_exit > f->last_ts) f->last_ts = ev->r.span.ts_exit;
     f->have_ts = 1;
 }

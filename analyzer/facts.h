@@ -54,7 +54,8 @@ struct ga_facts {
     uint64_t lost_records;
     int have_end;
     struct gt_rec_end end;
-    uint64_t first_ts, last_ts; /* range of host record times */
+    /* range of host record times, with have_ts (before the first: UINT64_MAX, 0) */
+    uint64_t first_ts, last_ts;
     int have_ts;
     struct ga_resolve_how resolve[4]; /* index: enum gt_resolve_how; 0 = other */
     struct ga_resolve_how resolve_total;
