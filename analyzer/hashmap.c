@@ -51,15 +51,26 @@ static size_t probe(const struct ga_map *m, uint64_t a, uint64_t b)
     return i;
 }
 
+/* Slots a table may have: a slot's home comes from the 32 bits of hash it keeps. 2^32 slots are
+ * 128 GiB; a trace that names that many keys cannot be analyzed anyway. */
+#define MAX_SLOTS (1ull << 32)
+
 static void rehash(struct ga_map *m, size_t cap)
 {
     struct ga_map old = *m;
+    if ((uint64_t)cap > MAX_SLOTS) {
+        fprintf(stderr, "%s: too many entries in a hash map\n", GA_PROG);
+        exit(2);
+    }
     seed_once();
     m->slots = ga_xcalloc(cap, sizeof(*m->slots));
     m->cap = cap;
     for (size_t i = 0; i < old.cap; i++) {
         if (!old.slots[i].used) continue;
-        m->slots[probe(m, old.slots[i].a, old.slots[i].b)] = old.slots[i];
+        size_t j = old.slots[i].hash & (cap - 1); /* keys are distinct: the first free slot */
+        while (m->slots[j].used)
+            j = (j + 1) & (cap - 1);
+        m->slots[j] = old.slots[i];
     }
     free(old.slots);
 }
@@ -76,6 +87,7 @@ uint64_t *ga_map_insert_(struct ga_map *m, uint64_t a, uint64_t b, uint64_t init
         s->a = a;
         s->b = b;
         s->value = init;
+        s->hash = ga_map_hash_(a, b);
         m->count++;
     }
     return &s->value;
@@ -88,7 +100,7 @@ static void remove_slot(struct ga_map *m, size_t i)
     /* Backward shift: pull later members of the probe chain into the hole when their home
      * slot does not lie cyclically between the hole and their current slot. */
     for (size_t j = (i + 1) & mask; m->slots[j].used; j = (j + 1) & mask) {
-        size_t home = ga_map_home_(m, m->slots[j].a, m->slots[j].b);
+        size_t home = m->slots[j].hash & mask;
         int stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
         if (stays) continue;
         m->slots[i] = m->slots[j];

@@ -10,6 +10,8 @@
 struct ga_map_slot {
     uint64_t a, b; /* key */
     uint64_t value;
+    uint32_t hash; /* low half of the key's hash: its home slot, without hashing again when a
+                    * removal shifts the chain or the table grows (so at most 2^32 slots) */
     uint8_t used;
 };
 
@@ -36,10 +38,15 @@ static inline uint64_t ga_map_fmix_(uint64_t h)
     return h;
 }
 
-static inline size_t ga_map_home_(const struct ga_map *m, uint64_t a, uint64_t b)
+static inline uint32_t ga_map_hash_(uint64_t a, uint64_t b)
 {
     uint64_t h = (a ^ ga_map_seed_[0]) * 0x9e3779b97f4a7c15ull + (b ^ ga_map_seed_[1]);
-    return (size_t)ga_map_fmix_(h) & (m->cap - 1);
+    return (uint32_t)ga_map_fmix_(h);
+}
+
+static inline size_t ga_map_home_(const struct ga_map *m, uint64_t a, uint64_t b)
+{
+    return ga_map_hash_(a, b) & (m->cap - 1);
 }
 
 /* Pointer to the value of key (a, b), or NULL. Valid until the next insert or remove. */
@@ -73,7 +80,8 @@ static inline uint64_t *ga_map_upsert(struct ga_map *m, uint64_t a, uint64_t b, 
 {
     if (m->count) {
         struct ga_map_slot *s;
-        for (size_t i = ga_map_home_(m, a, b);; i = (i + 1) & (m->cap - 1)) {
+        uint32_t h = ga_map_hash_(a, b);
+        for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
             s = &m->slots[i];
             if (!s->used) break;
             if (s->a == a && s->b == b) {
@@ -82,7 +90,7 @@ static inline uint64_t *ga_map_upsert(struct ga_map *m, uint64_t a, uint64_t b, 
             }
         }
         if (m->count + 1 <= ga_map_limit_(m)) {
-            *s = (struct ga_map_slot){a, b, init, 1};
+            *s = (struct ga_map_slot){a, b, init, h, 1};
             m->count++;
             if (added) *added = 1;
             return &s->value;

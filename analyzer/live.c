@@ -161,6 +161,12 @@ static __attribute__((noinline)) void group_emptied(struct ga_memory *m, uint32_
     dev_unlink(m, g);
 }
 
+static __attribute__((noinline)) void live_insert(struct ga_memory *m, unsigned ns, uint64_t addr,
+                                                  uint32_t i)
+{
+    *ga_map_upsert(&m->live, ns, addr, i, NULL) = i;
+}
+
 void ga_live_link(struct ga_memory *m, uint32_t i, uint64_t *at)
 {
     struct ga_live *e = &m->slab[i];
@@ -174,7 +180,7 @@ void ga_live_link(struct ga_memory *m, uint32_t i, uint64_t *at)
     if (at) /* nothing above touched m->live: the slot is still the caller's */
         *at = i;
     else
-        *ga_map_upsert(&m->live, e->ns, e->addr, i, NULL) = i;
+        live_insert(m, e->ns, e->addr, i);
 }
 
 uint32_t ga_live_find(const struct ga_memory *m, unsigned ns, uint64_t addr)
@@ -193,12 +199,12 @@ void ga_live_remove(struct ga_memory *m, uint32_t i, uint64_t *at)
         g->head = e->next;
     if (e->next != NONE) m->slab[e->next].prev = e->prev;
     if (--g->count == 0) group_emptied(m, e->group);
+    e->next = m->free_slot; /* the key (ns, addr) stays for the removal below */
+    m->free_slot = i;
     if (at)
         ga_map_remove_at(&m->live, at);
     else
         ga_map_remove(&m->live, e->ns, e->addr, NULL);
-    e->next = m->free_slot;
-    m->free_slot = i;
 }
 
 void ga_live_free(struct ga_memory *m)
