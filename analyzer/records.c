@@ -8,15 +8,7 @@
 
 #include "format.h"
 
-struct rec_info {
-    const char *name;
-    uint32_t fixed; /* sizeof the v1 struct */
-    /* Offsets of up to three u32 string lengths inside the fixed part (0 = none). The strings
-     * follow the fixed part back to back, in this order. */
-    uint16_t len_off[3];
-};
-
-static const struct rec_info rec_table[] = {
+const struct ga_rec_info ga_rec_table[] = {
     [GT_REC_PROCESS] = {"PROCESS",
                         sizeof(struct gt_rec_process),
                         {offsetof(struct gt_rec_process, cmdline_len),
@@ -77,16 +69,17 @@ static const struct rec_info rec_table[] = {
                         offsetof(struct gt_rec_pycode, name_len)}},
 };
 
-#define N_TYPES (sizeof(rec_table) / sizeof(rec_table[0]))
+#define N_TYPES (sizeof(ga_rec_table) / sizeof(ga_rec_table[0]))
+const unsigned ga_rec_ntypes = N_TYPES;
 
-static const struct rec_info *info_of(unsigned type)
+static const struct ga_rec_info *info_of(unsigned type)
 {
-    return type < N_TYPES && rec_table[type].name ? &rec_table[type] : NULL;
+    return type < N_TYPES && ga_rec_table[type].name ? &ga_rec_table[type] : NULL;
 }
 
 const char *ga_rec_type_name(unsigned type)
 {
-    const struct rec_info *ri = info_of(type);
+    const struct ga_rec_info *ri = info_of(type);
     return ri ? ri->name : NULL;
 }
 
@@ -98,7 +91,7 @@ static uint32_t load_u32(const unsigned char *p, uint32_t size, uint32_t off)
 }
 
 /* Sum of the string lengths; 64-bit so three u32 lengths cannot wrap. */
-static uint64_t tail_len(const struct rec_info *ri, const unsigned char *p, uint32_t size)
+static uint64_t tail_len(const struct ga_rec_info *ri, const unsigned char *p, uint32_t size)
 {
     uint64_t n = 0;
     for (int i = 0; i < 3 && ri->len_off[i]; i++)
@@ -110,7 +103,7 @@ enum ga_rec_check ga_rec_check(const void *rec, uint32_t size, const char **why)
 {
     struct gt_rec_header h;
     memcpy(&h, rec, sizeof(h));
-    const struct rec_info *ri = info_of(h.type);
+    const struct ga_rec_info *ri = info_of(h.type);
     if (!ri) return GA_REC_UNKNOWN;
     uint64_t tail = tail_len(ri, rec, size);
     if (tail == 0) return GA_REC_OK;
@@ -127,32 +120,20 @@ uint64_t ga_rec_plain_types(void)
 {
     uint64_t mask = 0;
     for (unsigned t = 0; t < N_TYPES && t < 64; t++)
-        if (rec_table[t].name && !rec_table[t].len_off[0]) mask |= 1ull << t;
+        if (ga_rec_table[t].name && !ga_rec_table[t].len_off[0]) mask |= 1ull << t;
     return mask;
 }
 
-/* memcpy of n bytes (a struct size). This runs once per record: a call into the C library, or
- * a jump on the size (records of different sizes take turns), cost as much as the rest of the
- * decoding. From 32 to 96 bytes three 32-byte moves at 0, min(32, n - 32) and n - 32 cover
- * [0, n) without reading past it, whatever n is. */
-static inline void copy_fixed(void *dst, const void *src, uint32_t n)
+/* ga_rec_decode's rare parts: an unknown type (only the header), a record shorter than its
+ * struct (an older or a damaged writer: gt_rec_load zero-fills) and the strings. */
+void ga_rec_decode_rest(const unsigned char *p, uint32_t size, struct ga_event *ev)
 {
-    if (n >= 32 && n <= 96) {
-        uint32_t mid = n - 32 < 32 ? n - 32 : 32;
-        memcpy(dst, src, 32);
-        memcpy((char *)dst + mid, (const char *)src + mid, 32);
-        memcpy((char *)dst + n - 32, (const char *)src + n - 32, 32);
-        return;
-    }
-    memcpy(dst, src, n);
-}
-
-/* ga_rec_decode's rare parts, out of its way: a record shorter than its struct (an older or a
- * damaged writer: gt_rec_load zero-fills) and the strings. */
-__attribute__((noinline)) static void decode_tail(const struct rec_info *ri, const unsigned char *p,
-                                                  uint32_t size, struct ga_event *ev)
-{
-    if (size < ri->fixed) gt_rec_load(&ev->r, ri->fixed, p, size);
+    const struct ga_rec_info *ri = info_of(ev->type);
+    if (!ri) return;
+    if (size >= ri->fixed)
+        ga_rec_copy_fixed(&ev->r, p, ri->fixed);
+    else
+        gt_rec_load(&ev->r, ri->fixed, p, size);
     uint32_t off = ri->fixed;
     for (int i = 0; i < 3 && ri->len_off[i]; i++) {
         uint32_t n = load_u32(p, size, ri->len_off[i]);
@@ -160,31 +141,6 @@ __attribute__((noinline)) static void decode_tail(const struct rec_info *ri, con
         ev->str_len[i] = n;
         off += n;
     }
-}
-
-void ga_rec_decode(const void *rec, uint32_t size, uint32_t tid, uint64_t order,
-                   struct ga_event *ev)
-{
-    const unsigned char *p = rec;
-    const struct rec_info *ri;
-    /* Hot path: only the fields every consumer reads are cleared; the union is loaded below. */
-    memset(ev->str, 0, sizeof(ev->str));
-    memset(ev->str_len, 0, sizeof(ev->str_len));
-    memcpy(&ev->r.h, p, sizeof(ev->r.h));
-    ri = info_of(ev->r.h.type);
-    ev->type = ev->r.h.type;
-    ev->sub = ev->r.h.sub;
-    ev->size = size;
-    ev->tid = tid;
-    ev->order = order;
-    ev->ts = ga_rec_key(rec, size);
-    if (!ri) return;
-    if (size >= ri->fixed && !ri->len_off[0]) { /* the common case, without gt_rec_load's loop */
-        copy_fixed(&ev->r, p, ri->fixed);
-        return;
-    }
-    if (size >= ri->fixed) copy_fixed(&ev->r, p, ri->fixed);
-    decode_tail(ri, p, size, ev);
 }
 
 const char *ga_api_label(unsigned api, char buf[16])
