@@ -145,21 +145,10 @@ __attribute__((noinline)) static void on_resolve(struct ga_facts *f, const struc
     count_resolve(&f->resolve_total, &ev->r.resolve);
 }
 
-static void note_time(struct ga_facts *f, const struct ga_event *ev)
-{
-    if (ev->type == GT_REC_WATERMARK) return; /* a barrier, not an event: the last one is +inf */
-    if (ga_rec_is_gpu(ev->type)) return;      /* host times only (GPU ones: gpu.c) */
-    if (ev->ts < f->first_ts) f->first_ts = ev->ts;
-    if (ev->ts > f->last_ts) f->last_ts = ev->ts;
-    if (ev->type == GT_REC_SPAN && ev->r.span.ts_exit > f->last_ts) f->last_ts = ev->r.span.ts_exit;
-    f->have_ts = 1;
-}
-
-/* The records facts keep are rare; their handlers stay out of line (noinline), so that every
- * other record costs no stack frame here. */
+/* The records facts keep are rare; their handlers stay out of line (noinline), so that the
+ * others cost no stack frame here. */
 void ga_facts_event(struct ga_facts *f, const struct ga_event *ev)
 {
-    note_time(f, ev);
     switch (ev->type) {
     case GT_REC_PROCESS:
         on_process(f, ev);

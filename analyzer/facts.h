@@ -67,14 +67,25 @@ struct ga_facts {
 };
 
 void ga_facts_init(struct ga_facts *f);
-/* The record types ga_facts_event looks at (bit t: type t); report.c hands it no others: every
- * host type but the watermark, whose time is a barrier's (first/last times are the host
- * records'), no GPU type (their times are gpu.c's). */
+/* The record types ga_facts_event looks at (bit t: type t); report.c hands it no others. */
 #define GA_FACTS_TYPES                                                                             \
-    (~((1ull << GT_REC_WATERMARK) | (1ull << GT_REC_GPU_KERNEL) | (1ull << GT_REC_GPU_MEMCPY) |    \
-       (1ull << GT_REC_GPU_MEMSET) | (1ull << GT_REC_GPU_EXTCORR) | (1ull << GT_REC_GPU_API) |     \
-       (1ull << GT_REC_GPU_NAME) | (1ull << GT_REC_GPU_DROPPED)))
+    ((1ull << GT_REC_PROCESS) | (1ull << GT_REC_DRIVER) | (1ull << GT_REC_DEVICE) |                \
+     (1ull << GT_REC_THREAD) | (1ull << GT_REC_NOTE) | (1ull << GT_REC_LOST) |                     \
+     (1ull << GT_REC_END) | (1ull << GT_REC_RESOLVE) | (1ull << GT_REC_CUPTI) |                    \
+     (1ull << GT_REC_OBJECT))
+/* The records facts keep; every record's time goes through ga_facts_time. */
 void ga_facts_event(struct ga_facts *f, const struct ga_event *ev);
+
+/* The range of host record times: takes every record (inline: report.c calls it for each). Not
+ * the watermark's time (a barrier, not an event: the last one is +inf), nor GPU ones (gpu.c). */
+static inline void ga_facts_time(struct ga_facts *f, const struct ga_event *ev)
+{
+    if (ev->type == GT_REC_WATERMARK || ga_rec_is_gpu(ev->type)) return;
+    if (ev->ts < f->first_ts) f->first_ts = ev->ts;
+    if (ev->ts > f->last_ts) f->last_ts = ev->ts;
+    if (ev->type == GT_REC_SPAN && ev->r.span.ts_exit > f->last_ts) f->last_ts = ev->r.span.ts_exit;
+    f->have_ts = 1;
+}
 void ga_facts_free(struct ga_facts *f);
 /* "dlsym", "cuGetProcAddress", "cuGetProcAddress_v2", "other" */
 const char *ga_resolve_how_name(unsigned how);

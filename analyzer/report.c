@@ -82,6 +82,7 @@ void ga_report_event(void *report, const struct ga_event *ev)
     /* Through a pointer: read where tested (kept in a register across the calls, the value
      * cost more in spills than the loads). */
     const uint8_t *to = ev->type < 64 ? &r->routes[ev->type] : &route_all;
+    ga_facts_time(&r->facts, ev);
     if (*to & ROUTE_FACTS) ga_facts_event(&r->facts, ev);
     if (*to & ROUTE_MEMORY) ga_memory_event(&r->mem, ev);
     ga_pools_event(&r->pools, ev); /* every record (its last time); after memory: reads the peak */

@@ -103,8 +103,8 @@ static void test_masks(void)
     CHECK("sites ignores the types outside GA_SITES_TYPES",
           ignores_others(&sites, sizeof(sites), sites_fn, GA_SITES_TYPES));
     /* the check sees a change: each analysis acts on a type of its mask */
-    CHECK("the check notices facts taking a host record",
-          !ignores_others(&facts, sizeof(facts), facts_fn, ~(1ull << GT_REC_ALLOC)));
+    CHECK("the check notices facts taking a driver record",
+          !ignores_others(&facts, sizeof(facts), facts_fn, ~(1ull << GT_REC_DRIVER)));
     CHECK("the check notices sites taking an allocation",
           !ignores_others(&sites, sizeof(sites), sites_fn, ~(1ull << GT_REC_ALLOC)));
     ga_facts_free(&facts);
