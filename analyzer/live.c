@@ -9,13 +9,8 @@
 
 #define NONE UINT32_MAX
 
-static uint32_t slab_take(struct ga_memory *m)
+uint32_t ga_live_grow_(struct ga_memory *m)
 {
-    if (m->free_slot != NONE) {
-        uint32_t i = m->free_slot;
-        m->free_slot = m->slab[i].next;
-        return i;
-    }
     if (m->slab_n >= NONE) {
         fprintf(stderr, "%s: too many live allocations\n", GA_PROG);
         exit(2);
@@ -139,11 +134,6 @@ void ga_group_ctx_created(struct ga_memory *m, uint64_t ctx)
     if (!added) return;
     for (uint32_t g = ga_group_of_ctx(m, ctx); g != NONE; g = m->groups[g].ctx_next)
         dev_unlink(m, g);
-}
-
-uint32_t ga_live_take(struct ga_memory *m)
-{
-    return slab_take(m);
 }
 
 /* Group g got its first allocation: it joins its context's list and, unless cuCtxCreate_* made

@@ -155,8 +155,9 @@ static inline __attribute__((always_inline)) void note_series(struct ga_memory *
                                                                struct ga_dev_mem *d, unsigned kind,
                                                                uint64_t ts)
 {
-    series_put(m, d, kind, rel(m, ts), d->live[kind]);
-    if (ga_kind_is_device(kind)) series_put(m, d, GA_SERIES_TOTAL, rel(m, ts), d->live_total);
+    int64_t t = rel(m, ts);
+    series_put(m, d, kind, t, d->live[kind]);
+    if (ga_kind_is_device(kind)) series_put(m, d, GA_SERIES_TOTAL, t, d->live_total);
 }
 
 static void account_add(struct ga_memory *m, struct ga_live *e)

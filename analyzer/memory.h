@@ -268,7 +268,7 @@ struct ga_dev_mem *ga_memory_dev(struct ga_memory *m, int32_t device);
 /* Adds an allocation in two steps: a free slab entry (the slab may move), which the caller
  * fills in (all but prev, next, group), then its links: its group's list and m->live. `at`: its
  * value slot in m->live, already inserted by the caller (ga_map_upsert), or NULL. */
-uint32_t ga_live_take(struct ga_memory *m);
+static inline uint32_t ga_live_take(struct ga_memory *m);
 void ga_live_link(struct ga_memory *m, uint32_t i, uint64_t *at);
 /* Slab index of the live allocation (ns, addr), or UINT32_MAX. */
 uint32_t ga_live_find(const struct ga_memory *m, unsigned ns, uint64_t addr);
@@ -284,6 +284,15 @@ uint32_t ga_group_of_primary(const struct ga_memory *m, int32_t device);
 /* Records that cuCtxCreate_* made ctx (its groups leave their devices' lists). */
 void ga_group_ctx_created(struct ga_memory *m, uint64_t ctx);
 void ga_live_free(struct ga_memory *m);
+
+uint32_t ga_live_grow_(struct ga_memory *m); /* ga_live_take's slow path: a new entry */
+static inline uint32_t ga_live_take(struct ga_memory *m)
+{
+    uint32_t i = m->free_slot;
+    if (i == UINT32_MAX) return ga_live_grow_(m);
+    m->free_slot = m->slab[i].next;
+    return i;
+}
 
 /* ---- peak.c ---------------------------------------------------------------------------------- */
 /* Adds (+1) or removes (-1) a live device-memory allocation from its bucket; returns the bucket. */

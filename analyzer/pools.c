@@ -639,6 +639,19 @@ static __attribute__((noinline)) void on_fail(struct ga_pools *p, const struct g
      1ull << GT_REC_ALLOC | 1ull << GT_REC_FREE | 1ull << GT_REC_VMM_MAP | 1ull << GT_REC_OBJECT | \
      1ull << GT_REC_ALLOC_FAIL)
 
+/* memory.c saw this record first: a new process peak means the state now is the peak's. */
+static __attribute__((cold, noinline)) void new_peak(struct ga_pools *p)
+{
+    p->peak_seen = p->mem->peak_total;
+    p->peak_ts = p->mem->peak_ts;
+    p->peak_ver++;
+}
+
+static inline void check_peak(struct ga_pools *p)
+{
+    if (p->mem && p->mem->peak_total > p->peak_seen) new_peak(p);
+}
+
 /* Out of line, so that a record pools ignore costs no frame. */
 static __attribute__((noinline)) void on_record(struct ga_pools *p, const struct ga_event *ev)
 {
@@ -674,20 +687,15 @@ static __attribute__((noinline)) void on_record(struct ga_pools *p, const struct
     default:
         break;
     }
-}
-
-/* memory.c saw this record first: a new process peak means the state now is the peak's. */
-static __attribute__((cold, noinline)) void new_peak(struct ga_pools *p)
-{
-    p->peak_seen = p->mem->peak_total;
-    p->peak_ts = p->mem->peak_ts;
-    p->peak_ver++;
+    check_peak(p);
 }
 
 void ga_pools_event(struct ga_pools *p, const struct ga_event *ev)
 {
-    if (ev->type < 64 && (POOL_RECORDS >> ev->type & 1)) on_record(p, ev);
-    if (p->mem && p->mem->peak_total > p->peak_seen) new_peak(p);
+    if (ev->type < 64 && (POOL_RECORDS >> ev->type & 1))
+        on_record(p, ev);
+    else
+        check_peak(p);
 }
 
 void ga_pools_init(struct ga_pools *p)
