@@ -538,10 +538,11 @@ __attribute__((noinline)) static void release_after_host(struct ga_gpu *g)
     if (g->heap[0].start < release_limit(g)) release(g, 0);
 }
 
-/* A launch: first its own analysis (which reads the thread's previous call), then as a call. */
-__attribute__((noinline)) static void launch_record(struct ga_gpu *g, const struct ga_event *ev)
+/* A launch on_launch keeps: first its analysis (which reads the thread's previous call), then
+ * as a call. */
+__attribute__((noinline)) static void kept_launch(struct ga_gpu *g, const struct ga_event *ev)
 {
-    if (launch_ran(g, ev)) on_launch(g, ev);
+    on_launch(g, ev);
     host_call(g, ev, launch_end(&ev->r.launch));
     if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
 }
@@ -553,11 +554,15 @@ void ga_gpu_event(struct ga_gpu *g, const struct ga_event *ev)
         return;
     }
     if (ev->type == GT_REC_LAUNCH) {
-        launch_record(g, ev);
-        return;
+        if (launch_ran(g, ev)) {
+            kept_launch(g, ev);
+            return;
+        }
+        host_call(g, ev, launch_end(&ev->r.launch));
+    } else {
+        if (ev->type == GT_REC_CUPTI) on_cupti(g, ev);
+        on_host_call(g, ev);
     }
-    if (ev->type == GT_REC_CUPTI) on_cupti(g, ev);
-    on_host_call(g, ev);
     if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
 }
 
