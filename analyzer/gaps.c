@@ -129,11 +129,11 @@ static void let_go(struct ga_gaps *x, struct ga_thread_calls *t)
 
 /* Calls come in the reader's time order (a span by its start, an allocation by its end), which
  * for one thread is its start order: almost always appended. */
-static void keep_call(struct ga_gaps *x, const struct ga_event *ev, uint64_t start, uint64_t end,
-                      uint32_t stack, uint8_t kind)
+__attribute__((noinline)) static void add_call(struct ga_gaps *x, const struct ga_event *ev,
+                                               uint64_t start, uint64_t end, uint32_t stack,
+                                               uint8_t kind)
 {
     struct ga_tcall c = {start, end, end, stack, ev->sub, kind};
-    if (x->cupti_off || end < start) return;
     struct ga_thread_calls *t = thread_add(x, ev->tid);
     if (!t) {
         x->calls_dropped++;
@@ -158,6 +158,14 @@ static void keep_call(struct ga_gaps *x, const struct ga_event *ev, uint64_t sta
     x->live_calls++;
     x->n_calls++;
     x->visits_left += 16;
+}
+
+/* Without CUPTI there are no gaps to explain: nothing is kept (tested here, before the call). */
+static void keep_call(struct ga_gaps *x, const struct ga_event *ev, uint64_t start, uint64_t end,
+                      uint32_t stack, uint8_t kind)
+{
+    if (x->cupti_off || end < start) return;
+    add_call(x, ev, start, end, stack, kind);
 }
 
 /* Lets go of the calls that end before `floor`: no gap still to come starts before it. */
