@@ -42,9 +42,17 @@ int ga_sites_init(struct ga_sites *s, const char *ignore_frames)
     return 0;
 }
 
-static struct ga_site_stats *stats_of(struct ga_sites *s, uint32_t stack)
+static uint32_t stack_cache_slot(uint32_t stack)
+{
+    return (stack * 0x9e3779b1u) >> 16 & (GA_SITES_STACK_CACHE - 1);
+}
+
+/* stats_of's way through the hash map (the cache missed), out of line. */
+__attribute__((noinline)) static struct ga_site_stats *stats_slow(struct ga_sites *s,
+                                                                  uint32_t stack)
 {
     int added = 0;
+    uint32_t c = stack_cache_slot(stack);
     uint64_t *v = ga_map_upsert(&s->by_stack, stack, 0, s->n_stacks, &added);
     if (added) {
         s->per_stack = ga_xgrow(s->per_stack, &s->cap, s->n_stacks, sizeof(*s->per_stack));
@@ -53,7 +61,20 @@ static struct ga_site_stats *stats_of(struct ga_sites *s, uint32_t stack)
         s->stack_ids[s->n_stacks++] = stack;
     }
     s->have_stacks = 1;
+    if (*v <= UINT32_MAX) {
+        s->recent_stack[c] = stack;
+        s->recent_idx[c] = (uint32_t)*v;
+    }
     return &s->per_stack[*v];
+}
+
+/* A stack's entry (stack != 0). Programs allocate and launch from a few places many times: the
+ * cache answers most lookups without the hash map. */
+static struct ga_site_stats *stats_of(struct ga_sites *s, uint32_t stack)
+{
+    uint32_t c = stack_cache_slot(stack);
+    if (s->recent_stack[c] == stack) return &s->per_stack[s->recent_idx[c]];
+    return stats_slow(s, stack);
 }
 
 /* The records with a stack, one out-of-line function per type: a record without one (all of

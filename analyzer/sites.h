@@ -42,9 +42,14 @@ struct ga_library {
     struct ga_site_stats st;
 };
 
+#define GA_SITES_STACK_CACHE 64 /* a power of two */
+
 struct ga_sites {
     int have_stacks;        /* some event carried a stack */
     struct ga_map by_stack; /* stack id -> index into per_stack */
+    /* a direct-mapped cache of stack id -> index in front of by_stack (id 0, never looked up:
+     * an empty slot) */
+    uint32_t recent_stack[GA_SITES_STACK_CACHE], recent_idx[GA_SITES_STACK_CACHE];
     struct ga_site_stats *per_stack;
     uint32_t *stack_ids;
     size_t n_stacks, cap, ids_cap;

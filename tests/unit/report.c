@@ -147,10 +147,38 @@ static void test_timeline_handles(void)
     ga_timeline_free(&tl);
 }
 
+/* Allocations at more stacks than the sites' stack cache holds, interleaved so that cache slots
+ * change hands all the time: every stack keeps its own counts. */
+static void test_site_stacks(void)
+{
+    static struct ga_sites sites;
+    enum { STACKS = 3 * GA_SITES_STACK_CACHE + 5 };
+    struct ga_event ev;
+    int counts_ok = 1;
+    ga_sites_init(&sites, NULL);
+    memset(&ev, 0, sizeof(ev));
+    ev.type = GT_REC_ALLOC;
+    ev.r.alloc.size = 10;
+    for (uint32_t round = 1; round <= STACKS; round++)
+        for (uint32_t k = round; k <= STACKS; k++) { /* stack k: k allocations */
+            ev.r.alloc.stack = k;
+            ga_sites_event(&sites, &ev);
+        }
+    CHECK_U64("one entry per stack", sites.n_stacks, STACKS);
+    for (uint32_t k = 1; k <= STACKS; k++) {
+        const uint64_t *i = ga_map_find(&sites.by_stack, k, 0);
+        if (!i || sites.per_stack[*i].allocs != k || sites.per_stack[*i].alloc_bytes != 10 * k)
+            counts_ok = 0;
+    }
+    CHECK("each stack's allocations counted", counts_ok);
+    ga_sites_free(&sites);
+}
+
 int main(void)
 {
     test_masks();
     test_timeline_handles();
+    test_site_stacks();
     printf("%d passed, %d failed\n", check_pass, check_fail);
     return check_fail != 0;
 }
