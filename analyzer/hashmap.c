@@ -87,7 +87,7 @@ uint64_t *ga_map_insert_(struct ga_map *m, uint64_t a, uint64_t b, uint64_t init
         s->a = a;
         s->b = b;
         s->value = init;
-        s->hash = ga_map_hash_(a, b);
+        s->hash = (uint32_t)ga_map_hash_(a, b);
         m->count++;
     }
     return &s->value;

@@ -38,10 +38,10 @@ static inline uint64_t ga_map_fmix_(uint64_t h)
     return h;
 }
 
-static inline uint32_t ga_map_hash_(uint64_t a, uint64_t b)
+static inline uint64_t ga_map_hash_(uint64_t a, uint64_t b)
 {
     uint64_t h = (a ^ ga_map_seed_[0]) * 0x9e3779b97f4a7c15ull + (b ^ ga_map_seed_[1]);
-    return (uint32_t)ga_map_fmix_(h);
+    return ga_map_fmix_(h);
 }
 
 static inline size_t ga_map_home_(const struct ga_map *m, uint64_t a, uint64_t b)
@@ -80,7 +80,7 @@ static inline uint64_t *ga_map_upsert(struct ga_map *m, uint64_t a, uint64_t b, 
 {
     if (m->count) {
         struct ga_map_slot *s;
-        uint32_t h = ga_map_hash_(a, b);
+        uint64_t h = ga_map_hash_(a, b);
         for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
             s = &m->slots[i];
             if (!s->used) break;
@@ -90,7 +90,7 @@ static inline uint64_t *ga_map_upsert(struct ga_map *m, uint64_t a, uint64_t b, 
             }
         }
         if (m->count + 1 <= ga_map_limit_(m)) {
-            *s = (struct ga_map_slot){a, b, init, h, 1};
+            *s = (struct ga_map_slot){a, b, init, (uint32_t)h, 1};
             m->count++;
             if (added) *added = 1;
             return &s->value;
