@@ -442,17 +442,6 @@ __attribute__((always_inline)) static inline void host_call(struct ga_gpu *g,
         note_call_slow(g, tid, end, ev->sub);
 }
 
-__attribute__((always_inline)) static inline void on_host_call(struct ga_gpu *g,
-                                                               const struct ga_event *ev)
-{
-    uint64_t end;
-    if (ev->type == GT_REC_WATERMARK) {
-        if (ev->ts > g->host_max) g->host_max = ev->ts;
-        return;
-    }
-    if (call_end(ev, &end)) host_call(g, ev, end);
-}
-
 /* Whether a launch is one on_launch keeps. */
 static int launch_ran(const struct ga_gpu *g, const struct ga_event *ev)
 {
@@ -553,15 +542,17 @@ void ga_gpu_event(struct ga_gpu *g, const struct ga_event *ev)
         on_gpu_record(g, ev);
         return;
     }
-    if (ev->type == GT_REC_LAUNCH) {
-        if (launch_ran(g, ev)) {
+    uint64_t end;
+    if (call_end(ev, &end)) {
+        if (ev->type == GT_REC_LAUNCH && launch_ran(g, ev)) {
             kept_launch(g, ev);
             return;
         }
-        host_call(g, ev, launch_end(&ev->r.launch));
-    } else {
-        if (ev->type == GT_REC_CUPTI) on_cupti(g, ev);
-        on_host_call(g, ev);
+        host_call(g, ev, end);
+    } else if (ev->type == GT_REC_WATERMARK) {
+        if (ev->ts > g->host_max) g->host_max = ev->ts;
+    } else if (ev->type == GT_REC_CUPTI) {
+        on_cupti(g, ev);
     }
     if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
 }
