@@ -42,15 +42,6 @@ void ga_map_free(struct ga_map *m)
     m->cap = m->count = 0;
 }
 
-static size_t probe(const struct ga_map *m, uint64_t a, uint64_t b)
-{
-    size_t mask = m->cap - 1;
-    size_t i = ga_map_home_(m, a, b);
-    while (m->slots[i].used && !(m->slots[i].a == a && m->slots[i].b == b))
-        i = (i + 1) & mask;
-    return i;
-}
-
 /* Slots a table may have: a slot's home comes from the 32 bits of hash it keeps. 2^32 slots are
  * 128 GiB; a trace that names that many keys cannot be analyzed anyway. */
 #define MAX_SLOTS (1ull << 32)
@@ -79,15 +70,14 @@ static void rehash(struct ga_map *m, size_t cap)
 uint64_t *ga_map_insert_(struct ga_map *m, uint64_t a, uint64_t b, uint64_t init, int *added)
 {
     if (m->count + 1 > ga_map_limit_(m)) rehash(m, m->cap ? m->cap * 2 : 64);
-    size_t i = probe(m, a, b);
+    uint64_t h = ga_map_hash_(a, b);
+    size_t i = h & (m->cap - 1);
+    while (m->slots[i].used && !(m->slots[i].a == a && m->slots[i].b == b))
+        i = (i + 1) & (m->cap - 1);
     struct ga_map_slot *s = &m->slots[i];
     if (added) *added = !s->used;
     if (!s->used) {
-        s->used = 1;
-        s->a = a;
-        s->b = b;
-        s->value = init;
-        s->hash = (uint32_t)ga_map_hash_(a, b);
+        *s = (struct ga_map_slot){a, b, init, (uint32_t)h, 1};
         m->count++;
     }
     return &s->value;
@@ -101,7 +91,7 @@ static void remove_slot(struct ga_map *m, size_t i)
      * slot does not lie cyclically between the hole and their current slot. */
     for (size_t j = (i + 1) & mask; m->slots[j].used; j = (j + 1) & mask) {
         size_t home = m->slots[j].hash & mask;
-        int stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+        int stays = ((j - home) & mask) < ((j - i) & mask); /* home in (i, j], cyclically */
         if (stays) continue;
         m->slots[i] = m->slots[j];
         i = j;
@@ -118,11 +108,10 @@ void ga_map_remove_at(struct ga_map *m, uint64_t *v)
 
 int ga_map_remove(struct ga_map *m, uint64_t a, uint64_t b, uint64_t *old)
 {
-    if (!m->count) return 0;
-    size_t i = probe(m, a, b);
-    if (!m->slots[i].used) return 0;
-    if (old) *old = m->slots[i].value;
-    remove_slot(m, i);
+    uint64_t *v = ga_map_find(m, a, b);
+    if (!v) return 0;
+    if (old) *old = *v;
+    ga_map_remove_at(m, v);
     return 1;
 }
 

@@ -74,11 +74,12 @@ static inline size_t ga_map_limit_(const struct ga_map *m)
 
 /* Pointer to the value of key (a, b), inserting it with value `init` if absent; *added says which.
  * One probe: a missing key goes into the empty slot that ended the search, unless the table
- * must grow first. */
+ * must grow first (or has no slots yet; a table that emptied keeps them, and maps that go
+ * from empty to one entry and back are common). */
 static inline uint64_t *ga_map_upsert(struct ga_map *m, uint64_t a, uint64_t b, uint64_t init,
                                       int *added)
 {
-    if (m->count) {
+    if (m->cap) {
         struct ga_map_slot *s;
         uint64_t h = ga_map_hash_(a, b);
         for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
