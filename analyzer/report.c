@@ -29,17 +29,24 @@ enum {
     ROUTE_STACKS = 16,
     ROUTE_SITES = 32
 };
+#define IN_MASK(mask, t) (((mask) >> (t)) & 1)
+#define ROUTES_OF(t)                                                                               \
+    ((uint8_t)(IN_MASK(GA_FACTS_TYPES, t) * ROUTE_FACTS |                                          \
+               IN_MASK(GA_REPORT_MEMORY_TYPES, t) * ROUTE_MEMORY |                                 \
+               IN_MASK(GA_TIMELINE_TYPES, t) * ROUTE_TIMELINE |                                    \
+               IN_MASK(GA_GAPS_TYPES, t) * ROUTE_GAPS |                                            \
+               IN_MASK(GA_STACKS_TYPES, t) * ROUTE_STACKS |                                        \
+               IN_MASK(GA_SITES_TYPES, t) * ROUTE_SITES))
 static const uint8_t route_all = 0xff;
+/* The most common record types get their routes as constants (ga_report_event): deliver's
+ * tests fold away. */
+static const uint8_t route_alloc = ROUTES_OF(GT_REC_ALLOC), route_free = ROUTES_OF(GT_REC_FREE),
+                     route_launch = ROUTES_OF(GT_REC_LAUNCH), route_span = ROUTES_OF(GT_REC_SPAN);
 
 static void set_routes(struct ga_report *r)
 {
     for (unsigned t = 0; t < 64; t++)
-        r->routes[t] = (uint8_t)((GA_FACTS_TYPES >> t & 1) * ROUTE_FACTS |
-                                 (GA_REPORT_MEMORY_TYPES >> t & 1) * ROUTE_MEMORY |
-                                 (GA_TIMELINE_TYPES >> t & 1) * ROUTE_TIMELINE |
-                                 (GA_GAPS_TYPES >> t & 1) * ROUTE_GAPS |
-                                 (GA_STACKS_TYPES >> t & 1) * ROUTE_STACKS |
-                                 (GA_SITES_TYPES >> t & 1) * ROUTE_SITES);
+        r->routes[t] = ROUTES_OF(t);
 }
 
 void ga_report_init(struct ga_report *r, const char *path)
@@ -71,17 +78,11 @@ int ga_report_ignore_frames(struct ga_report *r, const char *regex, char *err, s
     return -1;
 }
 
-void ga_report_event(void *report, const struct ga_event *ev)
+/* Through a pointer: read where tested (kept in a register across the calls, the value cost
+ * more in spills than the loads); a constant one folds the tests away. */
+__attribute__((always_inline)) static inline void
+deliver(struct ga_report *r, const struct ga_event *ev, const uint8_t *to)
 {
-    struct ga_report *r = report;
-    if (!r->started) {
-        r->mem.t0 = r->read.header.start_monotonic_ns;
-        r->pools.t0 = r->mem.t0;
-        r->started = 1;
-    }
-    /* Through a pointer: read where tested (kept in a register across the calls, the value
-     * cost more in spills than the loads). */
-    const uint8_t *to = ev->type < 64 ? &r->routes[ev->type] : &route_all;
     ga_facts_time(&r->facts, ev);
     if (*to & ROUTE_FACTS) ga_facts_event(&r->facts, ev);
     if (*to & ROUTE_MEMORY) ga_memory_event(&r->mem, ev);
@@ -91,6 +92,38 @@ void ga_report_event(void *report, const struct ga_event *ev)
     if (*to & ROUTE_GAPS) ga_gaps_event(&r->gaps, ev);
     if (*to & ROUTE_STACKS) ga_stacks_event(&r->stacks, ev);
     if (*to & ROUTE_SITES) ga_sites_event(&r->sites, ev);
+}
+
+__attribute__((noinline)) static void deliver_other(struct ga_report *r, const struct ga_event *ev)
+{
+    deliver(r, ev, ev->type < 64 ? &r->routes[ev->type] : &route_all);
+}
+
+void ga_report_event(void *report, const struct ga_event *ev)
+{
+    struct ga_report *r = report;
+    if (!r->started) {
+        r->mem.t0 = r->read.header.start_monotonic_ns;
+        r->pools.t0 = r->mem.t0;
+        r->started = 1;
+    }
+    switch (ev->type) {
+    case GT_REC_ALLOC:
+        deliver(r, ev, &route_alloc);
+        break;
+    case GT_REC_FREE:
+        deliver(r, ev, &route_free);
+        break;
+    case GT_REC_LAUNCH:
+        deliver(r, ev, &route_launch);
+        break;
+    case GT_REC_SPAN:
+        deliver(r, ev, &route_span);
+        break;
+    default:
+        deliver_other(r, ev);
+        break;
+    }
 }
 
 int64_t ga_report_rel(const struct ga_report *r, uint64_t ts)
