@@ -183,7 +183,7 @@ struct ga_thread_mem {
     uint64_t pending;    /* index + 1 into ooms of its failed allocation awaiting a retry, 0 none */
 };
 #define GA_THREAD_CACHE_BITS 6
-#define GA_BUCKET_CACHE_BITS 8
+#define GA_BUCKET_CACHE_BITS 10
 
 struct ga_memory {
     uint64_t t0; /* trace start (monotonic ns), set before the first event */
