@@ -341,7 +341,8 @@ static __attribute__((noinline)) void on_free(struct ga_memory *m, const struct 
     if (ga_kind_is_device(m->slab[i].kind)) {
         struct ga_thread_mem *t = thread_of(m, ev->tid);
         struct ga_oom *o = pending_oom(m, t, m->slab[i].device);
-        ga_peak_freed(m, &m->slab[i], ev->tid, &t->last_alloc);
+        if (m->slab[i].tid == ev->tid && t->last_alloc == m->slab[i].seq)
+            ga_peak_temp(m, &m->slab[i]);
         t->last_alloc = 0; /* a free ends "directly" */
         if (o) {
             o->freed_before_retry += m->slab[i].size;

@@ -300,10 +300,9 @@ void ga_peak_add(struct ga_memory *m, struct ga_live *e);
 void ga_peak_sub(struct ga_memory *m, const struct ga_live *e, uint64_t free_ts);
 /* The process peak just rose (e made it). */
 void ga_peak_new(struct ga_memory *m, const struct ga_live *e);
-/* An allocation freed by thread tid at ts: temporary? `last`: the thread's last_alloc
- * (ga_thread_mem: the seq of its last allocation, 0 none). */
-void ga_peak_freed(struct ga_memory *m, const struct ga_live *e, uint32_t tid,
-                   const uint64_t *last);
+/* A temporary allocation was freed (memory.c tells: the allocating thread freed it with no
+ * allocation call or free of its own in between). */
+void ga_peak_temp(struct ga_memory *m, const struct ga_live *e);
 /* Snapshot of the holders on a device for a failed allocation. */
 void ga_peak_snapshot(struct ga_memory *m, struct ga_oom *o);
 void ga_peak_finish(struct ga_memory *m);

@@ -142,9 +142,8 @@ void ga_peak_new(struct ga_memory *m, const struct ga_live *e)
     m->n_freed_top = 0; /* freed before this peak: not live at it */
 }
 
-void ga_peak_freed(struct ga_memory *m, const struct ga_live *e, uint32_t tid, const uint64_t *last)
+void ga_peak_temp(struct ga_memory *m, const struct ga_live *e)
 {
-    if (e->tid != tid || *last != e->seq) return;
     int added = 0;
     uint64_t *i = ga_map_upsert(&m->temp_idx, e->stack, 0, m->n_temps, &added);
     if (added) {
