@@ -70,39 +70,50 @@ uint64_t ga_gpu_union_ns(struct ga_gpu_act *a, size_t n)
 
 /* Time first, so that activities leave in global time order (one frontier for every device);
  * restricted to one device it is ga_gpu_act_cmp's order. */
-static int act_less(const struct ga_gpu_act *x, const struct ga_gpu_act *y)
+static int act_less(const struct ga_gpu *g, const struct ga_gpu_held *x,
+                    const struct ga_gpu_held *y)
 {
     if (x->start != y->start) return x->start < y->start;
-    return ga_gpu_act_cmp(x, y) < 0;
+    return ga_gpu_act_cmp(&g->held[x->idx], &g->held[y->idx]) < 0;
 }
 
 static void heap_push(struct ga_gpu *g, const struct ga_gpu_act *a)
 {
+    struct ga_gpu_held e = {a->start, 0};
     size_t i = g->n_heap++;
+    if (g->n_free_held) {
+        e.idx = g->free_held[--g->n_free_held];
+    } else {
+        g->held = ga_xgrow(g->held, &g->held_cap, g->n_held, sizeof(*g->held));
+        e.idx = (uint32_t)g->n_held++;
+    }
+    g->held[e.idx] = *a;
     g->heap = ga_xgrow(g->heap, &g->heap_cap, i, sizeof(*g->heap));
     while (i) {
         size_t p = (i - 1) / 2;
-        if (!act_less(a, &g->heap[p])) break;
+        if (!act_less(g, &e, &g->heap[p])) break;
         g->heap[i] = g->heap[p];
         i = p;
     }
-    g->heap[i] = *a;
+    g->heap[i] = e;
 }
 
 static struct ga_gpu_act heap_pop(struct ga_gpu *g)
 {
-    struct ga_gpu_act top = g->heap[0], last = g->heap[--g->n_heap];
+    struct ga_gpu_held top = g->heap[0], last = g->heap[--g->n_heap];
     size_t i = 0, n = g->n_heap;
     for (;;) {
         size_t l = 2 * i + 1, m = l;
         if (l >= n) break;
-        if (l + 1 < n && act_less(&g->heap[l + 1], &g->heap[l])) m = l + 1;
-        if (!act_less(&g->heap[m], &last)) break;
+        if (l + 1 < n && act_less(g, &g->heap[l + 1], &g->heap[l])) m = l + 1;
+        if (!act_less(g, &g->heap[m], &last)) break;
         g->heap[i] = g->heap[m];
         i = m;
     }
     if (n) g->heap[i] = last;
-    return top;
+    g->free_held = ga_xgrow(g->free_held, &g->free_held_cap, g->n_free_held, sizeof(*g->free_held));
+    g->free_held[g->n_free_held++] = top.idx;
+    return g->held[top.idx];
 }
 
 static void unpend(struct ga_gpu *g, size_t i)
@@ -921,6 +932,8 @@ void ga_gpu_free(struct ga_gpu *g)
     free(g->names);
     free(g->acts);
     free(g->heap);
+    free(g->held);
+    free(g->free_held);
     free(g->launches);
     free(g->pend);
     free(g->devices);

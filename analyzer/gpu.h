@@ -72,6 +72,12 @@ struct ga_gpu_act {
     uint32_t slot;     /* kernels while held: 1 + the slab entry of its launch, 0 none yet */
 };
 
+/* A reorder heap entry: an activity's start and its index in ga_gpu.held. */
+struct ga_gpu_held {
+    uint64_t start;
+    uint32_t idx;
+};
+
 struct ga_gpu_launch {
     uint64_t ts, func;
     uint64_t prev_end; /* end of the launching thread's previous CUDA call, 0 none */
@@ -183,8 +189,13 @@ struct ga_gpu {
     /* kept while reading */
     struct ga_gpu_act *acts; /* keep_acts only: every activity analyzed, in time order */
     size_t n_acts, acts_cap; /* n_acts: activities analyzed (kept or not) */
-    struct ga_gpu_act *heap; /* the reorder heap (ga_gpu_act_cmp) */
+    /* the reorder heap: start and held index of each waiting activity (16 bytes to move, not
+     * the activity's 56), by start then ga_gpu_act_cmp */
+    struct ga_gpu_held *heap;
     size_t n_heap, heap_cap;
+    struct ga_gpu_act *held; /* the activities in the heap; free slots listed in free_held */
+    uint32_t *free_held;
+    size_t n_held, held_cap, n_free_held, free_held_cap;
     uint64_t gpu_max, host_max; /* newest GPU start and host record time seen */
     uint64_t frontier;          /* start of the last activity that left the heap */
     int left;                   /* one has left */
