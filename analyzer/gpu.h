@@ -39,7 +39,7 @@
  * older than what already left is counted in `late` and left out of everything (like
  * `skipped`). */
 #define GA_REORDER_NS  1000000000ull
-#define GA_REORDER_MIN (1u << 15) /* activities always held (56 bytes each) */
+#define GA_REORDER_MIN (1u << 15) /* activities always held (56 bytes each, 76 with heap entry) */
 #define GA_REORDER_MAX (1u << 19) /* activities held at most */
 /* Unresolved launches and external correlations are evicted this long (in GPU time: the start of
  * the activities leaving the heap) after they arrived, at most twice that. */
