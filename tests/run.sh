@@ -11,7 +11,7 @@ export GT_LIB="$O/libgputrace.so" GT_REPORT="$O/gputrace-report" GT_LAUNCHER="$O
 export SIM_DIR="$O/sim" SIMCUPTI_DIR="$O/simcupti" PROGS="$O/tests" PYTHON="${PYTHON:-python3}" SRC="$PWD"
 export CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 pattern=${1:-} # run only the cases whose name matches (grep); several arguments: any of them
-shift 2>/dev/null || true
+if [ $# -gt 0 ]; then shift; fi
 for a in "$@"; do pattern="$pattern\|$a"; done
 pass=0 fail=0 skip=0 failed=""
 work=$(mktemp -d "${TMPDIR:-/tmp}/gputrace-tests.XXXXXX") || exit 2
