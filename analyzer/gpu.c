@@ -189,16 +189,21 @@ static void release(struct ga_gpu *g, int all)
 /* ---- GPU records ------------------------------------------------------------------------------
  */
 
-/* A device not seen yet is analyzed only while fewer than GA_DEVICES_MAX are. */
+/* A device not seen yet is analyzed only while fewer than GA_DEVICES_MAX are. Activities come
+ * in runs of one device: the last one let in is answered without the map. */
 static int device_room(struct ga_gpu *g, uint32_t device)
 {
     int added = 0;
+    if (g->n_seen_devices && device == g->last_seen_device) return 1;
     if (g->n_seen_devices < GA_DEVICES_MAX) {
         ga_map_upsert(&g->seen_devices, device, 0, 0, &added);
         g->n_seen_devices += added;
+        g->last_seen_device = device;
         return 1;
     }
-    return ga_map_find(&g->seen_devices, device, 0) != NULL;
+    if (!ga_map_find(&g->seen_devices, device, 0)) return 0;
+    g->last_seen_device = device;
+    return 1;
 }
 
 /* Activities without both times, or ending before they start, are left out; so are those that

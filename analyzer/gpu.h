@@ -219,6 +219,7 @@ struct ga_gpu {
     uint32_t call_cache_tid[GA_GPU_CALL_CACHE], call_cache_idx[GA_GPU_CALL_CACHE];
     struct ga_map seen_devices; /* devices let in (GA_DEVICES_MAX) */
     size_t n_seen_devices;
+    uint32_t last_seen_device; /* with n_seen_devices: one of them, the last asked about */
     struct ga_map device_idx; /* device -> index into devices */
     size_t devices_cap, last_device;
     struct ga_map kacc_idx; /* (name_id, func) -> index into kacc */
