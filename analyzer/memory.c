@@ -143,17 +143,16 @@ static __attribute__((noinline)) int32_t series_slot(struct ga_memory *m, struct
     return i + 1;
 }
 
-static inline void series_put(struct ga_memory *m, struct ga_dev_mem *d, unsigned slot,
-                              int64_t t, uint64_t live)
+static inline void series_put(struct ga_memory *m, struct ga_dev_mem *d, unsigned slot, int64_t t,
+                              uint64_t live)
 {
     int32_t i = d->series[slot];
     if (!i && !(i = series_slot(m, d, slot))) return;
     ga_series_put(&m->series, i - 1, t, live);
 }
 
-static inline __attribute__((always_inline)) void note_series(struct ga_memory *m,
-                                                               struct ga_dev_mem *d, unsigned kind,
-                                                               uint64_t ts)
+static inline __attribute__((always_inline)) void
+note_series(struct ga_memory *m, struct ga_dev_mem *d, unsigned kind, uint64_t ts)
 {
     int64_t t = rel(m, ts);
     series_put(m, d, kind, t, d->live[kind]);
@@ -203,8 +202,8 @@ static void account_add(struct ga_memory *m, struct ga_live *e)
 
 /* Forgets live allocation i; counted_as_freed is 0 when a double allocation replaced it. `at`:
  * its value slot in m->live, or NULL. */
-static void release(struct ga_memory *m, uint32_t i, uint64_t ts, int counted_as_freed,
-                    uint64_t *at)
+static inline __attribute__((always_inline)) void
+release(struct ga_memory *m, uint32_t i, uint64_t ts, int counted_as_freed, uint64_t *at)
 {
     const struct ga_live *e = &m->slab[i]; /* unchanged until ga_live_remove */
     struct ga_dev_mem *d = dev_of(m, e->device);
@@ -354,7 +353,7 @@ static __attribute__((noinline)) void on_free(struct ga_memory *m, const struct 
 
 /* Smallest unaccounted figure seen on the device (driver overhead + others), +1; 0 = none. */
 static __attribute__((noinline)) void note_unaccounted(struct ga_memory *m, int32_t device,
-                                                     uint64_t free_b, uint64_t total)
+                                                       uint64_t free_b, uint64_t total)
 {
     uint64_t held = dev_of(m, device)->live_total;
     if (!total || free_b > total || held > total - free_b) return;
@@ -384,8 +383,7 @@ static enum ga_verdict judge(const struct ga_memory *m, struct ga_oom *o)
     return GA_VERDICT_EXHAUSTED;
 }
 
-static __attribute__((cold, noinline)) void on_fail(struct ga_memory *m,
-                                                     const struct ga_event *ev)
+static __attribute__((cold, noinline)) void on_fail(struct ga_memory *m, const struct ga_event *ev)
 {
     const struct gt_rec_alloc_fail *r = &ev->r.alloc_fail;
     api_mem(m, ev->sub)->failed++;
@@ -445,7 +443,7 @@ static void reset_primary(struct ga_memory *m, int32_t device, uint64_t ts)
 }
 
 static __attribute__((cold, noinline)) void on_object(struct ga_memory *m,
-                                                       const struct ga_event *ev)
+                                                      const struct ga_event *ev)
 {
     const struct gt_rec_object *r = &ev->r.object;
     if (r->result != 0) return;
@@ -482,7 +480,7 @@ static void on_map(struct ga_memory *m, const struct ga_event *ev)
 
 /* The records other than ALLOC and FREE that change the memory state. */
 #define OTHER_RECORDS                                                                              \
-    (1ull << GT_REC_ALLOC_FAIL | 1ull << GT_REC_OBJECT | 1ull << GT_REC_VMM_MAP |                 \
+    (1ull << GT_REC_ALLOC_FAIL | 1ull << GT_REC_OBJECT | 1ull << GT_REC_VMM_MAP |                  \
      1ull << GT_REC_MEMINFO)
 
 static __attribute__((noinline)) void on_other(struct ga_memory *m, const struct ga_event *ev)

@@ -216,11 +216,12 @@ struct ga_memory {
     struct ga_bucket *buckets;
     size_t n_buckets, buckets_cap;
     struct ga_map bucket_idx; /* (stack | api << 32, class | device << 8) -> index */
-    uint32_t bucket_cache[1u << GA_BUCKET_CACHE_BITS]; /* by a hash of that key: index + 1, 0 none */
+    /* by a hash of that key: index + 1 into buckets, 0 none */
+    uint32_t bucket_cache[1u << GA_BUCKET_CACHE_BITS];
     uint64_t peak_ver, peak_seq, seq;
     struct ga_peak_alloc freed_top[GA_TOP_PEAK_ALLOCS]; /* freed since the peak, largest */
     size_t n_freed_top;
-    struct ga_map overhead;   /* device -> smallest unaccounted bytes seen (+1; 0 = none) */
+    struct ga_map overhead; /* device -> smallest unaccounted bytes seen (+1; 0 = none) */
     /* per thread (tid -> index in thread_idx; most records find it in thread_cache, indexed by
      * a hash of the tid: index + 1, 0 none) */
     struct ga_thread_mem *threads;

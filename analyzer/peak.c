@@ -48,9 +48,8 @@ static struct ga_bucket *touch(struct ga_memory *m, uint32_t i)
 
 /* The slow path of bucket_of: the map, where a new key gets its bucket; `slot`: the key's place
  * in the cache. */
-static __attribute__((noinline)) uint32_t bucket_lookup(struct ga_memory *m,
-                                                        const struct ga_live *e, unsigned c,
-                                                        uint32_t *slot)
+static __attribute__((noinline)) uint32_t
+bucket_lookup(struct ga_memory *m, const struct ga_live *e, unsigned c, uint32_t *slot)
 {
     int added = 0;
     uint64_t *v = ga_map_upsert(&m->bucket_idx, e->stack | (uint64_t)e->api << 32,

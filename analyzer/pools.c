@@ -635,7 +635,7 @@ static __attribute__((noinline)) void on_fail(struct ga_pools *p, const struct g
 /* The records pools follow; every other one (launches, most of a trace) only reaches the
  * peak check. */
 #define POOL_RECORDS                                                                               \
-    (1ull << GT_REC_POOL | 1ull << GT_REC_BLOCK | 1ull << GT_REC_POOL_USAGE |                    \
+    (1ull << GT_REC_POOL | 1ull << GT_REC_BLOCK | 1ull << GT_REC_POOL_USAGE |                      \
      1ull << GT_REC_ALLOC | 1ull << GT_REC_FREE | 1ull << GT_REC_VMM_MAP | 1ull << GT_REC_OBJECT | \
      1ull << GT_REC_ALLOC_FAIL)
 
