@@ -177,17 +177,28 @@ static void gpu_record(struct rd *r, const unsigned char *p, uint32_t size, uint
 
 /* Walks the records of one checksummed, decoded payload. A bad record size leaves no way to find
  * the next record, so the rest of the chunk is skipped. */
+/* The header of the record at pos in a payload of n bytes, if it is well framed (at least a
+ * header, a size that is a multiple of 8 and fits); otherwise counts a malformed record: the
+ * rest of the payload cannot be framed. */
+static int frame(struct rd *r, const unsigned char *p, uint32_t n, uint32_t pos,
+                 struct gt_rec_header *h)
+{
+    *h = (struct gt_rec_header){0};
+    if (n - pos >= sizeof(*h)) memcpy(h, p + pos, sizeof(*h));
+    if (n - pos < sizeof(*h) || h->size < 8 || (h->size & 7) || h->size > n - pos) {
+        r->st->malformed_records++;
+        return 0;
+    }
+    return 1;
+}
+
 static void parse_payload(struct rd *r, const struct gt_chunk_header *ch, const unsigned char *p,
                           uint32_t n)
 {
     uint32_t pos = 0;
     while (pos < n) {
-        struct gt_rec_header h = {0};
-        if (n - pos >= sizeof(h)) memcpy(&h, p + pos, sizeof(h));
-        if (n - pos < sizeof(h) || h.size < 8 || (h.size & 7) || h.size > n - pos) {
-            r->st->malformed_records++;
-            return;
-        }
+        struct gt_rec_header h;
+        if (!frame(r, p, n, pos, &h)) return;
         r->order++;
         if (ch->kind == GT_CHUNK_HOST)
             host_record(r, p + pos, h.size, ch->tid);
@@ -234,12 +245,8 @@ static void parse_host(struct rd *r, const struct gt_chunk_header *ch, const uns
         }
         if (pos == n) return;
         /* One record the per-record way (a watermark flushes). */
-        struct gt_rec_header h = {0};
-        if (n - pos >= sizeof(h)) memcpy(&h, p + pos, sizeof(h));
-        if (n - pos < sizeof(h) || h.size < 8 || (h.size & 7) || h.size > n - pos) {
-            r->st->malformed_records++;
-            return;
-        }
+        struct gt_rec_header h;
+        if (!frame(r, p, n, pos, &h)) return;
         r->order++;
         host_record(r, p + pos, h.size, ch->tid);
         pos += h.size;
