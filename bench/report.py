@@ -1085,12 +1085,16 @@ def targets_section(d, L, S, A, P, K=None, M=None, T=None):
         rows.append('| full analysis ≥ 20 M events/s on one core | %s M/s (%s M events; %s M/s at best) | %s | %s |' % (
             fmt(big['rep_eps'] / 1e6, 1), fmt(big['n'] / 1e6),
             fmt(max(a['rep_eps'] for a in host) / 1e6, 1), 'met' if ok else
-            '**missed** by %.1f× ' % (TARGET_EVENTS_PER_S / big['rep_eps']),
-            '' if ok else 'the decode pass alone runs at %s M/s; by perf at 10 M events about a third of '
-            'the report is the memory analysis\'s hash probes (cache misses), an eighth the time-order merge, '
-            'a tenth the copy of each record into the event struct and another tenth the kernel\'s read(); '
-            'reaching 50 ns/event needs analyses that read records in place with one dispatch per record' %
-            fmt(big['dec_eps'] / 1e6, 1)))
+            ('**missed** by %.1f×' % (TARGET_EVENTS_PER_S / big['rep_eps'])
+             if TARGET_EVENTS_PER_S / big['rep_eps'] >= 1.1 else
+             '**missed** by %.0f%%' % (100 * (TARGET_EVENTS_PER_S / big['rep_eps'] - 1))),
+            '' if ok else 'the decode pass alone runs at %s M/s. At 100 M events a seventh of the CPU time is '
+            'the kernel copying the file into the reader\'s buffers (read(): 0.73-0.85 s of system time in '
+            '5.0-5.3 s, about what `cat` takes; measured by hand on 2026-12-04); by perf at 10 M events 40%% of '
+            'the report is the time-order merge (each held record read back from cache, copied into the event '
+            'struct, the heap of threads), a quarter the memory analysis (live table, peak buckets, series), '
+            '8%% the kernel\'s read() copy and 3%% the chunk checksums; the rest is spread over the other '
+            'analyses, none above 6%%' % fmt(big['dec_eps'] / 1e6, 1)))
         met = [a for a in host if a['dec_gbps'] >= TARGET_DECODE_GBPS]
         miss = [a for a in host if a['dec_gbps'] < TARGET_DECODE_GBPS]
         sizes = lambda xs: ', '.join('%s M' % fmt(a['n'] / 1e6) for a in xs)
