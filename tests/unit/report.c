@@ -52,30 +52,18 @@ static int ignores_others(void *state, size_t size, event_fn fn, uint64_t mask)
     return ok;
 }
 
-static void facts_fn(void *s, const struct ga_event *ev)
-{
-    ga_facts_event(s, ev);
-}
-static void memory_fn(void *s, const struct ga_event *ev)
-{
-    ga_memory_event(s, ev);
-}
-static void timeline_fn(void *s, const struct ga_event *ev)
-{
-    ga_timeline_event(s, ev);
-}
-static void gaps_fn(void *s, const struct ga_event *ev)
-{
-    ga_gaps_event(s, ev);
-}
-static void stacks_fn(void *s, const struct ga_event *ev)
-{
-    ga_stacks_event(s, ev);
-}
-static void sites_fn(void *s, const struct ga_event *ev)
-{
-    ga_sites_event(s, ev);
-}
+/* Each analysis's event function as an event_fn. */
+#define EVENT_FN(name, fn)                                                                         \
+    static void name(void *s, const struct ga_event *ev)                                           \
+    {                                                                                              \
+        fn(s, ev);                                                                                 \
+    }
+EVENT_FN(facts_fn, ga_facts_event)
+EVENT_FN(memory_fn, ga_memory_event)
+EVENT_FN(timeline_fn, ga_timeline_event)
+EVENT_FN(gaps_fn, ga_gaps_event)
+EVENT_FN(stacks_fn, ga_stacks_event)
+EVENT_FN(sites_fn, ga_sites_event)
 
 static void test_masks(void)
 {
