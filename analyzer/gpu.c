@@ -410,9 +410,10 @@ static uint64_t launch_end(const struct gt_rec_launch *l)
 
 /* When a host record's CUDA call ended: launches and frees are stamped before the call was
  * forwarded (plus the time inside it), allocations after it returned, spans at their exit. */
-__attribute__((always_inline)) static inline int call_end(const struct ga_event *ev, uint64_t *end)
+__attribute__((always_inline)) static inline int call_end(const struct ga_event *ev, unsigned type,
+                                                          uint64_t *end)
 {
-    switch (ev->type) {
+    switch (type) {
     case GT_REC_LAUNCH:
         *end = launch_end(&ev->r.launch);
         return 1;
@@ -552,6 +553,41 @@ __attribute__((noinline)) static void kept_launch(struct ga_gpu *g, const struct
     if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
 }
 
+/* A host call of a type the caller knows (a constant: the switches fold away). */
+__attribute__((always_inline)) static inline void typed_call(struct ga_gpu *g,
+                                                             const struct ga_event *ev,
+                                                             unsigned type)
+{
+    uint64_t end = 0;
+    call_end(ev, type, &end);
+    if (type == GT_REC_LAUNCH && launch_ran(g, ev)) {
+        kept_launch(g, ev);
+        return;
+    }
+    host_call(g, ev, end);
+    if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
+}
+
+void ga_gpu_alloc_event(struct ga_gpu *g, const struct ga_event *ev)
+{
+    typed_call(g, ev, GT_REC_ALLOC);
+}
+
+void ga_gpu_free_event(struct ga_gpu *g, const struct ga_event *ev)
+{
+    typed_call(g, ev, GT_REC_FREE);
+}
+
+void ga_gpu_launch_event(struct ga_gpu *g, const struct ga_event *ev)
+{
+    typed_call(g, ev, GT_REC_LAUNCH);
+}
+
+void ga_gpu_span_event(struct ga_gpu *g, const struct ga_event *ev)
+{
+    typed_call(g, ev, GT_REC_SPAN);
+}
+
 void ga_gpu_event(struct ga_gpu *g, const struct ga_event *ev)
 {
     if (ga_rec_is_gpu(ev->type)) {
@@ -559,7 +595,7 @@ void ga_gpu_event(struct ga_gpu *g, const struct ga_event *ev)
         return;
     }
     uint64_t end;
-    if (call_end(ev, &end)) {
+    if (call_end(ev, ev->type, &end)) {
         if (ev->type == GT_REC_LAUNCH && launch_ran(g, ev)) {
             kept_launch(g, ev);
             return;

@@ -248,6 +248,12 @@ struct ga_gpu {
 void ga_gpu_init(struct ga_gpu *g);
 /* Takes GPU records, launches and the CUPTI status record; ignores the rest. */
 void ga_gpu_event(struct ga_gpu *g, const struct ga_event *ev);
+/* ga_gpu_event for a record the caller knows to be an ALLOC, a FREE, a LAUNCH or a SPAN (from a
+ * host chunk): no test of the type. */
+void ga_gpu_alloc_event(struct ga_gpu *g, const struct ga_event *ev);
+void ga_gpu_free_event(struct ga_gpu *g, const struct ga_event *ev);
+void ga_gpu_launch_event(struct ga_gpu *g, const struct ga_event *ev);
+void ga_gpu_span_event(struct ga_gpu *g, const struct ga_event *ev);
 /* Lets the held activities leave, then computes the rest; tl names kernels by their launch's
  * function handle when no GPU name record did. */
 void ga_gpu_finish(struct ga_gpu *g, const struct ga_timeline *tl);

@@ -632,13 +632,6 @@ static __attribute__((noinline)) void on_fail(struct ga_pools *p, const struct g
         gap_map_fill(&p->pools[f->ev.pool_index], &f->map);
 }
 
-/* The records pools follow; every other one (launches, most of a trace) only reaches the
- * peak check. */
-#define POOL_RECORDS                                                                               \
-    (1ull << GT_REC_POOL | 1ull << GT_REC_BLOCK | 1ull << GT_REC_POOL_USAGE |                      \
-     1ull << GT_REC_ALLOC | 1ull << GT_REC_FREE | 1ull << GT_REC_VMM_MAP | 1ull << GT_REC_OBJECT | \
-     1ull << GT_REC_ALLOC_FAIL)
-
 /* memory.c saw this record first: a new process peak means the state now is the peak's. */
 static __attribute__((cold, noinline)) void new_peak(struct ga_pools *p)
 {
@@ -690,9 +683,26 @@ static __attribute__((noinline)) void on_record(struct ga_pools *p, const struct
     check_peak(p);
 }
 
+void ga_pools_alloc_event(struct ga_pools *p, const struct ga_event *ev)
+{
+    on_alloc(p, ev);
+    check_peak(p);
+}
+
+void ga_pools_free_event(struct ga_pools *p, const struct ga_event *ev)
+{
+    on_free(p, ev);
+    check_peak(p);
+}
+
+void ga_pools_tick(struct ga_pools *p)
+{
+    check_peak(p);
+}
+
 void ga_pools_event(struct ga_pools *p, const struct ga_event *ev)
 {
-    if (ev->type < 64 && (POOL_RECORDS >> ev->type & 1))
+    if (ev->type < 64 && (GA_POOLS_TYPES >> ev->type & 1))
         on_record(p, ev);
     else
         check_peak(p);

@@ -234,7 +234,18 @@ struct ga_pools {
 };
 
 void ga_pools_init(struct ga_pools *p);
+/* The records pools follow; every other one (launches, most of a trace) only reaches the
+ * peak check. */
+#define GA_POOLS_TYPES                                                                             \
+    (1ull << GT_REC_POOL | 1ull << GT_REC_BLOCK | 1ull << GT_REC_POOL_USAGE |                      \
+     1ull << GT_REC_ALLOC | 1ull << GT_REC_FREE | 1ull << GT_REC_VMM_MAP | 1ull << GT_REC_OBJECT | \
+     1ull << GT_REC_ALLOC_FAIL)
 void ga_pools_event(struct ga_pools *p, const struct ga_event *ev);
+/* ga_pools_event for a record known to be an ALLOC, a FREE, or of a type outside GA_POOLS_TYPES
+ * (only the check for a new process peak): no test of the type. */
+void ga_pools_alloc_event(struct ga_pools *p, const struct ga_event *ev);
+void ga_pools_free_event(struct ga_pools *p, const struct ga_event *ev);
+void ga_pools_tick(struct ga_pools *p);
 void ga_pools_finish(struct ga_pools *p, uint64_t end_ts);
 void ga_pools_free(struct ga_pools *p);
 

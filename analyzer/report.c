@@ -38,6 +38,7 @@ enum {
                IN_MASK(GA_STACKS_TYPES, t) * ROUTE_STACKS |                                        \
                IN_MASK(GA_SITES_TYPES, t) * ROUTE_SITES))
 static const uint8_t route_all = 0xff;
+#define TYPE_ANY 0xffffu /* deliver's type when the caller does not know it as a constant */
 /* The most common record types get their routes as constants (ga_report_event): deliver's
  * tests fold away. */
 static const uint8_t route_alloc = ROUTES_OF(GT_REC_ALLOC), route_free = ROUTES_OF(GT_REC_FREE),
@@ -81,14 +82,32 @@ int ga_report_ignore_frames(struct ga_report *r, const char *regex, char *err, s
 /* Through a pointer: read where tested (kept in a register across the calls, the value cost
  * more in spills than the loads); a constant one folds the tests away. */
 __attribute__((always_inline)) static inline void
-deliver(struct ga_report *r, const struct ga_event *ev, const uint8_t *to)
+deliver(struct ga_report *r, const struct ga_event *ev, const uint8_t *to, unsigned type)
 {
     ga_facts_time(&r->facts, ev);
     if (*to & ROUTE_FACTS) ga_facts_event(&r->facts, ev);
     if (*to & ROUTE_MEMORY) ga_memory_event(&r->mem, ev);
-    ga_pools_event(&r->pools, ev); /* every record (its last time); after memory: reads the peak */
+    /* pools: every record (its last time); after memory: reads the peak */
+    if (type == GT_REC_ALLOC)
+        ga_pools_alloc_event(&r->pools, ev);
+    else if (type == GT_REC_FREE)
+        ga_pools_free_event(&r->pools, ev);
+    else if (type < 64 && !IN_MASK(GA_POOLS_TYPES, type))
+        ga_pools_tick(&r->pools);
+    else
+        ga_pools_event(&r->pools, ev);
     if (*to & ROUTE_TIMELINE) ga_timeline_event(&r->tl, ev);
-    ga_gpu_event(&r->gpu, ev); /* every record: a host record's time may let activities leave */
+    /* gpu: every record (a host record's time may let activities leave) */
+    if (type == GT_REC_ALLOC)
+        ga_gpu_alloc_event(&r->gpu, ev);
+    else if (type == GT_REC_FREE)
+        ga_gpu_free_event(&r->gpu, ev);
+    else if (type == GT_REC_LAUNCH)
+        ga_gpu_launch_event(&r->gpu, ev);
+    else if (type == GT_REC_SPAN)
+        ga_gpu_span_event(&r->gpu, ev);
+    else
+        ga_gpu_event(&r->gpu, ev);
     if (*to & ROUTE_GAPS) ga_gaps_event(&r->gaps, ev);
     if (*to & ROUTE_STACKS) ga_stacks_event(&r->stacks, ev);
     if (*to & ROUTE_SITES) ga_sites_event(&r->sites, ev);
@@ -96,7 +115,7 @@ deliver(struct ga_report *r, const struct ga_event *ev, const uint8_t *to)
 
 __attribute__((noinline)) static void deliver_other(struct ga_report *r, const struct ga_event *ev)
 {
-    deliver(r, ev, ev->type < 64 ? &r->routes[ev->type] : &route_all);
+    deliver(r, ev, ev->type < 64 ? &r->routes[ev->type] : &route_all, TYPE_ANY);
 }
 
 void ga_report_event(void *report, const struct ga_event *ev)
@@ -109,16 +128,16 @@ void ga_report_event(void *report, const struct ga_event *ev)
     }
     switch (ev->type) {
     case GT_REC_ALLOC:
-        deliver(r, ev, &route_alloc);
+        deliver(r, ev, &route_alloc, GT_REC_ALLOC);
         break;
     case GT_REC_FREE:
-        deliver(r, ev, &route_free);
+        deliver(r, ev, &route_free, GT_REC_FREE);
         break;
     case GT_REC_LAUNCH:
-        deliver(r, ev, &route_launch);
+        deliver(r, ev, &route_launch, GT_REC_LAUNCH);
         break;
     case GT_REC_SPAN:
-        deliver(r, ev, &route_span);
+        deliver(r, ev, &route_span, GT_REC_SPAN);
         break;
     default:
         deliver_other(r, ev);
