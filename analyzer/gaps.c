@@ -186,9 +186,11 @@ static int blocking_span(unsigned api)
 
 /* Allocations and failed allocations are stamped after the call returned, frees before it was
  * forwarded; dur_ns 0 (older tracers) leaves the call's extent unknown: not kept. */
-void ga_gaps_event(struct ga_gaps *x, const struct ga_event *ev)
+/* ga_gaps_event's work for a record of `type` (a constant where the caller knows it). */
+__attribute__((always_inline)) static inline void on_event(struct ga_gaps *x,
+                                                           const struct ga_event *ev, unsigned type)
 {
-    switch (ev->type) {
+    switch (type) {
     case GT_REC_CUPTI:
         x->cupti_off = ev->sub != GT_CUPTI_ON;
         break;
@@ -213,6 +215,26 @@ void ga_gaps_event(struct ga_gaps *x, const struct ga_event *ev)
     default:
         break;
     }
+}
+
+void ga_gaps_event(struct ga_gaps *x, const struct ga_event *ev)
+{
+    on_event(x, ev, ev->type);
+}
+
+void ga_gaps_alloc_event(struct ga_gaps *x, const struct ga_event *ev)
+{
+    on_event(x, ev, GT_REC_ALLOC);
+}
+
+void ga_gaps_free_event(struct ga_gaps *x, const struct ga_event *ev)
+{
+    on_event(x, ev, GT_REC_FREE);
+}
+
+void ga_gaps_span_event(struct ga_gaps *x, const struct ga_event *ev)
+{
+    on_event(x, ev, GT_REC_SPAN);
 }
 
 /* ---- the causes' look at the host calls ------------------------------------------------------ */

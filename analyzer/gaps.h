@@ -173,6 +173,10 @@ void ga_gaps_init(struct ga_gaps *x, size_t top);
     ((1ull << GT_REC_CUPTI) | (1ull << GT_REC_SPAN) | (1ull << GT_REC_ALLOC) |                     \
      (1ull << GT_REC_ALLOC_FAIL) | (1ull << GT_REC_FREE))
 void ga_gaps_event(struct ga_gaps *x, const struct ga_event *ev);
+/* ga_gaps_event for a record the caller knows to be an ALLOC, a FREE or a SPAN. */
+void ga_gaps_alloc_event(struct ga_gaps *x, const struct ga_event *ev);
+void ga_gaps_free_event(struct ga_gaps *x, const struct ga_event *ev);
+void ga_gaps_span_event(struct ga_gaps *x, const struct ga_event *ev);
 /* One GPU activity, in time order (ga_gpu's reorder heap), with its launch or NULL. */
 void ga_gaps_act(struct ga_gaps *x, const struct ga_gpu_act *a, const struct ga_gpu_launch *l);
 /* After ga_gpu_finish (which hands over the last activities) and ga_sites_finish. */

@@ -108,7 +108,16 @@ deliver(struct ga_report *r, const struct ga_event *ev, const uint8_t *to, unsig
         ga_gpu_span_event(&r->gpu, ev);
     else
         ga_gpu_event(&r->gpu, ev);
-    if (*to & ROUTE_GAPS) ga_gaps_event(&r->gaps, ev);
+    if (*to & ROUTE_GAPS) {
+        if (type == GT_REC_ALLOC)
+            ga_gaps_alloc_event(&r->gaps, ev);
+        else if (type == GT_REC_FREE)
+            ga_gaps_free_event(&r->gaps, ev);
+        else if (type == GT_REC_SPAN)
+            ga_gaps_span_event(&r->gaps, ev);
+        else
+            ga_gaps_event(&r->gaps, ev);
+    }
     if (*to & ROUTE_STACKS) ga_stacks_event(&r->stacks, ev);
     if (*to & ROUTE_SITES) ga_sites_event(&r->sites, ev);
 }
