@@ -224,7 +224,7 @@ fuzz-seeds: $(FUZZ_SEEDGEN)
 # BENCH_QUICK=1 for a run under a minute. The LTTng-UST peer is built only where liblttng-ust-dev
 # is installed (pkg-config lttng-ust); the runner says so when it is not.
 BENCH_LTTNG := $(shell pkg-config --exists lttng-ust 2>/dev/null && echo yes)
-BENCH_PROGS := $(O)/bench/bench_launch $(O)/bench/gen_trace $(O)/bench/bench_decode \
+BENCH_PROGS := $(O)/bench/bench_launch $(O)/bench/gen_trace $(O)/bench/bench_decode $(O)/bench/rusage \
                $(O)/bench/nulldrv/libcuda.so.1 $(O)/bench/bench_parts $(O)/bench/bench_stack $(if $(BENCH_LTTNG),$(O)/bench/bench_launch_lttng)
 
 $(O)/bench/bench_launch: $(O)/obj/bench/bench_launch.c.o $(SIMLIB)
@@ -261,6 +261,11 @@ $(O)/bench/bench_parts: $(O)/obj/bench/bench_parts.c.o
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) -o $@ $< $(LDFLAGS) -lz
+
+$(O)/bench/rusage: $(O)/obj/bench/rusage.c.o
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS)
 
 $(O)/bench/bench_decode: $(O)/obj/bench/bench_decode.c.o $(call obj,$(COMMON_SRC)) $(filter-out $(O)/obj/analyzer/main.c.o,$(call obj,$(ANALYZER_SRC)))
 	@mkdir -p $(dir $@)

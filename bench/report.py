@@ -676,7 +676,7 @@ def analyzer_section(d, A):
            'Events = records. All files read from the page cache (written, '
            '`sync`ed, read once before timing). `cat` = `cat FILE > /dev/null`; decode = '
            '`bench_decode` (the report\'s reader: framing, CRC-32, record checks, watermark re-ordering; '
-           'the sink only counts); full = `gputrace-report --json` under `/usr/bin/time -v`, whole '
+           'the sink only counts); full = `gputrace-report --json` under `bench/rusage` (the figures of GNU time -v, CPU time to the microsecond), whole '
            'process, one core; its rates and ns/event from its CPU time (user + system) where '
            'measured, its wall time beside them.', '',
            '| trace | events | file MB | `cat` GB/s | decode M events/s | decode GB/s | full analysis M events/s '
@@ -974,7 +974,7 @@ def mem_section(d, M, ML):
            'live driver allocations (512 B to 32 MiB) and up to 512 live pool blocks (256 B to 2 MiB) '
            'whatever N is: after filling its slots each thread frees a pseudo-random live one and '
            'allocates into it again. Every second allocation carries one of 64 host stacks (32 frames). '
-           '`gputrace-report FILE` (text) and `gputrace-report --json FILE` under `/usr/bin/time -v`, '
+           '`gputrace-report FILE` (text) and `gputrace-report --json FILE` under `bench/rusage` (the figures of GNU time -v, CPU time to the microsecond), '
            'whole process, file in the page cache; medians of the rounds, peak RSS the largest.']
     if base_label(d):
         out[-1] += (' "before" = the report built from commit %s with `bench/build_rev.sh`, run on the same '
@@ -1010,7 +1010,7 @@ def tl_section(d, T):
            'per stream, one burst in four followed by a `cuCtxSynchronize`, host work of 1 µs to 2 ms '
            'between bursts (one in 64: 5-50 ms), one burst in 16 bracketed by an allocation and its '
            'free (a quarter of those slow), launches with host stacks: ~73% device utilization, '
-           'gaps of every length. `gputrace-report --json FILE` under `/usr/bin/time -v`.']
+           'gaps of every length. `gputrace-report --json FILE` under `bench/rusage` (the figures of GNU time -v, CPU time to the microsecond).']
     if base_label(d):
         out[-1] += (' "before" = the report from commit %s (`bench/build_rev.sh`), "now" = the working '
                     'tree\'s (%s), same files, same rounds.' % (base_label(d), d.env.get('head', '?')))
@@ -1087,7 +1087,7 @@ def targets_section(d, L, S, A, P, K=None, M=None, T=None):
             fmt(max(a['rep_eps'] for a in host) / 1e6, 1), 'met' if ok else
             ('**missed** by %.1f×' % (TARGET_EVENTS_PER_S / big['rep_eps'])
              if TARGET_EVENTS_PER_S / big['rep_eps'] >= 1.1 else
-             '**missed** by %.0f%%' % (100 * (TARGET_EVENTS_PER_S / big['rep_eps'] - 1))),
+             '**missed** by %.1f%%' % (100 * (TARGET_EVENTS_PER_S / big['rep_eps'] - 1))),
             '' if ok else 'the decode pass alone runs at %s M/s. At 100 M events a seventh of the CPU time is '
             'the kernel copying the file into the reader\'s buffers (read(): 0.73-0.85 s of system time in '
             '5.0-5.3 s, about what `cat` takes; measured by hand on 2026-12-04); by perf at 10 M events 40%% of '
