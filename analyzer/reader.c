@@ -175,8 +175,6 @@ static void gpu_record(struct rd *r, const unsigned char *p, uint32_t size, uint
     r->sink(r->ctx, &ev);
 }
 
-/* Walks the records of one checksummed, decoded payload. A bad record size leaves no way to find
- * the next record, so the rest of the chunk is skipped. */
 /* The header of the record at pos in a payload of n bytes, if it is well framed (at least a
  * header, a size that is a multiple of 8 and fits); otherwise counts a malformed record: the
  * rest of the payload cannot be framed. */
@@ -192,6 +190,8 @@ static int frame(struct rd *r, const unsigned char *p, uint32_t n, uint32_t pos,
     return 1;
 }
 
+/* Walks the records of one checksummed, decoded payload. A bad record size leaves no way to find
+ * the next record, so the rest of the chunk is skipped. */
 static void parse_payload(struct rd *r, const struct gt_chunk_header *ch, const unsigned char *p,
                           uint32_t n)
 {
