@@ -54,9 +54,7 @@ static uint32_t rec_size(const unsigned char *p)
 /* ga_rec_key of a framed record (size >= 8). */
 static uint64_t rec_key(const unsigned char *p)
 {
-    uint64_t k = 0;
-    if (rec_size(p) >= 16) memcpy(&k, p + 8, 8);
-    return k;
+    return ga_rec_key(p, rec_size(p));
 }
 
 /* ---- slots: runs, streams and buffers, each with a free list ----------------------------------
@@ -226,7 +224,7 @@ void ga_order_push_run(struct ga_order *o, const unsigned char *rec, const unsig
 void ga_order_push(struct ga_order *o, const unsigned char *rec, uint32_t size, uint32_t tid,
                    uint64_t order)
 {
-    uint64_t key = size >= 16 ? rec_key(rec) : 0;
+    uint64_t key = ga_rec_key(rec, size);
     ga_order_push_run(o, rec, rec + size, 1, key, key, key < o->passed, tid, order);
 }
 

@@ -72,14 +72,9 @@ const struct ga_rec_info ga_rec_table[] = {
 #define N_TYPES (sizeof(ga_rec_table) / sizeof(ga_rec_table[0]))
 const unsigned ga_rec_ntypes = N_TYPES;
 
-static const struct ga_rec_info *info_of(unsigned type)
-{
-    return type < N_TYPES && ga_rec_table[type].name ? &ga_rec_table[type] : NULL;
-}
-
 const char *ga_rec_type_name(unsigned type)
 {
-    const struct ga_rec_info *ri = info_of(type);
+    const struct ga_rec_info *ri = ga_rec_info_of(type);
     return ri ? ri->name : NULL;
 }
 
@@ -103,7 +98,7 @@ enum ga_rec_check ga_rec_check(const void *rec, uint32_t size, const char **why)
 {
     struct gt_rec_header h;
     memcpy(&h, rec, sizeof(h));
-    const struct ga_rec_info *ri = info_of(h.type);
+    const struct ga_rec_info *ri = ga_rec_info_of(h.type);
     if (!ri) return GA_REC_UNKNOWN;
     uint64_t tail = tail_len(ri, rec, size);
     if (tail == 0) return GA_REC_OK;
@@ -128,7 +123,7 @@ uint64_t ga_rec_plain_types(void)
  * struct (an older or a damaged writer: gt_rec_load zero-fills) and the strings. */
 void ga_rec_decode_rest(const unsigned char *p, uint32_t size, struct ga_event *ev)
 {
-    const struct ga_rec_info *ri = info_of(ev->type);
+    const struct ga_rec_info *ri = ga_rec_info_of(ev->type);
     if (!ri) return;
     if (size >= ri->fixed)
         ga_rec_copy_fixed(&ev->r, p, ri->fixed);

@@ -97,6 +97,11 @@ struct ga_rec_info {
 };
 extern const struct ga_rec_info ga_rec_table[];
 extern const unsigned ga_rec_ntypes;
+/* The table's entry for a type, or NULL for types this reader does not know. */
+static inline const struct ga_rec_info *ga_rec_info_of(unsigned type)
+{
+    return type < ga_rec_ntypes && ga_rec_table[type].name ? &ga_rec_table[type] : NULL;
+}
 
 /* memcpy of n bytes (a struct size). This runs once per record: a call into the C library, or
  * a jump on the size (records of different sizes take turns), cost as much as the rest of the
@@ -132,8 +137,8 @@ static inline void ga_rec_decode(const void *rec, uint32_t size, uint32_t tid, u
     ev->tid = tid;
     ev->order = order;
     ev->ts = ga_rec_key(rec, size);
-    const struct ga_rec_info *ri = ev->type < ga_rec_ntypes ? &ga_rec_table[ev->type] : NULL;
-    if (ri && ri->name && !ri->len_off[0] && size >= ri->fixed) {
+    const struct ga_rec_info *ri = ga_rec_info_of(ev->type);
+    if (ri && !ri->len_off[0] && size >= ri->fixed) {
         ga_rec_copy_fixed(&ev->r, p, ri->fixed);
         return;
     }
