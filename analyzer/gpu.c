@@ -553,6 +553,20 @@ __attribute__((noinline)) static void kept_launch(struct ga_gpu *g, const struct
     if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
 }
 
+/* A host call of `type` that ended at `end`: a launch that ran is kept, any call is noted as its
+ * thread's latest. */
+__attribute__((always_inline)) static inline void on_call(struct ga_gpu *g,
+                                                          const struct ga_event *ev,
+                                                          unsigned type, uint64_t end)
+{
+    if (type == GT_REC_LAUNCH && launch_ran(g, ev)) {
+        kept_launch(g, ev);
+        return;
+    }
+    host_call(g, ev, end);
+    if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
+}
+
 /* A host call of a type the caller knows (a constant: the switches fold away). */
 __attribute__((always_inline)) static inline void typed_call(struct ga_gpu *g,
                                                              const struct ga_event *ev,
@@ -560,12 +574,7 @@ __attribute__((always_inline)) static inline void typed_call(struct ga_gpu *g,
 {
     uint64_t end = 0;
     call_end(ev, type, &end);
-    if (type == GT_REC_LAUNCH && launch_ran(g, ev)) {
-        kept_launch(g, ev);
-        return;
-    }
-    host_call(g, ev, end);
-    if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
+    on_call(g, ev, type, end);
 }
 
 void ga_gpu_alloc_event(struct ga_gpu *g, const struct ga_event *ev)
@@ -596,12 +605,10 @@ void ga_gpu_event(struct ga_gpu *g, const struct ga_event *ev)
     }
     uint64_t end;
     if (call_end(ev, ev->type, &end)) {
-        if (ev->type == GT_REC_LAUNCH && launch_ran(g, ev)) {
-            kept_launch(g, ev);
-            return;
-        }
-        host_call(g, ev, end);
-    } else if (ev->type == GT_REC_WATERMARK) {
+        on_call(g, ev, ev->type, end);
+        return;
+    }
+    if (ev->type == GT_REC_WATERMARK) {
         if (ev->ts > g->host_max) g->host_max = ev->ts;
     } else if (ev->type == GT_REC_CUPTI) {
         on_cupti(g, ev);
