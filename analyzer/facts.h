@@ -54,9 +54,8 @@ struct ga_facts {
     uint64_t lost_records;
     int have_end;
     struct gt_rec_end end;
-    /* range of host record times, with have_ts (before the first: UINT64_MAX, 0) */
+    /* range of host record times (before the first: UINT64_MAX, 0; see ga_facts_have_ts) */
     uint64_t first_ts, last_ts;
-    int have_ts;
     struct ga_resolve_how resolve[4]; /* index: enum gt_resolve_how; 0 = other */
     struct ga_resolve_how resolve_total;
     int have_cupti; /* the last GT_REC_CUPTI record says whether the GPU timeline was recorded */
@@ -84,7 +83,11 @@ static inline void ga_facts_time(struct ga_facts *f, const struct ga_event *ev)
     if (ev->ts < f->first_ts) f->first_ts = ev->ts;
     if (ev->ts > f->last_ts) f->last_ts = ev->ts;
     if (ev->type == GT_REC_SPAN && ev->r.span.ts_exit > f->last_ts) f->last_ts = ev->r.span.ts_exit;
-    f->have_ts = 1;
+}
+/* Whether a host record has had a time (first_ts, last_ts are then its range). */
+static inline int ga_facts_have_ts(const struct ga_facts *f)
+{
+    return f->first_ts <= f->last_ts;
 }
 void ga_facts_free(struct ga_facts *f);
 /* "dlsym", "cuGetProcAddress", "cuGetProcAddress_v2", "other" */

@@ -161,7 +161,7 @@ int64_t ga_report_rel(const struct ga_report *r, uint64_t ts)
 
 uint64_t ga_report_duration(const struct ga_report *r)
 {
-    if (!r->facts.have_ts) return 0;
+    if (!ga_facts_have_ts(&r->facts)) return 0;
     int64_t d = ga_report_rel(r, r->facts.last_ts);
     return d > 0 ? (uint64_t)d : 0;
 }
@@ -169,9 +169,9 @@ uint64_t ga_report_duration(const struct ga_report *r)
 void ga_report_finish(struct ga_report *r)
 {
     r->mem.t0 = r->read.header.start_monotonic_ns;
-    ga_memory_finish(&r->mem, r->facts.have_ts ? r->facts.last_ts : r->mem.t0);
+    ga_memory_finish(&r->mem, ga_facts_have_ts(&r->facts) ? r->facts.last_ts : r->mem.t0);
     r->pools.t0 = r->mem.t0;
-    ga_pools_finish(&r->pools, r->facts.have_ts ? r->facts.last_ts : r->mem.t0);
+    ga_pools_finish(&r->pools, ga_facts_have_ts(&r->facts) ? r->facts.last_ts : r->mem.t0);
     ga_timeline_finish(&r->tl);
     ga_gpu_finish(&r->gpu, &r->tl);
     ga_sites_finish(&r->sites, &r->stacks, &r->mem);
