@@ -39,10 +39,6 @@ enum {
                IN_MASK(GA_SITES_TYPES, t) * ROUTE_SITES))
 static const uint8_t route_all = 0xff;
 #define TYPE_ANY 0xffffu /* deliver's type when the caller does not know it as a constant */
-/* The most common record types get their routes as constants (ga_report_event): deliver's
- * tests fold away. */
-static const uint8_t route_alloc = ROUTES_OF(GT_REC_ALLOC), route_free = ROUTES_OF(GT_REC_FREE),
-                     route_launch = ROUTES_OF(GT_REC_LAUNCH), route_span = ROUTES_OF(GT_REC_SPAN);
 
 static void set_routes(struct ga_report *r)
 {
@@ -79,11 +75,15 @@ int ga_report_ignore_frames(struct ga_report *r, const char *regex, char *err, s
     return -1;
 }
 
-/* Through a pointer: read where tested (kept in a register across the calls, the value cost
- * more in spills than the loads); a constant one folds the tests away. */
-__attribute__((always_inline)) static inline void
-deliver(struct ga_report *r, const struct ga_event *ev, const uint8_t *to, unsigned type)
+/* A record to the analyses of its type's route. The most common types come with `type` a
+ * constant (ga_report_event): their route is one too, and the tests below fold away. Otherwise
+ * the route is read through a pointer where tested (kept in a register across the calls, the
+ * value cost more in spills than the loads). */
+__attribute__((always_inline)) static inline void deliver(struct ga_report *r,
+                                                          const struct ga_event *ev, unsigned type)
 {
+    const uint8_t known = type < 64 ? ROUTES_OF(type) : 0;
+    const uint8_t *to = type < 64 ? &known : ev->type < 64 ? &r->routes[ev->type] : &route_all;
     ga_facts_time(&r->facts, ev);
     if (*to & ROUTE_FACTS) ga_facts_event(&r->facts, ev);
     if (*to & ROUTE_MEMORY) ga_memory_event(&r->mem, ev);
@@ -124,7 +124,7 @@ deliver(struct ga_report *r, const struct ga_event *ev, const uint8_t *to, unsig
 
 __attribute__((noinline)) static void deliver_other(struct ga_report *r, const struct ga_event *ev)
 {
-    deliver(r, ev, ev->type < 64 ? &r->routes[ev->type] : &route_all, TYPE_ANY);
+    deliver(r, ev, TYPE_ANY);
 }
 
 void ga_report_event(void *report, const struct ga_event *ev)
@@ -137,16 +137,16 @@ void ga_report_event(void *report, const struct ga_event *ev)
     }
     switch (ev->type) {
     case GT_REC_ALLOC:
-        deliver(r, ev, &route_alloc, GT_REC_ALLOC);
+        deliver(r, ev, GT_REC_ALLOC);
         break;
     case GT_REC_FREE:
-        deliver(r, ev, &route_free, GT_REC_FREE);
+        deliver(r, ev, GT_REC_FREE);
         break;
     case GT_REC_LAUNCH:
-        deliver(r, ev, &route_launch, GT_REC_LAUNCH);
+        deliver(r, ev, GT_REC_LAUNCH);
         break;
     case GT_REC_SPAN:
-        deliver(r, ev, &route_span, GT_REC_SPAN);
+        deliver(r, ev, GT_REC_SPAN);
         break;
     default:
         deliver_other(r, ev);
