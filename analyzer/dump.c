@@ -33,7 +33,7 @@ static void stack_kv(FILE *o, uint32_t stack)
 
 static void dump_process(FILE *o, const struct ga_event *ev)
 {
-    const struct gt_rec_process *r = &ev->r.process;
+    const struct gt_rec_process *r = &ev->r->process;
     fprintf(o, " - pid=%u ppid=%u argc=%u", r->pid, r->ppid, r->argc);
     str_kv(o, "argv", ev->str[0], ev->str_len[0]);
     str_kv(o, "host", ev->str[1], ev->str_len[1]);
@@ -42,7 +42,7 @@ static void dump_process(FILE *o, const struct ga_event *ev)
 
 static void dump_device(FILE *o, const struct ga_event *ev)
 {
-    const struct gt_rec_device *r = &ev->r.device;
+    const struct gt_rec_device *r = &ev->r->device;
     fprintf(o, " - ordinal=%d cc=%d.%d total=%" PRIu64, r->ordinal, r->cc_major, r->cc_minor,
             r->total_bytes);
     str_kv(o, "name", ev->str[0], ev->str_len[0]);
@@ -50,7 +50,7 @@ static void dump_device(FILE *o, const struct ga_event *ev)
 
 static void dump_alloc(FILE *o, const struct ga_event *ev)
 {
-    const struct gt_rec_alloc *r = &ev->r.alloc;
+    const struct gt_rec_alloc *r = &ev->r->alloc;
     api_col(o, ev);
     fprintf(o,
             " addr=0x%" PRIx64 " size=%" PRIu64 " device=%d ctx=0x%" PRIx64 " stream=0x%" PRIx64
@@ -61,7 +61,7 @@ static void dump_alloc(FILE *o, const struct ga_event *ev)
 
 static void dump_free(FILE *o, const struct ga_event *ev)
 {
-    const struct gt_rec_free *r = &ev->r.free;
+    const struct gt_rec_free *r = &ev->r->free;
     api_col(o, ev);
     fprintf(o, " addr=0x%" PRIx64 " stream=0x%" PRIx64 " size=%" PRIu64 " result=%d dur_ns=%u",
             r->addr, r->stream, r->size, r->result, r->dur_ns);
@@ -70,7 +70,7 @@ static void dump_free(FILE *o, const struct ga_event *ev)
 
 static void dump_fail(FILE *o, const struct ga_event *ev)
 {
-    const struct gt_rec_alloc_fail *r = &ev->r.alloc_fail;
+    const struct gt_rec_alloc_fail *r = &ev->r->alloc_fail;
     api_col(o, ev);
     fprintf(o,
             " size=%" PRIu64 " device=%d free=%" PRIu64 " total=%" PRIu64
@@ -82,7 +82,7 @@ static void dump_fail(FILE *o, const struct ga_event *ev)
 
 static void dump_map(FILE *o, const struct ga_event *ev)
 {
-    const struct gt_rec_vmm_map *r = &ev->r.vmm_map;
+    const struct gt_rec_vmm_map *r = &ev->r->vmm_map;
     api_col(o, ev);
     fprintf(
         o, " addr=0x%" PRIx64 " size=%" PRIu64 " offset=%" PRIu64 " handle=0x%" PRIx64 " result=%d",
@@ -104,7 +104,7 @@ static const char *block_op_name(unsigned op)
 /* POOL <op> pool=... addr=... size=... device=... [name="..."] [stack=...] */
 static void dump_pool(FILE *o, const struct ga_event *ev)
 {
-    const struct gt_rec_pool *r = &ev->r.pool;
+    const struct gt_rec_pool *r = &ev->r->pool;
     fprintf(o, " %s pool=0x%" PRIx64 " addr=0x%" PRIx64 " size=%" PRIu64 " device=%d",
             pool_op_name(ev->sub), r->pool, r->addr, r->size, r->device);
     if (ev->sub == GT_POOL_CREATE) str_kv(o, "name", ev->str[0], ev->str_len[0]);
@@ -113,7 +113,7 @@ static void dump_pool(FILE *o, const struct ga_event *ev)
 
 static void dump_block(FILE *o, const struct ga_event *ev)
 {
-    const struct gt_rec_block *r = &ev->r.block;
+    const struct gt_rec_block *r = &ev->r->block;
     fprintf(o, " %s pool=0x%" PRIx64 " addr=0x%" PRIx64 " size=%" PRIu64, block_op_name(ev->sub),
             r->pool, r->addr, r->size);
     stack_kv(o, r->stack);
@@ -121,7 +121,7 @@ static void dump_block(FILE *o, const struct ga_event *ev)
 
 static void dump_pool_usage(FILE *o, const struct ga_event *ev)
 {
-    const struct gt_rec_pool_usage *r = &ev->r.pool_usage;
+    const struct gt_rec_pool_usage *r = &ev->r->pool_usage;
     fprintf(o,
             " - pool=0x%" PRIx64 " device=%d reserved=%" PRIu64 " reserved_high=%" PRIu64
             " used=%" PRIu64 " used_high=%" PRIu64,
@@ -131,7 +131,7 @@ static void dump_pool_usage(FILE *o, const struct ga_event *ev)
 
 static void dump_launch(FILE *o, const struct ga_event *ev)
 {
-    const struct gt_rec_launch *r = &ev->r.launch;
+    const struct gt_rec_launch *r = &ev->r->launch;
     api_col(o, ev);
     fprintf(o,
             " func=0x%" PRIx64 " stream=0x%" PRIx64 " corr=0x%" PRIx64
@@ -143,7 +143,7 @@ static void dump_launch(FILE *o, const struct ga_event *ev)
 
 static void dump_span(FILE *o, const struct ga_event *ev)
 {
-    const struct gt_rec_span *r = &ev->r.span;
+    const struct gt_rec_span *r = &ev->r->span;
     api_col(o, ev);
     fprintf(o, " dur_ns=%" PRId64 " object=0x%" PRIx64 " bytes=%" PRIu64 " result=%d",
             (int64_t)(r->ts_exit - r->ts_enter), r->object, r->bytes, r->result);
@@ -152,7 +152,7 @@ static void dump_span(FILE *o, const struct ga_event *ev)
 
 static void dump_object(FILE *o, const struct ga_event *ev)
 {
-    const struct gt_rec_object *r = &ev->r.object;
+    const struct gt_rec_object *r = &ev->r->object;
     api_col(o, ev);
     fprintf(o, " handle=0x%" PRIx64 " aux=0x%" PRIx64 " device=%d result=%d", r->handle, r->aux,
             r->device, r->result);
@@ -160,7 +160,7 @@ static void dump_object(FILE *o, const struct ga_event *ev)
 
 static void dump_resolve(FILE *o, const struct ga_event *ev)
 {
-    const struct gt_rec_resolve *r = &ev->r.resolve;
+    const struct gt_rec_resolve *r = &ev->r->resolve;
     fprintf(o, " %s", ga_resolve_how_name(ev->sub));
     str_kv(o, "name", ev->str[0], ev->str_len[0]);
     char buf[16];
@@ -170,9 +170,9 @@ static void dump_resolve(FILE *o, const struct ga_event *ev)
 
 static void dump_gpu_act(FILE *o, const struct ga_event *ev)
 {
-    const struct gt_rec_gpu_kernel *k = &ev->r.gpu_kernel;
-    const struct gt_rec_gpu_memcpy *c = &ev->r.gpu_memcpy;
-    const struct gt_rec_gpu_memset *m = &ev->r.gpu_memset;
+    const struct gt_rec_gpu_kernel *k = &ev->r->gpu_kernel;
+    const struct gt_rec_gpu_memcpy *c = &ev->r->gpu_memcpy;
+    const struct gt_rec_gpu_memset *m = &ev->r->gpu_memset;
     switch (ev->type) {
     case GT_REC_GPU_KERNEL:
         fprintf(o,
@@ -202,20 +202,20 @@ static void dump_gpu_other(FILE *o, const struct ga_event *ev)
 {
     switch (ev->type) {
     case GT_REC_GPU_EXTCORR:
-        fprintf(o, " - ext=0x%" PRIx64 " corr=%u kind=%u", ev->r.gpu_extcorr.ext,
-                ev->r.gpu_extcorr.corr, ev->r.gpu_extcorr.kind);
+        fprintf(o, " - ext=0x%" PRIx64 " corr=%u kind=%u", ev->r->gpu_extcorr.ext,
+                ev->r->gpu_extcorr.corr, ev->r->gpu_extcorr.kind);
         break;
     case GT_REC_GPU_API:
         fprintf(o, " - dur_ns=%" PRId64 " corr=%u tid=%u cbid=%u result=%d",
-                (int64_t)(ev->r.gpu_api.end - ev->r.gpu_api.start), ev->r.gpu_api.corr,
-                ev->r.gpu_api.tid, ev->r.gpu_api.cbid, ev->r.gpu_api.result);
+                (int64_t)(ev->r->gpu_api.end - ev->r->gpu_api.start), ev->r->gpu_api.corr,
+                ev->r->gpu_api.tid, ev->r->gpu_api.cbid, ev->r->gpu_api.result);
         break;
     case GT_REC_GPU_NAME:
-        fprintf(o, " - id=%u", ev->r.gpu_name.id);
+        fprintf(o, " - id=%u", ev->r->gpu_name.id);
         str_kv(o, "name", ev->str[0], ev->str_len[0]);
         break;
     default: /* GT_REC_GPU_DROPPED */
-        fprintf(o, " - count=%" PRIu64, ev->r.gpu_dropped.count);
+        fprintf(o, " - count=%" PRIu64, ev->r->gpu_dropped.count);
         break;
     }
 }
@@ -225,7 +225,7 @@ static void dump_gpu_other(FILE *o, const struct ga_event *ev)
 static void dump_stacks(FILE *o, const struct ga_event *ev)
 {
     if (ev->type == GT_REC_STACK) {
-        const struct gt_rec_stack *r = &ev->r.stack;
+        const struct gt_rec_stack *r = &ev->r->stack;
         uint32_t n = ev->str_len[0] / 8;
         fprintf(o, " - first=%u parent=%u count=%u ips=", r->first_id, r->parent, n);
         for (uint32_t i = 0; i < n; i++) {
@@ -234,18 +234,18 @@ static void dump_stacks(FILE *o, const struct ga_event *ev)
             fprintf(o, "%s0x%" PRIx64, i ? "," : "", ip);
         }
     } else if (ev->type == GT_REC_MODULE) {
-        const struct gt_rec_module *r = &ev->r.module;
+        const struct gt_rec_module *r = &ev->r->module;
         fprintf(o, " - start=0x%" PRIx64 " size=%" PRIu64 " base=0x%" PRIx64 " build_id=", r->start,
                 r->size, r->base);
         for (uint32_t i = 0; i < ev->str_len[1]; i++)
             fprintf(o, "%02x", (unsigned char)ev->str[1][i]);
         str_kv(o, "path", ev->str[0], ev->str_len[0]);
     } else if (ev->type == GT_REC_PYCODE) {
-        fprintf(o, " - id=%u first_line=%u", ev->r.pycode.id, ev->r.pycode.first_line);
+        fprintf(o, " - id=%u first_line=%u", ev->r->pycode.id, ev->r->pycode.first_line);
         str_kv(o, "file", ev->str[0], ev->str_len[0]);
         str_kv(o, "name", ev->str[1], ev->str_len[1]);
     } else {
-        fprintf(o, " - addr=0x%" PRIx64 " size=%" PRIu64, ev->r.symbol.addr, ev->r.symbol.size);
+        fprintf(o, " - addr=0x%" PRIx64 " size=%" PRIu64, ev->r->symbol.addr, ev->r->symbol.size);
         str_kv(o, "name", ev->str[0], ev->str_len[0]);
     }
 }
@@ -254,36 +254,36 @@ static void dump_misc(FILE *o, const struct ga_event *ev)
 {
     switch (ev->type) {
     case GT_REC_DRIVER:
-        fprintf(o, " - version=%d devices=%d", ev->r.driver.driver_version,
-                ev->r.driver.device_count);
+        fprintf(o, " - version=%d devices=%d", ev->r->driver.driver_version,
+                ev->r->driver.device_count);
         break;
     case GT_REC_THREAD:
-        fprintf(o, " - tid=%u", ev->r.thread.tid);
+        fprintf(o, " - tid=%u", ev->r->thread.tid);
         str_kv(o, "name", ev->str[0], ev->str_len[0]);
         break;
     case GT_REC_FUNC:
-        fprintf(o, " - handle=0x%" PRIx64 " kind=%u", ev->r.func.handle, ev->r.func.kind);
+        fprintf(o, " - handle=0x%" PRIx64 " kind=%u", ev->r->func.handle, ev->r->func.kind);
         str_kv(o, "name", ev->str[0], ev->str_len[0]);
         break;
     case GT_REC_MEMINFO:
-        fprintf(o, " - device=%d free=%" PRIu64 " total=%" PRIu64, ev->r.meminfo.device,
-                ev->r.meminfo.free_bytes, ev->r.meminfo.total_bytes);
+        fprintf(o, " - device=%d free=%" PRIu64 " total=%" PRIu64, ev->r->meminfo.device,
+                ev->r->meminfo.free_bytes, ev->r->meminfo.total_bytes);
         break;
     case GT_REC_LOST:
-        fprintf(o, " - count=%" PRIu64, ev->r.lost.count);
+        fprintf(o, " - count=%" PRIu64, ev->r->lost.count);
         break;
     case GT_REC_END:
-        fprintf(o, " - records=%" PRIu64 " lost=%" PRIu64 " reason=%u", ev->r.end.records,
-                ev->r.end.lost, ev->r.end.reason);
+        fprintf(o, " - records=%" PRIu64 " lost=%" PRIu64 " reason=%u", ev->r->end.records,
+                ev->r->end.lost, ev->r->end.reason);
         break;
     case GT_REC_NOTE:
-        fprintf(o, " - level=%u", ev->r.note.level);
+        fprintf(o, " - level=%u", ev->r->note.level);
         str_kv(o, "text", ev->str[0], ev->str_len[0]);
         break;
     case GT_REC_CUPTI:
         fprintf(o, " %s version=%d result=%d clock_offset_ns=%" PRId64,
-                ga_cupti_status_name(ev->sub), ev->r.cupti.version, ev->r.cupti.result,
-                ev->r.cupti.clock_offset_ns);
+                ga_cupti_status_name(ev->sub), ev->r->cupti.version, ev->r->cupti.result,
+                ev->r->cupti.clock_offset_ns);
         str_kv(o, "path", ev->str[0], ev->str_len[0]);
         str_kv(o, "reason", ev->str[1], ev->str_len[1]);
         break;

@@ -49,7 +49,7 @@ __attribute__((noinline)) static void on_cupti(struct ga_facts *f, const struct 
     free(f->cupti_path);
     free(f->cupti_reason);
     f->have_cupti = 1;
-    f->cupti = ev->r.cupti;
+    f->cupti = ev->r->cupti;
     f->cupti_path = ga_xstrndup(ev->str[0], ev->str_len[0]);
     f->cupti_reason = ga_xstrndup(ev->str[1], ev->str_len[1]);
 }
@@ -82,8 +82,8 @@ __attribute__((noinline)) static void on_process(struct ga_facts *f, const struc
 {
     free_process(f); /* a second process record (it should not happen) replaces the first */
     f->have_process = 1;
-    f->pid = ev->r.process.pid;
-    f->ppid = ev->r.process.ppid;
+    f->pid = ev->r->process.pid;
+    f->ppid = ev->r->process.ppid;
     split_argv(f, ev->str[0], ev->str_len[0]);
     f->host = ga_xstrndup(ev->str[1], ev->str_len[1]);
     f->exe = ga_xstrndup(ev->str[2], ev->str_len[2]);
@@ -91,7 +91,7 @@ __attribute__((noinline)) static void on_process(struct ga_facts *f, const struc
 
 __attribute__((noinline)) static void on_device(struct ga_facts *f, const struct ga_event *ev)
 {
-    const struct gt_rec_device *r = &ev->r.device;
+    const struct gt_rec_device *r = &ev->r->device;
     struct ga_device_info *d;
     int added = 0;
     uint64_t *idx = ga_map_upsert(&f->dev_idx, (uint32_t)r->ordinal, 0, f->n_devices, &added);
@@ -114,7 +114,7 @@ __attribute__((noinline)) static void on_thread(struct ga_facts *f, const struct
 {
     f->threads = ga_xgrow(f->threads, &f->thread_cap, f->n_threads, sizeof(*f->threads));
     f->threads[f->n_threads++] =
-        (struct ga_thread_info){ev->r.thread.tid, ga_xstrndup(ev->str[0], ev->str_len[0])};
+        (struct ga_thread_info){ev->r->thread.tid, ga_xstrndup(ev->str[0], ev->str_len[0])};
 }
 
 __attribute__((noinline)) static void on_note(struct ga_facts *f, const struct ga_event *ev)
@@ -124,7 +124,7 @@ __attribute__((noinline)) static void on_note(struct ga_facts *f, const struct g
         return;
     }
     f->notes = ga_xgrow(f->notes, &f->note_cap, f->n_notes, sizeof(*f->notes));
-    f->notes[f->n_notes++] = (struct ga_note){ev->r.note.ts, ev->tid, ev->r.note.level,
+    f->notes[f->n_notes++] = (struct ga_note){ev->r->note.ts, ev->tid, ev->r->note.level,
                                               ga_xstrndup(ev->str[0], ev->str_len[0])};
 }
 
@@ -141,8 +141,8 @@ static void count_resolve(struct ga_resolve_how *c, const struct gt_rec_resolve 
 __attribute__((noinline)) static void on_resolve(struct ga_facts *f, const struct ga_event *ev)
 {
     unsigned how = ev->sub <= GT_RESOLVE_GETPROC2 ? ev->sub : 0;
-    count_resolve(&f->resolve[how], &ev->r.resolve);
-    count_resolve(&f->resolve_total, &ev->r.resolve);
+    count_resolve(&f->resolve[how], &ev->r->resolve);
+    count_resolve(&f->resolve_total, &ev->r->resolve);
 }
 
 /* The records facts keep are rare; their handlers stay out of line (noinline), so that the
@@ -155,8 +155,8 @@ void ga_facts_event(struct ga_facts *f, const struct ga_event *ev)
         break;
     case GT_REC_DRIVER:
         f->have_driver = 1;
-        f->driver_version = ev->r.driver.driver_version;
-        f->device_count = ev->r.driver.device_count;
+        f->driver_version = ev->r->driver.driver_version;
+        f->device_count = ev->r->driver.device_count;
         break;
     case GT_REC_DEVICE:
         on_device(f, ev);
@@ -168,11 +168,11 @@ void ga_facts_event(struct ga_facts *f, const struct ga_event *ev)
         on_note(f, ev);
         break;
     case GT_REC_LOST:
-        f->lost_records += ev->r.lost.count;
+        f->lost_records += ev->r->lost.count;
         break;
     case GT_REC_END:
         f->have_end = 1;
-        f->end = ev->r.end;
+        f->end = ev->r->end;
         break;
     case GT_REC_RESOLVE:
         on_resolve(f, ev);
@@ -181,7 +181,7 @@ void ga_facts_event(struct ga_facts *f, const struct ga_event *ev)
         on_cupti(f, ev);
         break;
     case GT_REC_OBJECT:
-        if (ev->sub < GT_API_MAX) f->objects[ev->sub][ev->r.object.result != 0]++;
+        if (ev->sub < GT_API_MAX) f->objects[ev->sub][ev->r->object.result != 0]++;
         break;
     default:
         break;

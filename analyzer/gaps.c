@@ -196,21 +196,21 @@ __attribute__((always_inline)) static inline void on_event(struct ga_gaps *x,
         break;
     case GT_REC_SPAN:
         if (blocking_span(ev->sub))
-            keep_call(x, ev, ev->r.span.ts_enter, ev->r.span.ts_exit, ev->r.span.stack,
+            keep_call(x, ev, ev->r->span.ts_enter, ev->r->span.ts_exit, ev->r->span.stack,
                       GA_HOST_SYNC);
         break;
     case GT_REC_ALLOC:
-        if (ev->r.alloc.dur_ns && ev->r.alloc.dur_ns <= ev->ts)
-            keep_call(x, ev, ev->ts - ev->r.alloc.dur_ns, ev->ts, ev->r.alloc.stack, GA_HOST_ALLOC);
+        if (ev->r->alloc.dur_ns && ev->r->alloc.dur_ns <= ev->ts)
+            keep_call(x, ev, ev->ts - ev->r->alloc.dur_ns, ev->ts, ev->r->alloc.stack, GA_HOST_ALLOC);
         break;
     case GT_REC_ALLOC_FAIL:
-        if (ev->r.alloc_fail.dur_ns && ev->r.alloc_fail.dur_ns <= ev->ts)
-            keep_call(x, ev, ev->ts - ev->r.alloc_fail.dur_ns, ev->ts, ev->r.alloc_fail.stack,
+        if (ev->r->alloc_fail.dur_ns && ev->r->alloc_fail.dur_ns <= ev->ts)
+            keep_call(x, ev, ev->ts - ev->r->alloc_fail.dur_ns, ev->ts, ev->r->alloc_fail.stack,
                       GA_HOST_ALLOC);
         break;
     case GT_REC_FREE:
-        if (ev->r.free.dur_ns)
-            keep_call(x, ev, ev->ts, ev->ts + ev->r.free.dur_ns, ev->r.free.stack, GA_HOST_ALLOC);
+        if (ev->r->free.dur_ns)
+            keep_call(x, ev, ev->ts, ev->ts + ev->r->free.dur_ns, ev->r->free.stack, GA_HOST_ALLOC);
         break;
     default:
         break;

@@ -266,7 +266,7 @@ static void on_kernel(struct ga_gpu *g, const struct gt_rec_gpu_kernel *k)
 
 static void on_memcpy(struct ga_gpu *g, const struct ga_event *ev)
 {
-    const struct gt_rec_gpu_memcpy *m = &ev->r.gpu_memcpy;
+    const struct gt_rec_gpu_memcpy *m = &ev->r->gpu_memcpy;
     struct ga_gpu_act a = {.start = m->start,
                            .end = m->end,
                            .bytes = m->bytes,
@@ -294,7 +294,7 @@ static void on_memset(struct ga_gpu *g, const struct gt_rec_gpu_memset *m)
 static void on_name(struct ga_gpu *g, const struct ga_event *ev)
 {
     int added = 0;
-    uint64_t *idx = ga_map_upsert(&g->name_idx, ev->r.gpu_name.id, 0, g->n_names, &added);
+    uint64_t *idx = ga_map_upsert(&g->name_idx, ev->r->gpu_name.id, 0, g->n_names, &added);
     char *name = ga_xstrndup(ev->str[0], ev->str_len[0]);
     if (!added) {
         free(g->names[*idx]);
@@ -415,13 +415,13 @@ __attribute__((always_inline)) static inline int call_end(const struct ga_event 
 {
     switch (type) {
     case GT_REC_LAUNCH:
-        *end = launch_end(&ev->r.launch);
+        *end = launch_end(&ev->r->launch);
         return 1;
     case GT_REC_SPAN:
-        *end = ev->r.span.ts_exit > ev->r.span.ts_enter ? ev->r.span.ts_exit : ev->r.span.ts_enter;
+        *end = ev->r->span.ts_exit > ev->r->span.ts_enter ? ev->r->span.ts_exit : ev->r->span.ts_enter;
         return 1;
     case GT_REC_FREE:
-        *end = ev->r.free.ts + ev->r.free.dur_ns;
+        *end = ev->r->free.ts + ev->r->free.dur_ns;
         return 1;
     case GT_REC_ALLOC:
     case GT_REC_ALLOC_FAIL:
@@ -462,7 +462,7 @@ __attribute__((always_inline)) static inline void host_call(struct ga_gpu *g,
 /* Whether a launch is one on_launch keeps. */
 static int launch_ran(const struct ga_gpu *g, const struct ga_event *ev)
 {
-    if (ev->r.launch.result != 0) return 0;                        /* nothing ran */
+    if (ev->r->launch.result != 0) return 0;                        /* nothing ran */
     if (g->cupti_seen && g->cupti_status != GT_CUPTI_ON) return 0; /* no GPU records will follow */
     return 1;
 }
@@ -470,7 +470,7 @@ static int launch_ran(const struct ga_gpu *g, const struct ga_event *ev)
 /* A corr names one launch (launch_ran); a second launch with a corr still waiting is ignored. */
 __attribute__((noinline)) static void on_launch(struct ga_gpu *g, const struct ga_event *ev)
 {
-    const struct gt_rec_launch *l = &ev->r.launch;
+    const struct gt_rec_launch *l = &ev->r->launch;
     int old;
     size_t i;
     if (gen_find(&g->launch_idx, l->corr, &old)) return;
@@ -504,7 +504,7 @@ static void on_cupti(struct ga_gpu *g, const struct ga_event *ev)
 {
     g->cupti_seen = 1;
     g->cupti_status = ev->sub;
-    g->clock_offset = ev->r.cupti.clock_offset_ns;
+    g->clock_offset = ev->r->cupti.clock_offset_ns;
 }
 
 __attribute__((noinline)) static void on_gpu_record(struct ga_gpu *g, const struct ga_event *ev)
@@ -512,22 +512,22 @@ __attribute__((noinline)) static void on_gpu_record(struct ga_gpu *g, const stru
     g->records++;
     switch (ev->type) {
     case GT_REC_GPU_KERNEL:
-        on_kernel(g, &ev->r.gpu_kernel);
+        on_kernel(g, &ev->r->gpu_kernel);
         break;
     case GT_REC_GPU_MEMCPY:
         on_memcpy(g, ev);
         break;
     case GT_REC_GPU_MEMSET:
-        on_memset(g, &ev->r.gpu_memset);
+        on_memset(g, &ev->r->gpu_memset);
         break;
     case GT_REC_GPU_EXTCORR:
-        on_extcorr(g, &ev->r.gpu_extcorr);
+        on_extcorr(g, &ev->r->gpu_extcorr);
         break;
     case GT_REC_GPU_NAME:
         on_name(g, ev);
         break;
     case GT_REC_GPU_DROPPED:
-        g->dropped += ev->r.gpu_dropped.count;
+        g->dropped += ev->r->gpu_dropped.count;
         break;
     case GT_REC_GPU_API:
         g->api_records++;
@@ -549,7 +549,7 @@ __attribute__((noinline)) static void release_after_host(struct ga_gpu *g)
 __attribute__((noinline)) static void kept_launch(struct ga_gpu *g, const struct ga_event *ev)
 {
     on_launch(g, ev);
-    host_call(g, ev, launch_end(&ev->r.launch));
+    host_call(g, ev, launch_end(&ev->r->launch));
     if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
 }
 

@@ -274,7 +274,7 @@ static void retry_done(struct ga_memory *m, struct ga_thread_mem *t, int32_t dev
 
 static __attribute__((noinline)) void on_alloc(struct ga_memory *m, const struct ga_event *ev)
 {
-    const struct gt_rec_alloc *r = &ev->r.alloc;
+    const struct gt_rec_alloc *r = &ev->r->alloc;
     unsigned kind = api_info(ev->sub)->mem_kind;
     struct ga_api_mem *a = api_mem(m, ev->sub);
     a->count++;
@@ -315,7 +315,7 @@ static __attribute__((noinline)) void on_alloc(struct ga_memory *m, const struct
 
 static __attribute__((noinline)) void on_free(struct ga_memory *m, const struct ga_event *ev)
 {
-    const struct gt_rec_free *r = &ev->r.free;
+    const struct gt_rec_free *r = &ev->r->free;
     unsigned kind = api_info(ev->sub)->mem_kind;
     struct ga_api_mem *a = api_mem(m, ev->sub);
     if (r->result != 0) { /* the driver refused: nothing changed */
@@ -385,7 +385,7 @@ static enum ga_verdict judge(const struct ga_memory *m, struct ga_oom *o)
 
 static __attribute__((cold, noinline)) void on_fail(struct ga_memory *m, const struct ga_event *ev)
 {
-    const struct gt_rec_alloc_fail *r = &ev->r.alloc_fail;
+    const struct gt_rec_alloc_fail *r = &ev->r->alloc_fail;
     api_mem(m, ev->sub)->failed++;
     m->failed_count++;
     if (!ga_kind_is_device(api_info(ev->sub)->mem_kind)) return;
@@ -445,7 +445,7 @@ static void reset_primary(struct ga_memory *m, int32_t device, uint64_t ts)
 static __attribute__((cold, noinline)) void on_object(struct ga_memory *m,
                                                       const struct ga_event *ev)
 {
-    const struct gt_rec_object *r = &ev->r.object;
+    const struct gt_rec_object *r = &ev->r->object;
     if (r->result != 0) return;
     switch (ev->sub) {
     case GT_API_cuCtxCreate_v2:
@@ -470,7 +470,7 @@ static __attribute__((cold, noinline)) void on_object(struct ga_memory *m,
 
 static void on_map(struct ga_memory *m, const struct ga_event *ev)
 {
-    if (ev->r.vmm_map.result != 0)
+    if (ev->r->vmm_map.result != 0)
         m->vmm_failed++;
     else if (ev->sub == GT_API_cuMemMap)
         m->vmm_maps++;
@@ -497,8 +497,8 @@ static __attribute__((noinline)) void on_other(struct ga_memory *m, const struct
         break;
     case GT_REC_MEMINFO:
         m->meminfo_samples++;
-        note_unaccounted(m, ev->r.meminfo.device, ev->r.meminfo.free_bytes,
-                         ev->r.meminfo.total_bytes);
+        note_unaccounted(m, ev->r->meminfo.device, ev->r->meminfo.free_bytes,
+                         ev->r->meminfo.total_bytes);
         break;
     default:
         break;

@@ -206,9 +206,9 @@ static void sink(void *ctx, const struct ga_event *ev)
     if (ev->type != GT_REC_SPAN || ev->sub >= GT_API_MAX) return;
     unsigned fam = gt_api_table[ev->sub].family;
     if (fam != GT_FAM_SYNC && fam != GT_FAM_COPY) return;
-    if (ev->r.span.ts_exit <= ev->r.span.ts_enter) return;
+    if (ev->r->span.ts_exit <= ev->r->span.ts_enter) return;
     c->calls++;
-    spans_add(&c->sync, ev->r.span.ts_enter, ev->r.span.ts_exit);
+    spans_add(&c->sync, ev->r->span.ts_enter, ev->r->span.ts_exit);
 }
 
 /* ---- collective kernels -------------------------------------------------------------------- */

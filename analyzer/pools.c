@@ -530,7 +530,7 @@ static void async_gone(struct ga_pools *p, uint64_t addr, uint64_t ts)
 
 static void on_alloc(struct ga_pools *p, const struct ga_event *ev)
 {
-    const struct gt_rec_alloc *r = &ev->r.alloc;
+    const struct gt_rec_alloc *r = &ev->r->alloc;
     unsigned kind = ev->sub < GT_API_MAX ? gt_api_table[ev->sub].mem_kind : GT_MEM_NONE;
     if (kind == GT_MEM_ASYNC)
         gap_on_async_alloc(p, ev);
@@ -544,7 +544,7 @@ static void on_alloc(struct ga_pools *p, const struct ga_event *ev)
 
 static void on_free(struct ga_pools *p, const struct ga_event *ev)
 {
-    const struct gt_rec_free *r = &ev->r.free;
+    const struct gt_rec_free *r = &ev->r->free;
     if (r->result != 0 || !r->addr) return;
     if (ev->sub == GT_API_cuMemAddressFree) {
         uint32_t i = gap_find(p, GA_POOL_VMM, r->addr, 0);
@@ -597,7 +597,7 @@ void ga_pools_oom_evidence(const struct ga_pools *p, int32_t device, uint64_t re
 
 static __attribute__((noinline)) void on_fail(struct ga_pools *p, const struct ga_event *ev)
 {
-    const struct gt_rec_alloc_fail *r = &ev->r.alloc_fail;
+    const struct gt_rec_alloc_fail *r = &ev->r->alloc_fail;
     unsigned kind = ev->sub < GT_API_MAX ? gt_api_table[ev->sub].mem_kind : GT_MEM_NONE;
     if (!ga_kind_is_device(kind)) return;
     if (p->n_fails >= GA_POOL_FAILURES_MAX) {
@@ -665,11 +665,11 @@ static __attribute__((noinline)) void on_record(struct ga_pools *p, const struct
         on_free(p, ev);
         break;
     case GT_REC_VMM_MAP:
-        if (ev->r.vmm_map.result != 0) break;
+        if (ev->r->vmm_map.result != 0) break;
         if (ev->sub == GT_API_cuMemMap)
-            gap_on_map(p, &ev->r.vmm_map);
+            gap_on_map(p, &ev->r->vmm_map);
         else if (ev->sub == GT_API_cuMemUnmap)
-            gap_on_unmap(p, &ev->r.vmm_map);
+            gap_on_unmap(p, &ev->r->vmm_map);
         break;
     case GT_REC_OBJECT:
         gap_on_object(p, ev);

@@ -66,7 +66,7 @@ static uint32_t annotated(struct ga_pools *p, uint64_t id, int32_t device, uint6
 
 static void on_pool_create(struct ga_pools *p, const struct ga_event *ev)
 {
-    const struct gt_rec_pool *r = &ev->r.pool;
+    const struct gt_rec_pool *r = &ev->r->pool;
     uint32_t old = gap_find(p, GA_POOL_ANNOTATED, r->pool, 0);
     if (old != NONE) {
         perr(p, &p->pools[old], GA_PERR_DUP_CREATE);
@@ -114,7 +114,7 @@ static void on_remove_range(struct ga_pools *p, struct ga_pool *q, uint32_t i,
 
 void gap_on_pool(struct ga_pools *p, const struct ga_event *ev)
 {
-    const struct gt_rec_pool *r = &ev->r.pool;
+    const struct gt_rec_pool *r = &ev->r->pool;
     if (ev->sub == GT_POOL_CREATE) return on_pool_create(p, ev);
     if (ev->sub == GT_POOL_DESTROY) {
         uint32_t i = gap_find(p, GA_POOL_ANNOTATED, r->pool, 0);
@@ -187,7 +187,7 @@ static void on_block_free(struct ga_pools *p, struct ga_pool *q, uint32_t i,
 
 void gap_on_block(struct ga_pools *p, const struct ga_event *ev)
 {
-    const struct gt_rec_block *r = &ev->r.block;
+    const struct gt_rec_block *r = &ev->r->block;
     uint32_t i = annotated(p, r->pool, -1, r->ts);
     if (i == NONE) return;
     gap_touch(p, i);

@@ -23,7 +23,7 @@ static uint32_t stream_pool(struct ga_pools *p, uint64_t handle, int32_t device,
 
 void gap_on_usage(struct ga_pools *p, const struct ga_event *ev)
 {
-    const struct gt_rec_pool_usage *r = &ev->r.pool_usage;
+    const struct gt_rec_pool_usage *r = &ev->r->pool_usage;
     uint32_t i = gap_find(p, GA_POOL_STREAM, r->pool, r->device);
     uint32_t cur = r->pool ? gap_find(p, GA_POOL_STREAM, 0, r->device) : NONE;
     if (i == NONE && cur != NONE) {
@@ -64,7 +64,7 @@ void gap_async_gone(struct ga_pools *p, uint64_t addr, uint64_t ts)
 
 void gap_on_async_alloc(struct ga_pools *p, const struct ga_event *ev)
 {
-    const struct gt_rec_alloc *r = &ev->r.alloc;
+    const struct gt_rec_alloc *r = &ev->r->alloc;
     gap_async_gone(p, r->addr, r->ts);
     uint32_t i = stream_pool(p, r->aux, r->device, r->ts); /* aux: the pool, 0 unknown */
     if (i == NONE) return;
@@ -78,7 +78,7 @@ void gap_on_async_alloc(struct ga_pools *p, const struct ga_event *ev)
 
 void gap_on_object(struct ga_pools *p, const struct ga_event *ev)
 {
-    const struct gt_rec_object *r = &ev->r.object;
+    const struct gt_rec_object *r = &ev->r->object;
     if (r->result != 0 || !r->handle) return;
     if (ev->sub == GT_API_cuMemPoolCreate) {
         uint32_t i = gap_find(p, GA_POOL_STREAM, r->handle, r->device);

@@ -124,11 +124,16 @@ uint64_t ga_rec_plain_types(void)
 void ga_rec_decode_rest(const unsigned char *p, uint32_t size, struct ga_event *ev)
 {
     const struct ga_rec_info *ri = ga_rec_info_of(ev->type);
-    if (!ri) return;
+    ev->r = &ev->own;
+    if (!ri) { /* only the header is known */
+        memset(&ev->own, 0, sizeof(ev->own));
+        memcpy(&ev->own.h, p, sizeof(ev->own.h));
+        return;
+    }
     if (size >= ri->fixed)
-        ga_rec_copy_fixed(&ev->r, p, ri->fixed);
+        ga_rec_copy_fixed(&ev->own, p, ri->fixed);
     else
-        gt_rec_load(&ev->r, ri->fixed, p, size);
+        gt_rec_load(&ev->own, ri->fixed, p, size);
     uint32_t off = ri->fixed;
     for (int i = 0; i < 3 && ri->len_off[i]; i++) {
         uint32_t n = load_u32(p, size, ri->len_off[i]);

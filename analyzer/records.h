@@ -9,6 +9,44 @@
 
 #include "gputrace/trace_format.h"
 
+/* The fixed part of any record. */
+union ga_rec {
+    struct gt_rec_header h;
+    struct gt_rec_process process;
+    struct gt_rec_driver driver;
+    struct gt_rec_device device;
+    struct gt_rec_thread thread;
+    struct gt_rec_alloc alloc;
+    struct gt_rec_free free;
+    struct gt_rec_alloc_fail alloc_fail;
+    struct gt_rec_vmm_map vmm_map;
+    struct gt_rec_pool pool;
+    struct gt_rec_block block;
+    struct gt_rec_pool_usage pool_usage;
+    struct gt_rec_func func;
+    struct gt_rec_launch launch;
+    struct gt_rec_span span;
+    struct gt_rec_object object;
+    struct gt_rec_meminfo meminfo;
+    struct gt_rec_resolve resolve;
+    struct gt_rec_lost lost;
+    struct gt_rec_watermark watermark;
+    struct gt_rec_end end;
+    struct gt_rec_note note;
+    struct gt_rec_cupti cupti;
+    struct gt_rec_gpu_kernel gpu_kernel;
+    struct gt_rec_gpu_memcpy gpu_memcpy;
+    struct gt_rec_gpu_memset gpu_memset;
+    struct gt_rec_gpu_extcorr gpu_extcorr;
+    struct gt_rec_gpu_api gpu_api;
+    struct gt_rec_gpu_name gpu_name;
+    struct gt_rec_gpu_dropped gpu_dropped;
+    struct gt_rec_stack stack;
+    struct gt_rec_module module;
+    struct gt_rec_symbol symbol;
+    struct gt_rec_pycode pycode;
+};
+
 /* A record as it leaves the reader with its origin: host records in time order; GPU records
  * (ga_rec_is_gpu) as they come in the file, in CUPTI's delivery order (their `ts` is their first
  * u64: a start time, or for extcorr records the launch corr, for names 0). */
@@ -19,42 +57,10 @@ struct ga_event {
     uint32_t tid;   /* the chunk's writer thread */
     uint64_t ts;    /* sort key: the first u64 after the header (ts, or ts_enter for spans) */
     uint64_t order; /* index of the record in the file, the tie breaker */
-    union {
-        struct gt_rec_header h;
-        struct gt_rec_process process;
-        struct gt_rec_driver driver;
-        struct gt_rec_device device;
-        struct gt_rec_thread thread;
-        struct gt_rec_alloc alloc;
-        struct gt_rec_free free;
-        struct gt_rec_alloc_fail alloc_fail;
-        struct gt_rec_vmm_map vmm_map;
-        struct gt_rec_pool pool;
-        struct gt_rec_block block;
-        struct gt_rec_pool_usage pool_usage;
-        struct gt_rec_func func;
-        struct gt_rec_launch launch;
-        struct gt_rec_span span;
-        struct gt_rec_object object;
-        struct gt_rec_meminfo meminfo;
-        struct gt_rec_resolve resolve;
-        struct gt_rec_lost lost;
-        struct gt_rec_watermark watermark;
-        struct gt_rec_end end;
-        struct gt_rec_note note;
-        struct gt_rec_cupti cupti;
-        struct gt_rec_gpu_kernel gpu_kernel;
-        struct gt_rec_gpu_memcpy gpu_memcpy;
-        struct gt_rec_gpu_memset gpu_memset;
-        struct gt_rec_gpu_extcorr gpu_extcorr;
-        struct gt_rec_gpu_api gpu_api;
-        struct gt_rec_gpu_name gpu_name;
-        struct gt_rec_gpu_dropped gpu_dropped;
-        struct gt_rec_stack stack;
-        struct gt_rec_module module;
-        struct gt_rec_symbol symbol;
-        struct gt_rec_pycode pycode;
-    } r;
+    /* The record's fixed part, as of this reader's structs: in place in the reader's buffer when
+     * the record is whole and aligned (valid only during the sink call, like the strings), else
+     * `own`, the copy zero-extended to this reader's size. */
+    const union ga_rec *r;
     /* Variable-length strings (not NUL-terminated), validated against the record size:
      * process: argv (NUL separated), host, exe; device/thread/func/resolve: name;
      * note: text; pool: name; cupti: library path, reason; gpu_name: name; stack: the ip array
@@ -62,7 +68,9 @@ struct ga_event {
      * the reader's buffer: valid only during the sink call. */
     const char *str[3];
     uint32_t str_len[3];
+    union ga_rec own; /* where r points when the record is not used in place */
 };
+
 
 enum ga_rec_check { GA_REC_OK = 0, GA_REC_UNKNOWN = 1, GA_REC_MALFORMED = -1 };
 
@@ -122,27 +130,39 @@ static inline void ga_rec_copy_fixed(void *dst, const void *src, uint32_t n)
 void ga_rec_decode_rest(const unsigned char *p, uint32_t size, struct ga_event *ev);
 
 /* Decodes a checked record of a known type; `rec` must stay valid while ev is used. Inline: it
- * runs once per record, and a whole record without strings is a few moves. */
+ * runs once per record. A whole record without strings is used in place (records are 8-byte
+ * aligned in the reader's buffers; one that is not is copied). */
 static inline void ga_rec_decode(const void *rec, uint32_t size, uint32_t tid, uint64_t order,
                                  struct ga_event *ev)
 {
     const unsigned char *p = rec;
-    /* Only the fields every consumer reads are cleared; the union is loaded below. */
-    memset(ev->str, 0, sizeof(ev->str));
-    memset(ev->str_len, 0, sizeof(ev->str_len));
-    memcpy(&ev->r.h, p, sizeof(ev->r.h));
-    ev->type = ev->r.h.type;
-    ev->sub = ev->r.h.sub;
+    struct gt_rec_header h;
+    memcpy(&h, p, sizeof(h));
+    ev->type = h.type;
+    ev->sub = h.sub;
     ev->size = size;
     ev->tid = tid;
     ev->order = order;
     ev->ts = ga_rec_key(rec, size);
-    const struct ga_rec_info *ri = ga_rec_info_of(ev->type);
-    if (ri && !ri->len_off[0] && size >= ri->fixed) {
-        ga_rec_copy_fixed(&ev->r, p, ri->fixed);
+    /* Only the fields every consumer reads are cleared; the record's own fields are loaded. */
+    memset(ev->str, 0, sizeof(ev->str));
+    memset(ev->str_len, 0, sizeof(ev->str_len));
+    const struct ga_rec_info *ri = ga_rec_info_of(h.type);
+    if (ri && !ri->len_off[0] && size >= ri->fixed && ((uintptr_t)p & 7) == 0) {
+        ev->r = (const union ga_rec *)rec;
         return;
     }
     ga_rec_decode_rest(p, size, ev);
+}
+
+/* Makes dst a copy of src that does not point into the reader's buffer for its fixed part (the
+ * strings still do): for a sink that keeps events past the call. */
+static inline void ga_event_keep(struct ga_event *dst, const struct ga_event *src)
+{
+    *dst = *src;
+    memset(&dst->own, 0, sizeof(dst->own));
+    memcpy(&dst->own, src->r, src->size < sizeof(dst->own) ? src->size : sizeof(dst->own));
+    dst->r = &dst->own;
 }
 
 /* The API's name, or "api#<id>" for ids this reader does not know (buf holds it). */

@@ -111,23 +111,23 @@ void ga_sites_event(struct ga_sites *s, const struct ga_event *ev)
 {
     switch (ev->type) {
     case GT_REC_ALLOC:
-        if (ev->r.alloc.stack)
-            site_alloc(s, &ev->r.alloc);
+        if (ev->r->alloc.stack)
+            site_alloc(s, &ev->r->alloc);
         else
             s->no_stack_allocs++;
         break;
     case GT_REC_ALLOC_FAIL:
-        if (ev->r.alloc_fail.stack) site_fail(s, ev->r.alloc_fail.stack);
+        if (ev->r->alloc_fail.stack) site_fail(s, ev->r->alloc_fail.stack);
         break;
     case GT_REC_LAUNCH:
-        if (ev->r.launch.stack)
-            site_launch(s, &ev->r.launch);
+        if (ev->r->launch.stack)
+            site_launch(s, &ev->r->launch);
         else
             s->no_stack_launches++;
         break;
     case GT_REC_SPAN:
-        if (ev->r.span.stack)
-            site_span(s, &ev->r.span);
+        if (ev->r->span.stack)
+            site_span(s, &ev->r->span);
         else
             s->no_stack_syncs++;
         break;

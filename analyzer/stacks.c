@@ -49,7 +49,7 @@ static struct ga_node *node_put(struct ga_stacks *s, uint32_t id)
 
 static void on_stack(struct ga_stacks *s, const struct ga_event *ev)
 {
-    const struct gt_rec_stack *r = &ev->r.stack;
+    const struct gt_rec_stack *r = &ev->r->stack;
     uint64_t count = ev->str_len[0] / 8;
     s->stack_records++;
     if (!r->first_id || r->first_id >= MAX_NODES || count >= MAX_NODES - r->first_id) return;
@@ -64,7 +64,7 @@ static void on_stack(struct ga_stacks *s, const struct ga_event *ev)
 
 static void on_module(struct ga_stacks *s, const struct ga_event *ev)
 {
-    const struct gt_rec_module *r = &ev->r.module;
+    const struct gt_rec_module *r = &ev->r->module;
     s->mods = ga_xgrow(s->mods, &s->mods_cap, s->n_mods, sizeof(*s->mods));
     struct ga_module *m = &s->mods[s->n_mods++];
     memset(m, 0, sizeof(*m));
@@ -83,7 +83,7 @@ static void on_module(struct ga_stacks *s, const struct ga_event *ev)
 static void on_pycode(struct ga_stacks *s, const struct ga_event *ev)
 {
     int added = 0;
-    uint64_t *v = ga_map_upsert(&s->py_of, ev->r.pycode.id, 0, s->n_py, &added);
+    uint64_t *v = ga_map_upsert(&s->py_of, ev->r->pycode.id, 0, s->n_py, &added);
     if (added) {
         s->py = ga_xgrow(s->py, &s->py_cap, s->n_py++, sizeof(*s->py));
     } else {
@@ -93,7 +93,7 @@ static void on_pycode(struct ga_stacks *s, const struct ga_event *ev)
     struct ga_pycode *c = &s->py[*v];
     c->file = ga_xstrndup(ev->str[0], ev->str_len[0]);
     c->name = ga_xstrndup(ev->str[1], ev->str_len[1]);
-    c->first_line = ev->r.pycode.first_line;
+    c->first_line = ev->r->pycode.first_line;
 }
 
 const struct ga_pycode *ga_stacks_pycode(const struct ga_stacks *s, uint32_t id)
@@ -105,7 +105,7 @@ const struct ga_pycode *ga_stacks_pycode(const struct ga_stacks *s, uint32_t id)
 static void on_symbol(struct ga_stacks *s, const struct ga_event *ev)
 {
     s->syms = ga_xgrow(s->syms, &s->syms_cap, s->n_syms, sizeof(*s->syms));
-    s->syms[s->n_syms++] = (struct ga_symbol){ev->r.symbol.addr, ev->r.symbol.size,
+    s->syms[s->n_syms++] = (struct ga_symbol){ev->r->symbol.addr, ev->r->symbol.size,
                                               ga_xstrndup(ev->str[0], ev->str_len[0])};
     s->syms_sorted = 0;
 }

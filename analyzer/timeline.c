@@ -48,7 +48,7 @@ static void count_handle(struct ga_timeline *t, uint64_t handle)
 
 static void on_launch(struct ga_timeline *t, const struct ga_event *ev)
 {
-    const struct gt_rec_launch *r = &ev->r.launch;
+    const struct gt_rec_launch *r = &ev->r->launch;
     struct ga_api_calls *c = &t->launch[ev->sub < GT_API_MAX ? ev->sub : 0];
     if (r->result != 0) {
         c->failed++;
@@ -63,7 +63,7 @@ static void on_launch(struct ga_timeline *t, const struct ga_event *ev)
 
 static void on_span(struct ga_timeline *t, const struct ga_event *ev)
 {
-    const struct gt_rec_span *r = &ev->r.span;
+    const struct gt_rec_span *r = &ev->r->span;
     struct ga_api_calls *c = &t->span[ev->sub < GT_API_MAX ? ev->sub : 0];
     t->span_count++;
     if (r->result != 0)
@@ -79,7 +79,7 @@ static void on_span(struct ga_timeline *t, const struct ga_event *ev)
 __attribute__((noinline)) static void on_func(struct ga_timeline *t, const struct ga_event *ev)
 {
     int added = 0;
-    uint64_t *idx = ga_map_upsert(&t->handle_name, ev->r.func.handle, 0, t->n_names, &added);
+    uint64_t *idx = ga_map_upsert(&t->handle_name, ev->r->func.handle, 0, t->n_names, &added);
     char *name = ga_xstrndup(ev->str[0], ev->str_len[0]);
     if (!added) {
         free(t->names[*idx]);

@@ -22,7 +22,7 @@ static inline void coll_sink(void *p, const struct ga_event *ev)
         if (!c->ev) abort();
     }
     struct ga_event *e = &c->ev[c->n++];
-    *e = *ev;
+    ga_event_keep(e, ev);
     for (int i = 0; i < 3; i++) {
         char *s = malloc(ev->str_len[i] + 1);
         if (!s) abort();

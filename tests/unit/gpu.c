@@ -601,7 +601,7 @@ static void test_reader(void)
     CHECK("reader: GPU name string",
           c.n > 1 && c.ev[1].type == GT_REC_GPU_NAME && strcmp(c.ev[1].str[0], "k") == 0);
     CHECK("reader: GPU kernel fields",
-          c.n > 2 && c.ev[2].r.gpu_kernel.end == T0 + 9 && c.ev[2].r.gpu_kernel.name_id == 3);
+          c.n > 2 && c.ev[2].r->gpu_kernel.end == T0 + 9 && c.ev[2].r->gpu_kernel.name_id == 3);
     CHECK_U64("reader: GPU type in a host chunk skipped as unknown", st.unknown_records, 1);
     CHECK_U64("reader: bad GPU name malformed", st.malformed_records, 1);
     CHECK_U64("reader: gpu_records counts every GPU chunk record", st.gpu_records, 4);

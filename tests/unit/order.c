@@ -48,7 +48,7 @@ static void sink(void *ctx, const struct ga_event *ev)
         g->ev = realloc(g->ev, g->cap * sizeof(*g->ev));
     }
     g->ev[g->n++] = (struct item){ev->ts, ev->order, ev->tid};
-    if (ev->r.lost.count != ev->order) g->bad_bytes = 1; /* the tag word, see put_rec */
+    if (ev->r->lost.count != ev->order) g->bad_bytes = 1; /* the tag word, see put_rec */
 }
 
 static int cmp_item(const void *a, const void *b)

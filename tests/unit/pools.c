@@ -25,66 +25,73 @@ static struct ga_event ev_new(uint16_t type, uint16_t sub)
     return e;
 }
 
+/* The event's record is its own copy (ev_new returns it by value, so r is set here). */
+static void send(struct ga_pools *p, struct ga_event *e)
+{
+    e->r = &e->own;
+    ga_pools_event(p, e);
+}
+
 static void pool_op(struct ga_pools *p, unsigned op, uint64_t pool, uint64_t addr, uint64_t size,
                     const char *name)
 {
     struct ga_event e = ev_new(GT_REC_POOL, (uint16_t)op);
-    e.r.pool = (struct gt_rec_pool){.ts = e.ts, .pool = pool, .addr = addr, .size = size};
+    e.own.pool = (struct gt_rec_pool){.ts = e.ts, .pool = pool, .addr = addr, .size = size};
     if (name) {
         e.str[0] = name;
         e.str_len[0] = (uint32_t)strlen(name);
     }
-    ga_pools_event(p, &e);
+    send(p, &e);
 }
 
 static void block(struct ga_pools *p, unsigned op, uint64_t pool, uint64_t addr, uint64_t size)
 {
     struct ga_event e = ev_new(GT_REC_BLOCK, (uint16_t)op);
-    e.r.block = (struct gt_rec_block){.ts = e.ts, .pool = pool, .addr = addr, .size = size};
-    ga_pools_event(p, &e);
+    e.own.block = (struct gt_rec_block){.ts = e.ts, .pool = pool, .addr = addr, .size = size};
+    send(p, &e);
 }
 
 static void alloc(struct ga_pools *p, unsigned api, uint64_t addr, uint64_t size, uint64_t aux)
 {
     struct ga_event e = ev_new(GT_REC_ALLOC, (uint16_t)api);
-    e.r.alloc = (struct gt_rec_alloc){.ts = e.ts, .addr = addr, .size = size, .aux = aux};
-    ga_pools_event(p, &e);
+    e.own.alloc = (struct gt_rec_alloc){.ts = e.ts, .addr = addr, .size = size, .aux = aux};
+    send(p, &e);
 }
 
 static void gfree(struct ga_pools *p, unsigned api, uint64_t addr)
 {
     struct ga_event e = ev_new(GT_REC_FREE, (uint16_t)api);
-    e.r.free = (struct gt_rec_free){.ts = e.ts, .addr = addr};
-    ga_pools_event(p, &e);
+    e.own.free = (struct gt_rec_free){.ts = e.ts, .addr = addr};
+    send(p, &e);
 }
 
 static void usage(struct ga_pools *p, uint64_t pool, uint64_t reserved, uint64_t used)
 {
     struct ga_event e = ev_new(GT_REC_POOL_USAGE, 0);
-    e.r.pool_usage = (struct gt_rec_pool_usage){
+    e.own.pool_usage = (struct gt_rec_pool_usage){
         .ts = e.ts, .pool = pool, .reserved_current = reserved, .used_current = used};
-    ga_pools_event(p, &e);
+    send(p, &e);
 }
 
 static void object(struct ga_pools *p, unsigned api, uint64_t handle)
 {
     struct ga_event e = ev_new(GT_REC_OBJECT, (uint16_t)api);
-    e.r.object = (struct gt_rec_object){.ts = e.ts, .handle = handle};
-    ga_pools_event(p, &e);
+    e.own.object = (struct gt_rec_object){.ts = e.ts, .handle = handle};
+    send(p, &e);
 }
 
 static void vmm(struct ga_pools *p, unsigned api, uint64_t addr, uint64_t size, uint64_t handle)
 {
     struct ga_event e = ev_new(GT_REC_VMM_MAP, (uint16_t)api);
-    e.r.vmm_map = (struct gt_rec_vmm_map){.ts = e.ts, .addr = addr, .size = size, .handle = handle};
-    ga_pools_event(p, &e);
+    e.own.vmm_map = (struct gt_rec_vmm_map){.ts = e.ts, .addr = addr, .size = size, .handle = handle};
+    send(p, &e);
 }
 
 static void fail(struct ga_pools *p, uint64_t size)
 {
     struct ga_event e = ev_new(GT_REC_ALLOC_FAIL, GT_API_cuMemAlloc_v2);
-    e.r.alloc_fail = (struct gt_rec_alloc_fail){.ts = e.ts, .size = size, .result = 2};
-    ga_pools_event(p, &e);
+    e.own.alloc_fail = (struct gt_rec_alloc_fail){.ts = e.ts, .size = size, .result = 2};
+    send(p, &e);
 }
 
 static const struct ga_pool *pool_named(const struct ga_pools *p, const char *name)

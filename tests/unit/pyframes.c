@@ -14,9 +14,10 @@ static void pycode(struct ga_stacks *s, uint32_t id, const char *file, const cha
 {
     struct ga_event ev;
     memset(&ev, 0, sizeof(ev));
+    ev.r = &ev.own;
     ev.type = GT_REC_PYCODE;
-    ev.r.pycode.id = id;
-    ev.r.pycode.first_line = 1;
+    ev.own.pycode.id = id;
+    ev.own.pycode.first_line = 1;
     ev.str[0] = file;
     ev.str_len[0] = (uint32_t)strlen(file);
     ev.str[1] = name;
@@ -30,10 +31,11 @@ static void nodes(struct ga_stacks *s, uint32_t first, uint32_t parent, const ui
 {
     struct ga_event ev;
     memset(&ev, 0, sizeof(ev));
+    ev.r = &ev.own;
     ev.type = GT_REC_STACK;
-    ev.r.stack.first_id = first;
-    ev.r.stack.parent = parent;
-    ev.r.stack.ips_len = 8 * n;
+    ev.own.stack.first_id = first;
+    ev.own.stack.parent = parent;
+    ev.own.stack.ips_len = 8 * n;
     ev.str[0] = (const char *)ips;
     ev.str_len[0] = 8 * n;
     ga_stacks_event(s, &ev);
@@ -43,9 +45,10 @@ static void alloc(struct ga_sites *s, uint32_t stack, uint64_t size)
 {
     struct ga_event ev;
     memset(&ev, 0, sizeof(ev));
+    ev.r = &ev.own;
     ev.type = GT_REC_ALLOC;
-    ev.r.alloc.size = size;
-    ev.r.alloc.stack = stack;
+    ev.own.alloc.size = size;
+    ev.own.alloc.stack = stack;
     ga_sites_event(s, &ev);
 }
 

@@ -122,8 +122,8 @@ static void check_every_type(const struct coll *c)
     for (size_t i = 0; i < c->n; i++)
         if (c->ev[i].tid != 7) CHECK("round trip: tid passed along", 0);
     if ((e = find_type(c, GT_REC_PROCESS))) {
-        CHECK_U64("process pid", e->r.process.pid, 4242);
-        CHECK_U64("process argc", e->r.process.argc, 3);
+        CHECK_U64("process pid", e->r->process.pid, 4242);
+        CHECK_U64("process argc", e->r->process.argc, 3);
         CHECK("process argv bytes",
               e->str_len[0] == 23 && memcmp(e->str[0], "python\0train.py", 16) == 0);
         CHECK_STR("process host", e->str[1], "node-1");
@@ -131,47 +131,47 @@ static void check_every_type(const struct coll *c)
     } else
         CHECK("process record present", 0);
     if ((e = find_type(c, GT_REC_DRIVER)))
-        CHECK_U64("driver version", e->r.driver.driver_version, 12040);
+        CHECK_U64("driver version", e->r->driver.driver_version, 12040);
     if ((e = find_type(c, GT_REC_DEVICE))) {
         CHECK_STR("device name", e->str[0], "NVIDIA H200");
-        CHECK_U64("device total", e->r.device.total_bytes, 80ull << 30);
-        CHECK_U64("device ordinal", e->r.device.ordinal, 1);
-        CHECK_U64("device uuid", e->r.device.uuid[2], 3);
+        CHECK_U64("device total", e->r->device.total_bytes, 80ull << 30);
+        CHECK_U64("device ordinal", e->r->device.ordinal, 1);
+        CHECK_U64("device uuid", e->r->device.uuid[2], 3);
     }
     if ((e = find_type(c, GT_REC_THREAD))) CHECK_STR("thread name", e->str[0], "main");
     if ((e = find_type(c, GT_REC_ALLOC))) {
         CHECK_U64("alloc sub = api", e->sub, GT_API_cuMemAllocAsync);
-        CHECK_U64("alloc addr", e->r.alloc.addr, 0x7f0000001000);
-        CHECK_U64("alloc flags", e->r.alloc.flags, 3);
+        CHECK_U64("alloc addr", e->r->alloc.addr, 0x7f0000001000);
+        CHECK_U64("alloc flags", e->r->alloc.flags, 3);
         CHECK_U64("alloc ts", e->ts, T0 + 4);
     }
-    if ((e = find_type(c, GT_REC_FREE))) CHECK_U64("free stream", e->r.free.stream, 5);
+    if ((e = find_type(c, GT_REC_FREE))) CHECK_U64("free stream", e->r->free.stream, 5);
     if ((e = find_type(c, GT_REC_ALLOC_FAIL)))
-        CHECK_U64("alloc_fail total", e->r.alloc_fail.total_bytes, 200);
-    if ((e = find_type(c, GT_REC_VMM_MAP))) CHECK_U64("vmm_map handle", e->r.vmm_map.handle, 0xabc);
+        CHECK_U64("alloc_fail total", e->r->alloc_fail.total_bytes, 200);
+    if ((e = find_type(c, GT_REC_VMM_MAP))) CHECK_U64("vmm_map handle", e->r->vmm_map.handle, 0xabc);
     if ((e = find_type(c, GT_REC_FUNC))) CHECK_STR("func name", e->str[0], "_Z3fooPf!");
     if ((e = find_type(c, GT_REC_LAUNCH))) {
-        CHECK_U64("launch grid z", e->r.launch.grid[2], 4);
-        CHECK_U64("launch dur", e->r.launch.dur_ns, 1500);
+        CHECK_U64("launch grid z", e->r->launch.grid[2], 4);
+        CHECK_U64("launch dur", e->r->launch.dur_ns, 1500);
     }
     if ((e = find_type(c, GT_REC_SPAN))) {
         CHECK_U64("span key is ts_enter", e->ts, T0 + 10);
-        CHECK_U64("span exit", e->r.span.ts_exit, T0 + 510);
+        CHECK_U64("span exit", e->r->span.ts_exit, T0 + 510);
     }
-    if ((e = find_type(c, GT_REC_OBJECT))) CHECK_U64("object handle", e->r.object.handle, 0xc7);
-    if ((e = find_type(c, GT_REC_MEMINFO))) CHECK_U64("meminfo free", e->r.meminfo.free_bytes, 10);
+    if ((e = find_type(c, GT_REC_OBJECT))) CHECK_U64("object handle", e->r->object.handle, 0xc7);
+    if ((e = find_type(c, GT_REC_MEMINFO))) CHECK_U64("meminfo free", e->r->meminfo.free_bytes, 10);
     if ((e = find_type(c, GT_REC_RESOLVE))) {
         CHECK_STR("resolve name", e->str[0], "cuMemAlloc");
         CHECK_U64("resolve how", e->sub, GT_RESOLVE_GETPROC2);
     }
-    if ((e = find_type(c, GT_REC_LOST))) CHECK_U64("lost count", e->r.lost.count, 12);
+    if ((e = find_type(c, GT_REC_LOST))) CHECK_U64("lost count", e->r->lost.count, 12);
     if ((e = find_type(c, GT_REC_NOTE))) CHECK_STR("note text", e->str[0], "hello \"x");
     if ((e = find_type(c, GT_REC_WATERMARK))) CHECK_U64("watermark ts", e->ts, T0 + 16);
-    if ((e = find_type(c, GT_REC_END))) CHECK_U64("end lost", e->r.end.lost, 12);
+    if ((e = find_type(c, GT_REC_END))) CHECK_U64("end lost", e->r->end.lost, 12);
     if ((e = find_type(c, GT_REC_CUPTI))) {
         CHECK_STR("cupti path", e->str[0], "/x/libcupti.so");
         CHECK_STR("cupti reason", e->str[1], ": Nsight 1");
-        CHECK_U64("cupti clock offset", (uint64_t)e->r.cupti.clock_offset_ns, (uint64_t)-3);
+        CHECK_U64("cupti clock offset", (uint64_t)e->r->cupti.clock_offset_ns, (uint64_t)-3);
     }
 }
 
@@ -240,7 +240,7 @@ static void test_watermarks(void)
     int ok = c.n == sizeof(want) / sizeof(want[0]);
     for (size_t i = 0; ok && i < c.n; i++) {
         const struct ga_event *e = &c.ev[i];
-        ok = want[i] ? e->type == GT_REC_ALLOC && e->r.alloc.addr == want[i]
+        ok = want[i] ? e->type == GT_REC_ALLOC && e->r->alloc.addr == want[i]
                      : e->type == GT_REC_WATERMARK;
         if (i && e->ts < c.ev[i - 1].ts && want[i] != 0x44) ok = 0; /* 0x44 came late */
     }
@@ -373,7 +373,7 @@ static void test_framing(void)
     CHECK_U64("framing: unknown type skipped", st.unknown_records, 1);
     CHECK_U64("framing: malformed counted", st.malformed_records, 3);
     CHECK("framing: short record zero-filled",
-          c.n == 3 && c.ev[1].r.alloc.addr == 0x77 && c.ev[1].r.alloc.size == 0);
+          c.n == 3 && c.ev[1].r->alloc.addr == 0x77 && c.ev[1].r->alloc.size == 0);
     CHECK("framing: not truncated", !st.truncated);
     coll_free(&c);
     tb_free_all(&t);

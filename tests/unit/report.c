@@ -13,7 +13,8 @@ static char text[64] = "name\0more\0and more";
 static void fill(struct ga_event *ev, unsigned type, unsigned variant)
 {
     memset(ev, 0, sizeof(*ev));
-    memset(&ev->r, variant ? 0x01 : 0x5a, sizeof(ev->r));
+    memset(&ev->own, variant ? 0x01 : 0x5a, sizeof(ev->own));
+    ev->r = &ev->own;
     ev->type = (uint16_t)type;
     ev->sub = (uint16_t)(variant ? 0 : 3);
     ev->size = 64;
@@ -115,11 +116,12 @@ static void test_timeline_handles(void)
     int counts_ok = 1;
     ga_timeline_init(&tl);
     memset(&ev, 0, sizeof(ev));
+    ev.r = &ev.own;
     ev.type = GT_REC_LAUNCH;
     ev.sub = GT_API_cuLaunchKernel;
     for (unsigned round = 0; round < HANDLES; round++)
         for (unsigned h = round; h < HANDLES; h++) { /* handle h: h + 1 launches */
-            ev.r.launch.func = 0x7f0000000000ull + (uint64_t)h * 0x40;
+            ev.own.launch.func = 0x7f0000000000ull + (uint64_t)h * 0x40;
             ga_timeline_event(&tl, &ev);
         }
     ga_timeline_finish(&tl);
@@ -146,11 +148,12 @@ static void test_site_stacks(void)
     int counts_ok = 1;
     ga_sites_init(&sites, NULL);
     memset(&ev, 0, sizeof(ev));
+    ev.r = &ev.own;
     ev.type = GT_REC_ALLOC;
-    ev.r.alloc.size = 10;
+    ev.own.alloc.size = 10;
     for (uint32_t round = 1; round <= STACKS; round++)
         for (uint32_t k = round; k <= STACKS; k++) { /* stack k: k allocations */
-            ev.r.alloc.stack = k;
+            ev.own.alloc.stack = k;
             ga_sites_event(&sites, &ev);
         }
     CHECK_U64("one entry per stack", sites.n_stacks, STACKS);
