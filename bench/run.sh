@@ -334,7 +334,12 @@ analyze() {
     echo "sec=an_gen kind=$kind n=$n $gen" >>"$RAW"
     cmd "sync $f"
     cmd "cat $f > /dev/null" # into the page cache
-    reps=$AREPS # at 100 M events too: the headline figure, and one run on this machine can be 7% off
+    # AREPS runs at 100 M events too (the headline figure; one run on this machine can be 7% off),
+    # three times as many up to 1 M events and twice up to 10 M: a run there is short enough for
+    # the machine's hiccups (two of three 1 M runs 50% slow on 2026-12-04) to decide a median.
+    reps=$AREPS
+    [ "$n" -le 10000000 ] && reps=$((AREPS * 2))
+    [ "$n" -le 1000000 ] && reps=$((AREPS * 3))
     r=1
     while [ "$r" -le "$reps" ]; do
         time_rss "sec=an kind=$kind n=$n rep=$r what=cat" "cat $f > /dev/null"
