@@ -77,10 +77,28 @@ static int act_less(const struct ga_gpu *g, const struct ga_gpu_held *x,
     return ga_gpu_act_cmp(&g->held[x->idx], &g->held[y->idx]) < 0;
 }
 
+/* A 4-ary heap: children of i are 4i+1..4i+4, one 64-byte line (the array starts 48 bytes past
+ * a line, so each group of four is line-aligned). The heap holds up to GA_REORDER_MAX entries,
+ * 8 MiB, beyond the caches: a pop reads one line per level, and four children per level halve the
+ * levels of a binary heap (10 instead of 19 when full). */
+#define ARITY      4
+#define HEAP_SKEW  3 /* entries before heap[0] in the allocation: 3 * 16 + 16 = 64 */
+_Static_assert(sizeof(struct ga_gpu_held) == 16, "four heap entries to a 64-byte line");
+
+static void heap_grow(struct ga_gpu *g)
+{
+    size_t cap = g->heap_cap ? 2 * g->heap_cap : 1024;
+    struct ga_gpu_held *h =
+        (struct ga_gpu_held *)ga_xaligned(64, (cap + HEAP_SKEW) * sizeof(*h)) + HEAP_SKEW;
+    if (g->n_heap) memcpy(h, g->heap, g->n_heap * sizeof(*h));
+    if (g->heap) free(g->heap - HEAP_SKEW);
+    g->heap = h;
+    g->heap_cap = cap;
+}
+
 static void heap_push(struct ga_gpu *g, const struct ga_gpu_act *a)
 {
     struct ga_gpu_held e = {a->start, 0};
-    size_t i = g->n_heap++;
     if (g->n_free_held) {
         e.idx = g->free_held[--g->n_free_held];
     } else {
@@ -88,9 +106,10 @@ static void heap_push(struct ga_gpu *g, const struct ga_gpu_act *a)
         e.idx = (uint32_t)g->n_held++;
     }
     g->held[e.idx] = *a;
-    g->heap = ga_xgrow(g->heap, &g->heap_cap, i, sizeof(*g->heap));
+    if (g->n_heap == g->heap_cap) heap_grow(g);
+    size_t i = g->n_heap++;
     while (i) {
-        size_t p = (i - 1) / 2;
+        size_t p = (i - 1) / ARITY;
         if (!act_less(g, &e, &g->heap[p])) break;
         g->heap[i] = g->heap[p];
         i = p;
@@ -101,13 +120,16 @@ static void heap_push(struct ga_gpu *g, const struct ga_gpu_act *a)
 static struct ga_gpu_act heap_pop(struct ga_gpu *g)
 {
     struct ga_gpu_held top = g->heap[0], last = g->heap[--g->n_heap];
+    const struct ga_gpu_held *h = g->heap;
     size_t i = 0, n = g->n_heap;
     for (;;) {
-        size_t l = 2 * i + 1, m = l;
-        if (l >= n) break;
-        if (l + 1 < n && act_less(g, &g->heap[l + 1], &g->heap[l])) m = l + 1;
-        if (!act_less(g, &g->heap[m], &last)) break;
-        g->heap[i] = g->heap[m];
+        size_t c = ARITY * i + 1, m = c;
+        if (c >= n) break;
+        size_t end = c + ARITY < n ? c + ARITY : n;
+        for (size_t k = c + 1; k < end; k++)
+            if (act_less(g, &h[k], &h[m])) m = k;
+        if (!act_less(g, &h[m], &last)) break;
+        g->heap[i] = h[m];
         i = m;
     }
     if (n) g->heap[i] = last;
@@ -979,7 +1001,7 @@ void ga_gpu_free(struct ga_gpu *g)
     }
     free(g->names);
     free(g->acts);
-    free(g->heap);
+    if (g->heap) free(g->heap - HEAP_SKEW);
     free(g->held);
     free(g->free_held);
     free(g->launches);

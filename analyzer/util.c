@@ -25,6 +25,13 @@ void *ga_xcalloc(size_t count, size_t size)
     return p;
 }
 
+void *ga_xaligned(size_t align, size_t n)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, align, n ? n : 1) != 0) die_oom(n);
+    return p;
+}
+
 void *ga_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);

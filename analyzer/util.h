@@ -12,6 +12,8 @@
 void *ga_xmalloc(size_t n);
 void *ga_xcalloc(size_t count, size_t size);
 void *ga_xrealloc(void *p, size_t n);
+/* n bytes at a multiple of align (a power of two, at least sizeof(void *)); free() frees it. */
+void *ga_xaligned(size_t align, size_t n);
 /* Grows an array of `elem`-byte items so that index `need` fits; doubles the capacity. The new
  * items are not zeroed. */
 void *ga_xgrow(void *p, size_t *cap, size_t need, size_t elem);
