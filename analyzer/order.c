@@ -6,7 +6,7 @@
  * is one sorted run of records (or a few, where a record is skipped or time steps back), and
  * the run points into the payload, which the order keeps until the run is emitted. A thread's
  * next run usually starts where its last one ended in time: it is chained behind it in the same
- * stream, so the merge is over about one stream per thread (a binary heap of their next keys),
+ * stream, so the merge is over about one stream per thread (sorted in a small ring, or a binary heap of their next keys when there are many),
  * not over every chunk. Each emitted record costs O(log streams); a watermark that passes
  * nothing costs O(1), whatever is held.
  *
@@ -170,6 +170,93 @@ static void heap_push(struct ga_order *o, struct ga_order_top x)
     o->heap[i] = x;
 }
 
+/* ---- the ring: up to GA_ORDER_RING streams, sorted -----------------------------------------------
+ * With few streams they stay sorted in a ring: the next record is the front's, and the stream
+ * just emitted goes back in from the end it is nearest to, which is one comparison in the two
+ * usual cases: a thread going on alone (its next record is still the earliest: the front) and
+ * threads taking turns (its next record is the latest: the back). Anything else moves the
+ * streams between (fewer than GA_ORDER_RING). More streams than the ring holds: the heap above,
+ * until they drop to half of it again. A sorted array is a heap, so moving to the heap is a copy. */
+
+#define RING_MASK (GA_ORDER_RING - 1)
+
+static inline struct ga_order_top *ring_at(struct ga_order *o, size_t i)
+{
+    return &o->ring[(o->ring_head + i) & RING_MASK];
+}
+
+/* Inserts x; the ring has room. */
+static inline void ring_insert(struct ga_order *o, struct ga_order_top x)
+{
+    size_t i = o->n_heap;
+    if (i == 0 || less(&x, ring_at(o, 0))) { /* before the front */
+        o->ring_head = (o->ring_head - 1) & RING_MASK;
+        o->ring[o->ring_head] = x;
+    } else { /* from the back: x is not below the front, so this stops there at the latest */
+        while (less(&x, ring_at(o, i - 1))) {
+            *ring_at(o, i) = *ring_at(o, i - 1);
+            i--;
+        }
+        *ring_at(o, i) = x;
+    }
+    o->n_heap++;
+}
+
+/* The stream of the next record to emit. */
+static inline const struct ga_order_top *next_top(struct ga_order *o)
+{
+    return o->in_heap ? &o->heap[0] : ring_at(o, 0);
+}
+
+/* A new stream. */
+static void streams_add(struct ga_order *o, struct ga_order_top x)
+{
+    if (o->in_heap) {
+        heap_push(o, x);
+        return;
+    }
+    if (o->n_heap < GA_ORDER_RING) {
+        ring_insert(o, x);
+        return;
+    }
+    o->heap = ga_xgrow(o->heap, &o->heap_cap, o->n_heap, sizeof(*o->heap));
+    for (size_t i = 0; i < o->n_heap; i++)
+        o->heap[i] = *ring_at(o, i);
+    o->in_heap = 1;
+    heap_push(o, x);
+}
+
+/* The top stream goes on with its record of (key, order). */
+static inline void streams_replace_top(struct ga_order *o, uint64_t key, uint64_t order,
+                                       uint32_t stream)
+{
+    if (o->in_heap) {
+        replace_top(o, key, order, stream);
+        return;
+    }
+    o->ring_head = (o->ring_head + 1) & RING_MASK;
+    o->n_heap--;
+    ring_insert(o, (struct ga_order_top){key, order, stream});
+}
+
+/* The top stream is done. */
+static void streams_pop(struct ga_order *o)
+{
+    if (!o->in_heap) {
+        o->ring_head = (o->ring_head + 1) & RING_MASK;
+        o->n_heap--;
+        return;
+    }
+    struct ga_order_top last = o->heap[--o->n_heap];
+    if (o->n_heap) replace_top(o, last.key, last.order, last.stream);
+    if (o->n_heap > GA_ORDER_RING / 2) return;
+    o->in_heap = 0; /* back to the ring: the few left, inserted one by one */
+    size_t n = o->n_heap;
+    o->n_heap = 0;
+    for (size_t i = 0; i < n; i++)
+        ring_insert(o, o->heap[i]);
+}
+
 /* ---- runs --------------------------------------------------------------------------------------
  */
 
@@ -194,7 +281,7 @@ static void close_cur(struct ga_order *o)
     }
     uint32_t s = stream_new(o);
     o->streams[s] = (struct ga_order_stream){r, r};
-    heap_push(o, (struct ga_order_top){key, run->order, s});
+    streams_add(o, (struct ga_order_top){key, run->order, s});
     *ga_map_upsert(&o->tid_stream, run->tid, 0, s, NULL) = s;
 }
 
@@ -291,8 +378,8 @@ uint64_t ga_order_flush(struct ga_order *o, uint64_t w, int all, ga_sink_fn sink
     struct ga_event ev;
     uint64_t emitted = 0, bytes = 0;
     close_cur(o);
-    while (o->n_heap && (all || o->heap[0].key < w)) {
-        uint32_t s = o->heap[0].stream, r = o->streams[s].head;
+    while (o->n_heap && (all || next_top(o)->key < w)) {
+        uint32_t s = next_top(o)->stream, r = o->streams[s].head;
         struct ga_order_run *run = &o->runs[r];
         uint32_t size = rec_size(run->pos);
         ga_rec_decode(run->pos, size, run->tid, run->order, &ev);
@@ -311,14 +398,13 @@ uint64_t ga_order_flush(struct ga_order *o, uint64_t w, int all, ga_sink_fn sink
                 if (sv && *sv == s) ga_map_remove(&o->tid_stream, tid, 0, NULL);
                 o->streams[s] = (struct ga_order_stream){o->free_stream, NONE};
                 o->free_stream = s;
-                struct ga_order_top last = o->heap[--o->n_heap];
-                if (o->n_heap) replace_top(o, last.key, last.order, last.stream);
+                streams_pop(o);
                 continue;
             }
             o->streams[s].head = next;
             run = &o->runs[next];
         }
-        replace_top(o, rec_key(run->pos), run->order, s);
+        streams_replace_top(o, rec_key(run->pos), run->order, s);
     }
     o->held -= emitted; /* the sink never sees the order: counted here, not per record */
     o->held_bytes -= bytes;

@@ -74,6 +74,7 @@ struct ga_order_buf {
 };
 
 #define GA_ORDER_SPARES 16
+#define GA_ORDER_RING   8 /* streams kept sorted in a ring before the heap (a power of two) */
 
 struct ga_order {
     struct ga_order_run *runs;
@@ -85,6 +86,11 @@ struct ga_order {
     uint32_t chunk_buf;       /* the buffer of the chunk being parsed, UINT32_MAX outside one */
     uint32_t cur;             /* the run being extended, UINT32_MAX when none */
     struct ga_map tid_stream; /* tid -> the stream its next run may join */
+    /* n_heap streams: sorted in ring[] from ring_head (mod GA_ORDER_RING), or in heap when
+     * in_heap (see order.c) */
+    struct ga_order_top ring[GA_ORDER_RING];
+    size_t ring_head;
+    int in_heap;
     unsigned char *spare[GA_ORDER_SPARES]; /* emptied buffers, handed back to the reader */
     size_t spare_cap[GA_ORDER_SPARES];
     uint64_t held;        /* records held */
