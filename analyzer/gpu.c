@@ -96,16 +96,8 @@ static void heap_grow(struct ga_gpu *g)
     g->heap_cap = cap;
 }
 
-static void heap_push(struct ga_gpu *g, const struct ga_gpu_act *a)
+static void heap_push(struct ga_gpu *g, struct ga_gpu_held e)
 {
-    struct ga_gpu_held e = {a->start, 0};
-    if (g->n_free_held) {
-        e.idx = g->free_held[--g->n_free_held];
-    } else {
-        g->held = ga_xgrow(g->held, &g->held_cap, g->n_held, sizeof(*g->held));
-        e.idx = (uint32_t)g->n_held++;
-    }
-    g->held[e.idx] = *a;
     if (g->n_heap == g->heap_cap) heap_grow(g);
     size_t i = g->n_heap++;
     while (i) {
@@ -117,7 +109,7 @@ static void heap_push(struct ga_gpu *g, const struct ga_gpu_act *a)
     g->heap[i] = e;
 }
 
-static struct ga_gpu_act heap_pop(struct ga_gpu *g)
+static struct ga_gpu_held heap_pop(struct ga_gpu *g)
 {
     struct ga_gpu_held top = g->heap[0], last = g->heap[--g->n_heap];
     const struct ga_gpu_held *h = g->heap;
@@ -133,6 +125,101 @@ static struct ga_gpu_act heap_pop(struct ga_gpu *g)
         i = m;
     }
     if (n) g->heap[i] = last;
+    return top;
+}
+
+/* ---- the waiting activities: sorted runs in front of the heap ----------------------------------
+ * Activities mostly arrive in runs that are already in order (each stream's kernels, one CUPTI
+ * buffer after another): an activity goes to the end of the first of GA_GPU_RUNS queues whose
+ * last one it does not precede, to the heap only when none will take it. The next to leave is
+ * the least of the queues' heads and the heap's top: a few comparisons in cache, where a pop out
+ * of a full heap reads ten lines from memory. */
+
+static void run_grow(struct ga_gpu_run *q)
+{
+    size_t cap = q->cap ? 2 * q->cap : 256;
+    struct ga_gpu_held *e = ga_xmalloc(cap * sizeof(*e));
+    for (size_t i = 0; i < q->n; i++) /* unwrapped: the head moves to 0 */
+        e[i] = q->e[(q->head + i) & (q->cap - 1)];
+    free(q->e);
+    q->e = e;
+    q->cap = cap;
+    q->head = 0;
+}
+
+static inline const struct ga_gpu_held *run_head(const struct ga_gpu_run *q)
+{
+    return &q->e[q->head];
+}
+
+static inline const struct ga_gpu_held *run_tail(const struct ga_gpu_run *q)
+{
+    return &q->e[(q->head + q->n - 1) & (q->cap - 1)];
+}
+
+/* Holds activity a until it leaves. */
+static void wait_push(struct ga_gpu *g, const struct ga_gpu_act *a)
+{
+    struct ga_gpu_held e = {a->start, 0};
+    if (g->n_free_held) {
+        e.idx = g->free_held[--g->n_free_held];
+    } else {
+        g->held = ga_xgrow(g->held, &g->held_cap, g->n_held, sizeof(*g->held));
+        e.idx = (uint32_t)g->n_held++;
+    }
+    g->held[e.idx] = *a;
+    if (++g->n_wait > g->max_wait) g->max_wait = g->n_wait;
+    struct ga_gpu_run *to = NULL;
+    for (size_t k = 0; k < GA_GPU_RUNS; k++) {
+        struct ga_gpu_run *q = &g->runs[k];
+        if (!q->n) {
+            if (!to) to = q;
+        } else if (!act_less(g, &e, run_tail(q))) {
+            to = q;
+            break;
+        }
+    }
+    if (!to) {
+        heap_push(g, e);
+        return;
+    }
+    if (to->n == to->cap) run_grow(to);
+    to->e[(to->head + to->n++) & (to->cap - 1)] = e;
+}
+
+/* The next to leave: a queue's index, or GA_GPU_RUNS for the heap's top; g->n_wait > 0. */
+static size_t wait_next(const struct ga_gpu *g)
+{
+    size_t best = GA_GPU_RUNS;
+    const struct ga_gpu_held *b = g->n_heap ? &g->heap[0] : NULL;
+    for (size_t k = 0; k < GA_GPU_RUNS; k++) {
+        const struct ga_gpu_run *q = &g->runs[k];
+        if (q->n && (!b || act_less(g, run_head(q), b))) {
+            b = run_head(q);
+            best = k;
+        }
+    }
+    return best;
+}
+
+static uint64_t wait_start(const struct ga_gpu *g, size_t from)
+{
+    return from < GA_GPU_RUNS ? run_head(&g->runs[from])->start : g->heap[0].start;
+}
+
+/* Takes the next to leave (from wait_next). */
+static struct ga_gpu_act wait_pop(struct ga_gpu *g, size_t from)
+{
+    struct ga_gpu_held top;
+    if (from < GA_GPU_RUNS) {
+        struct ga_gpu_run *q = &g->runs[from];
+        top = *run_head(q);
+        q->head = (q->head + 1) & (q->cap - 1);
+        q->n--;
+    } else {
+        top = heap_pop(g);
+    }
+    g->n_wait--;
     g->free_held = ga_xgrow(g->free_held, &g->free_held_cap, g->n_free_held, sizeof(*g->free_held));
     g->free_held[g->n_free_held++] = top.idx;
     return g->held[top.idx];
@@ -201,9 +288,12 @@ static uint64_t release_limit(struct ga_gpu *g)
 static void release(struct ga_gpu *g, int all)
 {
     uint64_t lim = release_limit(g);
-    while (g->n_heap && (all || g->n_heap > GA_REORDER_MAX ||
-                         (g->n_heap > GA_REORDER_MIN && g->heap[0].start < lim))) {
-        struct ga_gpu_act a = heap_pop(g);
+    while (g->n_wait) {
+        size_t from = wait_next(g);
+        if (!all && g->n_wait <= GA_REORDER_MAX &&
+            (g->n_wait <= GA_REORDER_MIN || wait_start(g, from) >= lim))
+            break;
+        struct ga_gpu_act a = wait_pop(g, from);
         leave(g, &a);
     }
 }
@@ -243,7 +333,7 @@ static void add_act(struct ga_gpu *g, const struct ga_gpu_act *a)
         return;
     }
     if (a->start > g->gpu_max) g->gpu_max = a->start;
-    heap_push(g, a);
+    wait_push(g, a);
     release(g, 0);
 }
 
@@ -563,7 +653,7 @@ __attribute__((noinline)) static void on_gpu_record(struct ga_gpu *g, const stru
  * the heap holds at most its minimum (in a trace without GPU records, always). */
 __attribute__((noinline)) static void release_after_host(struct ga_gpu *g)
 {
-    if (g->heap[0].start < release_limit(g)) release(g, 0);
+    if (wait_start(g, wait_next(g)) < release_limit(g)) release(g, 0);
 }
 
 /* A launch on_launch keeps: first its analysis (which reads the thread's previous call), then
@@ -572,7 +662,7 @@ __attribute__((noinline)) static void kept_launch(struct ga_gpu *g, const struct
 {
     on_launch(g, ev);
     host_call(g, ev, launch_end(&ev->r->launch));
-    if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
+    if (g->n_wait > GA_REORDER_MIN) release_after_host(g);
 }
 
 /* A host call of `type` that ended at `end`: a launch that ran is kept, any call is noted as its
@@ -586,7 +676,7 @@ __attribute__((always_inline)) static inline void on_call(struct ga_gpu *g,
         return;
     }
     host_call(g, ev, end);
-    if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
+    if (g->n_wait > GA_REORDER_MIN) release_after_host(g);
 }
 
 /* A host call of a type the caller knows (a constant: the switches fold away). */
@@ -635,7 +725,7 @@ void ga_gpu_event(struct ga_gpu *g, const struct ga_event *ev)
     } else if (ev->type == GT_REC_CUPTI) {
         on_cupti(g, ev);
     }
-    if (g->n_heap > GA_REORDER_MIN) release_after_host(g);
+    if (g->n_wait > GA_REORDER_MIN) release_after_host(g);
 }
 
 /* ---- as activities leave the heap ----------------------------------------------------------- */
@@ -1002,6 +1092,8 @@ void ga_gpu_free(struct ga_gpu *g)
     free(g->names);
     free(g->acts);
     if (g->heap) free(g->heap - HEAP_SKEW);
+    for (size_t k = 0; k < GA_GPU_RUNS; k++)
+        free(g->runs[k].e);
     free(g->held);
     free(g->free_held);
     free(g->launches);

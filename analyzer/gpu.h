@@ -5,8 +5,9 @@
  * gt_rec_launch.corr; graph kernels carry their cuGraphLaunch's corr).
  *
  * It streams (docs/ANALYSES.md, "Streaming"): GPU records reach it in CUPTI's delivery order, host
- * records in time order, so activities wait in a reorder heap (see GA_REORDER_NS below), leave it
- * in time order (per device: ga_gpu_act_cmp's), are added to every figure and handed to the
+ * records in time order, so activities wait (see GA_REORDER_NS below: in sorted queues as they
+ * mostly arrive in sorted runs, the rest in a reorder heap), leave in time order (per device:
+ * ga_gpu_act_cmp's), are added to every figure and handed to the
  * idle-gap analysis (g->gaps), and are forgotten. A kernel takes its launch along when both its
  * external correlation and the launch are known as it arrives (else it is linked as it leaves);
  * the table entries go then. Entries no kernel takes wait in two generations of tables until
@@ -39,7 +40,7 @@
  * older than what already left is counted in `late` and left out of everything (like
  * `skipped`). */
 #define GA_REORDER_NS  1000000000ull
-#define GA_REORDER_MIN (1u << 15) /* activities always held (56 bytes each, 76 with heap entry) */
+#define GA_REORDER_MIN (1u << 15) /* activities always held (56 bytes each, 72 with queue or heap entry) */
 #define GA_REORDER_MAX (1u << 19) /* activities held at most */
 /* Unresolved launches and external correlations are evicted this long (in GPU time: the start of
  * the activities leaving the heap) after they arrived, at most twice that. */
@@ -77,6 +78,13 @@ struct ga_gpu_held {
     uint64_t start;
     uint32_t idx;
 };
+
+/* A queue of waiting activities in leaving order (a ring of cap entries, a power of two). */
+struct ga_gpu_run {
+    struct ga_gpu_held *e;
+    size_t head, n, cap;
+};
+#define GA_GPU_RUNS 8
 
 struct ga_gpu_launch {
     uint64_t ts, func;
@@ -189,10 +197,13 @@ struct ga_gpu {
     /* kept while reading */
     struct ga_gpu_act *acts; /* keep_acts only: every activity analyzed, in time order */
     size_t n_acts, acts_cap; /* n_acts: activities analyzed (kept or not) */
-    /* the reorder heap: start and held index of each waiting activity (16 bytes to move, not
-     * the activity's 56), by start then ga_gpu_act_cmp */
+    /* the waiting activities (n_wait): start and held index of each (16 bytes to move, not the
+     * activity's 56), leaving by start then ga_gpu_act_cmp; those that arrived in order in
+     * GA_GPU_RUNS queues, the others in the reorder heap (gpu.c) */
+    struct ga_gpu_run runs[GA_GPU_RUNS];
     struct ga_gpu_held *heap;
-    size_t n_heap, heap_cap;
+    size_t n_wait, n_heap, heap_cap;
+    size_t max_wait; /* most activities waiting at once */
     struct ga_gpu_act *held; /* the activities in the heap; free slots listed in free_held */
     uint32_t *free_held;
     size_t n_held, held_cap, n_free_held, free_held_cap;
