@@ -215,7 +215,10 @@ static struct ga_gpu_act wait_pop(struct ga_gpu *g, size_t from)
         struct ga_gpu_run *q = &g->runs[from];
         top = *run_head(q);
         q->head = (q->head + 1) & (q->cap - 1);
-        q->n--;
+        if (--q->n == 0 && q->cap > GA_GPU_RUN_KEEP) { /* a long run is over: its memory goes */
+            free(q->e);
+            *q = (struct ga_gpu_run){NULL, 0, 0, 0};
+        }
     } else {
         top = heap_pop(g);
     }

@@ -84,7 +84,8 @@ struct ga_gpu_run {
     struct ga_gpu_held *e;
     size_t head, n, cap;
 };
-#define GA_GPU_RUNS 8
+#define GA_GPU_RUNS     8
+#define GA_GPU_RUN_KEEP (1u << 14) /* a queue this large (256 KiB) is freed when it empties */
 
 struct ga_gpu_launch {
     uint64_t ts, func;
