@@ -217,6 +217,67 @@ static void test_timeline_random(void)
     done_report(&t, &r, path);
 }
 
+/* Activities that arrive as many sorted runs at once: 12 streams (more than the GA_GPU_RUNS
+ * queues, so some wait in the heap), each in time order but delivered in blocks that interleave,
+ * with equal starts across streams. They must leave in time order (ga_gpu_act_cmp's on equal
+ * starts), all of them, and a queue that held a long run gives its memory back. */
+#define NQSTREAM 12
+#define NQPER    2000  /* per stream */
+#define NQLONG   20000 /* then one stream alone: more than GA_GPU_RUN_KEEP in one queue */
+static void test_reorder_queues(void)
+{
+    struct tb t;
+    struct ga_report r;
+    char path[256];
+    uint32_t next[NQSTREAM] = {0};
+    size_t total = 0;
+    tb_init(&t, 1, T0);
+    cupti_on(&t, 1);
+    tb_begin(&t, GT_CHUNK_GPU, 0);
+    while (total < NQSTREAM * NQPER) {
+        uint32_t s = (uint32_t)rng(NQSTREAM), block = 1 + (uint32_t)rng(40);
+        for (uint32_t k = 0; k < block && next[s] < NQPER; k++, next[s]++, total++) {
+            /* stream s's i-th kernel starts at 1000 i + 100 (s % 4): streams 0, 4 and 8 tie */
+            uint64_t start = T0 + 1000 * (uint64_t)next[s] + 100 * (s % 4) + 1;
+            tb_gpu_kernel(&t, start, start + 50 + s, (uint32_t)total + 1, 0, 20 + s, 0, 0);
+            if (total % 500 == 499) {
+                tb_end(&t);
+                tb_begin(&t, GT_CHUNK_GPU, 0);
+            }
+        }
+    }
+    /* then one long run, later than all of them: one queue holds more than GA_GPU_RUN_KEEP */
+    for (uint32_t i = 0; i < NQLONG; i++, total++) {
+        uint64_t start = T0 + 1000 * (uint64_t)(NQPER + i) + 1;
+        tb_gpu_kernel(&t, start, start + 50, (uint32_t)total + 1, 0, 40, 0, 0);
+        if (total % 500 == 499) {
+            tb_end(&t);
+            tb_begin(&t, GT_CHUNK_GPU, 0);
+        }
+    }
+    tb_end(&t);
+    tmp_path(path, "gpuq");
+    tb_write(&t, path, (size_t)-1);
+    ga_report_init(&r, path);
+    r.gpu.keep_acts = 1;
+    if (ga_report_run(&r) != 0) printf("     read error: %s\n", r.read.error);
+    CHECK_U64("queues: every activity analyzed", r.gpu.n_acts, NQSTREAM * NQPER + NQLONG);
+    CHECK_U64("queues: none late", r.gpu.late, 0);
+    size_t bad = 0;
+    for (size_t i = 1; i < r.gpu.n_acts; i++) {
+        const struct ga_gpu_act *a = &r.gpu.acts[i - 1], *b = &r.gpu.acts[i];
+        bad += a->start > b->start || (a->start == b->start && ga_gpu_act_cmp(a, b) > 0);
+    }
+    CHECK_U64("queues: activities left in time order", bad, 0);
+    CHECK("queues: some waited in the heap (more sorted runs than queues)", r.gpu.heap_cap > 0);
+    int kept_ok = r.gpu.max_wait > NQLONG;
+    for (size_t k = 0; k < GA_GPU_RUNS; k++)
+        kept_ok &= r.gpu.runs[k].n == 0 && r.gpu.runs[k].cap <= GA_GPU_RUN_KEEP;
+    CHECK("queues: all left, and the queue that held the long run gave its memory back", kept_ok);
+    CHECK_U64("queues: the device's kernels", gdev(&r, 0)->kernels, NQSTREAM * NQPER + NQLONG);
+    done_report(&t, &r, path);
+}
+
 /* ---- exact figures
  * -------------------------------------------------------------------------------- */
 
@@ -856,6 +917,7 @@ int main(void)
 {
     test_union_random();
     test_timeline_random();
+    test_reorder_queues();
     test_exact();
     test_linking();
     test_demangle();
