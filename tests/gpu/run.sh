@@ -113,6 +113,10 @@ if "$PY" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     if [ -n "${NATIVE_N:-}" ] && [ -n "${OTHER:-}" ] && [ "$NATIVE_N" = $((NATIVE_SEG + OTHER)) ]; then
         row PASS "torch native allocator" "cuMemAlloc_v2 $NATIVE_N = torch segment.all.allocated $NATIVE_SEG + $OTHER outside torch's allocator (the expandable run's cuMemAlloc_v2)"
     else row FAIL "torch native allocator" "cuMemAlloc_v2 ${NATIVE_N:-?} vs torch segments ${NATIVE_SEG:-?} + ${OTHER:-?} outside torch (${NATIVE_BY:-})"; fi
+    # The peak breakdown names the Python lines that allocated (frames read from the interpreter).
+    py=$(jv "$WORK/reports/torch-native.json" "', '.join('%s:%s %d MiB' % (s['file'].rsplit('/', 1)[-1], s['line'], s['bytes'] >> 20) for s in d['memory']['peak_breakdown']['by_site'] if s.get('symbolized_by') == 'python' and (s.get('file') or '').endswith('workloads.py'))")
+    if [ -n "$py" ]; then row PASS "Python call sites at the peak" "$py"
+    else row FAIL "Python call sites at the peak" "no workloads.py line in the peak breakdown"; fi
     # Kernel counts against torch.profiler (a separate run of the same loop, model built inside).
     prof=$(timeout 300 "$PY" tests/gpu/workloads.py profile "$STEPS" 2>"$WORK/profile.err" | tail -1)
     pk=$(echo "$prof" | "$PY" -c "import json,sys; print(json.load(sys.stdin)['profiler_kernels'])" 2>/dev/null)
