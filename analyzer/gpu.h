@@ -205,7 +205,7 @@ struct ga_gpu {
     struct ga_gpu_held *heap;
     size_t n_wait, n_heap, heap_cap;
     size_t max_wait; /* most activities waiting at once */
-    struct ga_gpu_act *held; /* the activities in the heap; free slots listed in free_held */
+    struct ga_gpu_act *held; /* the waiting activities; free slots listed in free_held */
     uint32_t *free_held;
     size_t n_held, held_cap, n_free_held, free_held_cap;
     uint64_t gpu_max, host_max; /* newest GPU start and host record time seen */

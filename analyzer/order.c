@@ -147,7 +147,7 @@ static inline unsigned less(const struct ga_order_top *a, const struct ga_order_
 static inline void replace_top(struct ga_order *o, uint64_t key, uint64_t order, uint32_t stream)
 {
     struct ga_order_top *h = o->heap, x = {key, order, stream};
-    size_t i = 0, n = o->n_heap;
+    size_t i = 0, n = o->n_live;
     for (size_t c; (c = 2 * i + 1) < n; i = c) {
         if (c + 1 < n) c += less(&h[c + 1], &h[c]);
         h[i] = h[c];
@@ -161,8 +161,8 @@ static inline void replace_top(struct ga_order *o, uint64_t key, uint64_t order,
 
 static void heap_push(struct ga_order *o, struct ga_order_top x)
 {
-    o->heap = ga_xgrow(o->heap, &o->heap_cap, o->n_heap, sizeof(*o->heap));
-    size_t i = o->n_heap++;
+    o->heap = ga_xgrow(o->heap, &o->heap_cap, o->n_live, sizeof(*o->heap));
+    size_t i = o->n_live++;
     while (i > 0 && less(&x, &o->heap[(i - 1) / 2])) {
         o->heap[i] = o->heap[(i - 1) / 2];
         i = (i - 1) / 2;
@@ -188,7 +188,7 @@ static inline struct ga_order_top *ring_at(struct ga_order *o, size_t i)
 /* Inserts x; the ring has room. */
 static inline void ring_insert(struct ga_order *o, struct ga_order_top x)
 {
-    size_t i = o->n_heap;
+    size_t i = o->n_live;
     if (i == 0 || less(&x, ring_at(o, 0))) { /* before the front */
         o->ring_head = (o->ring_head - 1) & RING_MASK;
         o->ring[o->ring_head] = x;
@@ -199,7 +199,7 @@ static inline void ring_insert(struct ga_order *o, struct ga_order_top x)
         }
         *ring_at(o, i) = x;
     }
-    o->n_heap++;
+    o->n_live++;
 }
 
 /* The stream of the next record to emit. */
@@ -215,12 +215,12 @@ static void streams_add(struct ga_order *o, struct ga_order_top x)
         heap_push(o, x);
         return;
     }
-    if (o->n_heap < GA_ORDER_RING) {
+    if (o->n_live < GA_ORDER_RING) {
         ring_insert(o, x);
         return;
     }
-    o->heap = ga_xgrow(o->heap, &o->heap_cap, o->n_heap, sizeof(*o->heap));
-    for (size_t i = 0; i < o->n_heap; i++)
+    o->heap = ga_xgrow(o->heap, &o->heap_cap, o->n_live, sizeof(*o->heap));
+    for (size_t i = 0; i < o->n_live; i++)
         o->heap[i] = *ring_at(o, i);
     o->in_heap = 1;
     heap_push(o, x);
@@ -235,7 +235,7 @@ static inline void streams_replace_top(struct ga_order *o, uint64_t key, uint64_
         return;
     }
     o->ring_head = (o->ring_head + 1) & RING_MASK;
-    o->n_heap--;
+    o->n_live--;
     ring_insert(o, (struct ga_order_top){key, order, stream});
 }
 
@@ -244,15 +244,15 @@ static void streams_pop(struct ga_order *o)
 {
     if (!o->in_heap) {
         o->ring_head = (o->ring_head + 1) & RING_MASK;
-        o->n_heap--;
+        o->n_live--;
         return;
     }
-    struct ga_order_top last = o->heap[--o->n_heap];
-    if (o->n_heap) replace_top(o, last.key, last.order, last.stream);
-    if (o->n_heap > GA_ORDER_RING / 2) return;
+    struct ga_order_top last = o->heap[--o->n_live];
+    if (o->n_live) replace_top(o, last.key, last.order, last.stream);
+    if (o->n_live > GA_ORDER_RING / 2) return;
     o->in_heap = 0; /* back to the ring: the few left, inserted one by one */
-    size_t n = o->n_heap;
-    o->n_heap = 0;
+    size_t n = o->n_live;
+    o->n_live = 0;
     for (size_t i = 0; i < n; i++)
         ring_insert(o, o->heap[i]);
 }
@@ -378,7 +378,7 @@ uint64_t ga_order_flush(struct ga_order *o, uint64_t w, int all, ga_sink_fn sink
     struct ga_event ev;
     uint64_t emitted = 0, bytes = 0;
     close_cur(o);
-    while (o->n_heap && (all || next_top(o)->key < w)) {
+    while (o->n_live && (all || next_top(o)->key < w)) {
         uint32_t s = next_top(o)->stream, r = o->streams[s].head;
         struct ga_order_run *run = &o->runs[r];
         uint32_t size = rec_size(run->pos);

@@ -81,13 +81,14 @@ struct ga_order {
     struct ga_order_stream *streams;
     struct ga_order_top *heap;
     struct ga_order_buf *bufs;
-    size_t runs_cap, streams_cap, heap_cap, bufs_cap, n_runs, n_streams, n_heap, n_bufs;
+    size_t runs_cap, streams_cap, heap_cap, bufs_cap, n_runs, n_streams, n_bufs;
+    size_t n_live; /* streams with records left: in ring[] or heap[] */
     uint32_t free_run, free_stream, free_buf;
     uint32_t chunk_buf;       /* the buffer of the chunk being parsed, UINT32_MAX outside one */
     uint32_t cur;             /* the run being extended, UINT32_MAX when none */
     struct ga_map tid_stream; /* tid -> the stream its next run may join */
-    /* n_heap streams: sorted in ring[] from ring_head (mod GA_ORDER_RING), or in heap when
-     * in_heap (see order.c) */
+    /* the n_live streams' next keys: sorted in ring[] from ring_head (mod GA_ORDER_RING), or in
+     * heap when in_heap (see order.c) */
     struct ga_order_top ring[GA_ORDER_RING];
     size_t ring_head;
     int in_heap;

@@ -71,7 +71,6 @@ struct ga_event {
     union ga_rec own; /* where r points when the record is not used in place */
 };
 
-
 enum ga_rec_check { GA_REC_OK = 0, GA_REC_UNKNOWN = 1, GA_REC_MALFORMED = -1 };
 
 /* Record type name ("ALLOC"), or NULL for types this reader does not know. */
@@ -111,10 +110,10 @@ static inline const struct ga_rec_info *ga_rec_info_of(unsigned type)
     return type < ga_rec_ntypes && ga_rec_table[type].name ? &ga_rec_table[type] : NULL;
 }
 
-/* memcpy of n bytes (a struct size). This runs once per record: a call into the C library, or
- * a jump on the size (records of different sizes take turns), cost as much as the rest of the
- * decoding. From 32 to 96 bytes three 32-byte moves at 0, min(32, n - 32) and n - 32 cover
- * [0, n) without reading past it, whatever n is. */
+/* memcpy of n bytes (a struct size), for the records that are copied (with strings, or shorter
+ * than this reader's struct): a call into the C library, or a jump on the size, cost as much as
+ * the rest of the decoding. From 32 to 96 bytes three 32-byte moves at 0, min(32, n - 32) and
+ * n - 32 cover [0, n) without reading past it, whatever n is. */
 static inline void ga_rec_copy_fixed(void *dst, const void *src, uint32_t n)
 {
     if (n >= 32 && n <= 96) {
