@@ -82,7 +82,8 @@ static inline void ga_facts_time(struct ga_facts *f, const struct ga_event *ev)
     if (ev->type == GT_REC_WATERMARK || ga_rec_is_gpu(ev->type)) return;
     if (ev->ts < f->first_ts) f->first_ts = ev->ts;
     if (ev->ts > f->last_ts) f->last_ts = ev->ts;
-    if (ev->type == GT_REC_SPAN && ev->r->span.ts_exit > f->last_ts) f->last_ts = ev->r->span.ts_exit;
+    if (ev->type == GT_REC_SPAN && ev->r->span.ts_exit > f->last_ts)
+        f->last_ts = ev->r->span.ts_exit;
 }
 /* Whether a host record has had a time (first_ts, last_ts are then its range). */
 static inline int ga_facts_have_ts(const struct ga_facts *f)

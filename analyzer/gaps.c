@@ -201,7 +201,8 @@ __attribute__((always_inline)) static inline void on_event(struct ga_gaps *x,
         break;
     case GT_REC_ALLOC:
         if (ev->r->alloc.dur_ns && ev->r->alloc.dur_ns <= ev->ts)
-            keep_call(x, ev, ev->ts - ev->r->alloc.dur_ns, ev->ts, ev->r->alloc.stack, GA_HOST_ALLOC);
+            keep_call(x, ev, ev->ts - ev->r->alloc.dur_ns, ev->ts, ev->r->alloc.stack,
+                      GA_HOST_ALLOC);
         break;
     case GT_REC_ALLOC_FAIL:
         if (ev->r->alloc_fail.dur_ns && ev->r->alloc_fail.dur_ns <= ev->ts)

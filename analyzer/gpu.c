@@ -81,8 +81,8 @@ static int act_less(const struct ga_gpu *g, const struct ga_gpu_held *x,
  * a line, so each group of four is line-aligned). The heap holds up to GA_REORDER_MAX entries,
  * 8 MiB, beyond the caches: a pop reads one line per level, and four children per level halve the
  * levels of a binary heap (10 instead of 19 when full). */
-#define ARITY      4
-#define HEAP_SKEW  3 /* entries before heap[0] in the allocation: 3 * 16 + 16 = 64 */
+#define ARITY     4
+#define HEAP_SKEW 3 /* entries before heap[0] in the allocation: 3 * 16 + 16 = 64 */
 _Static_assert(sizeof(struct ga_gpu_held) == 16, "four heap entries to a 64-byte line");
 
 static void heap_grow(struct ga_gpu *g)
@@ -533,7 +533,8 @@ __attribute__((always_inline)) static inline int call_end(const struct ga_event 
         *end = launch_end(&ev->r->launch);
         return 1;
     case GT_REC_SPAN:
-        *end = ev->r->span.ts_exit > ev->r->span.ts_enter ? ev->r->span.ts_exit : ev->r->span.ts_enter;
+        *end =
+            ev->r->span.ts_exit > ev->r->span.ts_enter ? ev->r->span.ts_exit : ev->r->span.ts_enter;
         return 1;
     case GT_REC_FREE:
         *end = ev->r->free.ts + ev->r->free.dur_ns;
@@ -577,7 +578,7 @@ __attribute__((always_inline)) static inline void host_call(struct ga_gpu *g,
 /* Whether a launch is one on_launch keeps. */
 static int launch_ran(const struct ga_gpu *g, const struct ga_event *ev)
 {
-    if (ev->r->launch.result != 0) return 0;                        /* nothing ran */
+    if (ev->r->launch.result != 0) return 0;                       /* nothing ran */
     if (g->cupti_seen && g->cupti_status != GT_CUPTI_ON) return 0; /* no GPU records will follow */
     return 1;
 }

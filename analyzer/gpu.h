@@ -40,7 +40,7 @@
  * older than what already left is counted in `late` and left out of everything (like
  * `skipped`). */
 #define GA_REORDER_NS  1000000000ull
-#define GA_REORDER_MIN (1u << 15) /* activities always held (56 bytes each, 72 with queue or heap entry) */
+#define GA_REORDER_MIN (1u << 15) /* activities always held (56 bytes, 72 with a queue entry) */
 #define GA_REORDER_MAX (1u << 19) /* activities held at most */
 /* Unresolved launches and external correlations are evicted this long (in GPU time: the start of
  * the activities leaving the heap) after they arrived, at most twice that. */
@@ -204,7 +204,7 @@ struct ga_gpu {
     struct ga_gpu_run runs[GA_GPU_RUNS];
     struct ga_gpu_held *heap;
     size_t n_wait, n_heap, heap_cap;
-    size_t max_wait; /* most activities waiting at once */
+    size_t max_wait;         /* most activities waiting at once */
     struct ga_gpu_act *held; /* the waiting activities; free slots listed in free_held */
     uint32_t *free_held;
     size_t n_held, held_cap, n_free_held, free_held_cap;

@@ -6,9 +6,9 @@
  * is one sorted run of records (or a few, where a record is skipped or time steps back), and
  * the run points into the payload, which the order keeps until the run is emitted. A thread's
  * next run usually starts where its last one ended in time: it is chained behind it in the same
- * stream, so the merge is over about one stream per thread (sorted in a small ring, or a binary heap of their next keys when there are many),
- * not over every chunk. Each emitted record costs O(log streams); a watermark that passes
- * nothing costs O(1), whatever is held.
+ * stream, so the merge is over about one stream per thread (sorted in a small ring, or a binary
+ * heap of their next keys when there are many), not over every chunk. Each emitted record costs
+ * O(log streams); a watermark that passes nothing costs O(1), whatever is held.
  *
  * Memory: held buffers are whole payloads, so one held record can keep a 64 MiB chunk. When the
  * held buffers outweigh the held records (twice their bytes plus SLACK), the held records are
@@ -170,13 +170,13 @@ static void heap_push(struct ga_order *o, struct ga_order_top x)
     o->heap[i] = x;
 }
 
-/* ---- the ring: up to GA_ORDER_RING streams, sorted -----------------------------------------------
+/* ---- the ring: up to GA_ORDER_RING streams, sorted ------------------------------------------
  * With few streams they stay sorted in a ring: the next record is the front's, and the stream
  * just emitted goes back in from the end it is nearest to, which is one comparison in the two
  * usual cases: a thread going on alone (its next record is still the earliest: the front) and
  * threads taking turns (its next record is the latest: the back). Anything else moves the
  * streams between (fewer than GA_ORDER_RING). More streams than the ring holds: the heap above,
- * until they drop to half of it again. A sorted array is a heap, so moving to the heap is a copy. */
+ * until they drop to half of it again. A sorted array is a heap: moving to the heap is a copy. */
 
 #define RING_MASK (GA_ORDER_RING - 1)
 

@@ -83,7 +83,8 @@ static void object(struct ga_pools *p, unsigned api, uint64_t handle)
 static void vmm(struct ga_pools *p, unsigned api, uint64_t addr, uint64_t size, uint64_t handle)
 {
     struct ga_event e = ev_new(GT_REC_VMM_MAP, (uint16_t)api);
-    e.own.vmm_map = (struct gt_rec_vmm_map){.ts = e.ts, .addr = addr, .size = size, .handle = handle};
+    e.own.vmm_map =
+        (struct gt_rec_vmm_map){.ts = e.ts, .addr = addr, .size = size, .handle = handle};
     send(p, &e);
 }
 

@@ -148,7 +148,8 @@ static void check_every_type(const struct coll *c)
     if ((e = find_type(c, GT_REC_FREE))) CHECK_U64("free stream", e->r->free.stream, 5);
     if ((e = find_type(c, GT_REC_ALLOC_FAIL)))
         CHECK_U64("alloc_fail total", e->r->alloc_fail.total_bytes, 200);
-    if ((e = find_type(c, GT_REC_VMM_MAP))) CHECK_U64("vmm_map handle", e->r->vmm_map.handle, 0xabc);
+    if ((e = find_type(c, GT_REC_VMM_MAP)))
+        CHECK_U64("vmm_map handle", e->r->vmm_map.handle, 0xabc);
     if ((e = find_type(c, GT_REC_FUNC))) CHECK_STR("func name", e->str[0], "_Z3fooPf!");
     if ((e = find_type(c, GT_REC_LAUNCH))) {
         CHECK_U64("launch grid z", e->r->launch.grid[2], 4);
