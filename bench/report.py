@@ -228,7 +228,8 @@ def analyzer_numbers(d):
             rep = d.med('cpu_ns', sec='an', kind=kind, n=str(n), what='report') or rep_wall
             rss = max(num(r['rss_kb']) for r in d.sel(sec='an', kind=kind, n=str(n), what='report'))
             reps = len(d.sel(sec='an', kind=kind, n=str(n), what='report'))
-            A.append({'kind': kind, 'n': n, 'records': rec, 'bytes': by, 'cat_gbps': by / cat,
+            lo, hi = d.spread('cpu_ns', sec='an', kind=kind, n=str(n), what='report')
+            A.append({'eps_lo': rec / hi * 1e9 if hi else None, 'eps_hi': rec / lo * 1e9 if lo else None,'kind': kind, 'n': n, 'records': rec, 'bytes': by, 'cat_gbps': by / cat,
                       'dec_gbps': by / dec, 'dec_eps': rec / dec * 1e9, 'rep_eps': rec / rep * 1e9,
                       'rep_mbps': by / rep * 1e3, 'rep_s': rep / 1e9, 'rss_mb': rss / 1024,
                       'ns_per_event': rep / rec, 'reps': reps, 'rep_wall_s': rep_wall / 1e9,
@@ -1137,13 +1138,18 @@ def targets_section(d, L, S, A, P, K=None, M=None, T=None):
             ('**missed** at %s by %s' % (', '.join('%s M' % fmt(a['n'] / 1e6) for a in slow),
                                           '%.1f×' % short if short >= 1.1 else
                                           '%.1f%%' % (100 * (short - 1)))),
-            '' if not slow else 'the decode pass alone runs at %s M/s (%s M events); the process start-up '
-            '(about 3 ms: loading and relocating the libraries) weighs on the smallest trace. At 100 M events '
+            '' if not slow else '%sthe decode pass alone runs at %s M/s (%s M events); the process start-up '
+            '(about 2 ms of CPU, what `gputrace-report --help` takes: exec and loading its 13 shared libraries) weighs a little on the smallest trace. At 100 M events '
             'about a seventh of the CPU time is the kernel copying the file into the reader\'s buffers '
             '(read(), about what `cat` takes); by perf at 10 M events (2026-12-04, 14:00) a quarter of the '
             'report is the time-order merge (each held record read back from cache, the sorted ring of '
             'threads), a quarter the memory analysis (live table, peak buckets, series) and a sixth the '
             'read() copy and the chunk checksums; the rest is spread over the other analyses' % (
+                (lambda xs: 'rounds from the slowest to the fastest: %s (this VM\'s slow periods last '
+                 'over many consecutive rounds); ' % '; '.join(xs) if xs else '')(
+                    ['%s–%s M/s at %s M events (%s rounds)' % (
+                        fmt(a['eps_lo'] / 1e6, 1), fmt(a['eps_hi'] / 1e6, 1), fmt(a['n'] / 1e6), a['reps'])
+                     for a in slow if a.get('eps_lo') and a.get('eps_hi')]),
                 fmt(worst['dec_eps'] / 1e6, 1), fmt(worst['n'] / 1e6))))
         met = [a for a in host if a['dec_gbps'] >= TARGET_DECODE_GBPS]
         miss = [a for a in host if a['dec_gbps'] < TARGET_DECODE_GBPS]
