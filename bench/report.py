@@ -161,6 +161,21 @@ class Data:
 
 # "All CPU" of a traced run per launch: the launching threads' and the flusher's.
 ALL_CPU = ('cpu_ns_per_op', 'flush_cpu_ns_per_op')
+# Full buffers a thread may have waiting for the flusher before it writes one itself
+# (GT_HANDOFF_MAX in preload/runtime.c).
+HANDOFF_MAX = 7
+
+
+def thread_cpu(d):
+    """gputrace on the stub driver at 1 and 16 threads: CPU ns per launch in the launching
+    threads (t1, t16), in the flusher (f1, f16) and both (a1, a16)."""
+    f = {}
+    for t in ('1', '16'):
+        kw = dict(sec='threads', drv='null', var='off', threads=t)
+        f['t' + t] = d.med('cpu_ns_per_op', **kw)
+        f['f' + t] = d.med('flush_cpu_ns_per_op', **kw)
+        f['a' + t] = d.med_sum(ALL_CPU, **kw)
+    return f
 
 
 def launch_numbers(d):
@@ -229,11 +244,13 @@ def analyzer_numbers(d):
             rss = max(num(r['rss_kb']) for r in d.sel(sec='an', kind=kind, n=str(n), what='report'))
             reps = len(d.sel(sec='an', kind=kind, n=str(n), what='report'))
             lo, hi = d.spread('cpu_ns', sec='an', kind=kind, n=str(n), what='report')
-            A.append({'eps_lo': rec / hi * 1e9 if hi else None, 'eps_hi': rec / lo * 1e9 if lo else None,'kind': kind, 'n': n, 'records': rec, 'bytes': by, 'cat_gbps': by / cat,
+            A.append({'kind': kind, 'n': n, 'records': rec, 'bytes': by, 'cat_gbps': by / cat,
                       'dec_gbps': by / dec, 'dec_eps': rec / dec * 1e9, 'rep_eps': rec / rep * 1e9,
                       'rep_mbps': by / rep * 1e3, 'rep_s': rep / 1e9, 'rss_mb': rss / 1024,
                       'ns_per_event': rep / rec, 'reps': reps, 'rep_wall_s': rep_wall / 1e9,
-                      'cpu': rep != rep_wall})
+                      'cpu': rep != rep_wall,
+                      # CPU-time range of the rounds, as events/s: slowest, fastest
+                      'eps_lo': rec / hi * 1e9 if hi else None, 'eps_hi': rec / lo * 1e9 if lo else None})
     return A
 
 
@@ -271,8 +288,8 @@ def headline(d, L, S, A, P, K=None, M=None, T=None):
         out.append('- **Allocations**: %s ns added per traced `cuMemAlloc`+`cuMemFree` pair without '
                    'stacks, %s ns with the default stacks (one per allocation).' %
                    (fmt(aa), fmt(L['alloc', 'stacks', 'add'])))
-    t1, t16 = (d.med('cpu_ns_per_op', sec='threads', drv='null', var='off', threads=t) for t in ('1', '16'))
-    a1, a16 = (d.med_sum(ALL_CPU, sec='threads', drv='null', var='off', threads=t) for t in ('1', '16'))
+    tc = thread_cpu(d)
+    t1, t16, a1, a16 = tc['t1'], tc['t16'], tc['a1'], tc['a16']
     if t1 and t16 and a1 and a16:
         out.append('- **Threads** (lock-free stub driver, %s cores): all the CPU the traced process '
                    'spends per launch (the launching threads and the flusher) is %s ns at 1 thread and '
@@ -548,12 +565,8 @@ def threads_section(d):
     sim16 = d.med('cpu_ns_per_op', sec='threads', drv='sim', var='off', threads='16')
     nul1 = d.med('ops_per_s', sec='threads', drv='null', var='off', threads='1')
     nul2 = d.med('ops_per_s', sec='threads', drv='null', var='off', threads='2')
-    c1 = d.med('cpu_ns_per_op', sec='threads', drv='null', var='off', threads='1')
-    c16 = d.med('cpu_ns_per_op', sec='threads', drv='null', var='off', threads='16')
-    a1 = d.med_sum(ALL_CPU, sec='threads', drv='null', var='off', threads='1')
-    a16 = d.med_sum(ALL_CPU, sec='threads', drv='null', var='off', threads='16')
-    f1 = d.med('flush_cpu_ns_per_op', sec='threads', drv='null', var='off', threads='1')
-    f16 = d.med('flush_cpu_ns_per_op', sec='threads', drv='null', var='off', threads='16')
+    tc = thread_cpu(d)
+    c1, c16, a1, a16, f1, f16 = (tc[k] for k in ('t1', 't16', 'a1', 'a16', 'f1', 'f16'))
     if sim1 and sim16 and nul1 and nul2 and c1 and c16 and a1 and a16:
         flat = ('does not grow from 1 to 16 threads beyond the 25%% allowed (%s → %s ns), as a hot '
                 'path that shares nothing between threads (per-thread buffers, no lock) should' % (
@@ -573,7 +586,7 @@ def threads_section(d):
                 'cores) slowing everything around the call, the shim\'s work included. Two threads on '
                 'the stub driver reach %.1f× the throughput of one: two cores would give up to 2× on an '
                 'idle machine; this one was shared (load average in the table at the top).'
-                % (flat, fmt(f1, 1), 7, d.env.get('nproc', '?'), fmt(f16, 1), fmt(c1), fmt(c16),
+                % (flat, fmt(f1, 1), HANDOFF_MAX, d.env.get('nproc', '?'), fmt(f16, 1), fmt(c1), fmt(c16),
                    fmt(sim1), fmt(sim16), nul2 / nul1), '']
     return out
 
@@ -1088,10 +1101,8 @@ def targets_section(d, L, S, A, P, K=None, M=None, T=None):
              '**missed** by %.0f%% of the allowed share' % (100 * (r / TARGET_LTTNG_RATIO - 1))),
             'LTTng-UST reads the clock once per event and writes a smaller event; gputrace reads it '
             'twice (start and duration) and writes an 80-byte record' if r > TARGET_LTTNG_RATIO else ''))
-    t1 = d.med('cpu_ns_per_op', sec='threads', drv='null', var='off', threads='1')
-    t16 = d.med('cpu_ns_per_op', sec='threads', drv='null', var='off', threads='16')
-    a1 = d.med_sum(ALL_CPU, sec='threads', drv='null', var='off', threads='1')
-    a16 = d.med_sum(ALL_CPU, sec='threads', drv='null', var='off', threads='16')
+    tc = thread_cpu(d)
+    t1, t16, a1, a16 = tc['t1'], tc['t16'], tc['a1'], tc['a16']
     if t1 and t16 and a1 and a16:
         flat = a16 <= 1.25 * a1
         rows.append('| ns per event flat from 1 to 16 threads | all CPU per launch (threads + flusher): '
@@ -1100,12 +1111,11 @@ def targets_section(d, L, S, A, P, K=None, M=None, T=None):
                         ('met (%.0f%% more, within the 25%% allowed)' % (100 * (a16 / a1 - 1)) if a16 >= a1 else
                          'met (%.0f%% less at 16 threads)' % (100 * (1 - a16 / a1))) if flat else
                         '**not flat** (%.0f%% more)' % (100 * (a16 / a1 - 1)),
-                        '%sat 16 threads the flusher gets a seventeenth of 2 cores and the threads '
+                        '%sat 16 threads the flusher gets a seventeenth of %s cores and the threads '
                         'pack and write their own full buffers (the flusher\'s CPU per launch falls '
                         'from %s to %s ns); see section 2' % (
                             'the per-thread figure grows because ' if t16 > t1 else '',
-                            fmt(d.med('flush_cpu_ns_per_op', sec='threads', drv='null', var='off', threads='1'), 1),
-                            fmt(d.med('flush_cpu_ns_per_op', sec='threads', drv='null', var='off', threads='16'), 1))
+                            d.env.get('nproc', '?'), fmt(tc['f1'], 1), fmt(tc['f16'], 1))
                         if flat else
                         'time-sharing 2 cores among 16 threads (cache and TLB refills at each switch); '
                         'the flusher gets ~1/17 of the CPU, so threads that outrun it pack and write their own '
