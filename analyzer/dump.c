@@ -359,6 +359,9 @@ void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
     case GT_REC_PYCODE:
         dump_stacks(o, ev);
         break;
+    case GT_REC_TORCH_STATS ... GT_REC_TORCH_OOM:
+        ga_dump_torch(o, ev);
+        break;
     default:
         dump_misc(o, ev);
         break;

@@ -62,6 +62,8 @@ const char *ga_verdict_name(enum ga_verdict v)
         return "other_error";
     case GA_VERDICT_CACHED:
         return "cached";
+    case GA_VERDICT_LIMIT:
+        return "limit";
     }
     return "unknown";
 }
@@ -87,6 +89,8 @@ const char *ga_verdict_advice(enum ga_verdict v)
         return "the driver's free/total figures are missing, so the cause cannot be told";
     case GA_VERDICT_OTHER_ERROR:
         return "the call failed for another reason than out of memory (see its result code)";
+    case GA_VERDICT_LIMIT:
+        return "an allocator's own limit refused it (PyTorch: set_per_process_memory_fraction)";
     }
     return "";
 }

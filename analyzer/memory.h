@@ -10,6 +10,8 @@
 #include "records.h"
 #include "series.h"
 
+struct ga_torch_oom;
+
 #define GA_MAX_OOMS                 10000 /* failed allocations kept in detail; the rest are only counted */
 #define GA_CUDA_ERROR_OUT_OF_MEMORY 2
 
@@ -21,6 +23,7 @@ enum ga_verdict {
     GA_VERDICT_UNKNOWN,         /* no cuMemGetInfo figures (total 0) */
     GA_VERDICT_OTHER_ERROR,     /* the call failed with something else than out-of-memory */
     GA_VERDICT_CACHED,          /* an allocator held >= R it was not using */
+    GA_VERDICT_LIMIT,           /* an allocator's own limit (PyTorch's memory fraction) */
 };
 const char *ga_verdict_name(enum ga_verdict v);
 /* One line of advice that fits the verdict. */
@@ -63,6 +66,10 @@ struct ga_oom {
      * next allocation there. */
     enum ga_retry retry;
     uint64_t freed_before_retry, freed_count, retry_ts, retry_size;
+    /* Raised by a framework allocator (torch_alloc.c merged it with the driver failures it
+     * retried): its own figures and evidence; NULL for a driver failure. */
+    const struct ga_torch_oom *alloc;
+    int allocator_cached; /* a driver failure PyTorch's allocator resolved from its cache */
     struct ga_holder *holders; /* the largest holders at that moment (first GA_OOM_SNAPSHOTS) */
     size_t n_holders;
     uint64_t holders_omitted_bytes; /* bytes of stacks past GA_OOM_HOLDERS_MAX */
@@ -155,6 +162,7 @@ struct ga_live {
     int32_t device;
     uint16_t api;
     uint8_t kind, ns;
+    uint8_t cached; /* a framework allocator's cached segment at the end: not leaked */
     uint32_t prev, next, group; /* slab indices; UINT32_MAX = none */
     uint32_t stack;             /* host call stack (trace node id), 0 none: leaks by site */
     uint32_t tid;               /* allocating thread */
@@ -200,6 +208,8 @@ struct ga_memory {
     uint64_t pinned_live, pinned_peak, pinned_peak_ts;
     uint64_t va_live, va_peak, va_peak_ts;
     uint64_t leaked_bytes, leaked_count; /* device-memory kinds live at the end */
+    uint64_t cached_bytes, cached_count; /* of those, segments a framework allocator held as its
+                                          * cache (not counted in leaked_*: torch_alloc.c) */
     uint64_t vmm_maps, vmm_unmaps, vmm_failed;
     uint64_t meminfo_samples;
     uint64_t ctx_created, ctx_destroyed, primary_resets;

@@ -67,6 +67,18 @@ const struct ga_rec_info ga_rec_table[] = {
                        sizeof(struct gt_rec_pycode),
                        {offsetof(struct gt_rec_pycode, file_len),
                         offsetof(struct gt_rec_pycode, name_len)}},
+    [GT_REC_TORCH_STATS] = {"TORCH_STATS", sizeof(struct gt_rec_torch_stats), {0}},
+    [GT_REC_TORCH_SNAP] = {"TORCH_SNAP", sizeof(struct gt_rec_torch_snap), {0}},
+    [GT_REC_TORCH_SEGMENT] = {"TORCH_SEGMENT", sizeof(struct gt_rec_torch_segment), {0}},
+    [GT_REC_TORCH_BLOCK] = {"TORCH_BLOCK", sizeof(struct gt_rec_torch_block), {0}},
+    [GT_REC_TORCH_FRAME] = {"TORCH_FRAME",
+                            sizeof(struct gt_rec_torch_frame),
+                            {offsetof(struct gt_rec_torch_frame, file_len),
+                             offsetof(struct gt_rec_torch_frame, name_len)}},
+    [GT_REC_TORCH_STACK] = {"TORCH_STACK",
+                            sizeof(struct gt_rec_torch_stack),
+                            {offsetof(struct gt_rec_torch_stack, frames_len)}},
+    [GT_REC_TORCH_OOM] = {"TORCH_OOM", sizeof(struct gt_rec_torch_oom), {0}},
 };
 
 #define N_TYPES (sizeof(ga_rec_table) / sizeof(ga_rec_table[0]))

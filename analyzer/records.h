@@ -45,6 +45,13 @@ union ga_rec {
     struct gt_rec_module module;
     struct gt_rec_symbol symbol;
     struct gt_rec_pycode pycode;
+    struct gt_rec_torch_stats torch_stats;
+    struct gt_rec_torch_snap torch_snap;
+    struct gt_rec_torch_segment torch_segment;
+    struct gt_rec_torch_block torch_block;
+    struct gt_rec_torch_frame torch_frame;
+    struct gt_rec_torch_stack torch_stack;
+    struct gt_rec_torch_oom torch_oom;
 };
 
 /* A record as it leaves the reader with its origin: host records in time order; GPU records
@@ -64,7 +71,8 @@ struct ga_event {
     /* Variable-length strings (not NUL-terminated), validated against the record size:
      * process: argv (NUL separated), host, exe; device/thread/func/resolve: name;
      * note: text; pool: name; cupti: library path, reason; gpu_name: name; stack: the ip array
-     * (8-byte aligned); module: path, build-id; symbol: name; pycode: file, name. They point into
+     * (8-byte aligned); module: path, build-id; symbol: name; pycode: file, name; torch_frame: file, name;
+     * torch_stack: the uint32_t frame id array. They point into
      * the reader's buffer: valid only during the sink call. */
     const char *str[3];
     uint32_t str_len[3];

@@ -63,6 +63,7 @@ void ga_report_init(struct ga_report *r, const char *path)
     r->gpu.gaps = &r->gaps; /* the GPU analysis hands each activity on as it goes */
     ga_stacks_init(&r->stacks);
     ga_sites_init(&r->sites, NULL);
+    ga_torch_init(&r->torch);
     ga_demangle_reset();
 }
 
@@ -120,6 +121,7 @@ __attribute__((always_inline)) static inline void deliver(struct ga_report *r,
     }
     if (*to & ROUTE_STACKS) ga_stacks_event(&r->stacks, ev);
     if (*to & ROUTE_SITES) ga_sites_event(&r->sites, ev);
+    ga_torch_event(&r->torch, ev);
 }
 
 __attribute__((noinline)) static void deliver_other(struct ga_report *r, const struct ga_event *ev)
@@ -170,6 +172,7 @@ void ga_report_finish(struct ga_report *r)
 {
     r->mem.t0 = r->read.header.start_monotonic_ns;
     ga_memory_finish(&r->mem, ga_facts_have_ts(&r->facts) ? r->facts.last_ts : r->mem.t0);
+    ga_torch_finish(&r->torch, &r->mem);
     r->pools.t0 = r->mem.t0;
     ga_pools_finish(&r->pools, ga_facts_have_ts(&r->facts) ? r->facts.last_ts : r->mem.t0);
     ga_timeline_finish(&r->tl);
@@ -260,4 +263,5 @@ void ga_report_free(struct ga_report *r)
     ga_gaps_free(&r->gaps);
     ga_sites_free(&r->sites);
     ga_stacks_free(&r->stacks);
+    ga_torch_free(&r->torch);
 }

@@ -15,6 +15,7 @@
 #include "sites.h"
 #include "stacks.h"
 #include "timeline.h"
+#include "torch_alloc.h"
 
 #define GA_SCHEMA_VERSION 1
 
@@ -35,6 +36,7 @@ struct ga_report {
     struct ga_gaps gaps; /* GPU idle gaps and their causes; gaps.top = 0 keeps all (--all-gaps) */
     struct ga_stacks stacks; /* host call stacks as the trace defines them */
     struct ga_sites sites;   /* events by call site and library */
+    struct ga_torch torch;   /* PyTorch's caching allocator (the bridge's records) */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started;             /* the first event has been seen (the time base is set) */
     uint8_t routes[64];      /* per record type, the analyses that take it (report.c) */
@@ -67,5 +69,7 @@ int ga_render_json(const struct ga_report *r, FILE *out);
 /* --dump: one line per record, in time order; reads the trace itself. */
 int ga_dump_trace(const char *path, FILE *out, struct ga_read_stats *stats);
 void ga_dump_event(FILE *out, uint64_t t0, const struct ga_event *ev);
+/* --dump's text of the PyTorch bridge's records (torch_dump.c). */
+void ga_dump_torch(FILE *out, const struct ga_event *ev);
 
 #endif

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "report_json.h"
+#include "torch_render.h"
 #include "util.h"
 
 static jobj *jname(const char *s)
@@ -63,6 +64,7 @@ static jobj *oom_obj(const struct ga_report *r, const struct ga_oom *x)
     put(o, "unaccounted_bytes", ju64(x->unaccounted));
     put(o, "verdict", jname(ga_verdict_name(x->verdict)));
     ga_json_oom_evidence(r, x, o);
+    ga_json_torch_oom(r, x, o);
     return o;
 }
 
@@ -155,6 +157,8 @@ jobj *ga_json_memory(const struct ga_report *r)
     put(o, "peak_time_ns", jtime(r, m->peak_ts, m->peak_total != 0));
     put(o, "leaked_bytes", ju64(m->leaked_bytes));
     put(o, "leaked_count", ju64(m->leaked_count));
+    put(o, "allocator_cached_bytes", ju64(m->cached_bytes));
+    put(o, "allocator_cached_count", ju64(m->cached_count));
     put(o, "peak_by_device", peak_by_device(r));
     put(o, "ooms", ooms(r));
     put(o, "ooms_omitted", ju64(m->ooms_dropped));
@@ -165,6 +169,7 @@ jobj *ga_json_memory(const struct ga_report *r)
     put(o, "live_series", series(r));
     ga_render_pools_json(r, o);
     ga_json_peak(r, o);
+    ga_json_torch(r, o);
     return o;
 }
 

@@ -6,6 +6,7 @@
 
 #include "report.h"
 #include "report_text.h"
+#include "torch_render.h"
 #include "util.h"
 
 #define TOP_KERNELS 10
@@ -139,8 +140,14 @@ static void text_memory(const struct ga_report *r, FILE *o)
     text_peaks(r, o);
     ga_text_peak(r, o);
     ga_render_pools_text(r, o);
+    ga_text_torch(r, o);
     fprintf(o, "  leaked    %s in %" PRIu64 " allocation%s (device memory live at the end)\n",
             ga_fmt_bytes(b, m->leaked_bytes), m->leaked_count, m->leaked_count == 1 ? "" : "s");
+    if (m->cached_count)
+        fprintf(o, "  cached    %s in %" PRIu64 " segment%s PyTorch's allocator held at exit "
+                   "(its cache, not a leak)\n",
+                ga_fmt_bytes(b, m->cached_bytes), m->cached_count,
+                m->cached_count == 1 ? "" : "s");
     if (m->pinned_peak)
         fprintf(o, "  pinned    host memory: peak %s, %s live at the end\n",
                 ga_fmt_bytes(b, m->pinned_peak), ga_fmt_bytes(b2, m->pinned_live));
@@ -169,7 +176,8 @@ static void text_ooms(const struct ga_report *r, FILE *o)
     for (size_t i = 0; i < m->n_ooms && i < TOP_OOMS; i++) {
         const struct ga_oom *x = &m->ooms[i];
         fprintf(o, "  %11s %-24s %3d %10s %10s %10s %10s %11s  %s\n",
-                ga_fmt_ms(t, ga_report_rel(r, x->ts)), ga_api_label(x->api, lb), x->device,
+                ga_fmt_ms(t, ga_report_rel(r, x->ts)),
+                x->alloc ? "pytorch allocator" : ga_api_label(x->api, lb), x->device,
                 ga_fmt_bytes(b[0], x->requested), ga_fmt_bytes(b[1], x->free_bytes),
                 ga_fmt_bytes(b[2], x->total_bytes), ga_fmt_bytes(b[3], x->held),
                 ga_fmt_bytes(b[4], x->unaccounted), ga_verdict_name(x->verdict));

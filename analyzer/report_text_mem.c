@@ -6,6 +6,7 @@
 
 #include "report.h"
 #include "report_text.h"
+#include "torch_render.h"
 #include "util.h"
 
 #define TOP_HOLDERS 5 /* sites listed at the peak and per failed allocation */
@@ -149,6 +150,9 @@ void ga_text_oom_details(const struct ga_report *r, FILE *o)
                     x->freed_count == 1 ? "" : "s",
                     x->retry == GA_RETRY_OK ? "succeeded" : "failed");
         oom_holders(r, o, x);
-        fprintf(o, "      advice: %s\n", ga_verdict_advice(x->verdict));
+        if (x->alloc)
+            ga_text_torch_oom(r, o, x);
+        else
+            fprintf(o, "      advice: %s\n", ga_verdict_advice(x->verdict));
     }
 }

@@ -317,7 +317,7 @@ static void add_leaks(struct ga_sites *s, const struct ga_memory *m)
     const struct ga_map_slot *slot;
     for (size_t i = 0; ga_map_next(&m->live, &i, &slot);) {
         const struct ga_live *e = &m->slab[slot->value];
-        if (!e->stack || !ga_kind_is_device(e->kind)) continue;
+        if (!e->stack || !ga_kind_is_device(e->kind) || e->cached) continue;
         struct ga_site_stats *st = stats_of(s, e->stack);
         st->leaked_bytes += e->size;
         st->leaked_count++;

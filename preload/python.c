@@ -149,6 +149,7 @@ static struct {
     int gil_only;       /* GPUTRACE_PYTHON=gil */
     int test_mismatch;  /* GPUTRACE_TEST_PY_MISMATCH=1 (tests only) */
     uintptr_t lo, hi;   /* the interpreter object's mapping */
+    void *handle;       /* where the API was found (RTLD_DEFAULT or libpython's handle) */
     struct layout L;
     uintptr_t t_code, t_frame, t_bytes, t_str; /* PyCode_Type, PyFrame_Type, PyBytes_Type, ... */
     int (*IsInitialized)(void);
@@ -278,6 +279,7 @@ static int resolve(void *h)
     LOOK(Import_ImportModule, "PyImport_ImportModule");
     LOOK(CallFunctionObjArgs, "PyObject_CallFunctionObjArgs");
     LOOK(none, "_Py_NoneStruct");
+    P.handle = h;
     P.t_code = (uintptr_t)gt_real_dlsym(h, "PyCode_Type");
     P.t_frame = (uintptr_t)gt_real_dlsym(h, "PyFrame_Type");
     P.t_bytes = (uintptr_t)gt_real_dlsym(h, "PyBytes_Type");
@@ -880,6 +882,19 @@ static void err_restore(struct py_err *e)
         P.Err_Restore(e->et, e->ev, e->tb);
 }
 
+void gt_py_err_save(struct gt_py_err *e)
+{
+    struct py_err pe;
+    err_save(&pe);
+    *e = (struct gt_py_err){pe.had, pe.exc, pe.et, pe.ev, pe.tb};
+}
+
+void gt_py_err_restore(struct gt_py_err *e)
+{
+    struct py_err pe = {e->had, e->exc, e->et, e->ev, e->tb};
+    err_restore(&pe);
+}
+
 /* With the GIL: the frames through the API (the caller holds tab_mu); the first SELF_CHECKS
  * times also by offset, compared. */
 static uint32_t api_frames(struct gt_thread *t, PyObj *ts, uint64_t *out, uint32_t max)
@@ -1033,4 +1048,23 @@ uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
     }
     errno = saved;
     return n;
+}
+
+/* ---- for the framework bridge (torch.c) ------------------------------------------------------ */
+
+void *gt_py_sym(const char *name)
+{
+    return gt_py_available() ? gt_real_dlsym(P.handle, name) : NULL;
+}
+
+int gt_py_pending(int (*fn)(void *), void *arg)
+{
+    if (!gt_py_available() || P.IsInitialized() != 1 || (P.IsFinalizing && P.IsFinalizing()))
+        return -1;
+    return P.AddPendingCall && P.AddPendingCall(fn, arg) == 0 ? 0 : -1;
+}
+
+int gt_py_safe_here(void)
+{
+    return gt_py_available() && !(P.IsFinalizing && P.IsFinalizing()) && gil_holder() != NULL;
 }

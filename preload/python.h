@@ -27,4 +27,20 @@ int gt_py_interp_ip(uint64_t ip);
  * program sees one more atexit callback. */
 uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max);
 
+/* For the framework bridge (torch.c), which runs Python code of its own at a safe point. */
+/* A CPython API function or object by name, from the interpreter found; NULL without one. */
+void *gt_py_sym(const char *name);
+/* Asks the main thread to run fn(arg) between two bytecodes with the GIL (Py_AddPendingCall),
+ * only while the interpreter is initialized and not finalizing. 0: queued. */
+int gt_py_pending(int (*fn)(void *), void *arg);
+/* Whether the calling thread holds the GIL of the initialized, not finalizing, main interpreter. */
+int gt_py_safe_here(void);
+/* The exception being raised, set aside while the tracer calls the API and put back after. */
+struct gt_py_err {
+    int had;
+    void *exc, *et, *ev, *tb;
+};
+void gt_py_err_save(struct gt_py_err *e);
+void gt_py_err_restore(struct gt_py_err *e);
+
 #endif

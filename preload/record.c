@@ -59,6 +59,7 @@ void gt_rec_alloc(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t addr,
     r->flags = flags;
     r->stack = stack;
     gt_commit(t, r, GT_REC_ALLOC, (uint16_t)api, sizeof(*r), ts);
+    gt_torch_poke();
 }
 
 /* The OOM evidence: what the driver said was free right after the failure. */

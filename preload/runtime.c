@@ -803,6 +803,7 @@ static void *flusher_main(void *arg)
                 flush_round(0);
                 next = gt_now() + period;
             }
+            gt_torch_tick(gt_now());
         }
         pthread_mutex_unlock(&G.round_mu);
         pthread_mutex_lock(&G.flush_mu);

@@ -148,6 +148,18 @@ void gt_emit_named(struct gt_thread *t, uint16_t type, uint16_t sub, const void 
                    uint32_t fixed_size, const char *text, uint32_t text_len);
 void gt_note(int level, const char *fmt_text);
 
+/* ---- the PyTorch allocator bridge (torch.c) ---------------------------------------------------- */
+extern _Atomic int gt_torch_state; /* 0: a Python process may have torch: ask (torch.c) */
+void gt_torch_poke_slow(void);
+/* After a successful driver allocation: once torch's allocator is live, install the bridge. */
+static inline void gt_torch_poke(void)
+{
+    if (GT_UNLIKELY(atomic_load_explicit(&gt_torch_state, memory_order_relaxed) == 0))
+        gt_torch_poke_slow();
+}
+/* The flusher, every round: queues the bridge's sample when one is due. */
+void gt_torch_tick(uint64_t now);
+
 /* ---- logging (log.c): async-signal-safe, silent unless GPUTRACE_DEBUG=1 ------------------------ */
 extern int gt_debug;
 void gt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

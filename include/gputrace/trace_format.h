@@ -152,6 +152,15 @@ enum gt_rec_type {
     GT_REC_MODULE = 51, /* gt_rec_module: a loaded object: path, address range, build-id */
     GT_REC_SYMBOL = 52, /* gt_rec_symbol: a function name the tracer looked up with dladdr */
     GT_REC_PYCODE = 53, /* gt_rec_pycode: a Python code object that Python frames of stacks name */
+    /* A framework caching allocator seen from inside (the PyTorch bridge, python/gputrace_torch.py:
+     * see "framework allocators" below). */
+    GT_REC_TORCH_STATS = 60,   /* gt_rec_torch_stats: allocator statistics (sub = gt_torch_why) */
+    GT_REC_TORCH_SNAP = 61,    /* gt_rec_torch_snap: a snapshot begins / ends (sub = gt_snap_op) */
+    GT_REC_TORCH_SEGMENT = 62, /* gt_rec_torch_segment: one segment of the snapshot */
+    GT_REC_TORCH_BLOCK = 63,   /* gt_rec_torch_block: one block of the segment before it */
+    GT_REC_TORCH_FRAME = 64,   /* gt_rec_torch_frame: an interned Python frame (file, line, name) */
+    GT_REC_TORCH_STACK = 65,   /* gt_rec_torch_stack: an interned list of frames */
+    GT_REC_TORCH_OOM = 66,     /* gt_rec_torch_oom: the allocator raised out-of-memory */
 };
 
 /* Every host record's sort key is its first uint64 after the header (ts or ts_enter), a
@@ -607,6 +616,127 @@ struct gt_rec_gpu_dropped {
     uint64_t count; /* cuptiActivityGetNumDroppedRecords since the previous report */
 };
 _Static_assert(sizeof(struct gt_rec_gpu_dropped) == 24, "gt_rec_gpu_dropped layout");
+
+/* ---- framework allocators ----------------------------------------------------------------------
+ * Written by the PyTorch bridge (python/gputrace_torch.py, through the shim's entry point
+ * gputrace_torch_emit) on the Python thread that read the allocator, with the GIL held. Sizes in
+ * bytes; `device` is the CUDA ordinal PyTorch uses. A snapshot is a TORCH_SNAP begin record, its
+ * segments, each followed by its blocks in address order, and a TORCH_SNAP end record with the
+ * same id: a snapshot without its end (a bridge failure, a cut file) is incomplete and readers
+ * ignore it. Frames and stacks are interned: each written once, before the first record naming
+ * it; id 0 = none. */
+enum gt_torch_why {
+    GT_TORCH_PERIODIC = 0, /* GPUTRACE_SAMPLE_MS elapsed */
+    GT_TORCH_OOM = 1,      /* inside the out-of-memory observer, before PyTorch raises */
+    GT_TORCH_PEAK = 2,     /* reserved memory reached a new high (rate-limited) */
+    GT_TORCH_EXIT = 3,     /* the interpreter's atexit */
+    GT_TORCH_START = 4     /* the bridge was installed */
+};
+
+struct gt_rec_torch_stats {
+    struct gt_rec_header h;  /* sub = enum gt_torch_why */
+    uint64_t ts;
+    uint64_t allocated;      /* memory_stats: allocated_bytes.all.current */
+    uint64_t allocated_peak; /* allocated_bytes.all.peak (= max_memory_allocated) */
+    uint64_t reserved;       /* reserved_bytes.all.current */
+    uint64_t reserved_peak;  /* reserved_bytes.all.peak (= max_memory_reserved) */
+    uint64_t active;         /* active_bytes.all.current */
+    uint64_t inactive_split; /* inactive_split_bytes.all.current: free bytes in split blocks */
+    uint64_t requested;      /* requested_bytes.all.current (before rounding) */
+    uint32_t alloc_retries;  /* num_alloc_retries */
+    uint32_t ooms;           /* num_ooms */
+    uint32_t segments;       /* segment.all.current */
+    int32_t device;
+};
+_Static_assert(sizeof(struct gt_rec_torch_stats) == 88, "gt_rec_torch_stats layout");
+
+enum gt_snap_op { GT_SNAP_BEGIN = 0, GT_SNAP_END = 1 };
+#define GT_TORCH_HISTORY_OURS 1u /* flags: block-level history recorded at the bridge's request */
+#define GT_TORCH_HISTORY_USER 2u /* flags: the program records history itself (its settings kept) */
+#define GT_TORCH_EXPANDABLE   4u /* flags: some segment is expandable (expandable_segments:True) */
+#define GT_TORCH_ASYNC        8u /* flags: backend cudaMallocAsync (no segments or blocks) */
+
+struct gt_rec_torch_snap {
+    struct gt_rec_header h; /* sub = enum gt_snap_op */
+    uint64_t ts;
+    uint32_t id;       /* 1, 2, ... per process */
+    uint32_t why;      /* enum gt_torch_why */
+    uint32_t segments; /* begin: segments that follow; end: segments written */
+    uint32_t flags;    /* GT_TORCH_* */
+    uint64_t blocks;   /* begin: blocks that follow; end: blocks written */
+};
+_Static_assert(sizeof(struct gt_rec_torch_snap) == 40, "gt_rec_torch_snap layout");
+
+enum gt_torch_pool { GT_TORCH_POOL_LARGE = 0, GT_TORCH_POOL_SMALL = 1 };
+
+struct gt_rec_torch_segment {
+    struct gt_rec_header h; /* sub = enum gt_torch_pool */
+    uint64_t ts;
+    uint64_t addr;
+    uint64_t size;       /* total_size */
+    uint64_t allocated;  /* allocated_size */
+    uint64_t active;     /* active_size */
+    uint64_t requested;  /* requested_size */
+    uint64_t stream;
+    uint64_t pool_id;    /* segment_pool_id folded to 64 bits: 0 = the default pools (no graph) */
+    uint32_t snap;       /* the snapshot's id */
+    int32_t device;
+    uint32_t blocks;     /* blocks that follow */
+    uint32_t expandable; /* is_expandable */
+};
+_Static_assert(sizeof(struct gt_rec_torch_segment) == 88, "gt_rec_torch_segment layout");
+
+enum gt_torch_block_state {
+    GT_TORCH_INACTIVE = 0,        /* free for reuse */
+    GT_TORCH_ACTIVE = 1,          /* active_allocated: a tensor's storage */
+    GT_TORCH_AWAITING_FREE = 2,   /* active_pending_free: freed, another stream still uses it */
+};
+
+struct gt_rec_torch_block {
+    struct gt_rec_header h; /* sub = enum gt_torch_block_state */
+    uint64_t ts;
+    uint64_t addr;
+    uint64_t size;
+    uint64_t requested; /* requested_size (0 when PyTorch did not say) */
+    uint32_t stack;     /* gt_rec_torch_stack id of its allocation site (history only), 0 none */
+    uint32_t snap;
+};
+_Static_assert(sizeof(struct gt_rec_torch_block) == 48, "gt_rec_torch_block layout");
+
+struct gt_rec_torch_frame {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint32_t id;       /* 1, 2, ... per process */
+    uint32_t line;
+    uint32_t file_len; /* bytes of the file name (UTF-8) following the fixed part */
+    uint32_t name_len; /* bytes of the function name following the file; padded to 8 */
+};
+_Static_assert(sizeof(struct gt_rec_torch_frame) == 32, "gt_rec_torch_frame layout");
+
+struct gt_rec_torch_stack {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint32_t id;         /* 1, 2, ... per process */
+    uint32_t frames_len; /* bytes of the uint32_t frame ids following (innermost first), padded */
+};
+_Static_assert(sizeof(struct gt_rec_torch_stack) == 24, "gt_rec_torch_stack layout");
+
+struct gt_rec_torch_oom {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint64_t requested;   /* the observer's size: what "Tried to allocate" says */
+    uint64_t limit;       /* the observer's third figure: device total, or the memory fraction's
+                           * allowed maximum */
+    uint64_t device_free; /* the observer's fourth figure (cudaMemGetInfo, "of which F is free") */
+    uint64_t device_total; /* torch.cuda.mem_get_info()'s total, 0 unknown */
+    uint64_t allocated;    /* memory_stats allocated_bytes.all.current in the observer */
+    uint64_t reserved;     /* reserved_bytes.all.current in the observer */
+    uint32_t snap;         /* id of the snapshot written right after, 0 none */
+    int32_t device;
+    uint32_t stack;        /* gt_rec_torch_stack id: the Python stack that allocated, 0 none */
+    uint32_t fraction_set; /* 1: limit is a memory fraction's maximum (limit < device_total) */
+};
+_Static_assert(sizeof(struct gt_rec_torch_oom) == 80, "gt_rec_torch_oom layout");
 
 /* Size of a record with `tail` bytes of variable data after a fixed part of `fixed` bytes. */
 static inline uint32_t gt_rec_size(size_t fixed, size_t tail)
