@@ -23,28 +23,24 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext g_primary[SRT_MAX_DEVICES];
 static int g_ndev;
 
-static __thread int t_dev;             /* cudaSetDevice's device */
-static __thread CUcontext t_bound;     /* the primary context this thread made current */
-static __thread cudaError_t t_last;    /* cudaGetLastError */
+static __thread int t_dev;          /* cudaSetDevice's device */
+static __thread CUcontext t_bound;  /* the primary context this thread made current */
+static __thread cudaError_t t_last; /* cudaGetLastError */
 
 void srt_log(const char *fmt, ...)
 {
     const char *path = getenv("GTSIM_LOG");
-    if (!path || !*path)
-        return;
+    if (!path || !*path) return;
     char line[512];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line - 1, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    if (n > (int)sizeof line - 2)
-        n = sizeof line - 2;
+    if (n < 0) return;
+    if (n > (int)sizeof line - 2) n = sizeof line - 2;
     line[n++] = '\n';
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return;
+    if (fd < 0) return;
     ssize_t w = write(fd, line, (size_t)n); /* one write: lines from threads never interleave */
     (void)w;
     close(fd);
@@ -53,7 +49,8 @@ void srt_log(const char *fmt, ...)
 void srt_log_stub(const char *name)
 {
     char msg[256];
-    int n = snprintf(msg, sizeof msg, "gtsim-rt: %s is not implemented (cudaErrorNotSupported)\n", name);
+    int n = snprintf(msg, sizeof msg, "gtsim-rt: %s is not implemented (cudaErrorNotSupported)\n",
+                     name);
     if (n > 0 && !getenv("GTSIMRT_QUIET")) {
         ssize_t w = write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
         (void)w;
@@ -63,20 +60,23 @@ void srt_log_stub(const char *name)
 
 cudaError_t srt_err(cudaError_t e)
 {
-    if (e != cudaSuccess && e != cudaErrorNotReady)
-        t_last = e;
+    if (e != cudaSuccess && e != cudaErrorNotReady) t_last = e;
     return e;
 }
 
-cudaError_t srt_ret(CUresult r) { return srt_err((cudaError_t)r); }
+cudaError_t srt_ret(CUresult r)
+{
+    return srt_err((cudaError_t)r);
+}
 
 static void *resolve(CUresult (*getproc)(const char *, void **, int, cuuint64_t,
-                                          CUdriverProcAddressQueryResult *),
+                                         CUdriverProcAddressQueryResult *),
                      const char *name, int version, cuuint64_t flags)
 {
     void *fn = NULL;
     CUdriverProcAddressQueryResult st;
-    if (getproc(name, &fn, version, flags, &st) != CUDA_SUCCESS || st != CU_GET_PROC_ADDRESS_SUCCESS)
+    if (getproc(name, &fn, version, flags, &st) != CUDA_SUCCESS ||
+        st != CU_GET_PROC_ADDRESS_SUCCESS)
         return NULL;
     return fn;
 }
@@ -89,8 +89,8 @@ static void init_once(void)
         return;
     }
     CUresult (*getproc)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *) =
-        (CUresult(*)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *))dlsym(
-            lib, "cuGetProcAddress_v2");
+        (CUresult(*)(const char *, void **, int, cuuint64_t,
+                     CUdriverProcAddressQueryResult *))dlsym(lib, "cuGetProcAddress_v2");
     if (!getproc) {
         g_init_err = cudaErrorInsufficientDriver;
         return;
@@ -107,17 +107,17 @@ static void init_once(void)
 #undef SRT_RESOLVE
 #define SRT_RESOLVE(n)                                                                             \
     srt_drv.n = (__typeof__(srt_drv.n))resolve(getproc, #n, version, 0);                           \
-    srt_drv.pt_##n = (__typeof__(srt_drv.pt_##n))resolve(getproc, #n, version,                     \
-                                                          CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+    srt_drv.pt_##n = (__typeof__(srt_drv.pt_##n))resolve(                                          \
+        getproc, #n, version, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
     SRT_DRIVER_STREAM(SRT_RESOLVE)
 #undef SRT_RESOLVE
-    srt_drv.cuCtxSynchronize_v2 = (CUresult(*)(CUcontext))resolve(getproc, "cuCtxSynchronize", version, 0);
-    srt_drv.func_set_duration = (void (*)(CUfunction, unsigned long long))dlsym(lib, "gtsim_func_set_duration");
+    srt_drv.cuCtxSynchronize_v2 =
+        (CUresult(*)(CUcontext))resolve(getproc, "cuCtxSynchronize", version, 0);
+    srt_drv.func_set_duration =
+        (void (*)(CUfunction, unsigned long long))dlsym(lib, "gtsim_func_set_duration");
     CUresult r = srt_drv.cuInit ? srt_drv.cuInit(0) : CUDA_ERROR_NOT_SUPPORTED;
-    if (r == CUDA_SUCCESS && srt_drv.cuDeviceGetCount(&g_ndev) != CUDA_SUCCESS)
-        g_ndev = 0;
-    if (r == CUDA_SUCCESS && g_ndev > SRT_MAX_DEVICES)
-        g_ndev = SRT_MAX_DEVICES;
+    if (r == CUDA_SUCCESS && srt_drv.cuDeviceGetCount(&g_ndev) != CUDA_SUCCESS) g_ndev = 0;
+    if (r == CUDA_SUCCESS && g_ndev > SRT_MAX_DEVICES) g_ndev = SRT_MAX_DEVICES;
     g_init_err = r == CUDA_ERROR_NO_DEVICE ? cudaErrorNoDevice : (cudaError_t)r;
 }
 
@@ -127,9 +127,15 @@ cudaError_t srt_init(void)
     return g_init_err;
 }
 
-int srt_device(void) { return t_dev; }
+int srt_device(void)
+{
+    return t_dev;
+}
 
-CUcontext srt_context(void) { return t_bound; }
+CUcontext srt_context(void)
+{
+    return t_bound;
+}
 
 static cudaError_t bind(int dev)
 {
@@ -138,28 +144,22 @@ static cudaError_t bind(int dev)
     if (!g_primary[dev]) {
         CUdevice d;
         r = srt_drv.cuDeviceGet(&d, dev);
-        if (r == CUDA_SUCCESS)
-            r = srt_drv.cuDevicePrimaryCtxRetain(&g_primary[dev], d);
+        if (r == CUDA_SUCCESS) r = srt_drv.cuDevicePrimaryCtxRetain(&g_primary[dev], d);
     }
     CUcontext c = g_primary[dev];
     pthread_mutex_unlock(&g_lock);
-    if (r == CUDA_SUCCESS)
-        r = srt_drv.cuCtxSetCurrent(c);
-    if (r == CUDA_SUCCESS)
-        t_bound = c;
+    if (r == CUDA_SUCCESS) r = srt_drv.cuCtxSetCurrent(c);
+    if (r == CUDA_SUCCESS) t_bound = c;
     return srt_ret(r);
 }
 
 cudaError_t srt_ctx(void)
 {
     cudaError_t e = srt_init();
-    if (e != cudaSuccess)
-        return srt_err(e);
-    if (t_dev >= g_ndev)
-        return srt_err(cudaErrorInvalidDevice);
+    if (e != cudaSuccess) return srt_err(e);
+    if (t_dev >= g_ndev) return srt_err(cudaErrorInvalidDevice);
     CUcontext c = g_primary[t_dev];
-    if (c && t_bound == c)
-        return cudaSuccess;
+    if (c && t_bound == c) return cudaSuccess;
     return bind(t_dev);
 }
 
@@ -172,7 +172,10 @@ cudaError_t CUDARTAPI cudaGetLastError(void)
     return e;
 }
 
-cudaError_t CUDARTAPI cudaPeekAtLastError(void) { return t_last; }
+cudaError_t CUDARTAPI cudaPeekAtLastError(void)
+{
+    return t_last;
+}
 
 static const struct {
     cudaError_t code;
@@ -183,7 +186,8 @@ static const struct {
     {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
     {cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
     {cudaErrorCudartUnloading, "cudaErrorCudartUnloading", "driver shutting down"},
-    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration",
+     "invalid configuration argument"},
     {cudaErrorInsufficientDriver, "cudaErrorInsufficientDriver",
      "CUDA driver version is insufficient for CUDA runtime version"},
     {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
@@ -192,7 +196,8 @@ static const struct {
     {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
     {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
     {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
-    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
+    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress",
+     "an illegal memory access was encountered"},
     {cudaErrorPeerAccessAlreadyEnabled, "cudaErrorPeerAccessAlreadyEnabled",
      "peer access is already enabled"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
@@ -205,33 +210,30 @@ static const struct {
 const char *CUDARTAPI cudaGetErrorName(cudaError_t e)
 {
     for (size_t i = 0; i < sizeof g_errors / sizeof g_errors[0]; i++)
-        if (g_errors[i].code == e)
-            return g_errors[i].name;
+        if (g_errors[i].code == e) return g_errors[i].name;
     return "cudaErrorUnknown";
 }
 
 const char *CUDARTAPI cudaGetErrorString(cudaError_t e)
 {
     for (size_t i = 0; i < sizeof g_errors / sizeof g_errors[0]; i++)
-        if (g_errors[i].code == e)
-            return g_errors[i].text;
+        if (g_errors[i].code == e) return g_errors[i].text;
     return "unrecognized error code";
 }
 
-/* ---- versions, devices ------------------------------------------------------------------------ */
+/* ---- versions, devices ------------------------------------------------------------------------
+ */
 
 cudaError_t CUDARTAPI cudaRuntimeGetVersion(int *v)
 {
-    if (!v)
-        return srt_err(cudaErrorInvalidValue);
+    if (!v) return srt_err(cudaErrorInvalidValue);
     *v = CUDART_VERSION;
     return cudaSuccess;
 }
 
 cudaError_t CUDARTAPI cudaDriverGetVersion(int *v)
 {
-    if (!v)
-        return srt_err(cudaErrorInvalidValue);
+    if (!v) return srt_err(cudaErrorInvalidValue);
     *v = 0;
     if (srt_init() == cudaErrorInsufficientDriver)
         return cudaSuccess; /* no driver: 0, as the real runtime says */
@@ -240,23 +242,19 @@ cudaError_t CUDARTAPI cudaDriverGetVersion(int *v)
 
 cudaError_t CUDARTAPI cudaGetDeviceCount(int *n)
 {
-    if (!n)
-        return srt_err(cudaErrorInvalidValue);
+    if (!n) return srt_err(cudaErrorInvalidValue);
     *n = 0;
     cudaError_t e = srt_init();
-    if (e != cudaSuccess)
-        return srt_err(e);
+    if (e != cudaSuccess) return srt_err(e);
     *n = g_ndev;
     return cudaSuccess;
 }
 
 cudaError_t CUDARTAPI cudaGetDevice(int *dev)
 {
-    if (!dev)
-        return srt_err(cudaErrorInvalidValue);
+    if (!dev) return srt_err(cudaErrorInvalidValue);
     cudaError_t e = srt_init();
-    if (e != cudaSuccess)
-        return srt_err(e);
+    if (e != cudaSuccess) return srt_err(e);
     *dev = t_dev;
     return cudaSuccess;
 }
@@ -264,10 +262,8 @@ cudaError_t CUDARTAPI cudaGetDevice(int *dev)
 cudaError_t CUDARTAPI cudaSetDevice(int dev)
 {
     cudaError_t e = srt_init();
-    if (e != cudaSuccess)
-        return srt_err(e);
-    if (dev < 0 || dev >= g_ndev)
-        return srt_err(cudaErrorInvalidDevice);
+    if (e != cudaSuccess) return srt_err(e);
+    if (dev < 0 || dev >= g_ndev) return srt_err(cudaErrorInvalidDevice);
     t_dev = dev;
     return srt_ctx(); /* since CUDA 12 cudaSetDevice initializes the device's primary context */
 }
@@ -281,8 +277,7 @@ cudaError_t CUDARTAPI cudaDeviceSynchronize(void)
 static cudaError_t check_dev(int dev)
 {
     cudaError_t e = srt_init();
-    if (e != cudaSuccess)
-        return srt_err(e);
+    if (e != cudaSuccess) return srt_err(e);
     return dev < 0 || dev >= g_ndev ? srt_err(cudaErrorInvalidDevice) : cudaSuccess;
 }
 
@@ -302,18 +297,15 @@ cudaError_t CUDARTAPI cudaDeviceGetPCIBusId(char *id, int len, int dev)
 cudaError_t CUDARTAPI cudaDeviceCanAccessPeer(int *can, int dev, int peer)
 {
     cudaError_t e = check_dev(dev);
-    if (!e)
-        e = check_dev(peer);
+    if (!e) e = check_dev(peer);
     return e ? e : srt_ret(srt_drv.cuDeviceCanAccessPeer(can, dev, peer));
 }
 
 cudaError_t CUDARTAPI cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
 {
     cudaError_t e = srt_ctx();
-    if (!e)
-        e = check_dev(peer);
-    if (e)
-        return e;
+    if (!e) e = check_dev(peer);
+    if (e) return e;
     return peer == t_dev ? srt_err(cudaErrorInvalidDevice) : cudaSuccess;
 }
 
@@ -332,11 +324,9 @@ static int attr(int dev, CUdevice_attribute a)
 
 cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev)
 {
-    if (!p)
-        return srt_err(cudaErrorInvalidValue);
+    if (!p) return srt_err(cudaErrorInvalidValue);
     cudaError_t e = check_dev(dev);
-    if (e)
-        return e;
+    if (e) return e;
     memset(p, 0, sizeof *p);
     srt_drv.cuDeviceGetName(p->name, sizeof p->name, dev);
     srt_drv.cuDeviceGetUuid((CUuuid *)&p->uuid, dev);
@@ -374,45 +364,53 @@ cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev)
     p->managedMemory = attr(dev, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY);
     p->isMultiGpuBoard = attr(dev, CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD);
     p->concurrentManagedAccess = attr(dev, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS);
-    p->sharedMemPerBlockOptin = (size_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    p->sharedMemPerBlockOptin =
+        (size_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
     p->maxBlocksPerMultiProcessor = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
     p->memoryPoolsSupported = attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED);
     return cudaSuccess;
 }
 
 /* The driver's own entry points, through its resolver (the call gputrace wraps). */
-cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int version,
+cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(const char *symbol, void **fn,
+                                                       unsigned int version,
                                                        unsigned long long flags,
                                                        enum cudaDriverEntryPointQueryResult *status)
 {
     cudaError_t e = srt_init();
-    if (e != cudaSuccess && e != cudaErrorNoDevice)
-        return srt_err(e);
+    if (e != cudaSuccess && e != cudaErrorNoDevice) return srt_err(e);
     CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SUCCESS;
     CUresult r = srt_drv.cuGetProcAddress(symbol, fn, (int)version, flags, &st);
-    if (status)
-        *status = (enum cudaDriverEntryPointQueryResult)st;
+    if (status) *status = (enum cudaDriverEntryPointQueryResult)st;
     return srt_ret(r);
 }
 
-cudaError_t CUDARTAPI cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
+cudaError_t CUDARTAPI cudaGetDriverEntryPoint(const char *symbol, void **fn,
+                                              unsigned long long flags,
                                               enum cudaDriverEntryPointQueryResult *status)
 {
     return cudaGetDriverEntryPointByVersion(symbol, fn, CUDART_VERSION, flags, status);
 }
 
-cudaError_t CUDARTAPI cudaGetDriverEntryPoint_ptsz(const char *symbol, void **fn, unsigned long long flags,
+cudaError_t CUDARTAPI cudaGetDriverEntryPoint_ptsz(const char *symbol, void **fn,
+                                                   unsigned long long flags,
                                                    enum cudaDriverEntryPointQueryResult *status)
 {
     return cudaGetDriverEntryPointByVersion(symbol, fn, CUDART_VERSION, flags, status);
 }
 
-cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, void **fn, unsigned int version,
-                                                            unsigned long long flags,
-                                                            enum cudaDriverEntryPointQueryResult *status)
+cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion_ptsz(
+    const char *symbol, void **fn, unsigned int version, unsigned long long flags,
+    enum cudaDriverEntryPointQueryResult *status)
 {
     return cudaGetDriverEntryPointByVersion(symbol, fn, version, flags, status);
 }
 
-cudaError_t CUDARTAPI cudaProfilerStart(void) { return cudaSuccess; }
-cudaError_t CUDARTAPI cudaProfilerStop(void) { return cudaSuccess; }
+cudaError_t CUDARTAPI cudaProfilerStart(void)
+{
+    return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaProfilerStop(void)
+{
+    return cudaSuccess;
+}

@@ -36,8 +36,7 @@ static void kinsert(struct srt_kernel *k)
     size_t i = khash(k->host, g_kcap);
     while (g_ktab[i] && g_ktab[i]->host != k->host)
         i = (i + 1) & (g_kcap - 1);
-    if (!g_ktab[i])
-        g_kn++;
+    if (!g_ktab[i]) g_kn++;
     g_ktab[i] = k; /* a re-registered host stub takes the newer name */
 }
 
@@ -47,12 +46,10 @@ static void kgrow(void)
     size_t oldcap = g_kcap;
     g_kcap = g_kcap ? g_kcap * 2 : 4096;
     g_ktab = calloc(g_kcap, sizeof *g_ktab);
-    if (!g_ktab)
-        abort();
+    if (!g_ktab) abort();
     g_kn = 0;
     for (size_t i = 0; i < oldcap; i++)
-        if (old[i])
-            kinsert(old[i]);
+        if (old[i]) kinsert(old[i]);
     free(old);
 }
 
@@ -73,46 +70,53 @@ static struct srt_kernel *klookup(const void *host)
 void **CUDARTAPI __cudaRegisterFatBinary(void *fatCubin)
 {
     void **h = calloc(1, sizeof *h);
-    if (!h)
-        abort();
+    if (!h) abort();
     *h = fatCubin;
     return h;
 }
 
-void CUDARTAPI __cudaRegisterFatBinaryEnd(void **h) { (void)h; }
+void CUDARTAPI __cudaRegisterFatBinaryEnd(void **h)
+{
+    (void)h;
+}
 
 /* Registered kernels stay known: another library's static destructor may still launch. */
-void CUDARTAPI __cudaUnregisterFatBinary(void **h) { (void)h; }
+void CUDARTAPI __cudaUnregisterFatBinary(void **h)
+{
+    (void)h;
+}
 
-char CUDARTAPI __cudaInitModule(void **h) { return 1; }
+char CUDARTAPI __cudaInitModule(void **h)
+{
+    return 1;
+}
 
-void CUDARTAPI __cudaRegisterFunction(void **h, const char *hostFun, char *deviceFun, const char *deviceName,
-                                      int thread_limit, uint3 *tid, uint3 *bid, dim3 *bDim, dim3 *gDim,
-                                      int *wSize)
+void CUDARTAPI __cudaRegisterFunction(void **h, const char *hostFun, char *deviceFun,
+                                      const char *deviceName, int thread_limit, uint3 *tid,
+                                      uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize)
 {
     const char *name = deviceName ? deviceName : deviceFun;
-    if (!hostFun || !name)
-        return;
+    if (!hostFun || !name) return;
     struct srt_kernel *k = calloc(1, sizeof *k);
-    if (!k || !(k->name = strdup(name)))
-        abort();
+    if (!k || !(k->name = strdup(name))) abort();
     k->host = hostFun;
     pthread_mutex_lock(&g_klock);
-    if (2 * (g_kn + 1) > g_kcap)
-        kgrow();
+    if (2 * (g_kn + 1) > g_kcap) kgrow();
     kinsert(k);
     pthread_mutex_unlock(&g_klock);
 }
 
 /* Device variables are not modelled: their addresses are never asked for by the workloads the
  * simulated stack carries (cudaGetSymbolAddress is a stub). */
-void CUDARTAPI __cudaRegisterVar(void **h, char *hostVar, char *deviceAddress, const char *deviceName, int ext,
-                                 size_t size, int constant, int global)
+void CUDARTAPI __cudaRegisterVar(void **h, char *hostVar, char *deviceAddress,
+                                 const char *deviceName, int ext, size_t size, int constant,
+                                 int global)
 {
 }
 
 void CUDARTAPI __cudaRegisterManagedVar(void **h, void **hostVarPtrAddress, char *deviceAddress,
-                                        const char *deviceName, int ext, size_t size, int constant, int global)
+                                        const char *deviceName, int ext, size_t size, int constant,
+                                        int global)
 {
 }
 
@@ -127,18 +131,18 @@ struct srt_config {
 static __thread struct srt_config t_config[SRT_CONFIG_DEPTH];
 static __thread unsigned t_nconfig;
 
-unsigned CUDARTAPI __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shmem, struct CUstream_st *stream)
+unsigned CUDARTAPI __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shmem,
+                                               struct CUstream_st *stream)
 {
-    if (t_nconfig == SRT_CONFIG_DEPTH)
-        return 1;
+    if (t_nconfig == SRT_CONFIG_DEPTH) return 1;
     t_config[t_nconfig++] = (struct srt_config){grid, block, shmem, stream};
     return 0;
 }
 
-cudaError_t CUDARTAPI __cudaPopCallConfiguration(dim3 *grid, dim3 *block, size_t *shmem, void *stream)
+cudaError_t CUDARTAPI __cudaPopCallConfiguration(dim3 *grid, dim3 *block, size_t *shmem,
+                                                 void *stream)
 {
-    if (t_nconfig == 0)
-        return srt_err(cudaErrorMissingConfiguration);
+    if (t_nconfig == 0) return srt_err(cudaErrorMissingConfiguration);
     struct srt_config *c = &t_config[--t_nconfig];
     *grid = c->grid;
     *block = c->block;
@@ -147,7 +151,8 @@ cudaError_t CUDARTAPI __cudaPopCallConfiguration(dim3 *grid, dim3 *block, size_t
     return cudaSuccess;
 }
 
-/* ---- launches --------------------------------------------------------------------------------- */
+/* ---- launches ---------------------------------------------------------------------------------
+ */
 
 static cudaError_t kload(struct srt_kernel *k, CUkernel *out)
 {
@@ -156,14 +161,12 @@ static cudaError_t kload(struct srt_kernel *k, CUkernel *out)
     if (!k->drv) {
         size_t len = strlen(k->name) + 16;
         char *text = malloc(len);
-        if (!text)
-            abort();
+        if (!text) abort();
         snprintf(text, len, "kernel %s\n", k->name);
         CUlibrary lib;
         r = srt_drv.cuLibraryLoadData(&lib, text, NULL, NULL, 0, NULL, NULL, 0);
         free(text);
-        if (r == CUDA_SUCCESS)
-            r = srt_drv.cuLibraryGetKernel(&k->drv, lib, k->name);
+        if (r == CUDA_SUCCESS) r = srt_drv.cuLibraryGetKernel(&k->drv, lib, k->name);
     }
     *out = k->drv;
     pthread_mutex_unlock(&g_klock);
@@ -176,8 +179,7 @@ static unsigned long long duration_ns(dim3 g, dim3 b)
     unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
     unsigned long long blocks = (unsigned long long)g.x * g.y * g.z;
     unsigned long long per_sm = threads ? 2048 / threads : 1;
-    if (per_sm == 0)
-        per_sm = 1;
+    if (per_sm == 0) per_sm = 1;
     unsigned long long waves = (blocks + 132 * per_sm - 1) / (132 * per_sm);
     return 1500 + 1000 * waves;
 }
@@ -185,27 +187,24 @@ static unsigned long long duration_ns(dim3 g, dim3 b)
 static cudaError_t launch(int pt, struct srt_kernel *k, dim3 g, dim3 b, void **args, size_t shmem,
                           cudaStream_t s)
 {
-    if (!k)
-        return srt_err(cudaErrorInvalidDeviceFunction);
+    if (!k) return srt_err(cudaErrorInvalidDeviceFunction);
     cudaError_t e = srt_ctx();
-    if (e)
-        return e;
+    if (e) return e;
     CUkernel drv;
-    if ((e = kload(k, &drv)))
-        return e;
-    if (srt_drv.func_set_duration)
-        srt_drv.func_set_duration((CUfunction)drv, duration_ns(g, b));
+    if ((e = kload(k, &drv))) return e;
+    if (srt_drv.func_set_duration) srt_drv.func_set_duration((CUfunction)drv, duration_ns(g, b));
     return srt_ret(SRT_PT(pt, cuLaunchKernel)((CUfunction)drv, g.x, g.y, g.z, b.x, b.y, b.z,
                                               (unsigned)shmem, s, args, NULL));
 }
 
-cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s)
+cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 g, dim3 b, void **args, size_t shmem,
+                                       cudaStream_t s)
 {
     return launch(0, klookup(func), g, b, args, shmem, s);
 }
 
-cudaError_t CUDARTAPI cudaLaunchKernel_ptsz(const void *func, dim3 g, dim3 b, void **args, size_t shmem,
-                                            cudaStream_t s)
+cudaError_t CUDARTAPI cudaLaunchKernel_ptsz(const void *func, dim3 g, dim3 b, void **args,
+                                            size_t shmem, cudaStream_t s)
 {
     return launch(1, klookup(func), g, b, args, shmem, s);
 }
@@ -215,52 +214,51 @@ cudaError_t CUDARTAPI cudaLaunchKernel_ptsz(const void *func, dim3 g, dim3 b, vo
 cudaError_t CUDARTAPI __cudaGetKernel(cudaKernel_t *out, const void *func)
 {
     struct srt_kernel *k = klookup(func);
-    if (!out || !k)
-        return srt_err(cudaErrorInvalidDeviceFunction);
+    if (!out || !k) return srt_err(cudaErrorInvalidDeviceFunction);
     *out = (cudaKernel_t)k;
     return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kern, dim3 g, dim3 b, void **args, size_t shmem,
-                                         cudaStream_t s)
+cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kern, dim3 g, dim3 b, void **args,
+                                         size_t shmem, cudaStream_t s)
 {
     return launch(0, (struct srt_kernel *)kern, g, b, args, shmem, s);
 }
 
-cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kern, dim3 g, dim3 b, void **args, size_t shmem,
-                                              cudaStream_t s)
+cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kern, dim3 g, dim3 b, void **args,
+                                              size_t shmem, cudaStream_t s)
 {
     return launch(1, (struct srt_kernel *)kern, g, b, args, shmem, s);
 }
 
 static cudaError_t launch_ex(int pt, const cudaLaunchConfig_t *c, const void *func, void **args)
 {
-    if (!c)
-        return srt_err(cudaErrorInvalidValue);
+    if (!c) return srt_err(cudaErrorInvalidValue);
     for (unsigned i = 0; i < c->numAttrs; i++)
         if (c->attrs[i].id == cudaLaunchAttributeCooperative && c->attrs[i].val.cooperative)
             return srt_err(cudaErrorNotSupported); /* not needed by the workloads carried */
     return launch(pt, klookup(func), c->gridDim, c->blockDim, args, c->dynamicSmemBytes, c->stream);
 }
 
-cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t *c, const void *func, void **args)
+cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t *c, const void *func,
+                                          void **args)
 {
     return launch_ex(0, c, func, args);
 }
 
-cudaError_t CUDARTAPI cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *c, const void *func, void **args)
+cudaError_t CUDARTAPI cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *c, const void *func,
+                                               void **args)
 {
     return launch_ex(1, c, func, args);
 }
 
-/* ---- function attributes and occupancy (an H100-like SM: 2048 threads, 32 blocks, 64 K regs) -- */
+/* ---- function attributes and occupancy (an H100-like SM: 2048 threads, 32 blocks, 64 K regs) --
+ */
 
 cudaError_t CUDARTAPI cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *func)
 {
-    if (!a)
-        return srt_err(cudaErrorInvalidValue);
-    if (!klookup(func))
-        return srt_err(cudaErrorInvalidDeviceFunction);
+    if (!a) return srt_err(cudaErrorInvalidValue);
+    if (!klookup(func)) return srt_err(cudaErrorInvalidDeviceFunction);
     memset(a, 0, sizeof *a);
     a->maxThreadsPerBlock = 1024;
     a->numRegs = 32;
@@ -281,20 +279,21 @@ cudaError_t CUDARTAPI cudaFuncSetCacheConfig(const void *func, enum cudaFuncCach
     return klookup(func) ? cudaSuccess : srt_err(cudaErrorInvalidDeviceFunction);
 }
 
-cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, const void *func, int block,
-                                                                             size_t smem, unsigned int flags)
+cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n,
+                                                                             const void *func,
+                                                                             int block, size_t smem,
+                                                                             unsigned int flags)
 {
-    if (!n || block <= 0)
-        return srt_err(cudaErrorInvalidValue);
-    if (!klookup(func))
-        return srt_err(cudaErrorInvalidDeviceFunction);
+    if (!n || block <= 0) return srt_err(cudaErrorInvalidValue);
+    if (!klookup(func)) return srt_err(cudaErrorInvalidDeviceFunction);
     int by_threads = 2048 / block, by_smem = smem ? (int)((228 * 1024) / smem) : 32;
     int v = by_threads < by_smem ? by_threads : by_smem;
     *n = v > 32 ? 32 : v;
     return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, const void *func, int block, size_t smem)
+cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, const void *func,
+                                                                    int block, size_t smem)
 {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(n, func, block, smem, 0);
 }

@@ -10,8 +10,7 @@ void srt_log_stub(const char *name);
     int n(void)                                                                                    \
     {                                                                                              \
         static int logged;                                                                         \
-        if (!__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))                                    \
-            srt_log_stub(#n);                                                                      \
+        if (!__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED)) srt_log_stub(#n);                  \
         return SRT_NOT_SUPPORTED;                                                                  \
     }
 
