@@ -511,6 +511,8 @@ static struct ga_oom as_memory_oom(const struct ga_torch_oom *o, struct ga_oom *
                         : 0;
     x.verdict = as_memory_verdict(o->verdict);
     x.alloc = o;
+    x.retry = GA_RETRY_NONE; /* the driver's retries happened inside this one allocation */
+    x.freed_before_retry = x.freed_count = x.retry_ts = x.retry_size = 0;
     return x;
 }
 

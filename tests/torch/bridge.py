@@ -1,0 +1,96 @@
+"""Workloads for the PyTorch allocator bridge (tests/cases/torch_bridge_*.sh), run on a 1 GiB
+simulated device under gputrace. Each writes PyTorch's own figures, taken by the program itself
+(its own OOM observer, memory_stats(), _snapshot(), the OOM message), to argv[2] as JSON, for
+the test to compare with the report. Usage: bridge.py CASE OUT.json"""
+import json
+import re
+import sys
+
+import torch
+
+MiB = 1 << 20
+case, out_path = sys.argv[1], sys.argv[2]
+out = {"observer_calls": [], "ooms": []}
+
+
+def observer(device, size, limit, free):
+    """The program's own OOM observer: PyTorch's figures at the moment it raises."""
+    s = torch.cuda.memory_stats(device)
+    out["observer_calls"].append({
+        "device": device, "requested": size, "limit": limit, "device_free": free,
+        "allocated": s["allocated_bytes.all.current"],
+        "reserved": s["reserved_bytes.all.current"]})
+
+
+def message_figures(msg):
+    """PyTorch's message: requested, free, allocated, unallocated, as printed ("306.00 MiB")."""
+    size = r"([0-9.]+ (?:bytes|KiB|MiB|GiB))"
+    m = re.search(r"Tried to allocate %s.*? of which %s is free.*?%s is allocated by PyTorch, "
+                  r"and %s is reserved by PyTorch but unallocated" % (size, size, size, size),
+                  msg, re.S)
+    return list(m.groups()) if m else None
+
+
+def try_alloc(nbytes):
+    try:
+        return torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+    except torch.OutOfMemoryError as e:
+        out["ooms"].append({"message": message_figures(str(e)),
+                            "largest_free": largest_free()})
+        return None
+
+
+def largest_free():
+    snap = torch.cuda.memory._snapshot()
+    sizes = [b["size"] for g in snap["segments"] for b in g["blocks"] if b["state"] == "inactive"
+             and g["segment_type"] == "large"]
+    return max(sizes) if sizes else 0
+
+
+torch._C._cuda_attach_out_of_memory_observer(observer)
+torch.empty(1, device="cuda")  # CUDA initialized: the bridge installs at this first segment
+
+if case == "frag":
+    # 153 x 6 MiB (51 segments of 20 MiB), two of every three freed, 64 MiB asked.
+    ts = [torch.empty(6 * MiB, dtype=torch.uint8, device="cuda") for _ in range(153)]
+    for i in range(153):
+        if i % 3:
+            ts[i] = None
+    try_alloc(64 * MiB)
+elif case == "cached":
+    # The cache holds 900 MiB of free segments; a 200 MiB tensor needs a new segment: the driver
+    # refuses, PyTorch releases its cache and the retry succeeds.
+    ts = [torch.empty(100 * MiB, dtype=torch.uint8, device="cuda") for _ in range(9)]
+    del ts
+    keep = try_alloc(200 * MiB)
+    assert keep is not None
+elif case == "exhausted":
+    ts = [torch.empty(100 * MiB, dtype=torch.uint8, device="cuda") for _ in range(9)]
+    try_alloc(200 * MiB)
+elif case == "fraction":
+    torch.cuda.set_per_process_memory_fraction(0.25)
+    a = torch.empty(100 * MiB, dtype=torch.uint8, device="cuda")
+    try_alloc(200 * MiB)
+elif case == "halving":
+    # catch-and-continue: halve the batch until it fits
+    keep = torch.empty(600 * MiB, dtype=torch.uint8, device="cuda")
+    n = 1024 * MiB
+    while try_alloc(n) is None:
+        n //= 2
+    out["fitted"] = n
+elif case == "peak":
+    a = [torch.empty(100 * MiB, dtype=torch.uint8, device="cuda") for _ in range(3)]  # line A
+    b = [torch.empty(50 * MiB, dtype=torch.uint8, device="cuda") for _ in range(2)]  # line B
+    out["sites"] = {"A": 3 * 100 * MiB, "B": 2 * 50 * MiB}
+else:
+    sys.exit("bridge.py: unknown case " + case)
+
+s = torch.cuda.memory_stats()
+for k in ("num_ooms", "num_alloc_retries", "allocated_bytes.all.current",
+          "reserved_bytes.all.current", "allocated_bytes.all.peak", "reserved_bytes.all.peak",
+          "segment.all.current"):
+    out[k] = s[k]
+out["max_memory_allocated"] = torch.cuda.max_memory_allocated()
+out["max_memory_reserved"] = torch.cuda.max_memory_reserved()
+out["total"] = torch.cuda.get_device_properties(0).total_memory
+json.dump(out, open(out_path, "w"), indent=1)
