@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/extents.h"
+#include "analyses/extents.h"
 #include "check.h"
 
 #define N     2048

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/reader.h"
+#include "input/reader.h"
 #include "check.h"
 
 struct item {

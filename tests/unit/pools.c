@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/memory.h"
-#include "../../analyzer/pools.h"
+#include "analyses/memory.h"
+#include "analyses/pools.h"
 #include "check.h"
 
 #define T0  1000000000ull

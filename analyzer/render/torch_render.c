@@ -1,0 +1,187 @@
+/* The PyTorch allocator's part of the text and JSON reports (docs/REPORT_JSON.md:
+ * memory.ooms[] allocator fields, memory.allocators[]). Reads torch_alloc's results only. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render/json.h"
+#include "render/torch_render.h"
+#include "base/util.h"
+
+/* ---- JSON ------------------------------------------------------------------------------------ */
+
+static jobj *jsite(const struct ga_report *r, uint32_t stack)
+{
+    char buf[1024];
+    const char *s = ga_torch_site_label(&r->torch, stack, buf, sizeof(buf));
+    return json_object_new_string(s ? s : "(no Python frames: history off)");
+}
+
+static jobj *sites_arr(const struct ga_report *r, const struct ga_torch_sites *s)
+{
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < s->n; i++) {
+        jobj *o = json_object_new_object();
+        put(o, "site", jsite(r, s->s[i].stack));
+        put(o, "bytes", ju64(s->s[i].bytes));
+        put(o, "count", ju64(s->s[i].count));
+        json_object_array_add(a, o);
+    }
+    if (s->other_count) {
+        jobj *o = json_object_new_object();
+        put(o, "site", json_object_new_string("(other sites)"));
+        put(o, "bytes", ju64(s->other_bytes));
+        put(o, "count", ju64(s->other_count));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
+static jobj *jmaybe(uint64_t v)
+{
+    return v == UINT64_MAX ? NULL : ju64(v);
+}
+
+static jobj *frag_obj(const struct ga_report *r, const struct ga_torch_frag *f)
+{
+    jobj *o = json_object_new_object();
+    put(o, "time_ns", jtime(r, f->ts, 1));
+    put(o, "reserved_bytes", ju64(f->reserved));
+    put(o, "allocated_bytes", ju64(f->allocated));
+    put(o, "free_in_segments_bytes", ju64(f->free_in_segments));
+    put(o, "largest_free_block_bytes", jmaybe(f->largest_free));
+    put(o, "partly_used_segments", jmaybe(f->partly_used));
+    put(o, "inactive_split_bytes", jmaybe(f->inactive_split));
+    return o;
+}
+
+void ga_json_torch_oom(const struct ga_report *r, const struct ga_oom *x, jobj *o)
+{
+    const struct ga_torch_oom *a = x->alloc;
+    put(o, "level", json_object_new_string(a ? "allocator" : "driver"));
+    if (!a && !x->allocator_cached) return;
+    put(o, "allocator", json_object_new_string("pytorch"));
+    if (!a) return;
+    uint64_t unalloc = a->reserved > a->allocated ? a->reserved - a->allocated : 0;
+    put(o, "reserved_bytes", ju64(a->reserved));
+    put(o, "allocated_bytes", ju64(a->allocated));
+    put(o, "free_in_segments_bytes", ju64(unalloc));
+    put(o, "largest_free_block_bytes", jmaybe(a->have_snap ? a->largest_fit : UINT64_MAX));
+    put(o, "device_free_bytes", ju64(a->device_free));
+    put(o, "device_total_bytes", ju64(a->device_total));
+    put(o, "limit_bytes", ju64(a->limit));
+    put(o, "memory_fraction_set", json_object_new_boolean(a->fraction_set));
+    put(o, "driver_failures_merged", ju64(a->driver_failures));
+    put(o, "python_site", a->stack ? jsite(r, a->stack) : NULL);
+    if (a->have_snap) {
+        put(o, "partly_used_segments", ju64(a->frag.partly_used));
+        put(o, "partly_used_segment_bytes", ju64(a->frag.partly_used_bytes));
+        put(o, "pinning_blocks", ju64(a->frag.pinning_blocks));
+        put(o, "pinning_bytes", ju64(a->frag.pinning_bytes));
+        put(o, "pinned_by", sites_arr(r, &a->pinning));
+    }
+    put(o, "advice", json_object_new_string(ga_torch_verdict_advice(a->verdict)));
+}
+
+static jobj *dev_obj(const struct ga_report *r, const struct ga_torch_dev *d)
+{
+    jobj *o = json_object_new_object();
+    put(o, "allocator", json_object_new_string("pytorch"));
+    put(o, "device", ji64(d->device));
+    put(o, "peak_allocated_bytes", ju64(d->peak_allocated));
+    put(o, "peak_reserved_bytes", ju64(d->peak_reserved));
+    jobj *pb = json_object_new_object();
+    put(pb, "by_site", sites_arr(r, &d->peak_sites));
+    put(pb, "snapshot_allocated_bytes", d->have_at_peak ? ju64(d->at_peak.allocated) : NULL);
+    put(pb, "exact", json_object_new_boolean(d->have_at_peak &&
+                                             d->at_peak.allocated == d->peak_allocated));
+    put(o, "peak_breakdown", pb);
+    jobj *fr = json_object_new_object(), *series = json_object_new_array();
+    for (size_t i = 0; i < d->n_series; i++)
+        json_object_array_add(series, frag_obj(r, &d->series[i]));
+    put(fr, "series", series);
+    put(fr, "at_peak", d->have_at_peak ? frag_obj(r, &d->at_peak) : NULL);
+    jobj *at = json_object_new_array();
+    for (size_t i = 0; i < r->torch.n_ooms; i++)
+        if (r->torch.ooms[i].device == d->device && r->torch.ooms[i].have_snap)
+            json_object_array_add(at, frag_obj(r, &r->torch.ooms[i].frag));
+    put(fr, "at_ooms", at);
+    put(o, "fragmentation", fr);
+    put(o, "cached_at_exit_bytes", d->have_exit ? ju64(d->cached_at_exit) : NULL);
+    put(o, "allocated_at_exit_bytes", d->have_exit ? ju64(d->allocated_at_exit) : NULL);
+    return o;
+}
+
+void ga_json_torch(const struct ga_report *r, jobj *memory)
+{
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < r->torch.n_devs; i++)
+        json_object_array_add(a, dev_obj(r, &r->torch.devs[i]));
+    put(memory, "allocators", a);
+}
+
+/* ---- text ------------------------------------------------------------------------------------ */
+
+static void text_sites(const struct ga_report *r, FILE *o, const struct ga_torch_sites *s,
+                       const char *lead)
+{
+    char b[32], label[1024];
+    if (!s->n) return;
+    fprintf(o, "%s", lead);
+    for (size_t i = 0; i < s->n && i < 3; i++) {
+        const char *l = ga_torch_site_label(&r->torch, s->s[i].stack, label, sizeof(label));
+        fprintf(o, "%s%s ", i ? "; " : "", ga_fmt_bytes(b, s->s[i].bytes));
+        ga_put_trimmed(o, l ? l : "(no Python frames)", 40);
+    }
+    fputc('\n', o);
+}
+
+void ga_text_torch_oom(const struct ga_report *r, FILE *o, const struct ga_oom *x)
+{
+    const struct ga_torch_oom *a = x->alloc;
+    char b[6][32];
+    if (!a) return;
+    fprintf(o, "      PyTorch: %s allocated, %s reserved but unallocated; device %s free of %s",
+            ga_fmt_bytes(b[0], a->allocated),
+            ga_fmt_bytes(b[1], a->reserved > a->allocated ? a->reserved - a->allocated : 0),
+            ga_fmt_bytes(b[2], a->device_free), ga_fmt_bytes(b[3], a->device_total));
+    if (a->fraction_set) fprintf(o, "; fraction allows %s", ga_fmt_bytes(b[4], a->limit));
+    if (a->driver_failures)
+        fprintf(o, " (%u driver failure%s merged)", a->driver_failures,
+                a->driver_failures == 1 ? "" : "s");
+    fputc('\n', o);
+    if (a->have_snap) {
+        fprintf(o,
+                "      largest free block %s against %s; %" PRIu64 " partly used segment%s (%s) "
+                "pinned by %" PRIu64 " live block%s (%s)\n",
+                ga_fmt_bytes(b[0], a->largest_fit), ga_fmt_bytes(b[1], a->requested),
+                a->frag.partly_used, a->frag.partly_used == 1 ? "" : "s",
+                ga_fmt_bytes(b[2], a->frag.partly_used_bytes), a->frag.pinning_blocks,
+                a->frag.pinning_blocks == 1 ? "" : "s", ga_fmt_bytes(b[3], a->frag.pinning_bytes));
+        text_sites(r, o, &a->pinning, "      pinned by: ");
+    }
+    fprintf(o, "      advice: %s\n", ga_torch_verdict_advice(a->verdict));
+}
+
+void ga_text_torch(const struct ga_report *r, FILE *o)
+{
+    char b[4][32];
+    for (size_t i = 0; i < r->torch.n_devs; i++) {
+        const struct ga_torch_dev *d = &r->torch.devs[i];
+        fprintf(o, "  PyTorch allocator dev %d: peak allocated %s, peak reserved %s", d->device,
+                ga_fmt_bytes(b[0], d->peak_allocated), ga_fmt_bytes(b[1], d->peak_reserved));
+        if (d->have_exit)
+            fprintf(o, "; cached at exit %s (%s allocated)", ga_fmt_bytes(b[2], d->cached_at_exit),
+                    ga_fmt_bytes(b[3], d->allocated_at_exit));
+        fputc('\n', o);
+        if (d->have_at_peak) {
+            const struct ga_torch_frag *f = &d->at_peak;
+            fprintf(o, "    fullest snapshot: %s allocated of %s reserved, largest free block %s, "
+                       "%" PRIu64 " partly used segment%s\n",
+                    ga_fmt_bytes(b[0], f->allocated), ga_fmt_bytes(b[1], f->reserved),
+                    ga_fmt_bytes(b[2], f->largest_free), f->partly_used,
+                    f->partly_used == 1 ? "" : "s");
+            text_sites(r, o, &d->peak_sites, "    held by: ");
+        }
+    }
+}
