@@ -48,6 +48,9 @@ def largest_free():
 
 
 torch._C._cuda_attach_out_of_memory_observer(observer)
+if case == "user_history":  # the program's own history settings, made before the bridge starts
+    torch.cuda.memory._record_memory_history(enabled="all", context="all", stacks="python",
+                                             max_entries=100000)
 torch.empty(1, device="cuda")  # CUDA initialized: the bridge installs at this first segment
 
 if case == "frag":
@@ -82,6 +85,22 @@ elif case == "peak":
     a = [torch.empty(100 * MiB, dtype=torch.uint8, device="cuda") for _ in range(3)]  # line A
     b = [torch.empty(50 * MiB, dtype=torch.uint8, device="cuda") for _ in range(2)]  # line B
     out["sites"] = {"A": 3 * 100 * MiB, "B": 2 * 50 * MiB}
+elif case == "user_history":
+    a = [torch.empty(10 * MiB, dtype=torch.uint8, device="cuda") for _ in range(4)]  # line H
+    del a[0]
+    traces = torch.cuda.memory._snapshot()["device_traces"][0]
+    out["user_trace_allocs"] = sum(e["action"] == "alloc" for e in traces)
+    out["sites"] = {"H": 3 * 10 * MiB}
+elif case == "broken":
+    # the program breaks _snapshot: the bridge's OOM observer fails inside, PyTorch still raises
+    def broken(*args, **kwargs):
+        raise RuntimeError("snapshots are off in this program")
+    torch.cuda.memory._snapshot = broken
+    ts = [torch.empty(100 * MiB, dtype=torch.uint8, device="cuda") for _ in range(9)]
+    try:
+        torch.empty(200 * MiB, dtype=torch.uint8, device="cuda")
+    except torch.OutOfMemoryError as e:
+        out["ooms"].append({"message": message_figures(str(e)), "largest_free": None})
 else:
     sys.exit("bridge.py: unknown case " + case)
 
