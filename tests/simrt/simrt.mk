@@ -23,7 +23,7 @@ $(O)/obj/tests/simnvml/%.c.o: CPPFLAGS += -I$(NVML_INC)
 $(SIMNVML): $(call obj,$(SIMNVML_SRC))
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@ (simulated NVML)"
-	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,libnvidia-ml.so.1 -Wl,--no-undefined -lpthread -ldl
+	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,-soname,libnvidia-ml.so.1 -Wl,--version-script=tests/simnvml/libnvidia-ml.map -Wl,--no-undefined -lpthread -ldl
 	$(Q)ln -sf libnvidia-ml.so.1 $(O)/simnvml/libnvidia-ml.so
 
 fixtures: $(SIMRT) $(SIMNVML_BUILD)
