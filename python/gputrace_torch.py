@@ -268,7 +268,9 @@ def install(emit, level, sample_ms):
         if s.async_backend:
             s.history |= _ASYNC
         s.devices.add(torch.cuda.current_device())
-        user_history = bool(getattr(torch._C, "_cuda_isHistoryEnabled", lambda: False)())
+        user_history = False
+        if not s.async_backend:  # cudaMallocAsync keeps no history (and raises if asked)
+            user_history = bool(getattr(torch._C, "_cuda_isHistoryEnabled", lambda: False)())
         if user_history:
             s.history |= _HISTORY_USER
             _note("PyTorch bridge: the program records allocator history itself; its settings "
@@ -279,8 +281,12 @@ def install(emit, level, sample_ms):
             s.history |= _HISTORY_OURS
         try:
             torch._C._cuda_attach_out_of_memory_observer(_on_oom)
-        except Exception as e:  # the cudaMallocAsync backend may not take observers
-            _failed("attaching the OOM observer", e)
+        except Exception as e:
+            if s.async_backend:  # cudaMallocAsync takes no observers
+                _note("PyTorch bridge: backend cudaMallocAsync takes no OOM observer: its OOMs "
+                      "are seen at the driver (cuMemAllocAsync) only", warning=False)
+            else:
+                _failed("attaching the OOM observer", e)
         atexit.register(_at_exit)
         _sample(s, _START)
         _note("PyTorch bridge installed: level %s, backend %s, torch %s" %

@@ -90,6 +90,8 @@ static jobj *dev_obj(const struct ga_report *r, const struct ga_torch_dev *d)
     put(o, "device", ji64(d->device));
     put(o, "peak_allocated_bytes", ju64(d->peak_allocated));
     put(o, "peak_reserved_bytes", ju64(d->peak_reserved));
+    put(o, "expandable_segments",
+        json_object_new_boolean((r->torch.snapshot_flags & GT_TORCH_EXPANDABLE) != 0));
     jobj *pb = json_object_new_object();
     put(pb, "by_site", sites_arr(r, &d->peak_sites));
     put(pb, "snapshot_allocated_bytes", d->have_at_peak ? ju64(d->at_peak.allocated) : NULL);
