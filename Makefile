@@ -149,6 +149,8 @@ install: all
 	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 0755 $(REPORT) $(LAUNCHER) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 include/gputrace/*.h $(DESTDIR)$(PREFIX)/include/gputrace/
+	install -d $(DESTDIR)$(PREFIX)/share/gputrace/python
+	install -m 0644 python/gputrace_torch.py $(DESTDIR)$(PREFIX)/share/gputrace/python/
 
 clean:
 	rm -rf $(O)

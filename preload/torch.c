@@ -47,10 +47,10 @@ static struct {
     unsigned sample_ms;
     _Atomic uint64_t next_try; /* T_IDLE: no pending call before this time */
     _Atomic int tick_queued;
-    uint64_t next_tick;        /* the flusher's; next sample time */
-    PyObj *mod;                /* the module once loaded; owned, like tick (never released:
-                                * the bridge lives as long as the interpreter) */
-    PyObj *tick;               /* the module's tick() */
+    uint64_t next_tick; /* the flusher's; next sample time */
+    PyObj *mod;         /* the module once loaded; owned, like tick (never released:
+                         * the bridge lives as long as the interpreter) */
+    PyObj *tick;        /* the module's tick() */
     char module_path[PATH_MAX];
 } T;
 
@@ -78,17 +78,17 @@ static int api_ready(void)
 {
 #define GET(f, n) (*(void **)&A.f = gt_py_sym(n))
     if (A.ImportModule) return 1;
-    int ok = GET(GetAttrString, "PyObject_GetAttrString") &&
-             GET(CallFunctionObjArgs, "PyObject_CallFunctionObjArgs") &&
-             GET(Unicode_FromString, "PyUnicode_FromString") &&
-             GET(Long_FromLong, "PyLong_FromLong") && GET(GetModuleDict, "PyImport_GetModuleDict") &&
-             GET(Dict_GetItemString, "PyDict_GetItemString") &&
-             GET(CFunction_NewEx, "PyCFunction_NewEx") &&
-             GET(Bytes_AsStringAndSize, "PyBytes_AsStringAndSize") &&
-             GET(IsTrue, "PyObject_IsTrue") && GET(DecRef, "Py_DecRef") &&
-             GET(IncRef, "Py_IncRef") && GET(Err_Occurred, "PyErr_Occurred") &&
-             GET(Err_SetString, "PyErr_SetString") && GET(ValueError, "PyExc_ValueError") &&
-             GET(none, "_Py_NoneStruct");
+    int ok =
+        GET(GetAttrString, "PyObject_GetAttrString") &&
+        GET(CallFunctionObjArgs, "PyObject_CallFunctionObjArgs") &&
+        GET(Unicode_FromString, "PyUnicode_FromString") && GET(Long_FromLong, "PyLong_FromLong") &&
+        GET(GetModuleDict, "PyImport_GetModuleDict") &&
+        GET(Dict_GetItemString, "PyDict_GetItemString") &&
+        GET(CFunction_NewEx, "PyCFunction_NewEx") &&
+        GET(Bytes_AsStringAndSize, "PyBytes_AsStringAndSize") && GET(IsTrue, "PyObject_IsTrue") &&
+        GET(DecRef, "Py_DecRef") && GET(IncRef, "Py_IncRef") &&
+        GET(Err_Occurred, "PyErr_Occurred") && GET(Err_SetString, "PyErr_SetString") &&
+        GET(ValueError, "PyExc_ValueError") && GET(none, "_Py_NoneStruct");
     if (ok) ok = GET(ImportModule, "PyImport_ImportModule") != NULL;
     return ok;
 #undef GET
@@ -106,8 +106,10 @@ static int find_module(void)
     if (strlen(di.dli_fname) >= sizeof(dir)) return 0;
     snprintf(dir, sizeof(dir), "%s", di.dli_fname);
     char *slash = strrchr(dir, '/');
-    if (!slash) snprintf(dir, sizeof(dir), ".");
-    else *slash = 0;
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else
+        *slash = 0;
     static const char *const rel[] = {"/../python/gputrace_torch.py",
                                       "/../share/gputrace/python/gputrace_torch.py"};
     struct stat st;
@@ -216,8 +218,8 @@ static void note_off(const char *why)
     if (!t) return;
     char text[256];
     snprintf(text, sizeof(text), "PyTorch allocator bridge off: %s", why);
-    struct gt_rec_note r = {.ts = gt_now(), .level = GT_NOTE_WARNING,
-                            .text_len = (uint32_t)strlen(text)};
+    struct gt_rec_note r = {
+        .ts = gt_now(), .level = GT_NOTE_WARNING, .text_len = (uint32_t)strlen(text)};
     gt_emit_named(t, GT_REC_NOTE, 0, &r, sizeof(r), text, r.text_len);
     gt_leave(t);
 }
@@ -304,8 +306,7 @@ void gt_torch_poke_slow(void)
 {
     int idle = T_IDLE;
     if (gt_now() < atomic_load_explicit(&T.next_try, memory_order_relaxed)) return;
-    if (!gt_py_available() ||
-        !atomic_compare_exchange_strong(&gt_torch_state, &idle, T_QUEUED))
+    if (!gt_py_available() || !atomic_compare_exchange_strong(&gt_torch_state, &idle, T_QUEUED))
         return;
     if (gt_py_pending(install_call, NULL) != 0) {
         atomic_store(&T.next_try, gt_now() + RETRY_NS);
@@ -325,7 +326,8 @@ static int tick_call(void *arg)
         struct gt_py_err err;
         gt_py_err_save(&err);
         PyObj *r = A.CallFunctionObjArgs(T.tick, NULL);
-        if (r) A.DecRef(r);
+        if (r)
+            A.DecRef(r);
         else {
             atomic_store(&gt_torch_state, T_OFF);
             note_off("its sampler raised (GPUTRACE_DEBUG=1 says more)");

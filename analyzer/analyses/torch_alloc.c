@@ -130,21 +130,20 @@ static void on_stats(struct ga_torch *t, const struct ga_event *ev)
         d->cached_at_exit = r->reserved;
         d->allocated_at_exit = r->allocated;
     }
-    struct ga_torch_frag f = {.ts = r->ts,
-                              .reserved = r->reserved,
-                              .allocated = r->allocated,
-                              .free_in_segments = r->reserved - (r->allocated < r->reserved
-                                                                     ? r->allocated
-                                                                     : r->reserved),
-                              .inactive_split = r->inactive_split,
-                              .largest_free = UINT64_MAX,
-                              .largest_free_large = UINT64_MAX,
-                              .largest_free_small = UINT64_MAX,
-                              .partly_used = UINT64_MAX,
-                              .partly_used_bytes = UINT64_MAX,
-                              .pinning_blocks = UINT64_MAX,
-                              .pinning_bytes = UINT64_MAX,
-                              .segments = r->segments};
+    struct ga_torch_frag f = {
+        .ts = r->ts,
+        .reserved = r->reserved,
+        .allocated = r->allocated,
+        .free_in_segments = r->reserved - (r->allocated < r->reserved ? r->allocated : r->reserved),
+        .inactive_split = r->inactive_split,
+        .largest_free = UINT64_MAX,
+        .largest_free_large = UINT64_MAX,
+        .largest_free_small = UINT64_MAX,
+        .partly_used = UINT64_MAX,
+        .partly_used_bytes = UINT64_MAX,
+        .pinning_blocks = UINT64_MAX,
+        .pinning_bytes = UINT64_MAX,
+        .segments = r->segments};
     series_add(d, &f);
 }
 
@@ -169,8 +168,8 @@ static void on_stack(struct ga_torch *t, const struct ga_event *ev)
     int added;
     uint64_t *v = ga_map_upsert(&t->stack_idx, ev->r->torch_stack.id, 0, 0, &added);
     if (!added || !n) return;
-    t->stack_frames = ga_xgrow(t->stack_frames, &t->stack_frames_cap,
-                               t->n_stack_frames + n - 1, sizeof(*t->stack_frames));
+    t->stack_frames = ga_xgrow(t->stack_frames, &t->stack_frames_cap, t->n_stack_frames + n - 1,
+                               sizeof(*t->stack_frames));
     memcpy(t->stack_frames + t->n_stack_frames, ev->str[0], 4ull * n);
     *v = (t->n_stack_frames + 1) | (uint64_t)n << 32;
     t->n_stack_frames += n;
@@ -234,9 +233,8 @@ static void on_block(struct ga_torch *t, const struct ga_event *ev)
     const struct gt_rec_torch_block *r = &ev->r->torch_block;
     if (!t->in_snap || r->snap != t->cur_snap || !t->n_segs) return;
     t->blks = ga_xgrow(t->blks, &t->blks_cap, t->n_blks, sizeof(*t->blks));
-    t->blks[t->n_blks++] =
-        (struct ga_torch_blk){.addr = r->addr, .size = r->size, .stack = r->stack,
-                              .state = (uint8_t)ev->sub};
+    t->blks[t->n_blks++] = (struct ga_torch_blk){
+        .addr = r->addr, .size = r->size, .stack = r->stack, .state = (uint8_t)ev->sub};
     t->segs[t->n_segs - 1].n++;
 }
 
@@ -373,8 +371,8 @@ static void snap_end(struct ga_torch *t, const struct ga_event *ev)
         if (o && o->device == devs[i]) {
             o->have_snap = 1;
             o->frag = f;
-            o->largest_fit = o->requested <= SMALL_SEGMENT ? f.largest_free_small
-                                                           : f.largest_free_large;
+            o->largest_fit =
+                o->requested <= SMALL_SEGMENT ? f.largest_free_small : f.largest_free_large;
             snap_sites(t, devs[i], 1, &o->pinning);
         }
     }

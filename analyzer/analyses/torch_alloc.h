@@ -25,11 +25,11 @@ const char *ga_torch_state_name(unsigned state);
 struct ga_torch_frag {
     uint64_t ts;
     uint64_t reserved, allocated, free_in_segments, inactive_split;
-    uint64_t largest_free;       /* the largest inactive block, any pool */
-    uint64_t largest_free_large; /* ... of large-pool segments */
-    uint64_t largest_free_small; /* ... of small-pool segments (2 MiB segments) */
-    uint64_t partly_used;        /* segments holding both live and free blocks */
-    uint64_t partly_used_bytes;  /* their total size */
+    uint64_t largest_free;                  /* the largest inactive block, any pool */
+    uint64_t largest_free_large;            /* ... of large-pool segments */
+    uint64_t largest_free_small;            /* ... of small-pool segments (2 MiB segments) */
+    uint64_t partly_used;                   /* segments holding both live and free blocks */
+    uint64_t partly_used_bytes;             /* their total size */
     uint64_t pinning_blocks, pinning_bytes; /* the live blocks in those segments */
     uint64_t segments;
 };
@@ -48,10 +48,10 @@ struct ga_torch_sites {
 };
 
 enum ga_torch_verdict {
-    GA_TORCH_FRAGMENTATION, /* free memory inside segments (and device) >= R, no block of R */
-    GA_TORCH_CACHED,        /* a driver failure PyTorch resolved by releasing its cache */
-    GA_TORCH_EXHAUSTED,     /* live tensors hold the memory */
-    GA_TORCH_LIMIT,         /* a memory fraction (set_per_process_memory_fraction) refused it */
+    GA_TORCH_FRAGMENTATION,   /* free memory inside segments (and device) >= R, no block of R */
+    GA_TORCH_CACHED,          /* a driver failure PyTorch resolved by releasing its cache */
+    GA_TORCH_EXHAUSTED,       /* live tensors hold the memory */
+    GA_TORCH_LIMIT,           /* a memory fraction (set_per_process_memory_fraction) refused it */
     GA_TORCH_OTHER_PROCESSES, /* other processes hold what would have made room */
 };
 const char *ga_torch_verdict_name(enum ga_torch_verdict v);
@@ -63,14 +63,14 @@ struct ga_torch_oom {
     int32_t device;
     uint64_t requested, limit, device_free, device_total, allocated, reserved;
     int fraction_set;
-    uint32_t stack;           /* Python stack of the allocation (torch stack id), 0 none */
-    uint32_t snap;            /* its snapshot's id, 0 none */
-    int have_snap;            /* the snapshot was read whole */
-    struct ga_torch_frag frag; /* at the OOM (from the snapshot when have_snap) */
-    uint64_t largest_fit;     /* the largest free block of the request's pool */
+    uint32_t stack;                /* Python stack of the allocation (torch stack id), 0 none */
+    uint32_t snap;                 /* its snapshot's id, 0 none */
+    int have_snap;                 /* the snapshot was read whole */
+    struct ga_torch_frag frag;     /* at the OOM (from the snapshot when have_snap) */
+    uint64_t largest_fit;          /* the largest free block of the request's pool */
     struct ga_torch_sites pinning; /* Python sites of the live blocks in partly used segments */
-    uint64_t window_start;    /* the thread's last successful driver allocation before it */
-    uint32_t driver_failures; /* driver failures merged into it */
+    uint64_t window_start;         /* the thread's last successful driver allocation before it */
+    uint32_t driver_failures;      /* driver failures merged into it */
     enum ga_torch_verdict verdict;
 };
 

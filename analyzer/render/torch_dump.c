@@ -15,8 +15,8 @@ static void dump_stats(FILE *o, const struct gt_rec_torch_stats *r, unsigned why
             " reserved_peak=%" PRIu64 " active=%" PRIu64 " inactive_split=%" PRIu64
             " requested=%" PRIu64 " retries=%u ooms=%u segments=%u",
             ga_torch_why_name(why), r->device, r->allocated, r->allocated_peak, r->reserved,
-            r->reserved_peak, r->active, r->inactive_split, r->requested, r->alloc_retries,
-            r->ooms, r->segments);
+            r->reserved_peak, r->active, r->inactive_split, r->requested, r->alloc_retries, r->ooms,
+            r->segments);
 }
 
 static void dump_frame_ids(FILE *o, const struct ga_event *ev)
@@ -40,8 +40,8 @@ void ga_dump_torch(FILE *o, const struct ga_event *ev)
     case GT_REC_TORCH_SNAP:
         fprintf(o, " %s id=%u why=%s segments=%u blocks=%" PRIu64 " flags=0x%x",
                 ev->sub == GT_SNAP_END ? "end" : "begin", r->torch_snap.id,
-                ga_torch_why_name(r->torch_snap.why), r->torch_snap.segments,
-                r->torch_snap.blocks, r->torch_snap.flags);
+                ga_torch_why_name(r->torch_snap.why), r->torch_snap.segments, r->torch_snap.blocks,
+                r->torch_snap.flags);
         break;
     case GT_REC_TORCH_SEGMENT: {
         const struct gt_rec_torch_segment *g = &r->torch_segment;

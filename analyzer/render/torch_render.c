@@ -95,8 +95,8 @@ static jobj *dev_obj(const struct ga_report *r, const struct ga_torch_dev *d)
     jobj *pb = json_object_new_object();
     put(pb, "by_site", sites_arr(r, &d->peak_sites));
     put(pb, "snapshot_allocated_bytes", d->have_at_peak ? ju64(d->at_peak.allocated) : NULL);
-    put(pb, "exact", json_object_new_boolean(d->have_at_peak &&
-                                             d->at_peak.allocated == d->peak_allocated));
+    put(pb, "exact",
+        json_object_new_boolean(d->have_at_peak && d->at_peak.allocated == d->peak_allocated));
     put(o, "peak_breakdown", pb);
     jobj *fr = json_object_new_object(), *series = json_object_new_array();
     for (size_t i = 0; i < d->n_series; i++)
@@ -178,8 +178,9 @@ void ga_text_torch(const struct ga_report *r, FILE *o)
         fputc('\n', o);
         if (d->have_at_peak) {
             const struct ga_torch_frag *f = &d->at_peak;
-            fprintf(o, "    fullest snapshot: %s allocated of %s reserved, largest free block %s, "
-                       "%" PRIu64 " partly used segment%s\n",
+            fprintf(o,
+                    "    fullest snapshot: %s allocated of %s reserved, largest free block %s, "
+                    "%" PRIu64 " partly used segment%s\n",
                     ga_fmt_bytes(b[0], f->allocated), ga_fmt_bytes(b[1], f->reserved),
                     ga_fmt_bytes(b[2], f->largest_free), f->partly_used,
                     f->partly_used == 1 ? "" : "s");

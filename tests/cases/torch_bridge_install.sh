@@ -1,0 +1,12 @@
+# `make install` puts the bridge's module where the installed library finds it
+# (PREFIX/share/gputrace/python/, next to PREFIX/lib): the installed shim, alone, judges the
+# fragmentation OOM of the real PyTorch on the allocator level.
+. "$SRC/tests/lib.sh"
+. "$SRC/tests/torch/env.sh"
+make -s -C "$SRC" O="$O" install PREFIX="$PWD/inst" > make.txt 2>&1 || { cat make.txt; fail "make install"; }
+[ -f inst/share/gputrace/python/gputrace_torch.py ] || fail "the module is not installed"
+GPUTRACE_OUTPUT="$PWD/t.trace" LD_PRELOAD="$PWD/inst/lib/libgputrace.so" torch_run "$TORCH_PY" \
+    "$SRC/tests/torch/bridge.py" frag pt.json > out.txt 2>&1 || { cat out.txt; fail "bridge.py frag"; }
+"$GT_REPORT" --json t.trace > r.json || fail "report"
+expect_eq "allocator-level OOM verdicts" \
+    "$(jget r.json "[(o['level'], o['verdict']) for o in d['memory']['ooms']]")" "[('allocator', 'fragmentation')]"
