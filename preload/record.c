@@ -60,6 +60,7 @@ void gt_rec_alloc(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t addr,
     r->stack = stack;
     gt_commit(t, r, GT_REC_ALLOC, (uint16_t)api, sizeof(*r), ts);
     gt_torch_poke();
+    gt_torch_poll(t);
 }
 
 /* The OOM evidence: what the driver said was free right after the failure. */
@@ -117,6 +118,7 @@ void gt_rec_span(struct gt_thread *t, unsigned api, uint64_t t0, uint64_t t1, ui
     r->result = result;
     r->stack = stack;
     gt_commit(t, r, GT_REC_SPAN, (uint16_t)api, sizeof(*r), t0);
+    gt_torch_poll(t);
 }
 
 void gt_rec_object(struct gt_thread *t, unsigned api, uint64_t ts, uint64_t handle, uint64_t aux,

@@ -157,8 +157,18 @@ static inline void gt_torch_poke(void)
     if (GT_UNLIKELY(atomic_load_explicit(&gt_torch_state, memory_order_relaxed) == 0))
         gt_torch_poke_slow();
 }
-/* The flusher, every round: queues the bridge's sample when one is due. */
+/* The flusher, every round: marks the bridge's sample due (gt_torch_due = the tid of the
+ * interpreter's main thread). The main thread's next hooked call queues it (CPython 3.9-3.11 set
+ * the interpreter's eval breaker for a pending call only when the main thread adds it: one added
+ * by the flusher would wait for an unrelated GIL switch). */
 void gt_torch_tick(uint64_t now);
+extern _Atomic uint32_t gt_torch_due;
+void gt_torch_poll_slow(void);
+static inline void gt_torch_poll(const struct gt_thread *t)
+{
+    uint32_t due = atomic_load_explicit(&gt_torch_due, memory_order_relaxed);
+    if (GT_UNLIKELY(due) && due == t->tid) gt_torch_poll_slow();
+}
 
 /* ---- logging (log.c): async-signal-safe, silent unless GPUTRACE_DEBUG=1 ------------------------ */
 extern int gt_debug;
@@ -298,6 +308,7 @@ static GT_ALWAYS_INLINE void gt_rec_launch(struct gt_thread *t, unsigned api, ui
     }
     r->shmem = shmem;
     r->result = result;
+    gt_torch_poll(t);
     uint64_t d = t1 > t0 ? t1 - t0 : 0;
     r->dur_ns = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
     r->stack = stack;

@@ -17,9 +17,12 @@
  *     appended on the calling thread's buffer with the shim's clock written into each record's
  *     ts. An empty bytes object means "the bridge is closing" (its atexit ran): no more pending
  *     calls are queued after it.
- *   - Samples: the flusher thread (gt_torch_tick) queues a pending call to the module's `tick`
- *     every GPUTRACE_SAMPLE_MS while the bridge is installed; the main thread runs it when it
- *     next runs bytecode (a main thread stuck in native code gets no samples meanwhile).
+ *   - Samples: every GPUTRACE_SAMPLE_MS the flusher thread (gt_torch_tick) marks a sample due;
+ *     the main thread's next hooked call (a launch, an allocation, a synchronization) queues a
+ *     pending call to the module's `tick`, which it runs at its next bytecode. A main thread
+ *     that makes no CUDA call, or stays in native code, gets no samples meanwhile (the exit
+ *     and OOM samples are taken anyway). Pending calls are queued from the main thread because
+ *     CPython 3.9-3.11 only signal the main thread's eval loop when it adds them itself.
  *   - Failure: an exception inside the module is caught by the module and written as a
  *     GT_REC_NOTE; one that escapes to here is cleared, the bridge is turned off and a note is
  *     written. The program's own pending exception and errno are kept.
@@ -30,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "python.h"
 #include "shim.h"
@@ -41,6 +46,7 @@ typedef void PyObj;
 enum { T_IDLE, T_QUEUED, T_ON, T_CLOSED, T_OFF };
 
 _Atomic int gt_torch_state = T_OFF; /* T_OFF until configured: the poke costs one load */
+_Atomic uint32_t gt_torch_due;      /* see shim.h */
 
 static struct {
     char level[16];
@@ -48,6 +54,7 @@ static struct {
     _Atomic uint64_t next_try; /* T_IDLE: no pending call before this time */
     _Atomic int tick_queued;
     uint64_t next_tick; /* the flusher's; next sample time */
+    uint32_t main_tid; /* the thread that installed the bridge: the interpreter's main one */
     PyObj *mod;         /* the module once loaded; owned, like tick (never released:
                          * the bridge lives as long as the interpreter) */
     PyObj *tick;        /* the module's tick() */
@@ -288,6 +295,7 @@ static int install_call(void *arg)
     int rc = load_and_install();
     gt_py_err_restore(&err); /* clears whatever the module left */
     if (rc == 1) {
+        T.main_tid = (uint32_t)syscall(SYS_gettid);
         atomic_store(&gt_torch_state, T_ON);
         gt_log("gputrace: PyTorch allocator bridge installed (%s)\n", T.level);
     } else if (rc == 0) {
@@ -341,10 +349,20 @@ static int tick_call(void *arg)
 void gt_torch_tick(uint64_t now)
 {
     if (atomic_load_explicit(&gt_torch_state, memory_order_relaxed) != T_ON || !T.sample_ms ||
-        strcmp(T.level, "off") == 0 || now < T.next_tick)
+        now < T.next_tick || atomic_load(&T.tick_queued))
         return;
     T.next_tick = now + (uint64_t)T.sample_ms * 1000000u;
+    atomic_store_explicit(&gt_torch_due, T.main_tid, memory_order_relaxed);
+}
+
+/* On the main thread, inside a hook: queue the due sample. */
+void gt_torch_poll_slow(void)
+{
+    int saved = errno;
+    uint32_t due = atomic_exchange(&gt_torch_due, 0);
     int zero = 0;
-    if (!atomic_compare_exchange_strong(&T.tick_queued, &zero, 1)) return;
-    if (gt_py_pending(tick_call, NULL) != 0) atomic_store(&T.tick_queued, 0);
+    if (due && atomic_compare_exchange_strong(&T.tick_queued, &zero, 1) &&
+        gt_py_pending(tick_call, NULL) != 0)
+        atomic_store(&T.tick_queued, 0);
+    errno = saved;
 }

@@ -165,13 +165,12 @@ static void on_frame(struct ga_torch *t, const struct ga_event *ev)
 static void on_stack(struct ga_torch *t, const struct ga_event *ev)
 {
     uint32_t n = ev->str_len[0] / 4;
-    int added;
-    uint64_t *v = ga_map_upsert(&t->stack_idx, ev->r->torch_stack.id, 0, 0, &added);
-    if (!added || !n) return;
+    if (!n || ga_map_find(&t->stack_idx, ev->r->torch_stack.id, 0)) return; /* empty, or known */
     t->stack_frames = ga_xgrow(t->stack_frames, &t->stack_frames_cap, t->n_stack_frames + n - 1,
                                sizeof(*t->stack_frames));
     memcpy(t->stack_frames + t->n_stack_frames, ev->str[0], 4ull * n);
-    *v = (t->n_stack_frames + 1) | (uint64_t)n << 32;
+    *ga_map_upsert(&t->stack_idx, ev->r->torch_stack.id, 0, 0, NULL) =
+        (t->n_stack_frames + 1) | (uint64_t)n << 32;
     t->n_stack_frames += n;
 }
 

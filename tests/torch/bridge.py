@@ -5,6 +5,7 @@ the test to compare with the report. Usage: bridge.py CASE OUT.json"""
 import json
 import re
 import sys
+import time
 
 import torch
 
@@ -85,6 +86,17 @@ elif case == "peak":
     a = [torch.empty(100 * MiB, dtype=torch.uint8, device="cuda") for _ in range(3)]  # line A
     b = [torch.empty(50 * MiB, dtype=torch.uint8, device="cuda") for _ in range(2)]  # line B
     out["sites"] = {"A": 3 * 100 * MiB, "B": 2 * 50 * MiB}
+elif case == "sampled_peak":
+    # a peak that lasts 1.5 s of a loop launching kernels (GPUTRACE_SAMPLE_MS=50), then is freed
+    p = [torch.empty(100 * MiB, dtype=torch.uint8, device="cuda") for _ in range(3)]  # line P
+    x = torch.zeros(1024, device="cuda")
+    t_end = time.monotonic() + 1.5
+    while time.monotonic() < t_end:
+        x.add_(1)
+    torch.cuda.synchronize()
+    del p
+    q = torch.empty(10 * MiB, dtype=torch.uint8, device="cuda")
+    out["sites"] = {"P": 3 * 100 * MiB}
 elif case == "user_history":
     a = [torch.empty(10 * MiB, dtype=torch.uint8, device="cuda") for _ in range(4)]  # line H
     del a[0]
