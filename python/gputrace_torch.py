@@ -152,14 +152,22 @@ def _pool_id(p):
     return 0
 
 
-def _write_snapshot(s, why):
-    """One full snapshot; returns its id (0: none written)."""
-    if s.level not in ("snapshots", "history") or s.async_backend:
+def _snapshots_on(s):
+    return s.level in ("snapshots", "history") and not s.async_backend
+
+
+def _next_snap_id(s):
+    s.snap_id += 1
+    return s.snap_id
+
+
+def _write_snapshot(s, why, sid=0):
+    """One full snapshot, with id sid (0: the next one); returns its id (0: none written)."""
+    if not _snapshots_on(s):
         return 0
     snap = s.torch.cuda.memory._snapshot()
     segs = snap.get("segments", [])
-    s.snap_id += 1
-    sid = s.snap_id
+    sid = sid or _next_snap_id(s)
     flags = s.history
     nblocks = sum(len(g.get("blocks", ())) for g in segs)
     if any(g.get("is_expandable") for g in segs):
@@ -211,7 +219,8 @@ def _on_oom(device, requested, limit, device_free):
         total = torch.cuda.get_device_properties(device).total_memory
         out = bytearray()
         stack = _stack_id(s, out, _python_stack())
-        snap_next = s.snap_id + 1 if s.level in ("snapshots", "history") else 0
+        # the id is taken now: another thread's snapshot may come between the two emits
+        snap_next = _next_snap_id(s) if _snapshots_on(s) else 0
         out += _rec("QQQQQQIiII", _OOM, 0, requested, limit, device_free, total,
                     st.get("allocated_bytes.all.current", 0),
                     st.get("reserved_bytes.all.current", 0), snap_next, device, stack,
@@ -219,7 +228,7 @@ def _on_oom(device, requested, limit, device_free):
         out += _stats_rec(s, device, _WHY_OOM)[0]
         s.emit(bytes(out))
         if snap_next:
-            _write_snapshot(s, _WHY_OOM)
+            _write_snapshot(s, _WHY_OOM, snap_next)
     except Exception as e:  # never into PyTorch's OOM path
         _failed("the OOM observer", e)
 

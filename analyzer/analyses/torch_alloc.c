@@ -389,7 +389,6 @@ static void on_oom(struct ga_torch *t, const struct ga_event *ev)
     t->ooms = ga_xgrow(t->ooms, &t->ooms_cap, t->n_ooms, sizeof(*t->ooms));
     struct ga_torch_oom *o = &t->ooms[t->n_ooms++];
     memset(o, 0, sizeof(*o));
-    const uint64_t *last = ga_map_find(&t->last_alloc, ev->tid, 0);
     *o = (struct ga_torch_oom){.ts = r->ts,
                                .tid = ev->tid,
                                .device = r->device,
@@ -401,8 +400,7 @@ static void on_oom(struct ga_torch *t, const struct ga_event *ev)
                                .reserved = r->reserved,
                                .fraction_set = r->fraction_set != 0,
                                .stack = r->stack,
-                               .snap = r->snap,
-                               .window_start = last ? *last : 0};
+                               .snap = r->snap};
     o->frag.largest_free = o->largest_fit = UINT64_MAX; /* until its snapshot says */
     dev_of(t, r->device);
 }
@@ -410,9 +408,6 @@ static void on_oom(struct ga_torch *t, const struct ga_event *ev)
 void ga_torch_event_(struct ga_torch *t, const struct ga_event *ev)
 {
     switch (ev->type) {
-    case GT_REC_ALLOC:
-        *ga_map_upsert(&t->last_alloc, ev->tid, 0, 0, NULL) = ev->ts;
-        break;
     case GT_REC_TORCH_STATS:
         t->present = 1;
         on_stats(t, ev);
@@ -477,10 +472,14 @@ static enum ga_verdict as_memory_verdict(enum ga_torch_verdict v)
     return GA_VERDICT_EXHAUSTED;
 }
 
+/* A driver failure belongs to the allocator's OOM when it is the same thread's, on the same
+ * device, before it, and no successful allocation of that thread came between: its retry (the
+ * thread's next allocation call, memory.c) failed too, or came after the OOM. */
 static int absorbed_by(const struct ga_oom *x, const struct ga_torch_oom *o)
 {
     return x->tid == o->tid && x->device == o->device && x->ts <= o->ts &&
-           x->ts > o->window_start && x->result == GA_CUDA_ERROR_OUT_OF_MEMORY && !x->alloc;
+           x->result == GA_CUDA_ERROR_OUT_OF_MEMORY && !x->alloc &&
+           (x->retry != GA_RETRY_OK || x->retry_ts > o->ts);
 }
 
 /* The entry an allocator OOM becomes in m->ooms: PyTorch's figures, the first merged driver
@@ -590,7 +589,6 @@ void ga_torch_free(struct ga_torch *t)
     free(t->stack_frames);
     ga_map_free(&t->frame_idx);
     ga_map_free(&t->stack_idx);
-    ga_map_free(&t->last_alloc);
     for (size_t i = 0; i < t->n_devs; i++)
         free(t->devs[i].series);
     free(t->devs);

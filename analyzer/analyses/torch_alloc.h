@@ -69,7 +69,6 @@ struct ga_torch_oom {
     struct ga_torch_frag frag;     /* at the OOM (from the snapshot when have_snap) */
     uint64_t largest_fit;          /* the largest free block of the request's pool */
     struct ga_torch_sites pinning; /* Python sites of the live blocks in partly used segments */
-    uint64_t window_start;         /* the thread's last successful driver allocation before it */
     uint32_t driver_failures;      /* driver failures merged into it */
     enum ga_torch_verdict verdict;
 };
@@ -133,17 +132,14 @@ struct ga_torch {
     /* the segments of the latest exit snapshot (device, addr) */
     struct ga_torch_seg *exit_segs;
     size_t n_exit_segs, exit_segs_cap;
-    /* per thread: the last successful driver allocation (merging window) */
-    struct ga_map last_alloc; /* tid -> ts */
 };
 
 void ga_torch_init(struct ga_torch *t);
 void ga_torch_event_(struct ga_torch *t, const struct ga_event *ev);
-/* Takes the bridge's records, and successful allocations once the bridge is seen. */
+/* Takes the bridge's records (one compare for the others). */
 static inline void ga_torch_event(struct ga_torch *t, const struct ga_event *ev)
 {
-    if ((unsigned)(ev->type - GT_REC_TORCH_STATS) <= GT_REC_TORCH_OOM - GT_REC_TORCH_STATS ||
-        (ev->type == GT_REC_ALLOC && t->present))
+    if ((unsigned)(ev->type - GT_REC_TORCH_STATS) <= GT_REC_TORCH_OOM - GT_REC_TORCH_STATS)
         ga_torch_event_(t, ev);
 }
 /* Judges the allocator OOMs and folds them into m->ooms: the driver failures PyTorch retried
