@@ -77,10 +77,10 @@ int64_t ga_multi_at(const struct ga_multi *m, const struct ga_rank *k, uint64_t 
  * GPU timeline. */
 double ga_rank_idle_share(const struct ga_rank *k);
 
-/* report_text_multi.c */
+/* render/text_multi.c */
 void ga_text_multi_banner(size_t i, size_t n, const char *path, FILE *o);
 void ga_text_multi(const struct ga_multi *m, FILE *o);
-/* report_json_multi.c: {schema_version, generator, processes: [...], cross: {...}}, streamed:
+/* render/json_multi.c: {schema_version, generator, processes: [...], cross: {...}}, streamed:
  * begin, one process object per rank as it is analyzed, then the cross object. */
 void ga_json_multi_begin(FILE *o);
 int ga_json_multi_process(const struct ga_report *r, size_t i, FILE *o);

@@ -1,5 +1,5 @@
 /* The report model: what the reader saw plus every analysis, filled by one pass over the trace.
- * Renderers (report_text.c, report_json.c) only read it. */
+ * Renderers (render/text.c, render/json.c, render/dump.c) only read it. */
 #ifndef GA_REPORT_H
 #define GA_REPORT_H
 

@@ -24,6 +24,10 @@ static inline jobj *ji64(int64_t v)
     return json_object_new_int64(v);
 }
 
+/* A string from the trace as a JSON string (invalid UTF-8 replaced: ga_utf8_clean), or null for
+ * NULL. Every string that comes from the trace goes through it. */
+jobj *ga_json_str(const char *s);
+
 /* The API's name ("api#N" for ids this reader does not know). */
 static inline jobj *api_name(unsigned api)
 {
@@ -39,11 +43,11 @@ static inline jobj *jtime(const struct ga_report *r, uint64_t ts, int known)
 
 struct json_object *ga_json_memory(const struct ga_report *r);
 struct json_object *ga_json_timeline(const struct ga_report *r);
-/* report_json_gpu.c: top_kernels (by GPU time, or by launches without GPU kernels), and the GPU
+/* json_gpu.c: top_kernels (by GPU time, or by launches without GPU kernels), and the GPU
  * timeline fields added to the timeline object. */
 struct json_object *ga_json_top_kernels(const struct ga_report *r);
 void ga_json_gpu_timeline(const struct ga_report *r, struct json_object *timeline);
-/* report_json_sites.c: memory.by_site/by_library, timeline.launch_sites/sync_sites, and the
+/* json_sites.c: memory.by_site/by_library, timeline.launch_sites/sync_sites, and the
  * top-level stacks object. */
 void ga_json_sites(const struct ga_report *r, struct json_object *root, struct json_object *memory,
                    struct json_object *timeline);
@@ -61,9 +65,11 @@ struct json_object *ga_json_list_site(const struct ga_report *r, struct ga_json_
                                       const struct ga_site *x, uint32_t stack);
 /* parent.KEY = the list, parent.KEY_omitted = sites left out. */
 void ga_json_list_put(struct json_object *parent, const char *key, struct ga_json_list *l);
-/* report_json_peak.c: memory.peak_breakdown, memory.leaks, memory.temporaries, and the evidence
+/* json_peak.c: memory.peak_breakdown, memory.leaks, memory.temporaries, and the evidence
  * fields of one memory.ooms[] entry. */
 void ga_json_peak(const struct ga_report *r, struct json_object *memory);
+/* json_pools.c: memory.fragmentation, added to the memory object. */
+void ga_json_pools(const struct ga_report *r, struct json_object *memory);
 void ga_json_oom_evidence(const struct ga_report *r, const struct ga_oom *x, struct json_object *o);
 
 #endif

@@ -6,14 +6,17 @@
 
 #include "model/report.h"
 
-/* report_text_gpu.c: the GPU timeline section, or one line saying why there is none. */
+/* text_gpu.c: the GPU timeline section, or one line saying why there is none. */
 void ga_text_gpu(const struct ga_report *r, FILE *o);
 
-/* report_text_sites.c: allocations, launches and blocking time by call site and library. */
+/* text_sites.c: allocations, launches and blocking time by call site and library. */
 void ga_text_sites(const struct ga_report *r, FILE *o);
 
-/* report_text_mem.c: what filled memory at the peak, temporaries; failed allocations explained. */
+/* text_mem.c: what filled memory at the peak, temporaries; failed allocations explained. */
 void ga_text_peak(const struct ga_report *r, FILE *o);
 void ga_text_oom_details(const struct ga_report *r, FILE *o);
+
+/* text_pools.c: the memory section's pool lines. */
+void ga_text_pools(const struct ga_report *r, FILE *o);
 
 #endif

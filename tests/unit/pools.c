@@ -1,4 +1,4 @@
-/* The pool model (analyzer/pools.c) fed by hand-made events: an annotated sub-allocator left
+/* The pool model (analyzer/analyses/pools.c) fed by hand-made events: an annotated sub-allocator left
  * fragmented, annotation errors, a stream-ordered pool between and at samples, VMM reserve /
  * create / map / unmap / release, the OOM evidence, the snapshot at the process peak. Every
  * figure is derived from the construction in the comments. */
