@@ -4,6 +4,9 @@ TORCH_PY="${GT_VENV:-$SRC/.venv}/bin/python"
 [ -x "$TORCH_PY" ] || skip "no torch virtualenv at ${GT_VENV:-$SRC/.venv}: run 'make torch-env' (VENV=...)"
 "$TORCH_PY" -c 'import torch' 2>/dev/null || skip "$TORCH_PY cannot import torch: run 'make torch-env'"
 [ -f "$O/simrt/libcudart.so.13" ] || fail "$O/simrt/libcudart.so.13 missing: make fixtures"
+# PyTorch needs NVML (expandable segments, OOM messages); it is built where nvml.h was found
+[ -f "$O/simnvml/libnvidia-ml.so.1" ] ||
+    skip "no simulated NVML in $O: nvml.h was not found at build time (make torch-env installs nvidia-nvml-dev; then make VENV=... fixtures)"
 # Sanitizer builds: an instrumented runtime in python needs the sanitizer's runtime preloaded first,
 # and a whole PyTorch under ASan/TSan interception takes minutes per case on this suite's budget.
 [ -z "$asan_rt$tsan_rt" ] || skip "sanitizer build: the torch cases run in the plain build only"
