@@ -7,9 +7,8 @@ TORCH_PY="${GT_VENV:-$SRC/.venv}/bin/python"
 # PyTorch needs NVML (expandable segments, OOM messages); it is built where nvml.h was found
 [ -f "$O/simnvml/libnvidia-ml.so.1" ] ||
     skip "no simulated NVML in $O: nvml.h was not found at build time (make torch-env installs nvidia-nvml-dev; then make VENV=... fixtures)"
-# Sanitizer builds: an instrumented runtime in python needs the sanitizer's runtime preloaded first,
-# and a whole PyTorch under ASan/TSan interception takes minutes per case on this suite's budget.
-[ -z "$asan_rt$tsan_rt" ] || skip "sanitizer build: the torch cases run in the plain build only"
+# ASan builds run too (run-torch preloads the sanitizer's runtime first).
+[ -z "$tsan_rt" ] || skip "ThreadSanitizer build: PyTorch's uninstrumented threads are not run under TSan"
 TORCH_MEM=1073741824 # 1 GiB: the figures of pytorch_allocator.md
 # torch_run [-t TRACE] script args...: the script under the real PyTorch on the simulated stack
 torch_run() { GTSIM_MEM_BYTES=${GTSIM_MEM_BYTES:-$TORCH_MEM} "$SRC/tests/simrt/run-torch" -b "$O" "$@"; }
