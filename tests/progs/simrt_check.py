@@ -85,6 +85,30 @@ check(rt.cudaGetErrorString(2) == b'out of memory', 'error string')
 free, total = ctypes.c_size_t(), ctypes.c_size_t()
 ok(rt.cudaMemGetInfo(ctypes.byref(free), ctypes.byref(total)), 'cudaMemGetInfo')
 check(total.value - free.value == 1 << 20, 'used %d' % (total.value - free.value))
+# 7. pointer attributes (device, pinned host, pageable host), occupancy, function attributes
+class PtrAttr(ctypes.Structure):
+    _fields_ = [('type', ctypes.c_int), ('device', ctypes.c_int), ('dev', ctypes.c_void_p),
+                ('host', ctypes.c_void_p), ('pad', ctypes.c_char * 64)]
+
+
+def attrs(p):
+    a = PtrAttr()
+    ok(rt.cudaPointerGetAttributes(ctypes.byref(a), p), 'cudaPointerGetAttributes')
+    return a.type, a.device, a.dev, a.host
+
+
+pinned = ctypes.c_void_p()
+ok(rt.cudaMallocHost(ctypes.byref(pinned), ctypes.c_size_t(4096)), 'cudaMallocHost')
+check(attrs(ptr) == (2, 0, ptr.value, None), 'device pointer attributes %r' % (attrs(ptr),))
+check(attrs(pinned)[:2] == (1, 0) and attrs(pinned)[3] == pinned.value, 'pinned attributes %r' % (attrs(pinned),))
+check(attrs(host)[0] == 0, 'pageable memory is not cudaMemoryTypeUnregistered: %r' % (attrs(host),))
+ok(rt.cudaFreeHost(pinned), 'cudaFreeHost')
+blocks = ctypes.c_int()
+ok(rt.cudaOccupancyMaxActiveBlocksPerMultiprocessor(ctypes.byref(blocks), stub, 256, ctypes.c_size_t(0)), 'occupancy')
+check(blocks.value == 8, 'occupancy at 256 threads %d (2048 threads per SM)' % blocks.value)
+check(rt.cudaOccupancyMaxActiveBlocksPerMultiprocessor(ctypes.byref(blocks), host, 256, ctypes.c_size_t(0)) == 98,
+      'occupancy of an unknown function')
+rt.cudaGetLastError()
 ok(rt.cudaFree(ptr), 'cudaFree')
 
 w = work()
