@@ -15,3 +15,10 @@ tail -n 1 out.txt | grep -q '^simrt: ok' || fail "no success line"
 # every driver function the runtime used came from cuGetProcAddress_v2, called from the runtime
 grep -q "^getproc2 cuLaunchKernel 13000 2 -> cuLaunchKernel_ptsz status=0 rc=0 caller=$rt" sim.log || fail "per-thread lookup"
 ! grep '^stub ' sim.log | grep . || fail "the runtime reached driver stubs"
+# no device, and a driver older than the runtime: cudaGetDeviceCount says so, count 0
+count() { LD_PRELOAD="$san_pre" untraced "$PYTHON" -c "
+import ctypes, sys
+rt = ctypes.CDLL(sys.argv[1]); n = ctypes.c_int(7)
+print(rt.cudaGetDeviceCount(ctypes.byref(n)), n.value, rt.cudaGetLastError())" "$rt"; }
+expect_eq "GTSIM_DEVICES=0" "$(GTSIM_DEVICES=0 count)" "100 0 100"
+expect_eq "GTSIM_DRIVER_VERSION=12080" "$(GTSIM_DRIVER_VERSION=12080 count)" "35 0 35"
