@@ -7,7 +7,7 @@
 rt="$O/simrt/libcudart.so.13"
 [ -f "$rt" ] || fail "$rt missing"
 # an instrumented build needs its sanitizer runtime first in a python process
-san_pre=$(echo $asan_rt $tsan_rt)
+san_pre=""; [ -z "$asan_rt$tsan_rt" ] || san_pre=$(echo $asan_rt $tsan_rt "$rt")
 LD_PRELOAD="$san_pre" GTSIM_LOG="$PWD/sim.log" GTSIM_MEM_BYTES=1073741824 untraced "$PYTHON" "$SRC/tests/progs/simrt_check.py" "$rt" "$PWD/sim.log" \
     > out.txt 2>&1 || { cat out.txt; fail "simrt_check.py"; }
 cat out.txt

@@ -8,7 +8,7 @@ TORCH_PY="${GT_VENV:-$SRC/.venv}/bin/python"
 [ -f "$O/simnvml/libnvidia-ml.so.1" ] ||
     skip "no simulated NVML in $O: nvml.h was not found at build time (make torch-env installs nvidia-nvml-dev; then make VENV=... fixtures)"
 # ASan builds run too (run-torch preloads the sanitizer's runtime first).
-[ -z "$tsan_rt" ] || skip "ThreadSanitizer build: PyTorch's uninstrumented threads are not run under TSan"
+[ -z "$tsan_rt" ] || skip "ThreadSanitizer build: PyTorch's own uninstrumented threads make TSan report races inside libtorch (operator delete); the torch cases run in the plain and ASan builds"
 TORCH_MEM=1073741824 # 1 GiB: the figures of pytorch_allocator.md
 # torch_run [-t TRACE] script args...: the script under the real PyTorch on the simulated stack
 torch_run() { GTSIM_MEM_BYTES=${GTSIM_MEM_BYTES:-$TORCH_MEM} "$SRC/tests/simrt/run-torch" -b "$O" "$@"; }
