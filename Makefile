@@ -119,6 +119,7 @@ $(O)/tests/unit_%: $(O)/obj/tests/unit/%.c.o $(call obj,$(COMMON_SRC)) $(filter-
 	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz $(CRC_LIBS) -lzstd -lm -lstdc++ -ldw -lelf -lpthread
 
 fixtures: $(SIMLIB) $(SIMCUPTI) $(TESTLIBS) $(PROGS) $(UNITS)
+include tests/simrt/simrt.mk
 
 test: all fixtures
 	$(Q)O=$(O) PYTHON=$(PYTHON) CUDA_HOME=$(CUDA_HOME) sh tests/run.sh
@@ -141,6 +142,7 @@ deps:
 	  if [ -n "$$missing" ]; then $$S apt-get update -q && DEBIAN_FRONTEND=noninteractive $$S apt-get install -y -q $$missing; \
 	  else echo "deps: all present ($(DEB_PKGS))"; fi; \
 	else echo "deps: no apt-get here; install: $(DEB_PKGS)"; fi
+	$(Q)$(MAKE) --no-print-directory torch-env || echo "deps: torch-env failed: the torch tests will skip"
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/gputrace

@@ -896,6 +896,24 @@ size_t gtsim_used_bytes(int dev)
     return u;
 }
 
+/* Device-wide memory as a management library (the simulated NVML) sees it. */
+int gtsim_device_memory(int dev, size_t *free_bytes, size_t *total, size_t *other)
+{
+    sim_init_once();
+    if (dev < 0 || dev >= g_cfg.ndev)
+        return -1;
+    pthread_mutex_lock(&g_lock);
+    int64_t f = dev_free_bytes(dev);
+    if (free_bytes)
+        *free_bytes = f > 0 ? (size_t)f : 0;
+    if (total)
+        *total = (size_t)g_dev[dev].capacity;
+    if (other)
+        *other = (size_t)g_dev[dev].other;
+    pthread_mutex_unlock(&g_lock);
+    return 0;
+}
+
 int64_t dev_free_bytes(int dev)
 {
     struct sim_dev *d = &g_dev[dev];
