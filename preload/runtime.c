@@ -145,6 +145,7 @@ static struct {
     _Atomic int stopping;
     int handoff;         /* a buffer waits for the flusher; under flush_mu */
     _Atomic uint32_t extra_bufs; /* buffers made beyond one per thread (<= GT_EXTRA_BUFS) */
+    _Atomic int crash_gpu; /* a crash handler waits for the flusher's forced CUPTI flush */
     /* totals */
     _Atomic uint64_t records;
     _Atomic uint64_t lost;
@@ -283,6 +284,23 @@ static int write_made_locked(const struct gt_chunk_header *hdr, const void *payl
     return 0;
 }
 
+/* Takes m. In a crash handler (gt_tls_crash) the holder may be this very thread, interrupted:
+ * wait for it a bounded time (try-lock and nanosleep, both safe in a signal handler: glibc's
+ * try-lock of a normal mutex is one compare-and-swap) and give up with -1. */
+#define GT_CRASH_LOCK_WAIT_MS 200
+__thread int gt_tls_crash __attribute__((tls_model("initial-exec")));
+
+static int lock_mu(pthread_mutex_t *m)
+{
+    if (GT_LIKELY(!gt_tls_crash)) return pthread_mutex_lock(m);
+    struct timespec ms = {0, 1000000};
+    for (int i = 0; i < GT_CRASH_LOCK_WAIT_MS; i++) {
+        if (pthread_mutex_trylock(m) == 0) return 0;
+        nanosleep(&ms, NULL);
+    }
+    return -1;
+}
+
 /* A host packer for a thread's chunk: a free one, else the one its tid maps to. */
 static int host_packer_lock(uint32_t tid)
 {
@@ -314,10 +332,13 @@ static int write_chunk(uint16_t kind, uint32_t tid, uint32_t seq, uint32_t *seqp
         } else {
             gt_chunk_header_init(&ch, kind, tid, seq, p, size);
         }
-        pthread_mutex_lock(&G.file_mu);
+        if (lock_mu(&G.file_mu) != 0) return -1; /* a crash handler's only: hp is -1 */
     } else {
-        if (pack) pthread_mutex_lock(&G.pk_mu);
-        pthread_mutex_lock(&G.file_mu);
+        if (pack && lock_mu(&G.pk_mu) != 0) return -1;
+        if (lock_mu(&G.file_mu) != 0) {
+            if (pack) pthread_mutex_unlock(&G.pk_mu);
+            return -1;
+        }
         seq = (*seqp)++;
         if (pack)
             out = gt_chunk_pack(&G.pk, &ch, kind, tid, seq, p, size);
@@ -461,6 +482,7 @@ static void start_tracing(void)
     G.flusher_started = started;
     pthread_mutex_unlock(&G.flush_mu);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    gt_crash_install();
     gt_log("gputrace: tracing into %s\n", path);
     return;
 off:
@@ -780,7 +802,8 @@ static void *flusher_main(void *arg)
     pthread_mutex_lock(&G.flush_mu);
     while (!G.stopping) {
         uint64_t now = gt_now();
-        if (!G.handoff && now < next) { /* sleep until the next round or a hand-off */
+        if (!G.handoff && !atomic_load(&G.crash_gpu) && now < next) { /* sleep until the next
+                                                                         round or a hand-off */
             struct timespec dl;
             uint64_t left = next - now;
             clock_gettime(CLOCK_REALTIME, &dl);
@@ -794,6 +817,10 @@ static void *flusher_main(void *arg)
         G.handoff = 0;
         pthread_mutex_unlock(&G.flush_mu);
         if (atomic_load(&gt_state) != GT_STATE_RUNNING) return NULL;
+        if (atomic_load(&G.crash_gpu)) { /* a crash handler waits: CUPTI's records, forced */
+            gt_cupti_flush(1);
+            atomic_store(&G.crash_gpu, 0);
+        }
         /* No round of ours runs alongside or after the final one (gt_shutdown holds round_mu
          * through it, having set stopping first): its chunks would land after the end record. */
         pthread_mutex_lock(&G.round_mu);
@@ -809,6 +836,45 @@ static void *flusher_main(void *arg)
     }
     pthread_mutex_unlock(&G.flush_mu);
     return NULL;
+}
+
+/* ---- crashes (the signal handler is crash.c's) --------------------------------------------- */
+
+/* The GPU records CUPTI holds, forced out by the flusher thread: CUPTI takes locks and may
+ * allocate, which the crashed thread may be in the middle of; the flusher's hang only costs the
+ * crashed thread GT_CRASH_GPU_WAIT_MS. pthread_cond_signal from a signal handler is safe here
+ * because this thread was not inside the tracer (the only user of flush_cv on program threads);
+ * a lost wake-up is covered by signalling again. */
+#define GT_CRASH_GPU_WAIT_MS 1000
+static void crash_flush_gpu(void)
+{
+    if (!atomic_load(&gt_cupti_on) || !G.flusher_started) return;
+    atomic_store(&G.crash_gpu, 1);
+    struct timespec ms = {0, 1000000};
+    for (int i = 0; i < GT_CRASH_GPU_WAIT_MS && atomic_load(&G.crash_gpu); i++) {
+        if (i % 10 == 0) pthread_cond_signal(&G.flush_cv);
+        nanosleep(&ms, NULL);
+    }
+}
+
+/* From a crash signal's handler: every thread's committed records, handed-over buffers first,
+ * written as plain chunks (no packer: no allocation, no lock beyond the bounded ones), then the
+ * GPU records if asked. The file stays consistent for a handler that lets the program go on. */
+void gt_crash_flush(int gpu)
+{
+    if (atomic_load(&gt_state) != GT_STATE_RUNNING || G.pid != (uint32_t)getpid()) return;
+    int saved = gt_tls_crash;
+    gt_tls_crash = 1;
+    if (lock_mu(&G.list_mu) == 0) {
+        for (struct gt_thread *t = G.threads; t; t = t->next) {
+            if (lock_mu(&t->mu) != 0) continue;
+            flush_thread_locked(t, 0, 0);
+            pthread_mutex_unlock(&t->mu);
+        }
+        pthread_mutex_unlock(&G.list_mu);
+    }
+    gt_tls_crash = saved;
+    if (gpu) crash_flush_gpu();
 }
 
 /* Runs after the program's and the CUDA libraries' exit handlers (we are loaded first, so our

@@ -124,6 +124,11 @@ struct gt_config_env {
 };
 const struct gt_config_env *gt_config_env(void);
 
+/* Crashes: crash.c installs the handlers of abort, SIGSEGV, SIGBUS, SIGFPE, SIGILL at trace
+ * start; runtime.c flushes every thread's records from them (and CUPTI's if gpu), bounded. */
+void gt_crash_install(void);
+void gt_crash_flush(int gpu);
+
 /* Writes one chunk of GPU records (cupti.c's buffer callback). */
 void gt_write_gpu_chunk(const void *payload, uint32_t size);
 
