@@ -30,16 +30,17 @@
  *     callbacks (3.9-3.13: wait_for_thread_shutdown, atexit callbacks, then the finalizing flag,
  *     then the thread states). So the offset walk is used only once a C function of ours is
  *     registered with atexit (exit_guard; atexit.register, made by a pending call,
- *     Py_AddPendingCall, that the main thread runs between two bytecodes with the GIL: the first
- *     capture with or without the GIL asks for it; "atexit guard registered" in the debug log).
+ *     Py_AddPendingCall, that the main thread runs between two bytecodes with the GIL: cuInit
+ *     asks for it (gt_py_early), so it runs before the program's first allocation, else the first
+ *     capture with or without the GIL; "atexit guard registered" in the debug log).
  *     Each offset walk counts itself in `walkers` (seq_cst) and then reads `closing`; exit_guard
  *     sets `closing` (seq_cst) and waits (sched_yield) until `walkers` is 0: either the walk sees
  *     `closing` and gives up (native frames only), or exit_guard waits for it to end; walks are
  *     bounded and never block, so the wait ends. The thread running exit_guard (the finalizing
  *     one, whose own frames stay valid) keeps walking until the finalizing flag is set; walks
  *     through the API (GIL held) are not affected. Consequences: until the pending call has run,
- *     calls made without the GIL get native frames only (the first such call of a program that
- *     never made one with the GIL, and more while the main thread stays in native code); a
+ *     calls made without the GIL get native frames only (those made in the same native stretch of
+ *     the main thread as cuInit, or before it from a Python thread other than main); a
  *     program whose main thread never runs Python again gets none; the program sees one more
  *     atexit callback (atexit._ncallbacks(), "_gputrace_python_exit"), none with
  *     GPUTRACE_PYTHON=gil or 0; a failed registration keeps the offset walk off. A fork child
@@ -995,6 +996,17 @@ static void want_guard(void)
         return;
     if (P.AddPendingCall(register_exit, NULL) != 0) /* the queue is full: ask again later */
         atomic_store(&P.guard, GUARD_NONE);
+}
+
+void gt_py_early(void)
+{
+    if (!gt_py_available() || !atomic_load_explicit(&P.on, memory_order_relaxed) ||
+        atomic_load_explicit(&P.guard, memory_order_relaxed) != GUARD_NONE)
+        return;
+    int saved = errno;
+    if (P.IsInitialized() == 1 && !P.IsFinalizing() && P.GILState_GetThisThreadState())
+        want_guard();
+    errno = saved;
 }
 
 /* A fork child has only the forking thread, which is not walking. */
