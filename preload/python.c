@@ -308,12 +308,14 @@ static int resolve(void *h)
 
 void gt_py_configure(void)
 {
-    const char *v = getenv("GPUTRACE_PYTHON");
-    if (v && strcmp(v, "0") == 0) {
+    static const char *const modes[] = {"1", "0", "gil"};
+    const char *v;
+    int mode = gt_env_word("GPUTRACE_PYTHON", modes, 3, 0);
+    if (mode == 1) {
         P.off = 1; /* native stacks only, as without an interpreter */
         return;
     }
-    P.gil_only = v && strcmp(v, "gil") == 0;
+    P.gil_only = mode == 2;
     pthread_atfork(NULL, NULL, forked_child);
     P.test_mismatch = (v = getenv("GPUTRACE_TEST_PY_MISMATCH")) && strcmp(v, "1") == 0;
     pthread_mutex_lock(&P.mu);

@@ -65,9 +65,8 @@ _Atomic int gt_inflight_fenced = 1;
 static void setup_inflight_barrier(void)
 {
 #if defined(__linux__) && defined(SYS_membarrier)
-    const char *force = getenv("GPUTRACE_INFLIGHT_FENCE");
     const char *why = "GPUTRACE_INFLIGHT_FENCE=1";
-    if (!(force && force[0] == '1')) {
+    if (!gt_env_flag("GPUTRACE_INFLIGHT_FENCE")) {
         long cmds = syscall(SYS_membarrier, GT_MB_QUERY, 0, 0);
         why = "no private expedited membarrier";
         if (cmds >= 0 && (cmds & GT_MB_PRIVATE_EXPEDITED) &&
@@ -174,15 +173,13 @@ __attribute__((constructor)) static void gt_configure(void)
         G.disabled_by_env = 1;
         return;
     }
-    gt_debug = (v = getenv("GPUTRACE_DEBUG")) && *v && strcmp(v, "0") != 0;
+    static const char *const clocks[] = {"counter", "monotonic"};
+    gt_debug = gt_env_flag("GPUTRACE_DEBUG");
     v = getenv("GPUTRACE_OUTPUT");
     snprintf(G.output, sizeof(G.output), "%s", v && *v ? v : "gputrace.%p.trace");
-    if ((v = getenv("GPUTRACE_FLUSH_MS")) && atoi(v) > 0) G.flush_ms = (unsigned)atoi(v);
-    if ((v = getenv("GPUTRACE_DISABLE")) && *v && strcmp(v, "0") != 0) G.disabled_by_env = 1;
-    if ((v = getenv("GPUTRACE_COMPRESS")) && *v) { /* 0: off; 1..19: zstd level (default 1) */
-        long lv = strtol(v, NULL, 10);
-        G.compress = lv <= 0 ? 0 : lv > 19 ? 19 : (int)lv;
-    }
+    G.flush_ms = (unsigned)gt_env_num("GPUTRACE_FLUSH_MS", 1, 3600u * 1000, 100);
+    G.disabled_by_env = gt_env_flag("GPUTRACE_DISABLE");
+    G.compress = (int)gt_env_num("GPUTRACE_COMPRESS", 0, 19, 1); /* 0 off, 2..19 zstd levels */
     gt_packer_init(&G.pk, G.compress);
     G.host_cheap = G.compress == 1;
     for (int i = 0; i < GT_HOST_PACKERS; i++) {
@@ -193,8 +190,10 @@ __attribute__((constructor)) static void gt_configure(void)
     env.cupti = keep_env("GPUTRACE_CUPTI", env_cupti, sizeof(env_cupti));
     env.cuda_home = keep_env("CUDA_HOME", env_cuda_home, sizeof(env_cuda_home));
     env.conda_prefix = keep_env("CONDA_PREFIX", env_conda, sizeof(env_conda));
-    gt_stacks_configure(getenv("GPUTRACE_STACK_DEPTH"), getenv("GPUTRACE_STACKS"));
-    gt_clock_configure(getenv("GPUTRACE_CLOCK"));
+    gt_stacks_configure((unsigned)gt_env_num("GPUTRACE_STACK_DEPTH", 0, GT_STACK_DEPTH_MAX,
+                                             GT_STACK_DEPTH_DEFAULT),
+                        getenv("GPUTRACE_STACKS"));
+    gt_clock_configure(gt_env_word("GPUTRACE_CLOCK", clocks, 2, 0) == 1 ? "monotonic" : NULL);
 }
 
 /* Expand %p (pid), %h (host name) and %% in the output pattern. */
