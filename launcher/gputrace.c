@@ -26,7 +26,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gputrace [-o FILE|DIR] [-f] [--] command [args...]\n"
+            "usage: gputrace [-o FILE|DIR] [-f] [--follow-fork] [--] command [args...]\n"
             "\n"
             "Runs command with libgputrace.so preloaded and writes a CUDA memory and timeline\n"
             "trace; read it with gputrace-report FILE.\n"
@@ -38,12 +38,15 @@ static void usage(FILE *f)
             "               uses CUDA writes its own file: a name another of them took during\n"
             "               the run gets .PID appended.\n"
             "  -f, --force  replace FILE if it exists (without -f an existing FILE is an error)\n"
+            "  --follow-fork  a child forked by a traced process traces too, into its own\n"
+            "               file (GPUTRACE_FOLLOW_FORK=1; put %%p in FILE); default: it does not\n"
             "  -h, --help   this help\n"
             "  --version    print the version\n"
             "\n"
             "SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1 and SIGUSR2 sent to gputrace are passed to\n"
             "the command; its exit status is gputrace's.\n"
-            "Environment passed to the program: LD_PRELOAD, GPUTRACE_OUTPUT. Others it honours:\n"
+            "Environment passed to the program: LD_PRELOAD, GPUTRACE_OUTPUT, GPUTRACE_FOLLOW_FORK.\n"
+            "Others it honours:\n"
             "GPUTRACE_DEBUG=1, GPUTRACE_FLUSH_MS, GPUTRACE_DISABLE=1, GPUTRACE_LIB (library path).\n");
 }
 
@@ -270,7 +273,7 @@ static pid_t start(char **cmd, int *rc)
 int main(int argc, char **argv)
 {
     const char *out = NULL;
-    int force = 0, i;
+    int force = 0, follow = 0, i;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
@@ -286,6 +289,8 @@ int main(int argc, char **argv)
             out = a + 9;
         } else if (strcmp(a, "-f") == 0 || strcmp(a, "--force") == 0) {
             force = 1;
+        } else if (strcmp(a, "--follow-fork") == 0) {
+            follow = 1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;
@@ -320,6 +325,7 @@ int main(int argc, char **argv)
         snprintf(pre, need, "%s", lib);
     setenv("LD_PRELOAD", pre, 1);
     setenv("GPUTRACE_OUTPUT", outabs, 1);
+    if (follow) setenv("GPUTRACE_FOLLOW_FORK", "1", 1);
     free(pre);
 
     time_t started = time(NULL);

@@ -1011,6 +1011,14 @@ void gt_py_early(void)
     errno = saved;
 }
 
+void gt_py_forget(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    P.tab_mu = P.mu = fresh; /* another thread of the parent may have held them at the fork */
+    if (P.e) memset(P.e, 0, (P.mask + 1) * sizeof(*P.e));
+    P.used = 0, P.next_code = 0, P.full = 0;
+}
+
 /* A fork child has only the forking thread, which is not walking. */
 static void forked_child(void)
 {

@@ -111,6 +111,7 @@ static struct {
     char output[PATH_MAX];
     unsigned flush_ms;
     int disabled_by_env;
+    int follow_fork; /* GPUTRACE_FOLLOW_FORK: a forked child traces into its own file */
     /* the file */
     int fd;
     uint64_t offset;     /* bytes of whole chunks written so far; under file_mu */
@@ -179,6 +180,7 @@ __attribute__((constructor)) static void gt_configure(void)
     snprintf(G.output, sizeof(G.output), "%s", v && *v ? v : "gputrace.%p.trace");
     G.flush_ms = (unsigned)gt_env_num("GPUTRACE_FLUSH_MS", 1, 3600u * 1000, 100);
     G.disabled_by_env = gt_env_flag("GPUTRACE_DISABLE");
+    G.follow_fork = gt_env_flag("GPUTRACE_FOLLOW_FORK");
     G.compress = (int)gt_env_num("GPUTRACE_COMPRESS", 0, 19, 1); /* 0 off, 2..19 zstd levels */
     gt_packer_init(&G.pk, G.compress);
     G.host_cheap = G.compress == 1;
@@ -467,8 +469,13 @@ static void start_tracing(void)
         goto off;
     }
     G.offset = sizeof(h);
-    pthread_key_create(&G.key, thread_exit);
-    pthread_atfork(NULL, NULL, on_fork_child);
+    static int once; /* a forked child that follows starts again here: register nothing twice */
+    if (!once) {
+        once = 1;
+        pthread_key_create(&G.key, thread_exit);
+        pthread_atfork(NULL, NULL, on_fork_child);
+        gt_crash_install();
+    }
     atomic_store(&gt_state, GT_STATE_RUNNING);
     write_process_record(rt_ns, mono_ns);
     /* The flusher must not inherit the program's signal handlers' duties. */
@@ -481,7 +488,6 @@ static void start_tracing(void)
     G.flusher_started = started;
     pthread_mutex_unlock(&G.flush_mu);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    gt_crash_install();
     gt_log("gputrace: tracing into %s\n", path);
     return;
 off:
@@ -894,13 +900,51 @@ __attribute__((destructor)) static void gt_shutdown(void)
     pthread_mutex_unlock(&G.round_mu);
 }
 
-/* Fork policy: the child does not trace (DataLoader-style workers fork after CUDA init and
- * rarely use CUDA). It must not touch the parent's file, buffers or locks, so it only switches
- * tracing off and closes our descriptor. An exec'd child traces again if LD_PRELOAD says so. */
+/* GPUTRACE_FOLLOW_FORK=1: the child starts tracing anew at its first hooked call, into its own
+ * file (the output pattern expanded with its pid; without %p the parent's file exists, so the
+ * child's name gets .PID). This thread is the child's only one: the parent's other threads, their
+ * buffers and any lock they held at the fork are gone, so every lock is made anew and everything
+ * written to the parent's file (stack nodes, modules, function names, Python code, driver facts)
+ * is forgotten, to be written again. The parent's buffers are dropped, never written. The child
+ * has no GPU timeline: CUPTI does not survive a fork. */
+static void restart_in_child(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t fresh_cv = PTHREAD_COND_INITIALIZER;
+    pthread_once_t once = PTHREAD_ONCE_INIT;
+    G.pk_mu = G.file_mu = G.list_mu = G.flush_mu = G.round_mu = fresh;
+    G.flush_cv = fresh_cv;
+    gt_packer_init(&G.pk, G.compress); /* the parent's may have been mid-use: dropped */
+    for (int i = 0; i < GT_HOST_PACKERS; i++) {
+        G.hpk[i].mu = fresh;
+        gt_packer_init(&G.hpk[i].pk, G.compress);
+        if (G.host_cheap) G.hpk[i].pk.codec = GT_CODEC_PACK_DELTA;
+    }
+    G.offset = 0, G.seq = 0, G.gpu_seq = 0, G.ended = 0, G.pid = 0;
+    G.threads = NULL, G.flusher_started = 0, G.handoff = 0;
+    atomic_store(&G.next_index, 0);
+    atomic_store(&G.stopping, 0);
+    atomic_store(&G.extra_bufs, 0);
+    atomic_store(&G.crash_gpu, 0);
+    atomic_store(&G.records, 0);
+    atomic_store(&G.lost, 0);
+    pthread_setspecific(G.key, NULL); /* the parent's state of this thread: not ours to free */
+    start_once = once;
+    gt_stacks_forget();
+    gt_rec_forget();
+    atomic_store(&gt_cupti_on, 0);
+    atomic_store(&gt_state, GT_STATE_IDLE);
+}
+
+/* Fork policy (default): the child does not trace (DataLoader-style workers fork after CUDA init
+ * and rarely use CUDA). It must not touch the parent's file, buffers or locks, so it only
+ * switches tracing off and closes our descriptor. An exec'd child traces again if LD_PRELOAD says
+ * so. With GPUTRACE_FOLLOW_FORK=1 it traces into a file of its own (restart_in_child). */
 static void on_fork_child(void)
 {
     atomic_store(&gt_state, GT_STATE_OFF);
     if (G.fd >= 0) close(G.fd);
     G.fd = -1;
     gt_tls_thread = NULL;
+    if (G.follow_fork) restart_in_child();
 }

@@ -307,6 +307,10 @@ static GT_ALWAYS_INLINE void gt_rec_launch(struct gt_thread *t, unsigned api, ui
 void gt_rec_resolve(unsigned how, const char *name, int version, uint64_t flags, unsigned api,
                     unsigned status);
 void gt_rec_driver_info(struct gt_thread *t);
+/* A forked child that traces into its own file: forget what went into the parent's (the
+ * functions named, the driver facts: record.c; stack nodes, modules, Python code: stacks.c). */
+void gt_rec_forget(void);
+void gt_stacks_forget(void);
 int gt_current_device(void);
 
 /* ---- periodic samples (sample.c): GPUTRACE_SAMPLE_MS ---------------------------------------- */

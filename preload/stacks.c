@@ -195,6 +195,17 @@ static uint32_t insert_locked(uint64_t ip, uint32_t parent)
     return id;
 }
 
+void gt_stacks_forget(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    uint32_t n = atomic_load_explicit(&S.nlv, memory_order_relaxed);
+    for (uint32_t l = 0; l < n; l++) munmap(S.lv[l].w, (S.lv[l].mask + 1) * 16);
+    atomic_store(&S.nlv, 0);
+    S.mu = fresh;
+    S.used = 0, S.next_id = 0, S.full = 0, S.n_mod = 0;
+    gt_py_forget();
+}
+
 /* ---- modules -----------------------------------------------------------------------------------
  */
 
