@@ -390,12 +390,17 @@ static void test_headers(void)
     tb_alloc(&t, 1, GT_API_cuMemAlloc_v2, 0x1, 8, 0, 0);
     tb_end(&t);
     struct gt_file_header *h = (struct gt_file_header *)t.buf;
-    h->min_version = 4;
-    h->version = 4;
+    h->min_version = 5;
+    h->version = 5;
+    gt_header_seal(h);
     CHECK("header: newer format refused", read_into(&t, (size_t)-1, &c, &st) == -1);
     CHECK_STR("header: newer format message", st.error,
-              "written by a newer gputrace (format 4, this reader reads up to 3)");
+              "written by a newer gputrace (format 5, this reader reads up to 4)");
+    h->min_version = 7; /* a flipped bit of min_version is not taken for a newer format */
+    CHECK_STR("header: flipped min_version", read_into(&t, (size_t)-1, &c, &st) == -1 ? st.error : "",
+              "corrupt file header (checksum mismatch)");
     h->min_version = 1;
+    gt_header_seal(h);
     CHECK("header: newer writer, old min_version: readable",
           read_into(&t, (size_t)-1, &c, &st) == 0 && c.n == 1);
     h->version = 1;
@@ -418,6 +423,8 @@ static void test_headers(void)
     memcpy(t.buf, &big, sizeof(big));
     static const unsigned char pad[8] = {0xee};
     tb_put(&t.buf, &t.len, &t.cap, pad, 8);
+    big.header_crc32 = gt_header_crc(t.buf, 64);
+    memcpy(t.buf, &big, sizeof(big));
     tb_begin(&t, GT_CHUNK_HOST, 1);
     tb_alloc(&t, 1, GT_API_cuMemAlloc_v2, 0x1, 8, 0, 0);
     tb_end(&t);
