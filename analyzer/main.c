@@ -90,7 +90,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
             fputs(usage_text, stdout);
             exit(0);
         } else if (strcmp(a, "--version") == 0) {
-            printf("%s (reads trace format up to %u)\n", GA_PROG, GT_FORMAT_VERSION);
+            printf("%s %s (reads trace format up to %u)\n", GA_PROG, GT_VERSION, GT_FORMAT_VERSION);
             exit(0);
         } else if (strcmp(a, "--json") == 0) {
             set_mode(o, MODE_JSON, a);

@@ -173,7 +173,7 @@ int ga_render_json(const struct ga_report *r, FILE *out)
 {
     jobj *root = json_object_new_object();
     put(root, "schema_version", ji64(GA_SCHEMA_VERSION));
-    put(root, "generator", jcstr(GA_PROG));
+    put(root, "generator", jcstr(GA_GENERATOR));
     put(root, "trace", json_trace(r));
     put(root, "process", json_process(r));
     put(root, "devices", json_devices(r));

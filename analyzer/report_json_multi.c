@@ -34,7 +34,7 @@ static void put_indented(FILE *o, const char *text, size_t len, const char *inde
 void ga_json_multi_begin(FILE *o)
 {
     fprintf(o, "{\n  \"schema_version\": %d,\n  \"generator\": \"%s\",\n  \"processes\": [",
-            GA_SCHEMA_VERSION, GA_PROG);
+            GA_SCHEMA_VERSION, GA_GENERATOR);
 }
 
 int ga_json_multi_process(const struct ga_report *r, size_t i, FILE *o)
