@@ -1,9 +1,13 @@
 /* gputrace-report: reads a gputrace trace and prints a report (text, JSON, or a record dump). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sys/stat.h>
 
@@ -20,6 +24,7 @@ struct opts {
     size_t n_traces, traces_cap;
     int show_stacks;
     int all_gaps;              /* --all-gaps: every GPU idle gap in the JSON, not the longest 20 */
+    int dirs_given;            /* a directory among the traces: always the several-process report */
     const char *ignore_frames; /* NULL: the built-in list */
 };
 
@@ -42,7 +47,8 @@ static const char usage_text[] =
     "  --ignore-frames REGEX  frames whose function or object file name match this POSIX\n"
     "                 extended regex are allocator internals, never a call site; replaces the\n"
     "                 built-in list (PyTorch's caching allocator, cuBLAS, cuDNN, ...); '' = none\n"
-    "  -o, --output OUT  write to OUT instead of standard output\n"
+    "  -o, --output OUT  write to OUT instead of standard output; OUT is replaced only once the\n"
+    "                 report is complete, and never when it is one of the traces\n"
     "  -h, --help     show this help\n"
     "  --version      show the version and the trace format this reader reads\n"
     "\n"
@@ -59,6 +65,7 @@ static const char usage_text[] =
     "--json then gives {schema_version, generator, processes: [one report per trace], cross};\n"
     "--dump dumps each trace after a \"==== process I of N: TRACE ====\" line. Every trace is\n"
     "checked before anything is written: one that cannot be read stops the run (exit 2).\n"
+    "A trace named twice (by a link, or in a directory given too) is reported once.\n"
     "\n"
     "Exit status: 0 report written (also for a truncated trace), 1 usage error or output not\n"
     "writable, 2 trace unreadable or not a valid gputrace trace.\n";
@@ -135,26 +142,90 @@ static void warn_reading(const char *path, const struct ga_read_stats *s)
                 GA_PROG, path, s->late_records, s->late_records == 1 ? "" : "s");
 }
 
-static FILE *open_output(const char *path)
+/* ---- the output: never destroys data ----------------------------------------------------------
+ * -o OUT is written to a temporary file in OUT's folder and renamed onto OUT only once the report
+ * is complete, so a trace that cannot be read, a full disk or a crash leaves OUT as it was. An OUT
+ * that is one of the traces is refused before anything is opened. OUT that exists and is not a
+ * regular file (/dev/null, a FIFO) is written in place: there is nothing to replace. */
+struct output {
+    FILE *f;
+    const char *path; /* as given; NULL: standard output */
+    char *target;     /* OUT with symbolic links resolved: the rename replaces the file, not the link */
+    char *tmp;        /* the temporary file, NULL when writing in place */
+};
+
+static void output_fail(const char *path, const char *what)
 {
-    if (!path || strcmp(path, "-") == 0) return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, strerror(errno));
-        exit(1);
-    }
-    return f;
+    fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, what);
+    exit(1);
 }
 
-static int close_output(FILE *f, const char *path)
+/* Exits 1 when OUT is the same file as one of the traces (standard input included). */
+static void refuse_input_as_output(const char *out, char *const *traces, size_t n)
 {
-    int bad = ferror(f);
-    bad |= f == stdout ? fflush(f) != 0 : fclose(f) != 0;
-    if (bad) {
-        fprintf(stderr, "%s: %s: write error\n", GA_PROG, path ? path : "standard output");
-        return 1;
+    struct stat so, si;
+    if (!out || strcmp(out, "-") == 0 || stat(out, &so) != 0) return;
+    for (size_t i = 0; i < n; i++) {
+        int ok = strcmp(traces[i], "-") == 0 ? fstat(0, &si) : stat(traces[i], &si);
+        if (ok == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            fprintf(stderr, "%s: %s: the output is the trace %s; refusing to overwrite it\n",
+                    GA_PROG, out, traces[i]);
+            exit(1);
+        }
     }
-    return 0;
+}
+
+static void open_output(struct output *o, const char *path)
+{
+    struct stat st;
+    memset(o, 0, sizeof(*o));
+    o->f = stdout;
+    if (!path || strcmp(path, "-") == 0) return;
+    o->path = path;
+    char *real = realpath(path, NULL);
+    o->target = real ? real : ga_xstrdup(path);
+    int exists = stat(o->target, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) output_fail(path, "is a directory");
+    if (exists && !S_ISREG(st.st_mode)) {
+        if (!(o->f = fopen(o->target, "w"))) output_fail(path, strerror(errno));
+        return;
+    }
+    char *d = ga_xstrdup(o->target), *b = ga_xstrdup(o->target);
+    size_t n = strlen(d) + strlen(b) + 16;
+    o->tmp = ga_xmalloc(n);
+    snprintf(o->tmp, n, "%s/.%s.XXXXXX", dirname(d), basename(b));
+    free(d);
+    free(b);
+    int fd = mkostemp(o->tmp, O_CLOEXEC);
+    if (fd < 0) output_fail(path, strerror(errno));
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
+        int e = errno;
+        close(fd);
+        unlink(o->tmp);
+        output_fail(path, strerror(e));
+    }
+}
+
+/* Completes the output: with keep, the temporary file replaces OUT; else it is removed and OUT
+ * stays as it was. 1 after a message when writing failed. */
+static int close_output(struct output *o, int keep)
+{
+    const char *name = o->path ? o->path : "standard output";
+    int bad = ferror(o->f);
+    bad |= o->f == stdout ? fflush(o->f) != 0 : fclose(o->f) != 0;
+    if (bad) fprintf(stderr, "%s: %s: write error\n", GA_PROG, name);
+    if (o->tmp && (bad || !keep || rename(o->tmp, o->target) != 0)) {
+        if (!bad && keep) {
+            fprintf(stderr, "%s: %s: %s\n", GA_PROG, name, strerror(errno));
+            bad = 1;
+        }
+        unlink(o->tmp);
+    }
+    free(o->tmp);
+    free(o->target);
+    return bad;
 }
 
 static int dump_one(const char *path, FILE *out)
@@ -223,6 +294,29 @@ static void list_free(struct trace_list *l)
     free(l->paths);
 }
 
+/* A trace named twice (the same path, a link to it, a directory holding it) is reported once: a
+ * second copy would double every figure of the cross-process view. */
+static void drop_repeats(struct trace_list *l)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        struct stat si, sk;
+        size_t k = kept;
+        if (stat(l->paths[i], &si) == 0)
+            for (k = 0; k < kept; k++)
+                if (stat(l->paths[k], &sk) == 0 && sk.st_dev == si.st_dev && sk.st_ino == si.st_ino)
+                    break;
+        if (k < kept) {
+            fprintf(stderr, "%s: %s: the same trace as %s; reported once\n", GA_PROG,
+                    l->paths[i], l->paths[k]);
+            free(l->paths[i]);
+        } else {
+            l->paths[kept++] = l->paths[i];
+        }
+    }
+    l->n = kept;
+}
+
 static int is_dir(const char *path)
 {
     struct stat st;
@@ -232,7 +326,7 @@ static int is_dir(const char *path)
 /* The traces to report: files as given, directories expanded. Every one is probed before
  * anything is written, so a report never silently lacks a rank. 0, or 2 after one line per
  * trace that cannot be read. */
-static int expand(const struct opts *o, struct trace_list *l)
+static int expand(struct opts *o, struct trace_list *l)
 {
     char why[200];
     int rc = 0;
@@ -244,6 +338,7 @@ static int expand(const struct opts *o, struct trace_list *l)
             list_add(l, ga_xstrdup(a));
             continue;
         }
+        o->dirs_given = 1;
         if (ga_multi_list_dir(a, &found, &n, stderr, why, sizeof(why)) != 0) {
             fprintf(stderr, "%s: %s: %s\n", GA_PROG, a, why);
             rc = 2;
@@ -257,6 +352,7 @@ static int expand(const struct opts *o, struct trace_list *l)
             list_add(l, found[k]);
         free(found);
     }
+    drop_repeats(l);
     for (size_t i = 0; i < l->n; i++)
         if (ga_multi_probe(l->paths[i], why, sizeof(why)) != 1) {
             fprintf(stderr, "%s: %s: %s\n", GA_PROG, l->paths[i], why);
@@ -314,16 +410,19 @@ int main(int argc, char **argv)
 {
     struct opts o = {.mode = MODE_TEXT};
     struct trace_list l = {0};
-    int rc;
+    struct output out;
+    int rc = 0, single;
     parse_args(argc, argv, &o);
-    if (o.n_traces == 1 && !is_dir(o.traces[0])) { /* one trace: the single-process report */
-        FILE *out = open_output(o.out);
-        rc = run(&o, o.traces[0], out);
-        if (close_output(out, o.out) && rc == 0) rc = 1;
-    } else if ((rc = expand(&o, &l)) == 0) {
-        FILE *out = open_output(o.out);
-        rc = run_multi(&o, &l, out);
-        if (close_output(out, o.out) && rc == 0) rc = 1;
+    single = o.n_traces == 1 && !is_dir(o.traces[0]); /* one trace: the single-process report */
+    if (single)
+        list_add(&l, ga_xstrdup(o.traces[0]));
+    else if ((rc = expand(&o, &l)) == 0)
+        single = l.n == 1 && !o.dirs_given; /* the same trace given twice */
+    if (rc == 0) {
+        refuse_input_as_output(o.out, l.paths, l.n);
+        open_output(&out, o.out);
+        rc = single ? run(&o, l.paths[0], out.f) : run_multi(&o, &l, out.f);
+        if (close_output(&out, rc == 0) && rc == 0) rc = 1;
     }
     list_free(&l);
     free(o.traces);
