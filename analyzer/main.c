@@ -135,6 +135,11 @@ static void warn_reading(const char *path, const struct ga_read_stats *s)
     if (s->malformed_records)
         fprintf(stderr, "%s: %s: skipped %" PRIu64 " malformed record%s\n", GA_PROG, path,
                 s->malformed_records, s->malformed_records == 1 ? "" : "s");
+    if (s->duplicate_chunks)
+        fprintf(stderr,
+                "%s: %s: skipped %" PRIu64 " chunk%s written twice (same thread, sequence "
+                "number and bytes); each counted once\n",
+                GA_PROG, path, s->duplicate_chunks, s->duplicate_chunks == 1 ? "" : "s");
     if (s->late_records)
         fprintf(stderr,
                 "%s: %s: %" PRIu64 " record%s came after a watermark that had passed them; "

@@ -29,7 +29,9 @@ struct ga_read_stats {
     uint64_t malformed_records; /* bad size or string lengths; skipped (bad size: rest of chunk) */
     uint64_t late_records;      /* host records older than a watermark already passed */
     uint64_t max_buffered;      /* most host records held at once waiting for a watermark */
+    uint64_t duplicate_chunks;  /* chunks read again (same kind, thread, sequence, bytes): skipped */
     int truncated;              /* 1: the file ends in or at a broken chunk */
+    int concatenated;           /* 1: reading stopped at a second file header (implies truncated) */
     uint64_t stop_offset;       /* where reading stopped, when truncated */
     uint64_t stop_chunk;        /* 1-based number of the broken chunk, when truncated */
     char stop_reason[160];      /* e.g. "truncated at byte 4096 in chunk 17" */

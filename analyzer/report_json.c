@@ -58,6 +58,8 @@ static jobj *json_trace(const struct ga_report *r)
     put(o, "unknown_records", ju64(s->unknown_records));
     put(o, "malformed_records", ju64(s->malformed_records));
     put(o, "late_records", ju64(s->late_records));
+    put(o, "duplicate_chunks", ju64(s->duplicate_chunks));
+    put(o, "concatenated", json_object_new_boolean(s->concatenated));
     char gpu[300];
     put(o, "gpu_timeline", jcstr(ga_report_gpu_timeline(r, gpu, sizeof(gpu))));
     put(o, "cupti", json_cupti(r));

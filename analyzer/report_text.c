@@ -48,6 +48,9 @@ static void text_trace(const struct ga_report *r, FILE *o)
         fprintf(o, ", %" PRIu64 " of unknown types skipped", s->unknown_records);
     if (s->malformed_records) fprintf(o, ", %" PRIu64 " malformed skipped", s->malformed_records);
     if (s->late_records) fprintf(o, ", %" PRIu64 " out of watermark order", s->late_records);
+    if (s->duplicate_chunks)
+        fprintf(o, ", %" PRIu64 " repeated chunk%s skipped", s->duplicate_chunks,
+                s->duplicate_chunks == 1 ? "" : "s");
     fputc('\n', o);
     if (s->truncated) fprintf(o, "  TRUNCATED %s\n", s->stop_reason);
 }
