@@ -277,6 +277,7 @@ static __attribute__((noinline)) void on_alloc(struct ga_memory *m, const struct
     const struct gt_rec_alloc *r = &ev->r->alloc;
     unsigned kind = api_info(ev->sub)->mem_kind;
     struct ga_api_mem *a = api_mem(m, ev->sub);
+    a->calls++;
     a->count++;
     a->bytes += r->size;
     m->alloc_count++;
@@ -318,6 +319,7 @@ static __attribute__((noinline)) void on_free(struct ga_memory *m, const struct 
     const struct gt_rec_free *r = &ev->r->free;
     unsigned kind = api_info(ev->sub)->mem_kind;
     struct ga_api_mem *a = api_mem(m, ev->sub);
+    a->calls++;
     if (r->result != 0) { /* the driver refused: nothing changed */
         a->failed++;
         m->failed_frees++;
@@ -386,6 +388,7 @@ static enum ga_verdict judge(const struct ga_memory *m, struct ga_oom *o)
 static __attribute__((cold, noinline)) void on_fail(struct ga_memory *m, const struct ga_event *ev)
 {
     const struct gt_rec_alloc_fail *r = &ev->r->alloc_fail;
+    api_mem(m, ev->sub)->calls++;
     api_mem(m, ev->sub)->failed++;
     m->failed_count++;
     if (!ga_kind_is_device(api_info(ev->sub)->mem_kind)) return;

@@ -130,6 +130,7 @@ struct ga_peak_breakdown {
 };
 
 struct ga_api_mem {
+    uint64_t calls;      /* calls, failed ones included */
     uint64_t count;      /* successful calls */
     uint64_t bytes;      /* alloc: bytes requested; free: bytes released by matched frees */
     uint64_t failed;     /* calls that returned an error */

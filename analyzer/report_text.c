@@ -85,7 +85,7 @@ static void text_by_api(const struct ga_report *r, FILE *o)
                     "failed", "released");
         char lb[16];
         fprintf(o, "  %-30s %-12s %8" PRIu64 " %10s %7" PRIu64 " %8" PRIu64 "\n",
-                ga_api_label(api, lb), gt_mem_kind_name(gt_api_table[api].mem_kind), m->count,
+                ga_api_label(api, lb), gt_mem_kind_name(gt_api_table[api].mem_kind), m->calls,
                 ga_fmt_bytes(b, m->bytes), m->failed, m->frees);
     }
 }

@@ -21,6 +21,10 @@ expect_eq "exhausted: figures" "$(jget exhausted.json "[(o['requested_bytes'], o
 expect_eq "exhausted: site of the failed call" "$(jget exhausted.json "[o['site']['function'] for o in d['memory']['ooms']]")" "['try_batch']"
 expect_eq "exhausted: top holder" "$(jget exhausted.json "[(h['function'], h['bytes'], h['count']) for h in d['memory']['ooms'][0]['top_holders']]")" \
     "[('hold_weights', $((12 * GiB)), 3)]"
+# 3 allocations that succeeded and 1 that failed are 4 calls
+expect_eq "exhausted: by_api" "$(jget exhausted.json "[(a['api'], a['calls'], a['count'], a['failed']) for a in d['memory']['by_api']]")" \
+    "[('cuMemAlloc_v2', 4, 3, 1)]"
+grep -Eq "^  cuMemAlloc_v2 +device +4 +12.0 GiB +1 " exhausted.txt || fail "exhausted: text api row: $(grep '^  cuMemAlloc_v2' exhausted.txt)"
 expect_eq "exhausted: no retry" "$(jget exhausted.json "d['memory']['ooms'][0]['retry']['outcome']")" none
 grep -q "try_batch (mem_scenarios.c:[0-9]*) of 4.00 GiB on dev 0 -> exhausted" exhausted.txt || fail "exhausted: text: $(cat exhausted.txt)"
 grep -q "held by: 12.0 GiB hold_weights" exhausted.txt || fail "exhausted: text holders"
