@@ -166,6 +166,13 @@ uint64_t ga_report_duration(const struct ga_report *r)
     return d > 0 ? (uint64_t)d : 0;
 }
 
+/* Two stacks lead to the same call site (the unknown site only from the same stack). */
+static int same_site(void *ctx, uint32_t a, uint32_t b)
+{
+    const struct ga_site *x = ga_sites_of_stack(ctx, a), *y = ga_sites_of_stack(ctx, b);
+    return x || y ? x == y : a == b;
+}
+
 void ga_report_finish(struct ga_report *r)
 {
     r->mem.t0 = r->read.header.start_monotonic_ns;
@@ -175,6 +182,7 @@ void ga_report_finish(struct ga_report *r)
     ga_timeline_finish(&r->tl);
     ga_gpu_finish(&r->gpu, &r->tl);
     ga_sites_finish(&r->sites, &r->stacks, &r->mem);
+    ga_memory_judge(&r->mem, same_site, &r->sites); /* a retry comes from the failure's site */
     ga_gaps_finish(&r->gaps, &r->gpu, &r->sites);
 }
 

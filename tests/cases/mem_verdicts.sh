@@ -46,6 +46,15 @@ expect_eq "cached: holders" "$(jget cached.json "[(h['function'], h['bytes'], h[
     "[('cache_segments', $((12 * GiB)), 4)]"
 expect_eq "cached: no temporaries (frees are not directly after their allocation)" "$(jget cached.json "d['memory']['temporary_allocations']['count']")" 0
 grep -q "then freed 9.00 GiB in 3 calls and retried: succeeded" cached.txt || fail "cached: text retry: $(cat cached.txt)"
+# (5) refill: the same card and holders as (1); try_batch 4 GiB fails, 2 of the 3 weights are
+# freed, 4 GiB comes from another line, then try_batch asks for 1 GiB (smaller: another request).
+# Nothing retried the failed request: exhausted, no retry (it was 'cached', the unrelated 4 GiB
+# taken for the retry), the 8 GiB freed while it waited still said.
+scenario refill GTSIM_MEM_BYTES=$((16 * GiB)) GTSIM_CTX_OVERHEAD_BYTES=$((512 * MiB))
+expect_eq "refill: verdict" "$(oom refill verdict)" "['exhausted']"
+expect_eq "refill: retry" "$(jget refill.json "[(o['retry']['outcome'], o['retry']['freed_bytes'], o['retry']['freed_count'], o['retry']['requested_bytes']) for o in d['memory']['ooms']]")" \
+    "[('none', $((8 * GiB)), 2, None)]"
+grep -q "retried" refill.txt && fail "refill: text says it retried: $(grep retried refill.txt)"
 # Stacks off: the verdict needs no stacks; the holders are the no-stack bucket.
 scenario exhausted GPUTRACE_STACKS=none GTSIM_MEM_BYTES=$((16 * GiB)) GTSIM_CTX_OVERHEAD_BYTES=$((512 * MiB))
 expect_eq "stacks off: verdict" "$(oom exhausted verdict)" "['exhausted']"
