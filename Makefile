@@ -26,7 +26,7 @@ SANFLAGS :=
 ifneq ($(SAN),)
 SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer
 endif
-CPPFLAGS += -Iinclude -Icommon -I$(CUDA_HOME)/include -D_GNU_SOURCE
+CPPFLAGS += -Iinclude -Icommon -Ianalyzer -I$(CUDA_HOME)/include -D_GNU_SOURCE
 # CRC-32 of trace chunks: ISA-L (libisal-dev) where installed, >3x zlib's speed; else zlib.
 CRC_LIBS := $(if $(wildcard /usr/include/isa-l/crc.h),-lisal)
 CPPFLAGS += $(if $(CRC_LIBS),-DGT_HAVE_ISAL)
@@ -35,7 +35,7 @@ LDFLAGS  += $(SANFLAGS)
 
 COMMON_SRC   := $(wildcard common/*.c)
 PRELOAD_SRC  := $(wildcard preload/*.c) $(wildcard preload/*.S)
-ANALYZER_SRC := $(wildcard analyzer/*.c)
+ANALYZER_SRC := $(wildcard analyzer/*.c analyzer/*/*.c)
 SIM_SRC      := $(wildcard tests/sim/*.c)
 PROG_SRC     := $(wildcard tests/progs/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)

@@ -11,9 +11,9 @@
 
 #include <sys/stat.h>
 
-#include "multi.h"
-#include "report.h"
-#include "util.h"
+#include "model/multi.h"
+#include "model/report.h"
+#include "base/util.h"
 
 enum mode { MODE_TEXT, MODE_JSON, MODE_DUMP };
 
