@@ -43,7 +43,8 @@ static const char usage_text[] =
     "                 (GPU_* records where the file has them, in CUPTI's delivery order)\n"
     "  --stacks       print the full host call stack of each call site listed (text report);\n"
     "                 sites come from the stacks the tracer recorded (GPUTRACE_STACKS)\n"
-    "  --all-gaps     list every GPU idle gap in the JSON (default: the 20 longest per device)\n"
+    "  --all-gaps     list every GPU idle gap in the JSON, in time order (default: the 20\n"
+    "                 longest per device); streamed, memory does not grow with the gaps\n"
     "  --ignore-frames REGEX  frames whose function or object file name match this POSIX\n"
     "                 extended regex are allocator internals, never a call site; replaces the\n"
     "                 built-in list (PyTorch's caching allocator, cuBLAS, cuDNN, ...); '' = none\n"
@@ -124,6 +125,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
         }
     }
     if (!o->n_traces) usage_error("no trace file given", "");
+    if (o->all_gaps && o->mode != MODE_JSON)
+        fprintf(stderr, "%s: --all-gaps lists every gap in the JSON report (--json); the text report "
+                        "shows the %d longest gaps per device\n",
+                GA_PROG, GA_GAPS_TOP);
     for (size_t i = 0; o->n_traces > 1 && i < o->n_traces; i++)
         if (strcmp(o->traces[i], "-") == 0)
             usage_error("standard input can only be read as the one trace: ", "-");
@@ -251,7 +256,7 @@ static int prepare(const struct opts *o, struct ga_report *r, const char *path)
     char err[200];
     ga_report_init(r, path);
     r->show_stacks = o->show_stacks;
-    if (o->all_gaps) r->gaps.top = 0;
+    if (o->all_gaps && o->mode == MODE_JSON) ga_gaps_keep_all(&r->gaps);
     if (o->ignore_frames && ga_report_ignore_frames(r, o->ignore_frames, err, sizeof(err)) != 0) {
         fprintf(stderr, "%s: --ignore-frames: %s\n", GA_PROG, err);
         ga_report_free(r);
