@@ -13,7 +13,9 @@
 
 #include "model/multi.h"
 #include "model/report.h"
+#include "base/progress.h"
 #include "base/util.h"
+#include "input/reader.h"
 
 enum mode { MODE_TEXT, MODE_JSON, MODE_DUMP };
 
@@ -25,6 +27,7 @@ struct opts {
     int show_stacks;
     int all_gaps;              /* --all-gaps: every GPU idle gap in the JSON, not the longest 20 */
     int dirs_given;            /* a directory among the traces: always the several-process report */
+    enum ga_progress_mode progress; /* --quiet, --progress; else on when stderr is a terminal */
     const char *ignore_frames; /* NULL: the built-in list */
 };
 
@@ -48,6 +51,10 @@ static const char usage_text[] =
     "  --ignore-frames REGEX  frames whose function or object file name match this POSIX\n"
     "                 extended regex are allocator internals, never a call site; replaces the\n"
     "                 built-in list (PyTorch's caching allocator, cuBLAS, cuDNN, ...); '' = none\n"
+    "  --progress     show progress on stderr even when it is not a terminal (a line every\n"
+    "                 2 s and a summary); by default it shows only on a terminal, updated in\n"
+    "                 place: bytes read, records per second, time left\n"
+    "  -q, --quiet    no progress\n"
     "  -o, --output OUT  write to OUT instead of standard output; OUT is replaced only once the\n"
     "                 report is complete, and never when it is one of the traces\n"
     "  -h, --help     show this help\n"
@@ -106,6 +113,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
             set_mode(o, MODE_DUMP, a);
         } else if (strcmp(a, "--stacks") == 0) {
             o->show_stacks = 1;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            o->progress = GA_PROGRESS_OFF;
+        } else if (strcmp(a, "--progress") == 0) {
+            o->progress = GA_PROGRESS_ON;
         } else if (strcmp(a, "--all-gaps") == 0) {
             o->all_gaps = 1;
         } else if (strcmp(a, "--ignore-frames") == 0) {
@@ -241,7 +252,10 @@ static int close_output(struct output *o, int keep)
 static int dump_one(const char *path, FILE *out)
 {
     struct ga_read_stats st;
-    if (ga_dump_trace(path, out, &st) != 0) {
+    ga_progress_begin(path);
+    int rc = ga_dump_trace(path, out, &st);
+    ga_progress_end();
+    if (rc != 0) {
         fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, st.error);
         return 2;
     }
@@ -270,7 +284,10 @@ static int run(const struct opts *o, const char *trace, FILE *out)
     if (o->mode == MODE_DUMP) return dump_one(trace, out);
     struct ga_report r;
     if (prepare(o, &r, trace) != 0) return 1;
-    if (ga_report_run(&r) != 0) {
+    ga_progress_begin(trace);
+    int rc = ga_report_run(&r);
+    ga_progress_end();
+    if (rc != 0) {
         fprintf(stderr, "%s: %s: %s\n", GA_PROG, trace, r.read.error);
         ga_report_free(&r);
         return 2;
@@ -381,7 +398,10 @@ static int run_rank(const struct opts *o, struct ga_multi *m, size_t i, size_t n
         return dump_one(path, out);
     }
     if (prepare(o, &r, path) != 0) return 1;
-    if (ga_multi_run(m, &r) != 0) {
+    ga_progress_begin(path);
+    int rc = ga_multi_run(m, &r);
+    ga_progress_end();
+    if (rc != 0) {
         fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, r.read.error);
         ga_report_free(&r);
         return 2;
@@ -423,6 +443,12 @@ int main(int argc, char **argv)
     struct output out;
     int rc = 0, single;
     parse_args(argc, argv, &o);
+    /* a dump to the terminal streams while reading: a progress line would cut into it */
+    if (o.mode == MODE_DUMP && o.progress == GA_PROGRESS_AUTO && (!o.out || !strcmp(o.out, "-")) &&
+        isatty(1))
+        o.progress = GA_PROGRESS_OFF;
+    ga_progress_setup(o.progress);
+    ga_read_set_progress(ga_progress_update, NULL);
     single = o.n_traces == 1 && !is_dir(o.traces[0]); /* one trace: the single-process report */
     if (single)
         list_add(&l, ga_xstrdup(o.traces[0]));

@@ -374,6 +374,15 @@ static void finish_stop_reason(struct rd *r)
     st->stop_offset = r->offset;
 }
 
+static ga_progress_hook progress_fn;
+static void *progress_ctx;
+
+void ga_read_set_progress(ga_progress_hook fn, void *ctx)
+{
+    progress_fn = fn;
+    progress_ctx = ctx;
+}
+
 int ga_read_fd(int fd, ga_sink_fn sink, void *ctx, struct ga_read_stats *stats)
 {
     struct rd r = {.fd = fd, .st = stats, .sink = sink, .ctx = ctx, .plain = ga_rec_plain_types()};
@@ -385,8 +394,8 @@ int ga_read_fd(int fd, ga_sink_fn sink, void *ctx, struct ga_read_stats *stats)
     r.buf = ga_xmalloc(BLOCK);
     ga_order_init(&r.ord);
     if (read_header(&r) == 0) {
-        while ((rc = read_chunk(&r)) > 0) {
-        }
+        while ((rc = read_chunk(&r)) > 0)
+            if (progress_fn) progress_fn(progress_ctx, r.offset, stats->records);
         if (rc < 0) finish_stop_reason(&r);
         ga_order_flush(&r.ord, 0, 1, sink, ctx);
         stats->late_records = r.ord.late;

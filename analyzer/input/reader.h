@@ -46,6 +46,11 @@ int ga_read_trace(const char *path, ga_sink_fn sink, void *ctx, struct ga_read_s
 /* Same on an open file descriptor, which stays open. */
 int ga_read_fd(int fd, ga_sink_fn sink, void *ctx, struct ga_read_stats *stats);
 
+/* A hook told, after each chunk, the bytes read and the records delivered so far (a progress
+ * display); NULL: none. One for the process: the program reads one trace at a time. */
+typedef void (*ga_progress_hook)(void *ctx, uint64_t bytes, uint64_t records);
+void ga_read_set_progress(ga_progress_hook fn, void *ctx);
+
 /* ---- watermark ordering (order.c) ------------------------------------------------------------ */
 
 /* Held host records are not copied: a run is a stretch of back-to-back records of one chunk
