@@ -145,6 +145,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
             usage_error("standard input can only be read as the one trace: ", "-");
 }
 
+/* Figures the report gives as bounds, said where the user looks first too. */
+static void warn_report(const char *path, const struct ga_report *r)
+{
+    char caveat[400];
+    if (ga_report_gpu_caveat(r, caveat, sizeof(caveat)))
+        fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, caveat);
+}
+
 static void warn_reading(const char *path, const struct ga_read_stats *s)
 {
     if (s->truncated) fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, s->stop_reason);
@@ -293,6 +301,7 @@ static int run(const struct opts *o, const char *trace, FILE *out)
         return 2;
     }
     warn_reading(trace, &r.read);
+    warn_report(trace, &r);
     if (o->mode == MODE_JSON)
         ga_render_json(&r, out);
     else
@@ -407,6 +416,7 @@ static int run_rank(const struct opts *o, struct ga_multi *m, size_t i, size_t n
         return 2;
     }
     warn_reading(path, &r.read);
+    warn_report(path, &r);
     if (o->mode == MODE_JSON) {
         ga_json_multi_process(&r, i, out);
     } else {

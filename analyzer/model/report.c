@@ -1,6 +1,7 @@
 /* One pass: the reader feeds every host record, in time order, to each analysis. */
 #include "model/report.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -222,6 +223,22 @@ static void cupti_failed(const struct ga_facts *f, const char *reason, char *buf
     if (!*reason && !*res) reason = "reason not recorded";
     snprintf(buf, n, "unavailable: CUPTI failed (%s%s%s)", reason, *reason && *res ? ", " : "",
              res);
+}
+
+const char *ga_report_gpu_caveat(const struct ga_report *r, char *buf, size_t n)
+{
+    const struct ga_gpu *g = &r->gpu;
+    uint64_t got = g->kernel_count + g->memsets.count;
+    if (!g->dropped) return NULL;
+    for (unsigned k = 0; k < GA_COPY_KINDS; k++)
+        got += g->copies[k].count;
+    snprintf(buf, n,
+             "CUPTI dropped %" PRIu64 " of %" PRIu64 " GPU activity records: GPU busy time, "
+             "utilization, kernel, copy and memset figures count only the records delivered "
+             "(lower bounds); idle time and idle gaps may hold work that was not recorded "
+             "(upper bounds)",
+             g->dropped, g->dropped + got);
+    return buf;
 }
 
 const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t n)

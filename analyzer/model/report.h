@@ -60,6 +60,9 @@ uint64_t ga_report_duration(const struct ga_report *r);
 /* "available" when the trace's CUPTI status record says ON, else "unavailable: <reason>";
  * written into buf. */
 const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t n);
+/* When CUPTI dropped GPU activity records: what that does to the GPU timeline's figures, written
+ * into buf (said next to each figure, on stderr and in the JSON notes); NULL when none were. */
+const char *ga_report_gpu_caveat(const struct ga_report *r, char *buf, size_t n);
 
 /* Renderers. */
 void ga_render_text(const struct ga_report *r, FILE *out);

@@ -130,6 +130,15 @@ static jobj *json_notes(const struct ga_report *r)
         put(o, "text", jcstr(n->text));
         json_object_array_add(a, o);
     }
+    char caveat[400];
+    if (ga_report_gpu_caveat(r, caveat, sizeof(caveat))) { /* the report's own: no time, no tid */
+        jobj *o = json_object_new_object();
+        put(o, "time_ns", NULL);
+        put(o, "tid", NULL);
+        put(o, "level", jcstr("warning"));
+        put(o, "text", jcstr(caveat));
+        json_object_array_add(a, o);
+    }
     return a;
 }
 
