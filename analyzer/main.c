@@ -41,9 +41,10 @@ static const char usage_text[] =
     "                 time, copies) or why it is unavailable, entry-point resolver, lost\n"
     "                 records, notes\n"
     "  --json         the same as one JSON object (schema: docs/REPORT_JSON.md, version 1)\n"
-    "  --dump         every record in time order, one line each:\n"
+    "  --dump         every record in time order (host and GPU merged), one line each:\n"
     "                 <ns from trace start> tid=<tid> <TYPE> <api> key=value ...\n"
-    "                 (GPU_* records where the file has them, in CUPTI's delivery order)\n"
+    "                 (a GPU record at its start time; GPU_EXTCORR and GPU_NAME, timeless, where\n"
+    "                 the file has them)\n"
     "  --stacks       print the full host call stack of each call site listed (text report);\n"
     "                 sites come from the stacks the tracer recorded (GPUTRACE_STACKS)\n"
     "  --all-gaps     list every GPU idle gap in the JSON, in time order (default: the 20\n"
@@ -260,14 +261,20 @@ static int close_output(struct output *o, int keep)
 static int dump_one(const char *path, FILE *out)
 {
     struct ga_read_stats st;
+    uint64_t late = 0;
     ga_progress_begin(path);
-    int rc = ga_dump_trace(path, out, &st);
+    int rc = ga_dump_trace(path, out, &st, &late);
     ga_progress_end();
     if (rc != 0) {
         fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, st.error);
         return 2;
     }
     warn_reading(path, &st);
+    if (late)
+        fprintf(stderr,
+                "%s: %s: %" PRIu64 " GPU record%s arrived more than 1 s of trace time after their "
+                "place and %s printed out of time order\n",
+                GA_PROG, path, late, late == 1 ? "" : "s", late == 1 ? "is" : "are");
     return 0;
 }
 
