@@ -25,10 +25,10 @@ struct opts {
     const char **traces; /* as given: files or directories */
     size_t n_traces, traces_cap;
     int show_stacks;
-    int all_gaps;              /* --all-gaps: every GPU idle gap in the JSON, not the longest 20 */
-    int dirs_given;            /* a directory among the traces: always the several-process report */
+    int all_gaps;   /* --all-gaps: every GPU idle gap in the JSON, not the longest 20 */
+    int dirs_given; /* a directory among the traces: always the several-process report */
     enum ga_progress_mode progress; /* --quiet, --progress; else on when stderr is a terminal */
-    const char *ignore_frames; /* NULL: the built-in list */
+    const char *ignore_frames;      /* NULL: the built-in list */
 };
 
 static const char usage_text[] =
@@ -138,8 +138,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
     }
     if (!o->n_traces) usage_error("no trace file given", "");
     if (o->all_gaps && o->mode != MODE_JSON)
-        fprintf(stderr, "%s: --all-gaps lists every gap in the JSON report (--json); the text report "
-                        "shows the %d longest gaps per device\n",
+        fprintf(stderr,
+                "%s: --all-gaps lists every gap in the JSON report (--json); the text report "
+                "shows the %d longest gaps per device\n",
                 GA_PROG, GA_GAPS_TOP);
     for (size_t i = 0; o->n_traces > 1 && i < o->n_traces; i++)
         if (strcmp(o->traces[i], "-") == 0)
@@ -180,8 +181,8 @@ static void warn_reading(const char *path, const struct ga_read_stats *s)
 struct output {
     FILE *f;
     const char *path; /* as given; NULL: standard output */
-    char *target;     /* OUT with symbolic links resolved: the rename replaces the file, not the link */
-    char *tmp;        /* the temporary file, NULL when writing in place */
+    char *target; /* OUT with symbolic links resolved: the rename replaces the file, not the link */
+    char *tmp;    /* the temporary file, NULL when writing in place */
 };
 
 static void output_fail(const char *path, const char *what)
@@ -350,8 +351,8 @@ static void drop_repeats(struct trace_list *l)
                 if (stat(l->paths[k], &sk) == 0 && sk.st_dev == si.st_dev && sk.st_ino == si.st_ino)
                     break;
         if (k < kept) {
-            fprintf(stderr, "%s: %s: the same trace as %s; reported once\n", GA_PROG,
-                    l->paths[i], l->paths[k]);
+            fprintf(stderr, "%s: %s: the same trace as %s; reported once\n", GA_PROG, l->paths[i],
+                    l->paths[k]);
             free(l->paths[i]);
         } else {
             l->paths[kept++] = l->paths[i];

@@ -11,8 +11,8 @@
 
 #include "base/util.h"
 
-#define TTY_EVERY_NS  100000000ull  /* a terminal line is redrawn this often */
-#define LOG_EVERY_NS  2000000000ull /* a log line (--progress, not a terminal) this often */
+#define TTY_EVERY_NS 100000000ull  /* a terminal line is redrawn this often */
+#define LOG_EVERY_NS 2000000000ull /* a log line (--progress, not a terminal) this often */
 
 static struct {
     int on, tty, shown;

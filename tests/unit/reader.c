@@ -397,7 +397,8 @@ static void test_headers(void)
     CHECK_STR("header: newer format message", st.error,
               "written by a newer gputrace (format 5, this reader reads up to 4)");
     h->min_version = 7; /* a flipped bit of min_version is not taken for a newer format */
-    CHECK_STR("header: flipped min_version", read_into(&t, (size_t)-1, &c, &st) == -1 ? st.error : "",
+    CHECK_STR("header: flipped min_version",
+              read_into(&t, (size_t)-1, &c, &st) == -1 ? st.error : "",
               "corrupt file header (checksum mismatch)");
     h->min_version = 1;
     gt_header_seal(h);

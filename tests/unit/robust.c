@@ -340,8 +340,8 @@ static void test_bit_flips(void)
         analyze(b, t.len, 0, &o);
         /* the magic says "not a trace", the byte-order tag names itself; any other bit is
          * caught by the checksum or a range check, never reported as a trace */
-        const char *want = byte < 8    ? "bad magic"
-                           : byte < 12 ? "byte-order tag"
+        const char *want = byte < 8                  ? "bad magic"
+                           : byte < 12               ? "byte-order tag"
                            : byte >= 16 && byte < 20 ? "header"
                                                      : "corrupt file header";
         if (!clean_refusal(&o, want)) {
