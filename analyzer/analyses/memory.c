@@ -534,14 +534,15 @@ void ga_memory_finish(struct ga_memory *m, uint64_t end_ts)
     ga_peak_finish(m);
 }
 
-/* The failure's retry: its first try from the same call site. Until then the thread's frees
- * count as freed before it; without one, all it freed while the failure waited. */
+/* The failure's retry: its first try from the same call site. The thread's frees until then
+ * count as freed before it; without one, those before its first try (its next request of that
+ * size), or all it freed while the failure waited. */
 static void pick_retry(struct ga_oom *o, ga_same_site_fn same_site, void *ctx)
 {
     o->retry = GA_RETRY_NONE;
     o->retry_ts = o->retry_size = 0;
-    o->freed_before_retry = o->freed_pending;
-    o->freed_count = o->freed_pending_count;
+    o->freed_before_retry = o->n_tries ? o->tries[0].freed_bytes : o->freed_pending;
+    o->freed_count = o->n_tries ? o->tries[0].freed_count : o->freed_pending_count;
     for (uint8_t i = 0; i < o->n_tries; i++) {
         const struct ga_retry_try *x = &o->tries[i];
         if (same_site ? !same_site(ctx, o->stack, x->stack) : o->stack != x->stack) continue;
