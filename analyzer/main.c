@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,34 @@ struct output {
     char *tmp;    /* the temporary file, NULL when writing in place */
 };
 
+/* The temporary file while it exists: a user who stops the report (Ctrl-C, kill) leaves no
+ * half-written file behind, and OUT as it was. */
+static char *volatile tmp_to_remove;
+
+static void remove_tmp_and_die(int sig)
+{
+    char *p = tmp_to_remove;
+    if (p) unlink(p);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void guard_tmp(char *tmp)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = remove_tmp_and_die;
+    sigemptyset(&sa.sa_mask);
+    tmp_to_remove = tmp;
+    for (size_t i = 0; tmp && i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        struct sigaction old;
+        /* a signal the caller ignores (nohup) stays ignored */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 static void output_fail(const char *path, const char *what)
 {
     fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, what);
@@ -229,12 +258,14 @@ static void open_output(struct output *o, const char *path)
     free(b);
     int fd = mkostemp(o->tmp, O_CLOEXEC);
     if (fd < 0) output_fail(path, strerror(errno));
+    guard_tmp(o->tmp);
     mode_t mask = umask(0);
     umask(mask);
     if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
         int e = errno;
         close(fd);
         unlink(o->tmp);
+        tmp_to_remove = NULL;
         output_fail(path, strerror(e));
     }
 }
@@ -254,6 +285,7 @@ static int close_output(struct output *o, int keep)
         }
         unlink(o->tmp);
     }
+    tmp_to_remove = NULL; /* renamed or removed: nothing to clean up any more */
     free(o->tmp);
     free(o->target);
     return bad;

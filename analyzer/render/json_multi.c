@@ -74,6 +74,7 @@ static jobj *json_gpu(const struct ga_multi *m, const struct ga_rank *k)
     put(g, "busy_ns", ju64(k->gpu_busy_ns));
     put(g, "idle_ns", ju64(k->gpu_span_ns - k->gpu_busy_ns));
     put(g, "idle_share", json_object_new_double_s(atof(share), share));
+    put(g, "cupti_dropped", ju64(k->gpu_dropped));
     return g;
 }
 

@@ -86,6 +86,12 @@ expect_eq "json: status" "$(jget r.json 'd["trace"]["gpu_timeline"]')" available
 expect_eq "json: cupti" "$(jget r.json '(d["trace"]["cupti"]["status"], d["trace"]["cupti"]["version"], d["trace"]["cupti"]["path"])')" \
     "('on', 130000, '/opt/cuda/lib64/libcupti.so.13')"
 expect_eq "json: dropped" "$(jget r.json 'd["trace"]["cupti_dropped"]')" 2
+# several processes: the caveat on the rank's row too
+cp gpu.trace gpu2.trace
+"$GT_REPORT" gpu.trace gpu2.trace >multi.txt 2>/dev/null || fail "report of two traces failed"
+expect_eq "multi: rows with the caveat" "$(grep -c 'gpu2\{0,1\}\.trace  \[incomplete GPU figures: CUPTI dropped records\]$' multi.txt)" 2
+"$GT_REPORT" --json gpu.trace gpu2.trace >multi.json 2>/dev/null || fail "--json of two traces failed"
+expect_eq "multi: cupti_dropped per rank" "$(jget multi.json '[k["gpu"]["cupti_dropped"] for k in d["cross"]["ranks"]]')" "[2, 2]"
 expect_eq "json: caveat in notes" "$(jget r.json '[(n["level"], n["time_ns"], n["text"]) for n in d["notes"]]')" \
     "[('warning', None, '$caveat')]"
 expect_eq "json: devices" "$(jget r.json '[(x["device"], x["span_ns"], x["busy_ns"], x["idle_ns"], x["utilization"], x["first_ns"], x["last_ns"], x["kernel_count"]) for x in d["timeline"]["devices"]]')" \

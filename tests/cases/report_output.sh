@@ -61,6 +61,21 @@ if [ -w /dev/full ]; then
     "$GT_REPORT" -o /dev/full t.trace 2>e.txt || rc=$?
     expect_eq "-o /dev/full: exit status" "$rc" 1
 fi
+# stopped while it works (the trace comes slowly through a pipe): OUT as it was, no temporary
+# file left
+"$PYTHON" - "$GT_REPORT" <<'PY' || fail "stopping the report: see above"
+import os, signal, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "-o", "existing.txt", "-"], stdin=subprocess.PIPE,
+                     stderr=subprocess.DEVNULL)
+data = open("t.trace", "rb").read()
+p.stdin.write(data[:len(data) // 2]); p.stdin.flush()
+time.sleep(0.3)
+p.send_signal(signal.SIGTERM)
+rc = p.wait()
+assert rc == -signal.SIGTERM, "exit status %d, not killed by SIGTERM" % rc
+PY
+cmp -s existing.txt want.txt || fail "stopped: existing.txt changed"
+expect_eq "stopped: files left in the folder" "$(ls -A | grep -c '^\.')" 0
 # a missing folder: one line, exit 1
 rc=0
 "$GT_REPORT" -o nodir/out.txt t.trace 2>e.txt || rc=$?
