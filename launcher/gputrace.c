@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define VERSION "0.1.0"
+#include "version.h"
 
 static void usage(FILE *f)
 {
@@ -295,7 +295,7 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         } else if (strcmp(a, "--version") == 0) {
-            printf("gputrace %s\n", VERSION);
+            printf("gputrace %s\n", GT_VERSION);
             return 0;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "gputrace: unknown option %s (try --help)\n", a);

@@ -461,6 +461,7 @@ static void start_tracing(void)
     gt_header_init(&h, G.pid, (uint32_t)getppid(), rt_ns, mono_ns);
     if (G.compress > 0) /* readers that do not know the codecs must refuse the file */
         h.min_version = G.host_cheap ? GT_FORMAT_MIN_READER_PACK : GT_FORMAT_MIN_READER_CODEC;
+    gt_header_seal(&h);
     if (write(G.fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
         gt_warn("gputrace: cannot write %s (%s); tracing is off\n", path, strerror(errno));
         close(G.fd);
