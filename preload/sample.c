@@ -26,12 +26,8 @@ static uint64_t sample_ns = SAMPLE_MS_DEFAULT * 1000000ull;
 
 __attribute__((constructor)) static void sample_configure(void)
 {
-    const char *v = getenv("GPUTRACE_SAMPLE_MS");
-    if (v && *v) {
-        char *end;
-        unsigned long ms = strtoul(v, &end, 10);
-        if (*end == 0 && ms <= 24ul * 3600 * 1000) sample_ns = ms * 1000000ull;
-    }
+    sample_ns = gt_env_num("GPUTRACE_SAMPLE_MS", 0, 24ul * 3600 * 1000, SAMPLE_MS_DEFAULT) *
+                1000000ull;
 }
 
 /* ---- driver entry points (never our wrappers) --------------------------------------------------
@@ -99,7 +95,7 @@ void gt_meminfo_tick(struct gt_thread *t, int dev)
     uint64_t now = t->last_ts;
     if (GT_LIKELY(now < mi_next)) return;
     mi_next = now + sample_ns;
-    if (dev == GT_DEV_UNKNOWN) dev = gt_current_device();
+    if (dev == GT_DEV_CURRENT) dev = gt_current_device();
     if (dev < 0 || dev >= MAX_DEVS) return;
     if (!claim(&mi_last[dev], now, 0)) {
         mi_next = atomic_load_explicit(&mi_last[dev], memory_order_relaxed) + sample_ns;

@@ -6,6 +6,7 @@
 
 #include "model/report.h"
 #include "render/text.h"
+#include "base/demangle.h"
 #include "base/util.h"
 
 #define TOP_KERNELS 10
@@ -48,6 +49,9 @@ static void text_trace(const struct ga_report *r, FILE *o)
         fprintf(o, ", %" PRIu64 " of unknown types skipped", s->unknown_records);
     if (s->malformed_records) fprintf(o, ", %" PRIu64 " malformed skipped", s->malformed_records);
     if (s->late_records) fprintf(o, ", %" PRIu64 " out of watermark order", s->late_records);
+    if (s->duplicate_chunks)
+        fprintf(o, ", %" PRIu64 " repeated chunk%s skipped", s->duplicate_chunks,
+                s->duplicate_chunks == 1 ? "" : "s");
     fputc('\n', o);
     if (s->truncated) fprintf(o, "  TRUNCATED %s\n", s->stop_reason);
 }
@@ -82,7 +86,7 @@ static void text_by_api(const struct ga_report *r, FILE *o)
                     "failed", "released");
         char lb[16];
         fprintf(o, "  %-30s %-12s %8" PRIu64 " %10s %7" PRIu64 " %8" PRIu64 "\n",
-                ga_api_label(api, lb), gt_mem_kind_name(gt_api_table[api].mem_kind), m->count,
+                ga_api_label(api, lb), gt_mem_kind_name(gt_api_table[api].mem_kind), m->calls,
                 ga_fmt_bytes(b, m->bytes), m->failed, m->frees);
     }
 }
@@ -138,7 +142,7 @@ static void text_memory(const struct ga_report *r, FILE *o)
             m->alloc_count, ga_fmt_bytes(b, m->alloc_bytes), m->free_count, m->failed_count);
     text_peaks(r, o);
     ga_text_peak(r, o);
-    ga_render_pools_text(r, o);
+    ga_text_pools(r, o);
     fprintf(o, "  leaked    %s in %" PRIu64 " allocation%s (device memory live at the end)\n",
             ga_fmt_bytes(b, m->leaked_bytes), m->leaked_count, m->leaked_count == 1 ? "" : "s");
     if (m->pinned_peak)
