@@ -1,4 +1,4 @@
-# gputrace — plain Makefile.  make | make test | make demo | make deps | make install PREFIX=/usr/local
+# gputrace — plain Makefile.  make | make test | make demo | make deps | make install PREFIX=/usr/local | make uninstall
 #   O=dir       build out of tree (default: build)
 #   V=1         show commands
 #   DEBUG=1     -O0 -g3 -Werror
@@ -155,13 +155,33 @@ deps:
 	else echo "deps: no apt-get here; install: $(DEB_PKGS)"; fi
 	$(Q)$(MAKE) --no-print-directory torch-env || echo "deps: torch-env failed: the torch tests will skip"
 
+# Installed besides the programs: manual pages, the Python helpers (PYDIR: add it to PYTHONPATH, or
+# give a site-packages folder), README and docs/. uninstall removes exactly these files.
+MANDIR   ?= $(PREFIX)/share/man
+PYDIR    ?= $(PREFIX)/share/gputrace/python
+DOCDIR   ?= $(PREFIX)/share/doc/gputrace
+INST_HDR := $(notdir $(wildcard include/gputrace/*.h))
+INST_MAN := $(notdir $(wildcard man/*.1))
+INST_PY  := $(notdir $(wildcard python/*.py))
+INST_DOC := README.md $(notdir $(wildcard docs/*.md))
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/gputrace
 	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 0755 $(REPORT) $(LAUNCHER) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 include/gputrace/*.h $(DESTDIR)$(PREFIX)/include/gputrace/
-	install -d $(DESTDIR)$(PREFIX)/share/gputrace/python
-	install -m 0644 python/gputrace_torch.py $(DESTDIR)$(PREFIX)/share/gputrace/python/
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PYDIR) $(DESTDIR)$(DOCDIR)
+	install -m 0644 $(addprefix man/,$(INST_MAN)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(addprefix python/,$(INST_PY)) $(DESTDIR)$(PYDIR)/
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libgputrace.so $(addprefix $(DESTDIR)$(PREFIX)/bin/,gputrace gputrace-report)
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/gputrace/,$(INST_HDR))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(INST_MAN)) $(addprefix $(DESTDIR)$(DOCDIR)/,$(INST_DOC))
+	rm -f $(addprefix $(DESTDIR)$(PYDIR)/,$(INST_PY) $(INST_PY:.py=.pyc))
+	rm -rf $(DESTDIR)$(PYDIR)/__pycache__
+	-rmdir $(DESTDIR)$(PREFIX)/include/gputrace $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PYDIR) $(DESTDIR)$(PREFIX)/share/gputrace 2>/dev/null
 
 clean:
 	rm -rf $(O)
@@ -169,7 +189,7 @@ clean:
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
-.PHONY: all test demo deps install clean format fixtures check-san
+.PHONY: all test demo deps install uninstall clean format fixtures check-san
 # Objects are never removed as intermediate files (make would otherwise delete the test programs'
 # objects after linking them and rebuild them at the next make).
 .SECONDARY:

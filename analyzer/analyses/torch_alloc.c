@@ -530,7 +530,7 @@ static void mark_cached(const struct ga_torch *t, struct ga_memory *m)
 /* The driver allocations PyTorch still held as segments at exit are its cache, not leaks (a
  * segment's address is the pointer cuMemAlloc returned; expandable segments map physical
  * handles instead and stay counted as live). */
-static void cached_at_exit(const struct ga_torch *t, struct ga_memory *m)
+void ga_torch_cached_at_exit(const struct ga_torch *t, struct ga_memory *m)
 {
     enum { NS_DEVPTR = 1 }; /* memory.c's namespace of device pointers */
     for (size_t i = 0; i < t->n_exit_segs; i++) {
@@ -548,7 +548,6 @@ static void cached_at_exit(const struct ga_torch *t, struct ga_memory *m)
 
 void ga_torch_finish(struct ga_torch *t, struct ga_memory *m)
 {
-    cached_at_exit(t, m);
     mark_cached(t, m);
     if (!t->n_ooms) return;
     struct ga_oom *out = ga_xcalloc(m->n_ooms + t->n_ooms, sizeof(*out));

@@ -142,7 +142,11 @@ static inline void ga_torch_event(struct ga_torch *t, const struct ga_event *ev)
     if ((unsigned)(ev->type - GT_REC_TORCH_STATS) <= GT_REC_TORCH_OOM - GT_REC_TORCH_STATS)
         ga_torch_event_(t, ev);
 }
-/* Judges the allocator OOMs and folds them into m->ooms: the driver failures PyTorch retried
+/* The driver allocations PyTorch's exit snapshot names as its segments: marked cached and taken
+ * out of m->leaked_* (after ga_memory_finish, before the leaks are grouped by site). */
+void ga_torch_cached_at_exit(const struct ga_torch *t, struct ga_memory *m);
+/* After the driver failures' verdicts (ga_memory_judge): judges the allocator OOMs and folds
+ * them into m->ooms: the driver failures PyTorch retried
  * are merged into the allocator's OOM (one OOM, not two or more); a driver failure PyTorch
  * resolved by releasing its cache becomes verdict cached. */
 void ga_torch_finish(struct ga_torch *t, struct ga_memory *m);

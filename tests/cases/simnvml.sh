@@ -8,7 +8,8 @@ cat > sched.txt <<'S'
 0     sm_clock=1755 temp=61 power_mw=350000
 300   sm_clock=1200 temp=92 clock_events=0x60   # HW + SW thermal slowdown
 S
-LD_LIBRARY_PATH="$O/simnvml:$SIM_DIR" GTSIM_DEVICES=2 GTSIM_MEM_BYTES=1073741824 GTSIM_OTHER_BYTES=104857600 \
+san_pre=""; [ -z "$asan_rt$tsan_rt" ] || san_pre=$(echo $asan_rt $tsan_rt "$O/simnvml/libnvidia-ml.so.1")
+LD_PRELOAD="$san_pre" LD_LIBRARY_PATH="$O/simnvml:$SIM_DIR" GTSIM_DEVICES=2 GTSIM_MEM_BYTES=1073741824 GTSIM_OTHER_BYTES=104857600 \
     GTSIM_NVML_SCHEDULE="$PWD/sched.txt" "$PYTHON" "$SRC/tests/progs/simnvml_check.py" > out.txt 2>&1 ||
     { cat out.txt; fail "simnvml_check.py"; }
 cat out.txt

@@ -16,7 +16,9 @@ cmp -s gen_stubs.c "$SRC/tests/simrt/gen_stubs.c" || fail "tests/simrt/gen_stubs
 nm -D --defined-only "$rt" | grep -q ' T cudaMalloc@' || fail "cudaMalloc is not implemented"
 nm -D --defined-only "$rt" | grep -q ' W cudaGraphCreate@' || fail "cudaGraphCreate is not a stub"
 echo "$(nm -D --defined-only "$rt" | grep -c ' T ') implemented, $(nm -D --defined-only "$rt" | grep -c ' W ') stubs"
-GTSIM_LOG="$PWD/sim.log" "$PYTHON" - "$rt" > out.txt 2> err.txt <<'PY' || { cat out.txt err.txt; fail "stub call"; }
+# an instrumented build: its sanitizer runtime first, then the library (python itself is not)
+san_pre=""; [ -z "$asan_rt$tsan_rt" ] || san_pre=$(echo $asan_rt $tsan_rt "$rt")
+LD_PRELOAD="$san_pre" GTSIM_LOG="$PWD/sim.log" "$PYTHON" - "$rt" > out.txt 2> err.txt <<'PY' || { cat out.txt err.txt; fail "stub call"; }
 import ctypes, sys
 rt = ctypes.CDLL(sys.argv[1])
 print(rt.cudaGraphCreate(None, 0), rt.cudaGraphCreate(None, 0))

@@ -58,6 +58,7 @@ void srt_log_stub(const char *name)
     srt_log("rtstub %s rc=801", name);
 }
 
+/* cudaErrorNotReady (a query's answer) is not an error to remember, as in NVIDIA's runtime. */
 cudaError_t srt_err(cudaError_t e)
 {
     if (e != cudaSuccess && e != cudaErrorNotReady) t_last = e;
@@ -115,6 +116,25 @@ static void init_once(void)
         (CUresult(*)(CUcontext))resolve(getproc, "cuCtxSynchronize", version, 0);
     srt_drv.func_set_duration =
         (void (*)(CUfunction, unsigned long long))dlsym(lib, "gtsim_func_set_duration");
+    /* a driver without one of them cannot carry this runtime: say which, fail cudaGetDeviceCount */
+    const char *missing = NULL;
+#define SRT_CHECK(n)                                                                               \
+    if (!srt_drv.n && !missing) missing = #n;
+    SRT_DRIVER(SRT_CHECK)
+#undef SRT_CHECK
+#define SRT_CHECK(n)                                                                               \
+    if ((!srt_drv.n || !srt_drv.pt_##n) && !missing) missing = #n;
+    SRT_DRIVER_STREAM(SRT_CHECK)
+#undef SRT_CHECK
+    if (!srt_drv.cuCtxSynchronize_v2 && !missing) missing = "cuCtxSynchronize";
+    if (missing) {
+        char msg[160];
+        int n = snprintf(msg, sizeof msg, "gtsim-rt: the driver has no %s\n", missing);
+        ssize_t w = write(2, msg, n > 0 && (size_t)n < sizeof msg ? (size_t)n : 0);
+        (void)w;
+        g_init_err = cudaErrorInsufficientDriver;
+        return;
+    }
     CUresult r = srt_drv.cuInit ? srt_drv.cuInit(0) : CUDA_ERROR_NOT_SUPPORTED;
     if (r == CUDA_SUCCESS && srt_drv.cuDeviceGetCount(&g_ndev) != CUDA_SUCCESS) g_ndev = 0;
     if (r == CUDA_SUCCESS && g_ndev > SRT_MAX_DEVICES) g_ndev = SRT_MAX_DEVICES;

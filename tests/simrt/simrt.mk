@@ -32,7 +32,6 @@ fixtures: $(SIMRT) $(SIMNVML_BUILD)
 # brings nvml.h for the simulated NVML. Idempotent: an existing environment is only completed.
 torch-env:
 	$(Q)[ -x $(VENV_PY) ] || $(PYTHON) -m venv $(VENV)
-	$(Q)$(VENV_PY) -m pip install -q --upgrade pip
 	$(Q)$(VENV_PY) -m pip install -q 'torch>=2.9' holistictraceanalysis nvidia-nvml-dev
 	$(Q)$(VENV_PY) -c "import torch; v = torch.version.cuda or ''; assert v.startswith('13'), 'torch built for CUDA ' + v; print('torch-env: torch', torch.__version__, 'CUDA', v, 'in $(VENV)')"
 

@@ -15,12 +15,13 @@
  * stream (flags 0) ... */
 #define SRT_DRIVER(X)                                                                              \
     X(cuInit)                                                                                      \
-    X(cuDriverGetVersion) X(cuDeviceGet) X(cuDeviceGetCount) X(cuDeviceGetName) X(                 \
-        cuDeviceGetUuid) X(cuDeviceTotalMem) X(cuDeviceGetAttribute) X(cuDeviceGetPCIBusId)        \
-        X(cuDeviceCanAccessPeer) X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuCtxGetCurrent) \
-            X(cuCtxGetStreamPriorityRange) X(cuGetErrorString) X(cuGetErrorName) X(cuMemAlloc)     \
-                X(cuMemFree) X(cuMemGetInfo) X(cuMemAllocManaged) X(cuMemHostAlloc) X(             \
-                    cuMemAllocHost) X(cuMemFreeHost) X(cuMemHostRegister) X(cuMemHostUnregister)   \
+    X(cuDriverGetVersion)                                                                          \
+    X(cuDeviceGet) X(cuDeviceGetCount) X(cuDeviceGetName) X(cuDeviceGetUuid) X(                    \
+        cuDeviceTotalMem) X(cuDeviceGetAttribute) X(cuDeviceGetPCIBusId) X(cuDeviceCanAccessPeer)  \
+        X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuCtxGetCurrent) X(                       \
+            cuCtxGetStreamPriorityRange) X(cuGetErrorString) X(cuGetErrorName) X(cuMemAlloc)       \
+            X(cuMemFree) X(cuMemGetInfo) X(cuMemAllocManaged) X(cuMemHostAlloc) X(cuMemAllocHost)  \
+                X(cuMemFreeHost) X(cuMemHostRegister) X(cuMemHostUnregister)                       \
                     X(cuMemHostGetDevicePointer) X(cuPointerGetAttribute) X(cuMemGetAddressRange)  \
                         X(cuDeviceGetDefaultMemPool) X(cuDeviceGetMemPool) X(cuDeviceSetMemPool)   \
                             X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuMemPoolGetAttribute)        \
@@ -35,14 +36,15 @@
  * for the calls that take a stream. */
 #define SRT_DRIVER_STREAM(X)                                                                       \
     X(cuStreamSynchronize)                                                                         \
-    X(cuStreamQuery) X(cuStreamWaitEvent) X(cuStreamGetPriority) X(cuStreamGetFlags)               \
-        X(cuStreamGetId) X(cuStreamGetDevice) X(cuStreamIsCapturing) X(cuEventRecord)              \
-            X(cuEventRecordWithFlags) X(cuLaunchKernel) X(cuLaunchCooperativeKernel)               \
-                X(cuLaunchHostFunc) X(cuStreamAddCallback) X(cuMemcpyAsync) X(cuMemcpyHtoDAsync)   \
-                    X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemcpyPeerAsync)                 \
-                        X(cuMemsetD8Async) X(cuMemAllocAsync) X(cuMemFreeAsync)                    \
-                            X(cuMemAllocFromPoolAsync) X(cuMemcpyHtoD) X(cuMemcpyDtoH)             \
-                                X(cuMemcpyDtoD) X(cuMemcpy) X(cuMemsetD8)
+    X(cuStreamQuery)                                                                               \
+    X(cuStreamWaitEvent) X(cuStreamGetPriority) X(cuStreamGetFlags) X(cuStreamGetId)               \
+        X(cuStreamGetDevice) X(cuStreamIsCapturing) X(cuEventRecord) X(cuEventRecordWithFlags)     \
+            X(cuLaunchKernel) X(cuLaunchCooperativeKernel) X(cuLaunchHostFunc)                     \
+                X(cuStreamAddCallback) X(cuMemcpyAsync) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)  \
+                    X(cuMemcpyDtoDAsync) X(cuMemcpyPeerAsync) X(cuMemsetD8Async)                   \
+                        X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemAllocFromPoolAsync)            \
+                            X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemcpy)            \
+                                X(cuMemsetD8)
 
 struct srt_driver {
 #define SRT_MEMBER(n) __typeof__(n) *n;
