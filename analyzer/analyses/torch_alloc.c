@@ -224,6 +224,7 @@ static void on_segment(struct ga_torch *t, const struct ga_event *ev)
                                                  .size = r->size,
                                                  .device = r->device,
                                                  .small = ev->sub == GT_TORCH_POOL_SMALL,
+                                                 .expandable = r->expandable != 0,
                                                  .first = (uint32_t)t->n_blks};
 }
 
@@ -405,9 +406,24 @@ static void on_oom(struct ga_torch *t, const struct ga_event *ev)
     dev_of(t, r->device);
 }
 
+/* Which physical handle backs which address: expandable segments are VA ranges PyTorch maps
+ * cuMemCreate handles into. */
+static void on_vmm(struct ga_torch *t, const struct ga_event *ev)
+{
+    const struct gt_rec_vmm_map *r = &ev->r->vmm_map;
+    if (r->result != 0) return;
+    if (ev->sub == GT_API_cuMemMap)
+        *ga_map_upsert(&t->vmm, r->addr, 0, 0, NULL) = r->handle;
+    else if (ev->sub == GT_API_cuMemUnmap)
+        ga_map_remove(&t->vmm, r->addr, 0, NULL);
+}
+
 void ga_torch_event_(struct ga_torch *t, const struct ga_event *ev)
 {
     switch (ev->type) {
+    case GT_REC_VMM_MAP:
+        on_vmm(t, ev);
+        break;
     case GT_REC_TORCH_STATS:
         t->present = 1;
         on_stats(t, ev);
@@ -527,23 +543,34 @@ static void mark_cached(const struct ga_torch *t, struct ga_memory *m)
     }
 }
 
-/* The driver allocations PyTorch still held as segments at exit are its cache, not leaks (a
- * segment's address is the pointer cuMemAlloc returned; expandable segments map physical
- * handles instead and stay counted as live). */
+static void mark_live_cached(struct ga_memory *m, unsigned ns, uint64_t key)
+{
+    uint32_t k = ga_live_find(m, ns, key);
+    if (k == UINT32_MAX) return;
+    struct ga_live *e = &m->slab[k];
+    if (e->cached || !ga_kind_is_device(e->kind)) return;
+    e->cached = 1;
+    m->cached_bytes += e->size;
+    m->cached_count++;
+    m->leaked_bytes -= e->size < m->leaked_bytes ? e->size : m->leaked_bytes;
+    if (m->leaked_count) m->leaked_count--;
+}
+
+/* The driver allocations PyTorch still held as segments at exit are its cache, not leaks: a
+ * segment's address is the pointer cuMemAlloc returned; an expandable segment is a VA range
+ * whose mapped physical handles (cuMemCreate) are its memory. */
 void ga_torch_cached_at_exit(const struct ga_torch *t, struct ga_memory *m)
 {
-    enum { NS_DEVPTR = 1 }; /* memory.c's namespace of device pointers */
-    for (size_t i = 0; i < t->n_exit_segs; i++) {
-        uint32_t k = ga_live_find(m, NS_DEVPTR, t->exit_segs[i].addr);
-        if (k == UINT32_MAX) continue;
-        struct ga_live *e = &m->slab[k];
-        if (e->cached || !ga_kind_is_device(e->kind)) continue;
-        e->cached = 1;
-        m->cached_bytes += e->size;
-        m->cached_count++;
-        m->leaked_bytes -= e->size < m->leaked_bytes ? e->size : m->leaked_bytes;
-        if (m->leaked_count) m->leaked_count--;
-    }
+    enum { NS_DEVPTR = 1, NS_PHYS = 3 }; /* memory.c's namespaces */
+    for (size_t i = 0; i < t->n_exit_segs; i++)
+        if (!t->exit_segs[i].expandable) mark_live_cached(m, NS_DEVPTR, t->exit_segs[i].addr);
+    const struct ga_map_slot *slot;
+    for (size_t i = 0; ga_map_next(&t->vmm, &i, &slot);)
+        for (size_t k = 0; k < t->n_exit_segs; k++) {
+            const struct ga_torch_seg *g = &t->exit_segs[k];
+            if (g->expandable && slot->a >= g->addr && slot->a - g->addr < g->size)
+                mark_live_cached(m, NS_PHYS, slot->value);
+        }
 }
 
 void ga_torch_finish(struct ga_torch *t, struct ga_memory *m)
@@ -588,6 +615,7 @@ void ga_torch_free(struct ga_torch *t)
     free(t->stack_frames);
     ga_map_free(&t->frame_idx);
     ga_map_free(&t->stack_idx);
+    ga_map_free(&t->vmm);
     for (size_t i = 0; i < t->n_devs; i++)
         free(t->devs[i].series);
     free(t->devs);

@@ -97,7 +97,7 @@ struct ga_torch_blk {
 struct ga_torch_seg {
     uint64_t addr, size;
     int32_t device;
-    uint8_t small;
+    uint8_t small, expandable;
     uint32_t first, n; /* its blocks in the snapshot's block array */
 };
 
@@ -129,6 +129,7 @@ struct ga_torch {
     struct ga_map stack_idx; /* id -> index + 1 into stack_frames (first) | count << 32 */
     uint32_t *stack_frames;
     size_t n_stack_frames, stack_frames_cap;
+    struct ga_map vmm; /* mapped VA -> physical handle (cuMemMap until cuMemUnmap) */
     /* the segments of the latest exit snapshot (device, addr) */
     struct ga_torch_seg *exit_segs;
     size_t n_exit_segs, exit_segs_cap;
@@ -136,10 +137,11 @@ struct ga_torch {
 
 void ga_torch_init(struct ga_torch *t);
 void ga_torch_event_(struct ga_torch *t, const struct ga_event *ev);
-/* Takes the bridge's records (one compare for the others). */
+/* Takes the bridge's records and the VMM maps (expandable segments' physical memory). */
 static inline void ga_torch_event(struct ga_torch *t, const struct ga_event *ev)
 {
-    if ((unsigned)(ev->type - GT_REC_TORCH_STATS) <= GT_REC_TORCH_OOM - GT_REC_TORCH_STATS)
+    if ((unsigned)(ev->type - GT_REC_TORCH_STATS) <= GT_REC_TORCH_OOM - GT_REC_TORCH_STATS ||
+        ev->type == GT_REC_VMM_MAP)
         ga_torch_event_(t, ev);
 }
 /* The driver allocations PyTorch's exit snapshot names as its segments: marked cached and taken
