@@ -141,8 +141,10 @@ static void text_sites(const struct ga_report *r, FILE *o, const struct ga_torch
 void ga_text_torch_oom(const struct ga_report *r, FILE *o, const struct ga_oom *x)
 {
     const struct ga_torch_oom *a = x->alloc;
-    char b[6][32];
+    char b[6][32], label[1024];
     if (!a) return;
+    const char *site = ga_torch_site_label(&r->torch, a->stack, label, sizeof(label));
+    if (site) fprintf(o, "      raised at %s\n", site);
     fprintf(o, "      PyTorch: %s allocated, %s reserved but unallocated; device %s free of %s",
             ga_fmt_bytes(b[0], a->allocated),
             ga_fmt_bytes(b[1], a->reserved > a->allocated ? a->reserved - a->allocated : 0),
