@@ -3,7 +3,9 @@
 # fragmentation OOM of the real PyTorch on the allocator level.
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
-make -s -C "$SRC" O="$O" install PREFIX="$PWD/inst" > make.txt 2>&1 || { cat make.txt; fail "make install"; }
+# A sub-make of our own: the outer make's flags and jobserver do not apply here.
+MAKEFLAGS= MFLAGS= MAKELEVEL= make -s -C "$SRC" O="$O" install PREFIX="$PWD/inst" > make.txt 2>&1 ||
+    { cat make.txt; fail "make install"; }
 [ -f inst/share/gputrace/python/gputrace_torch.py ] || fail "the module is not installed"
 GPUTRACE_OUTPUT="$PWD/t.trace" LD_PRELOAD="$PWD/inst/lib/libgputrace.so" torch_run "$TORCH_PY" \
     "$SRC/tests/torch/bridge.py" frag pt.json > out.txt 2>&1 || { cat out.txt; fail "bridge.py frag"; }
