@@ -178,6 +178,7 @@ void ga_report_finish(struct ga_report *r)
     ga_gpu_finish(&r->gpu, &r->tl);
     ga_sites_finish(&r->sites, &r->stacks, &r->mem);
     ga_gaps_finish(&r->gaps, &r->gpu, &r->sites);
+    ga_views_build(&r->views, &r->mem, &r->pools, &r->sites);
 }
 
 int ga_report_run(struct ga_report *r)
@@ -254,6 +255,7 @@ const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t 
 
 void ga_report_free(struct ga_report *r)
 {
+    ga_views_free(&r->views);
     ga_facts_free(&r->facts);
     ga_memory_free(&r->mem);
     ga_pools_free(&r->pools);
