@@ -260,6 +260,11 @@ static inline int ga_kind_is_device(unsigned kind)
 }
 
 void ga_memory_init(struct ga_memory *m);
+/* The record types ga_memory_event looks at (bit t: type t); ga_report_event hands it no others
+ * (unit_report checks that memory.c ignores the rest). */
+#define GA_MEMORY_TYPES                                                                            \
+    ((1ull << GT_REC_ALLOC) | (1ull << GT_REC_FREE) | (1ull << GT_REC_ALLOC_FAIL) |                \
+     (1ull << GT_REC_OBJECT) | (1ull << GT_REC_VMM_MAP) | (1ull << GT_REC_MEMINFO))
 void ga_memory_event(struct ga_memory *m, const struct ga_event *ev);
 void ga_memory_finish(struct ga_memory *m, uint64_t end_ts);
 void ga_memory_free(struct ga_memory *m);

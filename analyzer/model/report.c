@@ -34,7 +34,7 @@ enum {
 #define IN_MASK(mask, t) (((mask) >> (t)) & 1)
 #define ROUTES_OF(t)                                                                               \
     ((uint8_t)(IN_MASK(GA_FACTS_TYPES, t) * ROUTE_FACTS |                                          \
-               IN_MASK(GA_REPORT_MEMORY_TYPES, t) * ROUTE_MEMORY |                                 \
+               IN_MASK(GA_MEMORY_TYPES, t) * ROUTE_MEMORY |                                 \
                IN_MASK(GA_TIMELINE_TYPES, t) * ROUTE_TIMELINE |                                    \
                IN_MASK(GA_GAPS_TYPES, t) * ROUTE_GAPS |                                            \
                IN_MASK(GA_STACKS_TYPES, t) * ROUTE_STACKS |                                        \

@@ -19,12 +19,6 @@
 
 #define GA_SCHEMA_VERSION 1
 
-/* The record types ga_memory_event looks at (bit t: type t); ga_report_event hands it no others.
- * It belongs next to ga_memory_event in memory.h; unit_report checks it against memory.c. */
-#define GA_REPORT_MEMORY_TYPES                                                                     \
-    ((1ull << GT_REC_ALLOC) | (1ull << GT_REC_FREE) | (1ull << GT_REC_ALLOC_FAIL) |                \
-     (1ull << GT_REC_OBJECT) | (1ull << GT_REC_VMM_MAP) | (1ull << GT_REC_MEMINFO))
-
 struct ga_report {
     const char *path;
     struct ga_read_stats read;
