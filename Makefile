@@ -56,7 +56,8 @@ TESTLIBS := $(patsubst tests/libs/%.c,$(O)/tests/lib%.so,$(TESTLIB_SRC))
 
 all: $(LIB) $(REPORT) $(LAUNCHER)
 
-# The shim exports only the CUDA symbols it wraps, dlsym and the public API.
+# The shim exports only the CUDA symbols it wraps, dlsym, sigaction and signal (preload/crash.c)
+# and the public API.
 $(LIB): $(call obj,$(PRELOAD_SRC) $(COMMON_SRC))
 	@echo "  LD      $@"
 	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,--no-undefined -Wl,-z,nodelete -ldl -lpthread -lz $(CRC_LIBS) -lzstd -lunwind
