@@ -273,6 +273,13 @@ $(O)/bench/bench_decode: $(O)/obj/bench/bench_decode.c.o $(call obj,$(COMMON_SRC
 	@echo "  LD      $@"
 	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz $(CRC_LIBS) -lzstd -lm -lstdc++ -ldw -lelf
 
+# Records stored into a shared mapping of the file instead of private buffers (issue 22, SIGKILL).
+BENCH_PROGS += $(O)/bench/shared_map
+$(O)/bench/shared_map: $(O)/obj/bench/shared_map.c.o
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $< $(LDFLAGS)
+
 bench-progs: $(BENCH_PROGS)
 
 bench: all fixtures bench-progs
