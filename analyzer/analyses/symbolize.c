@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyses/gpu.h" /* ga_demangle */
+#include "base/demangle.h"
 #include "analyses/stacks.h"
 #include "base/util.h"
 

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/demangle.h"
+
 /* memory.c asks the pools at each failed allocation (ga_memory.pool_evidence). */
 static void pool_evidence(const void *pools, int32_t device, uint64_t request,
                           struct ga_oom_pools *out, int *have)
@@ -185,6 +187,7 @@ void ga_report_finish(struct ga_report *r)
     ga_sites_finish(&r->sites, &r->stacks, &r->mem);
     ga_memory_judge(&r->mem, same_site, &r->sites); /* a retry comes from the failure's site */
     ga_gaps_finish(&r->gaps, &r->gpu, &r->sites);
+    ga_views_build(&r->views, &r->mem, &r->pools, &r->sites);
 }
 
 int ga_report_run(struct ga_report *r)
@@ -277,6 +280,7 @@ const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t 
 
 void ga_report_free(struct ga_report *r)
 {
+    ga_views_free(&r->views);
     ga_facts_free(&r->facts);
     ga_memory_free(&r->mem);
     ga_pools_free(&r->pools);

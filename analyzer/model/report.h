@@ -15,6 +15,7 @@
 #include "analyses/sites.h"
 #include "analyses/stacks.h"
 #include "analyses/timeline.h"
+#include "model/views.h"
 
 #define GA_SCHEMA_VERSION 1
 
@@ -35,6 +36,7 @@ struct ga_report {
     struct ga_gaps gaps; /* GPU idle gaps and their causes; gaps.top = 0 keeps all (--all-gaps) */
     struct ga_stacks stacks; /* host call stacks as the trace defines them */
     struct ga_sites sites;   /* events by call site and library */
+    struct ga_views views;   /* what every renderer shows alike (model/views.h) */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started;             /* the first event has been seen (the time base is set) */
     uint8_t routes[64];      /* per record type, the analyses that take it (report.c) */
