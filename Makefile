@@ -130,6 +130,7 @@ $(O)/tests/unit_%: $(O)/obj/tests/unit/%.c.o $(ANALYZER)
 	$(Q)$(CC) -o $@ $^ $(LDFLAGS) $(ANALYZER_LIBS) -lpthread
 
 fixtures: $(SIMLIB) $(SIMCUPTI) $(TESTLIBS) $(PROGS) $(UNITS)
+include tests/simrt/simrt.mk
 
 test: all fixtures
 	$(Q)O=$(O) PYTHON=$(PYTHON) CUDA_HOME=$(CUDA_HOME) sh tests/run.sh
@@ -152,6 +153,7 @@ deps:
 	  if [ -n "$$missing" ]; then $$S apt-get update -q && DEBIAN_FRONTEND=noninteractive $$S apt-get install -y -q $$missing; \
 	  else echo "deps: all present ($(DEB_PKGS))"; fi; \
 	else echo "deps: no apt-get here; install: $(DEB_PKGS)"; fi
+	$(Q)$(MAKE) --no-print-directory torch-env || echo "deps: torch-env failed: the torch tests will skip"
 
 # Installed besides the programs: manual pages, the Python helpers (PYDIR: add it to PYTHONPATH, or
 # give a site-packages folder), README and docs/. uninstall removes exactly these files.
