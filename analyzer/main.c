@@ -6,16 +6,19 @@
 #include <string.h>
 
 #include <sys/stat.h>
+#include <sys/types.h>
 
+#include "chrome_trace.h"
 #include "multi.h"
 #include "report.h"
 #include "util.h"
 
-enum mode { MODE_TEXT, MODE_JSON, MODE_DUMP };
+enum mode { MODE_TEXT, MODE_JSON, MODE_DUMP, MODE_CHROME };
 
 struct opts {
     enum mode mode;
     const char *out;
+    const char *export_path; /* --chrome-trace FILE */
     const char **traces; /* as given: files or directories */
     size_t n_traces, traces_cap;
     int show_stacks;
@@ -25,6 +28,7 @@ struct opts {
 
 static const char usage_text[] =
     "Usage: " GA_PROG " [--json|--dump] [-o OUT] TRACE|DIR...\n"
+    "       " GA_PROG " --chrome-trace FILE TRACE|DIR...\n"
     "Reads traces written by libgputrace.so and prints a report.\n"
     "\n"
     "  (default)      a text report that fits a screen: process, devices, memory (allocations,\n"
@@ -36,6 +40,13 @@ static const char usage_text[] =
     "  --dump         every record in time order, one line each:\n"
     "                 <ns from trace start> tid=<tid> <TYPE> <api> key=value ...\n"
     "                 (GPU_* records where the file has them, in CUPTI's delivery order)\n"
+    "  --chrome-trace FILE  write the Chrome trace-event JSON that PyTorch's profiler writes\n"
+    "                 (Perfetto UI, chrome://tracing, Holistic Trace Analysis open it): kernels,\n"
+    "                 copies and memsets per device and stream, host CUDA calls per thread\n"
+    "                 linked to their kernels, live device bytes, the idle gaps listed (all\n"
+    "                 with --all-gaps); times in us from the trace start. Several traces: FILE\n"
+    "                 is a directory (made if absent) that gets rank-<i>.json per trace, i in\n"
+    "                 the order given, on one clock (docs/CHROME_TRACE.md)\n"
     "  --stacks       print the full host call stack of each call site listed (text report);\n"
     "                 sites come from the stacks the tracer recorded (GPUTRACE_STACKS)\n"
     "  --all-gaps     list every GPU idle gap in the JSON (default: the 20 longest per device)\n"
@@ -72,7 +83,7 @@ static void usage_error(const char *what, const char *arg)
 static void set_mode(struct opts *o, enum mode m, const char *arg)
 {
     if (o->mode != MODE_TEXT && o->mode != m)
-        usage_error("choose one of --json and --dump, not both: ", arg);
+        usage_error("choose one of --json, --dump and --chrome-trace: ", arg);
     o->mode = m;
 }
 
@@ -96,6 +107,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
             set_mode(o, MODE_JSON, a);
         } else if (strcmp(a, "--dump") == 0) {
             set_mode(o, MODE_DUMP, a);
+        } else if (strcmp(a, "--chrome-trace") == 0) {
+            if (++i >= argc) usage_error("a file name must follow ", a);
+            set_mode(o, MODE_CHROME, a);
+            o->export_path = argv[i];
         } else if (strcmp(a, "--stacks") == 0) {
             o->show_stacks = 1;
         } else if (strcmp(a, "--all-gaps") == 0) {
@@ -189,6 +204,13 @@ static int run(const struct opts *o, const char *trace, FILE *out)
     if (o->mode == MODE_DUMP) return dump_one(trace, out);
     struct ga_report r;
     if (prepare(o, &r, trace) != 0) return 1;
+    if (o->mode == MODE_CHROME) {
+        int rc = ga_chrome_trace(&r, 0, 0, out) != 0 ? 2 : 0;
+        if (rc) fprintf(stderr, "%s: %s: %s\n", GA_PROG, trace, r.read.error);
+        else warn_reading(trace, &r.read);
+        ga_report_free(&r);
+        return rc;
+    }
     if (ga_report_run(&r) != 0) {
         fprintf(stderr, "%s: %s: %s\n", GA_PROG, trace, r.read.error);
         ga_report_free(&r);
@@ -291,6 +313,46 @@ static int run_rank(const struct opts *o, struct ga_multi *m, size_t i, size_t n
     return 0;
 }
 
+/* The earliest trace start (CLOCK_REALTIME) of the traces: time zero of the exports. */
+static uint64_t origin_of(const struct trace_list *l)
+{
+    uint64_t origin = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        struct gt_file_header h;
+        FILE *f = fopen(l->paths[i], "rb");
+        if (!f) continue;
+        if (fread(&h, sizeof(h), 1, f) == 1 && (!origin || h.start_realtime_ns < origin))
+            origin = h.start_realtime_ns;
+        fclose(f);
+    }
+    return origin;
+}
+
+/* --chrome-trace with several traces: dir/rank-<i>.json each, on one clock. */
+static int export_multi(const struct opts *o, const struct trace_list *l)
+{
+    const char *dir = o->export_path;
+    uint64_t origin = origin_of(l);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: %s: %s\n", GA_PROG, dir, strerror(errno));
+        return 1;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        char path[4096];
+        struct ga_report r;
+        snprintf(path, sizeof(path), "%s/rank-%zu.json", dir, i);
+        if (prepare(o, &r, l->paths[i]) != 0) return 1;
+        FILE *out = open_output(path);
+        int rc = ga_chrome_trace(&r, (int)i, origin, out) != 0 ? 2 : 0;
+        if (rc) fprintf(stderr, "%s: %s: %s\n", GA_PROG, l->paths[i], r.read.error);
+        else warn_reading(l->paths[i], &r.read);
+        ga_report_free(&r);
+        if (close_output(out, path) && rc == 0) rc = 1;
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 static int run_multi(const struct opts *o, const struct trace_list *l, FILE *out)
 {
     struct ga_multi m;
@@ -316,11 +378,23 @@ int main(int argc, char **argv)
     struct trace_list l = {0};
     int rc;
     parse_args(argc, argv, &o);
+    if (o.mode == MODE_CHROME && o.out) usage_error("--chrome-trace names its own output: ", o.out);
+    if (o.mode == MODE_CHROME && o.n_traces == 1 && !is_dir(o.traces[0]) &&
+        strcmp(o.traces[0], "-") != 0) {
+        char why[200]; /* checked before the output is made */
+        if (ga_multi_probe(o.traces[0], why, sizeof(why)) != 1) {
+            fprintf(stderr, "%s: %s: %s\n", GA_PROG, o.traces[0], why);
+            free(o.traces);
+            return 2;
+        }
+    }
     if (o.n_traces == 1 && !is_dir(o.traces[0])) { /* one trace: the single-process report */
-        FILE *out = open_output(o.out);
+        FILE *out = open_output(o.mode == MODE_CHROME ? o.export_path : o.out);
         rc = run(&o, o.traces[0], out);
-        if (close_output(out, o.out) && rc == 0) rc = 1;
-    } else if ((rc = expand(&o, &l)) == 0) {
+        if (close_output(out, o.mode == MODE_CHROME ? o.export_path : o.out) && rc == 0) rc = 1;
+    } else if ((rc = expand(&o, &l)) == 0 && o.mode == MODE_CHROME) {
+        rc = export_multi(&o, &l);
+    } else if (rc == 0) {
         FILE *out = open_output(o.out);
         rc = run_multi(&o, &l, out);
         if (close_output(out, o.out) && rc == 0) rc = 1;
