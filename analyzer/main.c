@@ -9,16 +9,18 @@
 #include <sys/types.h>
 
 #include "chrome_trace.h"
+#include "folded.h"
 #include "multi.h"
 #include "report.h"
 #include "util.h"
 
-enum mode { MODE_TEXT, MODE_JSON, MODE_DUMP, MODE_CHROME };
+enum mode { MODE_TEXT, MODE_JSON, MODE_DUMP, MODE_CHROME, MODE_FOLDED };
 
 struct opts {
     enum mode mode;
     const char *out;
     const char *export_path; /* --chrome-trace FILE */
+    int folded;              /* --folded WHAT: ga_folded_what's index */
     const char **traces; /* as given: files or directories */
     size_t n_traces, traces_cap;
     int show_stacks;
@@ -29,6 +31,7 @@ struct opts {
 static const char usage_text[] =
     "Usage: " GA_PROG " [--json|--dump] [-o OUT] TRACE|DIR...\n"
     "       " GA_PROG " --chrome-trace FILE TRACE|DIR...\n"
+    "       " GA_PROG " --folded peak|alloc|leak|launch|sync|idle TRACE\n"
     "Reads traces written by libgputrace.so and prints a report.\n"
     "\n"
     "  (default)      a text report that fits a screen: process, devices, memory (allocations,\n"
@@ -47,6 +50,14 @@ static const char usage_text[] =
     "                 with --all-gaps); times in us from the trace start. Several traces: FILE\n"
     "                 is a directory (made if absent) that gets rank-<i>.json per trace, i in\n"
     "                 the order given, on one clock (docs/CHROME_TRACE.md)\n"
+    "  --folded WHAT  folded stacks (frame;frame;frame weight, outermost frame first) for\n"
+    "                 flamegraph.pl, inferno, speedscope: WHAT = peak (bytes live at the peak;\n"
+    "                 the weights add up to it exactly), alloc (bytes allocated), leak (bytes\n"
+    "                 live at the end), launch (kernel launches), sync (ns blocked in\n"
+    "                 synchronizing calls), idle (GPU idle ns by the host stack it is\n"
+    "                 attributed to, under a [GPU n idle: cause] leaf). Python frames as\n"
+    "                 'file.py:line function', native ones demangled; [no stack] for events\n"
+    "                 the tracer took no stack of. One trace\n"
     "  --stacks       print the full host call stack of each call site listed (text report);\n"
     "                 sites come from the stacks the tracer recorded (GPUTRACE_STACKS)\n"
     "  --all-gaps     list every GPU idle gap in the JSON (default: the 20 longest per device)\n"
@@ -83,7 +94,7 @@ static void usage_error(const char *what, const char *arg)
 static void set_mode(struct opts *o, enum mode m, const char *arg)
 {
     if (o->mode != MODE_TEXT && o->mode != m)
-        usage_error("choose one of --json, --dump and --chrome-trace: ", arg);
+        usage_error("choose one of --json, --dump, --chrome-trace and --folded: ", arg);
     o->mode = m;
 }
 
@@ -111,6 +122,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
             if (++i >= argc) usage_error("a file name must follow ", a);
             set_mode(o, MODE_CHROME, a);
             o->export_path = argv[i];
+        } else if (strcmp(a, "--folded") == 0) {
+            if (++i >= argc) usage_error("peak, alloc, leak, launch, sync or idle must follow ", a);
+            set_mode(o, MODE_FOLDED, a);
+            if ((o->folded = ga_folded_what(argv[i])) < 0)
+                usage_error("--folded takes peak, alloc, leak, launch, sync or idle, not ", argv[i]);
         } else if (strcmp(a, "--stacks") == 0) {
             o->show_stacks = 1;
         } else if (strcmp(a, "--all-gaps") == 0) {
@@ -219,6 +235,8 @@ static int run(const struct opts *o, const char *trace, FILE *out)
     warn_reading(trace, &r.read);
     if (o->mode == MODE_JSON)
         ga_render_json(&r, out);
+    else if (o->mode == MODE_FOLDED)
+        ga_render_folded(&r, o->folded, out);
     else
         ga_render_text(&r, out);
     ga_report_free(&r);
@@ -378,6 +396,8 @@ int main(int argc, char **argv)
     struct trace_list l = {0};
     int rc;
     parse_args(argc, argv, &o);
+    if (o.mode == MODE_FOLDED && (o.n_traces > 1 || is_dir(o.traces[0])))
+        usage_error("--folded reads one trace, not several: ", o.traces[o.n_traces > 1]);
     if (o.mode == MODE_CHROME && o.out) usage_error("--chrome-trace names its own output: ", o.out);
     if (o.mode == MODE_CHROME && o.n_traces == 1 && !is_dir(o.traces[0]) &&
         strcmp(o.traces[0], "-") != 0) {
