@@ -35,7 +35,7 @@ LDFLAGS  += $(SANFLAGS)
 
 COMMON_SRC   := $(wildcard common/*.c)
 PRELOAD_SRC  := $(wildcard preload/*.c) $(wildcard preload/*.S)
-ANALYZER_SRC := $(wildcard analyzer/*.c)
+ANALYZER_SRC := $(wildcard analyzer/*.c) $(wildcard analyzer/*.S)
 SIM_SRC      := $(wildcard tests/sim/*.c)
 PROG_SRC     := $(wildcard tests/progs/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
@@ -77,6 +77,9 @@ $(O)/obj/%.c.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# The HTML page's stylesheet and script are linked in with .incbin.
+$(O)/obj/analyzer/html_assets.S.o: analyzer/html/report.css analyzer/html/report.js
 
 $(O)/obj/%.S.o: %.S
 	@mkdir -p $(dir $@)

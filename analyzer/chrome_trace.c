@@ -38,21 +38,9 @@ struct ct {
     struct ga_map threads; /* host tid named */
 };
 
-/* A JSON string: UTF-8 cleaned, quotes, backslashes and control characters escaped. */
 static void put_str(FILE *f, const char *s, size_t n)
 {
-    char *c = ga_utf8_clean(s, n);
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)c; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-    free(c);
+    ga_put_json_str(f, s, n);
 }
 
 /* Microseconds with nanosecond decimals, exact (no floating point). */

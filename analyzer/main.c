@@ -10,16 +10,17 @@
 
 #include "chrome_trace.h"
 #include "folded.h"
+#include "html.h"
 #include "multi.h"
 #include "report.h"
 #include "util.h"
 
-enum mode { MODE_TEXT, MODE_JSON, MODE_DUMP, MODE_CHROME, MODE_FOLDED };
+enum mode { MODE_TEXT, MODE_JSON, MODE_DUMP, MODE_CHROME, MODE_FOLDED, MODE_HTML };
 
 struct opts {
     enum mode mode;
     const char *out;
-    const char *export_path; /* --chrome-trace FILE */
+    const char *export_path; /* --chrome-trace FILE, --html FILE */
     int folded;              /* --folded WHAT: ga_folded_what's index */
     const char **traces; /* as given: files or directories */
     size_t n_traces, traces_cap;
@@ -30,6 +31,7 @@ struct opts {
 
 static const char usage_text[] =
     "Usage: " GA_PROG " [--json|--dump] [-o OUT] TRACE|DIR...\n"
+    "       " GA_PROG " --html FILE TRACE|DIR...\n"
     "       " GA_PROG " --chrome-trace FILE TRACE|DIR...\n"
     "       " GA_PROG " --folded peak|alloc|leak|launch|sync|idle TRACE\n"
     "Reads traces written by libgputrace.so and prints a report.\n"
@@ -43,6 +45,13 @@ static const char usage_text[] =
     "  --dump         every record in time order, one line each:\n"
     "                 <ns from trace start> tid=<tid> <TYPE> <api> key=value ...\n"
     "                 (GPU_* records where the file has them, in CUPTI's delivery order)\n"
+    "  --html FILE    write one self-contained HTML page (no network needed): memory over\n"
+    "                 time with the peak and OOMs, the address map at the peak and at each\n"
+    "                 pool OOM, the peak by stack (icicle) and by site, library, API and size\n"
+    "                 class, the GPU timeline per device and stream with zoom and pan (the\n"
+    "                 first 20,000 activities; the page says what it left out), a utilization\n"
+    "                 strip over the whole run, idle gaps, top kernels, copies, blocking calls,\n"
+    "                 OOMs, one row per rank (docs/HTML.md)\n"
     "  --chrome-trace FILE  write the Chrome trace-event JSON that PyTorch's profiler writes\n"
     "                 (Perfetto UI, chrome://tracing, Holistic Trace Analysis open it): kernels,\n"
     "                 copies and memsets per device and stream, host CUDA calls per thread\n"
@@ -94,7 +103,7 @@ static void usage_error(const char *what, const char *arg)
 static void set_mode(struct opts *o, enum mode m, const char *arg)
 {
     if (o->mode != MODE_TEXT && o->mode != m)
-        usage_error("choose one of --json, --dump, --chrome-trace and --folded: ", arg);
+        usage_error("choose one of --json, --dump, --html, --chrome-trace and --folded: ", arg);
     o->mode = m;
 }
 
@@ -121,6 +130,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
         } else if (strcmp(a, "--chrome-trace") == 0) {
             if (++i >= argc) usage_error("a file name must follow ", a);
             set_mode(o, MODE_CHROME, a);
+            o->export_path = argv[i];
+        } else if (strcmp(a, "--html") == 0) {
+            if (++i >= argc) usage_error("a file name must follow ", a);
+            set_mode(o, MODE_HTML, a);
             o->export_path = argv[i];
         } else if (strcmp(a, "--folded") == 0) {
             if (++i >= argc) usage_error("peak, alloc, leak, launch, sync or idle must follow ", a);
@@ -331,6 +344,54 @@ static int run_rank(const struct opts *o, struct ga_multi *m, size_t i, size_t n
     return 0;
 }
 
+/* --html: one page for all the traces (a single trace: its report; several: the several-process
+ * report). The page is written only once every trace was read. */
+static int run_html(const struct opts *o, char *const *paths, size_t n, int multi)
+{
+    struct ga_html h;
+    struct ga_multi m;
+    int rc = 0;
+    ga_html_begin(&h);
+    ga_multi_init(&m);
+    if (multi) ga_json_multi_begin(h.data_f);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct ga_report r;
+        struct ga_tlv v;
+        if (prepare(o, &r, paths[i]) != 0) {
+            rc = 1;
+            break;
+        }
+        ga_tlv_init(&v);
+        ga_html_attach(&r, &v);
+        if ((multi ? ga_multi_run(&m, &r) : ga_report_run(&r)) != 0) {
+            fprintf(stderr, "%s: %s: %s\n", GA_PROG, paths[i], r.read.error);
+            rc = 2;
+        } else {
+            warn_reading(paths[i], &r.read);
+            if (multi)
+                ga_json_multi_process(&r, i, h.data_f);
+            else
+                ga_render_json(&r, h.data_f);
+            ga_html_rank(&h, &r, &v);
+        }
+        if (rc) ga_tlv_free(&v);
+        ga_report_free(&r);
+    }
+    if (multi && rc == 0) {
+        ga_multi_finish(&m);
+        ga_json_multi_end(&m, h.data_f);
+    }
+    ga_multi_free(&m);
+    FILE *out = rc == 0 ? open_output(o->export_path) : NULL;
+    if (!out) {
+        ga_html_discard(&h);
+        return rc;
+    }
+    ga_html_end(&h, n == 1 ? paths[0] : "several processes", out);
+    if (close_output(out, o->export_path)) rc = 1;
+    return rc;
+}
+
 /* The earliest trace start (CLOCK_REALTIME) of the traces: time zero of the exports. */
 static uint64_t origin_of(const struct trace_list *l)
 {
@@ -396,6 +457,15 @@ int main(int argc, char **argv)
     struct trace_list l = {0};
     int rc;
     parse_args(argc, argv, &o);
+    if (o.mode == MODE_HTML && o.out) usage_error("--html names its own output: ", o.out);
+    if (o.mode == MODE_HTML) {
+        rc = o.n_traces == 1 && !is_dir(o.traces[0])
+                 ? run_html(&o, (char *const *)o.traces, 1, 0)
+                 : (rc = expand(&o, &l)) == 0 ? run_html(&o, l.paths, l.n, 1) : rc;
+        list_free(&l);
+        free(o.traces);
+        return rc;
+    }
     if (o.mode == MODE_FOLDED && (o.n_traces > 1 || is_dir(o.traces[0])))
         usage_error("--folded reads one trace, not several: ", o.traces[o.n_traces > 1]);
     if (o.mode == MODE_CHROME && o.out) usage_error("--chrome-trace names its own output: ", o.out);
