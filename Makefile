@@ -26,7 +26,7 @@ SANFLAGS :=
 ifneq ($(SAN),)
 SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer
 endif
-CPPFLAGS += -Iinclude -Icommon -I$(CUDA_HOME)/include -D_GNU_SOURCE
+CPPFLAGS += -Iinclude -Icommon -Ianalyzer -I$(CUDA_HOME)/include -D_GNU_SOURCE
 # CRC-32 of trace chunks: ISA-L (libisal-dev) where installed, >3x zlib's speed; else zlib.
 CRC_LIBS := $(if $(wildcard /usr/include/isa-l/crc.h),-lisal)
 CPPFLAGS += $(if $(CRC_LIBS),-DGT_HAVE_ISAL)
@@ -35,7 +35,7 @@ LDFLAGS  += $(SANFLAGS)
 
 COMMON_SRC   := $(wildcard common/*.c)
 PRELOAD_SRC  := $(wildcard preload/*.c) $(wildcard preload/*.S)
-ANALYZER_SRC := $(wildcard analyzer/*.c) $(wildcard analyzer/*.S)
+ANALYZER_SRC := $(wildcard analyzer/*.c analyzer/*/*.c analyzer/*/*.S)
 SIM_SRC      := $(wildcard tests/sim/*.c)
 PROG_SRC     := $(wildcard tests/progs/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
@@ -79,7 +79,7 @@ $(O)/obj/%.c.o: %.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 # The HTML page's stylesheet and script are linked in with .incbin.
-$(O)/obj/analyzer/html_assets.S.o: analyzer/html/report.css analyzer/html/report.js
+$(O)/obj/analyzer/render/html_assets.S.o: analyzer/render/html/report.css analyzer/render/html/report.js
 
 $(O)/obj/%.S.o: %.S
 	@mkdir -p $(dir $@)

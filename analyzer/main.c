@@ -8,12 +8,12 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "chrome_trace.h"
-#include "folded.h"
-#include "html.h"
-#include "multi.h"
-#include "report.h"
-#include "util.h"
+#include "base/util.h"
+#include "model/multi.h"
+#include "model/report.h"
+#include "render/chrome_trace.h"
+#include "render/folded.h"
+#include "render/html.h"
 
 enum mode { MODE_TEXT, MODE_JSON, MODE_DUMP, MODE_CHROME, MODE_FOLDED, MODE_HTML };
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "../analyzer/reader.h"
+#include "input/reader.h"
 
 static void count(void *ctx, const struct ga_event *ev)
 {

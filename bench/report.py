@@ -1265,9 +1265,9 @@ def extra_targets(K, M, T):
             fmt(n0 / 1e6), fmt(n1 / 1e6), fmt(v['rss_first'], 1), fmt(v['rss_last'], 1),
             'met' if v['bounded'] else '**missed**: %s B per kernel' %
             fmt((v['rss_last'] - v['rss_first']) * 1048576 / (n1 - n0)),
-            '' if v['bounded'] else 'analyzer/gpu.c keeps every activity (`acts`, 48 B), every launch '
+            '' if v['bounded'] else 'analyzer/analyses/gpu.c keeps every activity (`acts`, 48 B), every launch '
             '(`launches`, 40 B, and a 32-B slot in `launch_idx`) and every CUPTI correlation (a 32-B slot in '
-            '`extcorr`) until the end of the file, analyzer/gaps.c every host call (32 B); `ga_xgrow` '
+            '`extcorr`) until the end of the file, analyzer/analyses/gaps.c every host call (32 B); `ga_xgrow` '
             'zero-fills each doubled array, so RSS follows capacity, up to 2× the count'))
         rows.append('| timeline analysis: linear time | %s → %s CPU ns/kernel (%.2f×) | %s | %s |' % (
             fmt(v['first'][('cur', 'json')]['t'] / n0), fmt(v['last'][('cur', 'json')]['t'] / n1),

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "format.h"
-#include "../../analyzer/report.h"
+#include "model/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../analyzer/reader.h"
+#include "input/reader.h"
 
 struct coll {
     struct ga_event *ev;

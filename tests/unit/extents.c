@@ -1,4 +1,4 @@
-/* The fragmentation structure (analyzer/extents.c) against a brute-force model: a bitmap of
+/* The fragmentation structure (analyzer/analyses/extents.c) against a brute-force model: a bitmap of
  * N addresses. Random add/remove/carve sequences (set use) and insert/take sequences (map use),
  * several seeds, thousands of steps; after every step every metric (total, extent count, largest
  * extent, the return value of the step, the extents in address order, overlap and cover queries)
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/extents.h"
+#include "analyses/extents.h"
 #include "check.h"
 
 #define N     2048

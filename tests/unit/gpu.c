@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../analyzer/report.h"
+#include "model/report.h"
 #include "check.h"
 #include "collect.h"
 #include "jpath.h"

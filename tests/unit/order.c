@@ -1,4 +1,4 @@
-/* Watermark ordering (analyzer/order.c) against a model: every record held until a watermark
+/* Watermark ordering (analyzer/input/order.c) against a model: every record held until a watermark
  * passes it, then all of those released sorted by (ts, file order), the late ones counted. The
  * order holds records in place inside the chunk payloads it keeps; random scenarios (threads
  * interleaving, time steps back inside a chunk, skipped records, watermarks inside chunks and
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/reader.h"
+#include "input/reader.h"
 #include "check.h"
 
 struct item {

@@ -1,12 +1,12 @@
-/* The pool model (analyzer/pools.c) fed by hand-made events: an annotated sub-allocator left
+/* The pool model (analyzer/analyses/pools.c) fed by hand-made events: an annotated sub-allocator left
  * fragmented, annotation errors, a stream-ordered pool between and at samples, VMM reserve /
  * create / map / unmap / release, the OOM evidence, the snapshot at the process peak. Every
  * figure is derived from the construction in the comments. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/memory.h"
-#include "../../analyzer/pools.h"
+#include "analyses/memory.h"
+#include "analyses/pools.h"
 #include "check.h"
 
 #define T0  1000000000ull

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/memory.h"
-#include "../../analyzer/sites.h"
-#include "../../analyzer/stacks.h"
+#include "analyses/memory.h"
+#include "analyses/sites.h"
+#include "analyses/stacks.h"
 #include "check.h"
 
 static void pycode(struct ga_stacks *s, uint32_t id, const char *file, const char *name)

@@ -7,7 +7,7 @@
 
 #include "check.h"
 #include "collect.h"
-#include "../../analyzer/report.h"
+#include "model/report.h"
 #include "tracebuild.h"
 
 #define T0 1000000000ull

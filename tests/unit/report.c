@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "../../analyzer/report.h"
+#include "model/report.h"
 
 static char text[64] = "name\0more\0and more";
 

@@ -18,7 +18,7 @@
 #include <zstd.h>
 
 #include "check.h"
-#include "../../analyzer/report.h"
+#include "model/report.h"
 #include "repack.h"
 #include "tracebuild.h"
 

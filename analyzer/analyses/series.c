@@ -1,0 +1,98 @@
+/* Bounded live-bytes series (see series.h). */
+#include "analyses/series.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+
+static uint64_t max64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+int32_t ga_series_index(struct ga_series_set *set, int32_t device, uint32_t kind)
+{
+    const uint64_t *idx = ga_map_find(&set->idx, (uint32_t)device, kind);
+    if (idx) return (int32_t)*idx;
+    if (set->n >= GA_SERIES_MAX) return -1;
+    *ga_map_upsert(&set->idx, (uint32_t)device, kind, set->n, NULL) = set->n;
+    set->s = ga_xgrow(set->s, &set->cap, set->n, sizeof(*set->s));
+    struct ga_series *s = &set->s[set->n++];
+    memset(s, 0, sizeof(*s));
+    s->device = device;
+    s->kind = kind;
+    s->width = GA_SERIES_BASE_NS;
+    s->shift = 0;
+    s->last_idx = -1;
+    return (int32_t)(set->n - 1);
+}
+
+/* Halves the resolution: bucket i takes the maximum of buckets 2i and 2i+1. */
+static void widen(struct ga_series *s)
+{
+    for (size_t i = 0; i < GA_SERIES_BUCKETS / 2; i++)
+        s->max[i] = max64(s->max[2 * i], s->max[2 * i + 1]);
+    memset(s->max + GA_SERIES_BUCKETS / 2, 0, sizeof(s->max) / 2);
+    s->width *= 2;
+    s->shift++;
+    if (s->last_idx >= 0) s->last_idx /= 2;
+}
+
+/* Time ran past the last bucket: widen until `units` (of GA_SERIES_BASE_NS) fits. */
+void ga_series_widen_(struct ga_series *s, uint64_t units)
+{
+    while ((units >> s->shift) >= GA_SERIES_BUCKETS)
+        widen(s);
+}
+
+/* Carries the last value through the buckets up to and including idx. */
+static void carry(struct ga_series *s, int64_t idx)
+{
+    for (int64_t i = s->last_idx + 1; i <= idx; i++)
+        s->max[i] = max64(s->max[i], s->last_val);
+}
+
+void ga_series_carry_(struct ga_series *s, int64_t idx)
+{
+    carry(s, idx);
+}
+
+void ga_series_update(struct ga_series_set *set, int32_t device, uint32_t kind, int64_t rel_ns,
+                      uint64_t live)
+{
+    int32_t i = ga_series_index(set, device, kind);
+    if (i >= 0) ga_series_put(set, i, rel_ns, live);
+}
+
+void ga_series_finish(struct ga_series_set *set, int64_t end_rel_ns)
+{
+    uint64_t end = end_rel_ns > 0 ? (uint64_t)end_rel_ns : 0, w = GA_SERIES_BASE_NS;
+    for (size_t i = 0; i < set->n; i++)
+        w = max64(w, set->s[i].width);
+    while (end / w >= GA_SERIES_BUCKETS)
+        w *= 2;
+    for (size_t i = 0; i < set->n; i++) {
+        struct ga_series *s = &set->s[i];
+        while (s->width < w)
+            widen(s);
+        carry(s, (int64_t)(end / w));
+        s->last_idx = (int64_t)(end / w);
+    }
+    set->width = w;
+    set->buckets = (size_t)(end / w) + 1;
+}
+
+const struct ga_series *ga_series_get(const struct ga_series_set *set, int32_t device,
+                                      uint32_t kind)
+{
+    const uint64_t *idx = ga_map_find(&set->idx, (uint32_t)device, kind);
+    return idx ? &set->s[*idx] : NULL;
+}
+
+void ga_series_free(struct ga_series_set *set)
+{
+    free(set->s);
+    ga_map_free(&set->idx);
+    memset(set, 0, sizeof(*set));
+}

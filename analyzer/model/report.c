@@ -1,0 +1,264 @@
+/* One pass: the reader feeds every host record, in time order, to each analysis. */
+#include "model/report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* memory.c asks the pools at each failed allocation (ga_memory.pool_evidence). */
+static void pool_evidence(const void *pools, int32_t device, uint64_t request,
+                          struct ga_oom_pools *out, int *have)
+{
+    struct ga_pool_evidence ev;
+    ga_pools_oom_evidence(pools, device, request, &ev);
+    *have = ev.pools > 0 || ev.reserved_unused > 0;
+    out->reserved_unused = ev.reserved_unused;
+    out->largest_free = ev.largest_free;
+    out->pools = ev.pools;
+    out->pool = ev.pool_index >= 0 ? ev.pool_id : 0;
+    out->pool_name = ev.pool_name;
+}
+
+/* Each analysis gets only the record types of its mask (unit_report checks that it ignores the
+ * others): per type, one byte of ROUTE_* bits says which. A type past the masks' 64 bits goes
+ * to all, as every type did before them. */
+enum {
+    ROUTE_FACTS = 1,
+    ROUTE_MEMORY = 2,
+    ROUTE_TIMELINE = 4,
+    ROUTE_GAPS = 8,
+    ROUTE_STACKS = 16,
+    ROUTE_SITES = 32
+};
+#define IN_MASK(mask, t) (((mask) >> (t)) & 1)
+#define ROUTES_OF(t)                                                                               \
+    ((uint8_t)(IN_MASK(GA_FACTS_TYPES, t) * ROUTE_FACTS |                                          \
+               IN_MASK(GA_REPORT_MEMORY_TYPES, t) * ROUTE_MEMORY |                                 \
+               IN_MASK(GA_TIMELINE_TYPES, t) * ROUTE_TIMELINE |                                    \
+               IN_MASK(GA_GAPS_TYPES, t) * ROUTE_GAPS |                                            \
+               IN_MASK(GA_STACKS_TYPES, t) * ROUTE_STACKS |                                        \
+               IN_MASK(GA_SITES_TYPES, t) * ROUTE_SITES))
+static const uint8_t route_all = 0xff;
+#define TYPE_ANY 0xffffu /* deliver's type when the caller does not know it as a constant */
+
+static void set_routes(struct ga_report *r)
+{
+    for (unsigned t = 0; t < 64; t++)
+        r->routes[t] = ROUTES_OF(t);
+}
+
+void ga_report_init(struct ga_report *r, const char *path)
+{
+    memset(r, 0, sizeof(*r));
+    r->path = path;
+    set_routes(r);
+    ga_facts_init(&r->facts);
+    ga_memory_init(&r->mem);
+    ga_pools_init(&r->pools);
+    r->pools.mem = &r->mem;
+    r->mem.pool_evidence = pool_evidence;
+    r->mem.pools = &r->pools;
+    ga_timeline_init(&r->tl);
+    ga_gpu_init(&r->gpu);
+    ga_gaps_init(&r->gaps, GA_GAPS_TOP);
+    r->gpu.gaps = &r->gaps; /* the GPU analysis hands each activity on as it goes */
+    ga_stacks_init(&r->stacks);
+    ga_sites_init(&r->sites, NULL);
+    ga_demangle_reset();
+}
+
+int ga_report_ignore_frames(struct ga_report *r, const char *regex, char *err, size_t n)
+{
+    ga_sites_free(&r->sites);
+    if (ga_sites_init(&r->sites, regex) == 0) return 0;
+    snprintf(err, n, "%s", r->sites.ignore_error);
+    ga_sites_init(&r->sites, NULL);
+    return -1;
+}
+
+/* A record to the analyses of its type's route. The most common types come with `type` a
+ * constant (ga_report_event): their route is one too, and the tests below fold away. Otherwise
+ * the route is read through a pointer where tested (kept in a register across the calls, the
+ * value cost more in spills than the loads). */
+__attribute__((always_inline)) static inline void deliver(struct ga_report *r,
+                                                          const struct ga_event *ev, unsigned type)
+{
+    const uint8_t known = type < 64 ? ROUTES_OF(type) : 0;
+    const uint8_t *to = type < 64 ? &known : ev->type < 64 ? &r->routes[ev->type] : &route_all;
+    ga_facts_time(&r->facts, ev);
+    if (*to & ROUTE_FACTS) ga_facts_event(&r->facts, ev);
+    if (*to & ROUTE_MEMORY) ga_memory_event(&r->mem, ev);
+    /* pools: every record (its last time); after memory: reads the peak */
+    if (type == GT_REC_ALLOC)
+        ga_pools_alloc_event(&r->pools, ev);
+    else if (type == GT_REC_FREE)
+        ga_pools_free_event(&r->pools, ev);
+    else if (type < 64 && !IN_MASK(GA_POOLS_TYPES, type))
+        ga_pools_tick(&r->pools);
+    else
+        ga_pools_event(&r->pools, ev);
+    if (*to & ROUTE_TIMELINE) ga_timeline_event(&r->tl, ev);
+    /* gpu: every record (a host record's time may let activities leave) */
+    if (type == GT_REC_ALLOC)
+        ga_gpu_alloc_event(&r->gpu, ev);
+    else if (type == GT_REC_FREE)
+        ga_gpu_free_event(&r->gpu, ev);
+    else if (type == GT_REC_LAUNCH)
+        ga_gpu_launch_event(&r->gpu, ev);
+    else if (type == GT_REC_SPAN)
+        ga_gpu_span_event(&r->gpu, ev);
+    else
+        ga_gpu_event(&r->gpu, ev);
+    if (*to & ROUTE_GAPS) {
+        if (type == GT_REC_ALLOC)
+            ga_gaps_alloc_event(&r->gaps, ev);
+        else if (type == GT_REC_FREE)
+            ga_gaps_free_event(&r->gaps, ev);
+        else if (type == GT_REC_SPAN)
+            ga_gaps_span_event(&r->gaps, ev);
+        else
+            ga_gaps_event(&r->gaps, ev);
+    }
+    if (*to & ROUTE_STACKS) ga_stacks_event(&r->stacks, ev);
+    if (*to & ROUTE_SITES) ga_sites_event(&r->sites, ev);
+}
+
+__attribute__((noinline)) static void deliver_other(struct ga_report *r, const struct ga_event *ev)
+{
+    deliver(r, ev, TYPE_ANY);
+}
+
+void ga_report_event(void *report, const struct ga_event *ev)
+{
+    struct ga_report *r = report;
+    if (!r->started) {
+        r->mem.t0 = r->read.header.start_monotonic_ns;
+        r->pools.t0 = r->mem.t0;
+        r->started = 1;
+    }
+    switch (ev->type) {
+    case GT_REC_ALLOC:
+        deliver(r, ev, GT_REC_ALLOC);
+        break;
+    case GT_REC_FREE:
+        deliver(r, ev, GT_REC_FREE);
+        break;
+    case GT_REC_LAUNCH:
+        deliver(r, ev, GT_REC_LAUNCH);
+        break;
+    case GT_REC_SPAN:
+        deliver(r, ev, GT_REC_SPAN);
+        break;
+    default:
+        deliver_other(r, ev);
+        break;
+    }
+    if (r->tap) r->tap(r->tap_ctx, ev);
+}
+
+int64_t ga_report_rel(const struct ga_report *r, uint64_t ts)
+{
+    return (int64_t)(ts - r->read.header.start_monotonic_ns);
+}
+
+uint64_t ga_report_duration(const struct ga_report *r)
+{
+    if (!ga_facts_have_ts(&r->facts)) return 0;
+    int64_t d = ga_report_rel(r, r->facts.last_ts);
+    return d > 0 ? (uint64_t)d : 0;
+}
+
+void ga_report_finish(struct ga_report *r)
+{
+    r->mem.t0 = r->read.header.start_monotonic_ns;
+    ga_memory_finish(&r->mem, ga_facts_have_ts(&r->facts) ? r->facts.last_ts : r->mem.t0);
+    r->pools.t0 = r->mem.t0;
+    ga_pools_finish(&r->pools, ga_facts_have_ts(&r->facts) ? r->facts.last_ts : r->mem.t0);
+    ga_timeline_finish(&r->tl);
+    ga_gpu_finish(&r->gpu, &r->tl);
+    ga_sites_finish(&r->sites, &r->stacks, &r->mem);
+    ga_gaps_finish(&r->gaps, &r->gpu, &r->sites);
+}
+
+int ga_report_run(struct ga_report *r)
+{
+    if (ga_read_trace(r->path, ga_report_event, r, &r->read) != 0) return -1;
+    ga_report_finish(r);
+    return 0;
+}
+
+/* The shim's reason text without its leading ": ". */
+static const char *cupti_reason(const struct ga_facts *f)
+{
+    const char *reason = f->cupti_reason ? f->cupti_reason : "";
+    return strncmp(reason, ": ", 2) == 0 ? reason + 2 : reason;
+}
+
+/* The other profiler's name: what the shim put in parentheses after "another profiler holds
+ * CUPTI", else its whole reason (older shims wrote just the name). */
+static void owner_name(const char *reason, char *buf, size_t n)
+{
+    static const char prefix[] = "another profiler holds CUPTI";
+    size_t len;
+    if (strncmp(reason, prefix, sizeof(prefix) - 1) == 0) reason += sizeof(prefix) - 1;
+    while (*reason == ' ' || *reason == '(')
+        reason++;
+    len = strlen(reason);
+    while (len && (reason[len - 1] == ')' || reason[len - 1] == ' '))
+        len--;
+    snprintf(buf, n, "%s%.*s%s", len ? " (" : "", (int)len, reason, len ? ")" : "");
+}
+
+static void cupti_failed(const struct ga_facts *f, const char *reason, char *buf, size_t n)
+{
+    char res[32] = "";
+    if (f->cupti.result) snprintf(res, sizeof(res), "CUptiResult %d", f->cupti.result);
+    if (!*reason && !*res) reason = "reason not recorded";
+    snprintf(buf, n, "unavailable: CUPTI failed (%s%s%s)", reason, *reason && *res ? ", " : "",
+             res);
+}
+
+const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t n)
+{
+    const struct ga_facts *f = &r->facts;
+    const char *reason = cupti_reason(f);
+    char who[200];
+    if (!f->have_cupti) {
+        snprintf(buf, n,
+                 "unavailable: no CUPTI status record (trace from a run without a CUDA init)");
+        return buf;
+    }
+    switch (f->cupti.h.sub) {
+    case GT_CUPTI_ON:
+        snprintf(buf, n, "available");
+        break;
+    case GT_CUPTI_OFF_BY_USER:
+        snprintf(buf, n, "unavailable: CUPTI turned off by the user (GPUTRACE_CUPTI=off)");
+        break;
+    case GT_CUPTI_NOT_FOUND:
+        snprintf(buf, n, "unavailable: CUPTI not found%s%s", *reason ? ": " : "", reason);
+        break;
+    case GT_CUPTI_OWNED:
+        owner_name(reason, who, sizeof(who));
+        snprintf(buf, n, "unavailable: CUPTI is owned by another profiler%s", who);
+        break;
+    case GT_CUPTI_FAILED:
+        cupti_failed(f, reason, buf, n);
+        break;
+    default:
+        snprintf(buf, n, "unavailable: unknown CUPTI status %u", f->cupti.h.sub);
+        break;
+    }
+    return buf;
+}
+
+void ga_report_free(struct ga_report *r)
+{
+    ga_facts_free(&r->facts);
+    ga_memory_free(&r->mem);
+    ga_pools_free(&r->pools);
+    ga_timeline_free(&r->tl);
+    ga_gpu_free(&r->gpu);
+    ga_gaps_free(&r->gaps);
+    ga_sites_free(&r->sites);
+    ga_stacks_free(&r->stacks);
+}

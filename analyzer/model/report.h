@@ -1,0 +1,75 @@
+/* The report model: what the reader saw plus every analysis, filled by one pass over the trace.
+ * Renderers (render/text.c, render/json.c, render/dump.c) only read it. */
+#ifndef GA_REPORT_H
+#define GA_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyses/facts.h"
+#include "analyses/gaps.h"
+#include "analyses/gpu.h"
+#include "analyses/memory.h"
+#include "analyses/pools.h"
+#include "input/reader.h"
+#include "analyses/sites.h"
+#include "analyses/stacks.h"
+#include "analyses/timeline.h"
+
+#define GA_SCHEMA_VERSION 1
+
+/* The record types ga_memory_event looks at (bit t: type t); ga_report_event hands it no others.
+ * It belongs next to ga_memory_event in memory.h; unit_report checks it against memory.c. */
+#define GA_REPORT_MEMORY_TYPES                                                                     \
+    ((1ull << GT_REC_ALLOC) | (1ull << GT_REC_FREE) | (1ull << GT_REC_ALLOC_FAIL) |                \
+     (1ull << GT_REC_OBJECT) | (1ull << GT_REC_VMM_MAP) | (1ull << GT_REC_MEMINFO))
+
+struct ga_report {
+    const char *path;
+    struct ga_read_stats read;
+    struct ga_facts facts;
+    struct ga_memory mem;
+    struct ga_pools pools; /* pools and fragmentation (second level of memory) */
+    struct ga_timeline tl;
+    struct ga_gpu gpu;
+    struct ga_gaps gaps; /* GPU idle gaps and their causes; gaps.top = 0 keeps all (--all-gaps) */
+    struct ga_stacks stacks; /* host call stacks as the trace defines them */
+    struct ga_sites sites;   /* events by call site and library */
+    int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
+    int started;             /* the first event has been seen (the time base is set) */
+    /* set before reading, or NULL: handed every record after the analyses took it (views that
+     * the page renderers need, exports) */
+    ga_sink_fn tap;
+    void *tap_ctx;
+    uint8_t routes[64];      /* per record type, the analyses that take it (report.c) */
+};
+
+void ga_report_init(struct ga_report *r, const char *path);
+/* Frames matching this POSIX extended regex (function or object file name) are framework
+ * internals, never a call site; replaces the built-in list ("" ignores none). -1 with a
+ * message in err when it does not compile. Call before ga_report_run. */
+int ga_report_ignore_frames(struct ga_report *r, const char *regex, char *err, size_t n);
+/* Reads the trace and runs the analyses. 0: the model is complete (maybe of a truncated
+ * prefix); -1: unreadable, r->read.error says why. */
+int ga_report_run(struct ga_report *r);
+/* The sink the reader feeds (exposed for tests that drive events by hand). */
+void ga_report_event(void *report, const struct ga_event *ev);
+void ga_report_finish(struct ga_report *r);
+void ga_report_free(struct ga_report *r);
+
+/* Nanoseconds from the trace start (file header's monotonic start time). */
+int64_t ga_report_rel(const struct ga_report *r, uint64_t ts);
+/* From the trace start to the last record time (0 without records). */
+uint64_t ga_report_duration(const struct ga_report *r);
+/* "available" when the trace's CUPTI status record says ON, else "unavailable: <reason>";
+ * written into buf. */
+const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t n);
+
+/* Renderers. */
+void ga_render_text(const struct ga_report *r, FILE *out);
+int ga_render_json(const struct ga_report *r, FILE *out);
+/* --dump: one line per record, in time order; reads the trace itself. */
+int ga_dump_trace(const char *path, FILE *out, struct ga_read_stats *stats);
+void ga_dump_event(FILE *out, uint64_t t0, const struct ga_event *ev);
+
+#endif

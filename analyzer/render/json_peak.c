@@ -1,0 +1,209 @@
+/* --json: what filled memory at the peak (memory.peak_breakdown), leaks and temporary
+ * allocations by call site, and the evidence of each failed allocation (docs/REPORT_JSON.md). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/json.h"
+#include "base/util.h"
+
+#define OOM_HOLDERS 5 /* top holders listed per failed allocation */
+
+static jobj *amount(jobj *o, uint64_t bytes, uint64_t count)
+{
+    put(o, "bytes", ju64(bytes));
+    put(o, "count", ju64(count));
+    return o;
+}
+
+/* The call-site object of a stack: its site with this stack, or an unknown site. */
+static jobj *stack_site(const struct ga_report *r, uint32_t stack)
+{
+    const struct ga_site *x = ga_sites_of_stack(&r->sites, stack);
+    if (x) return ga_json_site(r, x, stack);
+    jobj *o = json_object_new_object();
+    put(o, "site", json_object_new_string(stack ? "<unknown stack>" : "<no stack recorded>"));
+    return o;
+}
+
+/* parent.key: sites with a weight in order k, each with bytes/count of that weight (a bounded
+ * site list: parent.key_omitted counts the sites left out). */
+static void sites_by(const struct ga_report *r, enum ga_site_order k, jobj *parent, const char *key)
+{
+    size_t n;
+    struct ga_json_list l;
+    const struct ga_site **v = ga_sites_sorted(&r->sites, k, &n);
+    ga_json_list_init(&l);
+    for (size_t i = 0; i < n; i++) {
+        const struct ga_site_stats *s = &v[i]->st;
+        jobj *o = ga_json_list_site(r, &l, v[i], v[i]->top_alloc);
+        if (!o) continue;
+        if (k == GA_SITES_BY_PEAK)
+            amount(o, s->peak_bytes, s->peak_count);
+        else if (k == GA_SITES_BY_TEMP)
+            amount(o, s->temp_bytes, s->temp_count);
+        else
+            amount(o, s->leaked_bytes, s->leaked_count);
+    }
+    free(v);
+    ga_json_list_put(parent, key, &l);
+}
+
+static int cmp_lib_peak(const void *a, const void *b)
+{
+    const struct ga_library *x = a, *y = b;
+    if (x->st.peak_bytes != y->st.peak_bytes) return x->st.peak_bytes < y->st.peak_bytes ? 1 : -1;
+    return x->module < y->module ? -1 : x->module > y->module;
+}
+
+static jobj *libs_at_peak(const struct ga_report *r)
+{
+    size_t n;
+    struct ga_library *v = ga_libraries_sorted(&r->sites, &n);
+    jobj *a = json_object_new_array();
+    if (n > 1) qsort(v, n, sizeof(*v), cmp_lib_peak);
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i].st.peak_bytes && !v[i].st.peak_count) continue;
+        jobj *o = json_object_new_object();
+        const char *path = v[i].module == GA_NO_MODULE ? NULL : r->stacks.mods[v[i].module].path;
+        put(o, "library", path ? json_object_new_string(path) : NULL);
+        put(o, "name", path ? json_object_new_string(r->stacks.mods[v[i].module].name) : NULL);
+        amount(o, v[i].st.peak_bytes, v[i].st.peak_count);
+        json_object_array_add(a, o);
+    }
+    free(v);
+    return a;
+}
+
+static jobj *top_allocs(const struct ga_report *r, const struct ga_peak_breakdown *p)
+{
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < p->n_top; i++) {
+        const struct ga_peak_alloc *x = &p->top[i];
+        jobj *o = json_object_new_object();
+        put(o, "address", ju64(x->addr));
+        put(o, "bytes", ju64(x->size));
+        put(o, "api", api_name(x->api));
+        put(o, "device", json_object_new_int64(x->device));
+        put(o, "time_ns", json_object_new_int64(ga_report_rel(r, x->ts)));
+        put(o, "freed_time_ns",
+            x->free_ts ? json_object_new_int64(ga_report_rel(r, x->free_ts)) : NULL);
+        put(o, "site", stack_site(r, x->stack));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
+static jobj *breakdown(const struct ga_report *r)
+{
+    const struct ga_memory *m = &r->mem;
+    const struct ga_peak_breakdown *p = &m->peak;
+    jobj *o = json_object_new_object(), *api = json_object_new_array(),
+         *cls = json_object_new_array(), *dev = json_object_new_array();
+    put(o, "peak_bytes", ju64(m->peak_total));
+    put(o, "peak_time_ns", p->valid ? json_object_new_int64(ga_report_rel(r, m->peak_ts)) : NULL);
+    sites_by(r, GA_SITES_BY_PEAK, o, "by_site");
+    put(o, "no_stack", amount(json_object_new_object(), p->no_stack.bytes, p->no_stack.count));
+    put(o, "by_library", libs_at_peak(r));
+    for (unsigned i = 0; i < GT_API_MAX; i++) {
+        if (!p->by_api[i].bytes && !p->by_api[i].count) continue;
+        jobj *e = json_object_new_object();
+        put(e, "api", api_name(i));
+        json_object_array_add(api, amount(e, p->by_api[i].bytes, p->by_api[i].count));
+    }
+    put(o, "by_api", api);
+    for (unsigned c = 0; c < GA_SIZE_CLASSES; c++) {
+        if (!p->by_class[c].count) continue;
+        jobj *e = json_object_new_object();
+        put(e, "class", json_object_new_string(ga_size_class_name(c)));
+        json_object_array_add(cls, amount(e, p->by_class[c].bytes, p->by_class[c].count));
+    }
+    put(o, "by_size_class", cls);
+    for (size_t i = 0; i < p->n_by_device; i++) {
+        jobj *e = json_object_new_object();
+        put(e, "device", json_object_new_int64(p->by_device[i].device));
+        json_object_array_add(dev, amount(e, p->by_device[i].bytes, p->by_device[i].count));
+    }
+    put(o, "by_device", dev);
+    put(o, "largest_allocations", top_allocs(r, p));
+    return o;
+}
+
+void ga_json_peak(const struct ga_report *r, jobj *memory)
+{
+    jobj *t = json_object_new_object();
+    put(memory, "peak_breakdown", breakdown(r));
+    sites_by(r, GA_SITES_BY_LEAK, memory, "leaks");
+    put(t, "count", ju64(r->mem.temp_count));
+    put(t, "bytes", ju64(r->mem.temp_bytes));
+    put(memory, "temporary_allocations", t);
+    sites_by(r, GA_SITES_BY_TEMP, memory, "temporaries");
+}
+
+static const char *retry_name(enum ga_retry x)
+{
+    return x == GA_RETRY_OK ? "succeeded" : x == GA_RETRY_FAILED ? "failed" : "none";
+}
+
+/* The holders at the failed allocation, grouped by call site, largest first. */
+static jobj *holders(const struct ga_report *r, const struct ga_oom *x)
+{
+    struct agg {
+        const struct ga_site *site;
+        uint32_t stack;
+        uint64_t bytes, count;
+    } *v = ga_xcalloc(x->n_holders + 1, sizeof(*v));
+    size_t n = 0;
+    struct ga_map of_site = {0}; /* site index -> index into v; stacks without a site stand alone */
+    for (size_t i = 0; i < x->n_holders; i++) {
+        const struct ga_holder *h = &x->holders[i];
+        const struct ga_site *s = ga_sites_of_stack(&r->sites, h->stack);
+        int added = 1;
+        size_t j =
+            s ? (size_t)*ga_map_upsert(&of_site, (uint64_t)(s - r->sites.sites), 0, n, &added) : n;
+        if (added) v[n++] = (struct agg){.site = s, .stack = h->stack};
+        v[j].bytes += h->bytes;
+        v[j].count += h->count;
+    }
+    ga_map_free(&of_site);
+    /* largest first (selection of the top few: n is small) */
+    jobj *a = json_object_new_array();
+    for (size_t k = 0; k < OOM_HOLDERS && k < n; k++) {
+        size_t best = k;
+        for (size_t j = k + 1; j < n; j++)
+            if (v[j].bytes > v[best].bytes) best = j;
+        struct agg t = v[k];
+        v[k] = v[best];
+        v[best] = t;
+        jobj *o = v[k].site ? ga_json_site(r, v[k].site, v[k].stack) : stack_site(r, v[k].stack);
+        json_object_array_add(a, amount(o, v[k].bytes, v[k].count));
+    }
+    free(v);
+    return a;
+}
+
+void ga_json_oom_evidence(const struct ga_report *r, const struct ga_oom *x, jobj *o)
+{
+    put(o, "overhead_estimate_bytes", ju64(x->overhead));
+    put(o, "others_bytes", ju64(x->others));
+    if (x->have_pools) {
+        jobj *p = json_object_new_object();
+        put(p, "pools", ju64(x->pools.pools));
+        put(p, "reserved_unused_bytes", ju64(x->pools.reserved_unused));
+        put(p, "largest_free_bytes", ju64(x->pools.largest_free));
+        put(p, "pool", x->pools.pool ? ju64(x->pools.pool) : NULL);
+        put(p, "pool_name", x->pools.pool_name ? json_object_new_string(x->pools.pool_name) : NULL);
+        put(o, "pools", p);
+    } else {
+        put(o, "pools", NULL);
+    }
+    jobj *rt = json_object_new_object();
+    put(rt, "outcome", json_object_new_string(retry_name(x->retry)));
+    put(rt, "freed_bytes", ju64(x->freed_before_retry));
+    put(rt, "freed_count", ju64(x->freed_count));
+    put(rt, "time_ns", x->retry ? json_object_new_int64(ga_report_rel(r, x->retry_ts)) : NULL);
+    put(rt, "requested_bytes", x->retry ? ju64(x->retry_size) : NULL);
+    put(o, "retry", rt);
+    put(o, "advice", json_object_new_string(ga_verdict_advice(x->verdict)));
+    put(o, "site", stack_site(r, x->stack));
+    put(o, "top_holders", x->holders ? holders(r, x) : NULL);
+}

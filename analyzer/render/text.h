@@ -1,0 +1,19 @@
+/* Shared by the text renderer's files. */
+#ifndef GA_REPORT_TEXT_H
+#define GA_REPORT_TEXT_H
+
+#include <stdio.h>
+
+#include "model/report.h"
+
+/* text_gpu.c: the GPU timeline section, or one line saying why there is none. */
+void ga_text_gpu(const struct ga_report *r, FILE *o);
+
+/* text_sites.c: allocations, launches and blocking time by call site and library. */
+void ga_text_sites(const struct ga_report *r, FILE *o);
+
+/* text_mem.c: what filled memory at the peak, temporaries; failed allocations explained. */
+void ga_text_peak(const struct ga_report *r, FILE *o);
+void ga_text_oom_details(const struct ga_report *r, FILE *o);
+
+#endif

@@ -1,0 +1,143 @@
+/* The memory section's pool lines: per pool its figures at the process peak and its worst
+ * moment, per device the VMM physical memory, and each pool OOM with its verdict. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/pools.h"
+#include "model/report.h"
+#include "base/util.h"
+
+#define TOP_POOLS     8
+#define TOP_POOL_OOMS 5
+#define NAME_COLS     24
+
+static const char *kind_short(unsigned kind)
+{
+    return kind == GA_POOL_ANNOTATED ? "annotated" : kind == GA_POOL_STREAM ? "stream" : "vmm";
+}
+
+static const char *fmt_frag(char buf[16], const struct ga_frag *f)
+{
+    double x = ga_frag_ratio(f);
+    if (x < 0)
+        snprintf(buf, 16, "-");
+    else
+        snprintf(buf, 16, "%.0f%%", 100 * x);
+    return buf;
+}
+
+/* reserved used free extents largest frag, as one row's columns. */
+static void frag_cols(FILE *o, const struct ga_frag *f)
+{
+    char b[5][32], fr[16], ext[24];
+    if (f->layout_known)
+        snprintf(ext, sizeof(ext), "%" PRIu64, f->extents);
+    else
+        snprintf(ext, sizeof(ext), "-");
+    fprintf(o, " %10s %10s %10s %7s %10s %5s", ga_fmt_bytes(b[0], f->reserved),
+            ga_fmt_bytes(b[1], f->used), ga_fmt_bytes(b[2], f->free), ext,
+            f->layout_known ? ga_fmt_bytes(b[3], f->largest) : "-", fmt_frag(fr, f));
+}
+
+static int by_peak_reserved(const void *a, const void *b, void *pools)
+{
+    const struct ga_pool *p = pools;
+    uint64_t x = p[*(const uint32_t *)a].peak_reserved, y = p[*(const uint32_t *)b].peak_reserved;
+    if (x != y) return x < y ? 1 : -1;
+    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static void pool_row(const struct ga_report *r, FILE *o, const struct ga_pool *q)
+{
+    char t[32], b[2][32], fr[16];
+    size_t n = strlen(q->name);
+    fputs("    ", o);
+    ga_put_trimmed(o, q->name, NAME_COLS - 1); /* longer names end in "..." */
+    fprintf(o, "%*s %-9s %3d", n < NAME_COLS - 1 ? (int)(NAME_COLS - 1 - n) : 0, "",
+            kind_short(q->kind), q->device);
+    /* at the process peak; a pool that did not live then: at its worst moment */
+    int at_worst = !q->have_at_peak && q->have_worst;
+    frag_cols(o, q->have_at_peak ? &q->at_peak : at_worst ? &q->worst : &q->now);
+    if (at_worst) {
+        fprintf(o, "  worst, at %s\n", ga_fmt_ms(t, ga_report_rel(r, q->worst_ts)));
+        return;
+    }
+    fprintf(o, "  %s\n", q->have_at_peak ? "at peak" : "at end");
+    if (q->have_worst && q->worst.free > q->worst.largest && q->worst.layout_known)
+        fprintf(o, "      worst at %s: %s free in %" PRIu64 " extents, largest %s (%s)\n",
+                ga_fmt_ms(t, ga_report_rel(r, q->worst_ts)), ga_fmt_bytes(b[0], q->worst.free),
+                q->worst.extents, ga_fmt_bytes(b[1], q->worst.largest), fmt_frag(fr, &q->worst));
+    else if (q->have_worst && !q->worst.layout_known && q->worst.free)
+        fprintf(o, "      most reserved but unused: %s at %s\n", ga_fmt_bytes(b[0], q->worst.free),
+                ga_fmt_ms(t, ga_report_rel(r, q->worst_ts)));
+}
+
+static void errors_line(const struct ga_pools *p, FILE *o)
+{
+    uint64_t total = 0;
+    for (unsigned e = 0; e < GA_PERR_COUNT; e++)
+        total += p->errors[e];
+    if (!total) return;
+    fprintf(o, "    annotation errors %" PRIu64 ":", total);
+    for (unsigned e = 0; e < GA_PERR_COUNT; e++)
+        if (p->errors[e]) fprintf(o, " %s %" PRIu64, ga_pool_err_name(e), p->errors[e]);
+    fputc('\n', o);
+}
+
+static void vmm_lines(const struct ga_pools *p, FILE *o)
+{
+    char b[3][32];
+    for (size_t i = 0; i < p->ndev; i++) {
+        const struct ga_pool_dev *d = &p->devs[i];
+        if (!d->have_at_peak || (!d->phys_unused_at_peak && !d->stream_reserved_at_peak)) continue;
+        fprintf(o,
+                "    dev %-3d at peak: %s reserved by stream-ordered pools (%s used), %s of VMM "
+                "handles not mapped\n",
+                d->device, ga_fmt_bytes(b[0], d->stream_reserved_at_peak),
+                ga_fmt_bytes(b[1], d->stream_used_at_peak),
+                ga_fmt_bytes(b[2], d->phys_unused_at_peak));
+    }
+}
+
+static void ooms_lines(const struct ga_report *r, const struct ga_pools *p, FILE *o)
+{
+    char t[32], b[3][32];
+    for (size_t i = 0; i < p->n_ooms && i < TOP_POOL_OOMS; i++) {
+        const struct ga_pool_oom *x = &p->ooms[i];
+        fprintf(o, "    pool OOM %s ", ga_fmt_ms(t, ga_report_rel(r, x->ts)));
+        ga_put_trimmed(o, p->pools[x->pool].name, 40);
+        fprintf(o, ": request %s, free %s in %" PRIu64 " extents, largest %s -> %s\n",
+                ga_fmt_bytes(b[0], x->request), ga_fmt_bytes(b[1], x->f.free), x->f.extents,
+                ga_fmt_bytes(b[2], x->f.largest), ga_pool_verdict_name(x->verdict));
+    }
+    if (p->n_ooms + p->ooms_dropped > TOP_POOL_OOMS)
+        fprintf(o, "    ... and %" PRIu64 " more pool OOMs (see --json)\n",
+                p->n_ooms + p->ooms_dropped - TOP_POOL_OOMS);
+}
+
+void ga_render_pools_text(const struct ga_report *r, FILE *o)
+{
+    const struct ga_pools *p = &r->pools;
+    unsigned kinds[4] = {0};
+    if (!p->n && !p->pools_untracked) return;
+    uint32_t *order = ga_xmalloc(p->n * sizeof(*order) + 1);
+    for (size_t i = 0; i < p->n; i++) {
+        order[i] = (uint32_t)i;
+        kinds[p->pools[i].kind & 3]++;
+    }
+    qsort_r(order, p->n, sizeof(*order), by_peak_reserved, p->pools);
+    fprintf(o, "  pools     %zu (%u annotated, %u stream-ordered, %u VMM ranges)", p->n,
+            kinds[GA_POOL_ANNOTATED], kinds[GA_POOL_STREAM], kinds[GA_POOL_VMM]);
+    if (p->pools_untracked) fprintf(o, ", %" PRIu64 " more not tracked", p->pools_untracked);
+    fprintf(o, "; fragmentation = 1 - largest free / free\n");
+    fprintf(o, "    %-*s %-9s %3s %10s %10s %10s %7s %10s %5s\n", NAME_COLS - 1, "pool", "kind",
+            "dev", "reserved", "used", "free", "extents", "largest", "frag");
+    for (size_t i = 0; i < p->n && i < TOP_POOLS; i++)
+        pool_row(r, o, &p->pools[order[i]]);
+    if (p->n > TOP_POOLS) fprintf(o, "    ... %zu more pools (see --json)\n", p->n - TOP_POOLS);
+    free(order);
+    vmm_lines(p, o);
+    ooms_lines(r, p, o);
+    errors_line(p, o);
+}
