@@ -136,7 +136,8 @@ demo: all fixtures
 	$(Q)O=$(O) sh tests/demo.sh
 
 # Build dependencies on Debian/Ubuntu (run as root or with sudo available).
-DEB_PKGS := build-essential zlib1g-dev libisal-dev libzstd-dev libjson-c-dev python3 pkg-config libunwind-dev libdw-dev libelf-dev
+# chromium: the tests open the --html page in it (headless).
+DEB_PKGS := build-essential zlib1g-dev libisal-dev libzstd-dev libjson-c-dev python3 pkg-config libunwind-dev libdw-dev libelf-dev chromium
 deps:
 	$(Q)if command -v apt-get >/dev/null 2>&1; then \
 	  S=""; [ "$$(id -u)" = 0 ] || S=sudo; \

@@ -69,7 +69,14 @@
         for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
         return h >>> 0;
     }
-    function colorOf(s) { return PALETTE[hash(String(s)) % PALETTE.length]; }
+    /* one color per name across the page, in order of first use (then by hash past the palette) */
+    const colorIndex = new Map();
+    function colorOf(s) {
+        const k = String(s);
+        if (!colorIndex.has(k))
+            colorIndex.set(k, colorIndex.size < PALETTE.length ? colorIndex.size : hash(k) % PALETTE.length);
+        return PALETTE[colorIndex.get(k)];
+    }
     function stackText(site) {
         if (!site || !site.stack) return "";
         return site.stack.map((f) => "  " + (f.function || "?") +
@@ -121,7 +128,7 @@
             sv("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "label", text: bytes(Math.round(v)) }, svg);
         }
         for (let i = 0; i <= 5; i++)
-            sv("text", { x: x(span * i / 5), y: H - 8, "text-anchor": "middle", class: "label", text: dur(Math.round(span * i / 5)) }, svg);
+            sv("text", { x: x(span * i / 5), y: H - 8, "text-anchor": i === 5 ? "end" : i ? "middle" : "start", class: "label", text: dur(Math.round(span * i / 5)) }, svg);
         const items = [];
         for (const s of ls.series) {
             const c = colorOf("dev" + s.device + s.kind);
@@ -144,7 +151,7 @@
                 detail.textContent = `Peak: ${bytes(m.peak_bytes)} at ${dur(m.peak_time_ns)}\n` +
                     (pb.by_site || []).slice(0, 5).map((s) => `  ${bytes(s.bytes)}  ${s.site}`).join("\n");
             });
-            sv("text", { x: px + 6, y: y(m.peak_bytes) - 6, text: "peak " + bytes(m.peak_bytes) }, svg);
+            sv("text", { x: px + 8, y: y(m.peak_bytes) + 14, text: "peak " + bytes(m.peak_bytes) }, svg);
             items.push(["#2f6fdb", "peak"]);
         }
         (m.ooms || []).forEach((o, i) => {
@@ -330,7 +337,7 @@
         const sec = card(parent, "GPU timeline");
         const devs = tl.devices || [];
         if (!devs.length || !ev) {
-            sec.append(el("p", { class: "note", text: "No GPU activity: " + ((rep.trace || {}).gpu_timeline || "none recorded") }));
+            sec.append(el("p", { class: "note", text: "No GPU activity was recorded (GPU timeline: " + ((rep.trace || {}).gpu_timeline || "unknown") + ")." }));
             return;
         }
         const acts = ev.acts || [], host = ev.host || [];
