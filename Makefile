@@ -121,7 +121,7 @@ $(O)/tests/unit_%: $(O)/obj/tests/unit/%.c.o $(call obj,$(COMMON_SRC)) $(filter-
 	@echo "  LD      $@"
 	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz $(CRC_LIBS) -lzstd -lm -lstdc++ -ldw -lelf -lpthread
 
-fixtures: $(SIMLIB) $(SIMCUPTI) $(TESTLIBS) $(PROGS) $(UNITS)
+fixtures: $(SIMLIB) $(SIMCUPTI) $(TESTLIBS) $(PROGS) $(UNITS) $(O)/bench/gen_trace
 
 test: all fixtures
 	$(Q)O=$(O) PYTHON=$(PYTHON) CUDA_HOME=$(CUDA_HOME) sh tests/run.sh

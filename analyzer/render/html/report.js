@@ -555,6 +555,8 @@
             processView(page, data, events[0], "gputrace report");
         }
         page.setAttribute("data-drawn", "1");
+        /* from navigation start to drawn: what opening the page costs (the tests read it) */
+        page.setAttribute("data-draw-ms", String(Math.round(performance.now())));
     }
     try {
         main();
