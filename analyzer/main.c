@@ -139,7 +139,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
             if (++i >= argc) usage_error("peak, alloc, leak, launch, sync or idle must follow ", a);
             set_mode(o, MODE_FOLDED, a);
             if ((o->folded = ga_folded_what(argv[i])) < 0)
-                usage_error("--folded takes peak, alloc, leak, launch, sync or idle, not ", argv[i]);
+                usage_error("--folded takes peak, alloc, leak, launch, sync or idle, not ",
+                            argv[i]);
         } else if (strcmp(a, "--stacks") == 0) {
             o->show_stacks = 1;
         } else if (strcmp(a, "--all-gaps") == 0) {
@@ -235,8 +236,10 @@ static int run(const struct opts *o, const char *trace, FILE *out)
     if (prepare(o, &r, trace) != 0) return 1;
     if (o->mode == MODE_CHROME) {
         int rc = ga_chrome_trace(&r, 0, 0, out) != 0 ? 2 : 0;
-        if (rc) fprintf(stderr, "%s: %s: %s\n", GA_PROG, trace, r.read.error);
-        else warn_reading(trace, &r.read);
+        if (rc)
+            fprintf(stderr, "%s: %s: %s\n", GA_PROG, trace, r.read.error);
+        else
+            warn_reading(trace, &r.read);
         ga_report_free(&r);
         return rc;
     }
@@ -423,8 +426,10 @@ static int export_multi(const struct opts *o, const struct trace_list *l)
         if (prepare(o, &r, l->paths[i]) != 0) return 1;
         FILE *out = open_output(path);
         int rc = ga_chrome_trace(&r, (int)i, origin, out) != 0 ? 2 : 0;
-        if (rc) fprintf(stderr, "%s: %s: %s\n", GA_PROG, l->paths[i], r.read.error);
-        else warn_reading(l->paths[i], &r.read);
+        if (rc)
+            fprintf(stderr, "%s: %s: %s\n", GA_PROG, l->paths[i], r.read.error);
+        else
+            warn_reading(l->paths[i], &r.read);
         ga_report_free(&r);
         if (close_output(out, path) && rc == 0) rc = 1;
         if (rc) return rc;
@@ -459,9 +464,9 @@ int main(int argc, char **argv)
     parse_args(argc, argv, &o);
     if (o.mode == MODE_HTML && o.out) usage_error("--html names its own output: ", o.out);
     if (o.mode == MODE_HTML) {
-        rc = o.n_traces == 1 && !is_dir(o.traces[0])
-                 ? run_html(&o, (char *const *)o.traces, 1, 0)
-                 : (rc = expand(&o, &l)) == 0 ? run_html(&o, l.paths, l.n, 1) : rc;
+        rc = o.n_traces == 1 && !is_dir(o.traces[0]) ? run_html(&o, (char *const *)o.traces, 1, 0)
+             : (rc = expand(&o, &l)) == 0            ? run_html(&o, l.paths, l.n, 1)
+                                                     : rc;
         list_free(&l);
         free(o.traces);
         return rc;

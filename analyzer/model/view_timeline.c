@@ -38,8 +38,8 @@ void ga_tlv_act(void *ctx, const struct ga_gpu_act *a, const struct ga_gpu_launc
         v->window_end = a->start;
         return;
     }
-    v->acts[v->n_acts++] = (struct ga_tlv_act){a->start, a->end, a->device, a->stream,
-                                               name_of(v, a), a->kind};
+    v->acts[v->n_acts++] =
+        (struct ga_tlv_act){a->start, a->end, a->device, a->stream, name_of(v, a), a->kind};
 }
 
 void ga_tlv_host_event(struct ga_tlv *v, const struct ga_event *ev)
@@ -47,7 +47,8 @@ void ga_tlv_host_event(struct ga_tlv *v, const struct ga_event *ev)
     uint64_t s, e;
     if (ev->sub >= GT_API_MAX) return;
     unsigned fam = gt_api_table[ev->sub].family;
-    if (ev->type == GT_REC_SPAN && (fam == GT_FAM_SYNC || fam == GT_FAM_COPY || fam == GT_FAM_WAIT)) {
+    if (ev->type == GT_REC_SPAN &&
+        (fam == GT_FAM_SYNC || fam == GT_FAM_COPY || fam == GT_FAM_WAIT)) {
         s = ev->r->span.ts_enter;
         e = ev->r->span.ts_exit > s ? ev->r->span.ts_exit : s;
     } else if (ev->type == GT_REC_ALLOC) {

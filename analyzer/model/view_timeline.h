@@ -36,10 +36,10 @@ struct ga_tlv {
     uint64_t acts_total; /* activities seen, kept or not */
     struct ga_tlv_host *host;
     size_t n_host;
-    uint64_t host_total;  /* host calls of the kinds kept, seen */
-    int full;             /* the activity budget was spent */
-    uint64_t window_end;  /* when full: start of the first activity left out */
-    char **names;         /* after ga_tlv_finish: demangled kernel names ("memcpy HtoD"...) */
+    uint64_t host_total; /* host calls of the kinds kept, seen */
+    int full;            /* the activity budget was spent */
+    uint64_t window_end; /* when full: start of the first activity left out */
+    char **names;        /* after ga_tlv_finish: demangled kernel names ("memcpy HtoD"...) */
     struct ga_gpu_act *name_act; /* while reading: one activity per name key */
     size_t n_names, names_cap;
     struct ga_map name_idx; /* (name_id, function) -> index */

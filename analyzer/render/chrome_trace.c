@@ -27,14 +27,14 @@
 struct ct {
     struct ga_report *r;
     FILE *out;
-    uint64_t origin;   /* realtime ns of ts 0; 0 until the header is known */
-    int64_t shift;     /* monotonic -> ns from origin: + shift */
-    uint32_t pid;      /* host process id */
-    int first;         /* no event written yet (no comma before it) */
+    uint64_t origin;     /* realtime ns of ts 0; 0 until the header is known */
+    int64_t shift;       /* monotonic -> ns from origin: + shift */
+    uint32_t pid;        /* host process id */
+    int first;           /* no event written yet (no comma before it) */
     struct ga_map names; /* (name_id, func) -> 1 + index into name */
     char **name;
     size_t n_name, name_cap;
-    struct ga_map tracks; /* (device, stream) seen: their metadata is written */
+    struct ga_map tracks;  /* (device, stream) seen: their metadata is written */
     struct ga_map threads; /* host tid named */
 };
 
@@ -78,8 +78,9 @@ static void put_meta(struct ct *c, const char *what, uint64_t pid, uint64_t tid,
                      size_t n)
 {
     begin(c);
-    fprintf(c->out, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64
-                    ",\"args\":{\"name\":",
+    fprintf(c->out,
+            "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64
+            ",\"args\":{\"name\":",
             what, pid, tid);
     put_str(c->out, name, n);
     fputs("}}", c->out);
@@ -94,7 +95,8 @@ static void put_sort(struct ct *c, uint64_t pid, uint64_t index)
             pid, index);
 }
 
-/* ---- GPU activities ---------------------------------------------------------------------------- */
+/* ---- GPU activities ----------------------------------------------------------------------------
+ */
 
 /* The demangled kernel name, once per (GPU name id, launch function). */
 static const char *kernel_name(struct ct *c, const struct ga_gpu_act *a)
@@ -157,9 +159,8 @@ static void on_act(void *ctx, const struct ga_gpu_act *a, const struct ga_gpu_la
     if (!la) return;
     /* the flow arrow from the launch to its kernel (Kineto's "ac2g") */
     begin(c);
-    fprintf(c->out,
-            "{\"ph\":\"s\",\"id\":%" PRIu64 ",\"pid\":%u,\"tid\":%u,\"ts\":", la->corr, c->pid,
-            la->tid);
+    fprintf(c->out, "{\"ph\":\"s\",\"id\":%" PRIu64 ",\"pid\":%u,\"tid\":%u,\"ts\":", la->corr,
+            c->pid, la->tid);
     put_us(c->out, at(c, la->ts));
     fputs(",\"cat\":\"ac2g\",\"name\":\"ac2g\"}", c->out);
     begin(c);
@@ -169,7 +170,8 @@ static void on_act(void *ctx, const struct ga_gpu_act *a, const struct ga_gpu_la
     fputs(",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}", c->out);
 }
 
-/* ---- host records ------------------------------------------------------------------------------ */
+/* ---- host records ------------------------------------------------------------------------------
+ */
 
 static void host_call(struct ct *c, const struct ga_event *ev, uint64_t ts, uint64_t dur)
 {
@@ -181,8 +183,8 @@ static void host_call(struct ct *c, const struct ga_event *ev, uint64_t ts, uint
 static void live_counter(struct ct *c, uint64_t ts)
 {
     begin(c);
-    fprintf(c->out, "{\"ph\":\"C\",\"name\":\"device memory\",\"pid\":%u,\"tid\":0,\"ts\":",
-            c->pid);
+    fprintf(c->out,
+            "{\"ph\":\"C\",\"name\":\"device memory\",\"pid\":%u,\"tid\":0,\"ts\":", c->pid);
     put_us(c->out, at(c, ts));
     fprintf(c->out, ",\"args\":{\"live bytes\":%" PRIu64 "}}", c->r->mem.live_total);
 }
@@ -216,8 +218,8 @@ static void on_host(struct ct *c, const struct ga_event *ev)
         const struct gt_rec_alloc *a = &ev->r->alloc;
         uint64_t d = a->dur_ns < a->ts ? a->dur_ns : 0;
         host_call(c, ev, a->ts - d, d);
-        fprintf(c->out, ",\"args\":{\"bytes\":%" PRIu64 ",\"address\":\"0x%" PRIx64
-                        "\",\"device\":%d}}",
+        fprintf(c->out,
+                ",\"args\":{\"bytes\":%" PRIu64 ",\"address\":\"0x%" PRIx64 "\",\"device\":%d}}",
                 a->size, a->addr, a->device);
         live_counter(c, a->ts);
         break;
@@ -264,7 +266,8 @@ static void sink(void *ctx, const struct ga_event *ev)
     if (!ga_rec_is_gpu(ev->type)) on_host(c, ev);
 }
 
-/* ---- after the pass ---------------------------------------------------------------------------- */
+/* ---- after the pass ----------------------------------------------------------------------------
+ */
 
 /* The gaps the report lists (the longest per device, or all with --all-gaps), named by cause. */
 static void put_gaps(struct ct *c)

@@ -1,6 +1,7 @@
 /* --html: the page. The renderer only serializes the model (the JSON report, the timeline view)
- * and wraps it in the page; the drawing is the script's (analyzer/render/html/report.js). JSON inside
- * <script> must never contain "</": every '<' is written as \u003c (it only occurs in strings). */
+ * and wraps it in the page; the drawing is the script's (analyzer/render/html/report.js). JSON
+ * inside <script> must never contain "</": every '<' is written as \u003c (it only occurs in
+ * strings). */
 #include "render/html.h"
 
 #include <inttypes.h>
