@@ -197,6 +197,15 @@ $(FUZZ_DIR)/asan/%.c.o: %.c
 	@echo "  ASANCC  $<"
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -c -o $@ $<
 
+# The analyzer's assembly (the HTML page's assets) has nothing to instrument.
+$(FUZZ_DIR)/lf/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) -c -o $@ $<
+
+$(FUZZ_DIR)/asan/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) -c -o $@ $<
+
 $(FUZZ_BIN): $(call fuzz_obj,lf,$(FUZZ_LIBSRC) tests/fuzz/fuzz_reader.c)
 	@echo "  LD      $@"
 	$(Q)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)

@@ -19,23 +19,26 @@ int ga_folded_what(const char *what)
     return -1;
 }
 
-/* A frame's label without the separators of the format (';' between frames, newline between
- * lines): Python frames `file.py:line function`, native ones their demangled name. */
-static void put_frame(const struct ga_stacks *st, const struct ga_frame *f, FILE *out)
+const char *ga_flame_label(const struct ga_stacks *st, const struct ga_frame *f, char *buf,
+                           size_t n, int lines)
 {
-    char buf[1024];
     if (f->source == GA_SYM_PYTHON) {
         const char *file = f->file ? f->file : "?", *slash = strrchr(file, '/');
-        snprintf(buf, sizeof(buf), "%s:%u %s", slash ? slash + 1 : file, f->line,
-                 f->func ? f->func : "?");
-    } else if (f->func) {
-        snprintf(buf, sizeof(buf), "%s", f->func);
+        snprintf(buf, n, "%s:%u %s", slash ? slash + 1 : file, f->line, f->func ? f->func : "?");
+    } else if (f->func && !(lines && f->file)) {
+        snprintf(buf, n, "%s", f->func);
     } else {
-        ga_frame_label(st, f, buf, sizeof(buf), 0);
+        ga_frame_label(st, f, buf, n, 0);
     }
     for (char *p = buf; *p; p++)
         if (*p == ';' || *p == '\n' || *p == '\r') *p = '_';
-    fputs(buf, out);
+    return buf;
+}
+
+static void put_frame(const struct ga_stacks *st, const struct ga_frame *f, FILE *out)
+{
+    char buf[1024];
+    fputs(ga_flame_label(st, f, buf, sizeof(buf), 0), out);
 }
 
 /* One line: the stack's frames from the outermost, then `leaf` when given, then the weight. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "render/folded.h"
 
 void ga_html_begin(struct ga_html *h)
 {
@@ -34,7 +35,44 @@ void ga_html_attach(struct ga_report *r, struct ga_tlv *v)
     r->tap_ctx = v;
 }
 
-void ga_html_rank(struct ga_html *h, const struct ga_report *r, struct ga_tlv *v)
+/* The bytes live at the peak per stack, largest first (the model's order), frames outermost
+ * first: [[bytes, [frame...]], ...]; past GA_HTML_PEAK_STACKS one [bytes, ["[other stacks]"]],
+ * stacks the trace does not define under "[unknown stack]", the bytes without a stack under
+ * "[no stack]": they add up to the peak. */
+static void put_peak_stacks(FILE *o, struct ga_report *r)
+{
+    const struct ga_peak_breakdown *p = &r->mem.peak;
+    const struct ga_frame *fr[256];
+    char buf[1024];
+    uint64_t other = 0, unknown = 0;
+    int first = 1;
+    fputs(",\n\"peak_stacks\":[", o);
+    for (size_t i = 0; i < p->n_by_stack; i++) {
+        const struct ga_holder *x = &p->by_stack[i];
+        size_t n = x->stack ? ga_sites_stack_frames(&r->stacks, x->stack, fr, 256) : 0;
+        if (i >= GA_HTML_PEAK_STACKS || !n) {
+            *(n ? &other : &unknown) += x->bytes;
+            continue;
+        }
+        fprintf(o, "%s[%" PRIu64 ",[", first ? "" : ",\n", x->bytes);
+        first = 0;
+        for (size_t k = n; k-- > 0;) {
+            const char *l = ga_flame_label(&r->stacks, fr[k], buf, sizeof(buf), 1);
+            ga_put_json_str(o, l, strlen(l));
+            if (k) fputc(',', o);
+        }
+        fputs("]]", o);
+    }
+    if (other)
+        fprintf(o, "%s[%" PRIu64 ",[\"[other stacks]\"]]", first ? "" : ",\n", other), first = 0;
+    if (unknown)
+        fprintf(o, "%s[%" PRIu64 ",[\"[unknown stack]\"]]", first ? "" : ",\n", unknown), first = 0;
+    if (p->no_stack.bytes)
+        fprintf(o, "%s[%" PRIu64 ",[\"[no stack]\"]]", first ? "" : ",\n", p->no_stack.bytes);
+    fputc(']', o);
+}
+
+void ga_html_rank(struct ga_html *h, struct ga_report *r, struct ga_tlv *v)
 {
     FILE *o = h->events_f;
     char lb[16];
@@ -67,7 +105,9 @@ void ga_html_rank(struct ga_html *h, const struct ga_report *r, struct ga_tlv *v
         ga_put_json_str(o, api, strlen(api));
         fputc(']', o);
     }
-    fputs("]}", o);
+    fputc(']', o);
+    put_peak_stacks(o, r);
+    fputc('}', o);
     ga_tlv_free(v);
 }
 

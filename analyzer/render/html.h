@@ -22,9 +22,11 @@ void ga_html_begin(struct ga_html *h);
 /* Prepares r (before reading) so that its run fills v too: the GPU analysis' activities and
  * the host records go to the view. */
 void ga_html_attach(struct ga_report *r, struct ga_tlv *v);
-/* After the run: the rank's timeline view into the page's data (r's JSON goes through the data
- * stream, by the caller's JSON renderer: single or several-process). */
-void ga_html_rank(struct ga_html *h, const struct ga_report *r, struct ga_tlv *v);
+/* Stacks of the peak breakdown written for the icicle (the largest; the rest as one "other"). */
+#define GA_HTML_PEAK_STACKS 2000
+/* After the run: the rank's timeline view and the peak's stacks into the page's data (r's JSON goes
+ * through the data stream, by the caller's JSON renderer: single or several-process). */
+void ga_html_rank(struct ga_html *h, struct ga_report *r, struct ga_tlv *v);
 /* Frees h without writing (a trace could not be read). */
 void ga_html_discard(struct ga_html *h);
 /* Writes the page to out and frees h; -1 on a write error. */

@@ -33,12 +33,21 @@ GTSIM_MEM_BYTES=$((2 << 30)) traced demo.trace "$PROGS/demo" > /dev/null 2>&1 ||
 urls=$(grep -o 'https\?://[^" ]*' demo.html | grep -v '^http://www.w3.org/2000/svg$' || true)
 [ -z "$urls" ] || fail "the page refers to the network: $urls"
 drawn demo.html
+# the icicle's stacks (the page's data) add up to the peak exactly
+"$PYTHON" - demo.html demo.json <<'PY' || fail "the peak's stacks in the page do not add up to the peak"
+import json, re, sys
+page = open(sys.argv[1]).read()
+ev = json.loads(re.search(r'<script type="application/json" id="gt-events">(.*?)</script>', page, re.S).group(1))
+peak = json.load(open(sys.argv[2]))["memory"]["peak_bytes"]
+got = sum(b for b, frames in ev[0]["peak_stacks"])
+sys.exit(0 if got == peak and peak > 0 else f"stacks {got}, peak {peak}")
+PY
 atleast demo.html 'class="series"' 1 "memory series"
 atleast demo.html 'class="peak-marker"' 1 "peak marker"
 ooms=$(jget demo.json "len(d['memory']['ooms'])")
 expect_eq "OOM markers" "$(count demo.html 'class="oom"')" "$ooms"
 atleast demo.html 'class="blk block allocated"' 1 "address-map blocks at the peak"
-expect_eq "address-map rows" "$(count demo.html 'class="free segment"')" \
+expect_eq "address-map rows" "$(count demo.html 'class="free segment at-peak"')" \
     "$(jget demo.json "len(d['memory']['peak_breakdown']['largest_allocations'])")"
 atleast demo.html 'class="frame"' 3 "icicle frames"
 kernels=$(jget demo.json "d['timeline']['kernel_count']")
@@ -46,6 +55,9 @@ expect_eq "timeline kernels" "$(count demo.html 'class="kernel"')" "$kernels"
 atleast demo.html 'class="gap"' 1 "idle gaps on the timeline"
 atleast demo.html 'class="heat"' 2 "utilization strip windows"
 atleast demo.html 'class="hostcall"' 1 "host calls"
+# every OOM gets its map with the request to scale (driver OOMs: the device's memory)
+expect_eq "OOM maps" "$(count demo.html 'class="request"')" \
+    "$(jget demo.json "len(d['memory']['ooms']) + len(d['memory']['fragmentation']['pool_ooms'])")"
 grep -q "Out-of-memory failures" demo.html.dom || fail "no OOM table"
 browse demo.html --window-size=1280,2600 --screenshot="$PWD/demo.png" > /dev/null ||
     fail "screenshot failed: $(tail -n 3 chrome.err)"
@@ -56,9 +68,12 @@ MiB=1048576
 if nm -D --defined-only "$GT_LIB" | grep -q " T gputrace_annotate_block_fail\$"; then
     GTSIM_MEM_BYTES=36m traced frag.trace "$PROGS/pools_frag" > /dev/null 2>&1 || fail "pools_frag failed"
     "$GT_REPORT" --html frag.html frag.trace || fail "--html (frag) failed"
+    "$GT_REPORT" --json frag.trace > frag.json || fail "--json (frag) failed"
     drawn frag.html
+    expect_eq "pool OOMs" "$(jget frag.json "len(d['memory']['fragmentation']['pool_ooms'])")" 1
     atleast frag.html 'class="free block"' 3 "free holes"
-    expect_eq "request bars" "$(count frag.html 'class="request"')" 1
+    expect_eq "request bars" "$(count frag.html 'class="request"')" \
+        "$(jget frag.json "len(d['memory']['ooms']) + 1")"
     expect_eq "largest hole marked" "$(count frag.html 'class="hole"')" 1
     grep -q "verdict fragmentation" frag.html.dom || fail "frag: no fragmentation verdict on the map"
 fi

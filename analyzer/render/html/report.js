@@ -191,7 +191,7 @@
         rows.forEach((row, i) => {
             const y = 4 + i * (rowH + gap);
             sv("text", { x: L - 8, y: y + 13, "text-anchor": "end", class: "label", text: row.label }, svg);
-            sv("rect", { x: L, y: y, width: Math.max(1, px(row.size)), height: rowH, class: "free segment" }, svg);
+            sv("rect", { x: L, y: y, width: Math.max(1, px(row.size)), height: rowH, class: "free segment" + (row.cls ? " " + row.cls : "") }, svg);
             for (const b of row.blocks) {
                 const r = sv("rect", {
                     x: L + px(b.offset), y: y, width: Math.max(1, px(b.size)), height: rowH,
@@ -223,7 +223,7 @@
             const rows = allocs.map((a) => {
                 const site = a.site ? a.site.site : "(no stack)";
                 return {
-                    label: "0x" + a.address.toString(16), size: a.bytes,
+                    label: "0x" + a.address.toString(16), size: a.bytes, cls: "at-peak",
                     blocks: [{
                         offset: 0, size: a.bytes, color: colorOf(site), cls: "allocated",
                         tip: `${bytes(a.bytes)} ${a.api} device ${a.device}\nallocated at ${dur(a.time_ns)}` +
@@ -238,6 +238,22 @@
         } else {
             sec.append(el("p", { class: "note", text: "Nothing was live at the peak." }));
         }
+        /* driver-level OOMs: the device's memory at that moment, to scale, and the request */
+        (m.ooms || []).forEach((o, i) => {
+            if (!o.total_bytes) return;
+            sec.append(el("h3", { text: `Device ${o.device} at failed allocation #${i + 1} (${dur(o.time_ns)}): verdict ${o.verdict}` }));
+            const held = Math.min(o.held_bytes || 0, o.total_bytes);
+            const free = Math.min(o.free_bytes || 0, o.total_bytes - held);
+            const other = Math.max(0, o.total_bytes - held - free);
+            const blocks = [
+                { offset: 0, size: held, color: "#4e79a7", cls: "held", tip: `held by this process: ${bytes(held)}` },
+                { offset: held, size: other, color: "#9c9c9c", cls: "others", tip: `other processes and the driver: ${bytes(other)}` },
+                { offset: held + other, size: free, free: true, cls: "devfree", tip: `free on the device: ${bytes(free)}` }];
+            sec.append(legend([["#4e79a7", "held by this process"], ["#9c9c9c", "other processes, driver"], ["#eef1f5", "free"], ["#c83a3a", "request"]]));
+            drawRows(sec, [{ label: "device " + o.device, size: o.total_bytes, blocks: blocks.filter((b) => b.size > 0) }],
+                Math.max(o.total_bytes, o.requested_bytes),
+                `device memory ${bytes(o.total_bytes)}: free ${bytes(o.free_bytes)}, request ${bytes(o.requested_bytes)}`, o.requested_bytes);
+        });
         const fr = m.fragmentation || {};
         (fr.pool_ooms || []).forEach((o, i) => {
             if (!o.map || !o.map.extents || !o.map.extents.length) return;
@@ -270,22 +286,17 @@
     }
 
     /* ---- peak breakdown: icicle and tables ---------------------------------------------------- */
-    function icicle(parent, pb) {
+    /* stacks: [[bytes, [frame, ...outermost first]], ...] (the timeline view's peak_stacks) */
+    function icicle(parent, stacks) {
         const root = { name: "all", value: 0, kids: new Map() };
-        for (const s of pb.by_site || []) {
-            const frames = (s.stack || []).slice().reverse();
+        for (const [b, frames] of stacks || []) {
             let node = root;
-            root.value += s.bytes;
-            for (const f of frames) {
-                const name = (f.function || "?") + (f.file ? " (" + f.file.split("/").pop() + ":" + f.line + ")" : "");
+            root.value += b;
+            for (const name of frames) {
                 if (!node.kids.has(name)) node.kids.set(name, { name: name, value: 0, kids: new Map() });
                 node = node.kids.get(name);
-                node.value += s.bytes;
+                node.value += b;
             }
-        }
-        if (pb.no_stack && pb.no_stack.bytes) {
-            root.value += pb.no_stack.bytes;
-            root.kids.set("[no stack]", { name: "[no stack]", value: pb.no_stack.bytes, kids: new Map() });
         }
         if (!root.value) return;
         let depth = 0;
@@ -310,14 +321,14 @@
         })(root, 0, W, 0);
         parent.append(el("h3", { text: "By stack (icicle: outermost frame on top, width = bytes live at the peak)" }), svg);
     }
-    function peakSection(parent, rep) {
+    function peakSection(parent, rep, ev) {
         const pb = rep.memory.peak_breakdown;
         const sec = card(parent, "What was live at the peak");
         if (!pb || !rep.memory.peak_bytes) {
             sec.append(el("p", { class: "note", text: "No device memory was live." }));
             return;
         }
-        icicle(sec, pb);
+        icicle(sec, ev ? ev.peak_stacks : []);
         const grid = el("div", { class: "grid2" });
         const share = (b) => pct(b / rep.memory.peak_bytes);
         grid.append(el("div", {}, el("h3", { text: "By call site" }), table(pb.by_site || [], [
@@ -532,7 +543,7 @@
         if ((rep.trace || {}).truncated) parent.append(el("p", { class: "note", text: "The trace was cut short: " + rep.trace.truncation }));
         memoryChart(parent, rep);
         addressMaps(parent, rep);
-        peakSection(parent, rep);
+        peakSection(parent, rep, ev);
         timeline(parent, rep, ev);
         gpuTables(parent, rep);
         oomTable(parent, rep);
