@@ -2,8 +2,9 @@
 # (idle / compute / non-compute) and its per-stream idle breakdown (host wait / kernel wait /
 # other) equal the report's own figures, exactly when HTA keeps nanoseconds and within its
 # microsecond rounding by default; compute time equals the simulated GPU's ground truth. On the
-# idle scenarios (host busy, synchronize, allocation, back-to-back tiny kernels: every HTA
-# category) and on three ranks with NCCL kernels (non-compute time), loaded as ranks.
+# idle scenarios (host busy, synchronize, allocation, back-to-back tiny kernels), on kernels
+# queued on three streams with copies, memsets and graph launches (every HTA category) and on
+# three ranks with NCCL kernels (non-compute time), loaded as ranks.
 # HTA comes from the test virtualenv ($VENV, default .venv in the source tree).
 . "$SRC/tests/lib.sh"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
@@ -28,6 +29,13 @@ for mode in host sync alloc tiny; do
     "$GT_REPORT" --chrome-trace "$mode/$mode.json" "$mode.trace" || fail "export ($mode) failed"
     HTA_ROUND=$([ $mode = tiny ] && echo 0 || echo 1) hta "$mode" "$mode.json" "$mode.log"
 done
+# kernels queued on three streams, copies, memsets and a graph launched twice (tests/progs/timeline.c)
+mkdir timeline
+GTSIM_LOG="$PWD/timeline.log" traced timeline.trace "$PROGS/timeline" > /dev/null || fail "timeline run failed"
+"$GT_REPORT" --json timeline.trace > timeline.json || fail "report (timeline) failed"
+"$GT_REPORT" --chrome-trace timeline/timeline.json timeline.trace || fail "export (timeline) failed"
+hta timeline timeline.json timeline.log
+
 # three ranks with NCCL-named kernels (tests/cases/multi_collective.sh's construction)
 pids=
 for r in 0 1 2; do
@@ -43,7 +51,7 @@ hta ranks all.json r0.log r1.log r2.log
 nc=$(jget all.json "d['processes'][0]['timeline']['devices'][0]['span_ns'] - d['processes'][0]['timeline']['devices'][0]['compute_ns'] - d['processes'][0]['timeline']['devices'][0]['idle_ns']")
 [ "$nc" -ge 2 ] || fail "rank 0 has no non-compute (NCCL) time: $nc ns"
 # the categories seen: the scenarios must exercise each of HTA's three
-"$PYTHON" - host.json sync.json alloc.json tiny.json all.json <<'PY' || fail "an HTA category is never exercised"
+"$PYTHON" - host.json sync.json alloc.json tiny.json timeline.json all.json <<'PY' || fail "an HTA category is never exercised"
 import json, sys
 seen = set()
 for p in sys.argv[1:]:
