@@ -9,8 +9,6 @@
 #include "hooks.h"
 #include "shim.h"
 
-#define DEV_CURRENT (-2)
-
 /* Records the outcome of an allocation call and ends the hook. */
 static CUresult finish_alloc(struct gt_thread *t, uint64_t t0, unsigned api, CUresult r,
                              uint64_t addr, uint64_t size, uint64_t stream, uint64_t aux,
@@ -18,8 +16,11 @@ static CUresult finish_alloc(struct gt_thread *t, uint64_t t0, unsigned api, CUr
 {
     int saved = errno;
     if (r == CUDA_SUCCESS) {
-        int cur = dev == DEV_CURRENT ? gt_current_device() : GT_DEV_UNKNOWN;
-        gt_rec_alloc(t, api, t0, addr, size, stream, aux, flags, dev == DEV_CURRENT ? cur : dev);
+        /* asked of the driver once: the record needs it, the sample may (an explicit device
+         * says nothing of the current one) */
+        int cur = GT_DEV_CURRENT;
+        if (dev == GT_DEV_CURRENT) dev = cur = gt_current_device();
+        gt_rec_alloc(t, api, t0, addr, size, stream, aux, flags, dev);
         gt_meminfo_tick(t, cur);
     } else {
         gt_rec_alloc_fail(t, api, t0, size, stream, r); /* writes its meminfo sample */
@@ -34,7 +35,7 @@ static CUresult finish_free(struct gt_thread *t, unsigned api, uint64_t t0, CUre
 {
     int saved = errno;
     gt_rec_free(t, api, t0, addr, stream, size, r);
-    gt_meminfo_tick(t, GT_DEV_UNKNOWN);
+    gt_meminfo_tick(t, GT_DEV_CURRENT);
     gt_leave(t);
     errno = saved;
     return r;
@@ -50,7 +51,7 @@ GT_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     uint64_t t0 = gt_now();
     CUresult r = real(dptr, bytesize);
     return finish_alloc(t, t0, GT_API_cuMemAlloc_v2, r, r ? 0 : *dptr, bytesize, 0, 0, 0,
-                        DEV_CURRENT);
+                        GT_DEV_CURRENT);
 }
 
 GT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
@@ -63,7 +64,7 @@ GT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t 
     CUresult r = real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     uint64_t pitch = r ? WidthInBytes : *pPitch;
     return finish_alloc(t, t0, GT_API_cuMemAllocPitch_v2, r, r ? 0 : *dptr, pitch * Height, 0,
-                        pitch, ElementSizeBytes, DEV_CURRENT);
+                        pitch, ElementSizeBytes, GT_DEV_CURRENT);
 }
 
 GT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
@@ -74,7 +75,7 @@ GT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigne
     uint64_t t0 = gt_now();
     CUresult r = real(dptr, bytesize, flags);
     return finish_alloc(t, t0, GT_API_cuMemAllocManaged, r, r ? 0 : *dptr, bytesize, 0, 0, flags,
-                        DEV_CURRENT);
+                        GT_DEV_CURRENT);
 }
 
 GT_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
@@ -169,7 +170,7 @@ static CUresult free_async(unsigned api, PFN_cuMemFreeAsync_v11020 real, CUdevic
     CUresult r = real(dptr, s);
     saved = errno;
     gt_rec_free(t, api, t0, dptr, PTR(s), 0, r);
-    gt_meminfo_tick(t, GT_DEV_UNKNOWN);
+    gt_meminfo_tick(t, GT_DEV_CURRENT);
     if (pool && r == CUDA_SUCCESS) gt_pool_tick(t, pool, 0);
     gt_leave(t);
     errno = saved;
@@ -244,7 +245,7 @@ GT_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t ali
     uint64_t t0 = gt_now();
     CUresult r = real(ptr, size, alignment, addr, flags);
     return finish_alloc(t, t0, GT_API_cuMemAddressReserve, r, r ? 0 : *ptr, size, 0, alignment,
-                        (uint32_t)flags, DEV_CURRENT);
+                        (uint32_t)flags, GT_DEV_CURRENT);
 }
 
 GT_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
@@ -350,7 +351,7 @@ GT_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTO
     uint64_t bytes = d ? dim(d->Width) * dim(d->Height) * d->NumChannels * format_bytes(d->Format)
                        : 0;
     return finish_alloc(t, t0, GT_API_cuArrayCreate_v2, r, r ? 0 : PTR(*pHandle), bytes, 0, 0, 0,
-                        DEV_CURRENT);
+                        GT_DEV_CURRENT);
 }
 
 GT_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle,
@@ -362,7 +363,7 @@ GT_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle,
     uint64_t t0 = gt_now();
     CUresult r = real(pHandle, pAllocateArray);
     return finish_alloc(t, t0, GT_API_cuArray3DCreate_v2, r, r ? 0 : PTR(*pHandle),
-                        array3d_bytes(pAllocateArray, 1), 0, 0, 0, DEV_CURRENT);
+                        array3d_bytes(pAllocateArray, 1), 0, 0, 0, GT_DEV_CURRENT);
 }
 
 GT_EXPORT CUresult cuArrayDestroy(CUarray hArray)
@@ -385,7 +386,7 @@ GT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
     CUresult r = real(pHandle, pMipmappedArrayDesc, numMipmapLevels);
     return finish_alloc(t, t0, GT_API_cuMipmappedArrayCreate, r, r ? 0 : PTR(*pHandle),
                         array3d_bytes(pMipmappedArrayDesc, numMipmapLevels), 0, numMipmapLevels,
-                        0, DEV_CURRENT);
+                        0, GT_DEV_CURRENT);
 }
 
 GT_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)

@@ -99,7 +99,7 @@ void gt_meminfo_tick(struct gt_thread *t, int dev)
     uint64_t now = t->last_ts;
     if (GT_LIKELY(now < mi_next)) return;
     mi_next = now + sample_ns;
-    if (dev == GT_DEV_UNKNOWN) dev = gt_current_device();
+    if (dev == GT_DEV_CURRENT) dev = gt_current_device();
     if (dev < 0 || dev >= MAX_DEVS) return;
     if (!claim(&mi_last[dev], now, 0)) {
         mi_next = atomic_load_explicit(&mi_last[dev], memory_order_relaxed) + sample_ns;

@@ -148,7 +148,9 @@ void gt_emit_named(struct gt_thread *t, uint16_t type, uint16_t sub, const void 
                    uint32_t fixed_size, const char *text, uint32_t text_len);
 void gt_note(int level, const char *fmt_text);
 
-/* ---- logging (log.c): async-signal-safe, silent unless GPUTRACE_DEBUG=1 ------------------------ */
+/* ---- logging (log.c): one write(2) from a stack buffer, silent unless GPUTRACE_DEBUG=1 -------- */
+/* No malloc, no stdio stream; the formatting is vsnprintf, which is not async-signal-safe by the
+ * standard (glibc's does not allocate for the conversions used: %s %d %u %x %llu %p). */
 extern int gt_debug;
 void gt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -297,9 +299,11 @@ void gt_rec_driver_info(struct gt_thread *t);
 int gt_current_device(void);
 
 /* ---- periodic samples (sample.c): GPUTRACE_SAMPLE_MS ---------------------------------------- */
-#define GT_DEV_UNKNOWN (-2) /* gt_meminfo_tick asks the driver for the current device if due */
+/* "The current context's device", not known yet: whoever needs the number asks the driver
+ * (gt_current_device), only if it needs it. */
+#define GT_DEV_CURRENT (-2)
 /* After an allocation or free record: a cuMemGetInfo sample of the current device if one is due
- * (dev: the current context's device if the caller knows it, else GT_DEV_UNKNOWN). */
+ * (dev: the current context's device if the caller knows it, else GT_DEV_CURRENT). */
 void gt_meminfo_tick(struct gt_thread *t, int dev);
 /* After a failed allocation: its cuMemGetInfo figures as a sample too. */
 void gt_meminfo_after_fail(struct gt_thread *t, int dev, uint64_t fr, uint64_t total);

@@ -7,6 +7,7 @@
 
 #include "analyses/gaps.h"
 #include "gputrace/trace_api.h"
+#include "base/demangle.h"
 #include "base/util.h"
 
 #define NO_FUNC UINT64_MAX /* kacc key of a kernel not named by a kernel launch's handle */

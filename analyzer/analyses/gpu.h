@@ -306,10 +306,4 @@ void ga_latency_add(struct ga_latency *l, int64_t v);
 int64_t ga_latency_median(const struct ga_latency *l, int *exact);
 void ga_latency_free(struct ga_latency *l);
 
-/* demangle.c: a malloc'd demangled C++ name, or NULL when `name` is not a mangled one (or one
- * whose demangling would be too big or slow: those stay mangled). */
-char *ga_demangle(const char *name);
-/* Starts a new report's time budget for the names demangled in a child process. */
-void ga_demangle_reset(void);
-
 #endif

@@ -1,8 +1,8 @@
 /* Pools and fragmentation (see pools.h and docs/ANALYSES.md, "Pools and fragmentation"). Every
- * change goes through gap_change(): it recomputes the pool's figures from its extent sets
+ * change goes through pool_change(): it recomputes the pool's figures from its extent sets
  * (O(1): the sets keep their totals and largest extent), applies the difference to its device,
  * and feeds the series. Figures at the process peak are saved by each pool and device just
- * before its first change after a new peak (gap_touch): unchanged since the peak, so exact, at
+ * before its first change after a new peak (pool_touch): unchanged since the peak, so exact, at
  * O(1) per change whatever the number of pools. */
 #include "analyses/pools_int.h"
 
@@ -152,7 +152,7 @@ static int64_t rel(const struct ga_pools *p, uint64_t ts)
     return (int64_t)(ts - p->t0);
 }
 
-struct ga_pool_dev *gap_dev(struct ga_pools *p, int32_t device)
+struct ga_pool_dev *pool_dev(struct ga_pools *p, int32_t device)
 {
     int added = 0;
     uint64_t *idx = ga_map_find(&p->dev_idx, (uint32_t)device, 0);
@@ -240,10 +240,10 @@ static void dev_note(struct ga_pools *p, struct ga_pool_dev *d, uint64_t ts)
 static void dev_apply(struct ga_pools *p, uint32_t i, const struct ga_frag *old, uint64_t ts)
 {
     const struct ga_pool *q = &p->pools[i];
-    struct ga_pool_dev *d = gap_dev(p, q->device);
+    struct ga_pool_dev *d = pool_dev(p, q->device);
     const struct ga_frag *f = &q->now;
     if (!d || q->kind == GA_POOL_VMM) return;
-    gap_dev_touch(p, d);
+    pool_dev_touch(p, d);
     if (q->kind == GA_POOL_STREAM) {
         d->stream_reserved += f->reserved - old->reserved;
         d->stream_used += f->used - old->used;
@@ -287,7 +287,7 @@ static void recompute(struct ga_pool *q)
 }
 
 /* After a pool changed: its figures, peaks, worst moment, series and its device. */
-void gap_change(struct ga_pools *p, uint32_t i, uint64_t ts)
+void pool_change(struct ga_pools *p, uint32_t i, uint64_t ts)
 {
     struct ga_pool *q = &p->pools[i];
     struct ga_frag old = q->now;
@@ -329,14 +329,14 @@ static uint64_t live_key(unsigned kind, uint64_t id, int32_t device)
     return kind;
 }
 
-uint32_t gap_find(const struct ga_pools *p, unsigned kind, uint64_t id, int32_t device)
+uint32_t pool_find(const struct ga_pools *p, unsigned kind, uint64_t id, int32_t device)
 {
     const uint64_t *v = ga_map_find(&p->live_idx, live_key(kind, id, device), id);
     return v ? (uint32_t)*v : NONE;
 }
 
 /* A new live pool; NONE past GA_POOLS_MAX (counted). `name` is taken over (may be NULL). */
-uint32_t gap_new(struct ga_pools *p, unsigned kind, uint64_t id, int32_t device, char *name,
+uint32_t pool_new(struct ga_pools *p, unsigned kind, uint64_t id, int32_t device, char *name,
                  uint64_t ts)
 {
     if (p->n >= GA_POOLS_MAX) {
@@ -371,26 +371,26 @@ uint32_t gap_new(struct ga_pools *p, unsigned kind, uint64_t id, int32_t device,
 }
 
 /* The pool is gone: its memory leaves its device, its sets are freed, its summary stays. */
-void gap_end(struct ga_pools *p, uint32_t i, uint64_t ts)
+void pool_end(struct ga_pools *p, uint32_t i, uint64_t ts)
 {
     struct ga_pool *q = &p->pools[i];
     if (!q->live) return;
-    gap_touch(p, i);
+    pool_touch(p, i);
     if (q->kind == GA_POOL_VMM) ga_ext_take(&p->vmm_ranges, q->id);
-    if (q->live_blocks) gap_drop_blocks(p, i, 0, UINT64_MAX);
+    if (q->live_blocks) pool_drop_blocks(p, i, 0, UINT64_MAX);
     ga_ext_free(&q->ranges);
     ga_ext_free(&q->freex);
     q->live_bytes = q->sample_used = q->sample_reserved = q->sample_live = 0;
     q->samples = 0;
-    gap_change(p, i, ts);
-    struct ga_pool_dev *d = q->heap_pos >= 0 ? gap_dev(p, q->device) : NULL;
+    pool_change(p, i, ts);
+    struct ga_pool_dev *d = q->heap_pos >= 0 ? pool_dev(p, q->device) : NULL;
     if (d) heap_remove(p, d, i);
     q->live = 0;
     q->destroyed_ts = ts;
     ga_map_remove(&p->live_idx, live_key(q->kind, q->id, q->device), q->id, NULL);
 }
 
-void gap_rekey(struct ga_pools *p, uint32_t i, uint64_t id)
+void pool_rekey(struct ga_pools *p, uint32_t i, uint64_t id)
 {
     struct ga_pool *q = &p->pools[i];
     ga_map_remove(&p->live_idx, live_key(q->kind, q->id, q->device), q->id, NULL);
@@ -402,7 +402,7 @@ void gap_rekey(struct ga_pools *p, uint32_t i, uint64_t id)
 
 /* A pool's device becomes known: only while it holds nothing (its device's sums stay right);
  * a VMM range any time (its figures are not in the device's sums). */
-void gap_set_device(struct ga_pool *q, int32_t device)
+void pool_set_device(struct ga_pool *q, int32_t device)
 {
     int empty = !q->now.reserved && !q->now.used && q->heap_pos < 0;
     if (q->device < 0 && device >= 0 && (empty || q->kind == GA_POOL_VMM)) q->device = device;
@@ -426,7 +426,7 @@ static void map_push(struct ga_pool_map *m, uint64_t addr, uint64_t size, int us
 }
 
 /* The pool's owned ranges in address order, split into used and free extents. */
-void gap_map_fill(const struct ga_pool *q, struct ga_pool_map *m)
+void pool_map_fill(const struct ga_pool *q, struct ga_pool_map *m)
 {
     uint64_t rs, rl, s, l;
     m->n = 0;
@@ -446,17 +446,17 @@ void gap_map_fill(const struct ga_pool *q, struct ga_pool_map *m)
     }
 }
 
-void gap_touch(struct ga_pools *p, uint32_t i)
+void pool_touch(struct ga_pools *p, uint32_t i)
 {
     struct ga_pool *q = &p->pools[i];
     if (q->snap_ver == p->peak_ver || !q->live) return;
     q->at_peak = q->now;
     q->have_at_peak = 1;
     q->snap_ver = p->peak_ver;
-    gap_map_fill(q, &q->map_at_peak);
+    pool_map_fill(q, &q->map_at_peak);
 }
 
-void gap_dev_touch(struct ga_pools *p, struct ga_pool_dev *d)
+void pool_dev_touch(struct ga_pools *p, struct ga_pool_dev *d)
 {
     if (d->snap_ver == p->peak_ver) return;
     d->at_peak = d->now; /* its largest is set at the end, from the pools' own at_peak */
@@ -475,11 +475,11 @@ static void finish_at_peak(struct ga_pools *p)
     for (size_t i = 0; i < p->n; i++) {
         struct ga_pool *q = &p->pools[i];
         if (q->snap_ver != p->peak_ver && !q->live) q->have_at_peak = 0;
-        gap_touch(p, (uint32_t)i);
+        pool_touch(p, (uint32_t)i);
     }
     for (size_t i = 0; i < p->ndev; i++) {
         struct ga_pool_dev *d = &p->devs[i];
-        gap_dev_touch(p, d);
+        pool_dev_touch(p, d);
         d->at_peak.largest = 0;
         for (size_t k = 0; k < p->n; k++) {
             const struct ga_pool *q = &p->pools[k];
@@ -491,13 +491,13 @@ static void finish_at_peak(struct ga_pools *p)
 
 /* ---- items: stream-ordered allocations, VMM mappings and handles ----------------------------- */
 
-uint32_t gap_item_find(const struct ga_pools *p, unsigned key, uint64_t addr)
+uint32_t pool_item_find(const struct ga_pools *p, unsigned key, uint64_t addr)
 {
     const uint64_t *v = ga_map_find(&p->item_idx, key, addr);
     return v ? (uint32_t)*v : NONE;
 }
 
-uint32_t gap_item_add(struct ga_pools *p, unsigned key, uint64_t addr,
+uint32_t pool_item_add(struct ga_pools *p, unsigned key, uint64_t addr,
                       const struct ga_pool_item *it)
 {
     uint32_t i;
@@ -513,199 +513,49 @@ uint32_t gap_item_add(struct ga_pools *p, unsigned key, uint64_t addr,
     return i;
 }
 
-void gap_item_del(struct ga_pools *p, unsigned key, uint64_t addr, uint32_t i)
+void pool_item_del(struct ga_pools *p, unsigned key, uint64_t addr, uint32_t i)
 {
     ga_map_remove(&p->item_idx, key, addr, NULL);
     p->items[i].other = p->free_item;
     p->free_item = i;
 }
 
-/* ---- records -------------------------------------------------------------------------------- */
+/* ---- blocks of annotated pools ---------------------------------------------------------------- */
 
-/* Most traces have no live stream-ordered allocation (no item at all): no call then. */
-static void async_gone(struct ga_pools *p, uint64_t addr, uint64_t ts)
+/* Frees the part of [a, b) that the pool still owns (a block's remains). */
+void pool_free_owned(struct ga_pool *q, uint64_t a, uint64_t b)
 {
-    if (p->item_idx.count) gap_async_gone(p, addr, ts);
-}
-
-static void on_alloc(struct ga_pools *p, const struct ga_event *ev)
-{
-    const struct gt_rec_alloc *r = &ev->r->alloc;
-    unsigned kind = ev->sub < GT_API_MAX ? gt_api_table[ev->sub].mem_kind : GT_MEM_NONE;
-    if (kind == GT_MEM_ASYNC)
-        gap_on_async_alloc(p, ev);
-    else if (ev->sub == GT_API_cuMemAddressReserve)
-        gap_on_reserve(p, r);
-    else if (ev->sub == GT_API_cuMemCreate)
-        gap_on_create(p, r);
-    else if (kind == GT_MEM_DEVICE || kind == GT_MEM_MANAGED)
-        async_gone(p, r->addr, r->ts); /* the address is reused: an async free was missed */
-}
-
-static void on_free(struct ga_pools *p, const struct ga_event *ev)
-{
-    const struct gt_rec_free *r = &ev->r->free;
-    if (r->result != 0 || !r->addr) return;
-    if (ev->sub == GT_API_cuMemAddressFree) {
-        uint32_t i = gap_find(p, GA_POOL_VMM, r->addr, 0);
-        if (i != NONE) gap_end(p, i, r->ts);
-    } else if (ev->sub == GT_API_cuMemRelease) {
-        gap_on_release(p, r->addr);
-    } else {
-        async_gone(p, r->addr, r->ts); /* cuMemFree may free stream-ordered memory too */
+    uint64_t s, l;
+    for (uint64_t pos = a; pos < b && ga_ext_next(&q->ranges, pos, &s, &l) && s < b; pos = s + l) {
+        uint64_t lo = max64(s, a), hi = min64(s + l, b);
+        ga_ext_add(&q->freex, lo, hi - lo);
     }
 }
 
-/* The pools of `device` that a failed allocation lists, the most unused first. */
-static uint64_t pool_unused(const struct ga_pool *q)
+/* Blocks of pool i that reach into [a, b) are forgotten, their parts outside it given back to
+ * the pool's free set (while it owns them); 1 if there were any. A scan of the live blocks: only
+ * for a removed range that held blocks (an annotation error) or a pool that ends with blocks. */
+int pool_drop_blocks(struct ga_pools *p, uint32_t i, uint64_t a, uint64_t b)
 {
-    return q->kind == GA_POOL_VMM ? 0 : q->now.free;
-}
-
-void ga_pools_oom_evidence(const struct ga_pools *p, int32_t device, uint64_t request,
-                           struct ga_pool_evidence *ev)
-{
-    (void)request;
-    memset(ev, 0, sizeof(*ev));
-    ev->pool_index = -1;
-    for (size_t i = 0; p && i < p->n; i++) {
-        const struct ga_pool *q = &p->pools[i];
-        if (!q->live || q->device != device) continue;
-        uint64_t u = pool_unused(q);
-        ev->pools++;
-        if (q->kind == GA_POOL_ANNOTATED) {
-            ev->unused_annotated += u;
-            ev->largest_free = max64(ev->largest_free, q->now.largest);
-        } else if (q->kind == GA_POOL_STREAM) {
-            ev->unused_stream += u;
-            ev->largest_free = max64(ev->largest_free, u); /* layout unknown: one extent */
+    struct ga_pool *q = &p->pools[i];
+    const struct ga_map_slot *slot;
+    uint64_t *gone = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t k = 0; ga_map_next(&p->blocks, &k, &slot);)
+        if (slot->a == i && slot->b < b && slot->b + slot->value > a) {
+            gone = ga_xgrow(gone, &cap, n * 2 + 1, sizeof(*gone));
+            gone[n * 2] = slot->b;
+            gone[n++ * 2 + 1] = slot->value;
         }
-        if (u > ev->pool_unused || (ev->pool_index < 0 && u)) {
-            ev->pool_index = (int32_t)i;
-            ev->pool_id = q->id;
-            ev->pool_name = q->name;
-            ev->pool_kind = q->kind;
-            ev->pool_unused = u;
-        }
+    for (uint64_t k = 0; k < n; k++) {
+        uint64_t s = gone[2 * k], l = gone[2 * k + 1];
+        ga_map_remove(&p->blocks, i, s, NULL);
+        q->live_blocks--;
+        if (s < a) pool_free_owned(q, s, a);
+        if (s + l > b) pool_free_owned(q, b, s + l);
     }
-    const uint64_t *d = p ? ga_map_find(&p->dev_idx, (uint32_t)device, 0) : NULL;
-    if (d) ev->unused_vmm = p->devs[*d].phys_unused;
-    ev->unused_layout_unknown = ev->unused_stream + ev->unused_vmm;
-    ev->largest_free = max64(ev->largest_free, ev->unused_vmm);
-    ev->reserved_unused = ev->unused_annotated + ev->unused_layout_unknown;
-}
-
-static __attribute__((noinline)) void on_fail(struct ga_pools *p, const struct ga_event *ev)
-{
-    const struct gt_rec_alloc_fail *r = &ev->r->alloc_fail;
-    unsigned kind = ev->sub < GT_API_MAX ? gt_api_table[ev->sub].mem_kind : GT_MEM_NONE;
-    if (!ga_kind_is_device(kind)) return;
-    if (p->n_fails >= GA_POOL_FAILURES_MAX) {
-        p->fails_dropped++;
-        return;
-    }
-    p->fails = ga_xgrow(p->fails, &p->fail_cap, p->n_fails, sizeof(*p->fails));
-    struct ga_pool_failure *f = &p->fails[p->n_fails++];
-    memset(f, 0, sizeof(*f));
-    f->ts = r->ts;
-    f->device = r->device;
-    f->api = ev->sub;
-    f->request = r->size;
-    ga_pools_oom_evidence(p, r->device, r->size, &f->ev);
-    uint64_t unused[GA_FAIL_POOLS_MAX];
-    for (size_t i = 0; i < p->n; i++) { /* keep the GA_FAIL_POOLS_MAX with most unused */
-        const struct ga_pool *q = &p->pools[i];
-        uint64_t u = pool_unused(q);
-        if (!q->live || q->device != r->device) continue;
-        if (f->n_pools == GA_FAIL_POOLS_MAX && u <= unused[GA_FAIL_POOLS_MAX - 1]) continue;
-        uint32_t k = f->n_pools < GA_FAIL_POOLS_MAX ? f->n_pools++ : GA_FAIL_POOLS_MAX - 1;
-        for (; k > 0 && unused[k - 1] < u; k--) {
-            unused[k] = unused[k - 1];
-            f->pool_idx[k] = f->pool_idx[k - 1];
-            f->pool_f[k] = f->pool_f[k - 1];
-        }
-        unused[k] = u;
-        f->pool_idx[k] = (uint32_t)i;
-        f->pool_f[k] = q->now;
-    }
-    if (f->ev.pool_index >= 0 && p->pools[f->ev.pool_index].kind != GA_POOL_STREAM)
-        gap_map_fill(&p->pools[f->ev.pool_index], &f->map);
-}
-
-/* memory.c saw this record first: a new process peak means the state now is the peak's. */
-static __attribute__((cold, noinline)) void new_peak(struct ga_pools *p)
-{
-    p->peak_seen = p->mem->peak_total;
-    p->peak_ts = p->mem->peak_ts;
-    p->peak_ver++;
-}
-
-static inline void check_peak(struct ga_pools *p)
-{
-    if (p->mem && p->mem->peak_total > p->peak_seen) new_peak(p);
-}
-
-/* Out of line, so that a record pools ignore costs no frame. */
-static __attribute__((noinline)) void on_record(struct ga_pools *p, const struct ga_event *ev)
-{
-    switch (ev->type) {
-    case GT_REC_POOL:
-        gap_on_pool(p, ev);
-        break;
-    case GT_REC_BLOCK:
-        gap_on_block(p, ev);
-        break;
-    case GT_REC_POOL_USAGE:
-        gap_on_usage(p, ev);
-        break;
-    case GT_REC_ALLOC:
-        on_alloc(p, ev);
-        break;
-    case GT_REC_FREE:
-        on_free(p, ev);
-        break;
-    case GT_REC_VMM_MAP:
-        if (ev->r->vmm_map.result != 0) break;
-        if (ev->sub == GT_API_cuMemMap)
-            gap_on_map(p, &ev->r->vmm_map);
-        else if (ev->sub == GT_API_cuMemUnmap)
-            gap_on_unmap(p, &ev->r->vmm_map);
-        break;
-    case GT_REC_OBJECT:
-        gap_on_object(p, ev);
-        break;
-    case GT_REC_ALLOC_FAIL:
-        on_fail(p, ev);
-        break;
-    default:
-        break;
-    }
-    check_peak(p);
-}
-
-void ga_pools_alloc_event(struct ga_pools *p, const struct ga_event *ev)
-{
-    on_alloc(p, ev);
-    check_peak(p);
-}
-
-void ga_pools_free_event(struct ga_pools *p, const struct ga_event *ev)
-{
-    on_free(p, ev);
-    check_peak(p);
-}
-
-void ga_pools_tick(struct ga_pools *p)
-{
-    check_peak(p);
-}
-
-void ga_pools_event(struct ga_pools *p, const struct ga_event *ev)
-{
-    if (ev->type < 64 && (GA_POOLS_TYPES >> ev->type & 1))
-        on_record(p, ev);
-    else
-        check_peak(p);
+    free(gone);
+    return n > 0;
 }
 
 void ga_pools_init(struct ga_pools *p)

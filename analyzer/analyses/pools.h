@@ -15,7 +15,6 @@
 #define GA_POOLS_H
 
 #include <stdint.h>
-#include <stdio.h>
 
 #include "analyses/extents.h"
 #include "base/hashmap.h"
@@ -253,13 +252,6 @@ void ga_pools_free(struct ga_pools *p);
  * (call it while handling the failure's record). */
 void ga_pools_oom_evidence(const struct ga_pools *p, int32_t device, uint64_t request,
                            struct ga_pool_evidence *ev);
-
-/* Renderers (report_text_pools.c, report_json_pools.c), called inside the memory section:
- * text lines, and the "fragmentation" member added to the JSON memory object. */
-struct ga_report;
-struct json_object;
-void ga_render_pools_text(const struct ga_report *r, FILE *o);
-void ga_render_pools_json(const struct ga_report *r, struct json_object *memory);
 
 /* The series of pool index i, or NULL (not kept). */
 const struct ga_fseries *ga_pools_series(const struct ga_pools *p, size_t i);

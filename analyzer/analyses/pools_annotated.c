@@ -8,42 +8,6 @@
 #include "analyses/pools_int.h"
 #include "base/util.h"
 
-/* Frees the part of [a, b) that the pool still owns (a block's remains). */
-static void free_owned(struct ga_pool *q, uint64_t a, uint64_t b)
-{
-    uint64_t s, l;
-    for (uint64_t pos = a; pos < b && ga_ext_next(&q->ranges, pos, &s, &l) && s < b; pos = s + l) {
-        uint64_t lo = max64(s, a), hi = min64(s + l, b);
-        ga_ext_add(&q->freex, lo, hi - lo);
-    }
-}
-
-/* Blocks of pool i that reach into [a, b) are forgotten, their parts outside it given back to
- * the pool's free set (while it owns them); 1 if there were any. A scan of the live blocks: only
- * for a removed range that held blocks (an annotation error) or a pool that ends with blocks. */
-int gap_drop_blocks(struct ga_pools *p, uint32_t i, uint64_t a, uint64_t b)
-{
-    struct ga_pool *q = &p->pools[i];
-    const struct ga_map_slot *slot;
-    uint64_t *gone = NULL;
-    size_t n = 0, cap = 0;
-    for (size_t k = 0; ga_map_next(&p->blocks, &k, &slot);)
-        if (slot->a == i && slot->b < b && slot->b + slot->value > a) {
-            gone = ga_xgrow(gone, &cap, n * 2 + 1, sizeof(*gone));
-            gone[n * 2] = slot->b;
-            gone[n++ * 2 + 1] = slot->value;
-        }
-    for (uint64_t k = 0; k < n; k++) {
-        uint64_t s = gone[2 * k], l = gone[2 * k + 1];
-        ga_map_remove(&p->blocks, i, s, NULL);
-        q->live_blocks--;
-        if (s < a) free_owned(q, s, a);
-        if (s + l > b) free_owned(q, b, s + l);
-    }
-    free(gone);
-    return n > 0;
-}
-
 static void perr(struct ga_pools *p, struct ga_pool *q, unsigned e)
 {
     p->errors[e]++;
@@ -53,9 +17,9 @@ static void perr(struct ga_pools *p, struct ga_pool *q, unsigned e)
 /* The live annotated pool `id`, made (and counted as an error) when no create was seen. */
 static uint32_t annotated(struct ga_pools *p, uint64_t id, int32_t device, uint64_t ts)
 {
-    uint32_t i = gap_find(p, GA_POOL_ANNOTATED, id, 0);
+    uint32_t i = pool_find(p, GA_POOL_ANNOTATED, id, 0);
     if (i != NONE) return i;
-    i = gap_new(p, GA_POOL_ANNOTATED, id, device, NULL, ts);
+    i = pool_new(p, GA_POOL_ANNOTATED, id, device, NULL, ts);
     if (i == NONE) {
         p->records_untracked++;
         return NONE;
@@ -67,13 +31,13 @@ static uint32_t annotated(struct ga_pools *p, uint64_t id, int32_t device, uint6
 static void on_pool_create(struct ga_pools *p, const struct ga_event *ev)
 {
     const struct gt_rec_pool *r = &ev->r->pool;
-    uint32_t old = gap_find(p, GA_POOL_ANNOTATED, r->pool, 0);
+    uint32_t old = pool_find(p, GA_POOL_ANNOTATED, r->pool, 0);
     if (old != NONE) {
         perr(p, &p->pools[old], GA_PERR_DUP_CREATE);
-        gap_end(p, old, r->ts);
+        pool_end(p, old, r->ts);
     }
     char *name = ev->str_len[0] ? ga_utf8_clean(ev->str[0], ev->str_len[0]) : NULL;
-    if (gap_new(p, GA_POOL_ANNOTATED, r->pool, r->device, name, r->ts) == NONE)
+    if (pool_new(p, GA_POOL_ANNOTATED, r->pool, r->device, name, r->ts) == NONE)
         p->records_untracked++;
 }
 
@@ -82,10 +46,10 @@ static void on_add_range(struct ga_pools *p, struct ga_pool *q, uint32_t i,
 {
     if (bad_range(r->addr, r->size)) return perr(p, q, GA_PERR_BAD_RANGE);
     if (ga_ext_overlaps(&q->ranges, r->addr, r->size)) return perr(p, q, GA_PERR_RANGE_OVERLAP);
-    gap_set_device(q, r->device);
+    pool_set_device(q, r->device);
     ga_ext_add(&q->ranges, r->addr, r->size);
     ga_ext_add(&q->freex, r->addr, r->size);
-    gap_change(p, i, r->ts);
+    pool_change(p, i, r->ts);
 }
 
 /* Bytes of the set inside [a, b). */
@@ -105,27 +69,27 @@ static void on_remove_range(struct ga_pools *p, struct ga_pool *q, uint32_t i,
     if (!ga_ext_covers(&q->ranges, a, r->size)) perr(p, q, GA_PERR_RANGE_UNKNOWN);
     /* blocks live in the range when it has owned bytes that are not free */
     if (q->live_blocks && bytes_in(&q->ranges, a, b) != bytes_in(&q->freex, a, b) &&
-        gap_drop_blocks(p, i, a, b))
+        pool_drop_blocks(p, i, a, b))
         perr(p, q, GA_PERR_BLOCK_IN_RANGE);
     ga_ext_remove(&q->ranges, a, r->size);
     ga_ext_remove(&q->freex, a, r->size);
-    gap_change(p, i, r->ts);
+    pool_change(p, i, r->ts);
 }
 
-void gap_on_pool(struct ga_pools *p, const struct ga_event *ev)
+void pool_on_pool(struct ga_pools *p, const struct ga_event *ev)
 {
     const struct gt_rec_pool *r = &ev->r->pool;
     if (ev->sub == GT_POOL_CREATE) return on_pool_create(p, ev);
     if (ev->sub == GT_POOL_DESTROY) {
-        uint32_t i = gap_find(p, GA_POOL_ANNOTATED, r->pool, 0);
+        uint32_t i = pool_find(p, GA_POOL_ANNOTATED, r->pool, 0);
         if (i == NONE) return perr(p, NULL, GA_PERR_UNKNOWN_POOL);
         if (p->pools[i].live_blocks) perr(p, &p->pools[i], GA_PERR_BLOCK_IN_RANGE);
-        return gap_end(p, i, r->ts);
+        return pool_end(p, i, r->ts);
     }
     if (ev->sub != GT_POOL_ADD_RANGE && ev->sub != GT_POOL_REMOVE_RANGE) return;
     uint32_t i = annotated(p, r->pool, r->device, r->ts);
     if (i == NONE) return;
-    gap_touch(p, i);
+    pool_touch(p, i);
     if (ev->sub == GT_POOL_ADD_RANGE)
         on_add_range(p, &p->pools[i], i, r);
     else
@@ -154,7 +118,7 @@ static void pool_oom(struct ga_pools *p, uint32_t i, const struct gt_rec_block *
         o->verdict = GA_PV_FRAGMENTATION;
     else
         o->verdict = GA_PV_UNEXPLAINED;
-    gap_map_fill(q, &o->map);
+    pool_map_fill(q, &o->map);
 }
 
 /* A block must lie in free memory of its pool: inside one free extent (so owned and not
@@ -170,7 +134,7 @@ static void on_block_alloc(struct ga_pools *p, struct ga_pool *q, uint32_t i,
     *ga_map_upsert(&p->blocks, i, r->addr, r->size, NULL) = r->size;
     q->live_blocks++;
     q->block_allocs++;
-    gap_change(p, i, r->ts);
+    pool_change(p, i, r->ts);
 }
 
 static void on_block_free(struct ga_pools *p, struct ga_pool *q, uint32_t i,
@@ -179,18 +143,18 @@ static void on_block_free(struct ga_pools *p, struct ga_pool *q, uint32_t i,
     uint64_t size;
     if (!ga_map_remove(&p->blocks, i, r->addr, &size)) return perr(p, q, GA_PERR_DOUBLE_FREE);
     if (r->size && r->size != size) perr(p, q, GA_PERR_SIZE_MISMATCH);
-    free_owned(q, r->addr, r->addr + size);
+    pool_free_owned(q, r->addr, r->addr + size);
     q->live_blocks--;
     q->block_frees++;
-    gap_change(p, i, r->ts);
+    pool_change(p, i, r->ts);
 }
 
-void gap_on_block(struct ga_pools *p, const struct ga_event *ev)
+void pool_on_block(struct ga_pools *p, const struct ga_event *ev)
 {
     const struct gt_rec_block *r = &ev->r->block;
     uint32_t i = annotated(p, r->pool, -1, r->ts);
     if (i == NONE) return;
-    gap_touch(p, i);
+    pool_touch(p, i);
     struct ga_pool *q = &p->pools[i];
     switch (ev->sub) {
     case GT_BLOCK_ALLOC:

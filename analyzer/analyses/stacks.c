@@ -238,16 +238,8 @@ uint32_t ga_stacks_module_of(struct ga_stacks *s, uint64_t ip)
     return lo ? s->seg_mod[lo - 1] : GA_NO_MODULE;
 }
 
-const char *ga_stacks_keep(struct ga_stacks *s, char *owned)
+void ga_stacks_free_table(struct ga_stacks *s)
 {
-    s->strings = ga_xgrow(s->strings, &s->strings_cap, s->n_strings, sizeof(*s->strings));
-    s->strings[s->n_strings++] = owned;
-    return owned;
-}
-
-void ga_stacks_free(struct ga_stacks *s)
-{
-    ga_stacks_close_modules(s);
     for (size_t i = 0; i < s->n_mods; i++)
         free(s->mods[i].path);
     for (size_t i = 0; i < s->n_syms; i++)
@@ -258,20 +250,12 @@ void ga_stacks_free(struct ga_stacks *s)
     }
     free(s->py);
     ga_map_free(&s->py_of);
-    for (size_t i = 0; i < s->n_strings; i++)
-        free(s->strings[i]);
     free(s->nodes);
     free(s->far);
     ga_map_free(&s->far_idx);
     free(s->seg_start);
     free(s->seg_mod);
-    ga_map_free(&s->file_of);
     free(s->mods);
     free(s->syms);
-    for (size_t i = 0; i < s->n_sets; i++)
-        free(s->frame_sets[i]);
-    free(s->frame_sets);
-    free(s->strings);
-    ga_map_free(&s->ip_frames);
     memset(s, 0, sizeof(*s));
 }

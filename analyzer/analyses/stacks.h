@@ -110,7 +110,11 @@ void ga_stacks_init(struct ga_stacks *s);
     ((1ull << GT_REC_STACK) | (1ull << GT_REC_MODULE) | (1ull << GT_REC_SYMBOL) |                  \
      (1ull << GT_REC_PYCODE))
 void ga_stacks_event(struct ga_stacks *s, const struct ga_event *ev);
+/* symbolize.c: everything, the symbolization state and then the table (ga_stacks_free_table). */
 void ga_stacks_free(struct ga_stacks *s);
+/* stacks.c: the table as read (nodes, modules, symbols, Python code); symbolize.c's
+ * ga_stacks_free calls it after freeing what it built on top. */
+void ga_stacks_free_table(struct ga_stacks *s);
 
 /* The ips of stack `id`, innermost first, at most `max`; returns how many. A node the trace never
  * defined ends the walk (and makes a stack of 0 frames unknown). */
@@ -126,8 +130,6 @@ const struct ga_frame *ga_stacks_frames(struct ga_stacks *s, uint64_t ip, size_t
  * basename. */
 const char *ga_frame_label(const struct ga_stacks *s, const struct ga_frame *f, char *buf, size_t n,
                            int full_path);
-/* Ends the libdw sessions of the modules (ga_stacks_free calls it). */
-void ga_stacks_close_modules(struct ga_stacks *s);
 /* A string owned by the table. */
 const char *ga_stacks_keep(struct ga_stacks *s, char *owned);
 

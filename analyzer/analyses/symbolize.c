@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyses/gpu.h" /* ga_demangle */
+#include "base/demangle.h"
 #include "analyses/stacks.h"
 #include "base/util.h"
 
@@ -116,10 +116,28 @@ static void open_module(struct ga_stacks *s, struct ga_module *m)
     m->dwfl_base = m->base;
 }
 
-void ga_stacks_close_modules(struct ga_stacks *s)
+const char *ga_stacks_keep(struct ga_stacks *s, char *owned)
+{
+    s->strings = ga_xgrow(s->strings, &s->strings_cap, s->n_strings, sizeof(*s->strings));
+    s->strings[s->n_strings++] = owned;
+    return owned;
+}
+
+/* The symbolization state first (libdw sessions, the frame cache, its strings), then the table
+ * it was made from (stacks.c). */
+void ga_stacks_free(struct ga_stacks *s)
 {
     for (size_t i = 0; i < s->n_mods; i++)
         if (s->mods[i].dwfl) dwfl_end(s->mods[i].dwfl);
+    for (size_t i = 0; i < s->n_sets; i++)
+        free(s->frame_sets[i]);
+    free(s->frame_sets);
+    for (size_t i = 0; i < s->n_strings; i++)
+        free(s->strings[i]);
+    free(s->strings);
+    ga_map_free(&s->ip_frames);
+    ga_map_free(&s->file_of);
+    ga_stacks_free_table(s);
 }
 
 /* A demangled copy of a linkage name, or of the plain name. */

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analyses/gpu.h"
+#include "base/demangle.h"
 
 #define MAX_IN_PROCESS_REFS 8
 #define IN_PROCESS_BOUND    (8u << 20)

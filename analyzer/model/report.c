@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/demangle.h"
+
 /* memory.c asks the pools at each failed allocation (ga_memory.pool_evidence). */
 static void pool_evidence(const void *pools, int32_t device, uint64_t request,
                           struct ga_oom_pools *out, int *have)

@@ -5,29 +5,16 @@
 #include "render/json.h"
 #include "base/util.h"
 
-static jobj *jstr(const char *s, size_t n)
-{
-    char *c = ga_utf8_clean(s, n);
-    jobj *o = json_object_new_string(c);
-    free(c);
-    return o;
-}
-
-static jobj *jcstr(const char *s)
-{
-    return s ? jstr(s, strlen(s)) : NULL;
-}
-
 static jobj *json_cupti(const struct ga_report *r)
 {
     const struct ga_facts *f = &r->facts;
     if (!f->have_cupti) return NULL;
     jobj *o = json_object_new_object();
-    put(o, "status", jcstr(ga_cupti_status_name(f->cupti.h.sub)));
+    put(o, "status", ga_json_str(ga_cupti_status_name(f->cupti.h.sub)));
     put(o, "version", ji64(f->cupti.version));
     put(o, "result", ji64(f->cupti.result));
-    put(o, "path", jcstr(f->cupti_path));
-    put(o, "reason", jcstr(f->cupti_reason));
+    put(o, "path", ga_json_str(f->cupti_path));
+    put(o, "reason", ga_json_str(f->cupti_reason));
     put(o, "clock_offset_ns", ji64(f->cupti.clock_offset_ns));
     return o;
 }
@@ -37,7 +24,7 @@ static jobj *json_trace(const struct ga_report *r)
     const struct ga_read_stats *s = &r->read;
     const struct ga_facts *f = &r->facts;
     jobj *o = json_object_new_object();
-    put(o, "path", jcstr(r->path));
+    put(o, "path", ga_json_str(r->path));
     put(o, "format_version", ju64(s->header.version));
     put(o, "pid", ju64(s->header.pid));
     put(o, "start_realtime_ns", ju64(s->header.start_realtime_ns));
@@ -45,11 +32,11 @@ static jobj *json_trace(const struct ga_report *r)
     put(o, "records_written", f->have_end ? ju64(f->end.records) : NULL);
     put(o, "lost_records", ju64(f->lost_records));
     put(o, "truncated", json_object_new_boolean(s->truncated));
-    put(o, "truncation", s->truncated ? jcstr(s->stop_reason) : NULL);
+    put(o, "truncation", s->truncated ? ga_json_str(s->stop_reason) : NULL);
     put(o, "clean_end", json_object_new_boolean(f->have_end));
     put(o, "end_reason",
         !f->have_end ? NULL
-                     : jcstr(f->end.reason == GT_END_EXIT       ? "exit"
+                     : ga_json_str(f->end.reason == GT_END_EXIT       ? "exit"
                              : f->end.reason == GT_END_DISABLED ? "disabled"
                                                                 : "unknown"));
     put(o, "chunks", ju64(s->chunks));
@@ -59,7 +46,7 @@ static jobj *json_trace(const struct ga_report *r)
     put(o, "malformed_records", ju64(s->malformed_records));
     put(o, "late_records", ju64(s->late_records));
     char gpu[300];
-    put(o, "gpu_timeline", jcstr(ga_report_gpu_timeline(r, gpu, sizeof(gpu))));
+    put(o, "gpu_timeline", ga_json_str(ga_report_gpu_timeline(r, gpu, sizeof(gpu))));
     put(o, "cupti", json_cupti(r));
     put(o, "cupti_dropped", ju64(r->gpu.dropped));
     return o;
@@ -70,12 +57,12 @@ static jobj *json_process(const struct ga_report *r)
     const struct ga_facts *f = &r->facts;
     jobj *o = json_object_new_object(), *argv = json_object_new_array();
     for (size_t i = 0; i < f->argc; i++)
-        json_object_array_add(argv, jcstr(f->argv[i]));
+        json_object_array_add(argv, ga_json_str(f->argv[i]));
     put(o, "pid", ju64(f->have_process ? f->pid : r->read.header.pid));
     put(o, "ppid", ju64(f->have_process ? f->ppid : r->read.header.ppid));
     put(o, "cmdline", argv);
-    put(o, "host", jcstr(f->host));
-    put(o, "exe", jcstr(f->exe));
+    put(o, "host", ga_json_str(f->host));
+    put(o, "exe", ga_json_str(f->exe));
     put(o, "duration_ns", ju64(ga_report_duration(r)));
     put(o, "driver_version", f->have_driver ? ji64(f->driver_version) : NULL);
     return o;
@@ -95,10 +82,10 @@ static jobj *json_devices(const struct ga_report *r)
             any |= d->uuid[k];
         }
         put(o, "ordinal", ji64(d->ordinal));
-        put(o, "name", jcstr(d->name));
+        put(o, "name", ga_json_str(d->name));
         put(o, "total_bytes", ju64(d->total_bytes));
-        put(o, "cc", d->cc_major >= 0 ? jcstr(cc) : NULL); /* the shim writes -1 when unknown */
-        put(o, "uuid", any ? jcstr(uuid) : NULL);
+        put(o, "cc", d->cc_major >= 0 ? ga_json_str(cc) : NULL); /* the shim writes -1 when unknown */
+        put(o, "uuid", any ? ga_json_str(uuid) : NULL);
         json_object_array_add(a, o);
     }
     return a;
@@ -110,7 +97,7 @@ static jobj *json_threads(const struct ga_report *r)
     for (size_t i = 0; i < r->facts.n_threads; i++) {
         jobj *o = json_object_new_object();
         put(o, "tid", ju64(r->facts.threads[i].tid));
-        put(o, "name", jcstr(r->facts.threads[i].name));
+        put(o, "name", ga_json_str(r->facts.threads[i].name));
         json_object_array_add(a, o);
     }
     return a;
@@ -124,8 +111,8 @@ static jobj *json_notes(const struct ga_report *r)
         jobj *o = json_object_new_object();
         put(o, "time_ns", ji64(ga_report_rel(r, n->ts)));
         put(o, "tid", ju64(n->tid));
-        put(o, "level", jcstr(n->level == GT_NOTE_WARNING ? "warning" : "info"));
-        put(o, "text", jcstr(n->text));
+        put(o, "level", ga_json_str(n->level == GT_NOTE_WARNING ? "warning" : "info"));
+        put(o, "text", ga_json_str(n->text));
         json_object_array_add(a, o);
     }
     return a;
@@ -147,7 +134,7 @@ static jobj *json_resolver(const struct ga_report *r)
     for (unsigned how = 0; how < 4; how++) {
         if (!r->facts.resolve[how].lookups) continue;
         jobj *h = json_resolve_counts(&r->facts.resolve[how]);
-        put(h, "how", jcstr(ga_resolve_how_name(how)));
+        put(h, "how", ga_json_str(ga_resolve_how_name(how)));
         json_object_array_add(a, h);
     }
     put(o, "by_how", a);
@@ -173,7 +160,7 @@ int ga_render_json(const struct ga_report *r, FILE *out)
 {
     jobj *root = json_object_new_object();
     put(root, "schema_version", ji64(GA_SCHEMA_VERSION));
-    put(root, "generator", jcstr(GA_PROG));
+    put(root, "generator", ga_json_str(GA_PROG));
     put(root, "trace", json_trace(r));
     put(root, "process", json_process(r));
     put(root, "devices", json_devices(r));

@@ -24,6 +24,10 @@ static inline jobj *ji64(int64_t v)
     return json_object_new_int64(v);
 }
 
+/* A string from the trace as a JSON string (invalid UTF-8 replaced: ga_utf8_clean), or null for
+ * NULL. Every string that comes from the trace goes through it. */
+jobj *ga_json_str(const char *s);
+
 /* The API's name ("api#N" for ids this reader does not know). */
 static inline jobj *api_name(unsigned api)
 {
@@ -64,6 +68,8 @@ void ga_json_list_put(struct json_object *parent, const char *key, struct ga_jso
 /* json_peak.c: memory.peak_breakdown, memory.leaks, memory.temporaries, and the evidence
  * fields of one memory.ooms[] entry. */
 void ga_json_peak(const struct ga_report *r, struct json_object *memory);
+/* json_pools.c: memory.fragmentation, added to the memory object. */
+void ga_json_pools(const struct ga_report *r, struct json_object *memory);
 void ga_json_oom_evidence(const struct ga_report *r, const struct ga_oom *x, struct json_object *o);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "render/json.h"
+#include "base/demangle.h"
 #include "base/util.h"
 
 /* A ratio rounded to 6 decimals (JSON stays readable, nothing a script needs is lost). */
@@ -12,20 +13,12 @@ static jobj *jratio(double v)
     return json_object_new_double(round(v * 1e6) / 1e6);
 }
 
-static jobj *jclean(const char *s)
-{
-    char *c = ga_utf8_clean(s, strlen(s));
-    jobj *o = json_object_new_string(c);
-    free(c);
-    return o;
-}
-
 static jobj *kernel_obj(const char *name, const char *demangled, uint64_t count, uint64_t total,
                         uint64_t max)
 {
     jobj *o = json_object_new_object();
-    put(o, "name", jclean(name));
-    put(o, "demangled", jclean(demangled));
+    put(o, "name", ga_json_str(name));
+    put(o, "demangled", ga_json_str(demangled));
     put(o, "count", ju64(count));
     put(o, "total_ns", ju64(total));
     put(o, "mean_ns", ju64(count ? total / count : 0));
@@ -71,16 +64,11 @@ static jobj *streams(const struct ga_gpu_device *d)
     return a;
 }
 
-static jobj *jstr_or_null(const char *s)
-{
-    return s ? jclean(s) : NULL;
-}
-
 static jobj *act_obj(const struct ga_report *r, const struct ga_gpu_act *a)
 {
     static const char *const kinds[] = {"kernel", "memcpy", "memset"};
     jobj *o = json_object_new_object();
-    put(o, "name", jclean(ga_gpu_act_name(&r->gpu, &r->tl, a)));
+    put(o, "name", ga_json_str(ga_gpu_act_name(&r->gpu, &r->tl, a)));
     put(o, "kind", json_object_new_string(kinds[a->kind <= GA_GPU_MEMSET ? a->kind : 0]));
     put(o, "stream", ju64(a->stream));
     put(o, "start_ns", ji64(ga_report_rel(r, a->start)));
@@ -121,7 +109,7 @@ static jobj *host_call_obj(const struct ga_report *r, const struct ga_gap *gp)
     put(o, "enter_ns", ji64(ga_report_rel(r, c->start)));
     put(o, "exit_ns", ji64(ga_report_rel(r, c->end)));
     put(o, "overlap_ns", ju64(gp->call_ns));
-    put(o, "site", jstr_or_null(site_label(r, c->stack, label, sizeof(label))));
+    put(o, "site", ga_json_str(site_label(r, c->stack, label, sizeof(label))));
     return o;
 }
 
@@ -132,7 +120,7 @@ static jobj *gap_obj(const struct ga_report *r, const struct ga_gap *gp)
     put(o, "start_ns", ji64(ga_report_rel(r, gp->start)));
     put(o, "duration_ns", ju64(gp->dur));
     put(o, "cause", json_object_new_string(ga_cause_name(gp->cause)));
-    put(o, "site", jstr_or_null(site_label(r, gp->stack, label, sizeof(label))));
+    put(o, "site", ga_json_str(site_label(r, gp->stack, label, sizeof(label))));
     put(o, "before", act_obj(r, &gp->before));
     put(o, "after", act_obj(r, &gp->after));
     put(o, "launch", launch_obj(r, gp));
@@ -161,7 +149,7 @@ static jobj *idle_by_site(const struct ga_report *r, const struct ga_gaps_device
         jobj *o = json_object_new_object();
         put(o, "cause", json_object_new_string(ga_cause_name(s->cause)));
         put(o, "site",
-            s->site ? jclean(s->site->frame ? ga_frame_label(&r->stacks, s->site->frame, label,
+            s->site ? ga_json_str(s->site->frame ? ga_frame_label(&r->stacks, s->site->frame, label,
                                                              sizeof(label), 1)
                                             : "<unknown>")
                     : NULL);

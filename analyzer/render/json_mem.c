@@ -163,7 +163,7 @@ jobj *ga_json_memory(const struct ga_report *r)
     put(o, "va_reserved", peak_obj(r, m->va_peak, m->va_peak_ts, m->va_live));
     counters(r, o);
     put(o, "live_series", series(r));
-    ga_render_pools_json(r, o);
+    ga_json_pools(r, o);
     ga_json_peak(r, o);
     return o;
 }

@@ -10,15 +10,6 @@
 #include "render/json.h"
 #include "base/util.h"
 
-static jobj *jcstr(const char *s)
-{
-    if (!s) return NULL;
-    char *c = ga_utf8_clean(s, strlen(s));
-    jobj *o = json_object_new_string(c);
-    free(c);
-    return o;
-}
-
 /* Writes text (pretty JSON) with `indent` spaces after every newline. JSON strings hold no raw
  * newline, so this only moves lines. */
 static void put_indented(FILE *o, const char *text, size_t len, const char *indent)
@@ -72,10 +63,10 @@ static jobj *json_idle_cause(const struct ga_rank *k)
     if (k->idle_cause < 0) return NULL;
     jobj *o = json_object_new_object();
     snprintf(share, sizeof(share), "%.6f", (double)k->idle_cause_ns / (double)k->gaps_idle_ns);
-    put(o, "cause", jcstr(ga_cause_name((unsigned)k->idle_cause)));
+    put(o, "cause", ga_json_str(ga_cause_name((unsigned)k->idle_cause)));
     put(o, "idle_ns", ju64(k->idle_cause_ns));
     put(o, "share_of_idle", json_object_new_double_s(atof(share), share));
-    put(o, "site", jcstr(k->idle_site));
+    put(o, "site", ga_json_str(k->idle_site));
     put(o, "site_idle_ns", ju64(k->idle_site_ns));
     return o;
 }
@@ -85,9 +76,9 @@ static jobj *json_rank(const struct ga_multi *m, size_t i)
     const struct ga_rank *k = &m->ranks[i];
     jobj *o = json_object_new_object();
     put(o, "rank", ju64(i));
-    put(o, "path", jcstr(k->path));
+    put(o, "path", ga_json_str(k->path));
     put(o, "pid", ju64(k->pid));
-    put(o, "host", jcstr(k->host));
+    put(o, "host", ga_json_str(k->host));
     put(o, "start_realtime_ns", ju64(k->start_realtime_ns));
     put(o, "start_monotonic_ns", ju64(k->start_monotonic_ns));
     put(o, "start_time_ns", ji64(ga_multi_at(m, k, k->start_monotonic_ns)));
@@ -100,7 +91,7 @@ static jobj *json_rank(const struct ga_multi *m, size_t i)
     put(o, "sync_ns", ju64(k->sync_ns));
     put(o, "own_work_ns", ju64(k->own_work_ns));
     put(o, "wait_ns", ju64(k->wait_ns));
-    put(o, "wait_basis", jcstr(k->have_gpu ? "gpu_timeline" : "host_only"));
+    put(o, "wait_basis", ga_json_str(k->have_gpu ? "gpu_timeline" : "host_only"));
     put(o, "collective_ns", ju64(k->collective_ns));
     put(o, "top_idle_cause", json_idle_cause(k));
     put(o, "peak_bytes", ju64(k->peak_bytes));
@@ -115,7 +106,7 @@ static jobj *json_straggler(const struct ga_multi *m)
     const struct ga_rank *k = &m->ranks[m->straggler];
     jobj *o = json_object_new_object();
     put(o, "rank", ju64((uint64_t)m->straggler));
-    put(o, "path", jcstr(k->path));
+    put(o, "path", ga_json_str(k->path));
     put(o, "wait_ns", ju64(k->wait_ns));
     put(o, "margin_ns", ju64(m->straggler_margin_ns));
     return o;
@@ -128,7 +119,7 @@ static jobj *json_cross(const struct ga_multi *m)
         json_object_array_add(ranks, json_rank(m, i));
     put(o, "processes", ju64(m->n));
     put(o, "origin_realtime_ns", ju64(m->origin_realtime_ns));
-    put(o, "clock_alignment", jcstr(m->same_host ? "same_host" : "several_hosts"));
+    put(o, "clock_alignment", ga_json_str(m->same_host ? "same_host" : "several_hosts"));
     put(o, "ranks", ranks);
     put(o, "straggler", json_straggler(m));
     return o;

@@ -65,8 +65,8 @@ static jobj *libs_at_peak(const struct ga_report *r)
         if (!v[i].st.peak_bytes && !v[i].st.peak_count) continue;
         jobj *o = json_object_new_object();
         const char *path = v[i].module == GA_NO_MODULE ? NULL : r->stacks.mods[v[i].module].path;
-        put(o, "library", path ? json_object_new_string(path) : NULL);
-        put(o, "name", path ? json_object_new_string(r->stacks.mods[v[i].module].name) : NULL);
+        put(o, "library", ga_json_str(path));
+        put(o, "name", path ? ga_json_str(r->stacks.mods[v[i].module].name) : NULL);
         amount(o, v[i].st.peak_bytes, v[i].st.peak_count);
         json_object_array_add(a, o);
     }
@@ -191,7 +191,7 @@ void ga_json_oom_evidence(const struct ga_report *r, const struct ga_oom *x, job
         put(p, "reserved_unused_bytes", ju64(x->pools.reserved_unused));
         put(p, "largest_free_bytes", ju64(x->pools.largest_free));
         put(p, "pool", x->pools.pool ? ju64(x->pools.pool) : NULL);
-        put(p, "pool_name", x->pools.pool_name ? json_object_new_string(x->pools.pool_name) : NULL);
+        put(p, "pool_name", ga_json_str(x->pools.pool_name));
         put(o, "pools", p);
     } else {
         put(o, "pools", NULL);

@@ -50,7 +50,7 @@ static jobj *pool_obj(const struct ga_report *r, const struct ga_pool *q, size_t
     put(o, "index", ju64(i));
     put(o, "kind", json_object_new_string(ga_pool_kind_name(q->kind)));
     put(o, "id", ju64(q->id));
-    put(o, "name", json_object_new_string(q->name));
+    put(o, "name", ga_json_str(q->name));
     put(o, "device", json_object_new_int64(q->device));
     put(o, "created_ns", jtime(r, q->created_ts, 1));
     put(o, "destroyed_ns", jtime(r, q->destroyed_ts, !q->live));
@@ -165,7 +165,7 @@ static jobj *pool_ooms(const struct ga_report *r, const struct ga_pools *p)
         jobj *o = frag_obj(&x->f);
         put(o, "time_ns", jtime(r, x->ts, 1));
         put(o, "pool", ju64(x->pool));
-        put(o, "pool_name", json_object_new_string(p->pools[x->pool].name));
+        put(o, "pool_name", ga_json_str(p->pools[x->pool].name));
         put(o, "requested_bytes", ju64(x->request));
         put(o, "verdict", json_object_new_string(ga_pool_verdict_name(x->verdict)));
         put(o, "map", map_obj(&x->map));
@@ -201,7 +201,7 @@ static jobj *failures(const struct ga_report *r, const struct ga_pools *p)
     return a;
 }
 
-void ga_render_pools_json(const struct ga_report *r, jobj *memory)
+void ga_json_pools(const struct ga_report *r, jobj *memory)
 {
     const struct ga_pools *p = &r->pools;
     jobj *o = json_object_new_object(), *pools = json_object_new_array(),

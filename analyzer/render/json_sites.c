@@ -19,15 +19,6 @@
 #define LOOSE_FRAMES 16384
 #define ALL_FRAMES   4096 /* frames looked at per stack to count what was left out */
 
-static jobj *jstr(const char *s)
-{
-    if (!s) return NULL;
-    char *c = ga_utf8_clean(s, strlen(s));
-    jobj *o = json_object_new_string(c);
-    free(c);
-    return o;
-}
-
 /* Symbolization caches are filled by ga_sites_finish; lookups here only read them. */
 static struct ga_stacks *stacks_of(const struct ga_report *r)
 {
@@ -42,14 +33,14 @@ static const char *module_path(const struct ga_report *r, uint32_t m)
 static jobj *frame_obj(const struct ga_report *r, const struct ga_frame *f)
 {
     jobj *o = json_object_new_object();
-    put(o, "function", jstr(f->func));
-    put(o, "file", jstr(f->file));
+    put(o, "function", ga_json_str(f->func));
+    put(o, "file", ga_json_str(f->file));
     put(o, "line", f->line ? ju64(f->line) : NULL);
-    put(o, "module", jstr(module_path(r, f->module)));
+    put(o, "module", ga_json_str(module_path(r, f->module)));
     put(o, "offset",
         f->module == GA_NO_MODULE ? NULL : ju64(f->ip - r->stacks.mods[f->module].base));
     put(o, "inlined", json_object_new_boolean(f->inlined));
-    put(o, "symbolized_by", jstr(ga_sym_source_name(f->source)));
+    put(o, "symbolized_by", ga_json_str(ga_sym_source_name(f->source)));
     return o;
 }
 
@@ -76,13 +67,13 @@ static jobj *site_obj(const struct ga_report *r, const struct ga_site *x, uint32
     jobj *o = json_object_new_object();
     char label[1024];
     const struct ga_frame *f = x->frame;
-    put(o, "site", jstr(f ? ga_frame_label(&r->stacks, f, label, sizeof(label), 1) : "<unknown>"));
-    put(o, "function", jstr(f ? f->func : NULL));
-    put(o, "file", jstr(f ? f->file : NULL));
+    put(o, "site", ga_json_str(f ? ga_frame_label(&r->stacks, f, label, sizeof(label), 1) : "<unknown>"));
+    put(o, "function", ga_json_str(f ? f->func : NULL));
+    put(o, "file", ga_json_str(f ? f->file : NULL));
     put(o, "line", f && f->line ? ju64(f->line) : NULL);
-    put(o, "module", jstr(f ? module_path(r, f->module) : NULL));
-    put(o, "library", jstr(module_path(r, x->library)));
-    put(o, "symbolized_by", jstr(f ? ga_sym_source_name(f->source) : NULL));
+    put(o, "module", ga_json_str(f ? module_path(r, f->module) : NULL));
+    put(o, "library", ga_json_str(module_path(r, x->library)));
+    put(o, "symbolized_by", ga_json_str(f ? ga_sym_source_name(f->source) : NULL));
     put(o, "stacks", ju64(x->stacks));
     put_stack(r, o, stack, budget);
     return o;
@@ -143,8 +134,8 @@ static void by_library(const struct ga_report *r, jobj *memory)
     for (size_t i = 0; i < n && i < SITES_MAX; i++) {
         jobj *o = json_object_new_object();
         const char *path = module_path(r, v[i].module);
-        put(o, "library", jstr(path));
-        put(o, "name", jstr(path ? r->stacks.mods[v[i].module].name : NULL));
+        put(o, "library", ga_json_str(path));
+        put(o, "name", ga_json_str(path ? r->stacks.mods[v[i].module].name : NULL));
         put(o, "count", ju64(v[i].st.allocs));
         put(o, "bytes", ju64(v[i].st.alloc_bytes));
         put(o, "failed", ju64(v[i].st.alloc_failed));

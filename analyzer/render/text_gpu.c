@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "render/text.h"
+#include "base/demangle.h"
 #include "base/util.h"
 
 #define TOP_GPU_KERNELS 10

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "analyses/pools.h"
-#include "model/report.h"
+#include "render/text.h"
 #include "base/util.h"
 
 #define TOP_POOLS     8
@@ -116,7 +116,7 @@ static void ooms_lines(const struct ga_report *r, const struct ga_pools *p, FILE
                 p->n_ooms + p->ooms_dropped - TOP_POOL_OOMS);
 }
 
-void ga_render_pools_text(const struct ga_report *r, FILE *o)
+void ga_text_pools(const struct ga_report *r, FILE *o)
 {
     const struct ga_pools *p = &r->pools;
     unsigned kinds[4] = {0};

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/demangle.h"
 #include "model/report.h"
 #include "check.h"
 #include "collect.h"

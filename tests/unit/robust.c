@@ -74,9 +74,15 @@ static int json_parses(const struct ga_report *r)
     if (!m) abort();
     ga_render_json(r, m);
     fclose(m);
-    json_object *o = json_tokener_parse(text);
-    int ok = o != NULL && json_object_is_type(o, json_type_object);
+    /* strict, UTF-8 checked: every string from the trace must come out valid */
+    json_tokener *tok = json_tokener_new();
+    if (!tok) abort();
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    json_object *o = json_tokener_parse_ex(tok, text, (int)len);
+    int ok = o != NULL && json_object_is_type(o, json_type_object) &&
+             json_tokener_get_error(tok) == json_tokener_success;
     json_object_put(o);
+    json_tokener_free(tok);
     free(text);
     return ok;
 }
@@ -502,6 +508,9 @@ static void test_strings(void)
     tb_rec(&t, GT_REC_FUNC, 0, &bin, sizeof(bin), "a\0b\xff\xfe\"\\\n", 8);
     tb_launch_corr(&t, 4, GT_API_cuLaunchKernel, 0xf1, 1, 1);
     tb_launch_corr(&t, 5, GT_API_cuLaunchKernel, 0xf2, 1, 2);
+    /* an annotated pool named with invalid UTF-8 (memory.fragmentation.pools[].name) */
+    struct gt_rec_pool pc = {.ts = T0 + 6, .pool = 0x77, .device = 0, .name_len = 6};
+    tb_rec(&t, GT_REC_POOL, GT_POOL_CREATE, &pc, sizeof(pc), "p\xff\xfe\"\\q", 6);
     tb_end(&t);
     tb_begin(&t, GT_CHUNK_GPU, 0);
     tb_gpu_name(&t, UINT32_MAX, name);
@@ -510,7 +519,7 @@ static void test_strings(void)
     tb_gpu_kernel(&t, T0 + 10, T0 + 20, UINT32_MAX, UINT32_MAX, UINT32_MAX, 0, UINT32_MAX);
     tb_gpu_kernel(&t, T0 + 10, T0 + 20, 5, 0, 0, 0, 12345); /* a name id never given */
     tb_end(&t);
-    expect_report("1 MiB names, ids 2^32-1, NUL/invalid UTF-8/quotes in names: valid JSON", t.buf,
+    expect_report("1 MiB names, ids 2^32-1, NUL/invalid UTF-8/quotes in names and pool names: valid JSON", t.buf,
                   t.len, &o);
     CHECK("... both launched handles listed", o.kernels == 2);
     tb_free_all(&t);
