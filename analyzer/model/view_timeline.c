@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gputrace/trace_api.h"
+#include "base/demangle.h"
 #include "base/util.h"
 
 void ga_tlv_init(struct ga_tlv *v)

@@ -20,6 +20,7 @@
 
 #include "gputrace/trace_api.h"
 #include "base/hashmap.h"
+#include "base/demangle.h"
 #include "base/util.h"
 
 #define GAP_TRACK_TID 1000000000u /* tid of the idle-gap track on a device (not a stream id) */
