@@ -7,6 +7,7 @@
 
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "base/util.h"
 #include "model/multi.h"
@@ -487,6 +488,9 @@ int main(int argc, char **argv)
         FILE *out = open_output(o.mode == MODE_CHROME ? o.export_path : o.out);
         rc = run(&o, o.traces[0], out);
         if (close_output(out, o.mode == MODE_CHROME ? o.export_path : o.out) && rc == 0) rc = 1;
+        /* an export that could not be made leaves no partial file behind */
+        if (o.mode == MODE_CHROME && rc == 2 && strcmp(o.export_path, "-") != 0)
+            unlink(o.export_path);
     } else if ((rc = expand(&o, &l)) == 0 && o.mode == MODE_CHROME) {
         rc = export_multi(&o, &l);
     } else if (rc == 0) {
