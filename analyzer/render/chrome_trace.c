@@ -6,7 +6,8 @@
  * args device/stream (and, for kernels linked to their launch, "correlation" = the launch's
  * tracer correlation id); host CUDA calls in category "cuda_driver" on pid = process id, tid =
  * thread id, a launch with the same "correlation"; flow events "ac2g" from launch to kernel;
- * counters ("ph":"C") of live device bytes at each allocation and free; the idle gaps the
+ * counters ("ph":"C") of live device bytes at each allocation and free and of the pools'
+ * reserved and used bytes when they change; the idle gaps the
  * report lists as "gpu_idle" events on their own track. Host events never carry a "stream"
  * arg: HTA takes every event with one for GPU work.
  *
@@ -35,8 +36,9 @@ struct ct {
     struct ga_map names; /* (name_id, func) -> 1 + index into name */
     char **name;
     size_t n_name, name_cap;
-    struct ga_map tracks;  /* (device, stream) seen: their metadata is written */
-    struct ga_map threads; /* host tid named */
+    struct ga_map tracks;              /* (device, stream) seen: their metadata is written */
+    struct ga_map threads;             /* host tid named */
+    uint64_t pool_reserved, pool_used; /* the pool counter's last values */
 };
 
 static void put_str(FILE *f, const char *s, size_t n)
@@ -190,6 +192,26 @@ static void live_counter(struct ct *c, uint64_t ts)
     fprintf(c->out, ",\"args\":{\"live bytes\":%" PRIu64 "}}", c->r->mem.live_total);
 }
 
+/* The pools' reserved and used bytes over all devices (annotated and stream-ordered pools), as
+ * a counter written when they change. */
+static void pool_counter(struct ct *c, uint64_t ts)
+{
+    const struct ga_pools *p = &c->r->pools;
+    uint64_t reserved = 0, used = 0;
+    for (size_t i = 0; i < p->ndev; i++) {
+        reserved += p->devs[i].now.reserved + p->devs[i].stream_reserved;
+        used += p->devs[i].now.used + p->devs[i].stream_used;
+    }
+    if (reserved == c->pool_reserved && used == c->pool_used) return;
+    c->pool_reserved = reserved;
+    c->pool_used = used;
+    begin(c);
+    fprintf(c->out, "{\"ph\":\"C\",\"name\":\"pool memory\",\"pid\":%u,\"tid\":0,\"ts\":", c->pid);
+    put_us(c->out, at(c, ts));
+    fprintf(c->out, ",\"args\":{\"reserved bytes\":%" PRIu64 ",\"used bytes\":%" PRIu64 "}}",
+            reserved, used);
+}
+
 static void on_thread(struct ct *c, const struct ga_event *ev)
 {
     int added = 0;
@@ -249,6 +271,10 @@ static void on_host(struct ct *c, const struct ga_event *ev)
     default:
         break;
     }
+    if (ev->type == GT_REC_ALLOC || ev->type == GT_REC_FREE || ev->type == GT_REC_POOL ||
+        ev->type == GT_REC_BLOCK || ev->type == GT_REC_POOL_USAGE || ev->type == GT_REC_OBJECT ||
+        ev->type == GT_REC_VMM_MAP)
+        pool_counter(c, ev->ts);
 }
 
 static void start(struct ct *c)
