@@ -24,6 +24,11 @@ atleast() { # PAGE PATTERN N WHAT
     [ "$n" -ge "$3" ] || fail "$1: $4: $n, want at least $3"
 }
 
+# the script parses as JavaScript (node --check, where Node.js is installed)
+if command -v node > /dev/null 2>&1; then
+    node --check "$SRC/analyzer/render/html/report.js" 2> node.err || fail "report.js: $(head -n 5 node.err)"
+fi
+
 # the demo workload: peak, an OOM, a leak, kernels and syncs
 GTSIM_MEM_BYTES=$((2 << 30)) traced demo.trace "$PROGS/demo" > /dev/null 2>&1 || true
 [ -s demo.trace ] || fail "demo run wrote no trace"

@@ -521,7 +521,7 @@
         const st = cross.straggler ? cross.straggler.rank : -1;
         const rows = cross.ranks.map((r, i) => Object.assign({ _class: i === st ? "straggler" : "" }, r, { i: i }));
         sec.append(table(rows, [
-            ["rank", (r) => r.i], ["trace", (r) => r.path, "name"], ["start", (r) => dur(r.start_ns), "num"],
+            ["rank", (r) => r.i], ["trace", (r) => r.path, "name"], ["start", (r) => dur(r.start_time_ns), "num"], ["duration", (r) => dur(r.duration_ns), "num"],
             ["GPU idle share", (r) => r.gpu ? pct(r.gpu.idle_share) : "-", "num"], ["waiting", (r) => dur(r.wait_ns), "num"],
             ["peak", (r) => bytes(r.peak_bytes), "num"], ["top idle cause", (r) => r.top_idle_cause ? r.top_idle_cause.cause : "-"]]));
         if (st >= 0) sec.append(el("p", { class: "note", text: `Rank ${st} is the straggler: the others wait for it (${dur(cross.straggler.margin_ns)} margin).` }));
