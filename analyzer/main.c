@@ -348,6 +348,18 @@ static int run_rank(const struct opts *o, struct ga_multi *m, size_t i, size_t n
     return 0;
 }
 
+/* An export written over one of its own traces would destroy it (--chrome-trace truncates its
+ * file before reading): refused, exit 1. */
+static void refuse_overwrite(const struct opts *o)
+{
+    struct stat out, in;
+    if (!o->export_path || stat(o->export_path, &out) != 0 || !S_ISREG(out.st_mode)) return;
+    for (size_t i = 0; i < o->n_traces; i++)
+        if (strcmp(o->traces[i], "-") != 0 && stat(o->traces[i], &in) == 0 &&
+            in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+            usage_error("the output would overwrite the trace ", o->traces[i]);
+}
+
 /* --html: one page for all the traces (a single trace: its report; several: the several-process
  * report). The page is written only once every trace was read. */
 static int run_html(const struct opts *o, char *const *paths, size_t n, int multi)
@@ -464,6 +476,7 @@ int main(int argc, char **argv)
     int rc;
     parse_args(argc, argv, &o);
     if (o.mode == MODE_HTML && o.out) usage_error("--html names its own output: ", o.out);
+    refuse_overwrite(&o);
     if (o.mode == MODE_HTML) {
         rc = o.n_traces == 1 && !is_dir(o.traces[0]) ? run_html(&o, (char *const *)o.traces, 1, 0)
              : (rc = expand(&o, &l)) == 0            ? run_html(&o, l.paths, l.n, 1)

@@ -3,7 +3,8 @@
 # microseconds with three decimals), each linked kernel's correlation on exactly one launch
 # event with a flow arrow pair, live device bytes whose maximum is the peak, the pools' reserved
 # and used bytes whose maxima are the pool's, one idle-gap event per gap the report lists, the
-# devices' properties and the rank; and refusals: an unreadable trace leaves no file.
+# devices' properties and the rank; and refusals: an unreadable trace leaves no file, an output
+# naming the trace itself is refused (exit 1) and the trace kept.
 . "$SRC/tests/lib.sh"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
 GTSIM_LOG="$PWD/sim.log" traced t.trace "$PROGS/timeline" > /dev/null || fail "timeline run failed"
@@ -75,6 +76,15 @@ want = (pool["peak_reserved_bytes"], pool["peak_used_bytes"])
 sys.exit(0 if got == want else f"pool counter maxima {got}, the pool's peaks {want}")
 PY
 fi
+
+# an export over its own trace is refused and the trace kept
+cp t.trace keep.trace
+for opt in --chrome-trace --html; do
+    rc=0; "$GT_REPORT" $opt keep.trace keep.trace 2> err.txt || rc=$?
+    expect_eq "$opt over its trace: exit" $rc 1
+    grep -q "would overwrite the trace keep.trace" err.txt || fail "$opt: $(cat err.txt)"
+    cmp -s t.trace keep.trace || fail "$opt destroyed its trace"
+done
 
 # an unreadable trace: exit 2, one line, no file
 printf 'not a trace' > bad.trace

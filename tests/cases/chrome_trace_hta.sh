@@ -5,11 +5,11 @@
 # idle scenarios (host busy, synchronize, allocation, back-to-back tiny kernels), on kernels
 # queued on three streams with copies, memsets and graph launches (every HTA category) and on
 # three ranks with NCCL kernels (non-compute time), loaded as ranks.
-# HTA comes from the test virtualenv ($VENV, default .venv in the source tree).
+# HTA comes from the test virtualenv (GT_VENV, default .venv in the source tree: make torch-env).
 . "$SRC/tests/lib.sh"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
-VPY="${VENV:-$SRC/.venv}/bin/python"
-"$VPY" -c "import hta" 2>/dev/null || skip "holistictraceanalysis not installed in ${VENV:-$SRC/.venv} (VENV=)"
+VPY="${GT_VENV:-$SRC/.venv}/bin/python"
+"$VPY" -c "import hta" 2>/dev/null || skip "holistictraceanalysis not installed in ${GT_VENV:-$SRC/.venv}: run 'make torch-env' (GT_VENV= for another virtualenv)"
 # HTA_ROUND=0: not with HTA's default rounding, which gives kernels under 1 us a negative length
 # and then fails its own assertion (idle_time <= kernel_time) in the temporal breakdown.
 hta() { # EXPORT_DIR REPORT_JSON [SIM_LOG...]: both ways HTA reads times
