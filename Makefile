@@ -1,4 +1,4 @@
-# gputrace — plain Makefile.  make | make test | make demo | make deps | make install PREFIX=/usr/local
+# gputrace — plain Makefile.  make | make test | make demo | make deps | make install PREFIX=/usr/local | make uninstall
 #   O=dir       build out of tree (default: build)
 #   V=1         show commands
 #   DEBUG=1     -O0 -g3 -Werror
@@ -35,7 +35,9 @@ LDFLAGS  += $(SANFLAGS)
 
 COMMON_SRC   := $(wildcard common/*.c)
 PRELOAD_SRC  := $(wildcard preload/*.c) $(wildcard preload/*.S)
-ANALYZER_SRC := $(wildcard analyzer/*.c analyzer/*/*.c analyzer/*/*.S)
+# analyzer/main.c is the report tool; everything else under analyzer/ (folders by stage, see
+# analyzer/README.md) goes into the static library every tool links.
+ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c analyzer/*/*.c analyzer/*/*.S))
 SIM_SRC      := $(wildcard tests/sim/*.c)
 PROG_SRC     := $(wildcard tests/progs/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
@@ -46,6 +48,9 @@ SIMCUPTI_MAP := $(if $(wildcard tests/simcupti/libcupti.map),-Wl$(comma)--versio
 obj = $(patsubst %,$(O)/obj/%.o,$(1))
 
 LIB      := $(O)/libgputrace.so
+ANALYZER := $(O)/libgputrace-analyzer.a
+# What a program linked with the analyzer library needs after it.
+ANALYZER_LIBS := -ljson-c -lz $(CRC_LIBS) -lzstd -lm -lstdc++ -ldw -lelf
 REPORT   := $(O)/gputrace-report
 LAUNCHER := $(O)/gputrace
 SIMLIB   := $(O)/sim/libcuda.so.1
@@ -61,9 +66,15 @@ $(LIB): $(call obj,$(PRELOAD_SRC) $(COMMON_SRC))
 	@echo "  LD      $@"
 	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,--no-undefined -Wl,-z,nodelete -ldl -lpthread -lz $(CRC_LIBS) -lzstd -lunwind
 
-$(REPORT): $(call obj,$(ANALYZER_SRC) $(COMMON_SRC))
+# The analyzer and the trace codec it shares with the shim, as one archive: gputrace-report,
+# the unit tests and bench_decode link it (the fuzz targets link their own, built by clang).
+$(ANALYZER): $(call obj,$(ANALYZER_SRC) $(COMMON_SRC))
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(REPORT): $(call obj,analyzer/main.c) $(ANALYZER)
 	@echo "  LD      $@"
-	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz $(CRC_LIBS) -lzstd -lm -lstdc++ -ldw -lelf
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS) $(ANALYZER_LIBS)
 
 $(LAUNCHER): $(call obj,launcher/gputrace.c)
 	@echo "  LD      $@"
@@ -116,12 +127,13 @@ $(O)/tests/rtld_next: $(O)/obj/tests/progs/rtld_next.c.o $(O)/tests/librnext_a.s
 	@echo "  LD      $@"
 	$(Q)$(CC) -o $@ $< $(LDFLAGS) -L$(O)/tests -L$(O)/sim -Wl,--no-as-needed -lrnext_a -lrnext_b -lcuda -Wl,-rpath,'$$ORIGIN' -ldl
 
-$(O)/tests/unit_%: $(O)/obj/tests/unit/%.c.o $(call obj,$(COMMON_SRC)) $(filter-out $(O)/obj/analyzer/main.c.o,$(call obj,$(ANALYZER_SRC)))
+$(O)/tests/unit_%: $(O)/obj/tests/unit/%.c.o $(ANALYZER)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz $(CRC_LIBS) -lzstd -lm -lstdc++ -ldw -lelf -lpthread
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS) $(ANALYZER_LIBS) -lpthread
 
 fixtures: $(SIMLIB) $(SIMCUPTI) $(TESTLIBS) $(PROGS) $(UNITS) $(O)/bench/gen_trace
+include tests/simrt/simrt.mk
 
 test: all fixtures
 	$(Q)O=$(O) PYTHON=$(PYTHON) CUDA_HOME=$(CUDA_HOME) sh tests/run.sh
@@ -145,12 +157,35 @@ deps:
 	  if [ -n "$$missing" ]; then $$S apt-get update -q && DEBIAN_FRONTEND=noninteractive $$S apt-get install -y -q $$missing; \
 	  else echo "deps: all present ($(DEB_PKGS))"; fi; \
 	else echo "deps: no apt-get here; install: $(DEB_PKGS)"; fi
+	$(Q)$(MAKE) --no-print-directory torch-env || echo "deps: torch-env failed: the torch tests will skip"
+
+# Installed besides the programs: manual pages, the Python helpers (PYDIR: add it to PYTHONPATH, or
+# give a site-packages folder), README and docs/. uninstall removes exactly these files.
+MANDIR   ?= $(PREFIX)/share/man
+PYDIR    ?= $(PREFIX)/share/gputrace/python
+DOCDIR   ?= $(PREFIX)/share/doc/gputrace
+INST_HDR := $(notdir $(wildcard include/gputrace/*.h))
+INST_MAN := $(notdir $(wildcard man/*.1))
+INST_PY  := $(notdir $(wildcard python/*.py))
+INST_DOC := README.md $(notdir $(wildcard docs/*.md))
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/gputrace
 	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 0755 $(REPORT) $(LAUNCHER) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 include/gputrace/*.h $(DESTDIR)$(PREFIX)/include/gputrace/
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PYDIR) $(DESTDIR)$(DOCDIR)
+	install -m 0644 $(addprefix man/,$(INST_MAN)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(addprefix python/,$(INST_PY)) $(DESTDIR)$(PYDIR)/
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libgputrace.so $(addprefix $(DESTDIR)$(PREFIX)/bin/,gputrace gputrace-report)
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/gputrace/,$(INST_HDR))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(INST_MAN)) $(addprefix $(DESTDIR)$(DOCDIR)/,$(INST_DOC))
+	rm -f $(addprefix $(DESTDIR)$(PYDIR)/,$(INST_PY) $(INST_PY:.py=.pyc))
+	rm -rf $(DESTDIR)$(PYDIR)/__pycache__
+	-rmdir $(DESTDIR)$(PREFIX)/include/gputrace $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PYDIR) $(DESTDIR)$(PREFIX)/share/gputrace 2>/dev/null
 
 clean:
 	rm -rf $(O)
@@ -158,11 +193,13 @@ clean:
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
-.PHONY: all test demo deps install clean format fixtures check-san
+.PHONY: all test demo deps install uninstall clean format fixtures check-san
+# Objects are never removed as intermediate files (make would otherwise delete the test programs'
+# objects after linking them and rebuild them at the next make).
+.SECONDARY:
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
 
-# ==== fuzzing (tests/fuzz) ======================================================================
-# Everything from here to the end of the file belongs to the fuzz targets; clang only.
+# ---- fuzzing (tests/fuzz; clang only) ----------------------------------------------------------
 #   make fuzz [FUZZ_SECONDS=120] [FUZZ_JOBS=1]  libFuzzer (ASan+UBSan) on a copy of the corpus for
 #       FUZZ_SECONDS; new inputs land in $(O)/fuzz/corpus, crash/leak/timeout/oom inputs in
 #       $(O)/fuzz/ (the run fails). Add what is worth keeping to tests/fuzz/corpus (-merge=1).
@@ -174,8 +211,7 @@ FUZZ_JOBS    ?= 1
 FUZZ_FLAGS   ?=
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g $(WARN) -MMD -MP
-FUZZ_LIBS    := -ljson-c -lz $(CRC_LIBS) -lzstd -lm -lstdc++ -ldw -lelf
-FUZZ_LIBSRC  := $(filter-out analyzer/main.c,$(ANALYZER_SRC)) $(COMMON_SRC)
+FUZZ_LIBSRC  := $(ANALYZER_SRC) $(COMMON_SRC)
 # Absolute, so that targets match the dependency files whether O was given relative (make O=build)
 # or absolute (tests/run.sh): stale objects after a header change crashed the regression run.
 FUZZ_DIR     := $(abspath $(O))/fuzz
@@ -206,13 +242,20 @@ $(FUZZ_DIR)/asan/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) -c -o $@ $<
 
-$(FUZZ_BIN): $(call fuzz_obj,lf,$(FUZZ_LIBSRC) tests/fuzz/fuzz_reader.c)
-	@echo "  LD      $@"
-	$(Q)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
+# The analyzer library of each object set.
+$(FUZZ_DIR)/lf/libgputrace-analyzer.a: $(call fuzz_obj,lf,$(FUZZ_LIBSRC))
+$(FUZZ_DIR)/asan/libgputrace-analyzer.a: $(call fuzz_obj,asan,$(FUZZ_LIBSRC))
+$(FUZZ_DIR)/lf/libgputrace-analyzer.a $(FUZZ_DIR)/asan/libgputrace-analyzer.a:
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(FUZZ_REGRESS): $(call fuzz_obj,asan,$(FUZZ_LIBSRC) tests/fuzz/fuzz_reader.c tests/fuzz/regress_main.c)
+$(FUZZ_BIN): $(call fuzz_obj,lf,tests/fuzz/fuzz_reader.c) $(FUZZ_DIR)/lf/libgputrace-analyzer.a
 	@echo "  LD      $@"
-	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(ANALYZER_LIBS)
+
+$(FUZZ_REGRESS): $(call fuzz_obj,asan,tests/fuzz/fuzz_reader.c tests/fuzz/regress_main.c) $(FUZZ_DIR)/asan/libgputrace-analyzer.a
+	@echo "  LD      $@"
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -o $@ $^ $(ANALYZER_LIBS)
 
 $(FUZZ_SEEDGEN): $(call fuzz_obj,asan,$(COMMON_SRC) tests/fuzz/gen_seeds.c)
 	@echo "  LD      $@"
@@ -230,7 +273,8 @@ fuzz-seeds: $(FUZZ_SEEDGEN)
 	$(Q)$(FUZZ_SEEDGEN) $(FUZZ_CORPUS)
 
 .PHONY: fuzz fuzz-regress fuzz-seeds
--include $(wildcard $(FUZZ_DIR)/*/*/*.d $(FUZZ_DIR)/*/*/*/*.d)
+-include $(shell find $(FUZZ_DIR) -name '*.d' 2>/dev/null)
+# ---- end of fuzzing -----------------------------------------------------------------------------
 
 # ---- benchmarks (bench/; see bench/README.md) --------------------------------------------------
 # make bench: builds the programs below and runs bench/run.sh, which writes bench/RESULTS.md.
@@ -280,10 +324,10 @@ $(O)/bench/rusage: $(O)/obj/bench/rusage.c.o
 	@echo "  LD      $@"
 	$(Q)$(CC) -o $@ $^ $(LDFLAGS)
 
-$(O)/bench/bench_decode: $(O)/obj/bench/bench_decode.c.o $(call obj,$(COMMON_SRC)) $(filter-out $(O)/obj/analyzer/main.c.o,$(call obj,$(ANALYZER_SRC)))
+$(O)/bench/bench_decode: $(O)/obj/bench/bench_decode.c.o $(ANALYZER)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) -o $@ $^ $(LDFLAGS) -ljson-c -lz $(CRC_LIBS) -lzstd -lm -lstdc++ -ldw -lelf
+	$(Q)$(CC) -o $@ $^ $(LDFLAGS) $(ANALYZER_LIBS)
 
 bench-progs: $(BENCH_PROGS)
 
@@ -293,9 +337,8 @@ bench: all fixtures bench-progs
 .PHONY: bench bench-progs
 # ---- end of benchmarks --------------------------------------------------------------------------
 
-# ==== C++ test programs (tests/progs/*.cc; host call stacks) ====================================
-# Everything from here to the end of this block builds the C++ test programs (demangled call
-# sites in the stacks tests), -O2 -g like the C ones.
+# ---- C++ test programs (tests/progs/*.cc; demangled call sites in the stacks tests) -------------
+# -O2 -g like the C ones.
 CXX       ?= c++
 PROG_CXX  := $(patsubst tests/progs/%.cc,$(O)/tests/%,$(wildcard tests/progs/*.cc))
 
@@ -307,7 +350,7 @@ $(O)/tests/%: tests/progs/%.cc $(SIMLIB)
 fixtures: $(PROG_CXX)
 # ---- end of C++ test programs -------------------------------------------------------------------
 
-# ==== the fast unwinder against libunwind (tests/unit/unwind.c, tests/unwind/) ==================
+# ---- the fast unwinder against libunwind (tests/unit/unwind.c, tests/unwind/) ------------------
 # unit_unwind compiles preload/unwind.c in and links call-chain steps built with different flags,
 # a C++ step, and two variants of a dlopen'ed library (argument: their directory).
 UNW_VARIANTS := o0 o1 o2 o2fp

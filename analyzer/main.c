@@ -1,17 +1,22 @@
 /* gputrace-report: reads a gputrace trace and prints a report (text, JSON, or a record dump). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <sys/stat.h>
-#include <sys/types.h>
 #include <unistd.h>
 
-#include "base/util.h"
+#include <sys/stat.h>
+
 #include "model/multi.h"
 #include "model/report.h"
+#include "base/progress.h"
+#include "base/util.h"
+#include "input/reader.h"
 #include "render/chrome_trace.h"
 #include "render/folded.h"
 #include "render/html.h"
@@ -26,8 +31,10 @@ struct opts {
     const char **traces; /* as given: files or directories */
     size_t n_traces, traces_cap;
     int show_stacks;
-    int all_gaps;              /* --all-gaps: every GPU idle gap in the JSON, not the longest 20 */
-    const char *ignore_frames; /* NULL: the built-in list */
+    int all_gaps;   /* --all-gaps: every GPU idle gap in the JSON, not the longest 20 */
+    int dirs_given; /* a directory among the traces: always the several-process report */
+    enum ga_progress_mode progress; /* --quiet, --progress; else on when stderr is a terminal */
+    const char *ignore_frames;      /* NULL: the built-in list */
 };
 
 static const char usage_text[] =
@@ -43,12 +50,13 @@ static const char usage_text[] =
     "                 time, copies) or why it is unavailable, entry-point resolver, lost\n"
     "                 records, notes\n"
     "  --json         the same as one JSON object (schema: docs/REPORT_JSON.md, version 1)\n"
-    "  --dump         every record in time order, one line each:\n"
+    "  --dump         every record in time order (host and GPU merged), one line each:\n"
     "                 <ns from trace start> tid=<tid> <TYPE> <api> key=value ...\n"
-    "                 (GPU_* records where the file has them, in CUPTI's delivery order)\n"
+    "                 (a GPU record at its start time; GPU_EXTCORR and GPU_NAME, timeless, where\n"
+    "                 the file has them)\n"
     "  --html FILE    write one self-contained HTML page (no network needed): memory over\n"
     "                 time with the peak and OOMs, the address map at the peak and at each\n"
-    "                 pool OOM, the peak by stack (icicle) and by site, library, API and size\n"
+    "                 OOM, the peak by stack (icicle) and by site, library, API and size\n"
     "                 class, the GPU timeline per device and stream with zoom and pan (the\n"
     "                 first 20,000 activities; the page says what it left out), a utilization\n"
     "                 strip over the whole run, idle gaps, top kernels, copies, blocking calls,\n"
@@ -56,10 +64,10 @@ static const char usage_text[] =
     "  --chrome-trace FILE  write the Chrome trace-event JSON that PyTorch's profiler writes\n"
     "                 (Perfetto UI, chrome://tracing, Holistic Trace Analysis open it): kernels,\n"
     "                 copies and memsets per device and stream, host CUDA calls per thread\n"
-    "                 linked to their kernels, live device bytes, the idle gaps listed (all\n"
-    "                 with --all-gaps); times in us from the trace start. Several traces: FILE\n"
-    "                 is a directory (made if absent) that gets rank-<i>.json per trace, i in\n"
-    "                 the order given, on one clock (docs/CHROME_TRACE.md)\n"
+    "                 linked to their kernels, live device bytes, pool bytes, the longest idle\n"
+    "                 gaps; times in us from the trace start. Several traces: FILE is a\n"
+    "                 directory (made if absent) that gets rank-<i>.json per trace, i in the\n"
+    "                 order given, on one clock (docs/CHROME_TRACE.md)\n"
     "  --folded WHAT  folded stacks (frame;frame;frame weight, outermost frame first) for\n"
     "                 flamegraph.pl, inferno, speedscope: WHAT = peak (bytes live at the peak;\n"
     "                 the weights add up to it exactly), alloc (bytes allocated), leak (bytes\n"
@@ -70,11 +78,17 @@ static const char usage_text[] =
     "                 the tracer took no stack of. One trace\n"
     "  --stacks       print the full host call stack of each call site listed (text report);\n"
     "                 sites come from the stacks the tracer recorded (GPUTRACE_STACKS)\n"
-    "  --all-gaps     list every GPU idle gap in the JSON (default: the 20 longest per device)\n"
+    "  --all-gaps     list every GPU idle gap in the JSON, in time order (default: the 20\n"
+    "                 longest per device); streamed, memory does not grow with the gaps\n"
     "  --ignore-frames REGEX  frames whose function or object file name match this POSIX\n"
     "                 extended regex are allocator internals, never a call site; replaces the\n"
     "                 built-in list (PyTorch's caching allocator, cuBLAS, cuDNN, ...); '' = none\n"
-    "  -o, --output OUT  write to OUT instead of standard output\n"
+    "  --progress     show progress on stderr even when it is not a terminal (a line every\n"
+    "                 2 s and a summary); by default it shows only on a terminal, updated in\n"
+    "                 place: bytes read, records per second, time left\n"
+    "  -q, --quiet    no progress\n"
+    "  -o, --output OUT  write to OUT instead of standard output; OUT is replaced only once the\n"
+    "                 report is complete, and never when it is one of the traces\n"
     "  -h, --help     show this help\n"
     "  --version      show the version and the trace format this reader reads\n"
     "\n"
@@ -91,6 +105,7 @@ static const char usage_text[] =
     "--json then gives {schema_version, generator, processes: [one report per trace], cross};\n"
     "--dump dumps each trace after a \"==== process I of N: TRACE ====\" line. Every trace is\n"
     "checked before anything is written: one that cannot be read stops the run (exit 2).\n"
+    "A trace named twice (by a link, or in a directory given too) is reported once.\n"
     "\n"
     "Exit status: 0 report written (also for a truncated trace), 1 usage error or output not\n"
     "writable, 2 trace unreadable or not a valid gputrace trace.\n";
@@ -122,19 +137,15 @@ static void parse_args(int argc, char **argv, struct opts *o)
             fputs(usage_text, stdout);
             exit(0);
         } else if (strcmp(a, "--version") == 0) {
-            printf("%s (reads trace format up to %u)\n", GA_PROG, GT_FORMAT_VERSION);
+            printf("%s %s (reads trace format up to %u)\n", GA_PROG, GT_VERSION, GT_FORMAT_VERSION);
             exit(0);
         } else if (strcmp(a, "--json") == 0) {
             set_mode(o, MODE_JSON, a);
         } else if (strcmp(a, "--dump") == 0) {
             set_mode(o, MODE_DUMP, a);
-        } else if (strcmp(a, "--chrome-trace") == 0) {
+        } else if (strcmp(a, "--chrome-trace") == 0 || strcmp(a, "--html") == 0) {
             if (++i >= argc) usage_error("a file name must follow ", a);
-            set_mode(o, MODE_CHROME, a);
-            o->export_path = argv[i];
-        } else if (strcmp(a, "--html") == 0) {
-            if (++i >= argc) usage_error("a file name must follow ", a);
-            set_mode(o, MODE_HTML, a);
+            set_mode(o, a[2] == 'h' ? MODE_HTML : MODE_CHROME, a);
             o->export_path = argv[i];
         } else if (strcmp(a, "--folded") == 0) {
             if (++i >= argc) usage_error("peak, alloc, leak, launch, sync or idle must follow ", a);
@@ -144,6 +155,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
                             argv[i]);
         } else if (strcmp(a, "--stacks") == 0) {
             o->show_stacks = 1;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            o->progress = GA_PROGRESS_OFF;
+        } else if (strcmp(a, "--progress") == 0) {
+            o->progress = GA_PROGRESS_ON;
         } else if (strcmp(a, "--all-gaps") == 0) {
             o->all_gaps = 1;
         } else if (strcmp(a, "--ignore-frames") == 0) {
@@ -163,9 +178,24 @@ static void parse_args(int argc, char **argv, struct opts *o)
         }
     }
     if (!o->n_traces) usage_error("no trace file given", "");
+    if (o->export_path && o->out)
+        usage_error("--html and --chrome-trace name their own output, not -o ", o->out);
+    if (o->all_gaps && o->mode != MODE_JSON)
+        fprintf(stderr,
+                "%s: --all-gaps lists every gap in the JSON report (--json); the text report "
+                "shows the %d longest gaps per device\n",
+                GA_PROG, GA_GAPS_TOP);
     for (size_t i = 0; o->n_traces > 1 && i < o->n_traces; i++)
         if (strcmp(o->traces[i], "-") == 0)
             usage_error("standard input can only be read as the one trace: ", "-");
+}
+
+/* Figures the report gives as bounds, said where the user looks first too. */
+static void warn_report(const char *path, const struct ga_report *r)
+{
+    char caveat[400];
+    if (ga_report_gpu_caveat(r, caveat, sizeof(caveat)))
+        fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, caveat);
 }
 
 static void warn_reading(const char *path, const struct ga_read_stats *s)
@@ -174,6 +204,11 @@ static void warn_reading(const char *path, const struct ga_read_stats *s)
     if (s->malformed_records)
         fprintf(stderr, "%s: %s: skipped %" PRIu64 " malformed record%s\n", GA_PROG, path,
                 s->malformed_records, s->malformed_records == 1 ? "" : "s");
+    if (s->duplicate_chunks)
+        fprintf(stderr,
+                "%s: %s: skipped %" PRIu64 " chunk%s written twice (same thread, sequence "
+                "number and bytes); each counted once\n",
+                GA_PROG, path, s->duplicate_chunks, s->duplicate_chunks == 1 ? "" : "s");
     if (s->late_records)
         fprintf(stderr,
                 "%s: %s: %" PRIu64 " record%s came after a watermark that had passed them; "
@@ -181,36 +216,140 @@ static void warn_reading(const char *path, const struct ga_read_stats *s)
                 GA_PROG, path, s->late_records, s->late_records == 1 ? "" : "s");
 }
 
-static FILE *open_output(const char *path)
+/* ---- the output: never destroys data ----------------------------------------------------------
+ * -o OUT is written to a temporary file in OUT's folder and renamed onto OUT only once the report
+ * is complete, so a trace that cannot be read, a full disk or a crash leaves OUT as it was. An OUT
+ * that is one of the traces is refused before anything is opened. OUT that exists and is not a
+ * regular file (/dev/null, a FIFO) is written in place: there is nothing to replace. */
+struct output {
+    FILE *f;
+    const char *path; /* as given; NULL: standard output */
+    char *target; /* OUT with symbolic links resolved: the rename replaces the file, not the link */
+    char *tmp;    /* the temporary file, NULL when writing in place */
+};
+
+/* The temporary file while it exists: a user who stops the report (Ctrl-C, kill) leaves no
+ * half-written file behind, and OUT as it was. */
+static char *volatile tmp_to_remove;
+
+static void remove_tmp_and_die(int sig)
 {
-    if (!path || strcmp(path, "-") == 0) return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, strerror(errno));
-        exit(1);
-    }
-    return f;
+    char *p = tmp_to_remove;
+    if (p) unlink(p);
+    signal(sig, SIG_DFL);
+    raise(sig);
 }
 
-static int close_output(FILE *f, const char *path)
+static void guard_tmp(char *tmp)
 {
-    int bad = ferror(f);
-    bad |= f == stdout ? fflush(f) != 0 : fclose(f) != 0;
-    if (bad) {
-        fprintf(stderr, "%s: %s: write error\n", GA_PROG, path ? path : "standard output");
-        return 1;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = remove_tmp_and_die;
+    sigemptyset(&sa.sa_mask);
+    tmp_to_remove = tmp;
+    for (size_t i = 0; tmp && i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        struct sigaction old;
+        /* a signal the caller ignores (nohup) stays ignored */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
     }
-    return 0;
+}
+
+static void output_fail(const char *path, const char *what)
+{
+    fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, what);
+    exit(1);
+}
+
+/* Exits 1 when OUT is the same file as one of the traces (standard input included). */
+static void refuse_input_as_output(const char *out, char *const *traces, size_t n)
+{
+    struct stat so, si;
+    if (!out || strcmp(out, "-") == 0 || stat(out, &so) != 0) return;
+    for (size_t i = 0; i < n; i++) {
+        int ok = strcmp(traces[i], "-") == 0 ? fstat(0, &si) : stat(traces[i], &si);
+        if (ok == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            fprintf(stderr, "%s: %s: the output is the trace %s; refusing to overwrite it\n",
+                    GA_PROG, out, traces[i]);
+            exit(1);
+        }
+    }
+}
+
+static void open_output(struct output *o, const char *path)
+{
+    struct stat st;
+    memset(o, 0, sizeof(*o));
+    o->f = stdout;
+    if (!path || strcmp(path, "-") == 0) return;
+    o->path = path;
+    char *real = realpath(path, NULL);
+    o->target = real ? real : ga_xstrdup(path);
+    int exists = stat(o->target, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) output_fail(path, "is a directory");
+    if (exists && !S_ISREG(st.st_mode)) {
+        if (!(o->f = fopen(o->target, "w"))) output_fail(path, strerror(errno));
+        return;
+    }
+    char *d = ga_xstrdup(o->target), *b = ga_xstrdup(o->target);
+    size_t n = strlen(d) + strlen(b) + 16;
+    o->tmp = ga_xmalloc(n);
+    snprintf(o->tmp, n, "%s/.%s.XXXXXX", dirname(d), basename(b));
+    free(d);
+    free(b);
+    int fd = mkostemp(o->tmp, O_CLOEXEC);
+    if (fd < 0) output_fail(path, strerror(errno));
+    guard_tmp(o->tmp);
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
+        int e = errno;
+        close(fd);
+        unlink(o->tmp);
+        tmp_to_remove = NULL;
+        output_fail(path, strerror(e));
+    }
+}
+
+/* Completes the output: with keep, the temporary file replaces OUT; else it is removed and OUT
+ * stays as it was. 1 after a message when writing failed. */
+static int close_output(struct output *o, int keep)
+{
+    const char *name = o->path ? o->path : "standard output";
+    int bad = ferror(o->f);
+    bad |= o->f == stdout ? fflush(o->f) != 0 : fclose(o->f) != 0;
+    if (bad) fprintf(stderr, "%s: %s: write error\n", GA_PROG, name);
+    if (o->tmp && (bad || !keep || rename(o->tmp, o->target) != 0)) {
+        if (!bad && keep) {
+            fprintf(stderr, "%s: %s: %s\n", GA_PROG, name, strerror(errno));
+            bad = 1;
+        }
+        unlink(o->tmp);
+    }
+    tmp_to_remove = NULL; /* renamed or removed: nothing to clean up any more */
+    free(o->tmp);
+    free(o->target);
+    return bad;
 }
 
 static int dump_one(const char *path, FILE *out)
 {
     struct ga_read_stats st;
-    if (ga_dump_trace(path, out, &st) != 0) {
+    uint64_t late = 0;
+    ga_progress_begin(path);
+    int rc = ga_dump_trace(path, out, &st, &late);
+    ga_progress_end();
+    if (rc != 0) {
         fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, st.error);
         return 2;
     }
     warn_reading(path, &st);
+    if (late)
+        fprintf(stderr,
+                "%s: %s: %" PRIu64 " GPU record%s arrived more than 1 s of trace time after their "
+                "place and %s printed out of time order\n",
+                GA_PROG, path, late, late == 1 ? "" : "s", late == 1 ? "is" : "are");
     return 0;
 }
 
@@ -221,7 +360,7 @@ static int prepare(const struct opts *o, struct ga_report *r, const char *path)
     char err[200];
     ga_report_init(r, path);
     r->show_stacks = o->show_stacks;
-    if (o->all_gaps) r->gaps.top = 0;
+    if (o->all_gaps && o->mode == MODE_JSON) ga_gaps_keep_all(&r->gaps);
     if (o->ignore_frames && ga_report_ignore_frames(r, o->ignore_frames, err, sizeof(err)) != 0) {
         fprintf(stderr, "%s: --ignore-frames: %s\n", GA_PROG, err);
         ga_report_free(r);
@@ -235,26 +374,21 @@ static int run(const struct opts *o, const char *trace, FILE *out)
     if (o->mode == MODE_DUMP) return dump_one(trace, out);
     struct ga_report r;
     if (prepare(o, &r, trace) != 0) return 1;
-    if (o->mode == MODE_CHROME) {
-        int rc = ga_chrome_trace(&r, 0, 0, out) != 0 ? 2 : 0;
-        if (rc)
-            fprintf(stderr, "%s: %s: %s\n", GA_PROG, trace, r.read.error);
-        else
-            warn_reading(trace, &r.read);
-        ga_report_free(&r);
-        return rc;
-    }
-    if (ga_report_run(&r) != 0) {
+    ga_progress_begin(trace);
+    int rc = o->mode == MODE_CHROME ? ga_chrome_trace(&r, 0, 0, out) : ga_report_run(&r);
+    ga_progress_end();
+    if (rc != 0) {
         fprintf(stderr, "%s: %s: %s\n", GA_PROG, trace, r.read.error);
         ga_report_free(&r);
         return 2;
     }
     warn_reading(trace, &r.read);
+    warn_report(trace, &r);
     if (o->mode == MODE_JSON)
         ga_render_json(&r, out);
     else if (o->mode == MODE_FOLDED)
         ga_render_folded(&r, o->folded, out);
-    else
+    else if (o->mode == MODE_TEXT)
         ga_render_text(&r, out);
     ga_report_free(&r);
     return 0;
@@ -280,6 +414,29 @@ static void list_free(struct trace_list *l)
     free(l->paths);
 }
 
+/* A trace named twice (the same path, a link to it, a directory holding it) is reported once: a
+ * second copy would double every figure of the cross-process view. */
+static void drop_repeats(struct trace_list *l)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        struct stat si, sk;
+        size_t k = kept;
+        if (stat(l->paths[i], &si) == 0)
+            for (k = 0; k < kept; k++)
+                if (stat(l->paths[k], &sk) == 0 && sk.st_dev == si.st_dev && sk.st_ino == si.st_ino)
+                    break;
+        if (k < kept) {
+            fprintf(stderr, "%s: %s: the same trace as %s; reported once\n", GA_PROG, l->paths[i],
+                    l->paths[k]);
+            free(l->paths[i]);
+        } else {
+            l->paths[kept++] = l->paths[i];
+        }
+    }
+    l->n = kept;
+}
+
 static int is_dir(const char *path)
 {
     struct stat st;
@@ -289,7 +446,7 @@ static int is_dir(const char *path)
 /* The traces to report: files as given, directories expanded. Every one is probed before
  * anything is written, so a report never silently lacks a rank. 0, or 2 after one line per
  * trace that cannot be read. */
-static int expand(const struct opts *o, struct trace_list *l)
+static int expand(struct opts *o, struct trace_list *l)
 {
     char why[200];
     int rc = 0;
@@ -301,6 +458,7 @@ static int expand(const struct opts *o, struct trace_list *l)
             list_add(l, ga_xstrdup(a));
             continue;
         }
+        o->dirs_given = 1;
         if (ga_multi_list_dir(a, &found, &n, stderr, why, sizeof(why)) != 0) {
             fprintf(stderr, "%s: %s: %s\n", GA_PROG, a, why);
             rc = 2;
@@ -314,6 +472,7 @@ static int expand(const struct opts *o, struct trace_list *l)
             list_add(l, found[k]);
         free(found);
     }
+    drop_repeats(l);
     for (size_t i = 0; i < l->n; i++)
         if (ga_multi_probe(l->paths[i], why, sizeof(why)) != 1) {
             fprintf(stderr, "%s: %s: %s\n", GA_PROG, l->paths[i], why);
@@ -332,12 +491,16 @@ static int run_rank(const struct opts *o, struct ga_multi *m, size_t i, size_t n
         return dump_one(path, out);
     }
     if (prepare(o, &r, path) != 0) return 1;
-    if (ga_multi_run(m, &r) != 0) {
+    ga_progress_begin(path);
+    int rc = ga_multi_run(m, &r);
+    ga_progress_end();
+    if (rc != 0) {
         fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, r.read.error);
         ga_report_free(&r);
         return 2;
     }
     warn_reading(path, &r.read);
+    warn_report(path, &r);
     if (o->mode == MODE_JSON) {
         ga_json_multi_process(&r, i, out);
     } else {
@@ -348,24 +511,32 @@ static int run_rank(const struct opts *o, struct ga_multi *m, size_t i, size_t n
     return 0;
 }
 
-/* An export written over one of its own traces would destroy it (--chrome-trace truncates its
- * file before reading): refused, exit 1. */
-static void refuse_overwrite(const struct opts *o)
+static int run_multi(const struct opts *o, const struct trace_list *l, FILE *out)
 {
-    struct stat out, in;
-    if (!o->export_path || stat(o->export_path, &out) != 0 || !S_ISREG(out.st_mode)) return;
-    for (size_t i = 0; i < o->n_traces; i++)
-        if (strcmp(o->traces[i], "-") != 0 && stat(o->traces[i], &in) == 0 &&
-            in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-            usage_error("the output would overwrite the trace ", o->traces[i]);
+    struct ga_multi m;
+    int rc = 0;
+    ga_multi_init(&m);
+    if (o->mode == MODE_JSON) ga_json_multi_begin(out);
+    for (size_t i = 0; i < l->n && rc == 0; i++)
+        rc = run_rank(o, &m, i, l->n, l->paths[i], out);
+    if (rc == 0 && o->mode != MODE_DUMP) {
+        ga_multi_finish(&m);
+        if (o->mode == MODE_JSON)
+            ga_json_multi_end(&m, out);
+        else
+            ga_text_multi(&m, out);
+    }
+    ga_multi_free(&m);
+    return rc;
 }
 
-/* --html: one page for all the traces (a single trace: its report; several: the several-process
- * report). The page is written only once every trace was read. */
+/* --html: one page for all the traces (one: its report; several: the several-process report),
+ * written only once every trace was read. */
 static int run_html(const struct opts *o, char *const *paths, size_t n, int multi)
 {
     struct ga_html h;
     struct ga_multi m;
+    struct output out;
     int rc = 0;
     ga_html_begin(&h);
     ga_multi_init(&m);
@@ -379,18 +550,22 @@ static int run_html(const struct opts *o, char *const *paths, size_t n, int mult
         }
         ga_tlv_init(&v);
         ga_html_attach(&r, &v);
-        if ((multi ? ga_multi_run(&m, &r) : ga_report_run(&r)) != 0) {
+        ga_progress_begin(paths[i]);
+        int bad = multi ? ga_multi_run(&m, &r) : ga_report_run(&r);
+        ga_progress_end();
+        if (bad) {
             fprintf(stderr, "%s: %s: %s\n", GA_PROG, paths[i], r.read.error);
+            ga_tlv_free(&v);
             rc = 2;
         } else {
             warn_reading(paths[i], &r.read);
+            warn_report(paths[i], &r);
             if (multi)
                 ga_json_multi_process(&r, i, h.data_f);
             else
                 ga_render_json(&r, h.data_f);
             ga_html_rank(&h, &r, &v);
         }
-        if (rc) ga_tlv_free(&v);
         ga_report_free(&r);
     }
     if (multi && rc == 0) {
@@ -398,13 +573,13 @@ static int run_html(const struct opts *o, char *const *paths, size_t n, int mult
         ga_json_multi_end(&m, h.data_f);
     }
     ga_multi_free(&m);
-    FILE *out = rc == 0 ? open_output(o->export_path) : NULL;
-    if (!out) {
+    if (rc != 0) {
         ga_html_discard(&h);
         return rc;
     }
-    ga_html_end(&h, n == 1 ? paths[0] : "several processes", out);
-    if (close_output(out, o->export_path)) rc = 1;
+    open_output(&out, o->export_path);
+    rc = ga_html_end(&h, n == 1 ? paths[0] : "several processes", out.f) != 0;
+    if (close_output(&out, rc == 0)) rc = 1;
     return rc;
 }
 
@@ -435,81 +610,55 @@ static int export_multi(const struct opts *o, const struct trace_list *l)
     for (size_t i = 0; i < l->n; i++) {
         char path[4096];
         struct ga_report r;
+        struct output out;
         snprintf(path, sizeof(path), "%s/rank-%zu.json", dir, i);
         if (prepare(o, &r, l->paths[i]) != 0) return 1;
-        FILE *out = open_output(path);
-        int rc = ga_chrome_trace(&r, (int)i, origin, out) != 0 ? 2 : 0;
+        open_output(&out, path);
+        ga_progress_begin(l->paths[i]);
+        int rc = ga_chrome_trace(&r, (int)i, origin, out.f) != 0 ? 2 : 0;
+        ga_progress_end();
         if (rc)
             fprintf(stderr, "%s: %s: %s\n", GA_PROG, l->paths[i], r.read.error);
         else
             warn_reading(l->paths[i], &r.read);
         ga_report_free(&r);
-        if (close_output(out, path) && rc == 0) rc = 1;
+        if (close_output(&out, rc == 0) && rc == 0) rc = 1;
         if (rc) return rc;
     }
     return 0;
-}
-
-static int run_multi(const struct opts *o, const struct trace_list *l, FILE *out)
-{
-    struct ga_multi m;
-    int rc = 0;
-    ga_multi_init(&m);
-    if (o->mode == MODE_JSON) ga_json_multi_begin(out);
-    for (size_t i = 0; i < l->n && rc == 0; i++)
-        rc = run_rank(o, &m, i, l->n, l->paths[i], out);
-    if (rc == 0 && o->mode != MODE_DUMP) {
-        ga_multi_finish(&m);
-        if (o->mode == MODE_JSON)
-            ga_json_multi_end(&m, out);
-        else
-            ga_text_multi(&m, out);
-    }
-    ga_multi_free(&m);
-    return rc;
 }
 
 int main(int argc, char **argv)
 {
     struct opts o = {.mode = MODE_TEXT};
     struct trace_list l = {0};
-    int rc;
+    struct output out;
+    int rc = 0, single;
     parse_args(argc, argv, &o);
-    if (o.mode == MODE_HTML && o.out) usage_error("--html names its own output: ", o.out);
-    refuse_overwrite(&o);
-    if (o.mode == MODE_HTML) {
-        rc = o.n_traces == 1 && !is_dir(o.traces[0]) ? run_html(&o, (char *const *)o.traces, 1, 0)
-             : (rc = expand(&o, &l)) == 0            ? run_html(&o, l.paths, l.n, 1)
-                                                     : rc;
-        list_free(&l);
-        free(o.traces);
-        return rc;
-    }
-    if (o.mode == MODE_FOLDED && (o.n_traces > 1 || is_dir(o.traces[0])))
-        usage_error("--folded reads one trace, not several: ", o.traces[o.n_traces > 1]);
-    if (o.mode == MODE_CHROME && o.out) usage_error("--chrome-trace names its own output: ", o.out);
-    if (o.mode == MODE_CHROME && o.n_traces == 1 && !is_dir(o.traces[0]) &&
-        strcmp(o.traces[0], "-") != 0) {
-        char why[200]; /* checked before the output is made */
-        if (ga_multi_probe(o.traces[0], why, sizeof(why)) != 1) {
-            fprintf(stderr, "%s: %s: %s\n", GA_PROG, o.traces[0], why);
-            free(o.traces);
-            return 2;
-        }
-    }
-    if (o.n_traces == 1 && !is_dir(o.traces[0])) { /* one trace: the single-process report */
-        FILE *out = open_output(o.mode == MODE_CHROME ? o.export_path : o.out);
-        rc = run(&o, o.traces[0], out);
-        if (close_output(out, o.mode == MODE_CHROME ? o.export_path : o.out) && rc == 0) rc = 1;
-        /* an export that could not be made leaves no partial file behind */
-        if (o.mode == MODE_CHROME && rc == 2 && strcmp(o.export_path, "-") != 0)
-            unlink(o.export_path);
-    } else if ((rc = expand(&o, &l)) == 0 && o.mode == MODE_CHROME) {
+    /* a dump to the terminal streams while reading: a progress line would cut into it */
+    if (o.mode == MODE_DUMP && o.progress == GA_PROGRESS_AUTO && (!o.out || !strcmp(o.out, "-")) &&
+        isatty(1))
+        o.progress = GA_PROGRESS_OFF;
+    ga_progress_setup(o.progress);
+    ga_read_set_progress(ga_progress_update, NULL);
+    single = o.n_traces == 1 && !is_dir(o.traces[0]); /* one trace: the single-process report */
+    if (single)
+        list_add(&l, ga_xstrdup(o.traces[0]));
+    else if ((rc = expand(&o, &l)) == 0)
+        single = l.n == 1 && !o.dirs_given; /* the same trace given twice */
+    if (rc == 0 && o.mode == MODE_FOLDED && !single)
+        usage_error("--folded reads one trace, not several: ", l.paths[l.n - 1]);
+    if (rc == 0 && o.mode == MODE_HTML) {
+        refuse_input_as_output(o.export_path, l.paths, l.n);
+        rc = run_html(&o, l.paths, l.n, !single);
+    } else if (rc == 0 && o.mode == MODE_CHROME && !single) {
         rc = export_multi(&o, &l);
     } else if (rc == 0) {
-        FILE *out = open_output(o.out);
-        rc = run_multi(&o, &l, out);
-        if (close_output(out, o.out) && rc == 0) rc = 1;
+        const char *path = o.mode == MODE_CHROME ? o.export_path : o.out;
+        refuse_input_as_output(path, l.paths, l.n);
+        open_output(&out, path);
+        rc = single ? run(&o, l.paths[0], out.f) : run_multi(&o, &l, out.f);
+        if (close_output(&out, rc == 0) && rc == 0) rc = 1;
     }
     list_free(&l);
     free(o.traces);

@@ -1,12 +1,17 @@
 /* File and chunk header encoding and validation, shared by writer and reader. */
 #include "format.h"
 
+/* Linux's PID_MAX_LIMIT (2^22): no process id, in any namespace, is larger. */
+#define GT_PID_MAX (1u << 22)
+
 #include <stddef.h>
 #include <string.h>
 #include <zlib.h>
 #ifdef GT_HAVE_ISAL
 #include <isa-l/crc.h>
 #endif
+
+static uint32_t crc_update(uint32_t crc, const void *p, size_t n);
 
 void gt_header_init(struct gt_file_header *h, uint32_t pid, uint32_t ppid, uint64_t realtime_ns,
                     uint64_t monotonic_ns)
@@ -23,6 +28,38 @@ void gt_header_init(struct gt_file_header *h, uint32_t pid, uint32_t ppid, uint6
     h->start_realtime_ns = realtime_ns;
     h->start_monotonic_ns = monotonic_ns;
     h->clock_id = 1;
+    gt_header_seal(h);
+}
+
+/* The checksum skips its own field and covers everything else up to header_size, so a newer
+ * writer's longer header is covered too (n >= header_size bytes are at p). */
+uint32_t gt_header_crc(const void *buf, uint32_t header_size)
+{
+    const unsigned char *p = buf;
+    size_t at = offsetof(struct gt_file_header, header_crc32), after = at + 4;
+    uint32_t crc = gt_checksum(p, at);
+    return crc_update(crc, p + after, header_size - after);
+}
+
+void gt_header_seal(struct gt_file_header *h)
+{
+    h->header_crc32 = gt_header_crc(h, sizeof(*h));
+}
+
+/* Fields no writer can produce. Older headers have no checksum, so these are all that catches a
+ * flipped bit in them; a damaged start time cannot be told from a real one there. */
+static int header_sane(const struct gt_file_header *h, const char **why)
+{
+    *why = NULL;
+    if (h->version == 0 || h->min_version == 0 || h->min_version > h->version)
+        *why = "corrupt file header (version fields)";
+    else if (h->version <= GT_FORMAT_VERSION && (h->flags & ~GT_FEAT_KNOWN))
+        *why = "corrupt file header (unknown feature flags)";
+    else if (h->clock_id != 1)
+        *why = "corrupt file header (clock id is not 1, CLOCK_MONOTONIC)";
+    else if (h->pid == 0 || h->pid > GT_PID_MAX || h->ppid > GT_PID_MAX)
+        *why = "corrupt file header (process id out of range)";
+    return *why ? -7 : 0;
 }
 
 int gt_header_check(const void *buf, size_t n, const char **why)
@@ -41,10 +78,6 @@ int gt_header_check(const void *buf, size_t n, const char **why)
         *why = "written on a machine of the other byte order, which this reader does not convert";
         return -3;
     }
-    if (h.min_version > GT_FORMAT_VERSION) {
-        *why = "written by a newer gputrace whose format this reader cannot read";
-        return -4;
-    }
     if (h.header_size < 56 || h.header_size > 4096 || (h.header_size & 7)) {
         *why = "corrupt file header (header size)";
         return -5;
@@ -53,7 +86,17 @@ int gt_header_check(const void *buf, size_t n, const char **why)
         *why = "truncated in the file header";
         return -2;
     }
-    return 0;
+    /* Checked before the version test: every writer from GT_FORMAT_HEADER_CRC on, newer ones
+     * included, seals its header, and a flipped min_version must not read as "newer". */
+    if (h.version >= GT_FORMAT_HEADER_CRC && gt_header_crc(buf, h.header_size) != h.header_crc32) {
+        *why = "corrupt file header (checksum mismatch)";
+        return -6;
+    }
+    if (h.min_version > GT_FORMAT_VERSION) {
+        *why = "written by a newer gputrace whose format this reader cannot read";
+        return -4;
+    }
+    return header_sane(&h, why);
 }
 
 /* CRC-32 (zlib's: reflected 0xEDB88320, pre- and post-inverted) of n more bytes. The reader

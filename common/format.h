@@ -8,12 +8,23 @@
 
 #include "gputrace/trace_format.h"
 
-/* Fill a file header for the running process. */
+/* Fill a file header for the running process, sealed (gt_header_seal). */
 void gt_header_init(struct gt_file_header *h, uint32_t pid, uint32_t ppid, uint64_t realtime_ns,
                     uint64_t monotonic_ns);
 
-/* Checks a file header read from the first `n` bytes of a file. Returns 0 if readable, else a
- * negative code and a static message in *why. */
+/* Sets header_crc32 (version >= GT_FORMAT_HEADER_CRC); call it after changing any field of a
+ * header gt_header_init filled. */
+void gt_header_seal(struct gt_file_header *h);
+
+/* The value of header_crc32 for the header_size bytes at buf (a longer header of a newer
+ * writer included). */
+uint32_t gt_header_crc(const void *buf, uint32_t header_size);
+
+/* Checks a file header read from the first `n` bytes of a file: magic, byte order, size, the
+ * checksum (version >= GT_FORMAT_HEADER_CRC), the version a reader needs, and fields no writer
+ * produces. Returns 0 if readable, else a negative code (-2: truncated, -3: byte order, -4:
+ * newer format, -6: checksum, -7: a field out of range, others: not a trace or corrupt) and a
+ * static message in *why. */
 int gt_header_check(const void *buf, size_t n, const char **why);
 
 /* Fill a chunk header for `payload` of `size` bytes. */

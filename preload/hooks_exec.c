@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 
 #include "hooks.h"
+#include "python.h"
 #include "shim.h"
 
 /* ---- launches ---------------------------------------------------------------------------------- */
@@ -420,6 +421,7 @@ GT_EXPORT CUresult cuInit(unsigned int Flags)
     if (!t) return real(Flags);
     int saved = errno;
     gt_cupti_setup(t);
+    gt_py_early();
     errno = saved;
     CUresult r = real(Flags);
     saved = errno;

@@ -30,16 +30,17 @@
  *     callbacks (3.9-3.13: wait_for_thread_shutdown, atexit callbacks, then the finalizing flag,
  *     then the thread states). So the offset walk is used only once a C function of ours is
  *     registered with atexit (exit_guard; atexit.register, made by a pending call,
- *     Py_AddPendingCall, that the main thread runs between two bytecodes with the GIL: the first
- *     capture with or without the GIL asks for it; "atexit guard registered" in the debug log).
+ *     Py_AddPendingCall, that the main thread runs between two bytecodes with the GIL: cuInit
+ *     asks for it (gt_py_early), so it runs before the program's first allocation, else the first
+ *     capture with or without the GIL; "atexit guard registered" in the debug log).
  *     Each offset walk counts itself in `walkers` (seq_cst) and then reads `closing`; exit_guard
  *     sets `closing` (seq_cst) and waits (sched_yield) until `walkers` is 0: either the walk sees
  *     `closing` and gives up (native frames only), or exit_guard waits for it to end; walks are
  *     bounded and never block, so the wait ends. The thread running exit_guard (the finalizing
  *     one, whose own frames stay valid) keeps walking until the finalizing flag is set; walks
  *     through the API (GIL held) are not affected. Consequences: until the pending call has run,
- *     calls made without the GIL get native frames only (the first such call of a program that
- *     never made one with the GIL, and more while the main thread stays in native code); a
+ *     calls made without the GIL get native frames only (those made in the same native stretch of
+ *     the main thread as cuInit, or before it from a Python thread other than main); a
  *     program whose main thread never runs Python again gets none; the program sees one more
  *     atexit callback (atexit._ncallbacks(), "_gputrace_python_exit"), none with
  *     GPUTRACE_PYTHON=gil or 0; a failed registration keeps the offset walk off. A fork child
@@ -307,12 +308,14 @@ static int resolve(void *h)
 
 void gt_py_configure(void)
 {
-    const char *v = getenv("GPUTRACE_PYTHON");
-    if (v && strcmp(v, "0") == 0) {
+    static const char *const modes[] = {"1", "0", "gil"};
+    const char *v;
+    int mode = gt_env_word("GPUTRACE_PYTHON", modes, 3, 0);
+    if (mode == 1) {
         P.off = 1; /* native stacks only, as without an interpreter */
         return;
     }
-    P.gil_only = v && strcmp(v, "gil") == 0;
+    P.gil_only = mode == 2;
     pthread_atfork(NULL, NULL, forked_child);
     P.test_mismatch = (v = getenv("GPUTRACE_TEST_PY_MISMATCH")) && strcmp(v, "1") == 0;
     pthread_mutex_lock(&P.mu);
@@ -995,6 +998,25 @@ static void want_guard(void)
         return;
     if (P.AddPendingCall(register_exit, NULL) != 0) /* the queue is full: ask again later */
         atomic_store(&P.guard, GUARD_NONE);
+}
+
+void gt_py_early(void)
+{
+    if (!gt_py_available() || !atomic_load_explicit(&P.on, memory_order_relaxed) ||
+        atomic_load_explicit(&P.guard, memory_order_relaxed) != GUARD_NONE)
+        return;
+    int saved = errno;
+    if (P.IsInitialized() == 1 && !P.IsFinalizing() && P.GILState_GetThisThreadState())
+        want_guard();
+    errno = saved;
+}
+
+void gt_py_forget(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    P.tab_mu = P.mu = fresh; /* another thread of the parent may have held them at the fork */
+    if (P.e) memset(P.e, 0, (P.mask + 1) * sizeof(*P.e));
+    P.used = 0, P.next_code = 0, P.full = 0;
 }
 
 /* A fork child has only the forking thread, which is not walking. */

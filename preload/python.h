@@ -18,6 +18,13 @@ void gt_py_module_loaded(const char *path);
 int gt_py_available(void);
 /* Whether a native ip lies inside the interpreter's object. */
 int gt_py_interp_ip(uint64_t ip);
+/* From the cuInit hook: when the calling thread runs the initialized interpreter, asks the main
+ * thread now for the atexit guard the walk by offsets waits for, so that the program's first
+ * call made without the GIL (often its largest allocation: the weights) has its Python frames. */
+void gt_py_early(void);
+/* A forked child that traces into its own file: forget the code objects written to the parent's
+ * (their references stay taken: a leak of the child's, never a use after free). */
+void gt_py_forget(void);
 /* The calling thread's Python frames, innermost first, as GT_PYFRAME_IP pseudo-ips in out (at
  * most max); new code objects are written to t first. Returns 0 (nothing done) unless the thread
  * runs an initialized main interpreter (holding its GIL, or not when the walk by offsets is on

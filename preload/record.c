@@ -242,11 +242,19 @@ static void emit_device(struct gt_thread *t, int ordinal)
     gt_emit_named(t, GT_REC_DEVICE, 0, &r, sizeof(r), name, r.name_len);
 }
 
+static atomic_int driver_info_done;
+
+void gt_rec_forget(void)
+{
+    memset((void *)gt_func_set, 0, sizeof(gt_func_set));
+    atomic_store(&driver_info_done, 0);
+}
+
 /* After the first successful cuInit: driver version and every device, once per process. */
 void gt_rec_driver_info(struct gt_thread *t)
 {
-    static atomic_int done;
-    if (atomic_exchange(&done, 1)) return;
+    atomic_int *done = &driver_info_done;
+    if (atomic_exchange(done, 1)) return;
     drv_ver_fn ver = (drv_ver_fn)gt_helper_fn(GT_H_DriverGetVersion);
     dev_count_fn count = (dev_count_fn)gt_helper_fn(GT_H_DeviceGetCount);
     struct gt_rec_driver *r = gt_reserve(t, sizeof(*r));

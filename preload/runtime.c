@@ -65,9 +65,8 @@ _Atomic int gt_inflight_fenced = 1;
 static void setup_inflight_barrier(void)
 {
 #if defined(__linux__) && defined(SYS_membarrier)
-    const char *force = getenv("GPUTRACE_INFLIGHT_FENCE");
     const char *why = "GPUTRACE_INFLIGHT_FENCE=1";
-    if (!(force && force[0] == '1')) {
+    if (!gt_env_flag("GPUTRACE_INFLIGHT_FENCE")) {
         long cmds = syscall(SYS_membarrier, GT_MB_QUERY, 0, 0);
         why = "no private expedited membarrier";
         if (cmds >= 0 && (cmds & GT_MB_PRIVATE_EXPEDITED) &&
@@ -112,6 +111,7 @@ static struct {
     char output[PATH_MAX];
     unsigned flush_ms;
     int disabled_by_env;
+    int follow_fork; /* GPUTRACE_FOLLOW_FORK: a forked child traces into its own file */
     /* the file */
     int fd;
     uint64_t offset;     /* bytes of whole chunks written so far; under file_mu */
@@ -145,6 +145,7 @@ static struct {
     _Atomic int stopping;
     int handoff;         /* a buffer waits for the flusher; under flush_mu */
     _Atomic uint32_t extra_bufs; /* buffers made beyond one per thread (<= GT_EXTRA_BUFS) */
+    _Atomic int crash_gpu; /* a crash handler waits for the flusher's forced CUPTI flush */
     /* totals */
     _Atomic uint64_t records;
     _Atomic uint64_t lost;
@@ -173,15 +174,14 @@ __attribute__((constructor)) static void gt_configure(void)
         G.disabled_by_env = 1;
         return;
     }
-    gt_debug = (v = getenv("GPUTRACE_DEBUG")) && *v && strcmp(v, "0") != 0;
+    static const char *const clocks[] = {"counter", "monotonic"};
+    gt_debug = gt_env_flag("GPUTRACE_DEBUG");
     v = getenv("GPUTRACE_OUTPUT");
     snprintf(G.output, sizeof(G.output), "%s", v && *v ? v : "gputrace.%p.trace");
-    if ((v = getenv("GPUTRACE_FLUSH_MS")) && atoi(v) > 0) G.flush_ms = (unsigned)atoi(v);
-    if ((v = getenv("GPUTRACE_DISABLE")) && *v && strcmp(v, "0") != 0) G.disabled_by_env = 1;
-    if ((v = getenv("GPUTRACE_COMPRESS")) && *v) { /* 0: off; 1..19: zstd level (default 1) */
-        long lv = strtol(v, NULL, 10);
-        G.compress = lv <= 0 ? 0 : lv > 19 ? 19 : (int)lv;
-    }
+    G.flush_ms = (unsigned)gt_env_num("GPUTRACE_FLUSH_MS", 1, 3600u * 1000, 100);
+    G.disabled_by_env = gt_env_flag("GPUTRACE_DISABLE");
+    G.follow_fork = gt_env_flag("GPUTRACE_FOLLOW_FORK");
+    G.compress = (int)gt_env_num("GPUTRACE_COMPRESS", 0, 19, 1); /* 0 off, 2..19 zstd levels */
     gt_packer_init(&G.pk, G.compress);
     G.host_cheap = G.compress == 1;
     for (int i = 0; i < GT_HOST_PACKERS; i++) {
@@ -192,8 +192,10 @@ __attribute__((constructor)) static void gt_configure(void)
     env.cupti = keep_env("GPUTRACE_CUPTI", env_cupti, sizeof(env_cupti));
     env.cuda_home = keep_env("CUDA_HOME", env_cuda_home, sizeof(env_cuda_home));
     env.conda_prefix = keep_env("CONDA_PREFIX", env_conda, sizeof(env_conda));
-    gt_stacks_configure(getenv("GPUTRACE_STACK_DEPTH"), getenv("GPUTRACE_STACKS"));
-    gt_clock_configure(getenv("GPUTRACE_CLOCK"));
+    gt_stacks_configure((unsigned)gt_env_num("GPUTRACE_STACK_DEPTH", 0, GT_STACK_DEPTH_MAX,
+                                             GT_STACK_DEPTH_DEFAULT),
+                        getenv("GPUTRACE_STACKS"));
+    gt_clock_configure(gt_env_word("GPUTRACE_CLOCK", clocks, 2, 0) == 1 ? "monotonic" : NULL);
 }
 
 /* Expand %p (pid), %h (host name) and %% in the output pattern. */
@@ -283,6 +285,23 @@ static int write_made_locked(const struct gt_chunk_header *hdr, const void *payl
     return 0;
 }
 
+/* Takes m. In a crash handler (gt_tls_crash) the holder may be this very thread, interrupted:
+ * wait for it a bounded time (try-lock and nanosleep, both safe in a signal handler: glibc's
+ * try-lock of a normal mutex is one compare-and-swap) and give up with -1. */
+#define GT_CRASH_LOCK_WAIT_MS 200
+__thread int gt_tls_crash __attribute__((tls_model("initial-exec")));
+
+static int lock_mu(pthread_mutex_t *m)
+{
+    if (GT_LIKELY(!gt_tls_crash)) return pthread_mutex_lock(m);
+    struct timespec ms = {0, 1000000};
+    for (int i = 0; i < GT_CRASH_LOCK_WAIT_MS; i++) {
+        if (pthread_mutex_trylock(m) == 0) return 0;
+        nanosleep(&ms, NULL);
+    }
+    return -1;
+}
+
 /* A host packer for a thread's chunk: a free one, else the one its tid maps to. */
 static int host_packer_lock(uint32_t tid)
 {
@@ -314,10 +333,13 @@ static int write_chunk(uint16_t kind, uint32_t tid, uint32_t seq, uint32_t *seqp
         } else {
             gt_chunk_header_init(&ch, kind, tid, seq, p, size);
         }
-        pthread_mutex_lock(&G.file_mu);
+        if (lock_mu(&G.file_mu) != 0) return -1; /* a crash handler's only: hp is -1 */
     } else {
-        if (pack) pthread_mutex_lock(&G.pk_mu);
-        pthread_mutex_lock(&G.file_mu);
+        if (pack && lock_mu(&G.pk_mu) != 0) return -1;
+        if (lock_mu(&G.file_mu) != 0) {
+            if (pack) pthread_mutex_unlock(&G.pk_mu);
+            return -1;
+        }
         seq = (*seqp)++;
         if (pack)
             out = gt_chunk_pack(&G.pk, &ch, kind, tid, seq, p, size);
@@ -439,6 +461,7 @@ static void start_tracing(void)
     gt_header_init(&h, G.pid, (uint32_t)getppid(), rt_ns, mono_ns);
     if (G.compress > 0) /* readers that do not know the codecs must refuse the file */
         h.min_version = G.host_cheap ? GT_FORMAT_MIN_READER_PACK : GT_FORMAT_MIN_READER_CODEC;
+    gt_header_seal(&h);
     if (write(G.fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
         gt_warn("gputrace: cannot write %s (%s); tracing is off\n", path, strerror(errno));
         close(G.fd);
@@ -447,8 +470,13 @@ static void start_tracing(void)
         goto off;
     }
     G.offset = sizeof(h);
-    pthread_key_create(&G.key, thread_exit);
-    pthread_atfork(NULL, NULL, on_fork_child);
+    static int once; /* a forked child that follows starts again here: register nothing twice */
+    if (!once) {
+        once = 1;
+        pthread_key_create(&G.key, thread_exit);
+        pthread_atfork(NULL, NULL, on_fork_child);
+        gt_crash_install();
+    }
     atomic_store(&gt_state, GT_STATE_RUNNING);
     write_process_record(rt_ns, mono_ns);
     /* The flusher must not inherit the program's signal handlers' duties. */
@@ -780,7 +808,8 @@ static void *flusher_main(void *arg)
     pthread_mutex_lock(&G.flush_mu);
     while (!G.stopping) {
         uint64_t now = gt_now();
-        if (!G.handoff && now < next) { /* sleep until the next round or a hand-off */
+        if (!G.handoff && !atomic_load(&G.crash_gpu) && now < next) { /* sleep until the next
+                                                                         round or a hand-off */
             struct timespec dl;
             uint64_t left = next - now;
             clock_gettime(CLOCK_REALTIME, &dl);
@@ -794,6 +823,10 @@ static void *flusher_main(void *arg)
         G.handoff = 0;
         pthread_mutex_unlock(&G.flush_mu);
         if (atomic_load(&gt_state) != GT_STATE_RUNNING) return NULL;
+        if (atomic_load(&G.crash_gpu)) { /* a crash handler waits: CUPTI's records, forced */
+            gt_cupti_flush(1);
+            atomic_store(&G.crash_gpu, 0);
+        }
         /* No round of ours runs alongside or after the final one (gt_shutdown holds round_mu
          * through it, having set stopping first): its chunks would land after the end record. */
         pthread_mutex_lock(&G.round_mu);
@@ -809,6 +842,45 @@ static void *flusher_main(void *arg)
     }
     pthread_mutex_unlock(&G.flush_mu);
     return NULL;
+}
+
+/* ---- crashes (the signal handler is crash.c's) --------------------------------------------- */
+
+/* The GPU records CUPTI holds, forced out by the flusher thread: CUPTI takes locks and may
+ * allocate, which the crashed thread may be in the middle of; the flusher's hang only costs the
+ * crashed thread GT_CRASH_GPU_WAIT_MS. pthread_cond_signal from a signal handler is safe here
+ * because this thread was not inside the tracer (the only user of flush_cv on program threads);
+ * a lost wake-up is covered by signalling again. */
+#define GT_CRASH_GPU_WAIT_MS 1000
+static void crash_flush_gpu(void)
+{
+    if (!atomic_load(&gt_cupti_on) || !G.flusher_started) return;
+    atomic_store(&G.crash_gpu, 1);
+    struct timespec ms = {0, 1000000};
+    for (int i = 0; i < GT_CRASH_GPU_WAIT_MS && atomic_load(&G.crash_gpu); i++) {
+        if (i % 10 == 0) pthread_cond_signal(&G.flush_cv);
+        nanosleep(&ms, NULL);
+    }
+}
+
+/* From a crash signal's handler: every thread's committed records, handed-over buffers first,
+ * written as plain chunks (no packer: no allocation, no lock beyond the bounded ones), then the
+ * GPU records if asked. The file stays consistent for a handler that lets the program go on. */
+void gt_crash_flush(int gpu)
+{
+    if (atomic_load(&gt_state) != GT_STATE_RUNNING || G.pid != (uint32_t)getpid()) return;
+    int saved = gt_tls_crash;
+    gt_tls_crash = 1;
+    if (lock_mu(&G.list_mu) == 0) {
+        for (struct gt_thread *t = G.threads; t; t = t->next) {
+            if (lock_mu(&t->mu) != 0) continue;
+            flush_thread_locked(t, 0, 0);
+            pthread_mutex_unlock(&t->mu);
+        }
+        pthread_mutex_unlock(&G.list_mu);
+    }
+    gt_tls_crash = saved;
+    if (gpu) crash_flush_gpu();
 }
 
 /* Runs after the program's and the CUDA libraries' exit handlers (we are loaded first, so our
@@ -829,13 +901,51 @@ __attribute__((destructor)) static void gt_shutdown(void)
     pthread_mutex_unlock(&G.round_mu);
 }
 
-/* Fork policy: the child does not trace (DataLoader-style workers fork after CUDA init and
- * rarely use CUDA). It must not touch the parent's file, buffers or locks, so it only switches
- * tracing off and closes our descriptor. An exec'd child traces again if LD_PRELOAD says so. */
+/* GPUTRACE_FOLLOW_FORK=1: the child starts tracing anew at its first hooked call, into its own
+ * file (the output pattern expanded with its pid; without %p the parent's file exists, so the
+ * child's name gets .PID). This thread is the child's only one: the parent's other threads, their
+ * buffers and any lock they held at the fork are gone, so every lock is made anew and everything
+ * written to the parent's file (stack nodes, modules, function names, Python code, driver facts)
+ * is forgotten, to be written again. The parent's buffers are dropped, never written. The child
+ * has no GPU timeline: CUPTI does not survive a fork. */
+static void restart_in_child(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t fresh_cv = PTHREAD_COND_INITIALIZER;
+    pthread_once_t once = PTHREAD_ONCE_INIT;
+    G.pk_mu = G.file_mu = G.list_mu = G.flush_mu = G.round_mu = fresh;
+    G.flush_cv = fresh_cv;
+    gt_packer_init(&G.pk, G.compress); /* the parent's may have been mid-use: dropped */
+    for (int i = 0; i < GT_HOST_PACKERS; i++) {
+        G.hpk[i].mu = fresh;
+        gt_packer_init(&G.hpk[i].pk, G.compress);
+        if (G.host_cheap) G.hpk[i].pk.codec = GT_CODEC_PACK_DELTA;
+    }
+    G.offset = 0, G.seq = 0, G.gpu_seq = 0, G.ended = 0, G.pid = 0;
+    G.threads = NULL, G.flusher_started = 0, G.handoff = 0;
+    atomic_store(&G.next_index, 0);
+    atomic_store(&G.stopping, 0);
+    atomic_store(&G.extra_bufs, 0);
+    atomic_store(&G.crash_gpu, 0);
+    atomic_store(&G.records, 0);
+    atomic_store(&G.lost, 0);
+    pthread_setspecific(G.key, NULL); /* the parent's state of this thread: not ours to free */
+    start_once = once;
+    gt_stacks_forget();
+    gt_rec_forget();
+    atomic_store(&gt_cupti_on, 0);
+    atomic_store(&gt_state, GT_STATE_IDLE);
+}
+
+/* Fork policy (default): the child does not trace (DataLoader-style workers fork after CUDA init
+ * and rarely use CUDA). It must not touch the parent's file, buffers or locks, so it only
+ * switches tracing off and closes our descriptor. An exec'd child traces again if LD_PRELOAD says
+ * so. With GPUTRACE_FOLLOW_FORK=1 it traces into a file of its own (restart_in_child). */
 static void on_fork_child(void)
 {
     atomic_store(&gt_state, GT_STATE_OFF);
     if (G.fd >= 0) close(G.fd);
     G.fd = -1;
     gt_tls_thread = NULL;
+    if (G.follow_fork) restart_in_child();
 }

@@ -26,12 +26,8 @@ static uint64_t sample_ns = SAMPLE_MS_DEFAULT * 1000000ull;
 
 __attribute__((constructor)) static void sample_configure(void)
 {
-    const char *v = getenv("GPUTRACE_SAMPLE_MS");
-    if (v && *v) {
-        char *end;
-        unsigned long ms = strtoul(v, &end, 10);
-        if (*end == 0 && ms <= 24ul * 3600 * 1000) sample_ns = ms * 1000000ull;
-    }
+    sample_ns = gt_env_num("GPUTRACE_SAMPLE_MS", 0, 24ul * 3600 * 1000, SAMPLE_MS_DEFAULT) *
+                1000000ull;
 }
 
 /* ---- driver entry points (never our wrappers) --------------------------------------------------

@@ -116,6 +116,13 @@ static inline void gt_commit(struct gt_thread *t, void *rec, uint16_t type, uint
     atomic_store_explicit(&t->committed, off + size, memory_order_release);
 }
 
+/* Environment variables (env.c), each read once: a value that does not parse gets one warning
+ * line on stderr and the default. gt_env_num: a decimal number in [lo, hi]; gt_env_flag:
+ * 1/true/yes (1) or 0/false/no (0, also unset); gt_env_word: the index of the value in words. */
+unsigned long gt_env_num(const char *name, unsigned long lo, unsigned long hi, unsigned long def);
+int gt_env_flag(const char *name);
+int gt_env_word(const char *name, const char *const *words, int n, int def);
+
 /* Environment read once at load time (runtime.c). */
 struct gt_config_env {
     const char *cupti;     /* GPUTRACE_CUPTI: path, "off", or NULL */
@@ -123,6 +130,11 @@ struct gt_config_env {
     const char *conda_prefix;
 };
 const struct gt_config_env *gt_config_env(void);
+
+/* Crashes: crash.c installs the handlers of abort, SIGSEGV, SIGBUS, SIGFPE, SIGILL at trace
+ * start; runtime.c flushes every thread's records from them (and CUPTI's if gpu), bounded. */
+void gt_crash_install(void);
+void gt_crash_flush(int gpu);
 
 /* Writes one chunk of GPU records (cupti.c's buffer callback). */
 void gt_write_gpu_chunk(const void *payload, uint32_t size);
@@ -212,8 +224,9 @@ extern unsigned gt_stack_depth;  /* frames kept, 0 = off */
 extern unsigned gt_stack_events; /* GT_STK_* bits; 0 when stacks are off */
 struct gt_stk;
 
-/* Reads GPUTRACE_STACK_DEPTH / GPUTRACE_STACKS values (NULL = unset); from gt_configure. */
-void gt_stacks_configure(const char *depth, const char *events);
+/* GPUTRACE_STACK_DEPTH's frames (parsed) and GPUTRACE_STACKS' value (NULL = unset); from
+ * gt_configure. */
+void gt_stacks_configure(unsigned depth, const char *events);
 uint32_t gt_stack_slow(struct gt_thread *t);
 void gt_stack_thread_exit(struct gt_thread *t);
 /* At exit: the dladdr names of the stacks' ips, as whole records handed to emit. */
@@ -296,6 +309,10 @@ static GT_ALWAYS_INLINE void gt_rec_launch(struct gt_thread *t, unsigned api, ui
 void gt_rec_resolve(unsigned how, const char *name, int version, uint64_t flags, unsigned api,
                     unsigned status);
 void gt_rec_driver_info(struct gt_thread *t);
+/* A forked child that traces into its own file: forget what went into the parent's (the
+ * functions named, the driver facts: record.c; stack nodes, modules, Python code: stacks.c). */
+void gt_rec_forget(void);
+void gt_stacks_forget(void);
 int gt_current_device(void);
 
 /* ---- periodic samples (sample.c): GPUTRACE_SAMPLE_MS ---------------------------------------- */

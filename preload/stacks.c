@@ -87,8 +87,10 @@ static struct {
 
 /* ---- configuration (called from gt_configure, single-threaded) ------------------------------- */
 
+/* The GT_STK_* bits of a GPUTRACE_STACKS value; an unknown word makes it all the default. */
 static unsigned parse_events(const char *v)
 {
+    const char *all = v;
     unsigned m = 0;
     static const struct {
         const char *name;
@@ -104,22 +106,22 @@ static unsigned parse_events(const char *v)
             if (strlen(words[i].name) == len && strncmp(v, words[i].name, len) == 0) break;
         if (i < sizeof(words) / sizeof(words[0]))
             m |= words[i].bit;
-        else if (len)
-            gt_warn("gputrace: GPUTRACE_STACKS: unknown event class '%.*s' (alloc, free, launch, "
-                    "sync, all, none)\n",
-                    (int)len, v);
+        else if (len) {
+            gt_warn("gputrace: GPUTRACE_STACKS=%s: '%.*s' is not one of alloc, free, launch, "
+                    "sync, all, none; using alloc,launch,sync\n",
+                    all, (int)len, v);
+            return GT_STK_DEFAULT;
+        }
         v += len + (v[len] == ',');
     }
     return m;
 }
 
-void gt_stacks_configure(const char *depth, const char *events)
+void gt_stacks_configure(unsigned depth, const char *events)
 {
-    if (depth && *depth) {
-        long d = strtol(depth, NULL, 10);
-        gt_stack_depth = d <= 0 ? 0 : d > GT_STACK_DEPTH_MAX ? GT_STACK_DEPTH_MAX : (unsigned)d;
-    }
-    if (events) gt_stack_events = parse_events(events);
+    static const char *const walkers[] = {"fast", "libunwind"};
+    gt_stack_depth = depth;
+    if (events && *events) gt_stack_events = parse_events(events);
     if (!gt_stack_depth || !gt_stack_events) {
         gt_stack_depth = gt_stack_events = 0;
         return;
@@ -128,10 +130,7 @@ void gt_stacks_configure(const char *depth, const char *events)
     gt_object_range((uintptr_t)&gt_stacks_configure, &S.self_lo, &S.self_hi);
     ssize_t n = readlink("/proc/self/exe", S.exe, sizeof(S.exe) - 1);
     S.exe[n > 0 ? n : 0] = 0;
-    const char *unwind = getenv("GPUTRACE_UNWIND");
-    if (unwind && *unwind && strcmp(unwind, "fast") != 0 && strcmp(unwind, "libunwind") != 0)
-        gt_warn("gputrace: GPUTRACE_UNWIND: unknown '%s' (fast, libunwind): fast\n", unwind);
-    gt_unwind_configure(unwind);
+    gt_unwind_configure(walkers[gt_env_word("GPUTRACE_UNWIND", walkers, 2, 0)]);
 }
 
 /* ---- the node table ----------------------------------------------------------------------------
@@ -194,6 +193,17 @@ static uint32_t insert_locked(uint64_t ip, uint32_t parent)
     atomic_store_explicit(&L->w[2 * i], ip, memory_order_release);
     S.used++;
     return id;
+}
+
+void gt_stacks_forget(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    uint32_t n = atomic_load_explicit(&S.nlv, memory_order_relaxed);
+    for (uint32_t l = 0; l < n; l++) munmap(S.lv[l].w, (S.lv[l].mask + 1) * 16);
+    atomic_store(&S.nlv, 0);
+    S.mu = fresh;
+    S.used = 0, S.next_id = 0, S.full = 0, S.n_mod = 0;
+    gt_py_forget();
 }
 
 /* ---- modules -----------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 /* GPU idle gaps and their causes (see gaps.h; the rules are docs/ANALYSES.md's). */
 #include "analyses/gaps.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,41 @@ void ga_gaps_init(struct ga_gaps *x, size_t top)
     memset(x, 0, sizeof(*x));
     x->top = top;
     x->visits_left = 1u << 20;
+}
+
+void ga_gaps_keep_all(struct ga_gaps *x)
+{
+    if (!x->spill && !(x->spill = tmpfile())) x->top = 0;
+}
+
+/* A gap in the spill file: its device, then the gap (pointers in it rebuilt when read back). */
+struct spilled {
+    uint32_t device, pad;
+    struct ga_gap gap;
+};
+
+static void spill_gap(struct ga_gaps *x, const struct ga_gaps_device *d, const struct ga_gap *gp)
+{
+    struct spilled s;
+    memset(&s, 0, sizeof(s));
+    s.device = d->device;
+    s.gap = *gp;
+    s.gap.launch = NULL;
+    if (!x->spill_errno && fwrite(&s, sizeof(s), 1, x->spill) != 1) x->spill_errno = errno ? errno : EIO;
+}
+
+int ga_gaps_each(const struct ga_gaps *x, uint32_t device,
+                 int (*fn)(void *ctx, const struct ga_gap *gap), void *ctx)
+{
+    struct spilled s;
+    if (!x->spill || x->spill_errno || fflush(x->spill) != 0 || fseek(x->spill, 0, SEEK_SET) != 0)
+        return -1;
+    while (fread(&s, sizeof(s), 1, x->spill) == 1) {
+        if (s.device != device) continue;
+        s.gap.launch = s.gap.has_launch ? &s.gap.launch_copy : NULL;
+        if (fn(ctx, &s.gap) != 0) return -1;
+    }
+    return ferror(x->spill) ? -1 : 0;
 }
 
 const char *ga_cause_name(unsigned cause)
@@ -563,6 +599,7 @@ static void gap_done(struct ga_gaps *x, struct ga_gaps_device *d, struct ga_gap 
     d->bucket_ns[b] += gp->dur;
     add_site(d, gp);
     keep_gap(d, x->top, gp);
+    if (x->spill) spill_gap(x, d, gp);
 }
 
 /* The work that ended a gap: of the activities that start when it ends, the first one linked to
@@ -835,5 +872,6 @@ void ga_gaps_free(struct ga_gaps *x)
     free(x->devices);
     free(x->threads);
     ga_map_free(&x->device_idx);
+    if (x->spill) fclose(x->spill);
     memset(x, 0, sizeof(*x));
 }

@@ -11,7 +11,8 @@
  * per thread, 32 bytes each, only while a future gap can still reach them (they end after the
  * start of the earliest gap still possible) and only when the trace's CUPTI status lets GPU
  * records follow; at most GA_HOST_CALLS_MAX at once (a thread over it loses its oldest, counted in
- * calls_dropped). Memory: the top gaps per device (or all with --all-gaps), GA_FINE_WINDOWS busy
+ * calls_dropped). Memory: the top gaps per device (--all-gaps writes every gap to a temporary
+ * file as well, read back one at a time by ga_gaps_each), GA_FINE_WINDOWS busy
  * counters per device (utilization windows at most GA_WINDOWS_MAX per device are made of them at
  * the end), one entry per stream, and one per (cause, stack) that idled the GPU. */
 #ifndef GA_GAPS_H
@@ -19,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "analyses/gpu.h"
 #include "base/hashmap.h"
@@ -153,6 +155,8 @@ struct ga_thread_calls {
 
 struct ga_gaps {
     size_t top;                      /* gaps kept per device, 0 = all */
+    FILE *spill;                     /* ga_gaps_keep_all: every gap, as found; NULL: not asked */
+    int spill_errno;                 /* writing it failed (a full disk): ga_gaps_each fails */
     int cupti_off;                   /* the last CUPTI status says no GPU records follow */
     uint64_t n_calls, calls_dropped; /* host calls kept (ever), and those dropped or let go early */
     size_t live_calls;               /* held now */
@@ -168,6 +172,14 @@ struct ga_gaps {
 
 /* top: gaps to keep per device (GA_GAPS_TOP by default), 0 keeps all. */
 void ga_gaps_init(struct ga_gaps *x, size_t top);
+/* --all-gaps with memory bounded by the live state: every gap also goes to a temporary file (the
+ * top ones stay in memory for everything else). Without a temporary file (no TMPDIR space) every
+ * gap is kept in memory instead. */
+void ga_gaps_keep_all(struct ga_gaps *x);
+/* After ga_gaps_finish, with ga_gaps_keep_all: fn for each gap of the device, in time order
+ * (the gap's memory is valid during the call). 0, or -1 after a read error. */
+int ga_gaps_each(const struct ga_gaps *x, uint32_t device,
+                 int (*fn)(void *ctx, const struct ga_gap *gap), void *ctx);
 /* The record types ga_gaps_event looks at (bit t: type t); report.c hands it no others. */
 #define GA_GAPS_TYPES                                                                              \
     ((1ull << GT_REC_CUPTI) | (1ull << GT_REC_SPAN) | (1ull << GT_REC_ALLOC) |                     \

@@ -260,16 +260,20 @@ static struct ga_oom *pending_oom(struct ga_memory *m, const struct ga_thread_me
     return o->device == device ? o : NULL;
 }
 
-/* The thread's next allocation on the device after a failure there: the retry. */
-static void retry_done(struct ga_memory *m, struct ga_thread_mem *t, int32_t device, uint64_t ts,
-                       uint64_t size, enum ga_retry how)
+/* An allocation of the thread on the device after a failure there, at least as large: maybe
+ * its retry (kept; ga_memory_judge compares call sites). Smaller ones are other requests. */
+static void retry_try(struct ga_memory *m, struct ga_thread_mem *t, int32_t device, uint64_t ts,
+                      uint64_t size, uint32_t stack, int ok)
 {
     struct ga_oom *o = pending_oom(m, t, device);
-    if (!o) return;
-    o->retry = how;
-    o->retry_ts = ts;
-    o->retry_size = size;
-    t->pending = 0;
+    if (!o || size < o->requested) return;
+    o->tries[o->n_tries++] = (struct ga_retry_try){.ts = ts,
+                                                   .size = size,
+                                                   .freed_bytes = o->freed_pending,
+                                                   .freed_count = o->freed_pending_count,
+                                                   .stack = stack,
+                                                   .ok = (uint8_t)ok};
+    if (o->n_tries == GA_RETRY_TRIES) t->pending = 0;
 }
 
 static __attribute__((noinline)) void on_alloc(struct ga_memory *m, const struct ga_event *ev)
@@ -277,6 +281,7 @@ static __attribute__((noinline)) void on_alloc(struct ga_memory *m, const struct
     const struct gt_rec_alloc *r = &ev->r->alloc;
     unsigned kind = api_info(ev->sub)->mem_kind;
     struct ga_api_mem *a = api_mem(m, ev->sub);
+    a->calls++;
     a->count++;
     a->bytes += r->size;
     m->alloc_count++;
@@ -309,7 +314,7 @@ static __attribute__((noinline)) void on_alloc(struct ga_memory *m, const struct
     if (ga_kind_is_device(kind)) {
         struct ga_thread_mem *t = thread_of(m, ev->tid);
         t->last_alloc = e->seq;
-        retry_done(m, t, r->device, r->ts, r->size, GA_RETRY_OK);
+        retry_try(m, t, r->device, r->ts, r->size, r->stack, 1);
     }
 }
 
@@ -318,6 +323,7 @@ static __attribute__((noinline)) void on_free(struct ga_memory *m, const struct 
     const struct gt_rec_free *r = &ev->r->free;
     unsigned kind = api_info(ev->sub)->mem_kind;
     struct ga_api_mem *a = api_mem(m, ev->sub);
+    a->calls++;
     if (r->result != 0) { /* the driver refused: nothing changed */
         a->failed++;
         m->failed_frees++;
@@ -344,8 +350,8 @@ static __attribute__((noinline)) void on_free(struct ga_memory *m, const struct 
             ga_peak_temp(m, &m->slab[i]);
         t->last_alloc = 0; /* a free ends "directly" */
         if (o) {
-            o->freed_before_retry += m->slab[i].size;
-            o->freed_count++;
+            o->freed_pending += m->slab[i].size;
+            o->freed_pending_count++;
         }
     }
     release(m, i, r->ts, 1, at);
@@ -386,6 +392,7 @@ static enum ga_verdict judge(const struct ga_memory *m, struct ga_oom *o)
 static __attribute__((cold, noinline)) void on_fail(struct ga_memory *m, const struct ga_event *ev)
 {
     const struct gt_rec_alloc_fail *r = &ev->r->alloc_fail;
+    api_mem(m, ev->sub)->calls++;
     api_mem(m, ev->sub)->failed++;
     m->failed_count++;
     if (!ga_kind_is_device(api_info(ev->sub)->mem_kind)) return;
@@ -394,7 +401,7 @@ static __attribute__((cold, noinline)) void on_fail(struct ga_memory *m, const s
         return;
     }
     struct ga_thread_mem *t = thread_of(m, ev->tid);
-    retry_done(m, t, r->device, r->ts, r->size, GA_RETRY_FAILED);
+    retry_try(m, t, r->device, r->ts, r->size, r->stack, 0);
     t->last_alloc = 0; /* an allocation call, too */
     note_unaccounted(m, r->device, r->free_bytes, r->total_bytes);
     m->ooms = ga_xgrow(m->ooms, &m->oom_cap, m->n_ooms, sizeof(*m->ooms));
@@ -523,9 +530,37 @@ void ga_memory_finish(struct ga_memory *m, uint64_t end_ts)
         for (unsigned k = 0; k < GT_MEM_KIND_COUNT; k++)
             if (ga_kind_is_device(k)) m->leaked_count += m->dev[i].live_count[k];
     ga_series_finish(&m->series, rel(m, end_ts));
-    for (size_t i = 0; i < m->n_ooms; i++)
-        m->ooms[i].verdict = judge(m, &m->ooms[i]);
+    ga_memory_judge(m, NULL, NULL);
     ga_peak_finish(m);
+}
+
+/* The failure's retry: its first try from the same call site. The thread's frees until then
+ * count as freed before it; without one, those before its first try (its next request of that
+ * size), or all it freed while the failure waited. */
+static void pick_retry(struct ga_oom *o, ga_same_site_fn same_site, void *ctx)
+{
+    o->retry = GA_RETRY_NONE;
+    o->retry_ts = o->retry_size = 0;
+    o->freed_before_retry = o->n_tries ? o->tries[0].freed_bytes : o->freed_pending;
+    o->freed_count = o->n_tries ? o->tries[0].freed_count : o->freed_pending_count;
+    for (uint8_t i = 0; i < o->n_tries; i++) {
+        const struct ga_retry_try *x = &o->tries[i];
+        if (same_site ? !same_site(ctx, o->stack, x->stack) : o->stack != x->stack) continue;
+        o->retry = x->ok ? GA_RETRY_OK : GA_RETRY_FAILED;
+        o->retry_ts = x->ts;
+        o->retry_size = x->size;
+        o->freed_before_retry = x->freed_bytes;
+        o->freed_count = x->freed_count;
+        return;
+    }
+}
+
+void ga_memory_judge(struct ga_memory *m, ga_same_site_fn same_site, void *ctx)
+{
+    for (size_t i = 0; i < m->n_ooms; i++) {
+        pick_retry(&m->ooms[i], same_site, ctx);
+        m->ooms[i].verdict = judge(m, &m->ooms[i]);
+    }
 }
 
 void ga_memory_free(struct ga_memory *m)

@@ -48,6 +48,17 @@ struct ga_oom_pools {
 
 enum ga_retry { GA_RETRY_NONE = 0, GA_RETRY_OK = 1, GA_RETRY_FAILED = 2 };
 
+/* An allocation that may retry a failed one: the same thread, the same device, at least the size
+ * that failed. Whether it comes from the same call site is decided at the end (ga_memory_judge),
+ * when stacks have call sites. */
+struct ga_retry_try {
+    uint64_t ts, size;
+    uint64_t freed_bytes, freed_count; /* freed by the thread on the device before it */
+    uint32_t stack;
+    uint8_t ok; /* it succeeded */
+};
+#define GA_RETRY_TRIES 4 /* candidates kept per failure; the thread's later ones are not looked at */
+
 struct ga_oom {
     uint64_t ts;
     uint32_t tid;
@@ -59,10 +70,13 @@ struct ga_oom {
     uint64_t overhead, others; /* estimated driver overhead; others = unaccounted - overhead */
     struct ga_oom_pools pools;
     int have_pools; /* pools were consulted (some pool existed on the device) */
-    /* The caching-allocator pattern: the same thread freed memory on the device and made its
-     * next allocation there. */
+    /* The caching-allocator pattern: the same thread freed memory on the device, then asked
+     * again for at least as much from the same call site (ga_memory_judge picks that try). */
     enum ga_retry retry;
     uint64_t freed_before_retry, freed_count, retry_ts, retry_size;
+    uint64_t freed_pending, freed_pending_count; /* freed by the thread there while it waited */
+    struct ga_retry_try tries[GA_RETRY_TRIES];
+    uint8_t n_tries;
     struct ga_holder *holders; /* the largest holders at that moment (first GA_OOM_SNAPSHOTS) */
     size_t n_holders;
     uint64_t holders_omitted_bytes; /* bytes of stacks past GA_OOM_HOLDERS_MAX */
@@ -130,6 +144,7 @@ struct ga_peak_breakdown {
 };
 
 struct ga_api_mem {
+    uint64_t calls;      /* calls, failed ones included */
     uint64_t count;      /* successful calls */
     uint64_t bytes;      /* alloc: bytes requested; free: bytes released by matched frees */
     uint64_t failed;     /* calls that returned an error */
@@ -261,7 +276,13 @@ static inline int ga_kind_is_device(unsigned kind)
 
 void ga_memory_init(struct ga_memory *m);
 void ga_memory_event(struct ga_memory *m, const struct ga_event *ev);
+/* Judges every failure (ga_memory_judge with stack ids compared as call sites). */
 void ga_memory_finish(struct ga_memory *m, uint64_t end_ts);
+/* Picks each failure's retry among its tries (the first from the same call site: same_site(ctx,
+ * stack of the failure, stack of the try) != 0; NULL: the same stack id) and gives its verdict
+ * (docs/ANALYSES.md, "OOM verdicts"). Can run again once call sites are known. */
+typedef int (*ga_same_site_fn)(void *ctx, uint32_t stack_a, uint32_t stack_b);
+void ga_memory_judge(struct ga_memory *m, ga_same_site_fn same_site, void *ctx);
 void ga_memory_free(struct ga_memory *m);
 struct ga_dev_mem *ga_memory_dev(struct ga_memory *m, int32_t device);
 

@@ -6,7 +6,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "version.h"
+
 #define GA_PROG "gputrace-report"
+#define GA_GENERATOR GA_PROG " " GT_VERSION /* JSON "generator": one version for the project */
 
 /* Allocation that never returns NULL: out of memory prints one line and exits 2. */
 void *ga_xmalloc(size_t n);

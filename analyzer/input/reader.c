@@ -34,6 +34,7 @@ struct rd {
     uint64_t run;   /* the plain host types other than the watermark: parse_host's runs */
     ga_sink_fn sink;
     void *ctx;
+    struct ga_map seen; /* (kind, tid) x (seq, crc32) of every chunk read: repeats are skipped */
 };
 
 /* Copies up to n bytes; returns how many (fewer only at end of file or on a read error). */
@@ -287,6 +288,20 @@ static uint32_t read_payload(struct rd *r, uint32_t size)
     return got;
 }
 
+/* A chunk written twice (same kind, thread, sequence number and checksum: the same bytes) is
+ * counted once. The checksum is part of the key because the kernel reuses thread ids: a new
+ * thread with an old one's id numbers its chunks from 0 again, with other contents. */
+static int repeated(struct rd *r, const struct gt_chunk_header *ch)
+{
+    int added = 0;
+    ga_map_upsert(&r->seen, (uint64_t)ch->kind << 32 | ch->tid, (uint64_t)ch->seq << 32 | ch->crc32,
+                  0, &added);
+    if (added) return 0;
+    r->st->duplicate_chunks++;
+    r->st->valid_bytes = r->offset;
+    return 1;
+}
+
 /* Reads one chunk. Returns 1 if one was read, 0 at a clean end of file, -1 where reading
  * stopped at a broken chunk (stats say why). */
 static int read_chunk(struct rd *r)
@@ -298,6 +313,14 @@ static int read_chunk(struct rd *r)
     if (n == 0 && !r->io_errno) return 0;
     if (n < sizeof(ch)) {
         stop(r, no, "truncated at byte %" PRIu64 " in chunk %" PRIu64, r->offset, no);
+        return -1;
+    }
+    if (n >= 8 && memcmp(&ch, GT_MAGIC, 8) == 0) {
+        r->st->concatenated = 1;
+        stop(r, no,
+             "a second trace starts at byte %" PRIu64 " (files joined, e.g. by cat); give them "
+             "as separate files",
+             at);
         return -1;
     }
     if (gt_chunk_header_check(&ch, &why) != 0) {
@@ -312,6 +335,7 @@ static int read_chunk(struct rd *r)
         stop(r, no, "chunk %" PRIu64 " at byte %" PRIu64 " is corrupt (checksum mismatch)", no, at);
         return -1;
     }
+    if (repeated(r, &ch)) return 1;
     const unsigned char *raw = NULL;
     uint32_t raw_size = 0;
     if (gt_chunk_unpack(&r->unpack, &ch, r->payload, &raw, &raw_size, &why) != 0) {
@@ -350,6 +374,15 @@ static void finish_stop_reason(struct rd *r)
     st->stop_offset = r->offset;
 }
 
+static ga_progress_hook progress_fn;
+static void *progress_ctx;
+
+void ga_read_set_progress(ga_progress_hook fn, void *ctx)
+{
+    progress_fn = fn;
+    progress_ctx = ctx;
+}
+
 int ga_read_fd(int fd, ga_sink_fn sink, void *ctx, struct ga_read_stats *stats)
 {
     struct rd r = {.fd = fd, .st = stats, .sink = sink, .ctx = ctx, .plain = ga_rec_plain_types()};
@@ -361,8 +394,8 @@ int ga_read_fd(int fd, ga_sink_fn sink, void *ctx, struct ga_read_stats *stats)
     r.buf = ga_xmalloc(BLOCK);
     ga_order_init(&r.ord);
     if (read_header(&r) == 0) {
-        while ((rc = read_chunk(&r)) > 0) {
-        }
+        while ((rc = read_chunk(&r)) > 0)
+            if (progress_fn) progress_fn(progress_ctx, r.offset, stats->records);
         if (rc < 0) finish_stop_reason(&r);
         ga_order_flush(&r.ord, 0, 1, sink, ctx);
         stats->late_records = r.ord.late;
@@ -372,6 +405,7 @@ int ga_read_fd(int fd, ga_sink_fn sink, void *ctx, struct ga_read_stats *stats)
         rc = -1;
     }
     ga_order_free(&r.ord);
+    ga_map_free(&r.seen);
     gt_unpacker_free(&r.unpack);
     free(r.payload);
     free(r.buf);

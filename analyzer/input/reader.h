@@ -29,7 +29,9 @@ struct ga_read_stats {
     uint64_t malformed_records; /* bad size or string lengths; skipped (bad size: rest of chunk) */
     uint64_t late_records;      /* host records older than a watermark already passed */
     uint64_t max_buffered;      /* most host records held at once waiting for a watermark */
+    uint64_t duplicate_chunks;  /* chunks read again (same kind, thread, sequence, bytes): skipped */
     int truncated;              /* 1: the file ends in or at a broken chunk */
+    int concatenated;           /* 1: reading stopped at a second file header (implies truncated) */
     uint64_t stop_offset;       /* where reading stopped, when truncated */
     uint64_t stop_chunk;        /* 1-based number of the broken chunk, when truncated */
     char stop_reason[160];      /* e.g. "truncated at byte 4096 in chunk 17" */
@@ -43,6 +45,11 @@ int ga_read_trace(const char *path, ga_sink_fn sink, void *ctx, struct ga_read_s
 
 /* Same on an open file descriptor, which stays open. */
 int ga_read_fd(int fd, ga_sink_fn sink, void *ctx, struct ga_read_stats *stats);
+
+/* A hook told, after each chunk, the bytes read and the records delivered so far (a progress
+ * display); NULL: none. One for the process: the program reads one trace at a time. */
+typedef void (*ga_progress_hook)(void *ctx, uint64_t bytes, uint64_t records);
+void ga_read_set_progress(ga_progress_hook fn, void *ctx);
 
 /* ---- watermark ordering (order.c) ------------------------------------------------------------ */
 

@@ -251,6 +251,7 @@ static void summarize_gpu(const struct ga_report *r, struct ga_rank *k)
 {
     const struct ga_gpu *g = &r->gpu;
     k->have_gpu = ga_gpu_has_activity(g);
+    k->gpu_dropped = g->dropped;
     for (size_t i = 0; i < g->n_devices; i++) {
         const struct ga_gpu_device *d = &g->devices[i];
         if (!k->gpu_first || d->first < k->gpu_first) k->gpu_first = d->first;

@@ -27,6 +27,7 @@ struct ga_rank {
     uint64_t gpu_first, gpu_last; /* monotonic: earliest first, latest last over devices */
     uint64_t gpu_span_ns;         /* sum over devices of last - first */
     uint64_t gpu_busy_ns;         /* sum over devices of busy_ns */
+    uint64_t gpu_dropped;         /* GPU activity records CUPTI dropped: busy and idle are bounds */
     /* waiting: host time blocked in synchronizing calls and blocking copies */
     uint64_t sync_calls;
     uint64_t sync_ns;       /* union over threads of those calls' [enter, exit) */

@@ -1,6 +1,7 @@
 /* One pass: the reader feeds every host record, in time order, to each analysis. */
 #include "model/report.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -169,6 +170,13 @@ uint64_t ga_report_duration(const struct ga_report *r)
     return d > 0 ? (uint64_t)d : 0;
 }
 
+/* Two stacks lead to the same call site (the unknown site only from the same stack). */
+static int same_site(void *ctx, uint32_t a, uint32_t b)
+{
+    const struct ga_site *x = ga_sites_of_stack(ctx, a), *y = ga_sites_of_stack(ctx, b);
+    return x || y ? x == y : a == b;
+}
+
 void ga_report_finish(struct ga_report *r)
 {
     r->mem.t0 = r->read.header.start_monotonic_ns;
@@ -178,6 +186,7 @@ void ga_report_finish(struct ga_report *r)
     ga_timeline_finish(&r->tl);
     ga_gpu_finish(&r->gpu, &r->tl);
     ga_sites_finish(&r->sites, &r->stacks, &r->mem);
+    ga_memory_judge(&r->mem, same_site, &r->sites); /* a retry comes from the failure's site */
     ga_gaps_finish(&r->gaps, &r->gpu, &r->sites);
 }
 
@@ -217,6 +226,22 @@ static void cupti_failed(const struct ga_facts *f, const char *reason, char *buf
     if (!*reason && !*res) reason = "reason not recorded";
     snprintf(buf, n, "unavailable: CUPTI failed (%s%s%s)", reason, *reason && *res ? ", " : "",
              res);
+}
+
+const char *ga_report_gpu_caveat(const struct ga_report *r, char *buf, size_t n)
+{
+    const struct ga_gpu *g = &r->gpu;
+    uint64_t got = g->kernel_count + g->memsets.count;
+    if (!g->dropped) return NULL;
+    for (unsigned k = 0; k < GA_COPY_KINDS; k++)
+        got += g->copies[k].count;
+    snprintf(buf, n,
+             "CUPTI dropped %" PRIu64 " of %" PRIu64 " GPU activity records: GPU busy time, "
+             "utilization, kernel, copy and memset figures count only the records delivered "
+             "(lower bounds); idle time and idle gaps may hold work that was not recorded "
+             "(upper bounds)",
+             g->dropped, g->dropped + got);
+    return buf;
 }
 
 const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t n)

@@ -64,12 +64,16 @@ uint64_t ga_report_duration(const struct ga_report *r);
 /* "available" when the trace's CUPTI status record says ON, else "unavailable: <reason>";
  * written into buf. */
 const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t n);
+/* When CUPTI dropped GPU activity records: what that does to the GPU timeline's figures, written
+ * into buf (said next to each figure, on stderr and in the JSON notes); NULL when none were. */
+const char *ga_report_gpu_caveat(const struct ga_report *r, char *buf, size_t n);
 
 /* Renderers. */
 void ga_render_text(const struct ga_report *r, FILE *out);
 int ga_render_json(const struct ga_report *r, FILE *out);
 /* --dump: one line per record, in time order; reads the trace itself. */
-int ga_dump_trace(const char *path, FILE *out, struct ga_read_stats *stats);
+/* *late: records printed out of time order (GPU records delivered too late for their place). */
+int ga_dump_trace(const char *path, FILE *out, struct ga_read_stats *stats, uint64_t *late);
 void ga_dump_event(FILE *out, uint64_t t0, const struct ga_event *ev);
 
 #endif

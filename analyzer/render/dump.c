@@ -1,11 +1,11 @@
-/* --dump: every host record in time order, one line each:
+/* --dump: every record in time order, host and GPU merged, one line each:
  *   <ns from trace start> tid=<tid> <TYPE> <api or -> key=value ...
- * GPU records (GPU_*) appear where they are in the file, in CUPTI's delivery order; their time
- * column is their start time as the record holds it (before the CUPTI record's clock offset), or
- * "-" for GPU_EXTCORR and GPU_NAME, which have none.
+ * A GPU record's time is its start time as the record holds it (before the CUPTI record's clock
+ * offset); GPU_EXTCORR and GPU_NAME have none ("-") and appear where they are in the file.
  * Strings are quoted with \" \\ and \xNN escapes. Meant for tests and debugging. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/report.h"
@@ -366,19 +366,116 @@ void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
     fputc('\n', o);
 }
 
+/* ---- time order ---------------------------------------------------------------------------
+ * The reader hands host records in time order and GPU records as CUPTI delivered them: late, by
+ * up to a flush period or more. The dump holds every timed record in a heap by (time, file
+ * order) and prints one when it is DUMP_WINDOW_NS older than the newest host record seen, or
+ * when DUMP_HELD_MAX are held; one that arrives older than what was printed is printed at once
+ * and counted (the caller says so). Records without a time (GPU_EXTCORR, GPU_NAME) are printed
+ * as they come. Memory: the records of DUMP_WINDOW_NS of trace, at most DUMP_HELD_MAX. */
+#define DUMP_WINDOW_NS 1000000000ull
+#define DUMP_HELD_MAX  (1u << 18)
+
+struct held {
+    struct ga_event ev; /* its strings point into `strings` */
+    char strings[];
+};
+
 struct dump_ctx {
     FILE *out;
     struct ga_read_stats *stats;
+    struct held **heap;
+    size_t n, cap;
+    uint64_t newest_host, printed; /* printed: time of the last record printed from the heap */
+    int any_printed;
+    uint64_t late;
 };
+
+static int held_before(const struct held *a, const struct held *b)
+{
+    return a->ev.ts != b->ev.ts ? a->ev.ts < b->ev.ts : a->ev.order < b->ev.order;
+}
+
+static void heap_push(struct dump_ctx *d, struct held *h)
+{
+    d->heap = ga_xgrow(d->heap, &d->cap, d->n, sizeof(*d->heap));
+    size_t i = d->n++;
+    while (i && held_before(h, d->heap[(i - 1) / 2])) {
+        d->heap[i] = d->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    d->heap[i] = h;
+}
+
+static struct held *heap_pop(struct dump_ctx *d)
+{
+    struct held *top = d->heap[0], *last = d->heap[--d->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= d->n) break;
+        if (c + 1 < d->n && held_before(d->heap[c + 1], d->heap[c])) c++;
+        if (!held_before(d->heap[c], last)) break;
+        d->heap[i] = d->heap[c];
+        i = c;
+    }
+    if (d->n) d->heap[i] = last;
+    return top;
+}
+
+/* A copy of ev that outlives the sink call: its fixed part and its strings. */
+static struct held *hold(const struct ga_event *ev)
+{
+    size_t n = 0;
+    for (int i = 0; i < 3; i++)
+        n += ev->str_len[i];
+    struct held *h = ga_xmalloc(sizeof(*h) + n);
+    ga_event_keep(&h->ev, ev);
+    char *s = h->strings;
+    for (int i = 0; i < 3; i++) {
+        if (!ev->str[i]) continue;
+        memcpy(s, ev->str[i], ev->str_len[i]);
+        h->ev.str[i] = s;
+        s += ev->str_len[i];
+    }
+    return h;
+}
+
+static void print_oldest(struct dump_ctx *d)
+{
+    struct held *h = heap_pop(d);
+    ga_dump_event(d->out, d->stats->header.start_monotonic_ns, &h->ev);
+    d->printed = h->ev.ts;
+    d->any_printed = 1;
+    free(h);
+}
 
 static void dump_sink(void *p, const struct ga_event *ev)
 {
     struct dump_ctx *d = p;
-    ga_dump_event(d->out, d->stats->header.start_monotonic_ns, ev);
+    if (ev->type == GT_REC_GPU_EXTCORR || ev->type == GT_REC_GPU_NAME) { /* no time */
+        ga_dump_event(d->out, d->stats->header.start_monotonic_ns, ev);
+        return;
+    }
+    if (d->any_printed && ev->ts < d->printed) { /* too late for its place */
+        d->late++;
+        ga_dump_event(d->out, d->stats->header.start_monotonic_ns, ev);
+        return;
+    }
+    if (!ga_rec_is_gpu(ev->type) && ev->ts != UINT64_MAX && ev->ts > d->newest_host)
+        d->newest_host = ev->ts;
+    heap_push(d, hold(ev));
+    while (d->n && (d->n > DUMP_HELD_MAX || d->heap[0]->ev.ts + DUMP_WINDOW_NS < d->newest_host))
+        print_oldest(d);
 }
 
-int ga_dump_trace(const char *path, FILE *out, struct ga_read_stats *stats)
+int ga_dump_trace(const char *path, FILE *out, struct ga_read_stats *stats, uint64_t *late)
 {
-    struct dump_ctx d = {out, stats};
-    return ga_read_trace(path, dump_sink, &d, stats);
+    struct dump_ctx d = {.out = out, .stats = stats};
+    int rc = ga_read_trace(path, dump_sink, &d, stats);
+    while (d.n)
+        print_oldest(&d);
+    free(d.heap);
+    *late = d.late;
+    return rc;
 }

@@ -45,6 +45,8 @@ static jobj *json_trace(const struct ga_report *r)
     put(o, "unknown_records", ju64(s->unknown_records));
     put(o, "malformed_records", ju64(s->malformed_records));
     put(o, "late_records", ju64(s->late_records));
+    put(o, "duplicate_chunks", ju64(s->duplicate_chunks));
+    put(o, "concatenated", json_object_new_boolean(s->concatenated));
     char gpu[300];
     put(o, "gpu_timeline", ga_json_str(ga_report_gpu_timeline(r, gpu, sizeof(gpu))));
     put(o, "cupti", json_cupti(r));
@@ -115,6 +117,15 @@ static jobj *json_notes(const struct ga_report *r)
         put(o, "text", ga_json_str(n->text));
         json_object_array_add(a, o);
     }
+    char caveat[400];
+    if (ga_report_gpu_caveat(r, caveat, sizeof(caveat))) { /* the report's own: no time, no tid */
+        jobj *o = json_object_new_object();
+        put(o, "time_ns", NULL);
+        put(o, "tid", NULL);
+        put(o, "level", ga_json_str("warning"));
+        put(o, "text", ga_json_str(caveat));
+        json_object_array_add(a, o);
+    }
     return a;
 }
 
@@ -160,7 +171,7 @@ int ga_render_json(const struct ga_report *r, FILE *out)
 {
     jobj *root = json_object_new_object();
     put(root, "schema_version", ji64(GA_SCHEMA_VERSION));
-    put(root, "generator", ga_json_str(GA_PROG));
+    put(root, "generator", ga_json_str(GA_GENERATOR));
     put(root, "trace", json_trace(r));
     put(root, "process", json_process(r));
     put(root, "devices", json_devices(r));
@@ -174,7 +185,7 @@ int ga_render_json(const struct ga_report *r, FILE *out)
     put(root, "notes", json_notes(r));
     put(root, "notes_omitted", ju64(r->facts.notes_dropped));
     int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE;
-    int rc = fprintf(out, "%s\n", json_object_to_json_string_ext(root, flags)) < 0 ? -1 : 0;
+    int rc = ga_json_write(r, root, flags, out);
     json_object_put(root);
     return rc;
 }

@@ -42,6 +42,9 @@ static inline jobj *jtime(const struct ga_report *r, uint64_t ts, int known)
 }
 
 struct json_object *ga_json_memory(const struct ga_report *r);
+/* json_gpu.c: writes the document root (with flags) and a newline; with --all-gaps streams each
+ * device's gaps where the document holds their marker. 0, or -1 (said on stderr) on an error. */
+int ga_json_write(const struct ga_report *r, struct json_object *root, int flags, FILE *out);
 struct json_object *ga_json_timeline(const struct ga_report *r);
 /* json_gpu.c: top_kernels (by GPU time, or by launches without GPU kernels), and the GPU
  * timeline fields added to the timeline object. */

@@ -1,7 +1,11 @@
 /* --json: the GPU timeline parts of `timeline` (docs/REPORT_JSON.md). */
+#include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "render/json.h"
 #include "base/demangle.h"
@@ -173,19 +177,111 @@ static jobj *histogram(const struct ga_gaps_device *x)
     return a;
 }
 
+/* --all-gaps: the list of every gap would hold the whole file's gaps as JSON objects (9.85 GB
+ * of memory for a 185 MB trace). The document is built with a marker string in place of each
+ * device's list, and ga_json_write streams the gaps there one at a time. The marker holds a
+ * random nonce and a control character, so no string of the trace can pass for it. */
+static const char *gaps_marker(char buf[64], uint32_t device)
+{
+    static uint64_t nonce;
+    if (!nonce && getentropy(&nonce, sizeof(nonce)) != 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        nonce = (uint64_t)ts.tv_nsec << 24 ^ (uint64_t)ts.tv_sec ^ (uint64_t)getpid() << 44;
+    }
+    nonce |= 1;
+    snprintf(buf, 64, "\x01gaps %" PRIu32 " %016" PRIx64, device, nonce);
+    return buf;
+}
+
+struct gap_writer {
+    const struct ga_report *r;
+    FILE *out;
+    const char *indent;
+    int flags;
+    size_t n;
+};
+
+/* Writes text, each line after the first indented. */
+static void put_reindented(FILE *out, const char *s, const char *indent)
+{
+    for (const char *nl; (nl = strchr(s, '\n')); s = nl + 1) {
+        fwrite(s, 1, (size_t)(nl - s) + 1, out);
+        fputs(indent, out);
+    }
+    fputs(s, out);
+}
+
+static int write_gap(void *ctx, const struct ga_gap *gp)
+{
+    struct gap_writer *w = ctx;
+    jobj *o = gap_obj(w->r, gp);
+    fprintf(w->out, "%s\n%s  ", w->n++ ? "," : "", w->indent);
+    char in[80];
+    snprintf(in, sizeof(in), "%s  ", w->indent);
+    put_reindented(w->out, json_object_to_json_string_ext(o, w->flags), in);
+    json_object_put(o);
+    return ferror(w->out) ? -1 : 0;
+}
+
+int ga_json_write(const struct ga_report *r, jobj *root, int flags, FILE *out)
+{
+    const char *s = json_object_to_json_string_ext(root, flags);
+    char mark[64], quoted[80];
+    if (!r->gaps.spill) return fprintf(out, "%s\n", s) < 0 ? -1 : 0;
+    gaps_marker(mark, 0); /* "\x01gaps 0 NONCE": as JSON "\u0001gaps 0 NONCE" */
+    const char *nonce = strrchr(mark, ' ');
+    static const char prefix[] = "\"\\u0001gaps ";
+    for (const char *at; (at = strstr(s, prefix));) {
+        uint32_t device = (uint32_t)strtoul(at + sizeof(prefix) - 1, NULL, 10);
+        snprintf(quoted, sizeof(quoted), "\"\\u0001gaps %" PRIu32 "%s\"", device, nonce);
+        if (strncmp(at, quoted, strlen(quoted)) != 0) { /* not ours: as it is */
+            fwrite(s, 1, (size_t)(at - s) + 1, out);
+            s = at + 1;
+            continue;
+        }
+        const char *line = at;
+        while (line > s && line[-1] != '\n')
+            line--;
+        char indent[64];
+        size_t k = 0;
+        while (line + k < at && line[k] == ' ' && k < sizeof(indent) - 3)
+            k++;
+        memcpy(indent, line, k);
+        indent[k] = 0;
+        fwrite(s, 1, (size_t)(at - s), out);
+        struct gap_writer w = {r, out, indent, flags, 0};
+        fputc('[', out);
+        if (ga_gaps_each(&r->gaps, device, write_gap, &w) != 0) {
+            fprintf(stderr, "%s: --all-gaps: the temporary file of gaps: %s\n", GA_PROG,
+                    strerror(r->gaps.spill_errno ? r->gaps.spill_errno : EIO));
+            return -1;
+        }
+        fprintf(out, w.n ? "\n%s]" : " ]", indent);
+        s = at + strlen(quoted);
+    }
+    return fprintf(out, "%s\n", s) < 0 ? -1 : 0;
+}
+
 /* The idle fields of one device (docs/REPORT_JSON.md, timeline.devices[]). */
 static void device_gaps(const struct ga_report *r, const struct ga_gpu_device *d, jobj *o)
 {
     const struct ga_gaps_device *x = ga_gaps_device_of(&r->gaps, d->device);
     uint64_t span = d->last - d->first;
-    jobj *gaps = json_object_new_array();
     if (!x) return;
     put(o, "idle_share", span ? jratio((double)x->idle_ns / (double)span) : NULL);
     put(o, "gap_count", ju64(x->n_gaps));
-    for (size_t i = 0; i < x->n_kept; i++)
-        json_object_array_add(gaps, gap_obj(r, &x->gaps[i]));
-    put(o, "gaps", gaps);
-    put(o, "gaps_omitted", ju64(x->n_gaps - x->n_kept));
+    if (r->gaps.spill) { /* every gap: written by ga_json_write, one at a time */
+        char mark[64];
+        put(o, "gaps", json_object_new_string(gaps_marker(mark, x->device)));
+        put(o, "gaps_omitted", ju64(0));
+    } else {
+        jobj *gaps = json_object_new_array();
+        for (size_t i = 0; i < x->n_kept; i++)
+            json_object_array_add(gaps, gap_obj(r, &x->gaps[i]));
+        put(o, "gaps", gaps);
+        put(o, "gaps_omitted", ju64(x->n_gaps - x->n_kept));
+    }
     put(o, "idle_by_cause", idle_by_cause(x));
     put(o, "idle_by_site", idle_by_site(r, x));
     put(o, "gap_histogram", histogram(x));

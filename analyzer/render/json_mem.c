@@ -89,6 +89,7 @@ static jobj *by_api(const struct ga_report *r)
         put(o, "api", api_name(api));
         put(o, "kind", jname(gt_mem_kind_name(gt_api_table[api].mem_kind)));
         put(o, "family", jname(family_name(gt_api_table[api].family)));
+        put(o, "calls", ju64(m->calls));
         put(o, "count", ju64(m->count));
         put(o, "bytes", ju64(m->bytes));
         put(o, "failed", ju64(m->failed));

@@ -10,35 +10,46 @@
 #include "render/json.h"
 #include "base/util.h"
 
-/* Writes text (pretty JSON) with `indent` spaces after every newline. JSON strings hold no raw
- * newline, so this only moves lines. */
-static void put_indented(FILE *o, const char *text, size_t len, const char *indent)
+/* A stream that writes to `out` with `indent` after every newline but the trailing ones (pretty
+ * JSON: strings hold no raw newline, so this only moves lines). The process object goes through
+ * it as it is rendered: with --all-gaps it can be far larger than memory. */
+struct indenter {
+    FILE *out;
+    const char *indent;
+    size_t newlines; /* held until a character follows them */
+};
+
+static ssize_t indent_write(void *c, const char *buf, size_t n)
 {
-    while (len && text[len - 1] == '\n')
-        len--;
-    for (size_t i = 0; i < len; i++) {
-        fputc(text[i], o);
-        if (text[i] == '\n') fputs(indent, o);
+    struct indenter *x = c;
+    for (size_t i = 0; i < n; i++) {
+        if (buf[i] == '\n') {
+            x->newlines++;
+            continue;
+        }
+        for (; x->newlines; x->newlines--) {
+            fputc('\n', x->out);
+            fputs(x->indent, x->out);
+        }
+        fputc(buf[i], x->out);
     }
+    return ferror(x->out) ? -1 : (ssize_t)n;
 }
 
 void ga_json_multi_begin(FILE *o)
 {
     fprintf(o, "{\n  \"schema_version\": %d,\n  \"generator\": \"%s\",\n  \"processes\": [",
-            GA_SCHEMA_VERSION, GA_PROG);
+            GA_SCHEMA_VERSION, GA_GENERATOR);
 }
 
 int ga_json_multi_process(const struct ga_report *r, size_t i, FILE *o)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    if (!mem) return -1;
-    int rc = ga_render_json(r, mem);
-    if (fclose(mem) != 0) rc = -1;
+    struct indenter x = {o, "    ", 0};
+    FILE *f = fopencookie(&x, "w", (cookie_io_functions_t){.write = indent_write});
+    if (!f) return -1;
     fputs(i ? ",\n    " : "\n    ", o);
-    if (buf) put_indented(o, buf, len, "    ");
-    free(buf);
+    int rc = ga_render_json(r, f);
+    if (fclose(f) != 0) rc = -1;
     return rc;
 }
 
@@ -54,6 +65,7 @@ static jobj *json_gpu(const struct ga_multi *m, const struct ga_rank *k)
     put(g, "busy_ns", ju64(k->gpu_busy_ns));
     put(g, "idle_ns", ju64(k->gpu_span_ns - k->gpu_busy_ns));
     put(g, "idle_share", json_object_new_double_s(atof(share), share));
+    put(g, "cupti_dropped", ju64(k->gpu_dropped));
     return g;
 }
 
@@ -131,7 +143,8 @@ int ga_json_multi_end(const struct ga_multi *m, FILE *o)
     jobj *cross = json_cross(m);
     const char *s = json_object_to_json_string_ext(cross, flags);
     fputs(m->n ? "\n  ],\n  \"cross\": " : "],\n  \"cross\": ", o);
-    put_indented(o, s, strlen(s), "  ");
+    struct indenter x = {o, "  ", 0};
+    indent_write(&x, s, strlen(s));
     int rc = fputs("\n}\n", o) < 0 ? -1 : 0;
     json_object_put(cross);
     return rc;

@@ -49,6 +49,9 @@ static void text_trace(const struct ga_report *r, FILE *o)
         fprintf(o, ", %" PRIu64 " of unknown types skipped", s->unknown_records);
     if (s->malformed_records) fprintf(o, ", %" PRIu64 " malformed skipped", s->malformed_records);
     if (s->late_records) fprintf(o, ", %" PRIu64 " out of watermark order", s->late_records);
+    if (s->duplicate_chunks)
+        fprintf(o, ", %" PRIu64 " repeated chunk%s skipped", s->duplicate_chunks,
+                s->duplicate_chunks == 1 ? "" : "s");
     fputc('\n', o);
     if (s->truncated) fprintf(o, "  TRUNCATED %s\n", s->stop_reason);
 }
@@ -83,7 +86,7 @@ static void text_by_api(const struct ga_report *r, FILE *o)
                     "failed", "released");
         char lb[16];
         fprintf(o, "  %-30s %-12s %8" PRIu64 " %10s %7" PRIu64 " %8" PRIu64 "\n",
-                ga_api_label(api, lb), gt_mem_kind_name(gt_api_table[api].mem_kind), m->count,
+                ga_api_label(api, lb), gt_mem_kind_name(gt_api_table[api].mem_kind), m->calls,
                 ga_fmt_bytes(b, m->bytes), m->failed, m->frees);
     }
 }

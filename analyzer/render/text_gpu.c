@@ -34,15 +34,21 @@ static const char *fmt_sdur(char buf[32], int64_t ns)
     return buf;
 }
 
+/* After each figure that CUPTI's dropped records make a bound, not a count. */
+static const char *bound(const struct ga_report *r)
+{
+    return r->gpu.dropped ? "  [incomplete: CUPTI dropped records]" : "";
+}
+
 static void text_devices(const struct ga_report *r, FILE *o)
 {
     char t[4][32];
     for (size_t i = 0; i < r->gpu.n_devices && i < MAX_DEVICES; i++) {
         const struct ga_gpu_device *d = &r->gpu.devices[i];
         uint64_t span = d->last - d->first;
-        fprintf(o, "  device %-3u span %s, busy %s, idle %s, utilization %.1f%%\n", d->device,
+        fprintf(o, "  device %-3u span %s, busy %s, idle %s, utilization %.1f%%%s\n", d->device,
                 fmt_dur(t[0], span), fmt_dur(t[1], d->busy_ns), fmt_dur(t[2], span - d->busy_ns),
-                span ? 100.0 * (double)d->busy_ns / (double)span : 0.0);
+                span ? 100.0 * (double)d->busy_ns / (double)span : 0.0, bound(r));
         fprintf(o, "             %" PRIu64 " kernel%s on %zu stream%s, first activity at %s\n",
                 d->kernels, d->kernels == 1 ? "" : "s", d->n_streams, d->n_streams == 1 ? "" : "s",
                 ga_fmt_ms(t[3], ga_report_rel(r, d->first)));
@@ -56,8 +62,8 @@ static void text_kernels(const struct ga_report *r, FILE *o)
     const struct ga_gpu *g = &r->gpu;
     char t[3][32];
     if (!g->n_kernels) return;
-    fprintf(o, "  %10s %12s %12s %12s  %s\n", "kernels", "GPU time", "mean", "max",
-            "name (by GPU time)");
+    fprintf(o, "  %10s %12s %12s %12s  %s%s\n", "kernels", "GPU time", "mean", "max",
+            "name (by GPU time)", bound(r));
     for (size_t i = 0; i < g->n_kernels && i < TOP_GPU_KERNELS; i++) {
         const struct ga_gpu_kstat *k = &g->kernels[i];
         fprintf(o, "  %10" PRIu64 " %12s %12s %12s  ", k->count, fmt_dur(t[0], k->total_ns),
@@ -82,10 +88,10 @@ static void text_copies(const struct ga_report *r, FILE *o)
         if (s->total_ns) fprintf(o, " (%.2f GB/s)", (double)s->bytes / (double)s->total_ns);
         sep = ";\n            ";
     }
-    if (*sep == ';') fputc('\n', o);
+    if (*sep == ';') fprintf(o, "%s\n", bound(r));
     if (g->memsets.count)
-        fprintf(o, "  memsets   %" PRIu64 " x, %s in %s\n", g->memsets.count,
-                ga_fmt_bytes(b, g->memsets.bytes), fmt_dur(t, g->memsets.total_ns));
+        fprintf(o, "  memsets   %" PRIu64 " x, %s in %s%s\n", g->memsets.count,
+                ga_fmt_bytes(b, g->memsets.bytes), fmt_dur(t, g->memsets.total_ns), bound(r));
 }
 
 static void text_linking(const struct ga_report *r, FILE *o)
@@ -134,13 +140,13 @@ static void put_site_of(const struct ga_report *r, FILE *o, const char *prefix,
         70);
 }
 
-static void idle_header(const struct ga_gaps_device *x, FILE *o)
+static void idle_header(const struct ga_report *r, const struct ga_gaps_device *x, FILE *o)
 {
     char t[32];
     uint64_t span = x->last - x->first;
-    fprintf(o, "  device %-3u idle %.1f%% of the span: %s in %" PRIu64 " gap%s\n", x->device,
+    fprintf(o, "  device %-3u idle %.1f%% of the span: %s in %" PRIu64 " gap%s%s\n", x->device,
             span ? 100.0 * (double)x->idle_ns / (double)span : 0.0, fmt_dur(t, x->idle_ns),
-            x->n_gaps, x->n_gaps == 1 ? "" : "s");
+            x->n_gaps, x->n_gaps == 1 ? "" : "s", bound(r));
     if (x->n_gaps) {
         fputs("             lengths", o);
         for (unsigned b = 0; b < GA_GAP_BUCKETS; b++)
@@ -240,7 +246,7 @@ static void text_idle(const struct ga_report *r, FILE *o)
     if (!g->n_devices) return;
     fputs("\ngpu idle  (gaps inside each device's active span; causes: docs/ANALYSES.md)\n", o);
     for (size_t i = 0; i < g->n_devices && i < IDLE_DEVICES; i++) {
-        idle_header(&g->devices[i], o);
+        idle_header(r, &g->devices[i], o);
         if (i >= IDLE_DETAILED) continue;
         idle_sites(r, &g->devices[i], o);
         idle_gaps(r, &g->devices[i], o);
@@ -262,6 +268,7 @@ void ga_text_gpu(const struct ga_report *r, FILE *o)
                                                  : "");
     } else {
         fprintf(o, "\ngpu timeline  %s\n", status);
+        if (ga_report_gpu_caveat(r, why, sizeof(why))) fprintf(o, "  INCOMPLETE %s\n", why);
         text_devices(r, o);
         text_kernels(r, o);
         text_copies(r, o);

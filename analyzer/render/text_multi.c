@@ -57,6 +57,7 @@ static void text_rank(const struct ga_multi *m, size_t i, FILE *o)
             ga_fmt_ms(d, (int64_t)k->wait_ns), ga_fmt_ms(e, (int64_t)k->sync_ns),
             ga_fmt_bytes(f, k->peak_bytes));
     ga_put_trimmed(o, k->path, 60);
+    if (k->gpu_dropped) fputs("  [incomplete GPU figures: CUPTI dropped records]", o);
     fputc('\n', o);
 }
 

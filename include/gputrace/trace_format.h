@@ -24,13 +24,20 @@
 
 #define GT_MAGIC             "GPUTRACE" /* 8 bytes, no terminator on disk */
 #define GT_ENDIAN_TAG        0x01020304u /* reads as 0x04030201 on a foreign-endian host */
-#define GT_FORMAT_VERSION    3u /* 2: compressed chunks (codecs below); 3: GT_CODEC_PACK_DELTA */
+#define GT_FORMAT_VERSION    4u /* 2: compressed chunks (codecs below); 3: GT_CODEC_PACK_DELTA;
+                                 * 4: gt_file_header.header_crc32 */
 #define GT_FORMAT_MIN_READER 1u /* oldest reader that can read a file without compressed chunks */
 #define GT_FORMAT_MIN_READER_CODEC 2u /* oldest reader that can read a file that may hold them */
 #define GT_FORMAT_MIN_READER_PACK 3u /* ... that may hold GT_CODEC_PACK_DELTA chunks */
 
 /* Feature flags in gt_file_header.flags. */
 #define GT_FEAT_WATERMARKS (1u << 0) /* host chunks carry watermark records (see below) */
+#define GT_FEAT_KNOWN      GT_FEAT_WATERMARKS /* a file of our version or older sets no other bit */
+
+/* First format whose file header carries header_crc32: zlib crc32 of the header's bytes before
+ * that field, then of those after it up to header_size. Older readers ignore the field (it was
+ * `reserved`, always 0), so writing it does not raise min_version. */
+#define GT_FORMAT_HEADER_CRC 4u
 
 struct gt_file_header {
     char magic[8];              /* GT_MAGIC */
@@ -44,7 +51,7 @@ struct gt_file_header {
     uint64_t start_realtime_ns; /* CLOCK_REALTIME at trace start */
     uint64_t start_monotonic_ns; /* CLOCK_MONOTONIC at the same instant; all record times use it */
     uint32_t clock_id;          /* clock of record timestamps: 1 = CLOCK_MONOTONIC */
-    uint32_t reserved;
+    uint32_t header_crc32;      /* version >= GT_FORMAT_HEADER_CRC: see above; else 0 */
 };
 _Static_assert(sizeof(struct gt_file_header) == 56, "gt_file_header layout");
 

@@ -82,7 +82,7 @@ cp t.trace keep.trace
 for opt in --chrome-trace --html; do
     rc=0; "$GT_REPORT" $opt keep.trace keep.trace 2> err.txt || rc=$?
     expect_eq "$opt over its trace: exit" $rc 1
-    grep -q "would overwrite the trace keep.trace" err.txt || fail "$opt: $(cat err.txt)"
+    grep -q "the output is the trace keep.trace; refusing to overwrite it" err.txt || fail "$opt: $(cat err.txt)"
     cmp -s t.trace keep.trace || fail "$opt destroyed its trace"
 done
 

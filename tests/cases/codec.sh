@@ -38,7 +38,7 @@ for mode in 0 default 2; do
     expect_eq "$mode: launch_count" "$(j "d['timeline']['launch_count']")" $total
     expect_eq "$mode: lost_records" "$(j "d['trace']['lost_records']")" 0
     expect_eq "$mode: clean_end" "$(j "d['trace']['clean_end']")" True
-    expect_eq "$mode: format_version" "$(j "d['trace']['format_version']")" 3
+    expect_eq "$mode: format_version" "$(j "d['trace']['format_version']")" 4
     echo "GPUTRACE_COMPRESS=$mode: $(wc -c < "c$mode.trace") bytes, chunks: $(chunks "c$mode.trace")"
 done
 set -- $(chunks c0.trace)

@@ -21,6 +21,10 @@ expect_eq "exhausted: figures" "$(jget exhausted.json "[(o['requested_bytes'], o
 expect_eq "exhausted: site of the failed call" "$(jget exhausted.json "[o['site']['function'] for o in d['memory']['ooms']]")" "['try_batch']"
 expect_eq "exhausted: top holder" "$(jget exhausted.json "[(h['function'], h['bytes'], h['count']) for h in d['memory']['ooms'][0]['top_holders']]")" \
     "[('hold_weights', $((12 * GiB)), 3)]"
+# 3 allocations that succeeded and 1 that failed are 4 calls
+expect_eq "exhausted: by_api" "$(jget exhausted.json "[(a['api'], a['calls'], a['count'], a['failed']) for a in d['memory']['by_api']]")" \
+    "[('cuMemAlloc_v2', 4, 3, 1)]"
+grep -Eq "^  cuMemAlloc_v2 +device +4 +12.0 GiB +1 " exhausted.txt || fail "exhausted: text api row: $(grep '^  cuMemAlloc_v2' exhausted.txt)"
 expect_eq "exhausted: no retry" "$(jget exhausted.json "d['memory']['ooms'][0]['retry']['outcome']")" none
 grep -q "try_batch (mem_scenarios.c:[0-9]*) of 4.00 GiB on dev 0 -> exhausted" exhausted.txt || fail "exhausted: text: $(cat exhausted.txt)"
 grep -q "held by: 12.0 GiB hold_weights" exhausted.txt || fail "exhausted: text holders"
@@ -42,6 +46,15 @@ expect_eq "cached: holders" "$(jget cached.json "[(h['function'], h['bytes'], h[
     "[('cache_segments', $((12 * GiB)), 4)]"
 expect_eq "cached: no temporaries (frees are not directly after their allocation)" "$(jget cached.json "d['memory']['temporary_allocations']['count']")" 0
 grep -q "then freed 9.00 GiB in 3 calls and retried: succeeded" cached.txt || fail "cached: text retry: $(cat cached.txt)"
+# (5) refill: the same card and holders as (1); try_batch 4 GiB fails, 2 of the 3 weights are
+# freed, 4 GiB comes from another line, then try_batch asks for 1 GiB (smaller: another request).
+# Nothing retried the failed request: exhausted, no retry (it was 'cached', the unrelated 4 GiB
+# taken for the retry), the 8 GiB freed while it waited still said.
+scenario refill GTSIM_MEM_BYTES=$((16 * GiB)) GTSIM_CTX_OVERHEAD_BYTES=$((512 * MiB))
+expect_eq "refill: verdict" "$(oom refill verdict)" "['exhausted']"
+expect_eq "refill: retry" "$(jget refill.json "[(o['retry']['outcome'], o['retry']['freed_bytes'], o['retry']['freed_count'], o['retry']['requested_bytes']) for o in d['memory']['ooms']]")" \
+    "[('none', $((8 * GiB)), 2, None)]"
+grep -q "retried" refill.txt && fail "refill: text says it retried: $(grep retried refill.txt)"
 # Stacks off: the verdict needs no stacks; the holders are the no-stack bucket.
 scenario exhausted GPUTRACE_STACKS=none GTSIM_MEM_BYTES=$((16 * GiB)) GTSIM_CTX_OVERHEAD_BYTES=$((512 * MiB))
 expect_eq "stacks off: verdict" "$(oom exhausted verdict)" "['exhausted']"

@@ -59,7 +59,16 @@ open("owned.trace", "wb").write(header + b"".join(host(owned)))
 PY
 
 "$GT_REPORT" gpu.trace >text.txt 2>err.txt || fail "text report failed: $(cat err.txt)"
-expect_eq "text: nothing on stderr" "$(cat err.txt)" ""
+# 2 records dropped: the caveat on stderr, under the section header and next to each figure
+# it bounds (5 kernels, 1 copy, 1 memset delivered)
+caveat="CUPTI dropped 2 of 9 GPU activity records: GPU busy time, utilization, kernel, copy and memset figures count only the records delivered (lower bounds); idle time and idle gaps may hold work that was not recorded (upper bounds)"
+expect_eq "text: the caveat on stderr" "$(cat err.txt)" "gputrace-report: gpu.trace: $caveat"
+grep -qF "  INCOMPLETE $caveat" text.txt || fail "text: caveat under the header: $(cat text.txt)"
+for figure in "device 0   span" "device 1   span" "name (by GPU time)" "copies    HtoD" "memsets   1 x" \
+    "device 0   idle"; do
+    grep "$figure" text.txt | grep -qF "[incomplete: CUPTI dropped records]" ||
+        fail "text: no caveat next to '$figure': $(grep "$figure" text.txt)"
+done
 grep -q "^gpu timeline  available$" text.txt || fail "text: section header: $(cat text.txt)"
 grep -q "device 0   span 8.0 us, busy 5.5 us, idle 2.5 us, utilization 68.8%" text.txt ||
     fail "text: device 0: $(cat text.txt)"
@@ -77,6 +86,14 @@ expect_eq "json: status" "$(jget r.json 'd["trace"]["gpu_timeline"]')" available
 expect_eq "json: cupti" "$(jget r.json '(d["trace"]["cupti"]["status"], d["trace"]["cupti"]["version"], d["trace"]["cupti"]["path"])')" \
     "('on', 130000, '/opt/cuda/lib64/libcupti.so.13')"
 expect_eq "json: dropped" "$(jget r.json 'd["trace"]["cupti_dropped"]')" 2
+# several processes: the caveat on the rank's row too
+cp gpu.trace gpu2.trace
+"$GT_REPORT" gpu.trace gpu2.trace >multi.txt 2>/dev/null || fail "report of two traces failed"
+expect_eq "multi: rows with the caveat" "$(grep -c 'gpu2\{0,1\}\.trace  \[incomplete GPU figures: CUPTI dropped records\]$' multi.txt)" 2
+"$GT_REPORT" --json gpu.trace gpu2.trace >multi.json 2>/dev/null || fail "--json of two traces failed"
+expect_eq "multi: cupti_dropped per rank" "$(jget multi.json '[k["gpu"]["cupti_dropped"] for k in d["cross"]["ranks"]]')" "[2, 2]"
+expect_eq "json: caveat in notes" "$(jget r.json '[(n["level"], n["time_ns"], n["text"]) for n in d["notes"]]')" \
+    "[('warning', None, '$caveat')]"
 expect_eq "json: devices" "$(jget r.json '[(x["device"], x["span_ns"], x["busy_ns"], x["idle_ns"], x["utilization"], x["first_ns"], x["last_ns"], x["kernel_count"]) for x in d["timeline"]["devices"]]')" \
     "[(0, 8000, 5500, 2500, 0.6875, 2000, 10000, 4), (1, 1000, 1000, 0, 1.0, 20000, 21000, 1)]"
 expect_eq "json: streams" "$(jget r.json '[(s["stream"], s["kernel_count"], s["busy_ns"]) for s in d["timeline"]["devices"][0]["streams"]]')" \
@@ -93,6 +110,9 @@ expect_eq "json: records" "$(jget r.json '(d["trace"]["gpu_records"], d["trace"]
 expect_eq "json: duration is host time" "$(jget r.json 'd["process"]["duration_ns"]')" 60000
 
 "$GT_REPORT" --dump gpu.trace >dump.txt || fail "--dump failed"
+# GPU chunks first in the file and out of order: the dump is in time order all the same
+awk '$1 != "-" && $1 != "inf" { if ($1 + 0 < last) { bad = 1 } last = $1 + 0 } END { exit bad }' dump.txt ||
+    fail "dump: not in time order: $(cat dump.txt)"
 grep -q "^9000 tid=0 GPU_KERNEL - dur_ns=1000 corr=503 device=0 context=1 stream=7 graph=0" dump.txt ||
     fail "dump: kernel line: $(cat dump.txt)"
 grep -q '^- tid=0 GPU_NAME - id=1 name="_Z4axpyfPfS_"$' dump.txt || fail "dump: name line"

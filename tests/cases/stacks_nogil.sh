@@ -74,7 +74,7 @@ gen() {
     echo 'assert cu.cuDeviceGet(ctypes.byref(dev), 0) == 0'
     echo 'assert cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) == 0'
     echo 'assert cu.cuCtxSetCurrent(ctx) == 0'
-    echo 'assert cu.cuCtxSynchronize() == 0  # the first stack: native only, asks for the guard'
+    echo 'assert cu.cuCtxSynchronize() == 0  # the first stack without the GIL'
     echo 'donn\u00e9es()  # SITE:call_ucs1'
     echo '\U00020000_f()  # SITE:call_ucs4'
     echo 'print("ok lines")'
@@ -150,7 +150,7 @@ print(at(threading.Thread.run, 'self._target(*self._args, **self._kwargs)'), at(
     expect_eq "$v gil only" "$(jget g$n.json "$native")" "([('warm', 1)], 22, 22, $((135 * MiB + 4096)), 0)"
     expect_eq "$v gil only: no note" "$(jget g$n.json "[n for n in d['notes'] if 'Python' in n['text']]")" "[]"
     # Shutdown: the tracer's atexit guard (one more atexit callback) runs before phase_one,
-    # registered earlier; from then on the 4 daemon threads spinning in native code get native
+    # registered at cuInit, after phase_one was; from then on the 4 daemon threads spinning in native code get native
     # frames only (site spin_big: a stack with Python frames would have the Python caller as its
     # site), their first allocations had their Python frames (site spinner, 1 MiB each),
     # and the thread running the atexit handlers keeps its own; the interpreter then finalizes and

@@ -114,8 +114,9 @@ static void run(const uint8_t *data, size_t size)
     fflush(devnull);
 }
 
-/* Recomputes the CRC of every chunk whose header and payload fit the input; stops at the first
- * that does not. Returns 1 if anything changed. */
+/* Recomputes the file header's checksum (format 4 and later) and the CRC of every chunk whose
+ * header and payload fit the input; stops at the first that does not. Returns 1 if anything
+ * changed. */
 static int fix_crcs(uint8_t *buf, size_t size)
 {
     struct gt_file_header h;
@@ -125,6 +126,12 @@ static int fix_crcs(uint8_t *buf, size_t size)
     if (size < sizeof(h) || memcmp(buf, GT_MAGIC, 8) != 0) return 0;
     memcpy(&h, buf, sizeof(h));
     pos = h.header_size;
+    if (h.version >= GT_FORMAT_HEADER_CRC && h.header_size >= sizeof(h) && h.header_size <= size &&
+        gt_header_crc(buf, h.header_size) != h.header_crc32) {
+        h.header_crc32 = gt_header_crc(buf, h.header_size);
+        memcpy(buf, &h, sizeof(h));
+        changed = 1;
+    }
     while (pos <= size && size - pos >= sizeof(ch)) {
         memcpy(&ch, buf + pos, sizeof(ch));
         if (ch.magic != GT_CHUNK_MAGIC || ch.payload_size > size - pos - sizeof(ch)) break;

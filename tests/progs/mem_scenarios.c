@@ -9,6 +9,9 @@
  *   mem_scenarios cached      a caching allocator: cache_segments 4 x 3 GiB, three of them
  *                             "freed" into its cache; try_batch 6 GiB fails; the allocator
  *                             frees its 3 cached segments (release_cache) and retries: ok
+ *   mem_scenarios refill      hold_weights 3 x 4 GiB, try_batch 4 GiB fails, release_weights
+ *                             frees 2 of them, other_line allocates 4 GiB, try_batch 1 GiB:
+ *                             neither retries the failed call (another line; smaller)
  *   mem_scenarios peak        load_weights 3 x 100 MiB (never freed), scratch 10 x (1 MiB alloc
  *                             + free), activations 5 x 8 MiB (the peak: 340 MiB), free them,
  *                             later_buffers 2 x 10 MiB (freed)
@@ -39,6 +42,17 @@ NOINLINE static CUresult try_batch(CUdeviceptr *p, size_t bytes)
     CUresult r = cuMemAlloc(p, bytes);
     __asm__ volatile("" ::: "memory"); /* no tail call: keep this frame in the stack */
     return r;
+}
+
+NOINLINE static void release_weights(size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        CHECK(cuMemFree(held[i]));
+}
+
+NOINLINE static void other_line(CUdeviceptr *p, size_t bytes)
+{
+    CHECK(cuMemAlloc(p, bytes));
 }
 
 NOINLINE static void cache_segments(void)
@@ -106,6 +120,12 @@ int main(int argc, char **argv)
         rc = expect_oom(try_batch(&p, 6 * GiB));
         release_cache();
         CHECK(try_batch(&p, 6 * GiB));
+    } else if (strcmp(what, "refill") == 0) {
+        hold_weights(3, 4 * GiB);
+        rc = expect_oom(try_batch(&p, 4 * GiB));
+        release_weights(2);
+        other_line(&p, 4 * GiB);
+        CHECK(try_batch(&p, 1 * GiB));
     } else if (strcmp(what, "peak") == 0) {
         hold_weights(3, 100 * MiB);
         scratch();
@@ -114,7 +134,7 @@ int main(int argc, char **argv)
             CHECK(cuMemFree(act[i]));
         later_buffers();
     } else {
-        fprintf(stderr, "usage: mem_scenarios exhausted|others|cached|peak\n");
+        fprintf(stderr, "usage: mem_scenarios exhausted|others|cached|refill|peak\n");
         return 2;
     }
     printf("%s done\n", what);

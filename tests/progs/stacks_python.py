@@ -35,8 +35,8 @@ def setup():
     check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
     check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
     if mode in ("cdll", "exit_cdll"):
-        # The first call that takes a stack without the GIL gets native frames only: it asks the
-        # tracer to register its atexit guard, which the main thread does at its next bytecode.
+        # The first call that takes a stack without the GIL has its Python frames: cuInit asked
+        # the tracer's atexit guard, which the main thread registered at its next bytecode.
         check(cu.cuCtxSynchronize(), "cuCtxSynchronize")  # SITE:first_sync
 
 

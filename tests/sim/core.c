@@ -83,9 +83,19 @@ static void cond_init_monotonic(pthread_cond_t *c)
     pthread_condattr_destroy(&ca);
 }
 
+/* As the real driver: a child forked after the parent initialized the driver cannot use it
+ * (cuInit and every call that needs it return CUDA_ERROR_NOT_INITIALIZED, which the runtime
+ * reports as "initialization error"; PyTorch says "Cannot re-initialize CUDA in forked
+ * subprocess" before it gets there). A child forked before any cuInit initializes as usual.
+ * GTSIM_FORK_KEEPS_DRIVER=1 keeps the driver usable in the child (the simulator's own fork
+ * safety tests: its lock, its host-function thread, the simulated CUPTI's delivery thread). */
+static atomic_int g_fork_broken;
+
 static void atfork_child(void)
 {
     pthread_mutex_unlock(&g_lock);
+    if (!g_cfg.fork_keeps && atomic_exchange(&g_inited, 0))
+        atomic_store(&g_fork_broken, 1);
     cond_init_monotonic(&g_cond); /* waiters of the parent do not exist here */
     sim_stream_atfork_child();
 }
@@ -110,6 +120,7 @@ static void init_once(void)
     g_cfg.distinct = (int)env_u64("GTSIM_DISTINCT_POINTERS", 0) != 0;
     g_cfg.activity_cap = (size_t)env_u64("GTSIM_ACTIVITY_CAPACITY", 65536);
     g_cfg.log_all = (int)env_u64("GTSIM_LOG_ALL", 0) != 0;
+    g_cfg.fork_keeps = (int)env_u64("GTSIM_FORK_KEEPS_DRIVER", 0) != 0;
     g_cfg.log_fd = -1;
     const char *lp = getenv("GTSIM_LOG");
     if (lp && *lp)
@@ -630,6 +641,8 @@ static CUresult do_init(unsigned flags)
         return CUDA_ERROR_INVALID_VALUE;
     if (g_cfg.ndev <= 0)
         return CUDA_ERROR_NO_DEVICE;
+    if (atomic_load(&g_fork_broken))
+        return CUDA_ERROR_NOT_INITIALIZED;
     atomic_store(&g_inited, 1);
     return CUDA_SUCCESS;
 }
@@ -894,6 +907,24 @@ size_t gtsim_used_bytes(int dev)
     size_t u = (size_t)g_dev[dev].used;
     pthread_mutex_unlock(&g_lock);
     return u;
+}
+
+/* Device-wide memory as a management library (the simulated NVML) sees it. */
+int gtsim_device_memory(int dev, size_t *free_bytes, size_t *total, size_t *other)
+{
+    sim_init_once();
+    if (dev < 0 || dev >= g_cfg.ndev)
+        return -1;
+    pthread_mutex_lock(&g_lock);
+    int64_t f = dev_free_bytes(dev);
+    if (free_bytes)
+        *free_bytes = f > 0 ? (size_t)f : 0;
+    if (total)
+        *total = (size_t)g_dev[dev].capacity;
+    if (other)
+        *other = (size_t)g_dev[dev].other;
+    pthread_mutex_unlock(&g_lock);
+    return 0;
 }
 
 int64_t dev_free_bytes(int dev)

@@ -114,6 +114,7 @@ void gtsim_func_set_duration(struct CUfunc_st *f, unsigned long long ns); /* CUf
 int gtsim_set_mem_capacity(int dev, size_t bytes);  /* 0 ok, -1 bad device */
 int gtsim_set_other_bytes(int dev, size_t bytes);
 size_t gtsim_used_bytes(int dev);                   /* device bytes charged to allocations */
+int gtsim_device_memory(int dev, size_t *free_bytes, size_t *total, size_t *other); /* device-wide: free as cuMemGetInfo computes it, capacity, other processes' bytes; 0 ok, -1 bad device */
 unsigned long long gtsim_now_ns(void);              /* the simulated GPU clock (CLOCK_MONOTONIC) */
 
 #ifdef __cplusplus

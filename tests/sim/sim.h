@@ -34,6 +34,7 @@ struct sim_config {
     size_t activity_cap;
     int log_fd;
     int log_all;
+    int fork_keeps; /* GTSIM_FORK_KEEPS_DRIVER=1: a forked child goes on using the driver */
 };
 extern struct sim_config g_cfg;
 extern pthread_mutex_t g_lock; /* one lock for all driver state */

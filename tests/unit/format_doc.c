@@ -43,7 +43,7 @@ static const struct layout layouts[] = {
       F(gt_file_header, version), F(gt_file_header, min_version), F(gt_file_header, header_size),
       F(gt_file_header, flags), F(gt_file_header, pid), F(gt_file_header, ppid),
       F(gt_file_header, start_realtime_ns), F(gt_file_header, start_monotonic_ns),
-      F(gt_file_header, clock_id), F(gt_file_header, reserved)),
+      F(gt_file_header, clock_id), F(gt_file_header, header_crc32)),
     L(gt_chunk_header, -1, F(gt_chunk_header, magic), F(gt_chunk_header, kind),
       F(gt_chunk_header, codec), F(gt_chunk_header, payload_size), F(gt_chunk_header, crc32),
       F(gt_chunk_header, tid), F(gt_chunk_header, seq)),

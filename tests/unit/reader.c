@@ -390,12 +390,18 @@ static void test_headers(void)
     tb_alloc(&t, 1, GT_API_cuMemAlloc_v2, 0x1, 8, 0, 0);
     tb_end(&t);
     struct gt_file_header *h = (struct gt_file_header *)t.buf;
-    h->min_version = 4;
-    h->version = 4;
+    h->min_version = 5;
+    h->version = 5;
+    gt_header_seal(h);
     CHECK("header: newer format refused", read_into(&t, (size_t)-1, &c, &st) == -1);
     CHECK_STR("header: newer format message", st.error,
-              "written by a newer gputrace (format 4, this reader reads up to 3)");
+              "written by a newer gputrace (format 5, this reader reads up to 4)");
+    h->min_version = 7; /* a flipped bit of min_version is not taken for a newer format */
+    CHECK_STR("header: flipped min_version",
+              read_into(&t, (size_t)-1, &c, &st) == -1 ? st.error : "",
+              "corrupt file header (checksum mismatch)");
     h->min_version = 1;
+    gt_header_seal(h);
     CHECK("header: newer writer, old min_version: readable",
           read_into(&t, (size_t)-1, &c, &st) == 0 && c.n == 1);
     h->version = 1;
@@ -418,6 +424,8 @@ static void test_headers(void)
     memcpy(t.buf, &big, sizeof(big));
     static const unsigned char pad[8] = {0xee};
     tb_put(&t.buf, &t.len, &t.cap, pad, 8);
+    big.header_crc32 = gt_header_crc(t.buf, 64);
+    memcpy(t.buf, &big, sizeof(big));
     tb_begin(&t, GT_CHUNK_HOST, 1);
     tb_alloc(&t, 1, GT_API_cuMemAlloc_v2, 0x1, 8, 0, 0);
     tb_end(&t);
@@ -426,8 +434,46 @@ static void test_headers(void)
     tb_free_all(&t);
 }
 
+/* A chunk written twice is read once; a thread id reused with its sequence restarting is not a
+ * repeat (other bytes); a second file header (cat a a > c) stops reading and says so. */
+static void test_repeats(void)
+{
+    struct tb t;
+    struct coll c = {0};
+    struct ga_read_stats st;
+    tb_init(&t, 1, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 5);
+    tb_alloc(&t, 1, GT_API_cuMemAlloc_v2, 0x1000, 8, 0, 0);
+    tb_end(&t);
+    size_t c0 = sizeof(struct gt_file_header), c1 = t.chunk_ends[0];
+    tb_begin(&t, GT_CHUNK_HOST, 5);
+    tb_alloc(&t, 2, GT_API_cuMemAlloc_v2, 0x2000, 8, 0, 0);
+    tb_end(&t);
+    tb_put(&t.buf, &t.len, &t.cap, t.buf + c0, c1 - c0); /* chunk 0 again, after chunk 1 */
+    CHECK("repeat: reads", read_into(&t, (size_t)-1, &c, &st) == 0 && !st.truncated);
+    CHECK("repeat: 2 records, not 3", c.n == 2);
+    CHECK("repeat: 2 chunks, 1 repeat skipped", st.chunks == 2 && st.duplicate_chunks == 1);
+    /* thread id 5 again, sequence 0 again, another allocation: a new thread, kept */
+    t.seq = 0;
+    tb_begin(&t, GT_CHUNK_HOST, 5);
+    tb_alloc(&t, 3, GT_API_cuMemAlloc_v2, 0x3000, 8, 0, 0);
+    tb_end(&t);
+    CHECK("reused tid: reads", read_into(&t, (size_t)-1, &c, &st) == 0);
+    CHECK("reused tid, seq 0 again, other bytes: kept", c.n == 3 && st.duplicate_chunks == 1);
+    /* the whole file again after itself */
+    size_t len = t.len;
+    tb_put(&t.buf, &t.len, &t.cap, t.buf, len);
+    CHECK("cat a a: reads the first", read_into(&t, (size_t)-1, &c, &st) == 0 && c.n == 3);
+    CHECK("cat a a: says so", st.truncated && st.concatenated &&
+                                  strstr(st.stop_reason, "a second trace starts at byte") &&
+                                  st.valid_bytes == len);
+    coll_free(&c);
+    tb_free_all(&t);
+}
+
 int main(void)
 {
+    test_repeats();
     test_round_trip();
     test_watermarks();
     test_truncation();

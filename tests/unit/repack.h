@@ -45,6 +45,7 @@ static inline void repack_trace(const unsigned char *in, size_t n, struct repack
     h.min_version = !level                         ? GT_FORMAT_MIN_READER
                     : codec == GT_CODEC_PACK_DELTA ? GT_FORMAT_MIN_READER_PACK
                                                    : GT_FORMAT_MIN_READER_CODEC;
+    if (h.version >= GT_FORMAT_HEADER_CRC) h.header_crc32 = gt_header_crc(&h, sizeof(h));
     repack_put(o, &h, sizeof(h));
     repack_put(o, in + sizeof(h), pos - sizeof(h));
     gt_packer_init(&pk, level);
