@@ -16,7 +16,6 @@
 #include "model/report.h"
 #include "base/progress.h"
 #include "base/util.h"
-#include "input/reader.h"
 #include "render/chrome_trace.h"
 #include "render/folded.h"
 #include "render/html.h"
