@@ -37,7 +37,7 @@ COMMON_SRC   := $(wildcard common/*.c)
 PRELOAD_SRC  := $(wildcard preload/*.c) $(wildcard preload/*.S)
 # analyzer/main.c is the report tool; everything else under analyzer/ (folders by stage, see
 # analyzer/README.md) goes into the static library every tool links.
-ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c analyzer/*/*.c))
+ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c analyzer/*/*.c analyzer/*/*.S))
 SIM_SRC      := $(wildcard tests/sim/*.c)
 PROG_SRC     := $(wildcard tests/progs/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
@@ -90,6 +90,9 @@ $(O)/obj/%.c.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+# The HTML page's stylesheet and script are linked in with .incbin.
+$(O)/obj/analyzer/render/html_assets.S.o: analyzer/render/html/report.css analyzer/render/html/report.js
+
 $(O)/obj/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	@echo "  AS      $<"
@@ -130,7 +133,7 @@ $(O)/tests/unit_%: $(O)/obj/tests/unit/%.c.o $(ANALYZER)
 	@echo "  LD      $@"
 	$(Q)$(CC) -o $@ $^ $(LDFLAGS) $(ANALYZER_LIBS) -lpthread
 
-fixtures: $(SIMLIB) $(SIMCUPTI) $(TESTLIBS) $(PROGS) $(UNITS)
+fixtures: $(SIMLIB) $(SIMCUPTI) $(TESTLIBS) $(PROGS) $(UNITS) $(O)/bench/gen_trace
 include tests/simrt/simrt.mk
 
 test: all fixtures
@@ -146,7 +149,8 @@ demo: all fixtures
 	$(Q)O=$(O) sh tests/demo.sh
 
 # Build dependencies on Debian/Ubuntu (run as root or with sudo available).
-DEB_PKGS := build-essential zlib1g-dev libisal-dev libzstd-dev libjson-c-dev python3 pkg-config libunwind-dev libdw-dev libelf-dev
+# chromium: the tests open the --html page in it (headless).
+DEB_PKGS := build-essential zlib1g-dev libisal-dev libzstd-dev libjson-c-dev python3 pkg-config libunwind-dev libdw-dev libelf-dev chromium
 deps:
 	$(Q)if command -v apt-get >/dev/null 2>&1; then \
 	  S=""; [ "$$(id -u)" = 0 ] || S=sudo; \
@@ -229,6 +233,15 @@ $(FUZZ_DIR)/asan/%.c.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  ASANCC  $<"
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -c -o $@ $<
+
+# The analyzer's assembly (the HTML page's assets) has nothing to instrument.
+$(FUZZ_DIR)/lf/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) -c -o $@ $<
+
+$(FUZZ_DIR)/asan/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) -c -o $@ $<
 
 # The analyzer library of each object set.
 $(FUZZ_DIR)/lf/libgputrace-analyzer.a: $(call fuzz_obj,lf,$(FUZZ_LIBSRC))

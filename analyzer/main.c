@@ -16,13 +16,17 @@
 #include "model/report.h"
 #include "base/progress.h"
 #include "base/util.h"
-#include "input/reader.h"
+#include "render/chrome_trace.h"
+#include "render/folded.h"
+#include "render/html.h"
 
-enum mode { MODE_TEXT, MODE_JSON, MODE_DUMP };
+enum mode { MODE_TEXT, MODE_JSON, MODE_DUMP, MODE_CHROME, MODE_FOLDED, MODE_HTML };
 
 struct opts {
     enum mode mode;
     const char *out;
+    const char *export_path; /* --chrome-trace FILE, --html FILE */
+    int folded;              /* --folded WHAT: ga_folded_what's index */
     const char **traces; /* as given: files or directories */
     size_t n_traces, traces_cap;
     int show_stacks;
@@ -34,6 +38,9 @@ struct opts {
 
 static const char usage_text[] =
     "Usage: " GA_PROG " [--json|--dump] [-o OUT] TRACE|DIR...\n"
+    "       " GA_PROG " --html FILE TRACE|DIR...\n"
+    "       " GA_PROG " --chrome-trace FILE TRACE|DIR...\n"
+    "       " GA_PROG " --folded peak|alloc|leak|launch|sync|idle TRACE\n"
     "Reads traces written by libgputrace.so and prints a report.\n"
     "\n"
     "  (default)      a text report that fits a screen: process, devices, memory (allocations,\n"
@@ -46,6 +53,28 @@ static const char usage_text[] =
     "                 <ns from trace start> tid=<tid> <TYPE> <api> key=value ...\n"
     "                 (a GPU record at its start time; GPU_EXTCORR and GPU_NAME, timeless, where\n"
     "                 the file has them)\n"
+    "  --html FILE    write one self-contained HTML page (no network needed): memory over\n"
+    "                 time with the peak and OOMs, the address map at the peak and at each\n"
+    "                 OOM, the peak by stack (icicle) and by site, library, API and size\n"
+    "                 class, the GPU timeline per device and stream with zoom and pan (the\n"
+    "                 first 20,000 activities; the page says what it left out), a utilization\n"
+    "                 strip over the whole run, idle gaps, top kernels, copies, blocking calls,\n"
+    "                 OOMs, one row per rank (docs/HTML.md)\n"
+    "  --chrome-trace FILE  write the Chrome trace-event JSON that PyTorch's profiler writes\n"
+    "                 (Perfetto UI, chrome://tracing, Holistic Trace Analysis open it): kernels,\n"
+    "                 copies and memsets per device and stream, host CUDA calls per thread\n"
+    "                 linked to their kernels, live device bytes, pool bytes, the longest idle\n"
+    "                 gaps; times in us from the trace start. Several traces: FILE is a\n"
+    "                 directory (made if absent) that gets rank-<i>.json per trace, i in the\n"
+    "                 order given, on one clock (docs/CHROME_TRACE.md)\n"
+    "  --folded WHAT  folded stacks (frame;frame;frame weight, outermost frame first) for\n"
+    "                 flamegraph.pl, inferno, speedscope: WHAT = peak (bytes live at the peak;\n"
+    "                 the weights add up to it exactly), alloc (bytes allocated), leak (bytes\n"
+    "                 live at the end), launch (kernel launches), sync (ns blocked in\n"
+    "                 synchronizing calls), idle (GPU idle ns by the host stack it is\n"
+    "                 attributed to, under a [GPU n idle: cause] leaf). Python frames as\n"
+    "                 'file.py:line function', native ones demangled; [no stack] for events\n"
+    "                 the tracer took no stack of. One trace\n"
     "  --stacks       print the full host call stack of each call site listed (text report);\n"
     "                 sites come from the stacks the tracer recorded (GPUTRACE_STACKS)\n"
     "  --all-gaps     list every GPU idle gap in the JSON, in time order (default: the 20\n"
@@ -89,7 +118,7 @@ static void usage_error(const char *what, const char *arg)
 static void set_mode(struct opts *o, enum mode m, const char *arg)
 {
     if (o->mode != MODE_TEXT && o->mode != m)
-        usage_error("choose one of --json and --dump, not both: ", arg);
+        usage_error("choose one of --json, --dump, --html, --chrome-trace and --folded: ", arg);
     o->mode = m;
 }
 
@@ -113,6 +142,16 @@ static void parse_args(int argc, char **argv, struct opts *o)
             set_mode(o, MODE_JSON, a);
         } else if (strcmp(a, "--dump") == 0) {
             set_mode(o, MODE_DUMP, a);
+        } else if (strcmp(a, "--chrome-trace") == 0 || strcmp(a, "--html") == 0) {
+            if (++i >= argc) usage_error("a file name must follow ", a);
+            set_mode(o, a[2] == 'h' ? MODE_HTML : MODE_CHROME, a);
+            o->export_path = argv[i];
+        } else if (strcmp(a, "--folded") == 0) {
+            if (++i >= argc) usage_error("peak, alloc, leak, launch, sync or idle must follow ", a);
+            set_mode(o, MODE_FOLDED, a);
+            if ((o->folded = ga_folded_what(argv[i])) < 0)
+                usage_error("--folded takes peak, alloc, leak, launch, sync or idle, not ",
+                            argv[i]);
         } else if (strcmp(a, "--stacks") == 0) {
             o->show_stacks = 1;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
@@ -138,6 +177,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
         }
     }
     if (!o->n_traces) usage_error("no trace file given", "");
+    if (o->export_path && o->out)
+        usage_error("--html and --chrome-trace name their own output, not -o ", o->out);
     if (o->all_gaps && o->mode != MODE_JSON)
         fprintf(stderr,
                 "%s: --all-gaps lists every gap in the JSON report (--json); the text report "
@@ -333,7 +374,7 @@ static int run(const struct opts *o, const char *trace, FILE *out)
     struct ga_report r;
     if (prepare(o, &r, trace) != 0) return 1;
     ga_progress_begin(trace);
-    int rc = ga_report_run(&r);
+    int rc = o->mode == MODE_CHROME ? ga_chrome_trace(&r, 0, 0, out) : ga_report_run(&r);
     ga_progress_end();
     if (rc != 0) {
         fprintf(stderr, "%s: %s: %s\n", GA_PROG, trace, r.read.error);
@@ -344,7 +385,9 @@ static int run(const struct opts *o, const char *trace, FILE *out)
     warn_report(trace, &r);
     if (o->mode == MODE_JSON)
         ga_render_json(&r, out);
-    else
+    else if (o->mode == MODE_FOLDED)
+        ga_render_folded(&r, o->folded, out);
+    else if (o->mode == MODE_TEXT)
         ga_render_text(&r, out);
     ga_report_free(&r);
     return 0;
@@ -486,6 +529,104 @@ static int run_multi(const struct opts *o, const struct trace_list *l, FILE *out
     return rc;
 }
 
+/* --html: one page for all the traces (one: its report; several: the several-process report),
+ * written only once every trace was read. */
+static int run_html(const struct opts *o, char *const *paths, size_t n, int multi)
+{
+    struct ga_html h;
+    struct ga_multi m;
+    struct output out;
+    int rc = 0;
+    ga_html_begin(&h);
+    ga_multi_init(&m);
+    if (multi) ga_json_multi_begin(h.data_f);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct ga_report r;
+        struct ga_tlv v;
+        if (prepare(o, &r, paths[i]) != 0) {
+            rc = 1;
+            break;
+        }
+        ga_tlv_init(&v);
+        ga_html_attach(&r, &v);
+        ga_progress_begin(paths[i]);
+        int bad = multi ? ga_multi_run(&m, &r) : ga_report_run(&r);
+        ga_progress_end();
+        if (bad) {
+            fprintf(stderr, "%s: %s: %s\n", GA_PROG, paths[i], r.read.error);
+            ga_tlv_free(&v);
+            rc = 2;
+        } else {
+            warn_reading(paths[i], &r.read);
+            warn_report(paths[i], &r);
+            if (multi)
+                ga_json_multi_process(&r, i, h.data_f);
+            else
+                ga_render_json(&r, h.data_f);
+            ga_html_rank(&h, &r, &v);
+        }
+        ga_report_free(&r);
+    }
+    if (multi && rc == 0) {
+        ga_multi_finish(&m);
+        ga_json_multi_end(&m, h.data_f);
+    }
+    ga_multi_free(&m);
+    if (rc != 0) {
+        ga_html_discard(&h);
+        return rc;
+    }
+    open_output(&out, o->export_path);
+    rc = ga_html_end(&h, n == 1 ? paths[0] : "several processes", out.f) != 0;
+    if (close_output(&out, rc == 0)) rc = 1;
+    return rc;
+}
+
+/* The earliest trace start (CLOCK_REALTIME) of the traces: time zero of the exports. */
+static uint64_t origin_of(const struct trace_list *l)
+{
+    uint64_t origin = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        struct gt_file_header h;
+        FILE *f = fopen(l->paths[i], "rb");
+        if (!f) continue;
+        if (fread(&h, sizeof(h), 1, f) == 1 && (!origin || h.start_realtime_ns < origin))
+            origin = h.start_realtime_ns;
+        fclose(f);
+    }
+    return origin;
+}
+
+/* --chrome-trace with several traces: dir/rank-<i>.json each, on one clock. */
+static int export_multi(const struct opts *o, const struct trace_list *l)
+{
+    const char *dir = o->export_path;
+    uint64_t origin = origin_of(l);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: %s: %s\n", GA_PROG, dir, strerror(errno));
+        return 1;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        char path[4096];
+        struct ga_report r;
+        struct output out;
+        snprintf(path, sizeof(path), "%s/rank-%zu.json", dir, i);
+        if (prepare(o, &r, l->paths[i]) != 0) return 1;
+        open_output(&out, path);
+        ga_progress_begin(l->paths[i]);
+        int rc = ga_chrome_trace(&r, (int)i, origin, out.f) != 0 ? 2 : 0;
+        ga_progress_end();
+        if (rc)
+            fprintf(stderr, "%s: %s: %s\n", GA_PROG, l->paths[i], r.read.error);
+        else
+            warn_reading(l->paths[i], &r.read);
+        ga_report_free(&r);
+        if (close_output(&out, rc == 0) && rc == 0) rc = 1;
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct opts o = {.mode = MODE_TEXT};
@@ -504,9 +645,17 @@ int main(int argc, char **argv)
         list_add(&l, ga_xstrdup(o.traces[0]));
     else if ((rc = expand(&o, &l)) == 0)
         single = l.n == 1 && !o.dirs_given; /* the same trace given twice */
-    if (rc == 0) {
-        refuse_input_as_output(o.out, l.paths, l.n);
-        open_output(&out, o.out);
+    if (rc == 0 && o.mode == MODE_FOLDED && !single)
+        usage_error("--folded reads one trace, not several: ", l.paths[l.n - 1]);
+    if (rc == 0 && o.mode == MODE_HTML) {
+        refuse_input_as_output(o.export_path, l.paths, l.n);
+        rc = run_html(&o, l.paths, l.n, !single);
+    } else if (rc == 0 && o.mode == MODE_CHROME && !single) {
+        rc = export_multi(&o, &l);
+    } else if (rc == 0) {
+        const char *path = o.mode == MODE_CHROME ? o.export_path : o.out;
+        refuse_input_as_output(path, l.paths, l.n);
+        open_output(&out, path);
         rc = single ? run(&o, l.paths[0], out.f) : run_multi(&o, &l, out.f);
         if (close_output(&out, rc == 0) && rc == 0) rc = 1;
     }

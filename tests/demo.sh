@@ -12,4 +12,7 @@ echo
 echo "== $O/gputrace-report $dir/demo.trace"
 "$O/gputrace-report" "$dir/demo.trace"
 echo
-echo "(trace kept at $dir/demo.trace; try --json or --dump)"
+echo "== $O/gputrace-report --html $O/demo.html $dir/demo.trace"
+"$O/gputrace-report" --html "$O/demo.html" "$dir/demo.trace"
+echo "demo.html written: $O/demo.html (open it in a browser; it needs no network)"
+echo "(trace kept at $dir/demo.trace; try --json, --dump, --chrome-trace demo.json or --folded peak)"

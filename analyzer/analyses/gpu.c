@@ -606,6 +606,8 @@ __attribute__((noinline)) static void on_launch(struct ga_gpu *g, const struct g
     const struct ga_gpu_call *prev = last_call(g, ev->tid);
     g->launches[i] = (struct ga_launch_ent){.l = {.ts = l->ts,
                                                   .func = l->func,
+                                                  .corr = l->corr,
+                                                  .dur_ns = l->dur_ns,
                                                   .prev_end = prev->end,
                                                   .tid = ev->tid,
                                                   .stack = l->stack,
@@ -874,8 +876,38 @@ static int launches_kernel(unsigned api)
     return api >= GT_API_cuLaunchKernel && api <= GT_API_cuLaunchCooperativeKernel_ptsz;
 }
 
-/* GPU time per (GPU name id, launch function): named at the end, when every name is known. */
-static void kernel_add(struct ga_gpu *g, const struct ga_gpu_act *a)
+int ga_gpu_is_collective(const char *name)
+{
+    return strcasestr(name, "nccl") || strcasestr(name, "rccl");
+}
+
+/* Judged once per name key, by the GPU name known when the key is first seen (CUPTI names a
+ * kernel before its activity record). */
+static int name_is_collective(const struct ga_gpu *g, uint32_t name_id)
+{
+    const uint64_t *idx = name_id ? ga_map_find(&g->name_idx, name_id, 0) : NULL;
+    return idx && ga_gpu_is_collective(g->names[*idx]);
+}
+
+/* The union of the device's non-collective kernels (activities leave in start order). */
+static void compute_add(struct ga_gpu_device *d, const struct ga_gpu_act *a)
+{
+    if (!d->c_open) {
+        d->cs = a->start;
+        d->ce = a->end;
+        d->c_open = 1;
+    } else if (a->start > d->ce) {
+        d->compute_ns += d->ce - d->cs;
+        d->cs = a->start;
+        d->ce = a->end;
+    } else if (a->end > d->ce) {
+        d->ce = a->end;
+    }
+}
+
+/* GPU time per (GPU name id, launch function): named at the end, when every name is known.
+ * Returns whether the kernel is a collective. */
+static int kernel_add(struct ga_gpu *g, const struct ga_gpu_act *a)
 {
     int added = 0;
     uint64_t func = a->linked && launches_kernel(a->api) ? a->func : NO_FUNC;
@@ -885,13 +917,15 @@ static void kernel_add(struct ga_gpu *g, const struct ga_gpu_act *a)
     uint64_t *i = ga_map_upsert(&g->kacc_idx, name_id, func, g->n_kacc, &added);
     if (added) {
         g->kacc = ga_xgrow(g->kacc, &g->kacc_cap, g->n_kacc, sizeof(*g->kacc));
-        g->kacc[g->n_kacc++] = (struct ga_kacc){name_id, func, 0, 0, 0};
+        g->kacc[g->n_kacc++] =
+            (struct ga_kacc){name_id, func, 0, 0, 0, name_is_collective(g, name_id)};
     }
     struct ga_kacc *k = &g->kacc[*i];
     uint64_t d = a->end - a->start;
     k->count++;
     k->total += d;
     if (d > k->max) k->max = d;
+    return k->collective;
 }
 
 static void leave(struct ga_gpu *g, struct ga_gpu_act *a)
@@ -904,13 +938,15 @@ static void leave(struct ga_gpu *g, struct ga_gpu_act *a)
     if (a->kind == GA_GPU_KERNEL) la = link_kernel(g, a, &copy);
     device_add(g, a);
     sums_add(g, a);
-    if (a->kind == GA_GPU_KERNEL) kernel_add(g, a);
+    if (a->kind == GA_GPU_KERNEL && !kernel_add(g, a))
+        compute_add(device_at(g, a->device, &(int){0}), a);
     if (g->keep_acts) {
         g->acts = ga_xgrow(g->acts, &g->acts_cap, g->n_acts, sizeof(*g->acts));
         g->acts[g->n_acts] = *a;
     }
     g->n_acts++;
     if (g->gaps) ga_gaps_act(g->gaps, a, la);
+    if (g->act_sink) g->act_sink(g->act_ctx, a, la);
 }
 
 /* ---- finish: devices, links ------------------------------------------------------------------ */
@@ -932,6 +968,8 @@ static void close_devices(struct ga_gpu *g)
     for (size_t i = 0; i < g->n_devices; i++) {
         struct ga_gpu_device *d = &g->devices[i];
         d->busy_ns += d->e - d->s;
+        if (d->c_open) d->compute_ns += d->ce - d->cs;
+        d->c_open = 0;
         for (size_t k = 0; k < d->n_streams; k++)
             d->streams[k].busy_ns += d->streams[k].e - d->streams[k].s;
         if (d->n_streams > 1) qsort(d->streams, d->n_streams, sizeof(*d->streams), stream_cmp);

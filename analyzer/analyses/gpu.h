@@ -89,6 +89,8 @@ struct ga_gpu_run {
 
 struct ga_gpu_launch {
     uint64_t ts, func;
+    uint64_t corr;     /* the launch record's tracer correlation id */
+    uint32_t dur_ns;   /* time inside the launch call (gt_rec_launch.dur_ns) */
     uint64_t prev_end; /* end of the launching thread's previous CUDA call, 0 none */
     uint32_t tid;
     uint32_t stack; /* host call stack (gt_rec_stack node id), 0 none */
@@ -114,10 +116,15 @@ struct ga_gpu_device {
     uint32_t device;
     uint64_t first, last; /* CLOCK_MONOTONIC ns: first activity start, last activity end */
     uint64_t busy_ns, kernels;
+    /* the union of its kernels' intervals, collectives (ga_gpu_is_collective) left out: the
+     * "compute" time of Holistic Trace Analysis' temporal breakdown */
+    uint64_t compute_ns;
     struct ga_gpu_stream *streams; /* by stream id after ga_gpu_finish */
     size_t n_streams, streams_cap;
     /* while reading */
     uint64_t s, e;            /* the open merged busy interval */
+    uint64_t cs, ce;          /* the open merged compute interval, when c_open */
+    int c_open;
     struct ga_map stream_idx; /* stream -> index into streams */
     size_t last_stream;
 };
@@ -184,6 +191,7 @@ struct ga_kacc {
     uint32_t name_id;
     uint64_t func;
     uint64_t count, total, max;
+    int collective; /* its name, known when it was added, is a collective's */
 };
 
 struct ga_gaps;
@@ -195,6 +203,10 @@ struct ga_gpu {
     int64_t clock_offset;
     struct ga_gaps *gaps; /* the idle-gap analysis fed in (device, time) order, or NULL */
     int keep_acts;        /* set before reading: keep every activity (several-process view) */
+    /* set before reading, or NULL: called with each activity as it leaves, in time order per
+     * device, with its linked launch (or NULL); for exports that stream every event */
+    void (*act_sink)(void *ctx, const struct ga_gpu_act *a, const struct ga_gpu_launch *la);
+    void *act_ctx;
     /* kept while reading */
     struct ga_gpu_act *acts; /* keep_acts only: every activity analyzed, in time order */
     size_t n_acts, acts_cap; /* n_acts: activities analyzed (kept or not) */
@@ -281,6 +293,9 @@ int ga_gpu_act_cmp(const void *a, const void *b);
  * style for copies, "memset". Valid until ga_gpu_free / ga_timeline_free; after ga_gpu_finish. */
 const char *ga_gpu_act_name(const struct ga_gpu *g, const struct ga_timeline *tl,
                             const struct ga_gpu_act *a);
+/* A kernel name of NCCL's or RCCL's (contains "nccl" or "rccl", any case): a collective, which
+ * waits on the GPU for other ranks. */
+int ga_gpu_is_collective(const char *name);
 /* Length of the union of the intervals [start, end) of a[0..n), which it sorts by start. */
 uint64_t ga_gpu_union_ns(struct ga_gpu_act *a, size_t n);
 

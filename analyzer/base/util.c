@@ -101,6 +101,22 @@ void ga_put_escaped(FILE *f, const char *s, size_t n)
     }
 }
 
+void ga_put_json_str(FILE *f, const char *s, size_t n)
+{
+    char *c = ga_utf8_clean(s, n);
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)c; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == '<')
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+    free(c);
+}
+
 void ga_put_trimmed(FILE *f, const char *s, size_t max)
 {
     size_t n = strlen(s);

@@ -31,6 +31,10 @@ const char *ga_fmt_ms(char buf[32], int64_t ns);
 /* Writes `s` (n bytes) with quotes, backslashes and control characters escaped as \xNN. */
 void ga_put_escaped(FILE *f, const char *s, size_t n);
 
+/* s[0..n) as a JSON string (quotes included): made valid UTF-8, control characters and '<' as
+ * \u00XX (so it may sit inside an HTML <script> element). */
+void ga_put_json_str(FILE *f, const char *s, size_t n);
+
 /* ga_put_escaped of s, cut to `max` bytes with "..." when longer. */
 void ga_put_trimmed(FILE *f, const char *s, size_t max);
 

@@ -159,6 +159,7 @@ void ga_report_event(void *report, const struct ga_event *ev)
         deliver_other(r, ev);
         break;
     }
+    if (r->tap) r->tap(r->tap_ctx, ev);
 }
 
 int64_t ga_report_rel(const struct ga_report *r, uint64_t ts)

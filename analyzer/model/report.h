@@ -35,6 +35,10 @@ struct ga_report {
     struct ga_views views;   /* what every renderer shows alike (model/views.h) */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started;             /* the first event has been seen (the time base is set) */
+    /* set before reading, or NULL: handed every record after the analyses took it (views that
+     * the page renderers need, exports) */
+    ga_sink_fn tap;
+    void *tap_ctx;
     uint8_t routes[64];      /* per record type, the analyses that take it (report.c) */
 };
 

@@ -297,6 +297,7 @@ static jobj *devices(const struct ga_report *r)
         put(o, "device", ju64(d->device));
         put(o, "span_ns", ju64(span));
         put(o, "busy_ns", ju64(d->busy_ns));
+        put(o, "compute_ns", ju64(d->compute_ns));
         put(o, "idle_ns", ju64(span - d->busy_ns));
         put(o, "utilization", span ? jratio((double)d->busy_ns / (double)span) : NULL);
         put(o, "first_ns", ji64(ga_report_rel(r, d->first)));

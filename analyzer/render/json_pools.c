@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/pools.h"
 #include "render/json.h"
 #include "base/util.h"
 

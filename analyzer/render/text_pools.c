@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/pools.h"
 #include "render/text.h"
 #include "base/util.h"
 

@@ -7,3 +7,7 @@ command -v nm > /dev/null 2>&1 || skip "binutils (nm) not installed"
 "$PYTHON" "$SRC/tests/layers.py" --self-test || fail "the checker's self-test"
 [ -d "$O/obj/analyzer" ] || fail "no analyzer objects under $O/obj (run make first)"
 "$PYTHON" "$SRC/tests/layers.py" "$O/obj" analyzer || fail "the analyzer's objects have a cycle or an upward use"
+# Renderers and main.c include model headers (and base/), never an analysis or input header.
+if grep -n '#include "\(analyses\|input\)/' "$SRC"/analyzer/render/*.[ch] "$SRC"/analyzer/main.c; then
+    fail "a renderer or main.c includes an analysis or input header (above)"
+fi

@@ -1,0 +1,169 @@
+/* --html: the page. The renderer only serializes the model (the JSON report, the timeline view)
+ * and wraps it in the page; the drawing is the script's (analyzer/render/html/report.js). JSON
+ * inside <script> must never contain "</": every '<' is written as \u003c (it only occurs in
+ * strings). */
+#include "render/html.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "render/folded.h"
+
+void ga_html_begin(struct ga_html *h)
+{
+    memset(h, 0, sizeof(*h));
+    h->data_f = open_memstream(&h->data, &h->data_len);
+    h->events_f = open_memstream(&h->events, &h->events_len);
+    if (!h->data_f || !h->events_f) {
+        fprintf(stderr, "%s: out of memory\n", GA_PROG);
+        exit(2);
+    }
+}
+
+static void tap(void *ctx, const struct ga_event *ev)
+{
+    if (!ga_rec_is_gpu(ev->type)) ga_tlv_host_event(ctx, ev);
+}
+
+void ga_html_attach(struct ga_report *r, struct ga_tlv *v)
+{
+    r->gpu.act_sink = ga_tlv_act;
+    r->gpu.act_ctx = v;
+    r->tap = tap;
+    r->tap_ctx = v;
+}
+
+/* The bytes live at the peak per stack, largest first (the model's order), frames outermost
+ * first: [[bytes, [frame...]], ...]; past GA_HTML_PEAK_STACKS one [bytes, ["[other stacks]"]],
+ * stacks the trace does not define under "[unknown stack]", the bytes without a stack under
+ * "[no stack]": they add up to the peak. */
+static void put_peak_stacks(FILE *o, struct ga_report *r)
+{
+    const struct ga_peak_breakdown *p = &r->mem.peak;
+    const struct ga_frame *fr[256];
+    char buf[1024];
+    uint64_t other = 0, unknown = 0;
+    int first = 1;
+    fputs(",\n\"peak_stacks\":[", o);
+    for (size_t i = 0; i < p->n_by_stack; i++) {
+        const struct ga_holder *x = &p->by_stack[i];
+        size_t n = x->stack ? ga_sites_stack_frames(&r->stacks, x->stack, fr, 256) : 0;
+        if (i >= GA_HTML_PEAK_STACKS || !n) {
+            *(n ? &other : &unknown) += x->bytes;
+            continue;
+        }
+        fprintf(o, "%s[%" PRIu64 ",[", first ? "" : ",\n", x->bytes);
+        first = 0;
+        for (size_t k = n; k-- > 0;) {
+            const char *l = ga_flame_label(&r->stacks, fr[k], buf, sizeof(buf), 1);
+            ga_put_json_str(o, l, strlen(l));
+            if (k) fputc(',', o);
+        }
+        fputs("]]", o);
+    }
+    if (other)
+        fprintf(o, "%s[%" PRIu64 ",[\"[other stacks]\"]]", first ? "" : ",\n", other), first = 0;
+    if (unknown)
+        fprintf(o, "%s[%" PRIu64 ",[\"[unknown stack]\"]]", first ? "" : ",\n", unknown), first = 0;
+    if (p->no_stack.bytes)
+        fprintf(o, "%s[%" PRIu64 ",[\"[no stack]\"]]", first ? "" : ",\n", p->no_stack.bytes);
+    fputc(']', o);
+}
+
+void ga_html_rank(struct ga_html *h, struct ga_report *r, struct ga_tlv *v)
+{
+    FILE *o = h->events_f;
+    char lb[16];
+    ga_tlv_finish(v, &r->gpu, &r->tl);
+    fprintf(o, "%s{\"acts_total\":%" PRIu64 ",\"host_total\":%" PRIu64 ",\"window_end_ns\":",
+            h->n_ranks++ ? ",\n" : "", v->acts_total, v->host_total);
+    if (v->full)
+        fprintf(o, "%" PRId64, ga_report_rel(r, v->window_end));
+    else
+        fputs("null", o);
+    fputs(",\n\"names\":[", o);
+    for (size_t i = 0; i < v->n_names; i++) {
+        if (i) fputc(',', o);
+        ga_put_json_str(o, v->names[i], strlen(v->names[i]));
+    }
+    /* [device, stream, kind, start, duration, name]: times in ns from the trace start */
+    fputs("],\n\"acts\":[", o);
+    for (size_t i = 0; i < v->n_acts; i++) {
+        const struct ga_tlv_act *a = &v->acts[i];
+        fprintf(o, "%s[%u,%u,%u,%" PRId64 ",%" PRIu64 ",%u]", i ? ",\n" : "", a->device, a->stream,
+                a->kind, ga_report_rel(r, a->start), a->end - a->start, a->name);
+    }
+    /* [thread, start, duration, api] */
+    fputs("],\n\"host\":[", o);
+    for (size_t i = 0; i < v->n_host; i++) {
+        const struct ga_tlv_host *c = &v->host[i];
+        fprintf(o, "%s[%u,%" PRId64 ",%" PRIu64 ",", i ? ",\n" : "", c->tid,
+                ga_report_rel(r, c->start), c->end - c->start);
+        const char *api = ga_api_label(c->api, lb);
+        ga_put_json_str(o, api, strlen(api));
+        fputc(']', o);
+    }
+    fputc(']', o);
+    put_peak_stacks(o, r);
+    fputc('}', o);
+    ga_tlv_free(v);
+}
+
+/* JSON text into the page: '<' only occurs inside its strings, where \u003c means the same. */
+static void put_json(FILE *out, const char *s, size_t n)
+{
+    const char *p = s, *end = s + n, *lt;
+    while ((lt = memchr(p, '<', (size_t)(end - p)))) {
+        fwrite(p, 1, (size_t)(lt - p), out);
+        fputs("\\u003c", out);
+        p = lt + 1;
+    }
+    fwrite(p, 1, (size_t)(end - p), out);
+}
+
+static void put_html_text(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<')
+            fputs("&lt;", out);
+        else if (*s == '&')
+            fputs("&amp;", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+void ga_html_discard(struct ga_html *h)
+{
+    fclose(h->data_f);
+    fclose(h->events_f);
+    free(h->data);
+    free(h->events);
+}
+
+int ga_html_end(struct ga_html *h, const char *title, FILE *out)
+{
+    fclose(h->data_f);
+    fclose(h->events_f);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
+          out);
+    put_html_text(out, title);
+    fputs(" - gputrace</title>\n<style>\n", out);
+    fputs(ga_html_css, out);
+    fputs("</style></head>\n<body>\n<div id=\"gt-errors\" hidden></div>\n"
+          "<main id=\"gt-page\"><p class=\"loading\">Drawing the report...</p></main>\n"
+          "<script type=\"application/json\" id=\"gt-data\">\n",
+          out);
+    put_json(out, h->data, h->data_len);
+    fputs("</script>\n<script type=\"application/json\" id=\"gt-events\">[\n", out);
+    put_json(out, h->events, h->events_len);
+    fputs("]</script>\n<script>\n", out);
+    fputs(ga_html_js, out);
+    fputs("</script>\n</body></html>\n", out);
+    free(h->data);
+    free(h->events);
+    return ferror(out) ? -1 : 0;
+}

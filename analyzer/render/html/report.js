@@ -1,0 +1,577 @@
+/* gputrace --html: draws the page from its data blocks (linked into gputrace-report by
+ * html_assets.S). #gt-data holds the JSON report (docs/REPORT_JSON.md; several traces:
+ * {processes, cross}), #gt-events one timeline view per process (docs/HTML.md). The script only
+ * lays out and draws: every figure comes from the report model. Errors are written into the page
+ * (#gt-errors) so that a headless browser's DOM shows them. */
+"use strict";
+(function () {
+    const errBox = document.getElementById("gt-errors");
+    function showError(msg) {
+        errBox.hidden = false;
+        const p = document.createElement("p");
+        p.className = "js-error";
+        p.textContent = "JavaScript error: " + msg;
+        errBox.appendChild(p);
+    }
+    window.addEventListener("error", (e) => showError(e.message + " at line " + e.lineno));
+
+    const SVGNS = "http://www.w3.org/2000/svg";
+    const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
+        "#b07aa1", "#ff9da7", "#9c755f", "#86bcb6", "#d37295", "#8cd17d"];
+    const CAUSE_COLORS = {
+        host_busy: "#e15759", synchronize: "#f28e2b", allocation: "#b07aa1",
+        dependency: "#76b7b2", launch_latency: "#bab0ac", unknown: "#9c9c9c"
+    };
+    const KIND_COLORS = ["#4e79a7", "#f28e2b", "#b07aa1"]; /* kernel, memcpy, memset */
+
+    /* ---- small helpers --------------------------------------------------------------------- */
+    function el(tag, attrs, ...kids) {
+        const e = document.createElement(tag);
+        for (const [k, v] of Object.entries(attrs || {})) {
+            if (k === "text") e.textContent = v;
+            else if (k === "onclick") e.addEventListener("click", v);
+            else e.setAttribute(k, v);
+        }
+        for (const k of kids) if (k !== null && k !== undefined) e.append(k);
+        return e;
+    }
+    function sv(tag, attrs, parent) {
+        const e = document.createElementNS(SVGNS, tag);
+        for (const [k, v] of Object.entries(attrs || {})) {
+            if (k === "text") e.textContent = v;
+            else e.setAttribute(k, v);
+        }
+        if (parent) parent.appendChild(e);
+        return e;
+    }
+    function title(node, text) {
+        sv("title", { text: text }, node);
+        return node;
+    }
+    function bytes(n) {
+        if (n === null || n === undefined) return "-";
+        const u = ["B", "KiB", "MiB", "GiB", "TiB"];
+        let i = 0, v = n;
+        while (Math.abs(v) >= 1024 && i < u.length - 1) { v /= 1024; i++; }
+        return (i ? v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0) : String(v)) + " " + u[i];
+    }
+    function dur(ns) {
+        if (ns === null || ns === undefined) return "-";
+        const a = Math.abs(ns);
+        if (a >= 1e9) return (ns / 1e9).toFixed(3) + " s";
+        if (a >= 1e6) return (ns / 1e6).toFixed(3) + " ms";
+        if (a >= 1e3) return (ns / 1e3).toFixed(1) + " us";
+        return ns + " ns";
+    }
+    function pct(x) { return x === null || x === undefined ? "-" : (100 * x).toFixed(1) + " %"; }
+    function hash(s) {
+        let h = 2166136261;
+        for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
+        return h >>> 0;
+    }
+    /* one color per name across the page, in order of first use (then by hash past the palette) */
+    const colorIndex = new Map();
+    function colorOf(s) {
+        const k = String(s);
+        if (!colorIndex.has(k))
+            colorIndex.set(k, colorIndex.size < PALETTE.length ? colorIndex.size : hash(k) % PALETTE.length);
+        return PALETTE[colorIndex.get(k)];
+    }
+    function stackText(site) {
+        if (!site || !site.stack) return "";
+        return site.stack.map((f) => "  " + (f.function || "?") +
+            (f.file ? " (" + f.file + ":" + f.line + ")" : "")).join("\n");
+    }
+    function card(parent, heading, cls) {
+        const s = el("section", { class: "card " + (cls || "") }, el("h2", { text: heading }));
+        parent.append(s);
+        return s;
+    }
+    function table(rows, cols, cls) {
+        const t = el("table", { class: cls || "" });
+        t.append(el("tr", {}, ...cols.map((c) => el("th", { class: c[2] || "", text: c[0] }))));
+        for (const r of rows) {
+            const tr = el("tr", {}, ...cols.map((c) => el("td", { class: c[2] || "", text: c[1](r) })));
+            if (r && r._class) tr.className = r._class;
+            t.append(tr);
+        }
+        return t;
+    }
+    function stat(parent, value, label, bad) {
+        parent.append(el("div", { class: "stat" + (bad ? " bad" : "") }, el("b", { text: value }),
+            el("span", { text: label })));
+    }
+    function legend(items) {
+        return el("div", { class: "legend" }, ...items.map(([c, t]) =>
+            el("span", {}, el("i", { style: "background:" + c }), t)));
+    }
+
+    /* ---- memory over time ---------------------------------------------------------------------- */
+    function memoryChart(parent, rep) {
+        const m = rep.memory, ls = m.live_series;
+        const sec = card(parent, "Memory over time");
+        if (!ls || !ls.series || !ls.series.length || !ls.buckets) {
+            sec.append(el("p", { class: "note", text: "No device memory was allocated." }));
+            return;
+        }
+        const W = 1180, H = 220, L = 70, R = 10, T = 10, B = 28;
+        const span = ls.bucket_ns * ls.buckets;
+        let ymax = 1;
+        for (const s of ls.series) for (const v of s.max_bytes) ymax = Math.max(ymax, v);
+        for (const o of m.ooms || []) ymax = Math.max(ymax, o.held_bytes || 0);
+        const x = (t) => L + (W - L - R) * Math.max(0, Math.min(1, t / span));
+        const y = (v) => T + (H - T - B) * (1 - v / ymax);
+        const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, class: "memchart", width: W, height: H });
+        for (let i = 0; i <= 4; i++) {
+            const v = ymax * i / 4;
+            sv("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "axis" }, svg);
+            sv("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "label", text: bytes(Math.round(v)) }, svg);
+        }
+        for (let i = 0; i <= 5; i++)
+            sv("text", { x: x(span * i / 5), y: H - 8, "text-anchor": i === 5 ? "end" : i ? "middle" : "start", class: "label", text: dur(Math.round(span * i / 5)) }, svg);
+        const items = [];
+        for (const s of ls.series) {
+            const c = colorOf("dev" + s.device + s.kind);
+            let d = `M ${x(0)} ${y(0)}`;
+            s.max_bytes.forEach((v, i) => { d += ` L ${x(i * ls.bucket_ns)} ${y(v)} L ${x((i + 1) * ls.bucket_ns)} ${y(v)}`; });
+            d += ` L ${x(span)} ${y(0)} Z`;
+            title(sv("path", { d: d, fill: c, "fill-opacity": 0.25, stroke: c, "stroke-width": 1.5, class: "series" }, svg),
+                `device ${s.device} ${s.kind}: live bytes (maximum per ${dur(ls.bucket_ns)})`);
+            items.push([c, `device ${s.device} ${s.kind} live bytes`]);
+        }
+        const detail = el("div", { class: "detail", hidden: "" });
+        if (m.peak_bytes) {
+            const px = x(m.peak_time_ns);
+            sv("line", { x1: px, x2: px, y1: T, y2: H - B, class: "peak" }, svg);
+            title(sv("circle", { cx: px, cy: y(m.peak_bytes), r: 5, fill: "#2f6fdb", class: "peak-marker", style: "cursor:pointer" }, svg),
+                `peak ${bytes(m.peak_bytes)} at ${dur(m.peak_time_ns)}`).addEventListener("click", () => {
+                detail.hidden = false;
+                detail.className = "detail";
+                const pb = m.peak_breakdown || {};
+                detail.textContent = `Peak: ${bytes(m.peak_bytes)} at ${dur(m.peak_time_ns)}\n` +
+                    (pb.by_site || []).slice(0, 5).map((s) => `  ${bytes(s.bytes)}  ${s.site}`).join("\n");
+            });
+            sv("text", { x: px + 8, y: y(m.peak_bytes) + 14, text: "peak " + bytes(m.peak_bytes) }, svg);
+            items.push(["#2f6fdb", "peak"]);
+        }
+        (m.ooms || []).forEach((o, i) => {
+            const ox = x(o.time_ns), oy = T + 2;
+            const tri = sv("path", { d: `M ${ox - 6} ${oy} L ${ox + 6} ${oy} L ${ox} ${oy + 10} Z`, class: "oom" }, svg);
+            title(tri, `out of memory: ${bytes(o.requested_bytes)} requested, verdict ${o.verdict}`);
+            tri.addEventListener("click", () => {
+                detail.hidden = false;
+                detail.className = "detail bad";
+                detail.textContent = oomText(o, i);
+            });
+            sv("line", { x1: ox, x2: ox, y1: oy + 10, y2: H - B, stroke: "#c83a3a", "stroke-width": 1, "stroke-dasharray": "2 3" }, svg);
+        });
+        if ((m.ooms || []).length) items.push(["#c83a3a", "failed allocation (click: evidence)"]);
+        sec.append(legend(items), svg, detail);
+        sec.append(el("p", { class: "note", text: `Each step is the maximum of live bytes within ${dur(ls.bucket_ns)}; the peak is exact (${bytes(m.peak_bytes)}).` }));
+    }
+    function oomText(o, i) {
+        let t = `OOM #${i + 1} at ${dur(o.time_ns)}: ${o.api} asked for ${bytes(o.requested_bytes)} on device ${o.device}\n` +
+            `verdict: ${o.verdict}\ndevice free ${bytes(o.free_bytes)} of ${bytes(o.total_bytes)}; ` +
+            `this process held ${bytes(o.held_bytes)}; others/driver ${bytes(o.others_bytes)}\n`;
+        if (o.pools) t += `pools: reserved unused ${bytes(o.pools.reserved_unused_bytes)}, largest free ${bytes(o.pools.largest_free_bytes)}\n`;
+        if (o.advice) t += "advice: " + o.advice + "\n";
+        if (o.site) t += "site: " + o.site.site + "\n";
+        for (const h of o.top_holders || []) t += `  holds ${bytes(h.bytes)}: ${h.site || (h.function || "?")}\n`;
+        return t;
+    }
+
+    /* ---- address maps ------------------------------------------------------------------------ */
+    /* Segments as rows (PyTorch memory_viz style): each row an address range, blocks by state. */
+    function drawRows(parent, rows, scale, caption, request) {
+        const W = 1180, L = 150, rowH = 18, gap = 4;
+        const n = rows.length + (request ? 1 : 0);
+        const H = n * (rowH + gap) + 24;
+        const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "addrmap" });
+        const px = (b) => (W - L - 10) * b / scale;
+        rows.forEach((row, i) => {
+            const y = 4 + i * (rowH + gap);
+            sv("text", { x: L - 8, y: y + 13, "text-anchor": "end", class: "label", text: row.label }, svg);
+            sv("rect", { x: L, y: y, width: Math.max(1, px(row.size)), height: rowH, class: "free segment" + (row.cls ? " " + row.cls : "") }, svg);
+            for (const b of row.blocks) {
+                const r = sv("rect", {
+                    x: L + px(b.offset), y: y, width: Math.max(1, px(b.size)), height: rowH,
+                    fill: b.color, class: b.free ? "free block" : "blk block " + (b.cls || "")
+                }, svg);
+                title(r, b.tip);
+            }
+            if (row.hole) {
+                sv("rect", { x: L + px(row.hole.offset), y: y - 1, width: Math.max(1, px(row.hole.size)), height: rowH + 2, class: "hole" }, svg);
+            }
+        });
+        if (request) {
+            const y = 4 + rows.length * (rowH + gap);
+            sv("text", { x: L - 8, y: y + 13, "text-anchor": "end", class: "label", text: "request" }, svg);
+            title(sv("rect", { x: L, y: y, width: Math.max(1, px(request)), height: rowH, class: "request" }, svg),
+                `the failed request, to scale: ${bytes(request)}`);
+            sv("text", { x: L + px(request) + 6, y: y + 13, text: bytes(request) + " requested" }, svg);
+        }
+        sv("text", { x: L, y: H - 4, class: "label", text: caption }, svg);
+        parent.append(svg);
+    }
+    function addressMaps(parent, rep) {
+        const m = rep.memory, pb = m.peak_breakdown || {};
+        const sec = card(parent, "Address map");
+        const allocs = (pb.largest_allocations || []).slice().sort((a, b) => a.address - b.address);
+        sec.append(el("h3", { text: `At the peak (${bytes(m.peak_bytes)} at ${dur(m.peak_time_ns)}): the largest allocations live, one segment per row, colored by call site` }));
+        if (allocs.length) {
+            const scale = Math.max(...allocs.map((a) => a.bytes));
+            const rows = allocs.map((a) => {
+                const site = a.site ? a.site.site : "(no stack)";
+                return {
+                    label: "0x" + a.address.toString(16), size: a.bytes, cls: "at-peak",
+                    blocks: [{
+                        offset: 0, size: a.bytes, color: colorOf(site), cls: "allocated",
+                        tip: `${bytes(a.bytes)} ${a.api} device ${a.device}\nallocated at ${dur(a.time_ns)}` +
+                            (a.freed_time_ns !== null && a.freed_time_ns !== undefined ? `, freed at ${dur(a.freed_time_ns)}` : ", never freed") +
+                            `\n${site}\n${stackText(a.site)}`
+                    }]
+                };
+            });
+            const sites = [...new Set(allocs.map((a) => a.site ? a.site.site : "(no stack)"))];
+            sec.append(legend(sites.slice(0, 12).map((s) => [colorOf(s), s])));
+            drawRows(sec, rows, scale, `widths to scale: the widest row is ${bytes(scale)}`);
+        } else {
+            sec.append(el("p", { class: "note", text: "Nothing was live at the peak." }));
+        }
+        /* driver-level OOMs: the device's memory at that moment, to scale, and the request */
+        (m.ooms || []).forEach((o, i) => {
+            if (!o.total_bytes) return;
+            sec.append(el("h3", { text: `Device ${o.device} at failed allocation #${i + 1} (${dur(o.time_ns)}): verdict ${o.verdict}` }));
+            const held = Math.min(o.held_bytes || 0, o.total_bytes);
+            const free = Math.min(o.free_bytes || 0, o.total_bytes - held);
+            const other = Math.max(0, o.total_bytes - held - free);
+            const blocks = [
+                { offset: 0, size: held, color: "#4e79a7", cls: "held", tip: `held by this process: ${bytes(held)}` },
+                { offset: held, size: other, color: "#9c9c9c", cls: "others", tip: `other processes and the driver: ${bytes(other)}` },
+                { offset: held + other, size: free, free: true, cls: "devfree", tip: `free on the device: ${bytes(free)}` }];
+            sec.append(legend([["#4e79a7", "held by this process"], ["#9c9c9c", "other processes, driver"], ["#eef1f5", "free"], ["#c83a3a", "request"]]));
+            drawRows(sec, [{ label: "device " + o.device, size: o.total_bytes, blocks: blocks.filter((b) => b.size > 0) }],
+                Math.max(o.total_bytes, o.requested_bytes),
+                `device memory ${bytes(o.total_bytes)}: free ${bytes(o.free_bytes)}, request ${bytes(o.requested_bytes)}`, o.requested_bytes);
+        });
+        const fr = m.fragmentation || {};
+        (fr.pool_ooms || []).forEach((o, i) => {
+            if (!o.map || !o.map.extents || !o.map.extents.length) return;
+            sec.append(el("h3", { text: `Pool "${o.pool_name}" at its failed allocation #${i + 1} (${dur(o.time_ns)}): verdict ${o.verdict}` }));
+            const ex = o.map.extents;
+            /* rows: contiguous runs of extents (segments) */
+            const rows = [];
+            let cur = null, biggest = null;
+            for (const e of ex) {
+                if (!cur || e.addr !== cur.end) {
+                    cur = { label: "0x" + e.addr.toString(16), start: e.addr, end: e.addr, size: 0, blocks: [] };
+                    rows.push(cur);
+                }
+                const b = {
+                    offset: e.addr - cur.start, size: e.size, free: e.state !== "used",
+                    color: e.state === "used" ? "#4e79a7" : "", cls: e.state,
+                    tip: `${e.state} ${bytes(e.size)} at 0x${e.addr.toString(16)}`
+                };
+                cur.blocks.push(b);
+                cur.end = e.addr + e.size;
+                cur.size = cur.end - cur.start;
+                if (b.free && (!biggest || e.size > biggest.b.size)) biggest = { row: cur, b: b };
+            }
+            if (biggest) biggest.row.hole = { offset: biggest.b.offset, size: biggest.b.size };
+            const scale = Math.max(o.requested_bytes, ...rows.map((r) => r.size));
+            sec.append(legend([["#4e79a7", "allocated"], ["#eef1f5", "free"], ["#7a8599", "largest free hole"], ["#c83a3a", "request"]]));
+            drawRows(sec, rows, scale, `free ${bytes(o.free_bytes)} in ${o.free_extents} holes, the largest ${bytes(o.largest_free_bytes)}; ` +
+                `request ${bytes(o.requested_bytes)}; fragmentation ${(o.fragmentation || 0).toFixed(2)}`, o.requested_bytes);
+        });
+    }
+
+    /* ---- peak breakdown: icicle and tables ---------------------------------------------------- */
+    /* stacks: [[bytes, [frame, ...outermost first]], ...] (the timeline view's peak_stacks) */
+    function icicle(parent, stacks) {
+        const root = { name: "all", value: 0, kids: new Map() };
+        for (const [b, frames] of stacks || []) {
+            let node = root;
+            root.value += b;
+            for (const name of frames) {
+                if (!node.kids.has(name)) node.kids.set(name, { name: name, value: 0, kids: new Map() });
+                node = node.kids.get(name);
+                node.value += b;
+            }
+        }
+        if (!root.value) return;
+        let depth = 0;
+        (function d(n, k) { depth = Math.max(depth, k); for (const c of n.kids.values()) d(c, k + 1); })(root, 0);
+        const W = 1180, rowH = 18, H = (depth + 1) * rowH + 4;
+        const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "icicle" });
+        (function draw(n, x0, w, k) {
+            const g = sv("g", {}, svg);
+            title(sv("rect", { x: x0, y: k * rowH, width: Math.max(0.5, w - 0.5), height: rowH - 1, fill: k ? colorOf(n.name) : "#8795ab", class: "frame" }, g),
+                `${n.name}\n${bytes(n.value)} live at the peak (${(100 * n.value / root.value).toFixed(1)} %)`);
+            if (w > 60) {
+                const chars = Math.floor((w - 6) / 6.2);
+                const label = n.name.length > chars ? n.name.slice(0, Math.max(0, chars - 1)) + "…" : n.name;
+                sv("text", { x: x0 + 3, y: k * rowH + 13, text: label, style: "pointer-events:none" }, g);
+            }
+            let x = x0;
+            for (const c of [...n.kids.values()].sort((a, b) => b.value - a.value)) {
+                const cw = w * c.value / n.value;
+                draw(c, x, cw, k + 1);
+                x += cw;
+            }
+        })(root, 0, W, 0);
+        parent.append(el("h3", { text: "By stack (icicle: outermost frame on top, width = bytes live at the peak)" }), svg);
+    }
+    function peakSection(parent, rep, ev) {
+        const pb = rep.memory.peak_breakdown;
+        const sec = card(parent, "What was live at the peak");
+        if (!pb || !rep.memory.peak_bytes) {
+            sec.append(el("p", { class: "note", text: "No device memory was live." }));
+            return;
+        }
+        icicle(sec, ev ? ev.peak_stacks : []);
+        const grid = el("div", { class: "grid2" });
+        const share = (b) => pct(b / rep.memory.peak_bytes);
+        grid.append(el("div", {}, el("h3", { text: "By call site" }), table(pb.by_site || [], [
+            ["site", (s) => s.site, "name"], ["bytes", (s) => bytes(s.bytes), "num"], ["share", (s) => share(s.bytes), "num"], ["count", (s) => s.count, "num"]])));
+        grid.append(el("div", {}, el("h3", { text: "By library" }), table(pb.by_library || [], [
+            ["library", (s) => s.name, "name"], ["bytes", (s) => bytes(s.bytes), "num"], ["share", (s) => share(s.bytes), "num"]]),
+        el("h3", { text: "By API" }), table(pb.by_api || [], [
+            ["api", (s) => s.api, "name"], ["bytes", (s) => bytes(s.bytes), "num"], ["count", (s) => s.count, "num"]]),
+        el("h3", { text: "By size class" }), table(pb.by_size_class || [], [
+            ["class", (s) => s.class], ["bytes", (s) => bytes(s.bytes), "num"], ["count", (s) => s.count, "num"]])));
+        sec.append(grid);
+    }
+
+    /* ---- GPU timeline ------------------------------------------------------------------------- */
+    function timeline(parent, rep, ev) {
+        const tl = rep.timeline || {};
+        const sec = card(parent, "GPU timeline");
+        const devs = tl.devices || [];
+        if (!devs.length || !ev) {
+            sec.append(el("p", { class: "note", text: "No GPU activity was recorded (GPU timeline: " + ((rep.trace || {}).gpu_timeline || "unknown") + ")." }));
+            return;
+        }
+        const acts = ev.acts || [], host = ev.host || [];
+        let t0 = Infinity, t1 = -Infinity;
+        for (const d of devs) { t0 = Math.min(t0, d.first_ns); t1 = Math.max(t1, d.last_ns); }
+        const winEnd = ev.window_end_ns;
+        if (winEnd !== null && winEnd !== undefined) t1 = Math.min(t1, winEnd);
+        if (!(t1 > t0)) t1 = t0 + 1;
+        /* lanes: per device its streams, an idle-gap lane; then a lane per host thread */
+        const lanes = [];
+        const laneIdx = new Map();
+        for (const d of devs) {
+            for (const s of d.streams || []) { laneIdx.set(d.device + ":" + s.stream, lanes.length); lanes.push({ label: `GPU ${d.device} stream ${s.stream}` }); }
+            laneIdx.set(d.device + ":gaps", lanes.length); lanes.push({ label: `GPU ${d.device} idle gaps` });
+        }
+        for (const h of host) if (!laneIdx.has("t" + h[0])) { laneIdx.set("t" + h[0], lanes.length); lanes.push({ label: `host thread ${h[0]}` }); }
+        const W = 1180, L = 150, R = 10, rowH = 20, T = 4, heatH = 14;
+        const PW = W - L - R;
+        const H = T + lanes.length * rowH + heatH * devs.length + 36;
+        const k = PW / (t1 - t0);
+        const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "timeline" });
+        const clipId = "clip" + Math.floor(Math.random() * 1e9);
+        const cp = sv("clipPath", { id: clipId }, sv("defs", {}, svg));
+        sv("rect", { x: L, y: 0, width: PW, height: H }, cp);
+        lanes.forEach((ln, i) => {
+            sv("rect", { x: L, y: T + i * rowH, width: PW, height: rowH - 2, class: "lane" }, svg);
+            sv("text", { x: L - 6, y: T + i * rowH + 13, "text-anchor": "end", class: "label", text: ln.label }, svg);
+        });
+        const clip = sv("g", { "clip-path": `url(#${clipId})` }, svg);
+        const g = sv("g", { class: "zoomable" }, clip);
+        const X = (t) => L + (t - t0) * k;
+        for (const a of acts) {
+            const i = laneIdx.get(a[0] + ":" + a[1]);
+            if (i === undefined) continue;
+            const r = sv("rect", {
+                x: X(a[3]), y: T + i * rowH + 2, width: Math.max(a[4] * k, 0.3), height: rowH - 6,
+                fill: a[2] === 0 ? colorOf(ev.names[a[5]]) : KIND_COLORS[a[2]] || "#999",
+                class: ["kernel", "memcpy", "memset"][a[2]] || "act", "vector-effect": "non-scaling-stroke"
+            }, g);
+            title(r, `${ev.names[a[5]]}\nstart ${dur(a[3])}, ${dur(a[4])}`);
+        }
+        for (const d of devs) {
+            const i = laneIdx.get(d.device + ":gaps");
+            for (const gp of d.gaps || []) {
+                if (gp.start_ns > t1) continue;
+                title(sv("rect", {
+                    x: X(gp.start_ns), y: T + i * rowH + 2, width: Math.max(gp.duration_ns * k, 0.5), height: rowH - 6,
+                    fill: CAUSE_COLORS[gp.cause] || "#999", class: "gap"
+                }, g), `idle ${dur(gp.duration_ns)}: ${gp.cause}${gp.site ? "\n" + gp.site : ""}`);
+            }
+        }
+        for (const h of host) {
+            const i = laneIdx.get("t" + h[0]);
+            title(sv("rect", {
+                x: X(h[1]), y: T + i * rowH + 2, width: Math.max(h[2] * k, 0.5), height: rowH - 6,
+                fill: /Sync|Wait|Memcpy/.test(h[3]) ? "#f28e2b" : "#b07aa1", class: "hostcall"
+            }, g), `${h[3]}: ${dur(h[2])} from ${dur(h[1])}`);
+        }
+        /* utilization strip: the whole run, busy share per window, white to dark */
+        const ybase = T + lanes.length * rowH + 4;
+        (tl.windows || []).forEach((wd, j) => {
+            const y = ybase + j * heatH;
+            sv("text", { x: L - 6, y: y + 11, "text-anchor": "end", class: "label", text: `GPU ${wd.device} busy (whole run)` }, svg);
+            const d = devs.find((x) => x.device === wd.device) || devs[0];
+            const sp = Math.max(1, d.last_ns - d.first_ns);
+            for (const w of wd.windows) {
+                const u = w.utilization === null ? 0 : w.utilization;
+                const c = Math.round(255 - 200 * u);
+                title(sv("rect", {
+                    x: L + PW * (w.start_ns - d.first_ns) / sp, y: y, width: Math.max(PW * w.duration_ns / sp, 0.5), height: heatH - 2,
+                    fill: `rgb(${c},${c + Math.round(20 * u)},255)`, class: "heat"
+                }, svg), `${dur(w.start_ns)} +${dur(w.duration_ns)}: busy ${pct(u)}`);
+            }
+        });
+        const axisY = H - 14;
+        const ticks = sv("g", {}, svg);
+        function drawTicks(v0, v1) {
+            ticks.replaceChildren();
+            for (let i = 0; i <= 6; i++) {
+                const t = v0 + (v1 - v0) * i / 6;
+                sv("text", { x: L + PW * i / 6, y: axisY, "text-anchor": i === 0 ? "start" : i === 6 ? "end" : "middle", class: "label", text: dur(Math.round(t)) }, ticks);
+            }
+        }
+        /* zoom (wheel) and pan (drag) by a transform of the event group: [v0, v1] is shown */
+        let v0 = t0, v1 = t1;
+        function apply() {
+            const s = (t1 - t0) / (v1 - v0);
+            g.setAttribute("transform", `translate(${L - L * s - (v0 - t0) * k * s} 0) scale(${s} 1)`);
+            drawTicks(v0, v1);
+        }
+        svg.addEventListener("wheel", (e) => {
+            e.preventDefault();
+            const box = svg.getBoundingClientRect();
+            const fx = Math.max(0, Math.min(1, ((e.clientX - box.left) * W / box.width - L) / PW));
+            const at = v0 + fx * (v1 - v0);
+            const f = e.deltaY > 0 ? 1.25 : 0.8;
+            const w = Math.min(t1 - t0, Math.max(1000, (v1 - v0) * f));
+            v0 = Math.max(t0, at - fx * w);
+            v1 = Math.min(t1, v0 + w);
+            v0 = v1 - w;
+            apply();
+        }, { passive: false });
+        let drag = null;
+        svg.addEventListener("mousedown", (e) => { drag = { x: e.clientX, v0: v0, v1: v1 }; });
+        window.addEventListener("mouseup", () => { drag = null; });
+        svg.addEventListener("mousemove", (e) => {
+            if (!drag) return;
+            const box = svg.getBoundingClientRect();
+            const dt = (e.clientX - drag.x) * W / box.width / PW * (drag.v1 - drag.v0);
+            const w = drag.v1 - drag.v0;
+            v0 = Math.max(t0, Math.min(t1 - w, drag.v0 - dt));
+            v1 = v0 + w;
+            apply();
+        });
+        svg.addEventListener("dblclick", () => { v0 = t0; v1 = t1; apply(); });
+        apply();
+        const items = [["#4e79a7", "kernels (color by name)"], [KIND_COLORS[1], "copies"], [KIND_COLORS[2], "memsets"],
+            ["#f28e2b", "host: synchronize / blocking copy"], ["#b07aa1", "host: allocation / free"]];
+        for (const [c, col] of Object.entries(CAUSE_COLORS)) items.push([col, "idle: " + c.replace("_", " ")]);
+        sec.append(legend(items), svg);
+        const shown = acts.length, total = ev.acts_total;
+        sec.append(el("p", {
+            class: "note", text: (shown < total
+                ? `Showing the first ${shown} of ${total} GPU activities (to ${dur(t1)}); `
+                : `All ${total} GPU activities; `) +
+                `${host.length} of ${ev.host_total} host blocking/allocation calls; idle gaps: the ${(devs[0].gaps || []).length} longest per device. ` +
+                "Wheel: zoom, drag: pan, double click: whole view. The busy strip covers the whole run."
+        }));
+    }
+
+    /* ---- tables -------------------------------------------------------------------------------- */
+    function gpuTables(parent, rep) {
+        const tl = rep.timeline || {};
+        const sec = card(parent, "GPU work and waiting");
+        const devs = tl.devices || [];
+        if (devs.length) {
+            sec.append(el("h3", { text: "Devices" }), table(devs, [
+                ["device", (d) => d.device], ["span", (d) => dur(d.span_ns), "num"], ["busy", (d) => dur(d.busy_ns), "num"],
+                ["idle", (d) => dur(d.idle_ns), "num"], ["idle share", (d) => pct(d.idle_share), "num"],
+                ["kernels", (d) => d.kernel_count, "num"], ["gaps", (d) => d.gap_count, "num"]]));
+            const gaps = [];
+            for (const d of devs) for (const gp of d.gaps || []) gaps.push(Object.assign({ device: d.device }, gp));
+            gaps.sort((a, b) => b.duration_ns - a.duration_ns);
+            sec.append(el("h3", { text: "Longest idle gaps, with what the host was doing" }), table(gaps.slice(0, 20), [
+                ["device", (x) => x.device], ["at", (x) => dur(x.start_ns), "num"], ["idle", (x) => dur(x.duration_ns), "num"],
+                ["cause", (x) => x.cause], ["host", (x) => x.host_call ? `${x.host_call.api} (${dur(x.host_call.overlap_ns)})` : x.launch ? `launch ${x.launch.api}` : "-"],
+                ["site", (x) => x.site || "-", "name"], ["after", (x) => x.after ? x.after.name : "-", "name"]]));
+        }
+        sec.append(el("h3", { text: "Top kernels by GPU time" }), table((tl.top_kernels || []).slice(0, 20), [
+            ["kernel", (x) => x.demangled || x.name, "name"], ["count", (x) => x.count, "num"], ["total", (x) => dur(x.total_ns), "num"],
+            ["mean", (x) => dur(x.mean_ns), "num"], ["max", (x) => dur(x.max_ns), "num"]]));
+        if ((tl.copies || []).length)
+            sec.append(el("h3", { text: "Copies" }), table(tl.copies, [
+                ["direction", (x) => x.kind || x.direction], ["count", (x) => x.count, "num"], ["bytes", (x) => bytes(x.bytes), "num"],
+                ["time", (x) => dur(x.total_ns), "num"]]));
+        sec.append(el("h3", { text: "Blocking calls by site" }), table((tl.sync_sites || []).slice(0, 20), [
+            ["site", (x) => x.site, "name"], ["calls", (x) => x.count, "num"], ["time", (x) => dur(x.time_ns), "num"]]));
+    }
+    function oomTable(parent, rep) {
+        const ooms = rep.memory.ooms || [];
+        if (!ooms.length) return;
+        const sec = card(parent, "Out-of-memory failures", "ooms");
+        sec.append(table(ooms, [
+            ["at", (o) => dur(o.time_ns), "num"], ["request", (o) => bytes(o.requested_bytes), "num"], ["verdict", (o) => o.verdict],
+            ["device free", (o) => bytes(o.free_bytes), "num"], ["held", (o) => bytes(o.held_bytes), "num"],
+            ["others", (o) => bytes(o.others_bytes), "num"], ["site", (o) => o.site ? o.site.site : "-", "name"], ["advice", (o) => o.advice || "", "name"]]));
+    }
+    function ranksTable(parent, cross) {
+        const sec = card(parent, "Ranks");
+        const st = cross.straggler ? cross.straggler.rank : -1;
+        const rows = cross.ranks.map((r, i) => Object.assign({ _class: i === st ? "straggler" : "" }, r, { i: i }));
+        sec.append(table(rows, [
+            ["rank", (r) => r.i], ["trace", (r) => r.path, "name"], ["start", (r) => dur(r.start_time_ns), "num"], ["duration", (r) => dur(r.duration_ns), "num"],
+            ["GPU idle share", (r) => r.gpu ? pct(r.gpu.idle_share) : "-", "num"], ["waiting", (r) => dur(r.wait_ns), "num"],
+            ["peak", (r) => bytes(r.peak_bytes), "num"], ["top idle cause", (r) => r.top_idle_cause ? r.top_idle_cause.cause : "-"]]));
+        if (st >= 0) sec.append(el("p", { class: "note", text: `Rank ${st} is the straggler: the others wait for it (${dur(cross.straggler.margin_ns)} margin).` }));
+    }
+
+    /* ---- one process ---------------------------------------------------------------------------- */
+    function processView(parent, rep, ev, label) {
+        const p = rep.process || {}, m = rep.memory || {}, tl = rep.timeline || {};
+        parent.append(el("h1", { text: label }),
+            el("p", { class: "sub", text: (p.cmdline || []).join(" ") + (p.host ? "  on " + p.host : "") + "  -  " + (rep.trace || {}).path }));
+        const cards = el("div", { class: "cards" });
+        stat(cards, dur(p.duration_ns), "traced");
+        stat(cards, bytes(m.peak_bytes), "peak device memory at " + dur(m.peak_time_ns));
+        stat(cards, bytes(m.leaked_bytes), "still allocated at exit", m.leaked_bytes > 0);
+        stat(cards, String((m.ooms || []).length), "failed allocations", (m.ooms || []).length > 0);
+        for (const d of tl.devices || []) stat(cards, pct(d.idle_share), `GPU ${d.device} idle`, d.idle_share > 0.5);
+        stat(cards, String(tl.kernel_count || 0), "kernels");
+        parent.append(cards);
+        if ((rep.trace || {}).truncated) parent.append(el("p", { class: "note", text: "The trace was cut short: " + rep.trace.truncation }));
+        memoryChart(parent, rep);
+        addressMaps(parent, rep);
+        peakSection(parent, rep, ev);
+        timeline(parent, rep, ev);
+        gpuTables(parent, rep);
+        oomTable(parent, rep);
+    }
+
+    function main() {
+        const data = JSON.parse(document.getElementById("gt-data").textContent);
+        const events = JSON.parse(document.getElementById("gt-events").textContent);
+        const page = document.getElementById("gt-page");
+        page.replaceChildren();
+        if (data.processes) {
+            page.append(el("h1", { text: `gputrace: ${data.processes.length} processes` }));
+            ranksTable(page, data.cross);
+            data.processes.forEach((rep, i) => {
+                const d = el("details", i === 0 ? { open: "" } : {}, el("summary", { text: `rank ${i}: ${rep.trace.path}` }));
+                page.append(d);
+                processView(d, rep, events[i], `Rank ${i}`);
+            });
+        } else {
+            processView(page, data, events[0], "gputrace report");
+        }
+        page.setAttribute("data-drawn", "1");
+        /* from navigation start to drawn: what opening the page costs (the tests read it) */
+        page.setAttribute("data-draw-ms", String(Math.round(performance.now())));
+    }
+    try {
+        main();
+    } catch (e) {
+        showError((e && e.stack) || String(e));
+    }
+})();
