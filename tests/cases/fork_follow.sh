@@ -60,7 +60,7 @@ expect_eq "fork under load: the parent's" "$(for f in load.*.trace; do j "$f.jso
     " 20 False
  1 True"
 # The launcher's --follow-fork sets it.
-LD_LIBRARY_PATH="$SIMCUPTI_DIR:$SIM_DIR" "$GT_LAUNCHER" --follow-fork -o "launched.%p.trace" -- "$PROGS/forkchild" use > /dev/null 2> launched.err ||
+LD_PRELOAD="$asan_rt$tsan_rt" LD_LIBRARY_PATH="$SIMCUPTI_DIR:$SIM_DIR" "$GT_LAUNCHER" --follow-fork -o "launched.%p.trace" -- "$PROGS/forkchild" use > /dev/null 2> launched.err ||
     fail "gputrace --follow-fork: $(cat launched.err)"
 expect_eq "launcher --follow-fork: traces" "$(ls launched.*.trace | wc -l)" 2
 exit 0

@@ -6,6 +6,8 @@
 . "$SRC/tests/lib.sh"
 export LD_LIBRARY_PATH="$SIMCUPTI_DIR:$SIM_DIR"
 unset GPUTRACE_OUTPUT
+# A sanitizer build of the library needs its runtime first in LD_PRELOAD: the launcher appends.
+[ -z "$asan_rt$tsan_rt" ] || export LD_PRELOAD="$asan_rt$tsan_rt"
 # Signals: the program writes its pid, then waits (sleep in the background, so a shell trap runs
 # at once). SIG: the signal sent to the launcher; TRAP: the program's handler ('' = none).
 # Prints the launcher's exit status (-N: killed by N) and whether the program is still alive.
