@@ -6,6 +6,7 @@
 # the name the child writes NAME.<pid> beside the parent's file; forks while other threads are
 # inside the tracer neither hang nor touch the parent's file. The default stays: no child trace.
 . "$SRC/tests/lib.sh"
+[ -z "$tsan_rt" ] || skip "under ThreadSanitizer: it cannot start threads in a child forked from a multi-threaded process (the child's flusher; tests/progs/sim_selftest.c skips its fork check there too)"
 MiB=1048576
 j() { jget "$1" "$2"; }
 report() { "$GT_REPORT" --json "$1" > "$1.json" 2> "$1.err" || fail "report of $1: $(cat "$1.err")"; }
