@@ -22,6 +22,11 @@
 
 #include "shim.h"
 
+/* The wrappers below run before the sanitizers' runtimes are initialized (ThreadSanitizer installs
+ * its own handlers through sigaction during its start-up, which reaches ours): no instrumentation
+ * in them or in what they call. */
+#define GT_EARLY __attribute__((no_sanitize("address", "undefined", "thread")))
+
 /* glibc's own sigaction, under the name it also exports, so our wrapper is not called again. */
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
@@ -43,14 +48,14 @@ static _Atomic int installed;
 static __thread int tls_crash_state __attribute__((tls_model("initial-exec")));
 static __thread int tls_crash_sig __attribute__((tls_model("initial-exec")));
 
-static int slot_of(int sig)
+GT_EARLY static int slot_of(int sig)
 {
     for (int i = 0; i < N_SIGS; i++)
         if (crash_sigs[i] == sig) return i;
     return -1;
 }
 
-static void lock_actions(sigset_t *old)
+GT_EARLY static void lock_actions(sigset_t *old)
 {
     sigset_t all;
     sigfillset(&all);
@@ -59,20 +64,20 @@ static void lock_actions(sigset_t *old)
         sched_yield();
 }
 
-static void unlock_actions(const sigset_t *old)
+GT_EARLY static void unlock_actions(const sigset_t *old)
 {
     atomic_flag_clear_explicit(&busy, memory_order_release);
     pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
-static void set_prog(int i, const struct sigaction *act)
+GT_EARLY static void set_prog(int i, const struct sigaction *act)
 {
     int next = !atomic_load_explicit(&prog[i].cur, memory_order_relaxed);
     prog[i].act[next] = *act;
     atomic_store_explicit(&prog[i].cur, next, memory_order_release);
 }
 
-static struct sigaction get_prog(int i)
+GT_EARLY static struct sigaction get_prog(int i)
 {
     return prog[i].act[atomic_load_explicit(&prog[i].cur, memory_order_acquire)];
 }
@@ -179,7 +184,7 @@ void gt_crash_install(void)
     unlock_actions(&old);
 }
 
-GT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+GT_EARLY GT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     int i = slot_of(sig);
     if (i < 0 || !atomic_load(&installed)) return __sigaction(sig, act, old);
@@ -193,7 +198,7 @@ GT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 
 /* glibc's signal() reaches sigaction inside libc, past the wrapper above: it is wrapped too for
  * the five signals, with its BSD semantics (SA_RESTART, the signal blocked in its handler). */
-GT_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
+GT_EARLY GT_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
 {
     if (slot_of(sig) < 0 || !atomic_load(&installed)) {
         static __sighandler_t (*real)(int, __sighandler_t);

@@ -48,6 +48,8 @@ if sys.argv[1] == "abort":
     os.abort()
 ctypes.string_at(0)
 PY
+# (Not under a sanitizer: its runtime, preloaded into Python, takes the fatal signals itself.)
+[ -n "$asan_rt$tsan_rt" ] && echo "python faulthandler runs skipped under a sanitizer" ||
 for mode in abort segv; do
     got=$(set +e; traced "py_$mode.trace" status "$PYTHON" -X faulthandler -c \
         'import subprocess, sys; r = subprocess.run([sys.executable, "-X", "faulthandler", "fh.py", sys.argv[1]], stderr=subprocess.PIPE); print(r.stderr.decode().splitlines()[0]); sys.exit(-r.returncode)' "$mode")

@@ -4,8 +4,11 @@
 # is one line; GPUTRACE_OUTPUT already set is honoured, -o replaces it and says so; -o DIR writes
 # into DIR; an existing FILE is refused without -f and replaced with it.
 . "$SRC/tests/lib.sh"
+[ -z "$tsan_rt" ] || skip "under ThreadSanitizer: its runtime, which the library needs first in LD_PRELOAD, crashes the uninstrumented sh this case runs under the launcher"
 export LD_LIBRARY_PATH="$SIMCUPTI_DIR:$SIM_DIR"
 unset GPUTRACE_OUTPUT
+# A sanitizer build of the library needs its runtime first in LD_PRELOAD: the launcher appends.
+[ -z "$asan_rt" ] || export LD_PRELOAD="$asan_rt"
 # Signals: the program writes its pid, then waits (sleep in the background, so a shell trap runs
 # at once). SIG: the signal sent to the launcher; TRAP: the program's handler ('' = none).
 # Prints the launcher's exit status (-N: killed by N) and whether the program is still alive.
