@@ -55,7 +55,8 @@ static jobj *oom_obj(const struct ga_report *r, size_t i)
     jobj *o = json_object_new_object();
     put(o, "time_ns", jtime(r, x->ts, 1));
     put(o, "tid", ju64(x->tid));
-    put(o, "api", api_name(x->api));
+    /* An allocator-level OOM that no driver call saw (a memory fraction) has no API. */
+    put(o, "api", x->api == GT_API_NONE ? NULL : api_name(x->api));
     put(o, "result", json_object_new_int64(x->result));
     put(o, "requested_bytes", ju64(x->requested));
     put(o, "device", json_object_new_int64(x->device));
