@@ -150,7 +150,7 @@ demo: all fixtures
 
 # Build dependencies on Debian/Ubuntu (run as root or with sudo available).
 # chromium: the tests open the --html page in it (headless).
-DEB_PKGS := build-essential zlib1g-dev libisal-dev libzstd-dev libjson-c-dev python3 pkg-config libunwind-dev libdw-dev libelf-dev chromium
+DEB_PKGS := build-essential zlib1g-dev libisal-dev libzstd-dev libjson-c-dev python3 python3-venv pkg-config libunwind-dev libdw-dev libelf-dev chromium
 deps:
 	$(Q)if command -v apt-get >/dev/null 2>&1; then \
 	  S=""; [ "$$(id -u)" = 0 ] || S=sudo; \

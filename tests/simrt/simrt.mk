@@ -37,6 +37,6 @@ torch-env:
 
 .PHONY: torch-env
 
-# python3 -m venv needs Debian's python3-venv; the torch tests find the environment through GT_VENV.
-DEB_PKGS += python3-venv
+# python3 -m venv needs Debian's python3-venv (in the Makefile's DEB_PKGS); the torch tests find
+# the environment through GT_VENV.
 export GT_VENV ?= $(abspath $(VENV))
