@@ -695,8 +695,10 @@ static void coarsen(struct ga_gaps_device *d)
 
 static void on_busy(void *ctx, uint64_t s, uint64_t e)
 {
-    struct ga_gaps_device *d = ((struct dev_ctx *)ctx)->d;
+    struct dev_ctx *c = ctx;
+    struct ga_gaps_device *d = c->d;
     if (e <= s) return;
+    if (c->x->busy_hook) c->x->busy_hook(c->x->busy_ctx, d->device, s, e);
     while ((e - 1 - d->first) / d->fine_ns >= GA_FINE_WINDOWS && d->fine_ns <= UINT64_MAX / 100)
         coarsen(d);
     size_t i = (size_t)((s - d->first) / d->fine_ns);

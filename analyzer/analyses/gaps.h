@@ -171,6 +171,10 @@ struct ga_gaps {
     struct ga_gaps_device *devices; /* by device id after ga_gaps_finish */
     size_t n_devices, devices_cap, last_device;
     struct ga_map device_idx;
+    /* Each maximal busy interval of a device, in time order per device (the device state
+     * analysis lays them over its NVML samples); NULL: none. */
+    void (*busy_hook)(void *ctx, uint32_t device, uint64_t s, uint64_t e);
+    void *busy_ctx;
 };
 
 /* top: gaps to keep per device (GA_GAPS_TOP by default), 0 keeps all. */

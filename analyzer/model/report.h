@@ -10,6 +10,7 @@
 #include "analyses/gaps.h"
 #include "analyses/gpu.h"
 #include "analyses/memory.h"
+#include "analyses/nvml.h"
 #include "analyses/pools.h"
 #include "input/reader.h"
 #include "analyses/sites.h"
@@ -35,6 +36,7 @@ struct ga_report {
     struct ga_gaps gaps; /* GPU idle gaps and their causes; gaps.top = 0 keeps all (--all-gaps) */
     struct ga_stacks stacks; /* host call stacks as the trace defines them */
     struct ga_sites sites;   /* events by call site and library */
+    struct ga_nvml nvml;     /* device state from NVML samples */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started;             /* the first event has been seen (the time base is set) */
     uint8_t routes[64];      /* per record type, the analyses that take it (report.c) */
