@@ -11,7 +11,9 @@
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "shim.h"
 
@@ -26,6 +28,11 @@ struct nvml_util {
 };
 struct nvml_mem {
     unsigned long long total, free, used;
+};
+struct nvml_proc { /* nvmlProcessInfo_v2_t, what nvmlDeviceGetComputeRunningProcesses_v3 fills */
+    unsigned int pid;
+    unsigned long long used;
+    unsigned int gpu_instance, compute_instance;
 };
 enum { NVML_OK = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMP_GPU = 0 };
 
@@ -42,6 +49,8 @@ static struct {
     nvml_ret (*util)(nvml_dev, struct nvml_util *);
     nvml_ret (*reasons)(nvml_dev, unsigned long long *);
     nvml_ret (*mem)(nvml_dev, struct nvml_mem *);
+    nvml_ret (*procs)(nvml_dev, unsigned int *, struct nvml_proc *);
+    nvml_ret (*proc_name)(unsigned int, char *, unsigned int);
 } F;
 
 enum { ST_NEW, ST_MAPPED, ST_UNMATCHED };
@@ -50,14 +59,29 @@ static uint64_t period_ns = NVML_MS_DEFAULT * 1000000ull;
 static uint8_t uuids[NVML_DEVS][16];
 static atomic_int known[NVML_DEVS]; /* 1: uuids[i] is set (release) */
 static atomic_int any_known;        /* some device was published: NVML may start */
-static int state;                   /* 0 not tried, 1 working, -1 absent or failed */
+static atomic_int state;            /* 0 not tried, 1 working, -1 absent or failed */
 static uint8_t dev_state[NVML_DEVS];
 static nvml_dev handles[NVML_DEVS];
 static uint64_t next_due;
+static atomic_uint_fast64_t procs_wanted; /* bit d: list device d's processes (after an OOM) */
+
+#define NVML_PROCS_MAX 64
 
 __attribute__((constructor)) static void nvml_configure(void)
 {
     period_ns = gt_env_num("GPUTRACE_NVML_MS", 0, 24ul * 3600 * 1000, NVML_MS_DEFAULT) * 1000000ull;
+}
+
+/* At exit (atexit runs before any library's destructor, NVML's included): a listing asked for by
+ * a failed allocation that the flusher has not made yet is waited for, 500 ms at most, so that a
+ * program that fails and exits at once still says who held the memory. */
+static void nvml_at_exit(void)
+{
+    struct timespec ms = {0, 1000000};
+    for (int i = 0; i < 500 && atomic_load(&procs_wanted) && atomic_load(&state) >= 0; i++) {
+        if (i % 10 == 0) gt_flusher_wake();
+        nanosleep(&ms, NULL);
+    }
 }
 
 void gt_nvml_device(int ordinal, const uint8_t uuid[16])
@@ -67,19 +91,33 @@ void gt_nvml_device(int ordinal, const uint8_t uuid[16])
     atomic_store_explicit(&known[ordinal], 1, memory_order_release);
     /* the first device: the flusher starts NVML now, not at its next round (a short program
      * would end first, and the trace would not say whether NVML was there) */
-    if (!atomic_exchange_explicit(&any_known, 1, memory_order_acq_rel)) gt_flusher_wake();
+    if (!atomic_exchange_explicit(&any_known, 1, memory_order_acq_rel)) {
+        static int registered; /* once per process, a forked child that traces included */
+        if (!registered++) atexit(nvml_at_exit);
+        gt_flusher_wake();
+    }
 }
 
 uint64_t gt_nvml_next(void)
 {
     if (!period_ns || state < 0 || !atomic_load_explicit(&any_known, memory_order_acquire))
         return UINT64_MAX;
-    return next_due;
+    return atomic_load_explicit(&procs_wanted, memory_order_relaxed) ? 0 : next_due;
+}
+
+/* From a failed allocation's path (rare; never a successful call's): the flusher lists the
+ * device's processes as soon as it can, while the memory that made it fail is likely still held. */
+void gt_nvml_oom(int dev)
+{
+    if (dev < 0 || dev >= NVML_DEVS || !period_ns) return;
+    uint64_t bit = 1ull << dev;
+    if (!(atomic_fetch_or(&procs_wanted, bit) & bit)) gt_flusher_wake();
 }
 
 /* Records are gathered here and written as one chunk by the caller's writer. */
 struct out {
-    uint8_t buf[NVML_DEVS * sizeof(struct gt_rec_nvml_sample) + 2048];
+    uint8_t buf[NVML_DEVS * sizeof(struct gt_rec_nvml_sample) +
+                NVML_PROCS_MAX * (sizeof(struct gt_rec_nvml_proc) + 64) + 2048];
     uint32_t n;
 };
 
@@ -131,6 +169,10 @@ static int load(char *why, size_t n)
      * the first name, newer ones both. */
     F.reasons = (nvml_ret(*)(nvml_dev, unsigned long long *))sym(
         h, "nvmlDeviceGetCurrentClocksEventReasons");
+    F.procs = (nvml_ret(*)(nvml_dev, unsigned int *, struct nvml_proc *))sym(
+        h, "nvmlDeviceGetComputeRunningProcesses_v3");
+    F.proc_name =
+        (nvml_ret(*)(unsigned int, char *, unsigned int))sym(h, "nvmlSystemGetProcessName");
     if (!F.reasons)
         F.reasons = (nvml_ret(*)(nvml_dev, unsigned long long *))sym(
             h, "nvmlDeviceGetCurrentClocksThrottleReasons");
@@ -207,9 +249,35 @@ static void sample(struct out *o, int i)
     o->n += sizeof(r);
 }
 
+/* The processes NVML lists on device i, one record each, all with one ts. */
+static void list_procs(struct out *o, int i)
+{
+    static struct nvml_proc p[NVML_PROCS_MAX];
+    unsigned int n = NVML_PROCS_MAX;
+    uint64_t ts = gt_now();
+    if (!F.procs || F.procs(handles[i], &n, p) != NVML_OK) return;
+    for (unsigned int k = 0; k < n && k < NVML_PROCS_MAX; k++) {
+        char name[64] = "";
+        if (F.proc_name && F.proc_name(p[k].pid, name, sizeof(name)) != NVML_OK) name[0] = 0;
+        name[sizeof(name) - 1] = 0;
+        uint32_t nl = (uint32_t)strlen(name);
+        struct gt_rec_nvml_proc r = {.h = {GT_REC_NVML_PROC, 0, gt_rec_size(sizeof(r), nl)},
+                                     .ts = ts,
+                                     .device = i,
+                                     .pid = p[k].pid,
+                                     .bytes = p[k].used,
+                                     .name_len = nl};
+        if (o->n + r.h.size > sizeof(o->buf)) return;
+        memset(o->buf + o->n, 0, r.h.size);
+        memcpy(o->buf + o->n, &r, sizeof(r));
+        memcpy(o->buf + o->n + sizeof(r), name, nl);
+        o->n += r.h.size;
+    }
+}
+
 void gt_nvml_tick(void (*write)(const void *p, uint32_t size))
 {
-    static struct out o; /* the flusher's only: 6.6 KiB off its stack */
+    static struct out o; /* the flusher's only, kept off its stack */
     uint64_t now = gt_now();
     if (gt_nvml_next() > now) return;
     o.n = 0;
@@ -222,12 +290,17 @@ void gt_nvml_tick(void (*write)(const void *p, uint32_t size))
             if (absent) dlclose(absent);
         }
     }
+    uint64_t want = atomic_exchange(&procs_wanted, 0);
     if (state > 0) {
         map_new_devices(&o);
         for (int i = 0; i < NVML_DEVS; i++)
-            if (dev_state[i] == ST_MAPPED) sample(&o, i);
+            if (dev_state[i] == ST_MAPPED && want >> i & 1) list_procs(&o, i);
+        if (now >= next_due) {
+            for (int i = 0; i < NVML_DEVS; i++)
+                if (dev_state[i] == ST_MAPPED) sample(&o, i);
+            next_due = now + period_ns;
+        }
     }
-    next_due = now + period_ns;
     if (o.n) write(o.buf, o.n);
 }
 
@@ -237,6 +310,7 @@ void gt_nvml_forget(void)
     for (int i = 0; i < NVML_DEVS; i++)
         atomic_store(&known[i], 0);
     atomic_store(&any_known, 0);
+    atomic_store(&procs_wanted, 0);
     memset(dev_state, 0, sizeof(dev_state));
     next_due = 0;
 }

@@ -309,6 +309,8 @@ static GT_ALWAYS_INLINE void gt_rec_launch(struct gt_thread *t, unsigned api, ui
 void gt_rec_resolve(unsigned how, const char *name, int version, uint64_t flags, unsigned api,
                     unsigned status);
 void gt_rec_driver_info(struct gt_thread *t);
+/* After a failed allocation on dev: the flusher lists the processes holding memory on it. */
+void gt_nvml_oom(int dev);
 /* A forked child that traces into its own file: forget what went into the parent's (the
  * functions named, the driver facts: record.c; stack nodes, modules, Python code: stacks.c). */
 void gt_rec_forget(void);
@@ -326,6 +328,8 @@ int gt_current_device(void);
 void gt_nvml_device(int ordinal, const uint8_t uuid[16]);
 uint64_t gt_nvml_next(void);
 void gt_nvml_tick(void (*write)(const void *p, uint32_t size));
+/* After a failed allocation on dev: the flusher lists the processes holding memory on it. */
+void gt_nvml_oom(int dev);
 /* A forked child that traces into its own file: its devices are mapped and written again. */
 void gt_nvml_forget(void);
 /* Wakes the flusher for work that cannot wait for its round (runtime.c; not for hooks' paths). */

@@ -116,9 +116,45 @@ static void on_status(struct ga_nvml *x, const struct ga_event *ev)
     d->uuid[n] = 0;
 }
 
+static void on_proc(struct ga_nvml *x, const struct ga_event *ev)
+{
+    const struct gt_rec_nvml_proc *r = &ev->r->nvml_proc;
+    if (x->n_procs >= GA_NVML_PROCS_MAX) {
+        x->procs_dropped++;
+        return;
+    }
+    x->procs = ga_xgrow(x->procs, &x->procs_cap, x->n_procs, sizeof(*x->procs));
+    struct ga_nvml_proc *p = &x->procs[x->n_procs++];
+    size_t n = ev->str_len[0] < sizeof(p->name) - 1 ? ev->str_len[0] : sizeof(p->name) - 1;
+    p->ts = r->ts;
+    p->bytes = r->bytes;
+    p->device = r->device;
+    p->pid = r->pid;
+    memcpy(p->name, ev->str[0], n);
+    p->name[n] = 0;
+}
+
+const struct ga_nvml_proc *ga_nvml_procs_after(const struct ga_nvml *x, int32_t device, uint64_t ts,
+                                               size_t *n)
+{
+    for (size_t i = 0; i < x->n_procs; i++) {
+        const struct ga_nvml_proc *p = &x->procs[i];
+        if (p->device != device || p->ts < ts || p->ts - ts > 10000000000ull) continue;
+        size_t k = i;
+        while (k < x->n_procs && x->procs[k].device == device && x->procs[k].ts == p->ts)
+            k++;
+        *n = k - i;
+        return p;
+    }
+    *n = 0;
+    return NULL;
+}
+
 void ga_nvml_event(struct ga_nvml *x, const struct ga_event *ev)
 {
-    if (ev->type == GT_REC_NVML)
+    if (ev->type == GT_REC_NVML_PROC)
+        on_proc(x, ev);
+    else if (ev->type == GT_REC_NVML)
         on_status(x, ev);
     else if (ev->type == GT_REC_NVML_SAMPLE)
         on_sample(x, &ev->r->nvml_sample);
@@ -176,5 +212,6 @@ void ga_nvml_free(struct ga_nvml *x)
         free(x->devices[i].pending);
     }
     free(x->devices);
+    free(x->procs);
     memset(x, 0, sizeof(*x));
 }

@@ -49,9 +49,24 @@ struct ga_nvml_device {
     struct gt_rec_nvml_sample last;
 };
 
+/* A process NVML listed on a device after a failed allocation. */
+struct ga_nvml_proc {
+    uint64_t ts;    /* of the listing: one ts per listing */
+    uint64_t bytes; /* UINT64_MAX: NVML did not say */
+    int32_t device;
+    uint32_t pid;
+    char name[64];
+};
+
+#define GA_NVML_PROCS_MAX 4096 /* processes kept (listings past it are counted only) */
+
 struct ga_nvml {
     int status; /* enum ga_nvml_status */
     char why[256];
+    uint32_t pid;               /* the traced process (from its process record) */
+    struct ga_nvml_proc *procs; /* in trace order */
+    size_t n_procs, procs_cap;
+    uint64_t procs_dropped;
     struct ga_nvml_device *devices; /* by CUDA ordinal after ga_nvml_finish */
     size_t n_devices, devices_cap;
 };
@@ -59,6 +74,10 @@ struct ga_nvml {
 void ga_nvml_init(struct ga_nvml *x);
 /* GT_REC_NVML and GT_REC_NVML_SAMPLE; other types are ignored. */
 void ga_nvml_event(struct ga_nvml *x, const struct ga_event *ev);
+/* The first listing of the device's processes at or after ts (within 10 s): its first entry, and
+ * in *n how many it has; NULL when none. */
+const struct ga_nvml_proc *ga_nvml_procs_after(const struct ga_nvml *x, int32_t device, uint64_t ts,
+                                               size_t *n);
 /* One busy interval of a device, in time order per device (ga_gaps' busy_hook). */
 void ga_nvml_busy(void *nvml, uint32_t device, uint64_t s, uint64_t e);
 void ga_nvml_finish(struct ga_nvml *x);

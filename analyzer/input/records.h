@@ -45,6 +45,7 @@ union ga_rec {
     struct gt_rec_module module;
     struct gt_rec_nvml nvml;
     struct gt_rec_nvml_sample nvml_sample;
+    struct gt_rec_nvml_proc nvml_proc;
     struct gt_rec_symbol symbol;
     struct gt_rec_pycode pycode;
 };

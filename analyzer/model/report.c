@@ -126,7 +126,7 @@ __attribute__((always_inline)) static inline void deliver(struct ga_report *r,
     }
     if (*to & ROUTE_STACKS) ga_stacks_event(&r->stacks, ev);
     if (*to & ROUTE_SITES) ga_sites_event(&r->sites, ev);
-    if (ev->type == GT_REC_NVML || ev->type == GT_REC_NVML_SAMPLE) ga_nvml_event(&r->nvml, ev);
+    if (ev->type >= GT_REC_NVML && ev->type <= GT_REC_NVML_PROC) ga_nvml_event(&r->nvml, ev);
 }
 
 __attribute__((noinline)) static void deliver_other(struct ga_report *r, const struct ga_event *ev)

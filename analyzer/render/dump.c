@@ -250,7 +250,7 @@ static void dump_stacks(FILE *o, const struct ga_event *ev)
     }
 }
 
-/* NVML: status and device mapping; a sample's answered fields (valid bits as hex). */
+/* NVML: status and device mapping; a sample's answered fields (valid bits as hex); a process. */
 static void dump_nvml(FILE *o, const struct ga_event *ev)
 {
     static const char *const status[] = {"device", "absent", "failed", "unmatched"};
@@ -260,6 +260,12 @@ static void dump_nvml(FILE *o, const struct ga_event *ev)
                 ev->sub < 4 ? status[ev->sub] : "?", r->device, r->nvml_index, r->max_sm_mhz,
                 r->max_mem_mhz);
         str_kv(o, "text", ev->str[0], ev->str_len[0]);
+        return;
+    }
+    if (ev->type == GT_REC_NVML_PROC) {
+        const struct gt_rec_nvml_proc *r = &ev->r->nvml_proc;
+        fprintf(o, " - device=%d pid=%u bytes=%" PRIu64, r->device, r->pid, r->bytes);
+        str_kv(o, "name", ev->str[0], ev->str_len[0]);
         return;
     }
     const struct gt_rec_nvml_sample *r = &ev->r->nvml_sample;
@@ -381,6 +387,7 @@ void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
         break;
     case GT_REC_NVML:
     case GT_REC_NVML_SAMPLE:
+    case GT_REC_NVML_PROC:
         dump_nvml(o, ev);
         break;
     default:

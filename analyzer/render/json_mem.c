@@ -63,6 +63,7 @@ static jobj *oom_obj(const struct ga_report *r, const struct ga_oom *x)
     put(o, "unaccounted_bytes", ju64(x->unaccounted));
     put(o, "verdict", jname(ga_verdict_name(x->verdict)));
     ga_json_oom_evidence(r, x, o);
+    put(o, "processes", ga_json_oom_processes(r, x));
     return o;
 }
 

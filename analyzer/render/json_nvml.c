@@ -50,3 +50,21 @@ jobj *ga_json_device_state(const struct ga_report *r)
     put(o, "devices", a);
     return o;
 }
+
+jobj *ga_json_oom_processes(const struct ga_report *r, const struct ga_oom *x)
+{
+    size_t n = 0;
+    const struct ga_nvml_proc *p = ga_nvml_procs_after(&r->nvml, x->device, x->ts, &n);
+    if (!p) return NULL;
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        jobj *o = json_object_new_object();
+        put(o, "pid", ju64(p[i].pid));
+        put(o, "name", p[i].name[0] ? ga_json_str(p[i].name) : NULL);
+        put(o, "bytes", p[i].bytes == UINT64_MAX ? NULL : ju64(p[i].bytes));
+        put(o, "this_process",
+            json_object_new_boolean(r->facts.have_process && p[i].pid == r->facts.pid));
+        json_object_array_add(a, o);
+    }
+    return a;
+}

@@ -61,3 +61,20 @@ void ga_text_nvml(const struct ga_report *r, FILE *o)
     for (size_t i = 0; i < x->n_devices; i++)
         device_lines(&x->devices[i], o);
 }
+
+void ga_text_oom_processes(const struct ga_report *r, FILE *o, const struct ga_oom *x)
+{
+    char b[32];
+    size_t n = 0;
+    const struct ga_nvml_proc *p = ga_nvml_procs_after(&r->nvml, x->device, x->ts, &n);
+    if (!p) return;
+    fputs("      processes on the device (NVML):", o);
+    for (size_t i = 0; i < n; i++) {
+        int mine = r->facts.have_process && p[i].pid == r->facts.pid;
+        fprintf(o, "%s pid %u", i ? "," : "", p[i].pid);
+        if (p[i].name[0]) fprintf(o, " %s", p[i].name);
+        fprintf(o, " %s%s", p[i].bytes == UINT64_MAX ? "?" : ga_fmt_bytes(b, p[i].bytes),
+                mine ? " (this process)" : "");
+    }
+    fputc('\n', o);
+}

@@ -162,6 +162,7 @@ enum gt_rec_type {
     GT_REC_PYCODE = 53, /* gt_rec_pycode: a Python code object that Python frames of stacks name */
     GT_REC_NVML = 70,   /* gt_rec_nvml: NVML's status, and a CUDA device's NVML device (sub) */
     GT_REC_NVML_SAMPLE = 71, /* gt_rec_nvml_sample: one device's state from NVML */
+    GT_REC_NVML_PROC = 72,   /* gt_rec_nvml_proc: a process holding memory on a device (at OOM) */
 };
 
 /* Every host record's sort key is its first uint64 after the header (ts or ts_enter), a
@@ -668,6 +669,19 @@ struct gt_rec_nvml_sample {
     uint64_t mem_used; /* nvmlDeviceGetMemoryInfo: used by all processes, bytes */
 };
 _Static_assert(sizeof(struct gt_rec_nvml_sample) == 72, "gt_rec_nvml_sample layout");
+
+/* After a failed allocation on a device, the processes NVML lists on it, one record each; the
+ * records of one listing share ts. */
+struct gt_rec_nvml_proc {
+    struct gt_rec_header h;
+    uint64_t ts;       /* of the listing */
+    int32_t device;    /* CUDA ordinal */
+    uint32_t pid;      /* as NVML reports it (a pid of the host's namespace) */
+    uint64_t bytes;    /* usedGpuMemory; UINT64_MAX: NVML_VALUE_NOT_AVAILABLE */
+    uint32_t name_len; /* bytes of nvmlSystemGetProcessName (no NUL) following, padded to 8 */
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct gt_rec_nvml_proc) == 40, "gt_rec_nvml_proc layout");
 
 /* Size of a record with `tail` bytes of variable data after a fixed part of `fixed` bytes. */
 static inline uint32_t gt_rec_size(size_t fixed, size_t tail)
