@@ -61,7 +61,8 @@ TESTLIBS := $(patsubst tests/libs/%.c,$(O)/tests/lib%.so,$(TESTLIB_SRC))
 
 all: $(LIB) $(REPORT) $(LAUNCHER)
 
-# The shim exports only the CUDA symbols it wraps, dlsym and the public API.
+# The shim exports only the CUDA symbols it wraps, dlsym, sigaction and signal (preload/crash.c)
+# and the public API.
 $(LIB): $(call obj,$(PRELOAD_SRC) $(COMMON_SRC))
 	@echo "  LD      $@"
 	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,--no-undefined -Wl,-z,nodelete -ldl -lpthread -lz $(CRC_LIBS) -lzstd -lunwind
@@ -315,6 +316,13 @@ $(O)/bench/bench_decode: $(O)/obj/bench/bench_decode.c.o $(ANALYZER)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) -o $@ $^ $(LDFLAGS) $(ANALYZER_LIBS)
+
+# Records stored into a shared mapping of the file instead of private buffers (issue 22, SIGKILL).
+BENCH_PROGS += $(O)/bench/shared_map
+$(O)/bench/shared_map: $(O)/obj/bench/shared_map.c.o
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $< $(LDFLAGS)
 
 bench-progs: $(BENCH_PROGS)
 

@@ -112,6 +112,7 @@ static struct {
     unsigned flush_ms;
     int disabled_by_env;
     int follow_fork; /* GPUTRACE_FOLLOW_FORK: a forked child traces into its own file */
+    int test_flush_fault; /* GPUTRACE_TEST_CRASH_FLUSH_FAULT=1 (tests only): the crash flush faults */
     /* the file */
     int fd;
     uint64_t offset;     /* bytes of whole chunks written so far; under file_mu */
@@ -181,6 +182,7 @@ __attribute__((constructor)) static void gt_configure(void)
     G.flush_ms = (unsigned)gt_env_num("GPUTRACE_FLUSH_MS", 1, 3600u * 1000, 100);
     G.disabled_by_env = gt_env_flag("GPUTRACE_DISABLE");
     G.follow_fork = gt_env_flag("GPUTRACE_FOLLOW_FORK");
+    G.test_flush_fault = gt_env_flag("GPUTRACE_TEST_CRASH_FLUSH_FAULT");
     G.compress = (int)gt_env_num("GPUTRACE_COMPRESS", 0, 19, 1); /* 0 off, 2..19 zstd levels */
     gt_packer_init(&G.pk, G.compress);
     G.host_cheap = G.compress == 1;
@@ -882,6 +884,7 @@ void gt_crash_flush(int gpu)
     if (atomic_load(&gt_state) != GT_STATE_RUNNING || G.pid != (uint32_t)getpid()) return;
     int saved = gt_tls_crash;
     gt_tls_crash = 1;
+    if (G.test_flush_fault) *(volatile int *)(uintptr_t)G.test_flush_fault = 0; /* a bug of ours */
     if (lock_mu(&G.list_mu) == 0) {
         for (struct gt_thread *t = G.threads; t; t = t->next) {
             if (lock_mu(&t->mu) != 0) continue;

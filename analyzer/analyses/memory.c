@@ -416,7 +416,6 @@ static __attribute__((cold, noinline)) void on_fail(struct ga_memory *m, const s
                          .free_bytes = r->free_bytes,
                          .total_bytes = r->total_bytes,
                          .held = dev_of(m, r->device)->live_total};
-    if (m->pool_evidence) m->pool_evidence(m->pools, r->device, r->size, &o->pools, &o->have_pools);
     if (m->n_ooms <= GA_OOM_SNAPSHOTS) ga_peak_snapshot(m, o);
     if (r->result == GA_CUDA_ERROR_OUT_OF_MEMORY) t->pending = m->n_ooms;
 }

@@ -37,7 +37,8 @@ struct ga_holder {
 #define GA_OOM_SNAPSHOTS   64   /* failed allocations whose holders are kept (the first ones) */
 #define GA_OOM_HOLDERS_MAX 4096 /* stacks kept per snapshot, the largest */
 
-/* What the pools said at a failed allocation (filled through ga_memory.pool_evidence). */
+/* What the pools said at a failed allocation: the pass (model/report.c) fills it from the pool
+ * analysis right after ga_memory_event added the failure; the verdict reads it at the end. */
 struct ga_oom_pools {
     uint64_t reserved_unused; /* U: reserved but unused bytes in this process's pools */
     uint64_t largest_free;    /* F: largest free extent in them */
@@ -243,10 +244,6 @@ struct ga_memory {
     size_t n_threads, threads_cap;
     struct ga_map thread_idx;
     uint32_t thread_cache[1u << GA_THREAD_CACHE_BITS];
-    /* The pool analysis, consulted at each failed allocation; NULL: no pools. */
-    void (*pool_evidence)(const void *pools, int32_t device, uint64_t request,
-                          struct ga_oom_pools *out, int *have);
-    const void *pools;
     /* live state */
     struct ga_live *slab;
     size_t slab_n, slab_cap;
@@ -275,6 +272,11 @@ static inline int ga_kind_is_device(unsigned kind)
 }
 
 void ga_memory_init(struct ga_memory *m);
+/* The record types ga_memory_event looks at (bit t: type t); ga_report_event hands it no others
+ * (unit_report checks that memory.c ignores the rest). */
+#define GA_MEMORY_TYPES                                                                            \
+    ((1ull << GT_REC_ALLOC) | (1ull << GT_REC_FREE) | (1ull << GT_REC_ALLOC_FAIL) |                \
+     (1ull << GT_REC_OBJECT) | (1ull << GT_REC_VMM_MAP) | (1ull << GT_REC_MEMINFO))
 void ga_memory_event(struct ga_memory *m, const struct ga_event *ev);
 /* Judges every failure (ga_memory_judge with stack ids compared as call sites). */
 void ga_memory_finish(struct ga_memory *m, uint64_t end_ts);

@@ -7,18 +7,18 @@
 
 #include "base/demangle.h"
 
-/* memory.c asks the pools at each failed allocation (ga_memory.pool_evidence). */
-static void pool_evidence(const void *pools, int32_t device, uint64_t request,
-                          struct ga_oom_pools *out, int *have)
+/* The memory analysis has just added failure o: what the pools hold on its device, as they stand
+ * before this record reaches them. */
+static __attribute__((cold, noinline)) void oom_pools(const struct ga_pools *p, struct ga_oom *o)
 {
     struct ga_pool_evidence ev;
-    ga_pools_oom_evidence(pools, device, request, &ev);
-    *have = ev.pools > 0 || ev.reserved_unused > 0;
-    out->reserved_unused = ev.reserved_unused;
-    out->largest_free = ev.largest_free;
-    out->pools = ev.pools;
-    out->pool = ev.pool_index >= 0 ? ev.pool_id : 0;
-    out->pool_name = ev.pool_name;
+    ga_pools_oom_evidence(p, o->device, o->requested, &ev);
+    o->have_pools = ev.pools > 0 || ev.reserved_unused > 0;
+    o->pools.reserved_unused = ev.reserved_unused;
+    o->pools.largest_free = ev.largest_free;
+    o->pools.pools = ev.pools;
+    o->pools.pool = ev.pool_index >= 0 ? ev.pool_id : 0;
+    o->pools.pool_name = ev.pool_name;
 }
 
 /* Each analysis gets only the record types of its mask (unit_report checks that it ignores the
@@ -35,7 +35,7 @@ enum {
 #define IN_MASK(mask, t) (((mask) >> (t)) & 1)
 #define ROUTES_OF(t)                                                                               \
     ((uint8_t)(IN_MASK(GA_FACTS_TYPES, t) * ROUTE_FACTS |                                          \
-               IN_MASK(GA_REPORT_MEMORY_TYPES, t) * ROUTE_MEMORY |                                 \
+               IN_MASK(GA_MEMORY_TYPES, t) * ROUTE_MEMORY |                                 \
                IN_MASK(GA_TIMELINE_TYPES, t) * ROUTE_TIMELINE |                                    \
                IN_MASK(GA_GAPS_TYPES, t) * ROUTE_GAPS |                                            \
                IN_MASK(GA_STACKS_TYPES, t) * ROUTE_STACKS |                                        \
@@ -58,8 +58,6 @@ void ga_report_init(struct ga_report *r, const char *path)
     ga_memory_init(&r->mem);
     ga_pools_init(&r->pools);
     r->pools.mem = &r->mem;
-    r->mem.pool_evidence = pool_evidence;
-    r->mem.pools = &r->pools;
     ga_timeline_init(&r->tl);
     ga_gpu_init(&r->gpu);
     ga_gaps_init(&r->gaps, GA_GAPS_TOP);
@@ -92,7 +90,11 @@ __attribute__((always_inline)) static inline void deliver(struct ga_report *r,
     const uint8_t *to = type < 64 ? &known : ev->type < 64 ? &r->routes[ev->type] : &route_all;
     ga_facts_time(&r->facts, ev);
     if (*to & ROUTE_FACTS) ga_facts_event(&r->facts, ev);
-    if (*to & ROUTE_MEMORY) ga_memory_event(&r->mem, ev);
+    if (*to & ROUTE_MEMORY) {
+        size_t n_ooms = r->mem.n_ooms;
+        ga_memory_event(&r->mem, ev);
+        if (r->mem.n_ooms != n_ooms) oom_pools(&r->pools, &r->mem.ooms[n_ooms]);
+    }
     /* pools: every record (its last time); after memory: reads the peak */
     if (type == GT_REC_ALLOC)
         ga_pools_alloc_event(&r->pools, ev);
@@ -192,6 +194,7 @@ void ga_report_finish(struct ga_report *r)
     ga_memory_judge(&r->mem, same_site, &r->sites); /* a retry comes from the failure's site */
     ga_gaps_finish(&r->gaps, &r->gpu, &r->sites);
     ga_nvml_finish(&r->nvml); /* after the last busy intervals, which the gaps' finish sweeps */
+    ga_views_build(&r->views, &r->mem, &r->pools, &r->sites);
 }
 
 int ga_report_run(struct ga_report *r)
@@ -284,6 +287,7 @@ const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t 
 
 void ga_report_free(struct ga_report *r)
 {
+    ga_views_free(&r->views);
     ga_facts_free(&r->facts);
     ga_memory_free(&r->mem);
     ga_pools_free(&r->pools);

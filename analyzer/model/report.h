@@ -16,14 +16,9 @@
 #include "analyses/sites.h"
 #include "analyses/stacks.h"
 #include "analyses/timeline.h"
+#include "model/views.h"
 
 #define GA_SCHEMA_VERSION 1
-
-/* The record types ga_memory_event looks at (bit t: type t); ga_report_event hands it no others.
- * It belongs next to ga_memory_event in memory.h; unit_report checks it against memory.c. */
-#define GA_REPORT_MEMORY_TYPES                                                                     \
-    ((1ull << GT_REC_ALLOC) | (1ull << GT_REC_FREE) | (1ull << GT_REC_ALLOC_FAIL) |                \
-     (1ull << GT_REC_OBJECT) | (1ull << GT_REC_VMM_MAP) | (1ull << GT_REC_MEMINFO))
 
 struct ga_report {
     const char *path;
@@ -37,6 +32,7 @@ struct ga_report {
     struct ga_stacks stacks; /* host call stacks as the trace defines them */
     struct ga_sites sites;   /* events by call site and library */
     struct ga_nvml nvml;     /* device state from NVML samples */
+    struct ga_views views;   /* what every renderer shows alike (model/views.h) */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started;             /* the first event has been seen (the time base is set) */
     uint8_t routes[64];      /* per record type, the analyses that take it (report.c) */

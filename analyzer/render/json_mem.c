@@ -48,8 +48,9 @@ static jobj *peak_by_device(const struct ga_report *r)
     return a;
 }
 
-static jobj *oom_obj(const struct ga_report *r, const struct ga_oom *x)
+static jobj *oom_obj(const struct ga_report *r, size_t i)
 {
+    const struct ga_oom *x = &r->mem.ooms[i];
     jobj *o = json_object_new_object();
     put(o, "time_ns", jtime(r, x->ts, 1));
     put(o, "tid", ju64(x->tid));
@@ -62,7 +63,7 @@ static jobj *oom_obj(const struct ga_report *r, const struct ga_oom *x)
     put(o, "held_bytes", ju64(x->held));
     put(o, "unaccounted_bytes", ju64(x->unaccounted));
     put(o, "verdict", jname(ga_verdict_name(x->verdict)));
-    ga_json_oom_evidence(r, x, o);
+    ga_json_oom_evidence(r, x, &r->views.ooms[i], o);
     put(o, "processes", ga_json_oom_processes(r, x));
     return o;
 }
@@ -71,7 +72,7 @@ static jobj *ooms(const struct ga_report *r)
 {
     jobj *a = json_object_new_array();
     for (size_t i = 0; i < r->mem.n_ooms; i++)
-        json_object_array_add(a, oom_obj(r, &r->mem.ooms[i]));
+        json_object_array_add(a, oom_obj(r, i));
     return a;
 }
 

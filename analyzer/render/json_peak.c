@@ -6,7 +6,6 @@
 #include "render/json.h"
 #include "base/util.h"
 
-#define OOM_HOLDERS 5 /* top holders listed per failed allocation */
 
 static jobj *amount(jobj *o, uint64_t bytes, uint64_t count)
 {
@@ -48,21 +47,11 @@ static void sites_by(const struct ga_report *r, enum ga_site_order k, jobj *pare
     ga_json_list_put(parent, key, &l);
 }
 
-static int cmp_lib_peak(const void *a, const void *b)
-{
-    const struct ga_library *x = a, *y = b;
-    if (x->st.peak_bytes != y->st.peak_bytes) return x->st.peak_bytes < y->st.peak_bytes ? 1 : -1;
-    return x->module < y->module ? -1 : x->module > y->module;
-}
-
 static jobj *libs_at_peak(const struct ga_report *r)
 {
-    size_t n;
-    struct ga_library *v = ga_libraries_sorted(&r->sites, &n);
+    const struct ga_library *v = r->views.libs_at_peak;
     jobj *a = json_object_new_array();
-    if (n > 1) qsort(v, n, sizeof(*v), cmp_lib_peak);
-    for (size_t i = 0; i < n; i++) {
-        if (!v[i].st.peak_bytes && !v[i].st.peak_count) continue;
+    for (size_t i = 0; i < r->views.n_libs_at_peak; i++) {
         jobj *o = json_object_new_object();
         const char *path = v[i].module == GA_NO_MODULE ? NULL : r->stacks.mods[v[i].module].path;
         put(o, "library", ga_json_str(path));
@@ -70,7 +59,6 @@ static jobj *libs_at_peak(const struct ga_report *r)
         amount(o, v[i].st.peak_bytes, v[i].st.peak_count);
         json_object_array_add(a, o);
     }
-    free(v);
     return a;
 }
 
@@ -144,44 +132,20 @@ static const char *retry_name(enum ga_retry x)
     return x == GA_RETRY_OK ? "succeeded" : x == GA_RETRY_FAILED ? "failed" : "none";
 }
 
-/* The holders at the failed allocation, grouped by call site, largest first. */
-static jobj *holders(const struct ga_report *r, const struct ga_oom *x)
+/* The holders at the failed allocation (the model's view: grouped by site, largest first). */
+static jobj *holders(const struct ga_report *r, const struct ga_oom_view *v)
 {
-    struct agg {
-        const struct ga_site *site;
-        uint32_t stack;
-        uint64_t bytes, count;
-    } *v = ga_xcalloc(x->n_holders + 1, sizeof(*v));
-    size_t n = 0;
-    struct ga_map of_site = {0}; /* site index -> index into v; stacks without a site stand alone */
-    for (size_t i = 0; i < x->n_holders; i++) {
-        const struct ga_holder *h = &x->holders[i];
-        const struct ga_site *s = ga_sites_of_stack(&r->sites, h->stack);
-        int added = 1;
-        size_t j =
-            s ? (size_t)*ga_map_upsert(&of_site, (uint64_t)(s - r->sites.sites), 0, n, &added) : n;
-        if (added) v[n++] = (struct agg){.site = s, .stack = h->stack};
-        v[j].bytes += h->bytes;
-        v[j].count += h->count;
-    }
-    ga_map_free(&of_site);
-    /* largest first (selection of the top few: n is small) */
     jobj *a = json_object_new_array();
-    for (size_t k = 0; k < OOM_HOLDERS && k < n; k++) {
-        size_t best = k;
-        for (size_t j = k + 1; j < n; j++)
-            if (v[j].bytes > v[best].bytes) best = j;
-        struct agg t = v[k];
-        v[k] = v[best];
-        v[best] = t;
-        jobj *o = v[k].site ? ga_json_site(r, v[k].site, v[k].stack) : stack_site(r, v[k].stack);
-        json_object_array_add(a, amount(o, v[k].bytes, v[k].count));
+    for (size_t k = 0; k < v->n_holders; k++) {
+        const struct ga_holder_view *h = &v->holders[k];
+        jobj *o = h->site ? ga_json_site(r, h->site, h->stack) : stack_site(r, h->stack);
+        json_object_array_add(a, amount(o, h->bytes, h->count));
     }
-    free(v);
     return a;
 }
 
-void ga_json_oom_evidence(const struct ga_report *r, const struct ga_oom *x, jobj *o)
+void ga_json_oom_evidence(const struct ga_report *r, const struct ga_oom *x,
+                          const struct ga_oom_view *v, jobj *o)
 {
     put(o, "overhead_estimate_bytes", ju64(x->overhead));
     put(o, "others_bytes", ju64(x->others));
@@ -205,5 +169,6 @@ void ga_json_oom_evidence(const struct ga_report *r, const struct ga_oom *x, job
     put(o, "retry", rt);
     put(o, "advice", json_object_new_string(ga_verdict_advice(x->verdict)));
     put(o, "site", stack_site(r, x->stack));
-    put(o, "top_holders", x->holders ? holders(r, x) : NULL);
+    put(o, "top_holders", v->have_holders ? holders(r, v) : NULL);
+    put(o, "repeat_of", v->repeat_of >= 0 ? ju64((uint64_t)v->repeat_of) : NULL);
 }

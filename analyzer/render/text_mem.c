@@ -8,7 +8,7 @@
 #include "render/text.h"
 #include "base/util.h"
 
-#define TOP_HOLDERS 5 /* sites listed at the peak and per failed allocation */
+#define TOP_HOLDERS 5 /* sites listed at the peak (per failed allocation: GA_VIEW_OOM_HOLDERS) */
 #define TOP_LARGEST 3 /* single allocations listed at the peak */
 #define OOM_DETAILS 3 /* failed allocations explained in full (the rest: see --json) */
 #define SITE_COLS   60
@@ -104,18 +104,21 @@ void ga_text_peak(const struct ga_report *r, FILE *o)
     }
 }
 
-static void oom_holders(const struct ga_report *r, FILE *o, const struct ga_oom *x)
+/* The call sites holding the most at the failure, one a line (the model's view: grouped by site,
+ * largest first, capped). */
+static void oom_holders(const struct ga_report *r, FILE *o, const struct ga_oom_view *v)
 {
     char b[32], label[1024];
-    if (!x->n_holders) return;
-    /* stacks come largest first; a site reached by several stacks shows its largest stack */
-    fprintf(o, "      held by: ");
-    for (size_t i = 0; i < x->n_holders && i < 3; i++) {
-        if (i) fprintf(o, "; ");
-        fprintf(o, "%s ", ga_fmt_bytes(b, x->holders[i].bytes));
-        ga_put_trimmed(o, site_label(r, x->holders[i].stack, label, sizeof(label)), 40);
+    for (size_t i = 0; i < v->n_holders; i++) {
+        const struct ga_holder_view *h = &v->holders[i];
+        fprintf(o, "      %s %s ", i ? "        " : "held by:", ga_fmt_bytes(b, h->bytes));
+        if (h->site && h->site->frame)
+            ga_frame_label(&r->stacks, h->site->frame, label, sizeof(label), 0);
+        else
+            snprintf(label, sizeof(label), "%s", h->stack ? "<unknown stack>" : "<no stack recorded>");
+        ga_put_trimmed(o, label, SITE_COLS);
+        fputc('\n', o);
     }
-    fputc('\n', o);
 }
 
 void ga_text_oom_details(const struct ga_report *r, FILE *o)
@@ -125,11 +128,9 @@ void ga_text_oom_details(const struct ga_report *r, FILE *o)
     size_t shown = 0;
     for (size_t i = 0; i < m->n_ooms && shown < OOM_DETAILS; i++) {
         const struct ga_oom *x = &m->ooms[i];
+        const struct ga_oom_view *v = &r->views.ooms[i];
         if (x->result != GA_CUDA_ERROR_OUT_OF_MEMORY) continue;
-        /* a failure whose retry failed too repeats the one before: explain distinct ones */
-        if (i && m->ooms[i - 1].retry == GA_RETRY_FAILED &&
-            m->ooms[i - 1].requested == x->requested && m->ooms[i - 1].verdict == x->verdict)
-            continue;
+        if (v->repeat_of >= 0) continue; /* explained with the one it repeats */
         shown++;
         fprintf(o, "  at %s: %s of %s on dev %d -> %s\n", ga_fmt_ms(t, ga_report_rel(r, x->ts)),
                 site_label(r, x->stack, label, sizeof(label)), ga_fmt_bytes(b[0], x->requested),
@@ -149,7 +150,7 @@ void ga_text_oom_details(const struct ga_report *r, FILE *o)
                     ga_fmt_bytes(b[0], x->freed_before_retry), x->freed_count,
                     x->freed_count == 1 ? "" : "s",
                     x->retry == GA_RETRY_OK ? "succeeded" : "failed");
-        oom_holders(r, o, x);
+        oom_holders(r, o, v);
         fprintf(o, "      advice: %s\n", ga_verdict_advice(x->verdict));
     }
 }

@@ -40,14 +40,6 @@ static void frag_cols(FILE *o, const struct ga_frag *f)
             f->layout_known ? ga_fmt_bytes(b[3], f->largest) : "-", fmt_frag(fr, f));
 }
 
-static int by_peak_reserved(const void *a, const void *b, void *pools)
-{
-    const struct ga_pool *p = pools;
-    uint64_t x = p[*(const uint32_t *)a].peak_reserved, y = p[*(const uint32_t *)b].peak_reserved;
-    if (x != y) return x < y ? 1 : -1;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
 static void pool_row(const struct ga_report *r, FILE *o, const struct ga_pool *q)
 {
     char t[32], b[2][32], fr[16];
@@ -121,12 +113,9 @@ void ga_text_pools(const struct ga_report *r, FILE *o)
     const struct ga_pools *p = &r->pools;
     unsigned kinds[4] = {0};
     if (!p->n && !p->pools_untracked) return;
-    uint32_t *order = ga_xmalloc(p->n * sizeof(*order) + 1);
-    for (size_t i = 0; i < p->n; i++) {
-        order[i] = (uint32_t)i;
+    const uint32_t *order = r->views.pool_order;
+    for (size_t i = 0; i < p->n; i++)
         kinds[p->pools[i].kind & 3]++;
-    }
-    qsort_r(order, p->n, sizeof(*order), by_peak_reserved, p->pools);
     fprintf(o, "  pools     %zu (%u annotated, %u stream-ordered, %u VMM ranges)", p->n,
             kinds[GA_POOL_ANNOTATED], kinds[GA_POOL_STREAM], kinds[GA_POOL_VMM]);
     if (p->pools_untracked) fprintf(o, ", %" PRIu64 " more not tracked", p->pools_untracked);
@@ -136,7 +125,6 @@ void ga_text_pools(const struct ga_report *r, FILE *o)
     for (size_t i = 0; i < p->n && i < TOP_POOLS; i++)
         pool_row(r, o, &p->pools[order[i]]);
     if (p->n > TOP_POOLS) fprintf(o, "    ... %zu more pools (see --json)\n", p->n - TOP_POOLS);
-    free(order);
     vmm_lines(p, o);
     ooms_lines(r, p, o);
     errors_line(p, o);

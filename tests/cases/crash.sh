@@ -57,6 +57,12 @@ rc=$sig"
     expect_eq "python $mode: allocations" \
         "$("$GT_REPORT" --json "py_$mode.trace" | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["memory"]["alloc_count"])')" 4
 done
+# A crash inside the tracer's own flush (a test-only fault) neither hangs nor recurses: the
+# program ends by its first signal, as without the tracer.
+got=$(set +e; GPUTRACE_TEST_CRASH_FLUSH_FAULT=1 traced inner.trace timeout 20 "$PYTHON" -c '
+import subprocess, sys
+print(subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode)' "$PROGS/crash" abort)
+expect_eq "a fault in the crash flush: the program's own signal" "$got" -6
 # The GPU timeline is flushed too: the 3 kernels of the aborted run are in it.
 expect_eq "abort: kernels on the GPU timeline" \
     "$(jget abort.json "d['timeline']['devices'][0]['kernel_count']")" 3

@@ -1,11 +1,68 @@
-# The GPU kit starts, and on a machine without a GPU says so and exits 77 (skip) — never fails
-# or hangs for want of hardware (issue 9).
+# The GPU kit (tests/gpu/run.sh, issue 22). On a machine without a GPU it says so and exits 77.
+# Its checks can fail: the overhead verdict (FAIL above GPUKIT_OVERHEAD_MAX, 1 % of a PyTorch
+# step) and the library comparisons are checked here on given figures; then the whole kit runs on
+# the simulated stack behind a stand-in nvidia-smi: a failed build is FAIL (not PASS), a library
+# that is not installed is SKIP (not PASS), a failed gputrace-report fails its check, the results
+# land in $OUT only and the checkout is left as it was.
 . "$SRC/tests/lib.sh"
-out=$(set +e; OUT="$PWD/out" timeout 900 bash "$SRC/tests/gpu/run.sh" 2>&1; echo "rc=$?")
-echo "$out" | tail -5
+kit="$SRC/tests/gpu/run.sh"
+command -v bash >/dev/null || skip "no bash"
+# ---- the verdicts, on given figures ----
+v=$(GPUKIT_LIB_ONLY=1 bash -c '. "$1"
+judge_overhead 10 10.05; judge_overhead 10 10.2; judge_overhead "" 10; judge_overhead 10 x
+GPUKIT_OVERHEAD_MAX=1.5; OVERHEAD_MAX=1.5; judge_overhead 10 14
+judge_atleast 5 5; judge_atleast 6 5; judge_atleast 4 5; judge_atleast "" 3; judge_atleast 0 0' _ "$kit" | tr '\n' ' ')
+expect_eq "verdicts" "$v" "PASS FAIL FAIL FAIL PASS PASS PASS FAIL FAIL FAIL "
+# ---- the real thing, if there is a GPU ----
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q "GPU "; then
+    before=$(cd "$SRC" && git status --porcelain 2>/dev/null)
+    out=$(set +e; OUT="$PWD/out" timeout 900 bash "$kit" 2>&1; echo "rc=$?")
+    echo "$out" | tail -5
+    expect_eq "the checkout after the kit" "$(cd "$SRC" && git status --porcelain 2>/dev/null)" "$before"
+    case "$out" in *"rc=0") echo "GPU kit passed on this machine" ;; *) fail "GPU kit failed" ;; esac
+    exit 0
+fi
+out=$(set +e; OUT="$PWD/out0" timeout 900 bash "$kit" 2>&1; echo "rc=$?")
 case "$out" in
-  *"rc=77") echo "$out" | grep -q "no NVIDIA GPU\|no usable GPU" || fail "exit 77 without saying why"
-            skip "no GPU here: the GPU kit said so and skipped" ;;
-  *"rc=0") echo "GPU kit passed on this machine" ;;
-  *) fail "GPU kit failed" ;;
+    *"rc=77") echo "$out" | grep -q "no NVIDIA GPU\|no usable GPU" || fail "exit 77 without saying why" ;;
+    *) fail "without a GPU the kit did not skip: $out" ;;
 esac
+# ---- the kit on the simulated stack: a stand-in nvidia-smi, the simulated driver and CUPTI ----
+mkdir fakebin
+cat > fakebin/nvidia-smi <<'SH'
+#!/bin/sh
+case "$*" in
+    -L) echo "GPU 0: gputrace simulated GPU (UUID: GPU-00000000-0000-0000-0000-000000000000)" ;;
+    *) echo "gputrace simulated GPU, 8192 MiB, simulated" ;;
+esac
+SH
+chmod +x fakebin/nvidia-smi
+# A build command that fails, the binaries of this test run, a Python without torch, CuPy, JAX.
+nolibs=$(for p in python3 /usr/bin/python3 "$PYTHON"; do
+    "$p" -c 'import importlib.util as u, sys; sys.exit(any(u.find_spec(m) for m in ("torch", "cupy", "jax")))' 2>/dev/null && { command -v "$p"; break; }
+done)
+[ -n "$nolibs" ] || skip "every Python here has torch, CuPy or JAX: cannot check their SKIP rows"
+before=$(cd "$SRC" && git status --porcelain 2>/dev/null; md5sum "$SRC/tests/gpu/RESULTS.md")
+sim() { env PATH="$PWD/fakebin:$PATH" LD_LIBRARY_PATH="$SIMCUPTI_DIR:$SIM_DIR" PYTHON="$nolibs" \
+    GPUKIT_MAKE=false GPUKIT_BIN="$O" GPUKIT_STEPS=5 GPUKIT_MODULE="kernel gt_empty_kernel 1000" "$@"; }
+out=$(set +e; sim OUT="$PWD/out1" timeout 900 bash "$kit" 2>&1; echo "rc=$?")
+echo "$out" | grep "^\[gpu-kit\] \(PASS\|FAIL\|SKIP\)"
+r() { echo "$out" | grep "^\[gpu-kit\] [A-Z]*  $1:" | head -n 1 | awk '{print $2}'; }
+expect_eq "a failed build" "$(r build)" FAIL
+expect_eq "the driver-API program" "$(r "driver-API program")" PASS
+expect_eq "no torch" "$(r PyTorch)" SKIP
+expect_eq "no CuPy" "$(r cupy)" SKIP
+expect_eq "no JAX" "$(r jax)" SKIP
+expect_eq "the kit's status" "$(echo "$out" | tail -n 1)" "rc=1"
+[ -s out1/RESULTS.md ] && [ -s out1/reports.tar.gz ] || fail "no results under \$OUT"
+grep -q "^| FAIL | build |" out1/RESULTS.md || fail "RESULTS.md does not show the failed build"
+expect_eq "the checkout after the kit" "$(cd "$SRC" && git status --porcelain 2>/dev/null; md5sum "$SRC/tests/gpu/RESULTS.md")" "$before"
+# A gputrace-report that fails: the check that used it fails.
+mkdir badbin
+ln -s "$O/gputrace" "$O/libgputrace.so" badbin/
+printf '#!/bin/sh\necho "gputrace-report: broken on purpose" >&2\nexit 3\n' > badbin/gputrace-report
+chmod +x badbin/gputrace-report
+out=$(set +e; sim OUT="$PWD/out2" GPUKIT_BIN="$PWD/badbin" NVCC=false timeout 900 bash "$kit" 2>&1; echo "rc=$?")
+expect_eq "a failing gputrace-report" "$(r "driver-API program")" FAIL
+echo "$out" | grep -q "gputrace-report failed: exit 3" || fail "the failure does not say the report failed: $out"
+exit 0

@@ -15,7 +15,9 @@ for f in bin/gputrace bin/gputrace-report lib/libgputrace.so include/gputrace/an
 done
 # the installed launcher finds the installed library (../lib) and the installed report reads
 # what it wrote
-LD_LIBRARY_PATH="$SIMCUPTI_DIR:$SIM_DIR" "$p/bin/gputrace" -o t.trace "$PROGS/mem_scenarios" peak \
+# (a sanitizer build's shim needs its runtime loaded first: lib.sh found it)
+rt="$asan_rt$tsan_rt"
+LD_PRELOAD=$rt LD_LIBRARY_PATH="$SIMCUPTI_DIR:$SIM_DIR" "$p/bin/gputrace" -o t.trace "$PROGS/mem_scenarios" peak \
     >run.log 2>&1 || fail "installed gputrace failed: $(cat run.log)"
 "$p/bin/gputrace-report" --json t.trace >t.json || fail "installed gputrace-report failed"
 expect_eq "peak through the installed tools" "$(jget t.json "d['memory']['peak_bytes']")" $((340 * 1048576))

@@ -1,7 +1,9 @@
 /* GPU kit: a driver-API program with known counts, run on a real GPU.
  * 16 cuMemAlloc of (i+1) MiB, 8 freed; 3 cuMemAllocAsync/cuMemFreeAsync; 100 launches of an
  * empty kernel from a PTX module (JIT-compiled by the driver); expected figures are printed for
- * the kit to compare with the report. */
+ * the kit to compare with the report. GPUKIT_MODULE, if set, is the module image loaded instead
+ * of the PTX (tests/cases/gpu_kit.sh runs the kit on the simulated driver, whose images are text:
+ * "kernel gt_empty_kernel 1000"). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -34,7 +36,8 @@ int main(void)
     CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
     CHECK(cuCtxSetCurrent(ctx));
     CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-    CHECK(cuModuleLoadData(&mod, ptx));
+    const char *image = getenv("GPUKIT_MODULE");
+    CHECK(cuModuleLoadData(&mod, image && *image ? image : ptx));
     CHECK(cuModuleGetFunction(&f, mod, "gt_empty_kernel"));
     for (int i = 0; i < 16; i++) CHECK(cuMemAlloc(&p[i], (size_t)(i + 1) << 20));
     for (int i = 0; i < 8; i++) CHECK(cuMemFree(p[i]));

@@ -78,11 +78,29 @@ def frag():
 
 
 def cupy_snippet():
+    """CuPy's own count of device allocations: a memory hook's alloc callbacks, which CuPy calls
+    for each allocation its pool takes from the device (not for blocks reused from the pool)."""
     import cupy as cp
-    a = cp.arange(1 << 24, dtype=cp.float32)
-    b = (a * 2).sum()
+    from cupy.cuda import memory_hook
+
+    class Count(memory_hook.MemoryHook):
+        name = "GputraceCount"
+
+        def __init__(self):
+            self.n, self.bytes = 0, 0
+
+        def alloc_postprocess(self, **kw):
+            self.n += 1
+            self.bytes += kw["mem_size"]
+
+    hook = Count()
+    with hook:
+        a = cp.arange(1 << 24, dtype=cp.float32)
+        b = (a * 2).sum()
+        cp.cuda.Device().synchronize()
     pool = cp.get_default_memory_pool()
-    print(json.dumps({"sum": float(b), "pool_used": pool.used_bytes(), "pool_total": pool.total_bytes()}))
+    print(json.dumps({"sum": float(b), "pool_used": pool.used_bytes(), "pool_total": pool.total_bytes(),
+                      "device_allocs": hook.n, "device_alloc_bytes": hook.bytes}))
 
 
 def jax_snippet():
@@ -90,7 +108,10 @@ def jax_snippet():
     import jax.numpy as jnp
     x = jnp.ones((4096, 4096))
     y = (x @ x).block_until_ready()
-    print(json.dumps({"value": float(y[0, 0]), "devices": [str(d) for d in jax.devices()]}))
+    stats = jax.devices()[0].memory_stats() or {}
+    print(json.dumps({"value": float(y[0, 0]), "devices": [str(d) for d in jax.devices()],
+                      "peak_bytes_in_use": stats.get("peak_bytes_in_use", 0),
+                      "bytes_limit": stats.get("bytes_limit", 0)}))
 
 
 if __name__ == "__main__":

@@ -91,6 +91,36 @@ NOINLINE static void later_buffers(void)
         CHECK(cuMemFree(p[i]));
 }
 
+/* Six call sites holding memory, one of them (site_a) reached by two stacks: grouped by site it
+ * holds the most, though each of its stacks alone holds less than site_b. */
+static CUdeviceptr sites[7];
+NOINLINE static void site_a(int i, size_t bytes)
+{
+    CHECK(cuMemAlloc(&sites[i], bytes));
+    __asm__ volatile("" ::: "memory");
+}
+NOINLINE static void via_x(void)
+{
+    site_a(0, 300 * MiB);
+    __asm__ volatile("" ::: "memory");
+}
+NOINLINE static void via_y(void)
+{
+    site_a(1, 250 * MiB);
+    __asm__ volatile("" ::: "memory");
+}
+#define SITE(name, i, mib)                                                                         \
+    NOINLINE static void name(void)                                                                \
+    {                                                                                              \
+        CHECK(cuMemAlloc(&sites[i], (mib) * MiB));                                                 \
+        __asm__ volatile("" ::: "memory");                                                         \
+    }
+SITE(site_b, 2, 500)
+SITE(site_c, 3, 400)
+SITE(site_d, 4, 350)
+SITE(site_e, 5, 200)
+SITE(site_f, 6, 100)
+
 static int expect_oom(CUresult r)
 {
     if (r == CUDA_ERROR_OUT_OF_MEMORY) return 0;
@@ -126,6 +156,17 @@ int main(int argc, char **argv)
         release_weights(2);
         other_line(&p, 4 * GiB);
         CHECK(try_batch(&p, 1 * GiB));
+    } else if (strcmp(what, "holders") == 0) {
+        via_x();
+        via_y();
+        site_b();
+        site_c();
+        site_d();
+        site_e();
+        site_f();
+        rc = expect_oom(try_batch(&p, 16 * GiB));
+        CHECK(cuMemFree(sites[6])); /* the caching allocator's pattern: free a little, retry */
+        rc |= expect_oom(try_batch(&p, 16 * GiB));
     } else if (strcmp(what, "peak") == 0) {
         hold_weights(3, 100 * MiB);
         scratch();
@@ -134,7 +175,7 @@ int main(int argc, char **argv)
             CHECK(cuMemFree(act[i]));
         later_buffers();
     } else {
-        fprintf(stderr, "usage: mem_scenarios exhausted|others|cached|refill|peak\n");
+        fprintf(stderr, "usage: mem_scenarios exhausted|others|cached|refill|holders|peak\n");
         return 2;
     }
     printf("%s done\n", what);

@@ -82,8 +82,8 @@ static void test_masks(void)
     ga_sites_init(&sites, NULL);
     CHECK("facts ignores the types outside GA_FACTS_TYPES",
           ignores_others(&facts, sizeof(facts), facts_fn, GA_FACTS_TYPES));
-    CHECK("memory ignores the types outside GA_REPORT_MEMORY_TYPES",
-          ignores_others(&mem, sizeof(mem), memory_fn, GA_REPORT_MEMORY_TYPES));
+    CHECK("memory ignores the types outside GA_MEMORY_TYPES",
+          ignores_others(&mem, sizeof(mem), memory_fn, GA_MEMORY_TYPES));
     CHECK("timeline ignores the types outside GA_TIMELINE_TYPES",
           ignores_others(&tl, sizeof(tl), timeline_fn, GA_TIMELINE_TYPES));
     CHECK("gaps ignores the types outside GA_GAPS_TYPES",
