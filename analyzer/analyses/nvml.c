@@ -55,6 +55,10 @@ static uint64_t lay_busy(struct ga_nvml_device *d, uint64_t s, uint64_t e)
 static void keep_pending(struct ga_nvml_device *d, uint64_t s, uint64_t e)
 {
     if (s >= e) return;
+    if (d->n_pending >= GA_NVML_PENDING_MAX) { /* samples stopped while the GPU went on */
+        d->busy_dropped_ns += e - s;
+        return;
+    }
     d->pending = ga_xgrow(d->pending, &d->pending_cap, d->n_pending, sizeof(*d->pending));
     d->pending[d->n_pending++] = (struct ga_nvml_span){s, e};
 }

@@ -3,7 +3,8 @@
  * an interval is *slow* when its SM clock is below the device's maximum. The GPU's busy intervals
  * (from the idle-gap sweep, ga_gaps.busy_hook) are laid over them: time and busy time slow, and
  * by clock-event reason. Memory: one 40-byte interval per sample (10 a second at the default
- * rate), and the busy intervals that came before the sample that covers them. */
+ * rate), and the busy intervals that came before the sample that covers them (GPU records lag
+ * the host's by about a second; at most GA_NVML_PENDING_MAX per device, the rest counted). */
 #ifndef GA_NVML_H
 #define GA_NVML_H
 
@@ -12,7 +13,8 @@
 
 #include "input/records.h"
 
-#define GA_NVML_REASONS 9 /* nvmlClocksEventReason bits 0..8 */
+#define GA_NVML_REASONS     9          /* nvmlClocksEventReason bits 0..8 */
+#define GA_NVML_PENDING_MAX (1u << 20) /* busy intervals waiting for their sample, per device */
 
 /* Which NVML the trace says it had. */
 enum ga_nvml_status { GA_NVML_NONE, GA_NVML_AVAILABLE, GA_NVML_ABSENT, GA_NVML_FAILED };
@@ -45,6 +47,7 @@ struct ga_nvml_device {
     size_t n_iv, iv_cap, cursor;
     struct ga_nvml_span *pending; /* busy past the last sample */
     size_t n_pending, pending_cap;
+    uint64_t busy_dropped_ns; /* busy time past GA_NVML_PENDING_MAX waiting: not laid over */
     int have_last;
     struct gt_rec_nvml_sample last;
 };

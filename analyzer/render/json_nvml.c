@@ -29,6 +29,7 @@ static jobj *device(const struct ga_nvml_device *d)
     put(o, "slow_ns", ju64(d->slow_ns));
     put(o, "busy_ns", ju64(d->busy_ns));
     put(o, "slow_busy_ns", ju64(d->slow_busy_ns));
+    put(o, "busy_not_laid_ns", ju64(d->busy_dropped_ns));
     put(o, "reasons", reasons(d));
     put(o, "min_sm_mhz", d->samples ? ju64(d->min_sm_mhz) : NULL);
     put(o, "max_temp_c", d->samples ? ju64(d->max_temp_c) : NULL);

@@ -126,9 +126,29 @@ static void test_procs(void)
     ga_nvml_free(&x);
 }
 
+/* Samples that stop while the GPU goes on: the busy intervals waiting for a sample are bounded
+ * (GA_NVML_PENDING_MAX), the rest counted; a sample after them lays the ones kept. */
+static void test_pending_bound(void)
+{
+    struct ga_nvml x;
+    ga_nvml_init(&x);
+    status(&x, 1, 2000);
+    sample(&x, 1, 0, 1000, 0);
+    for (uint64_t i = 0; i < GA_NVML_PENDING_MAX + 5ull; i++)
+        ga_nvml_busy(&x, 1, 10 * i + 1, 10 * i + 4); /* 3 ns each */
+    sample(&x, 1, 10 * (GA_NVML_PENDING_MAX + 5ull), 1000, 0);
+    ga_nvml_finish(&x);
+    const struct ga_nvml_device *d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    CHECK("pending: 2^20 kept and laid over the interval once it closed, 5 counted",
+          d && d->busy_ns == 3ull * GA_NVML_PENDING_MAX && d->slow_busy_ns == d->busy_ns &&
+              d->busy_dropped_ns == 15);
+    ga_nvml_free(&x);
+}
+
 int main(void)
 {
     test_intervals();
+    test_pending_bound();
     test_procs();
     return check_done();
 }
