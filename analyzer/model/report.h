@@ -10,6 +10,7 @@
 #include "analyses/gaps.h"
 #include "analyses/gpu.h"
 #include "analyses/memory.h"
+#include "analyses/nvml.h"
 #include "analyses/pools.h"
 #include "input/reader.h"
 #include "analyses/sites.h"
@@ -32,6 +33,7 @@ struct ga_report {
     struct ga_stacks stacks; /* host call stacks as the trace defines them */
     struct ga_sites sites;   /* events by call site and library */
     struct ga_torch torch;   /* PyTorch's caching allocator (the bridge's records) */
+    struct ga_nvml nvml;     /* device state from NVML samples */
     struct ga_views views;   /* what every renderer shows alike (model/views.h) */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started;             /* the first event has been seen (the time base is set) */
