@@ -2,7 +2,8 @@
 # Overhead on the real PyTorch (issue 23): bench/torch_overhead.py's three workloads (launch-bound
 # elementwise loop per op, allocator loop per allocation, small autograd + AdamW step per step) on
 # the simulated stack (tests/simrt/run-torch), each in variants run interleaved round by round in
-# rotating order: no tracer; gputrace defaults; gputrace without stacks; gputrace with each
+# rotating order: no tracer; gputrace defaults; gputrace without stacks; gputrace without CUPTI
+# (its stacks' cost apart from the simulated CUPTI's); gputrace with each
 # GPUTRACE_TORCH level (where the bridge, python/gputrace_torch.py, is in the tree); torch.profiler
 # with CUDA activities; the same with with_stack=True; _record_memory_history alone.
 # Prints every command; writes a Markdown section (medians, and medians of the per-round ratios
@@ -22,7 +23,7 @@ trap 'rm -rf "$W"' EXIT INT TERM
 [ -x "$PY" ] || { echo "torch_overhead.sh: no $PY (make torch-env, or GT_VENV=...)" >&2; exit 2; }
 RUN="$ROOT/tests/simrt/run-torch -b $O"
 SCRIPT="$ROOT/bench/torch_overhead.py"
-variants="none gputrace gputrace-nostacks"
+variants="none gputrace gputrace-nostacks gputrace-nocupti"
 [ ! -f "$ROOT/python/gputrace_torch.py" ] ||
     variants="$variants gputrace-torch-off gputrace-torch-stats gputrace-torch-snapshots gputrace-torch-history"
 variants="$variants profiler profiler-stack history"
@@ -35,6 +36,7 @@ cmd_of() { # variant workload -> command line
     none | profiler | profiler-stack | history) echo "$RUN $PY $SCRIPT $2 $n $1" ;;
     gputrace) echo "$RUN -t $W/t.trace $PY $SCRIPT $2 $n" ;;
     gputrace-nostacks) echo "env GPUTRACE_STACKS=none $RUN -t $W/t.trace $PY $SCRIPT $2 $n" ;;
+    gputrace-nocupti) echo "env GPUTRACE_CUPTI=off $RUN -t $W/t.trace $PY $SCRIPT $2 $n" ;;
     gputrace-torch-*) echo "env GPUTRACE_TORCH=${1#gputrace-torch-} $RUN -t $W/t.trace $PY $SCRIPT $2 $n" ;;
     esac
 }

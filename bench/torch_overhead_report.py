@@ -16,6 +16,7 @@ WHAT = {
     "none": "no tracer",
     "gputrace": "gputrace, defaults (native + Python stacks, CUPTI)",
     "gputrace-nostacks": "gputrace, `GPUTRACE_STACKS=none`",
+    "gputrace-nocupti": "gputrace, `GPUTRACE_CUPTI=off` (stacks, no GPU timeline)",
     "gputrace-torch-off": "gputrace, `GPUTRACE_TORCH=off`",
     "gputrace-torch-stats": "gputrace, `GPUTRACE_TORCH=stats`",
     "gputrace-torch-snapshots": "gputrace, `GPUTRACE_TORCH=snapshots`",
