@@ -1287,6 +1287,15 @@ def commands_section(d):
     return out + ['```', '']
 
 
+def torch_overhead_section():
+    """bench/torch_overhead.sh's results (a separate run: it needs the torch virtualenv), as it
+    wrote them into bench/torch_overhead.md, so that a regenerated RESULTS.md keeps them."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'torch_overhead.md')
+    if not os.path.exists(path):
+        return []
+    return open(path).read().rstrip('\n').split('\n') + ['']
+
+
 def main(argv):
     args = argv[1:]
     save = None
@@ -1317,6 +1326,7 @@ def main(argv):
     lines += stk_section(d, K)
     lines += mem_section(d, M, ML)
     lines += tl_section(d, T)
+    lines += torch_overhead_section()
     lines += commands_section(d)
     sys.stdout.write('\n'.join(lines))
     return 0
