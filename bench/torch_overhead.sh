@@ -41,6 +41,8 @@ cmd_of() { # variant workload -> command line
     esac
 }
 : > "$W/raw.txt"
+# the report gives the start and end of the run: "START to END", "load at start / at end"
+export TORCH_BENCH_START="$(date -u '+%Y-%m-%d %H:%M UTC') to " TORCH_BENCH_START_LOAD="$(cut -d' ' -f1-3 /proc/loadavg) at start, at end "
 for wl in launch alloc step; do
     for v in $variants; do cmd_of "$v" "$wl"; done
 done

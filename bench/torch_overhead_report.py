@@ -26,7 +26,7 @@ WHAT = {
     "history": "`torch.cuda.memory._record_memory_history(max_entries=100000)` alone",
 }
 UNIT = {"launch": "op (`x.add(1)`)", "alloc": "allocation (`torch.empty(4096)` + `del`)",
-        "step": "step (3-layer MLP, autograd + AdamW)"}
+        "step": "step (3 elementwise layers, MSE loss, autograd + AdamW)"}
 LEN = {"launch": 20000, "alloc": 20000, "step": 300}
 
 
@@ -55,8 +55,10 @@ L = ["## PyTorch overhead: gputrace against torch.profiler (issue 23)", "",
      "simulated driver and CUPTI); %d rounds, variants interleaved in rotating order per workload; "
      "figures are medians over the rounds; \"× none\" is the median of the per-round ratios against "
      "no tracer in the same round, \"added\" the median of the per-round differences." % (
-         time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), platform.node(), os.cpu_count(), cpu,
-         " ".join(open("/proc/loadavg").read().split()[:3]), torch_v, rounds), ""]
+         os.environ.get("TORCH_BENCH_START", "") + time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+         platform.node(), os.cpu_count(), cpu,
+         os.environ.get("TORCH_BENCH_START_LOAD", "") + " ".join(open("/proc/loadavg").read().split()[:3]),
+         torch_v, rounds), ""]
 res = {}
 for wl in ("launch", "alloc", "step"):
     if not per_round(wl, "none"):  # an interrupted run: report what is complete
