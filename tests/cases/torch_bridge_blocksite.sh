@@ -1,4 +1,4 @@
-# Blocks without Python frames are named by the line that allocated their segment, and say so: two lines' tensors share a segment (tests/torch/bridge.py shared); at the default level (no block history) both are the segment's line, site_source "segment", with the bytes of the segment's live blocks from PyTorch's own _snapshot(); with GPUTRACE_TORCH=history each block's own line wins (site_source "block").
+# Blocks without Python frames are named by the line that allocated their segment, and say so: two lines' tensors share a segment (tests/torch/bridge.py shared); at the default level (no block history) both are the segment's line, site_source "segment", with the bytes of the segment's live blocks from PyTorch's own _snapshot(); with GPUTRACE_TORCH=history each block's own line wins (site_source "block"); under expandable_segments:True the segment is named by the cuMemCreate mapped at its start.
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
 torch_run -t "$PWD/d.trace" "$TORCH_PY" "$SRC/tests/torch/bridge.py" shared pt.json > out.txt 2>&1 ||
@@ -14,3 +14,10 @@ GPUTRACE_TORCH=history torch_run -t "$PWD/h.trace" "$TORCH_PY" "$SRC/tests/torch
 "$GT_REPORT" --json h.trace > h.json || fail "report (history)"
 "$PYTHON" "$SRC/tests/torch/bridge_check.py" shared_history h.json pth.json "$SRC/tests/torch/bridge.py" ||
     fail "history: figures differ"
+# expandable_segments:True: the segment is a VA range; its first physical allocation (cuMemCreate
+# mapped at its start) names it
+PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True torch_run -t "$PWD/e.trace" "$TORCH_PY" "$SRC/tests/torch/bridge.py" shared pte.json > oute.txt 2>&1 ||
+    { cat oute.txt; fail "bridge.py shared (expandable segments)"; }
+"$GT_REPORT" --json e.trace > e.json || fail "report (expandable segments)"
+"$PYTHON" "$SRC/tests/torch/bridge_check.py" shared e.json pte.json "$SRC/tests/torch/bridge.py" ||
+    fail "expandable segments: figures differ"
