@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/sites.h"
+#include "analyses/stacks.h"
 #include "base/util.h"
 
 #define SMALL_SEGMENT (2ull << 20) /* kSmallBuffer */
@@ -75,6 +77,19 @@ const char *ga_torch_verdict_advice(enum ga_torch_verdict v)
                "own GPU (CUDA_VISIBLE_DEVICES)";
     }
     return "";
+}
+
+const char *ga_torch_site_source_name(enum ga_torch_site_source s)
+{
+    switch (s) {
+    case GA_TORCH_SITE_BLOCK:
+        return "block";
+    case GA_TORCH_SITE_SEGMENT:
+        return "segment";
+    case GA_TORCH_SITE_NONE:
+        break;
+    }
+    return "none";
 }
 
 void ga_torch_init(struct ga_torch *t)
@@ -238,14 +253,39 @@ static void on_block(struct ga_torch *t, const struct ga_event *ev)
     t->segs[t->n_segs - 1].n++;
 }
 
+/* The host stack of the driver allocation behind segment g, 0 unknown: a segment's address is
+ * the pointer cuMemAlloc returned (memory.c's live allocations, namespace 1); an expandable
+ * segment is a VA range whose first mapped handle (cuMemCreate, namespace 3) its first block
+ * made. */
+static uint32_t segment_stack(const struct ga_torch *t, const struct ga_torch_seg *g)
+{
+    enum { NS_DEVPTR = 1, NS_PHYS = 3 }; /* memory.c's namespaces */
+    if (!t->mem) return 0;
+    uint32_t k = UINT32_MAX;
+    if (!g->expandable) {
+        k = ga_live_find(t->mem, NS_DEVPTR, g->addr);
+    } else {
+        const uint64_t *h = ga_map_find(&t->vmm, g->addr, 0);
+        if (h) k = ga_live_find(t->mem, NS_PHYS, *h);
+    }
+    return k == UINT32_MAX ? 0 : t->mem->slab[k].stack;
+}
+
+/* Keyed by the block's own stack, else by its segment's driver stack (<< 32: never a block's
+ * key), else 0. */
 static void sites_add(struct ga_torch_sites *s, struct ga_map *idx, struct ga_torch_site **all,
-                      size_t *n_all, size_t *cap, const struct ga_torch_blk *b)
+                      size_t *n_all, size_t *cap, const struct ga_torch_blk *b, uint32_t seg_stack)
 {
     int added;
-    uint64_t *v = ga_map_upsert(idx, b->stack, 0, 0, &added);
+    uint64_t key = b->stack ? b->stack : (uint64_t)seg_stack << 32;
+    uint64_t *v = ga_map_upsert(idx, key, 0, 0, &added);
     if (added) {
         *all = ga_xgrow(*all, cap, *n_all, sizeof(**all));
-        (*all)[*n_all] = (struct ga_torch_site){.stack = b->stack};
+        (*all)[*n_all] = (struct ga_torch_site){.stack = b->stack,
+                                                .seg_stack = b->stack ? 0 : seg_stack,
+                                                .source = b->stack    ? GA_TORCH_SITE_BLOCK
+                                                          : seg_stack ? GA_TORCH_SITE_SEGMENT
+                                                                      : GA_TORCH_SITE_NONE};
         *v = (*n_all)++;
     }
     (*all)[*v].bytes += b->size;
@@ -257,7 +297,8 @@ static int by_bytes(const void *a, const void *b)
 {
     const struct ga_torch_site *x = a, *y = b;
     if (x->bytes != y->bytes) return x->bytes < y->bytes ? 1 : -1;
-    return x->stack < y->stack ? -1 : x->stack > y->stack;
+    if (x->stack != y->stack) return x->stack < y->stack ? -1 : 1;
+    return x->seg_stack < y->seg_stack ? -1 : x->seg_stack > y->seg_stack;
 }
 
 /* The live blocks of device `dev` in the current snapshot (only those of partly used segments
@@ -275,9 +316,13 @@ static void snap_sites(const struct ga_torch *t, int32_t dev, int pinning, struc
         for (uint32_t k = 0; k < g->n; k++)
             has_free |= t->blks[g->first + k].state == GT_TORCH_INACTIVE;
         if (pinning && !has_free) continue;
-        for (uint32_t k = 0; k < g->n; k++)
-            if (t->blks[g->first + k].state != GT_TORCH_INACTIVE)
-                sites_add(s, &idx, &all, &n_all, &cap, &t->blks[g->first + k]);
+        uint32_t seg_stack = UINT32_MAX; /* looked up for the first block without frames */
+        for (uint32_t k = 0; k < g->n; k++) {
+            const struct ga_torch_blk *b = &t->blks[g->first + k];
+            if (b->state == GT_TORCH_INACTIVE) continue;
+            if (!b->stack && seg_stack == UINT32_MAX) seg_stack = segment_stack(t, g);
+            sites_add(s, &idx, &all, &n_all, &cap, b, seg_stack == UINT32_MAX ? 0 : seg_stack);
+        }
     }
     if (n_all) qsort(all, n_all, sizeof(*all), by_bytes);
     for (size_t i = 0; i < n_all; i++) {
@@ -603,6 +648,49 @@ void ga_torch_finish(struct ga_torch *t, struct ga_memory *m)
     m->ooms = out;
     m->n_ooms = n;
     m->oom_cap = m->n_ooms + t->n_ooms;
+}
+
+/* Resolves the segments' call sites and merges the entries of one call site (distinct driver
+ * stacks may lead to the same line). Only the kept entries are merged: a site whose bytes were
+ * spread over stacks past GA_TORCH_SITES_MAX keeps those in other_bytes. */
+static void attribute_sites(struct ga_torch_sites *s, const struct ga_sites *sites)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->s[i].source == GA_TORCH_SITE_SEGMENT)
+            s->s[i].seg_site = ga_sites_of_stack(sites, s->s[i].seg_stack);
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        struct ga_torch_site *x = &s->s[i];
+        size_t k = 0;
+        if (x->seg_site)
+            while (k < n && s->s[k].seg_site != x->seg_site)
+                k++;
+        if (x->seg_site && k < n) {
+            s->s[k].bytes += x->bytes;
+            s->s[k].count += x->count;
+        } else {
+            s->s[n++] = *x;
+        }
+    }
+    s->n = n;
+    if (n) qsort(s->s, n, sizeof(*s->s), by_bytes);
+}
+
+void ga_torch_attribute(struct ga_torch *t, const struct ga_sites *sites)
+{
+    for (size_t i = 0; i < t->n_devs; i++)
+        attribute_sites(&t->devs[i].peak_sites, sites);
+    for (size_t i = 0; i < t->n_ooms; i++)
+        attribute_sites(&t->ooms[i].pinning, sites);
+}
+
+const char *ga_torch_entry_label(const struct ga_torch *t, const struct ga_stacks *st,
+                                 const struct ga_torch_site *s, char *buf, size_t n)
+{
+    if (s->source == GA_TORCH_SITE_BLOCK) return ga_torch_site_label(t, s->stack, buf, n);
+    if (s->source != GA_TORCH_SITE_SEGMENT) return NULL;
+    if (s->seg_site && s->seg_site->frame) return ga_frame_label(st, s->seg_site->frame, buf, n, 0);
+    return NULL;
 }
 
 void ga_torch_free(struct ga_torch *t)

@@ -34,10 +34,29 @@ struct ga_torch_frag {
     uint64_t segments;
 };
 
-/* Bytes held by one Python site (the innermost frame outside torch, or the stack's innermost). */
+/* Where a site comes from. Blocks carry Python frames only when history is recorded
+ * (GPUTRACE_TORCH=history or the program's own); without them a block is attributed to the code
+ * that allocated its segment: the driver allocation at the segment's address (the first block
+ * of a segment caused it; later blocks split from it may come from other lines). */
+enum ga_torch_site_source {
+    GA_TORCH_SITE_NONE,    /* neither: no frames, no driver allocation found for the segment */
+    GA_TORCH_SITE_BLOCK,   /* the block's own Python stack (history) */
+    GA_TORCH_SITE_SEGMENT, /* the call site of its segment's driver allocation */
+};
+const char *ga_torch_site_source_name(enum ga_torch_site_source s);
+
+struct ga_site;
+struct ga_sites;
+struct ga_stacks;
+
+/* Bytes held by one Python site (the innermost frame outside torch, or the stack's innermost),
+ * or, for blocks without frames, by the call site that allocated their segments. */
 struct ga_torch_site {
-    uint32_t stack; /* gt_rec_torch_stack id; 0: blocks without frames */
+    uint32_t stack;     /* gt_rec_torch_stack id; 0: blocks without frames */
+    uint32_t seg_stack; /* when stack is 0: host stack of the segment's driver allocation, 0 none */
+    const struct ga_site *seg_site; /* its call site (ga_torch_attribute), NULL unknown */
     uint64_t bytes, count;
+    enum ga_torch_site_source source;
 };
 
 struct ga_torch_sites {
@@ -108,6 +127,9 @@ struct ga_torch_frame {
 
 struct ga_torch {
     int present; /* the trace has bridge records */
+    /* The memory analysis, read at each snapshot for its segments' driver allocations (set by
+     * the report; NULL: blocks without frames stay unattributed). */
+    const struct ga_memory *mem;
     uint32_t history_flags, snapshot_flags;
     uint64_t snapshots, incomplete_snapshots;
     struct ga_torch_dev *devs;
@@ -153,6 +175,13 @@ void ga_torch_cached_at_exit(const struct ga_torch *t, struct ga_memory *m);
  * resolved by releasing its cache becomes verdict cached. */
 void ga_torch_finish(struct ga_torch *t, struct ga_memory *m);
 void ga_torch_free(struct ga_torch *t);
+/* After ga_sites_finish: the segments' driver stacks become call sites, and the sites of blocks
+ * without frames whose segments share a call site are merged (largest first again). */
+void ga_torch_attribute(struct ga_torch *t, const struct ga_sites *sites);
+/* The label of one entry of a breakdown: "file:line (function)" of the block's stack, the
+ * segment call site's "function (file:line)", or NULL when neither is known. */
+const char *ga_torch_entry_label(const struct ga_torch *t, const struct ga_stacks *st,
+                                 const struct ga_torch_site *s, char *buf, size_t n);
 
 /* "file:line" of the stack's site (innermost frame outside torch's own files); NULL when the
  * stack is unknown. Written into buf. */

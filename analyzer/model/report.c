@@ -68,6 +68,7 @@ void ga_report_init(struct ga_report *r, const char *path)
     ga_stacks_init(&r->stacks);
     ga_sites_init(&r->sites, NULL);
     ga_torch_init(&r->torch);
+    r->torch.mem = &r->mem; /* blocks without frames: their segments' driver allocations */
     ga_demangle_reset();
 }
 
@@ -195,8 +196,9 @@ void ga_report_finish(struct ga_report *r)
     ga_timeline_finish(&r->tl);
     ga_gpu_finish(&r->gpu, &r->tl);
     ga_sites_finish(&r->sites, &r->stacks, &r->mem);
+    ga_torch_attribute(&r->torch, &r->sites);       /* segments' driver stacks -> call sites */
     ga_memory_judge(&r->mem, same_site, &r->sites); /* a retry comes from the failure's site */
-    ga_torch_finish(&r->torch, &r->mem);             /* after the driver failures' verdicts */
+    ga_torch_finish(&r->torch, &r->mem);            /* after the driver failures' verdicts */
     ga_gaps_finish(&r->gaps, &r->gpu, &r->sites);
     ga_nvml_finish(&r->nvml); /* after the last busy intervals, which the gaps' finish sweeps */
     ga_views_build(&r->views, &r->mem, &r->pools, &r->sites);

@@ -22,7 +22,12 @@ static jobj *sites_arr(const struct ga_report *r, const struct ga_torch_sites *s
     jobj *a = json_object_new_array();
     for (size_t i = 0; i < s->n; i++) {
         jobj *o = json_object_new_object();
-        put(o, "site", jsite(r, s->s[i].stack));
+        char buf[1024];
+        const char *l = ga_torch_entry_label(&r->torch, &r->stacks, &s->s[i], buf, sizeof(buf));
+        put(o, "site", json_object_new_string(l ? l : "(no Python frames: history off)"));
+        put(o, "site_source",
+            json_object_new_string(
+                ga_torch_site_source_name(l ? s->s[i].source : GA_TORCH_SITE_NONE)));
         put(o, "bytes", ju64(s->s[i].bytes));
         put(o, "count", ju64(s->s[i].count));
         json_object_array_add(a, o);
@@ -131,9 +136,11 @@ static void text_sites(const struct ga_report *r, FILE *o, const struct ga_torch
     if (!s->n) return;
     fprintf(o, "%s", lead);
     for (size_t i = 0; i < s->n && i < 3; i++) {
-        const char *l = ga_torch_site_label(&r->torch, s->s[i].stack, label, sizeof(label));
+        const char *l = ga_torch_entry_label(&r->torch, &r->stacks, &s->s[i], label, sizeof(label));
         fprintf(o, "%s%s ", i ? "; " : "", ga_fmt_bytes(b, s->s[i].bytes));
-        ga_put_trimmed(o, l ? l : "(no Python frames)", 40);
+        if (l && s->s[i].source == GA_TORCH_SITE_SEGMENT) /* not the blocks' own lines */
+            fputs("in segments allocated at ", o);
+        ga_put_trimmed(o, l ? l : "(no Python frames)", 64);
     }
     fputc('\n', o);
 }

@@ -56,7 +56,7 @@ torch.empty(1, device="cuda")  # CUDA initialized: the bridge installs at this f
 
 if case == "frag":
     # 153 x 6 MiB (51 segments of 20 MiB), two of every three freed, 64 MiB asked.
-    ts = [torch.empty(6 * MiB, dtype=torch.uint8, device="cuda") for _ in range(153)]
+    ts = [torch.empty(6 * MiB, dtype=torch.uint8, device="cuda") for _ in range(153)]  # line S
     for i in range(153):
         if i % 3:
             ts[i] = None
@@ -103,6 +103,17 @@ elif case == "user_history":
     traces = torch.cuda.memory._snapshot()["device_traces"][0]
     out["user_trace_allocs"] = sum(e["action"] == "alloc" for e in traces)
     out["sites"] = {"H": 3 * 10 * MiB}
+elif case in ("shared", "shared_history"):
+    # two lines' tensors in one segment: X's 6 MiB makes a 20 MiB segment, Y's 6 MiB is split
+    # from its free rest (the same workload at the default level and at GPUTRACE_TORCH=history)
+    a = torch.empty(6 * MiB, dtype=torch.uint8, device="cuda")  # line X
+    b = torch.empty(6 * MiB, dtype=torch.uint8, device="cuda")  # line Y
+    snap = torch.cuda.memory._snapshot()
+    seg = next(g for g in snap["segments"]
+               if g["address"] <= a.data_ptr() < g["address"] + g["total_size"])
+    out["same_segment"] = seg["address"] <= b.data_ptr() < seg["address"] + seg["total_size"]
+    out["segment_active"] = sum(x["size"] for x in seg["blocks"] if x["state"] != "inactive")
+    out["sites"] = {"X": a.numel(), "Y": b.numel()}
 elif case == "broken":
     # the program breaks _snapshot: the bridge's OOM observer fails inside, PyTorch still raises
     def broken(*args, **kwargs):

@@ -107,6 +107,38 @@ if case in ("peak", "user_history", "sampled_peak"):
     # user_history case freed one before: its breakdown is of the fullest snapshot, and says so
     eq("breakdown exact (a snapshot at the peak)", alloc_dev["peak_breakdown"]["exact"],
        case in ("peak", "sampled_peak"))
+if case in ("frag", "shared", "shared_history"):
+    lines = open(script).read().splitlines()
+    line_of = {k: next(i + 1 for i, l in enumerate(lines) if l.endswith("# line " + k))
+               for k in ("S", "X", "Y")}
+if case == "frag":
+    # the default level records no block history: the blocks pinning the segments are named by
+    # the line that allocated their segments (the driver allocations' call site)
+    pinned = allocator_ooms[0].get("pinned_by") or [{}]
+    eq("pinned by one site", len(pinned), 1)
+    eq("pinned by: the segments' site", pinned[0].get("site_source"), "segment")
+    eq("pinned by: the line that allocated the segments",
+       "bridge.py:%d)" % line_of["S"] in pinned[0].get("site", ""), True)
+    eq("pinned by: bytes = allocated (memory_stats in observer)", pinned[0].get("bytes"),
+       pt["observer_calls"][0]["allocated"])
+if case in ("shared", "shared_history"):
+    eq("Y's tensor split from X's segment (program's _snapshot)", pt["same_segment"], True)
+    by_site = alloc_dev["peak_breakdown"]["by_site"]
+    for s in by_site:
+        print("     by_site %r" % s)
+    if case == "shared":
+        # the limit: without history, Y's bytes are named by the line that made the segment
+        eq("one site: the segment's", [(s["site_source"], "bridge.py:%d)" % line_of["X"] in
+                                        s["site"]) for s in by_site], [("segment", True)])
+        eq("its bytes = the segment's live blocks (program's _snapshot)", by_site[0]["bytes"],
+           pt["segment_active"])
+    else:
+        # with history each block's own line wins
+        got = {s["site"]: (s["site_source"], s["bytes"]) for s in by_site}
+        for k, n in pt["sites"].items():
+            label = [s for s in got if s.startswith("bridge.py:%d " % line_of[k])]
+            eq("held by line %s (its own frames)" % k, got[label[0]] if label else None,
+               ("block", n))
 eq("cached at exit = reserved", alloc_dev["cached_at_exit_bytes"],
    pt["reserved_bytes.all.current"])
 # which driver allocations are PyTorch's segments comes from the exit snapshot (the broken case

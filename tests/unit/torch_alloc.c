@@ -1,7 +1,8 @@
 /* The PyTorch allocator analysis on synthetic traces: an allocator OOM merged with the driver
  * failures of its allocation (and only those), its block-level evidence from the snapshot, the
- * verdict rules one by one, a driver failure PyTorch resolved from its cache, cached segments at
- * exit, and snapshots that are cut or malformed. */
+ * site of blocks without frames (their segment's driver allocation), the verdict rules one by
+ * one, a driver failure PyTorch resolved from its cache, cached segments at exit, and snapshots
+ * that are cut or malformed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,14 @@ static void stack(struct tb *t, uint64_t ts, uint32_t id, const uint32_t *frames
     tb_rec(t, GT_REC_TORCH_STACK, 0, &r, sizeof(r), (const char *)frames, 4 * n);
 }
 
+/* A driver allocation made at host stack `stack`. */
+static void alloc_at(struct tb *t, uint64_t ts, uint64_t addr, uint64_t size, uint32_t stack)
+{
+    struct gt_rec_alloc r = {
+        .ts = t->t0 + ts, .addr = addr, .size = size, .ctx = 0xc1, .device = 0, .stack = stack};
+    tb_rec(t, GT_REC_ALLOC, GT_API_cuMemAlloc_v2, &r, sizeof(r), NULL, 0);
+}
+
 /* The fragmentation OOM of the reference, shrunk to two segments of a 48 MiB device and a
  * 20 MiB request: thread 1's two driver failures
  * belong to the allocator's OOM; thread 2's failure, and thread 1's earlier one (a successful
@@ -111,7 +120,7 @@ static void test_merge(void)
     tb_begin(&t, GT_CHUNK_HOST, 1);
     tb_fail(&t, 1 * MS, GT_API_cuMemAlloc_v2, 20 * MiB, 0, 4 * MiB, GiB, 2);
     tb_alloc(&t, 2 * MS, GT_API_cuMemAlloc_v2, 0x100000, 20 * MiB, 0, 0xc1);
-    tb_alloc(&t, 3 * MS, GT_API_cuMemAlloc_v2, 0x2000000, 20 * MiB, 0, 0xc1);
+    alloc_at(&t, 3 * MS, 0x2000000, 20 * MiB, 42); /* made at host stack 42 */
     stats(&t, 4 * MS, GT_TORCH_START, 12 * MiB, 40 * MiB);
     tb_fail(&t, 5 * MS, GT_API_cuMemAlloc_v2, 20 * MiB, 0, 4 * MiB, 48 * MiB, 2);
     tb_fail(&t, 7 * MS, GT_API_cuMemAlloc_v2, 20 * MiB, 0, 4 * MiB, 48 * MiB, 2);
@@ -166,6 +175,18 @@ static void test_merge(void)
     CHECK_U64("pinning blocks", a->alloc->frag.pinning_blocks, 2);
     CHECK_U64("pinning bytes", a->alloc->frag.pinning_bytes, 12 * MiB);
     CHECK_U64("pinned by: two sites (one without frames)", a->alloc->pinning.n, 2);
+    const struct ga_torch_site *own = NULL, *seg = NULL;
+    for (size_t i = 0; i < a->alloc->pinning.n; i++) {
+        const struct ga_torch_site *x = &a->alloc->pinning.s[i];
+        if (x->source == GA_TORCH_SITE_BLOCK) own = x;
+        if (x->source == GA_TORCH_SITE_SEGMENT) seg = x;
+    }
+    CHECK("the block with frames: its own site", own && own->stack == 1 && own->seg_stack == 0);
+    CHECK("the block without frames: its segment's", seg && seg->stack == 0);
+    CHECK_U64("... the driver allocation's stack at the segment's address",
+              seg ? seg->seg_stack : 0, 42);
+    CHECK_U64("... its bytes", seg ? seg->bytes : 0, 6 * MiB);
+    CHECK_STR("source names", ga_torch_site_source_name(GA_TORCH_SITE_SEGMENT), "segment");
     char label[256];
     const char *l = ga_torch_site_label(&r.torch, 1, label, sizeof(label));
     CHECK_STR("site: the innermost frame outside torch", l, "train.py:88 (step)");
@@ -217,6 +238,14 @@ static void test_verdicts(void)
         snprintf(what, sizeof(what), "verdict of device %zu", i);
         CHECK_STR(what, ga_verdict_name(r.mem.ooms[i].verdict), want[i]);
     }
+    /* device 4's segment has no driver allocation in the trace: its block stays unattributed */
+    const struct ga_torch_oom *o4 = NULL;
+    for (size_t i = 0; i < r.torch.n_ooms; i++)
+        if (r.torch.ooms[i].device == 4) o4 = &r.torch.ooms[i];
+    CHECK("device 4's OOM", o4 && o4->pinning.n == 1);
+    if (o4 && o4->pinning.n == 1)
+        CHECK_U64("no frames, no driver allocation: no site", o4->pinning.s[0].source,
+                  GA_TORCH_SITE_NONE);
     ga_report_free(&r);
     tb_free_all(&t);
 }
