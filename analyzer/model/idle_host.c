@@ -75,3 +75,41 @@ void ga_idle_host_free(struct ga_idle_host *m)
     free(m->dev);
     memset(m, 0, sizeof(*m));
 }
+
+size_t ga_idle_host_in_gap(const struct ga_hostidle *h, struct ga_sites *sites,
+                           struct ga_stacks *st, const struct ga_gap *gp, struct ga_ih_site *out,
+                           size_t max)
+{
+    enum { ROWS = 16 };
+    struct ga_ih_site rows[ROWS];
+    size_t n = 0, first = 0, end = 0, mine = 0;
+    if (!h->have_samples || !max) return 0;
+    ga_hostidle_range(h, gp->start, gp->dur, &first, &end);
+    uint32_t tid = gp->launch ? gp->launch->tid : 0;
+    for (size_t i = first; i < end; i++)
+        mine += tid && h->s[i].tid == tid;
+    for (size_t i = first; i < end; i++) {
+        const struct ga_hi_sample *s = &h->s[i];
+        if (mine && s->tid != tid) continue;
+        const struct ga_frame *site;
+        unsigned cls = ga_hostidle_classify(sites, st, s->stack, s->flags, &site);
+        size_t k = 0;
+        while (k < n && !(rows[k].site == site && rows[k].cls == cls))
+            k++;
+        if (k == n) {
+            if (n == ROWS) continue;
+            rows[n++] = (struct ga_ih_site){site, (uint8_t)cls, s->stack, 0, 0, 0, 0, 0};
+        }
+        rows[k].samples++;
+        rows[k].on_cpu_ns += (s->flags & GT_SAMPLE_ON_CPU) != 0;
+    }
+    for (size_t a = 0; a < n; a++) /* most samples first (few rows: insertion) */
+        for (size_t b = a; b > 0 && rows[b].samples > rows[b - 1].samples; b--) {
+            struct ga_ih_site t = rows[b];
+            rows[b] = rows[b - 1];
+            rows[b - 1] = t;
+        }
+    if (n > max) n = max;
+    memcpy(out, rows, n * sizeof(*out));
+    return n;
+}

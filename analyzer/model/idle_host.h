@@ -33,6 +33,12 @@ struct ga_idle_host {
 void ga_idle_host_build(struct ga_idle_host *m, const struct ga_hostidle *h, struct ga_sites *sites,
                         struct ga_stacks *st);
 const struct ga_ih_device *ga_idle_host_device(const struct ga_idle_host *m, uint32_t device);
+/* The host samples inside one gap (the thread that ended it, else any), grouped by (site, class),
+ * most samples first: at most max entries in out (idle_ns unused, samples counted, on_cpu_ns
+ * counts those on CPU); returns how many. */
+size_t ga_idle_host_in_gap(const struct ga_hostidle *h, struct ga_sites *sites,
+                           struct ga_stacks *st, const struct ga_gap *gp, struct ga_ih_site *out,
+                           size_t max);
 void ga_idle_host_free(struct ga_idle_host *m);
 
 #endif

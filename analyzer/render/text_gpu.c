@@ -179,14 +179,22 @@ static void idle_sites(const struct ga_report *r, const struct ga_gaps_device *x
 static const char *ih_class_text(unsigned cls, int on_cpu)
 {
     switch (cls) {
-    case GA_HI_DATA_LOADING: return on_cpu ? "data loading, on CPU" : "data loading, blocked";
-    case GA_HI_IO_WAIT: return "blocked";
-    case GA_HI_CPU: return "on CPU";
-    case GA_HI_COMM: return "communication";
-    case GA_HI_SYNC: return "synchronization";
-    case GA_HI_ALLOC: return "allocation";
-    case GA_HI_LAUNCH: return "launch overhead";
-    default: return "host busy, unsampled";
+    case GA_HI_DATA_LOADING:
+        return on_cpu ? "data loading, on CPU" : "data loading, blocked";
+    case GA_HI_IO_WAIT:
+        return "blocked";
+    case GA_HI_CPU:
+        return "on CPU";
+    case GA_HI_COMM:
+        return "communication";
+    case GA_HI_SYNC:
+        return "synchronization";
+    case GA_HI_ALLOC:
+        return "allocation";
+    case GA_HI_LAUNCH:
+        return "launch overhead";
+    default:
+        return "host busy, unsampled";
     }
 }
 
@@ -208,7 +216,8 @@ static void idle_host(const struct ga_report *r, const struct ga_gaps_device *x,
         fprintf(o, "%s %.1f%% while the host was in %s, %s", i ? ";" : "", pct, where,
                 ih_class_text(s->cls, s->on_cpu_ns > s->off_cpu_ns));
     }
-    if (d->n_sites > IDLE_SITE_ROWS) fprintf(o, "; ... %zu more (see --json)", d->n_sites - IDLE_SITE_ROWS);
+    if (d->n_sites > IDLE_SITE_ROWS)
+        fprintf(o, "; ... %zu more (see --json)", d->n_sites - IDLE_SITE_ROWS);
     fputc('\n', o);
 }
 
@@ -278,6 +287,23 @@ static void gap_stack(const struct ga_report *r, uint32_t stack, FILE *o)
     }
 }
 
+/* The host samples inside a listed gap: where the host was while the GPU waited. */
+static void gap_samples(const struct ga_report *r, const struct ga_gap *gp, FILE *o)
+{
+    struct ga_ih_site rows[3];
+    char label[512];
+    size_t n = ga_idle_host_in_gap(&r->hostidle, (struct ga_sites *)&r->sites,
+                                   (struct ga_stacks *)&r->stacks, gp, rows, 3);
+    if (!n) return;
+    fputs("               host samples:", o);
+    for (size_t i = 0; i < n; i++)
+        fprintf(o, "%s %" PRIu64 " in %s, %s", i ? ";" : "", rows[i].samples,
+                rows[i].site ? ga_frame_label(&r->stacks, rows[i].site, label, sizeof(label), 0)
+                             : "<unknown>",
+                ih_class_text(rows[i].cls, rows[i].on_cpu_ns * 2 > rows[i].samples));
+    fputc('\n', o);
+}
+
 static void idle_gaps(const struct ga_report *r, const struct ga_gaps_device *x, FILE *o)
 {
     char t[2][32];
@@ -293,6 +319,7 @@ static void idle_gaps(const struct ga_report *r, const struct ga_gaps_device *x,
         fputc('\n', o);
         gap_host(r, gp, o);
         gap_phases(gp, o);
+        gap_samples(r, gp, o);
         if (r->show_stacks) gap_stack(r, gp->stack, o);
     }
 }

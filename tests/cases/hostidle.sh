@@ -21,3 +21,5 @@ got=$(GPUTRACE_SAMPLE_HZ=0 traced off.trace "$PROGS/idle" syncload) || fail "tra
 "$GT_REPORT" --json off.trace > off.json || fail "report failed"
 [ "$(jget off.json 'd["timeline"]["devices"][0]["idle_by_host_site"]')" = None ] ||
     fail "idle_by_host_site without samples"
+grep -q "host samples: [0-9]* in load_batch (idle.c:[0-9]*), blocked" syncload.txt ||
+    fail "text report: the longest gaps do not show their host samples"
