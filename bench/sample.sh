@@ -41,5 +41,6 @@ for mode in ("sleep", "spin"):
         if mode == "sleep":
             print("| blocked (sleep) | %d Hz | %.3f%% | - |" % (hz, (c - c0) / 1e7))
         else:
-            print("| running (spin) | %d Hz | - | %.2f%% |" % (hz, 100 * (w0 - w) / w0))
+            print("| running (spin) | %d Hz | %.3f%% | %.2f%% |" % (hz, (c - c0) / 1e7,
+                                                               100 * (w0 - w) / w0))
 PY
