@@ -289,18 +289,29 @@ static void hs_parent(void)
 {
     pthread_mutex_unlock(&HS.mu);
 }
-/* The child has no sampler thread: it samples nothing (its threads' rings are never filled). */
+/* The child has no sampler thread, and its one thread's samples were the parent's: all dropped.
+ * A child that traces anew (GPUTRACE_FOLLOW_FORK) configures and registers again. */
 static void hs_child(void)
 {
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
     HS.mu = fresh;
     HS.hz = 0;
+    HS.started = 0;
+    HS.stop = 0;
     memset(HS.threads, 0, sizeof(HS.threads));
+    struct hs_thread *h = tls_hs;
+    tls_hs = NULL;
+    gt_tls_hs_pending = 0;
+    if (h) {
+        close(h->sys_fd);
+        munmap(h, sizeof(*h));
+    }
 }
 
 void gt_hostsample_configure(void)
 {
     HS.hz = (unsigned)gt_env_num("GPUTRACE_SAMPLE_HZ", 0, 10000, 250);
+    if (!gt_stack_depth) HS.hz = 0; /* GPUTRACE_STACK_DEPTH=0 (or no stack events): no stacks */
     if (!HS.hz) return;
     extern int __sigaction(int, const struct sigaction *, struct sigaction *);
     for (int sig = SIGRTMAX; sig > SIGRTMIN + 2 && !HS.signo; sig--) {
@@ -319,7 +330,11 @@ void gt_hostsample_configure(void)
         HS.hz = 0;
         return;
     }
-    pthread_atfork(hs_prepare, hs_parent, hs_child);
+    static int once; /* a child that traces anew configures again: register the handlers once */
+    if (!once) {
+        once = 1;
+        pthread_atfork(hs_prepare, hs_parent, hs_child);
+    }
 }
 
 /* The thread's first hooked call (runtime.c, thread_slow): register it. */
