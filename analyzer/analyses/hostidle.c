@@ -96,9 +96,10 @@ static int system_lib(const struct ga_stacks *st, const struct ga_frame *f)
 {
     if (f->module == GA_NO_MODULE) return 0;
     const char *n = st->mods[f->module].name;
-    static const char *const libs[] = {"libc.so",  "libc-",     "libpthread",
-                                       "ld-linux", "libstdc++", "libgcc_s",
-                                       "libm.so",  "librt",     "linux-vdso"};
+    static const char *const libs[] = {"libc.so", "libc-", "libpthread", "ld-linux", "libstdc++",
+                                       "libgcc_s", "libm.so", "librt", "linux-vdso",
+                                       /* sanitizer runtimes intercept libc's functions */
+                                       "libasan", "libubsan", "libtsan"};
     for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
         if (n && strncmp(n, libs[i], strlen(libs[i])) == 0) return 1;
     return 0;
