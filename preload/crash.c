@@ -187,6 +187,8 @@ void gt_crash_install(void)
 GT_EARLY GT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     int i = slot_of(sig);
+    /* the host sampler's signal (hostsample.c): the program's action for it is kept there */
+    if (sig > 0 && sig == gt_hostsample_signo()) return gt_hostsample_sigaction(sig, act, old);
     if (i < 0 || !atomic_load(&installed)) return __sigaction(sig, act, old);
     sigset_t mask;
     lock_actions(&mask);
@@ -200,7 +202,8 @@ GT_EARLY GT_EXPORT int sigaction(int sig, const struct sigaction *act, struct si
  * the five signals, with its BSD semantics (SA_RESTART, the signal blocked in its handler). */
 GT_EARLY GT_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
 {
-    if (slot_of(sig) < 0 || !atomic_load(&installed)) {
+    int ours = sig > 0 && sig == gt_hostsample_signo();
+    if (!ours && (slot_of(sig) < 0 || !atomic_load(&installed))) {
         static __sighandler_t (*real)(int, __sighandler_t);
         if (!real)
             real = (__sighandler_t(*)(int, __sighandler_t))gt_real_dlsym(RTLD_NEXT, "signal");

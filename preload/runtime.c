@@ -197,6 +197,7 @@ __attribute__((constructor)) static void gt_configure(void)
     gt_stacks_configure((unsigned)gt_env_num("GPUTRACE_STACK_DEPTH", 0, GT_STACK_DEPTH_MAX,
                                              GT_STACK_DEPTH_DEFAULT),
                         getenv("GPUTRACE_STACKS"));
+    gt_hostsample_configure();
     gt_clock_configure(gt_env_word("GPUTRACE_CLOCK", clocks, 2, 0) == 1 ? "monotonic" : NULL);
 }
 
@@ -566,6 +567,7 @@ static struct gt_thread *thread_slow(void)
         pthread_setspecific(G.key, t);
         gt_tls_thread = t;
         emit_thread_record(t);
+        gt_hostsample_thread_start(t);
     }
     gt_tls_in_hook = 1;
     atomic_store_explicit(&t->inflight, t->last_ts ? t->last_ts : 1, memory_order_seq_cst);
@@ -688,6 +690,7 @@ static void thread_exit(void *arg)
     struct gt_thread *t = arg;
     if (!t || atomic_load(&gt_state) != GT_STATE_RUNNING) return; /* after fork or shutdown */
     gt_tls_in_hook = 1;
+    gt_hostsample_thread_exit(t); /* its samples, before its last flush */
     pthread_mutex_lock(&G.list_mu);
     pthread_mutex_lock(&t->mu);
     flush_thread_locked(t, 1, 1); /* the thread's end, not its launch path: compressed */
@@ -909,6 +912,8 @@ __attribute__((destructor)) static void gt_shutdown(void)
     G.stopping = 1;
     pthread_cond_broadcast(&G.flush_cv);
     pthread_mutex_unlock(&G.flush_mu);
+    gt_hostsample_stop();
+    if (gt_tls_thread) gt_hostsample_thread_exit(gt_tls_thread); /* this thread's samples */
     pthread_mutex_lock(&G.round_mu); /* the flusher's round in progress ends first */
     gt_stacks_exit(write_own_records); /* before the final watermark, which covers them */
     flush_round(1);

@@ -47,6 +47,9 @@ extern __thread struct gt_thread *gt_tls_thread;
 
 struct gt_thread *gt_thread_slow(void);
 int gt_reserve_slow(struct gt_thread *t, uint32_t size);
+/* != 0: host samples wait in this thread's ring (hostsample.c); gt_enter writes them. */
+extern __thread int gt_tls_hs_pending;
+void gt_hostsample_drain(struct gt_thread *t);
 
 /* 1: the hooks publish `inflight` with a full fence (seq_cst store); 0 (the usual case): with a
  * plain store, the flusher running membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) between its
@@ -80,6 +83,7 @@ static inline struct gt_thread *gt_enter(void)
     struct gt_thread *t = gt_tls_thread;
     gt_tls_in_hook = 1;
     gt_mark_inflight(t);
+    if (GT_UNLIKELY(gt_tls_hs_pending)) gt_hostsample_drain(t);
     return t;
 }
 
@@ -251,6 +255,18 @@ struct gt_stk;
 void gt_stacks_configure(unsigned depth, const char *events);
 uint32_t gt_stack_slow(struct gt_thread *t);
 void gt_stack_thread_exit(struct gt_thread *t);
+uint32_t gt_stack_intern_ips(struct gt_thread *t, const uint64_t *ips, uint32_t n);
+
+/* Host stack samples (hostsample.c, GPUTRACE_SAMPLE_HZ): a per-thread timer signal keeps raw
+ * samples in a per-thread ring; the thread writes them as records at its next hooked call
+ * (gt_enter) or its exit. */
+void gt_hostsample_configure(void);
+void gt_hostsample_thread_start(struct gt_thread *t);
+void gt_hostsample_thread_exit(struct gt_thread *t);
+struct sigaction;
+void gt_hostsample_stop(void);
+int gt_hostsample_signo(void); /* 0: no sampling */
+int gt_hostsample_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* At exit: the dladdr names of the stacks' ips, as whole records handed to emit. */
 void gt_stacks_exit(void (*emit)(const void *p, uint32_t size));
 

@@ -446,6 +446,22 @@ uint32_t gt_stack_slow(struct gt_thread *t)
     return id;
 }
 
+/* A stack walked elsewhere (hostsample.c: a timer sample's, ips innermost first) as a node id,
+ * interned by its thread outside any signal handler. */
+uint32_t gt_stack_intern_ips(struct gt_thread *t, const uint64_t *ips, uint32_t n)
+{
+    struct gt_stk *s = t->stk;
+    if (!s) {
+        s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (s == MAP_FAILED) return 0;
+        t->stk = s;
+    }
+    if (n > gt_stack_depth) n = gt_stack_depth;
+    memcpy(s->cur, ips, 8u * n);
+    s->last_id = 0; /* the next capture's "same as last time" no longer holds */
+    return n ? intern(t, s, n) : 0;
+}
+
 /* GPUTRACE_DEBUG: how this thread's stacks were walked. */
 static void log_unwind(const struct gt_stk *s, uint32_t tid)
 {

@@ -625,16 +625,33 @@ static int find_rule(struct dl_phdr_info *info, size_t size, void *arg)
 
 /* Cache miss: the rule for the frame that returns to ra (its call instruction ends at ra, so the
  * row of ra - 1 applies, as libunwind uses it). */
+/* Set while a timer signal's handler walks (gt_unwind_signal): the interrupted code may hold the
+ * locks below (a fork holding the loader's lock for writing, a walk of its own), so they are only
+ * tried, and a miss that cannot take them caches nothing. */
+static __thread int unw_in_signal __attribute__((tls_model("initial-exec")));
+
 __attribute__((noinline)) static uint32_t derive_rule(uintptr_t ra)
 {
     struct find q = {ra - 1, R_LIBUNWIND};
     _Atomic uint64_t *set = &U.slot[2 * (ra & (SETS - 1))];
-    pthread_mutex_lock(&U.mu);
-    /* used before the loader's lock: a dlclose that removes the module after dl_iterate_phdr
-     * read it takes that lock later, so it sees used and clears (set after the iteration, a
-     * relaxed store was unordered with it and the first rules could outlive their module) */
-    atomic_store_explicit(&U.used, 1, memory_order_relaxed);
-    gt_loader_iterate(find_rule, &q);
+    if (unw_in_signal) {
+        if (pthread_mutex_trylock(&U.mu) != 0) return R_LIBUNWIND;
+        if (pthread_rwlock_tryrdlock(&loader_lock) != 0) {
+            pthread_mutex_unlock(&U.mu);
+            return R_LIBUNWIND;
+        }
+        atomic_store_explicit(&U.used, 1, memory_order_relaxed);
+        dl_iterate_phdr(find_rule, &q);
+        pthread_rwlock_unlock(&loader_lock);
+    } else {
+        pthread_mutex_lock(&U.mu);
+        /* used before the loader's lock: a dlclose that removes the module after
+         * dl_iterate_phdr read it takes that lock later, so it sees used and clears (set after
+         * the iteration, a relaxed store was unordered with it and the first rules could outlive
+         * their module) */
+        atomic_store_explicit(&U.used, 1, memory_order_relaxed);
+        gt_loader_iterate(find_rule, &q);
+    }
     /* (each word is whole: a reader racing with these stores sees an old or a new entry) */
     atomic_store_explicit(&set[1], atomic_load_explicit(&set[0], memory_order_relaxed),
                           memory_order_relaxed);
@@ -853,7 +870,65 @@ done:
     return n;
 }
 
+/* From a signal handler: the interrupted frame (pc, sp, rbp from its ucontext) and its callers,
+ * by the cached rules only (deriving a missing one with try-locks), no logging, no libunwind.
+ * Stops at the first frame the rules do not cover and says so in *partial. Reads only
+ * [sp, th->hi) of the interrupted stack. */
+__attribute__((no_sanitize_address)) int gt_unwind_signal(uint64_t *buf, int max,
+                                                          const struct gt_unw_thread *th,
+                                                          uintptr_t pc, uintptr_t sp, uintptr_t rbp,
+                                                          int *partial)
+{
+    uintptr_t hi = th->hi;
+    int n = 0;
+    *partial = 1;
+    if (sp < th->lo || sp >= hi || max <= 0) return 0;
+    unw_in_signal = 1;
+    /* The interrupted pc is not a return address: its row is that of pc itself (pc + 1 - 1). */
+    uintptr_t ra = pc + 1;
+    buf[n++] = pc;
+    for (;;) {
+        uint32_t rule = rule_of(ra);
+        if (rule & R_NOT_SIMPLE) {
+            if (rule == R_END) *partial = 0;
+            break;
+        }
+        uintptr_t cfa = ((rule & R_CFA_RBP) ? rbp : sp) + R_CFA_OFF(rule);
+        if (cfa <= sp || cfa > hi || (cfa & 7)) break;
+        if (rule & R_RBP_SAVED) {
+            uintptr_t at = cfa - R_RBP_OFF(rule);
+            if (at < sp) break;
+            rbp = *(const uintptr_t *)at;
+        }
+        ra = *(const uintptr_t *)(cfa - 8);
+        sp = cfa;
+        if (ra < 4096) {
+            *partial = 0;
+            break;
+        }
+        if (n == max) {
+            *partial = 0;
+            break;
+        }
+        buf[n++] = ra - 1;
+    }
+    unw_in_signal = 0;
+    return n;
+}
+
 #else /* not x86-64: libunwind always */
+int gt_unwind_signal(uint64_t *buf, int max, const struct gt_unw_thread *th, uintptr_t pc,
+                     uintptr_t sp, uintptr_t rbp, int *partial)
+{
+    (void)th;
+    (void)sp;
+    (void)rbp;
+    *partial = 1;
+    if (max <= 0) return 0;
+    buf[0] = pc;
+    return 1;
+}
+
 int gt_unwind_fast(void **buf, int max, struct gt_unw_thread *th)
 {
     (void)buf;

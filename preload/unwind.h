@@ -68,6 +68,12 @@ int gt_unwind(void **buf, int max, struct gt_unw_thread *th);
  * th must be initialized (gt_unwind_thread_init). */
 int gt_unwind_fast(void **buf, int max, struct gt_unw_thread *th);
 
+/* A signal handler's walk of the code it interrupted, from its registers (pc, sp, rbp): pc then
+ * the return addresses minus 1 (call sites), innermost first, at most max; cached rules only, no
+ * lock waited for, no libunwind. *partial: the walk stopped before the stack's end. */
+int gt_unwind_signal(uint64_t *buf, int max, const struct gt_unw_thread *th, uintptr_t pc,
+                     uintptr_t sp, uintptr_t rbp, int *partial);
+
 /* The calling thread's stack bounds (pthread_getattr_np, at most its top 1 GiB); {0, 0} when
  * unknown. */
 struct gt_unw_bounds {

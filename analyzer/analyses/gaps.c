@@ -628,6 +628,7 @@ static void gap_done(struct ga_gaps *x, struct ga_gaps_device *d, struct ga_gap 
     }
     keep_gap(d, x->top, gp);
     if (x->spill) spill_gap(x, d, gp);
+    if (x->gap_hook) x->gap_hook(x->gap_ctx, d->device, gp);
 }
 
 /* The work that ended a gap: of the activities that start when it ends, the first one linked to

@@ -175,6 +175,9 @@ struct ga_gaps {
      * analysis lays them over its NVML samples); NULL: none. */
     void (*busy_hook)(void *ctx, uint32_t device, uint64_t s, uint64_t e);
     void *busy_ctx;
+    /* Each gap once classified (the host-activity join, hostidle.c); NULL: none. */
+    void (*gap_hook)(void *ctx, uint32_t device, const struct ga_gap *gp);
+    void *gap_ctx;
 };
 
 /* top: gaps to keep per device (GA_GAPS_TOP by default), 0 keeps all. */

@@ -186,6 +186,12 @@ static unsigned frame_class(struct ga_sites *s, const struct ga_stacks *st,
     return (unsigned)*v;
 }
 
+unsigned ga_sites_frame_class(struct ga_sites *s, const struct ga_stacks *st,
+                              const struct ga_frame *f)
+{
+    return frame_class(s, st, f);
+}
+
 /* Call-site frame and library module of one stack. A stack with Python frames has its site
  * among them: the innermost one outside framework internals (else the innermost one); the
  * library is still the native object that made the CUDA call. */

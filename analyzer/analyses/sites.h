@@ -96,6 +96,10 @@ const struct ga_site **ga_sites_sorted(const struct ga_sites *s, enum ga_site_or
 /* Libraries with allocations, by bytes; *n of them, in an array the caller frees. */
 struct ga_library *ga_libraries_sorted(const struct ga_sites *s, size_t *n);
 
+/* A frame's class: bit 1 the CUDA driver/runtime or the tracer, bit 2 framework internals (the
+ * ignore list). */
+unsigned ga_sites_frame_class(struct ga_sites *s, const struct ga_stacks *st,
+                              const struct ga_frame *f);
 /* The frames of a stack, innermost first, as symbolized (at most max). */
 size_t ga_sites_stack_frames(struct ga_stacks *st, uint32_t stack, const struct ga_frame **out,
                              size_t max);

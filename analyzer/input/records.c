@@ -84,6 +84,7 @@ const struct ga_rec_info ga_rec_table[] = {
     [GT_REC_NVML_PROC] = {"NVML_PROC",
                           sizeof(struct gt_rec_nvml_proc),
                           {offsetof(struct gt_rec_nvml_proc, name_len)}},
+    [GT_REC_HOST_SAMPLE] = {"HOST_SAMPLE", sizeof(struct gt_rec_host_sample), {0}},
 };
 
 #define N_TYPES (sizeof(ga_rec_table) / sizeof(ga_rec_table[0]))

@@ -46,6 +46,7 @@ union ga_rec {
     struct gt_rec_nvml nvml;
     struct gt_rec_nvml_sample nvml_sample;
     struct gt_rec_nvml_proc nvml_proc;
+    struct gt_rec_host_sample host_sample;
     struct gt_rec_symbol symbol;
     struct gt_rec_pycode pycode;
     struct gt_rec_torch_stats torch_stats;

@@ -65,6 +65,9 @@ void ga_report_init(struct ga_report *r, const char *path)
     ga_nvml_init(&r->nvml);
     r->gaps.busy_hook = ga_nvml_busy; /* busy intervals laid over the NVML samples */
     r->gaps.busy_ctx = &r->nvml;
+    ga_hostidle_init(&r->hostidle);
+    r->gaps.gap_hook = ga_hostidle_gap; /* every gap, for the host samples' join */
+    r->gaps.gap_ctx = &r->hostidle;
     ga_stacks_init(&r->stacks);
     ga_sites_init(&r->sites, NULL);
     ga_torch_init(&r->torch);
@@ -132,6 +135,7 @@ __attribute__((always_inline)) static inline void deliver(struct ga_report *r,
     if (*to & ROUTE_SITES) ga_sites_event(&r->sites, ev);
     ga_torch_event(&r->torch, ev);
     if (ev->type >= GT_REC_NVML && ev->type <= GT_REC_NVML_PROC) ga_nvml_event(&r->nvml, ev);
+    if (ev->type == GT_REC_HOST_SAMPLE) ga_hostidle_event(&r->hostidle, ev);
 }
 
 __attribute__((noinline)) static void deliver_other(struct ga_report *r, const struct ga_event *ev)
@@ -201,6 +205,8 @@ void ga_report_finish(struct ga_report *r)
     ga_torch_finish(&r->torch, &r->mem);            /* after the driver failures' verdicts */
     ga_gaps_finish(&r->gaps, &r->gpu, &r->sites);
     ga_nvml_finish(&r->nvml); /* after the last busy intervals, which the gaps' finish sweeps */
+    ga_hostidle_finish(&r->hostidle, &r->sites, &r->stacks); /* after the last gap */
+    ga_idle_host_build(&r->idle_host, &r->hostidle, &r->sites, &r->stacks);
     ga_views_build(&r->views, &r->mem, &r->pools, &r->sites);
 }
 
@@ -305,4 +311,6 @@ void ga_report_free(struct ga_report *r)
     ga_stacks_free(&r->stacks);
     ga_torch_free(&r->torch);
     ga_nvml_free(&r->nvml);
+    ga_idle_host_free(&r->idle_host);
+    ga_hostidle_free(&r->hostidle);
 }

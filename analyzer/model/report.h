@@ -11,6 +11,8 @@
 #include "analyses/gpu.h"
 #include "analyses/memory.h"
 #include "analyses/nvml.h"
+#include "analyses/hostidle.h"
+#include "model/idle_host.h"
 #include "analyses/pools.h"
 #include "input/reader.h"
 #include "analyses/sites.h"
@@ -34,6 +36,8 @@ struct ga_report {
     struct ga_sites sites;   /* events by call site and library */
     struct ga_torch torch;   /* PyTorch's caching allocator (the bridge's records) */
     struct ga_nvml nvml;     /* device state from NVML samples */
+    struct ga_hostidle hostidle; /* host stack samples joined with the gaps */
+    struct ga_idle_host idle_host; /* idle time by host site and class (model/idle_host.h) */
     struct ga_views views;   /* what every renderer shows alike (model/views.h) */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started;             /* the first event has been seen (the time base is set) */

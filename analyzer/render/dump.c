@@ -276,6 +276,18 @@ static void dump_nvml(FILE *o, const struct ga_event *ev)
             r->util_gpu, r->util_mem, r->reasons, r->mem_used);
 }
 
+static void dump_host_sample(FILE *o, const struct ga_event *ev)
+{
+    const struct gt_rec_host_sample *r = &ev->r->host_sample;
+    fprintf(o,
+            " - tid=%u sample_ts=%" PRIu64 " interval_ns=%" PRIu64 " cpu_ns=%" PRIu64
+            " stack=%u flags=%s%s%s",
+            r->tid, r->sample_ts, r->interval_ns, r->cpu_ns, r->stack,
+            (r->flags & GT_SAMPLE_ON_CPU) ? "on_cpu" : "off_cpu",
+            (r->flags & GT_SAMPLE_IN_HOOK) ? ",in_hook" : "",
+            (r->flags & GT_SAMPLE_PARTIAL) ? ",partial" : "");
+}
+
 static void dump_misc(FILE *o, const struct ga_event *ev)
 {
     switch (ev->type) {
@@ -392,6 +404,9 @@ void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
     case GT_REC_NVML_SAMPLE:
     case GT_REC_NVML_PROC:
         dump_nvml(o, ev);
+        break;
+    case GT_REC_HOST_SAMPLE:
+        dump_host_sample(o, ev);
         break;
     default:
         dump_misc(o, ev);

@@ -173,6 +173,45 @@ static jobj *idle_by_site(const struct ga_report *r, const struct ga_gaps_device
     return a;
 }
 
+/* idle_by_host_site and idle_by_class (docs/REPORT_JSON.md), from the host stack samples. */
+static void idle_host(const struct ga_report *r, const struct ga_gaps_device *x, jobj *o)
+{
+    const struct ga_ih_device *d = ga_idle_host_device(&r->idle_host, x->device);
+    if (!r->idle_host.have_samples || !d) {
+        put(o, "idle_by_host_site", NULL);
+        put(o, "idle_by_class", NULL);
+        return;
+    }
+    char label[1024];
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < d->n_sites; i++) {
+        const struct ga_ih_site *s = &d->sites[i];
+        jobj *e = json_object_new_object();
+        put(e, "site", s->site ? ga_json_str(ga_frame_label(&r->stacks, s->site, label,
+                                                            sizeof(label), 1))
+                               : NULL);
+        put(e, "class", json_object_new_string(ga_hi_class_name(s->cls)));
+        put(e, "idle_ns", ju64(s->idle_ns));
+        put(e, "on_cpu_ns", ju64(s->on_cpu_ns));
+        put(e, "off_cpu_ns", ju64(s->off_cpu_ns));
+        put(e, "samples", ju64(s->samples));
+        const struct ga_frame *fr[64];
+        size_t n = s->stack ? ga_sites_stack_frames((struct ga_stacks *)&r->stacks, s->stack, fr, 64)
+                            : 0;
+        jobj *f = json_object_new_array();
+        for (size_t k = 0; k < n; k++)
+            json_object_array_add(f, ga_json_str(ga_frame_label(&r->stacks, fr[k], label,
+                                                                sizeof(label), 1)));
+        put(e, "frames", f);
+        json_object_array_add(a, e);
+    }
+    put(o, "idle_by_host_site", a);
+    jobj *c = json_object_new_object();
+    for (unsigned k = 0; k < GA_HI_CLASSES; k++)
+        put(c, ga_hi_class_name(k), ju64(d->d->class_ns[k]));
+    put(o, "idle_by_class", c);
+}
+
 static jobj *histogram(const struct ga_gaps_device *x)
 {
     jobj *a = json_object_new_array();
@@ -293,6 +332,7 @@ static void device_gaps(const struct ga_report *r, const struct ga_gpu_device *d
     }
     put(o, "idle_by_cause", idle_by_cause(x));
     put(o, "idle_by_site", idle_by_site(r, x));
+    idle_host(r, x, o);
     put(o, "gap_histogram", histogram(x));
 }
 

@@ -176,6 +176,51 @@ static void idle_sites(const struct ga_report *r, const struct ga_gaps_device *x
         fprintf(o, "  ... %zu more rows (see --json)\n", x->n_sites - IDLE_SITE_ROWS);
 }
 
+static const char *ih_class_text(unsigned cls, int on_cpu)
+{
+    switch (cls) {
+    case GA_HI_DATA_LOADING:
+        return on_cpu ? "data loading, on CPU" : "data loading, blocked";
+    case GA_HI_IO_WAIT:
+        return "blocked";
+    case GA_HI_CPU:
+        return "on CPU";
+    case GA_HI_COMM:
+        return "communication";
+    case GA_HI_SYNC:
+        return "synchronization";
+    case GA_HI_ALLOC:
+        return "allocation";
+    case GA_HI_LAUNCH:
+        return "launch overhead";
+    default:
+        return "host busy, unsampled";
+    }
+}
+
+/* "GPU 0 idle 41%: 35% while the host was in load_batch (train.py:40), blocked; ...": the idle
+ * time by host site and class from the host stack samples (model/idle_host.h). */
+static void idle_host(const struct ga_report *r, const struct ga_gaps_device *x, FILE *o)
+{
+    const struct ga_ih_device *d = ga_idle_host_device(&r->idle_host, x->device);
+    if (!r->idle_host.have_samples || !d || !d->n_sites) return;
+    uint64_t span = x->last - x->first;
+    char label[512];
+    fprintf(o, "  GPU %u idle %.0f%%:", x->device,
+            span ? 100.0 * (double)x->idle_ns / (double)span : 0.0);
+    for (size_t i = 0; i < d->n_sites && i < IDLE_SITE_ROWS; i++) {
+        const struct ga_ih_site *s = &d->sites[i];
+        double pct = span ? 100.0 * (double)s->idle_ns / (double)span : 0.0;
+        const char *where =
+            s->site ? ga_frame_label(&r->stacks, s->site, label, sizeof(label), 0) : "<unknown>";
+        fprintf(o, "%s %.1f%% while the host was in %s, %s", i ? ";" : "", pct, where,
+                ih_class_text(s->cls, s->on_cpu_ns > s->off_cpu_ns));
+    }
+    if (d->n_sites > IDLE_SITE_ROWS)
+        fprintf(o, "; ... %zu more (see --json)", d->n_sites - IDLE_SITE_ROWS);
+    fputc('\n', o);
+}
+
 static void put_act(const struct ga_report *r, FILE *o, const struct ga_gpu_act *a)
 {
     const char *name = ga_gpu_act_name(&r->gpu, &r->tl, a);
@@ -242,6 +287,23 @@ static void gap_stack(const struct ga_report *r, uint32_t stack, FILE *o)
     }
 }
 
+/* The host samples inside a listed gap: where the host was while the GPU waited. */
+static void gap_samples(const struct ga_report *r, const struct ga_gap *gp, FILE *o)
+{
+    struct ga_ih_site rows[3];
+    char label[512];
+    size_t n = ga_idle_host_in_gap(&r->hostidle, (struct ga_sites *)&r->sites,
+                                   (struct ga_stacks *)&r->stacks, gp, rows, 3);
+    if (!n) return;
+    fputs("               host samples:", o);
+    for (size_t i = 0; i < n; i++)
+        fprintf(o, "%s %" PRIu64 " in %s, %s", i ? ";" : "", rows[i].samples,
+                rows[i].site ? ga_frame_label(&r->stacks, rows[i].site, label, sizeof(label), 0)
+                             : "<unknown>",
+                ih_class_text(rows[i].cls, rows[i].on_cpu_ns * 2 > rows[i].samples));
+    fputc('\n', o);
+}
+
 static void idle_gaps(const struct ga_report *r, const struct ga_gaps_device *x, FILE *o)
 {
     char t[2][32];
@@ -257,6 +319,7 @@ static void idle_gaps(const struct ga_report *r, const struct ga_gaps_device *x,
         fputc('\n', o);
         gap_host(r, gp, o);
         gap_phases(gp, o);
+        gap_samples(r, gp, o);
         if (r->show_stacks) gap_stack(r, gp->stack, o);
     }
 }
@@ -270,6 +333,7 @@ static void text_idle(const struct ga_report *r, FILE *o)
         idle_header(r, &g->devices[i], o);
         if (i >= IDLE_DETAILED) continue;
         idle_sites(r, &g->devices[i], o);
+        idle_host(r, &g->devices[i], o);
         idle_gaps(r, &g->devices[i], o);
     }
     if (g->n_devices > IDLE_DETAILED)

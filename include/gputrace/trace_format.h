@@ -172,6 +172,7 @@ enum gt_rec_type {
     GT_REC_NVML = 70,   /* gt_rec_nvml: NVML's status, and a CUDA device's NVML device (sub) */
     GT_REC_NVML_SAMPLE = 71, /* gt_rec_nvml_sample: one device's state from NVML */
     GT_REC_NVML_PROC = 72,   /* gt_rec_nvml_proc: a process holding memory on a device (at OOM) */
+    GT_REC_HOST_SAMPLE = 73, /* gt_rec_host_sample: a timer sample of a thread's host stack */
 };
 
 /* Every host record's sort key is its first uint64 after the header (ts or ts_enter), a
@@ -811,6 +812,28 @@ struct gt_rec_nvml_proc {
     uint32_t pad;
 };
 _Static_assert(sizeof(struct gt_rec_nvml_proc) == 40, "gt_rec_nvml_proc layout");
+
+/* Host stack samples (GPUTRACE_SAMPLE_HZ): where a thread that made CUDA calls was, at a fixed
+ * rate: walked by a signal handler (on CPU) or by the sampler thread (blocked), written by the
+ * sampled thread itself later (its next hooked call or its exit). */
+enum gt_sample_flags {
+    GT_SAMPLE_ON_CPU = 1u << 0,  /* the thread's CPU time advanced >= half the interval */
+    GT_SAMPLE_IN_HOOK = 1u << 1, /* inside the tracer's hook or the CUDA call it forwards */
+    GT_SAMPLE_PARTIAL = 1u << 2, /* the walk stopped early (a frame the signal-safe walk skips) */
+};
+
+struct gt_rec_host_sample {
+    struct gt_rec_header h;
+    uint64_t ts;          /* when the sampled thread wrote the record (the sort key) */
+    uint64_t sample_ts;   /* when the sample was taken */
+    uint64_t interval_ns; /* wall time since the thread's previous sample (its weight) */
+    uint64_t cpu_ns;      /* thread CPU time consumed over that interval */
+    uint32_t tid;
+    uint32_t stack; /* stack node id of the interrupted frame, 0 none (GT_SAMPLE_IN_HOOK) */
+    uint32_t flags; /* GT_SAMPLE_* */
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct gt_rec_host_sample) == 56, "gt_rec_host_sample layout");
 
 /* Size of a record with `tail` bytes of variable data after a fixed part of `fixed` bytes. */
 static inline uint32_t gt_rec_size(size_t fixed, size_t tail)

@@ -14,12 +14,18 @@
  *   syncload  4 kernels of 1 ms, each followed by cuStreamSynchronize and 30 ms in load_batch
  *          (sleeping, as on a queue or a file): 3 gaps whose sync returned a few microseconds into
  *          them, host busy for all but those microseconds and the launch latency
+ *   cpuload   as syncload, but 30 ms of computation on the CPU in compute_features
+ *   queue  as syncload, but the batch comes from a loader thread through a one-slot queue
+ *          (queue_get waits on a condition variable; the loader takes 30 ms per batch)
  *   tiny   a warm-up kernel and a synchronize, then 200 kernels of 100 ns launched back to back:
  *          gaps as long as the host takes between launches, launch latency when under 10 us
  * Every mode first allocates and frees once: the tracer's first host stack (unwinder set-up)
  * costs far more than later ones, and must not fall inside a gap the mode constructs. */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -87,6 +93,7 @@ static void sync_bubble(const struct dev *d)
 static __attribute__((noinline)) void load_batch(void)
 {
     usleep(30000);
+    __asm__ volatile("" ::: "memory"); /* no tail call: load_batch's frame stays on the stack */
 }
 
 static void sync_then_load(const struct dev *d)
@@ -97,6 +104,82 @@ static void sync_then_load(const struct dev *d)
         CHECK(cuStreamSynchronize(d->s));
         if (i < 3) load_batch();
     }
+}
+
+/* 30 ms of computation on the CPU (thread CPU time), as a Python loop between launches. */
+static __attribute__((noinline)) void compute_features(void)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    volatile uint64_t x = 1;
+    do {
+        for (int i = 0; i < 10000; i++)
+            x = x * 6364136223846793005u + 1442695040888963407u;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    } while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 30000000L);
+}
+
+static void cpu_then_launch(const struct dev *d)
+{
+    CUfunction k = fn(d, "k_work");
+    for (int i = 0; i < 4; i++) {
+        launch(k, d->s);
+        CHECK(cuStreamSynchronize(d->s));
+        if (i < 3) compute_features();
+    }
+}
+
+/* A data-loading worker thread hands batches over a one-slot queue; each takes it 30 ms. */
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int ready, stop;
+} q = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+
+static void *loader_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        usleep(30000); /* reading and decoding the next batch */
+        pthread_mutex_lock(&q.mu);
+        while (q.ready && !q.stop)
+            pthread_cond_wait(&q.cv, &q.mu);
+        if (q.stop) {
+            pthread_mutex_unlock(&q.mu);
+            return NULL;
+        }
+        q.ready = 1;
+        pthread_cond_broadcast(&q.cv);
+        pthread_mutex_unlock(&q.mu);
+    }
+}
+
+static __attribute__((noinline)) void queue_get(void)
+{
+    pthread_mutex_lock(&q.mu);
+    while (!q.ready)
+        pthread_cond_wait(&q.cv, &q.mu);
+    q.ready = 0;
+    pthread_cond_broadcast(&q.cv);
+    pthread_mutex_unlock(&q.mu);
+    __asm__ volatile("" ::: "memory");
+}
+
+static void queue_loop(const struct dev *d)
+{
+    pthread_t w;
+    CUfunction k = fn(d, "k_work");
+    if (pthread_create(&w, NULL, loader_main, NULL) != 0) exit(3);
+    for (int i = 0; i < 4; i++) {
+        launch(k, d->s);
+        CHECK(cuStreamSynchronize(d->s));
+        if (i < 3) queue_get();
+    }
+    pthread_mutex_lock(&q.mu);
+    q.stop = 1;
+    pthread_cond_broadcast(&q.cv);
+    pthread_mutex_unlock(&q.mu);
+    pthread_join(w, NULL);
 }
 
 static void alloc_stall(const struct dev *d)
@@ -157,12 +240,16 @@ int main(int argc, char **argv)
         sync_then_load(&d);
     else if (strcmp(mode, "alloc") == 0)
         alloc_stall(&d);
+    else if (strcmp(mode, "cpuload") == 0)
+        cpu_then_launch(&d);
+    else if (strcmp(mode, "queue") == 0)
+        queue_loop(&d);
     else if (strcmp(mode, "event") == 0)
         event_wait(&d);
     else if (strcmp(mode, "tiny") == 0)
         tiny(&d);
     else {
-        fprintf(stderr, "usage: idle host|sync|syncload|alloc|event|tiny\n");
+        fprintf(stderr, "usage: idle host|sync|syncload|cpuload|queue|alloc|event|tiny\n");
         return 2;
     }
     printf("idle %s ok\n", mode);

@@ -182,6 +182,10 @@ static const struct layout layouts[] = {
       F(gt_rec_nvml_sample, power_mw), F(gt_rec_nvml_sample, power_limit_mw),
       F(gt_rec_nvml_sample, util_gpu), F(gt_rec_nvml_sample, util_mem), F(gt_rec_nvml_sample, pad),
       F(gt_rec_nvml_sample, reasons), F(gt_rec_nvml_sample, mem_used)),
+    L(gt_rec_host_sample, GT_REC_HOST_SAMPLE, F(gt_rec_host_sample, h), F(gt_rec_host_sample, ts),
+      F(gt_rec_host_sample, sample_ts), F(gt_rec_host_sample, interval_ns),
+      F(gt_rec_host_sample, cpu_ns), F(gt_rec_host_sample, tid), F(gt_rec_host_sample, stack),
+      F(gt_rec_host_sample, flags), F(gt_rec_host_sample, pad)),
 };
 
 #define N_LAYOUTS (sizeof(layouts) / sizeof(layouts[0]))

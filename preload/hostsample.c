@@ -1,0 +1,445 @@
+/* Host stack samples (GPUTRACE_SAMPLE_HZ, default 250 per thread, 0 = off): where each thread
+ * that made CUDA calls was, at a fixed rate, on CPU or blocked.
+ *
+ * A sampler thread of ours (all signals blocked) wakes every 1/hz s and looks at each registered
+ * thread's /proc/self/task/TID/syscall:
+ * - "running": the thread is on CPU. It gets our real-time signal (tgkill); its handler walks the
+ *   interrupted code from the ucontext's registers (gt_unwind_signal: cached CFI rules, try-locks
+ *   only, no malloc, no libunwind) into the thread's ring.
+ * - blocked in a system call (or a fault): the line gives its user sp and pc, and the sampler
+ *   walks the sleeping thread's stack itself, then reads the line again: the same sp and pc mean
+ *   the thread slept through the walk and the frames are its own. No signal reaches a blocked
+ *   thread, so no sleep, poll or sem_wait of the program ever returns EINTR because of us (those
+ *   are not restarted by SA_RESTART); a running thread can be inside a system call's first steps
+ *   when the signal lands, a short window where SA_RESTART restarts what it can.
+ * The sampled thread turns its ring into records itself, at its next hooked call (gt_enter sees
+ * gt_tls_hs_pending) or its exit: interning a stack may take the stack table's lock and write
+ * stack records into the thread's own buffer, which only its owner may do, never in a handler.
+ * A record's ts is when it was written (time order in the file); the sample's time is sample_ts.
+ *
+ * A sample inside our hooks (the CUDA call forwarded included) carries GT_SAMPLE_IN_HOOK. The
+ * ring is multi-producer (the handler, the sampler thread) and single-consumer (the owner): a
+ * producer claims a slot with one atomic add and publishes it with a release store; a full ring
+ * drops the sample (counted).
+ *
+ * Our signal: the highest real-time signal with no handler at start. A handler the program sets
+ * for it later is kept aside (the sigaction wrapper in crash.c asks us) and runs for every signal
+ * that is not our sampler's. */
+#include <errno.h>
+#include <sched.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "shim.h"
+#include "unwind.h"
+
+#define HS_DEPTH   64  /* native frames kept per sample */
+#define HS_RING    64  /* samples a thread may hold between two of its hooked calls */
+#define HS_THREADS 256 /* threads sampled at once */
+
+struct hs_slot {
+    _Atomic uint32_t ready;
+    uint32_t n, flags, pad;
+    uint64_t ts, interval_ns, cpu_ns;
+    uint64_t ip[HS_DEPTH];
+};
+
+struct hs_thread {
+    _Atomic uint64_t head;      /* slots claimed by producers */
+    uint64_t tail;              /* slots consumed (owner) */
+    _Atomic uint32_t signalled; /* a signal of ours is on its way: the sampler waits for it */
+    _Atomic uint64_t dropped;
+    uint32_t tid;
+    int sys_fd;         /* /proc/self/task/TID/syscall */
+    const int *in_hook; /* the owner's gt_tls_in_hook */
+    clockid_t cpu_clock;
+    uint64_t last_ts, last_cpu;  /* previous sample (producers take turns: see signalled) */
+    struct gt_unw_thread bounds; /* lo, hi only (no walk log) */
+    struct hs_slot ring[HS_RING];
+};
+
+__thread int gt_tls_hs_pending __attribute__((tls_model("initial-exec")));
+static __thread struct hs_thread *tls_hs __attribute__((tls_model("initial-exec")));
+
+static struct {
+    unsigned hz;
+    int signo;
+    pthread_mutex_t mu; /* the registry, against the sampler's round and thread exits */
+    struct hs_thread *threads[HS_THREADS];
+    int started, stop;
+    pthread_t sampler;
+    struct sigaction prog; /* the program's action for signo */
+    _Atomic int prog_set;
+    _Atomic uint64_t samples;
+} HS = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static uint64_t cpu_now(clockid_t c)
+{
+    struct timespec ts;
+    if (clock_gettime(c, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Claims a slot, or NULL (ring full: dropped). */
+static struct hs_slot *claim(struct hs_thread *h)
+{
+    uint64_t at = atomic_load_explicit(&h->head, memory_order_relaxed);
+    do {
+        if (at - __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE) >= HS_RING) {
+            atomic_fetch_add_explicit(&h->dropped, 1, memory_order_relaxed);
+            return NULL;
+        }
+    } while (!atomic_compare_exchange_weak_explicit(&h->head, &at, at + 1, memory_order_acq_rel,
+                                                    memory_order_relaxed));
+    return &h->ring[at % HS_RING];
+}
+
+static void fill(struct hs_thread *h, struct hs_slot *s, uint64_t now, uint32_t flags)
+{
+    uint64_t cpu = cpu_now(h->cpu_clock);
+    s->ts = now;
+    s->interval_ns = h->last_ts && now > h->last_ts ? now - h->last_ts : 0;
+    s->cpu_ns = h->last_cpu && cpu > h->last_cpu ? cpu - h->last_cpu : 0;
+    h->last_ts = now;
+    h->last_cpu = cpu;
+    s->flags = flags;
+}
+
+/* ---- the signal: a running thread walks itself ---------------------------------------------- */
+
+static void run_prog_action(int sig, siginfo_t *si, void *uc)
+{
+    struct sigaction pa = HS.prog;
+    if (!atomic_load_explicit(&HS.prog_set, memory_order_acquire) ||
+        (!(pa.sa_flags & SA_SIGINFO) && pa.sa_handler == SIG_DFL)) {
+        /* the default action of a real-time signal ends the process: as it would have */
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof(dfl));
+        dfl.sa_handler = SIG_DFL;
+        extern int __sigaction(int, const struct sigaction *, struct sigaction *);
+        __sigaction(sig, &dfl, NULL);
+        raise(sig);
+        return;
+    }
+    if (pa.sa_flags & SA_SIGINFO)
+        pa.sa_sigaction(sig, si, uc);
+    else if (pa.sa_handler != SIG_IGN)
+        pa.sa_handler(sig);
+}
+
+static void on_sample(int sig, siginfo_t *si, void *ucv)
+{
+    int e = errno;
+    struct hs_thread *h = tls_hs;
+    if (si->si_code != SI_TKILL || si->si_pid != getpid() || !h ||
+        !atomic_load_explicit(&h->signalled, memory_order_acquire)) {
+        errno = e;
+        run_prog_action(sig, si, ucv);
+        return;
+    }
+    uint64_t now = gt_now();
+    struct hs_slot *s = claim(h);
+    if (s) {
+        const ucontext_t *uc = ucv;
+        uint32_t flags = GT_SAMPLE_ON_CPU | (gt_tls_in_hook ? GT_SAMPLE_IN_HOOK : 0);
+        int partial = 0;
+#if defined(__x86_64__)
+        s->n = (uint32_t)gt_unwind_signal(s->ip, HS_DEPTH, &h->bounds,
+                                          (uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
+                                          (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
+                                          (uintptr_t)uc->uc_mcontext.gregs[REG_RBP], &partial);
+#else
+        (void)uc;
+        s->n = 0;
+        partial = 1;
+#endif
+        fill(h, s, now, flags | (partial ? GT_SAMPLE_PARTIAL : 0));
+        atomic_store_explicit(&s->ready, 1, memory_order_release);
+        gt_tls_hs_pending = 1;
+    }
+    atomic_store_explicit(&h->signalled, 0, memory_order_release);
+    errno = e;
+}
+
+/* From crash.c's sigaction wrapper: the program's view of our signal. */
+int gt_hostsample_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    (void)sig;
+    if (old) {
+        if (atomic_load(&HS.prog_set))
+            *old = HS.prog;
+        else {
+            memset(old, 0, sizeof(*old));
+            old->sa_handler = SIG_DFL;
+        }
+    }
+    if (act) {
+        atomic_store(&HS.prog_set, 0);
+        HS.prog = *act;
+        atomic_store(&HS.prog_set, 1);
+    }
+    return 0;
+}
+
+int gt_hostsample_signo(void)
+{
+    return HS.signo;
+}
+
+/* ---- the sampler thread --------------------------------------------------------------------- */
+
+/* The blocked thread's user sp and pc from its syscall line; 0 when it runs (or unreadable). */
+static int read_blocked(struct hs_thread *h, uintptr_t *sp, uintptr_t *pc)
+{
+    char b[256];
+    ssize_t k = pread(h->sys_fd, b, sizeof(b) - 1, 0);
+    if (k <= 0) return -1;
+    b[k] = 0;
+    if (b[0] == 'r') return 0; /* "running" */
+    /* "nr a1 a2 a3 a4 a5 a6 sp pc", or "-1 sp pc" (blocked outside a system call) */
+    char *f[9];
+    int n = 0;
+    for (char *p = b; *p && n < 9;) {
+        while (*p == ' ')
+            p++;
+        if (!*p || *p == '\n') break;
+        f[n++] = p;
+        while (*p && *p != ' ' && *p != '\n')
+            p++;
+    }
+    if (n != 9 && n != 3) return -1;
+    *sp = (uintptr_t)strtoull(f[n - 2], NULL, 16);
+    *pc = (uintptr_t)strtoull(f[n - 1], NULL, 16);
+    return 1;
+}
+
+static void sample_one(struct hs_thread *h, pid_t pid)
+{
+    if (atomic_load_explicit(&h->signalled, memory_order_acquire)) return; /* still on its way */
+    uintptr_t sp = 0, pc = 0;
+    int st = read_blocked(h, &sp, &pc);
+    if (st < 0) return;
+    if (st == 0) {
+        atomic_store_explicit(&h->signalled, 1, memory_order_release);
+        if (syscall(SYS_tgkill, pid, h->tid, HS.signo) != 0)
+            atomic_store_explicit(&h->signalled, 0, memory_order_release);
+        return;
+    }
+    uint64_t now = gt_now();
+    uint64_t ip[HS_DEPTH];
+    int partial = 0;
+    /* rbp is unknown: frames whose CFA is rbp-based end the walk (marked partial) */
+    int n = gt_unwind_signal(ip, HS_DEPTH, &h->bounds, pc, sp, 0, &partial);
+    uintptr_t sp2 = 0, pc2 = 0;
+    if (read_blocked(h, &sp2, &pc2) != 1 || sp2 != sp || pc2 != pc) return; /* it woke */
+    struct hs_slot *s = claim(h);
+    if (!s) return;
+    memcpy(s->ip, ip, 8u * (unsigned)n);
+    s->n = (uint32_t)n;
+    /* (the owner's flag, read from here: it sleeps, so it holds still) */
+    fill(h, s, now,
+         (partial ? GT_SAMPLE_PARTIAL : 0) |
+             (__atomic_load_n(h->in_hook, __ATOMIC_RELAXED) ? GT_SAMPLE_IN_HOOK : 0));
+    atomic_store_explicit(&s->ready, 1, memory_order_release);
+}
+
+static void *sampler_main(void *arg)
+{
+    (void)arg;
+    pid_t pid = getpid();
+    uint64_t period = 1000000000u / HS.hz;
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    for (;;) {
+        next.tv_nsec += (long)period;
+        while (next.tv_nsec >= 1000000000) {
+            next.tv_nsec -= 1000000000;
+            next.tv_sec++;
+        }
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {
+        }
+        pthread_mutex_lock(&HS.mu);
+        if (HS.stop) {
+            pthread_mutex_unlock(&HS.mu);
+            return NULL;
+        }
+        for (int i = 0; i < HS_THREADS; i++)
+            if (HS.threads[i]) sample_one(HS.threads[i], pid);
+        pthread_mutex_unlock(&HS.mu);
+    }
+}
+
+/* ---- configuration, threads ----------------------------------------------------------------- */
+
+static void hs_prepare(void)
+{
+    pthread_mutex_lock(&HS.mu);
+}
+static void hs_parent(void)
+{
+    pthread_mutex_unlock(&HS.mu);
+}
+/* The child has no sampler thread, and its one thread's samples were the parent's: all dropped.
+ * A child that traces anew (GPUTRACE_FOLLOW_FORK) configures and registers again. */
+static void hs_child(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    HS.mu = fresh;
+    HS.hz = 0;
+    HS.started = 0;
+    HS.stop = 0;
+    memset(HS.threads, 0, sizeof(HS.threads));
+    struct hs_thread *h = tls_hs;
+    tls_hs = NULL;
+    gt_tls_hs_pending = 0;
+    if (h) {
+        close(h->sys_fd);
+        munmap(h, sizeof(*h));
+    }
+}
+
+void gt_hostsample_configure(void)
+{
+    HS.hz = (unsigned)gt_env_num("GPUTRACE_SAMPLE_HZ", 0, 10000, 250);
+    if (!gt_stack_depth) HS.hz = 0; /* GPUTRACE_STACK_DEPTH=0 (or no stack events): no stacks */
+    if (!HS.hz) return;
+    extern int __sigaction(int, const struct sigaction *, struct sigaction *);
+    for (int sig = SIGRTMAX; sig > SIGRTMIN + 2 && !HS.signo; sig--) {
+        struct sigaction was;
+        if (__sigaction(sig, NULL, &was) != 0) continue;
+        if ((was.sa_flags & SA_SIGINFO) || was.sa_handler != SIG_DFL) continue;
+        struct sigaction ours;
+        memset(&ours, 0, sizeof(ours));
+        ours.sa_sigaction = on_sample;
+        ours.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigfillset(&ours.sa_mask);
+        if (__sigaction(sig, &ours, NULL) == 0) HS.signo = sig;
+    }
+    if (!HS.signo) {
+        gt_warn("gputrace: GPUTRACE_SAMPLE_HZ: no free real-time signal, host samples off\n");
+        HS.hz = 0;
+        return;
+    }
+    static int once; /* a child that traces anew configures again: register the handlers once */
+    if (!once) {
+        once = 1;
+        pthread_atfork(hs_prepare, hs_parent, hs_child);
+    }
+}
+
+/* The thread's first hooked call (runtime.c, thread_slow): register it. */
+void gt_hostsample_thread_start(struct gt_thread *t)
+{
+    if (!HS.hz || tls_hs) return;
+    struct hs_thread *h =
+        mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (h == MAP_FAILED) return;
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/task/%u/syscall", t->tid);
+    h->sys_fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (h->sys_fd < 0 || pthread_getcpuclockid(pthread_self(), &h->cpu_clock) != 0) {
+        gt_log("gputrace: thread %u: no host samples (%s)\n", t->tid, path);
+        if (h->sys_fd >= 0) close(h->sys_fd);
+        munmap(h, sizeof(*h));
+        return;
+    }
+    h->tid = t->tid;
+    h->in_hook = &gt_tls_in_hook;
+    struct gt_unw_bounds b = gt_unwind_thread_bounds();
+    h->bounds.lo = b.lo;
+    h->bounds.hi = b.hi;
+    h->last_ts = gt_now();
+    h->last_cpu = cpu_now(h->cpu_clock);
+    tls_hs = h;
+    pthread_mutex_lock(&HS.mu);
+    int slot = -1;
+    for (int i = 0; i < HS_THREADS && slot < 0; i++)
+        if (!HS.threads[i]) slot = i;
+    if (slot >= 0) HS.threads[slot] = h;
+    if (slot >= 0 && !HS.started) {
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        HS.started = pthread_create(&HS.sampler, NULL, sampler_main, NULL) == 0;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    pthread_mutex_unlock(&HS.mu);
+    if (slot < 0)
+        gt_log("gputrace: thread %u: no host samples (%d threads sampled)\n", t->tid, HS_THREADS);
+}
+
+/* The owner writes its ready samples as records (inside a hook, or at its exit). */
+void gt_hostsample_drain(struct gt_thread *t)
+{
+    gt_tls_hs_pending = 0;
+    struct hs_thread *h = tls_hs;
+    if (!h) return;
+    while (h->tail != atomic_load_explicit(&h->head, memory_order_acquire)) {
+        struct hs_slot *s = &h->ring[h->tail % HS_RING];
+        if (!atomic_load_explicit(&s->ready, memory_order_acquire)) {
+            gt_tls_hs_pending = 1; /* claimed, not yet filled: next time */
+            break;
+        }
+        uint32_t stack = gt_stack_intern_ips(t, s->ip, s->n);
+        struct gt_rec_host_sample *r = gt_reserve(t, sizeof(*r));
+        if (r) {
+            r->ts = gt_now();
+            r->sample_ts = s->ts;
+            r->interval_ns = s->interval_ns;
+            r->cpu_ns = s->cpu_ns;
+            r->tid = t->tid;
+            r->stack = stack;
+            r->flags = s->flags;
+            r->pad = 0;
+            gt_commit(t, r, GT_REC_HOST_SAMPLE, 0, sizeof(*r), r->ts);
+        }
+        atomic_store_explicit(&s->ready, 0, memory_order_relaxed);
+        __atomic_store_n(&h->tail, h->tail + 1, __ATOMIC_RELEASE);
+    }
+}
+
+/* The thread ends (runtime.c, thread_exit, before its last flush), or the process does (the
+ * calling thread, from the shutdown): its samples written, it leaves the registry. */
+void gt_hostsample_thread_exit(struct gt_thread *t)
+{
+    struct hs_thread *h = tls_hs;
+    if (!h) return;
+    pthread_mutex_lock(&HS.mu);
+    for (int i = 0; i < HS_THREADS; i++)
+        if (HS.threads[i] == h) HS.threads[i] = NULL;
+    pthread_mutex_unlock(&HS.mu);
+    /* a signal sent before it left is delivered or still pending: wait for its handler (bounded:
+     * with the signal blocked here, the state stays mapped) */
+    for (int k = 0; k < 1000 && atomic_load_explicit(&h->signalled, memory_order_acquire); k++)
+        sched_yield();
+    gt_hostsample_drain(t);
+    if (atomic_load_explicit(&h->signalled, memory_order_acquire)) {
+        tls_hs = NULL;
+        return;
+    }
+    if (h->dropped)
+        gt_log("gputrace: thread %u: %llu host samples dropped (ring full)\n", t->tid,
+               (unsigned long long)h->dropped);
+    tls_hs = NULL;
+    close(h->sys_fd);
+    munmap(h, sizeof(*h));
+}
+
+/* The process ends (runtime.c, gt_shutdown): no round after this one. */
+void gt_hostsample_stop(void)
+{
+    if (!HS.hz) return;
+    pthread_mutex_lock(&HS.mu);
+    HS.stop = 1;
+    pthread_mutex_unlock(&HS.mu);
+}

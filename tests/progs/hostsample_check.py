@@ -1,0 +1,62 @@
+"""Host stack samples of `idle syncload` (issue 20 part 2), from `gputrace-report --dump`: the
+three 30 ms sleeps in load_batch (usleep) are sampled off CPU with usleep on their stack, and the
+samples' weights cover the run. Usage: hostsample_check.py DUMP HZ"""
+import re
+import sys
+
+dump, hz = sys.argv[1], int(sys.argv[2])
+parent, ip, syms, samples = {}, {}, [], []
+for line in open(dump):
+    m = re.search(r" STACK - first=(\d+) parent=(\d+) count=\d+ ips=(\S+)", line)
+    if m:
+        node, par = int(m.group(1)), int(m.group(2))
+        for a in m.group(3).split(","):
+            parent[node], ip[node] = par, int(a, 16)
+            par, node = node, node + 1
+        continue
+    m = re.search(r" SYMBOL - addr=0x([0-9a-f]+) size=(\d+) name=\"([^\"]*)\"", line)
+    if m:
+        syms.append((int(m.group(1), 16), int(m.group(2)), m.group(3)))
+        continue
+    m = re.search(r" HOST_SAMPLE - tid=\d+ sample_ts=(\d+) interval_ns=(\d+) cpu_ns=(\d+) "
+                  r"stack=(\d+) flags=(\S+)", line)
+    if m:
+        samples.append((int(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4)),
+                        m.group(5).split(",")))
+
+
+def names(node):
+    out = []
+    while node:
+        a = ip[node]
+        out += [n for lo, sz, n in syms if lo <= a < lo + sz]
+        node = parent[node]
+    return out
+
+
+bad = []
+if hz == 0:
+    if samples:
+        bad.append("GPUTRACE_SAMPLE_HZ=0 yet %d samples" % len(samples))
+else:
+    if not samples:
+        bad.append("no HOST_SAMPLE record")
+    asleep = [s for s in samples if "usleep" in names(s[3])]
+    off = sum(s[1] for s in asleep if "off_cpu" in s[4])
+    on = [s for s in asleep if "on_cpu" in s[4]]
+    # 3 sleeps of 30 ms: at least 2/3 of that sampled off CPU inside usleep
+    if off < 60e6:
+        bad.append("off-CPU weight in usleep %.1f ms, want >= 60 ms" % (off / 1e6))
+    if len(on) > len(asleep) // 4:
+        bad.append("%d of %d usleep samples on CPU" % (len(on), len(asleep)))
+    for s in asleep:
+        if s[2] > s[1] // 2 and "off_cpu" in s[4]:
+            bad.append("off-CPU sample with cpu_ns %d over interval %d" % (s[2], s[1]))
+    ts = [s[0] for s in samples]
+    if ts != sorted(ts):
+        bad.append("samples out of order")
+    print("samples %d, in usleep %d, off-CPU weight there %.1f ms" % (len(samples), len(asleep),
+                                                                      off / 1e6))
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
