@@ -65,6 +65,7 @@ void ga_report_init(struct ga_report *r, const char *path)
     ga_stacks_init(&r->stacks);
     ga_sites_init(&r->sites, NULL);
     ga_torch_init(&r->torch);
+    ga_tmv_init(&r->torchmap);
     ga_demangle_reset();
 }
 
@@ -127,6 +128,7 @@ __attribute__((always_inline)) static inline void deliver(struct ga_report *r,
     if (*to & ROUTE_STACKS) ga_stacks_event(&r->stacks, ev);
     if (*to & ROUTE_SITES) ga_sites_event(&r->sites, ev);
     ga_torch_event(&r->torch, ev);
+    if (ev->type == GT_REC_TORCH_SNAP) ga_tmv_event(&r->torchmap, &r->torch, ev);
 }
 
 __attribute__((noinline)) static void deliver_other(struct ga_report *r, const struct ga_event *ev)
@@ -297,4 +299,5 @@ void ga_report_free(struct ga_report *r)
     ga_sites_free(&r->sites);
     ga_stacks_free(&r->stacks);
     ga_torch_free(&r->torch);
+    ga_tmv_free(&r->torchmap);
 }

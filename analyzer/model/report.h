@@ -17,6 +17,7 @@
 #include "analyses/timeline.h"
 #include "analyses/torch_alloc.h"
 #include "model/views.h"
+#include "model/view_torchmap.h"
 
 #define GA_SCHEMA_VERSION 1
 
@@ -33,6 +34,7 @@ struct ga_report {
     struct ga_sites sites;   /* events by call site and library */
     struct ga_torch torch;   /* PyTorch's caching allocator (the bridge's records) */
     struct ga_views views;   /* what every renderer shows alike (model/views.h) */
+    struct ga_tmv torchmap;  /* PyTorch's address maps at its OOMs and fullest snapshot */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started;             /* the first event has been seen (the time base is set) */
     /* set before reading, or NULL: handed every record after the analyses took it (views that
