@@ -68,3 +68,39 @@ eq("OOM markers", len(markers), len(rep["memory"]["ooms"]))
 eq("allocator OOM marker with PyTorch's figures", sum("PyTorch's allocator" in t and "allocated" in t for t in markers), 1)
 sys.exit(1 if bad else 0)
 PY
+
+# the fullest snapshot (bridge.py peak keeps its tensors to the exit snapshot, which is at the
+# peak): its map is drawn, its allocated blocks add up to the report's snapshot_allocated_bytes,
+# which is PyTorch's max_memory_allocated; one row per PyTorch segment; blocks name lines A and B
+GPUTRACE_TORCH=history torch_run -t "$PWD/p.trace" "$TORCH_PY" "$SRC/tests/torch/bridge.py" peak ppt.json > pout.txt 2>&1 ||
+    { cat pout.txt; fail "bridge.py peak"; }
+"$GT_REPORT" --json p.trace > p.json || fail "--json (peak)"
+"$GT_REPORT" --html p.html p.trace || fail "--html (peak)"
+timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$PWD/chrome" \
+    --virtual-time-budget=10000 --dump-dom "file://$PWD/p.html" > p.dom 2> chrome.err ||
+    fail "chromium: $(tail -n 3 chrome.err)"
+grep -q 'data-drawn="1"' p.dom || fail "peak page not drawn"
+! grep -q 'class="js-error"' p.dom || fail "$(grep -o 'class="js-error">[^<]*' p.dom)"
+"$PYTHON" - p.dom p.json ppt.json "$SRC/tests/torch/bridge.py" <<'PY' || fail "the fullest snapshot's map does not match"
+import json, re, sys
+dom, rep, pt = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+lines = open(sys.argv[4]).read().splitlines()
+bad = []
+def eq(what, got, want):
+    print(f"{what}: {got} (want {want})")
+    if got != want: bad.append(what)
+maps = re.findall(r'<svg[^>]*class="addrmap torch-snap".*?</svg>', dom, re.S)
+eq("fullest-snapshot maps", len(maps), 1)
+eq("no OOM map", len(re.findall(r'class="addrmap torch-oom"', dom)), 0)
+m = maps[0]
+a = rep["memory"]["allocators"][0]
+alloc = sum(int(b) for b in re.findall(r'class="blk block talloc" data-bytes="(\d+)"', m))
+eq("drawn allocated = report snapshot_allocated_bytes", alloc, a["peak_breakdown"]["snapshot_allocated_bytes"])
+eq("= PyTorch max_memory_allocated", alloc, pt["max_memory_allocated"])
+eq("rows = PyTorch's segments", len(re.findall(r'class="free segment tseg"', m)), pt["segment.all.current"])
+titles = re.findall(r'class="blk block talloc"[^>]*><title>([^<]*)', m)
+for k, n in (("A", 3), ("B", 2)):
+    line = next(i + 1 for i, l in enumerate(lines) if l.endswith("# line " + k))
+    eq("blocks of line " + k, sum(f"bridge.py:{line} (" in t for t in titles), n)
+sys.exit(1 if bad else 0)
+PY

@@ -323,7 +323,8 @@
         const maps = (ev && ev.torch_maps) || [], sites = (ev && ev.torch_sites) || [];
         if (!maps.length) return;
         const ooms = rep.memory.ooms || [];
-        const sec = card(parent, "PyTorch allocator: address map");
+        const sec = card(parent, "PyTorch allocator: address map", "torch-maps");
+        if (!document.getElementById("torch-map")) sec.id = "torch-map"; /* report.html#torch-map */
         for (const mp of maps) {
             if (mp.oom === null && maps.some((o) => o.oom !== null && o.device === mp.device && o.time_ns === mp.time_ns))
                 continue; /* the fullest snapshot is an OOM's: drawn there */
