@@ -211,14 +211,14 @@
     /* ---- address maps ------------------------------------------------------------------------ */
     /* Segments as rows (PyTorch memory_viz style): each row an address range, blocks by state. */
     function drawRows(parent, rows, scale, caption, request, svgCls) {
-        const W = 1180, L = 150, rowH = 18, gap = 4;
-        const n = rows.length + (request ? 1 : 0);
-        const H = n * (rowH + gap) + 24;
+        const compact = rows.length > 24; /* many segments: thinner rows, the page stays short */
+        const W = 1180, L = 150, rowH = compact ? 10 : 18, gap = compact ? 2 : 4, ty = compact ? 9 : 13;
+        const H = rows.length * (rowH + gap) + (request ? 22 : 0) + 24;
         const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "addrmap" + (svgCls ? " " + svgCls : "") });
         const px = (b) => (W - L - 10) * b / scale;
         rows.forEach((row, i) => {
             const y = 4 + i * (rowH + gap);
-            sv("text", { x: L - 8, y: y + 13, "text-anchor": "end", class: "label", text: row.label }, svg);
+            sv("text", { x: L - 8, y: y + ty, "text-anchor": "end", class: "label", text: row.label, style: compact ? "font-size:9px" : "" }, svg);
             sv("rect", { x: L, y: y, width: Math.max(1, px(row.size)), height: rowH, class: "free segment" + (row.cls ? " " + row.cls : "") }, svg);
             for (const b of row.blocks) {
                 const r = sv("rect", {
@@ -235,7 +235,7 @@
         if (request) {
             const y = 4 + rows.length * (rowH + gap);
             sv("text", { x: L - 8, y: y + 13, "text-anchor": "end", class: "label", text: "request" }, svg);
-            title(sv("rect", { x: L, y: y, width: Math.max(1, px(request)), height: rowH, class: "request", "data-bytes": request }, svg),
+            title(sv("rect", { x: L, y: y, width: Math.max(1, px(request)), height: 18, class: "request", "data-bytes": request }, svg),
                 `the failed request, to scale: ${bytes(request)}`);
             const inside = px(request) > W - L - 200; /* no room right of the bar: the label inside */
             sv("text", { x: L + px(request) + (inside ? -6 : 6), y: y + 13, "text-anchor": inside ? "end" : "start", text: bytes(request) + " requested" }, svg);
@@ -336,7 +336,8 @@
             }));
             let hole = null;
             const used = new Set();
-            const rows = mp.segs.map(([addr, size, small, expandable, blocks]) => {
+            /* the large pool first (where a fragmentation OOM's requests go), each by address */
+            const rows = mp.segs.slice().sort((a, b) => a[2] - b[2]).map(([addr, size, small, expandable, blocks]) => {
                 const row = {
                     label: "0x" + addr.toString(16) + (small ? " s" : ""), size: size, cls: "tseg",
                     blocks: blocks.map(([off, bsz, req, state, si]) => {
