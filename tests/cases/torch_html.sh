@@ -32,6 +32,8 @@ o = oom[0]
 eq("verdict", o["verdict"], "fragmentation")
 maps = re.findall(r'<svg[^>]*class="addrmap torch-oom".*?</svg>', dom, re.S)
 eq("OOM maps drawn", len(maps), 1)
+# the fullest snapshot is the OOM's here (the peak passed between snapshots): drawn once
+eq("fullest-snapshot maps (the OOM's)", len(re.findall(r'class="addrmap torch-snap"', dom)), 0)
 m = maps[0]
 rows = len(re.findall(r'class="free segment tseg"', m))
 other = re.findall(r'class="note tother" data-segments="(\d+)"[^>]*>([^<]*)', dom)
