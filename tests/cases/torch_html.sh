@@ -106,3 +106,13 @@ for k, n in (("A", 3), ("B", 2)):
     eq("blocks of line " + k, sum(f"bridge.py:{line} (" in t for t in titles), n)
 sys.exit(1 if bad else 0)
 PY
+
+# both traces in one page (a section per process): each process draws its own maps and series
+"$GT_REPORT" --html two.html t.trace p.trace || fail "--html of two traces"
+timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$PWD/chrome" \
+    --virtual-time-budget=10000 --dump-dom "file://$PWD/two.html" > two.dom 2> chrome.err ||
+    fail "chromium: $(tail -n 3 chrome.err)"
+! grep -q 'class="js-error"' two.dom || fail "$(grep -o 'class="js-error">[^<]*' two.dom)"
+expect_eq "OOM maps (two processes)" "$(grep -o 'class="addrmap torch-oom"' two.dom | wc -l)" 1
+expect_eq "fullest-snapshot maps (two processes)" "$(grep -o 'class="addrmap torch-snap"' two.dom | wc -l)" 1
+expect_eq "PyTorch series (two processes)" "$(grep -o 'class="torch-series"' two.dom | wc -l)" 4
