@@ -76,7 +76,8 @@ static void put_peak_stacks(FILE *o, struct ga_report *r)
  * report's memory.ooms, null: the fullest snapshot), requested, allocated, largest_free,
  * segments, bytes, other: {segments, bytes, live_bytes, free_bytes, blocks}, segs: [[addr, size,
  * small, expandable, [[offset, size, requested, state, site], ...]], ...]}], and the sites named
- * by the blocks: torch_sites [[label, [frame, ... innermost first]], ...], 0 = no stack. */
+ * by the blocks: torch_sites [[label, [frame, ... innermost first]], ...], 0 = no stack;
+ * torch_ooms_not_drawn: allocator OOMs past GA_TMV_OOMS, counted. */
 static void put_torch_maps(FILE *o, struct ga_report *r)
 {
     const struct ga_torch *t = &r->torch;
@@ -144,7 +145,7 @@ static void put_torch_maps(FILE *o, struct ga_report *r)
         }
         fputs("]]", o);
     }
-    fputc(']', o);
+    fprintf(o, "],\n\"torch_ooms_not_drawn\":%" PRIu64, r->torchmap.ooms_not_drawn);
     free(sites);
     ga_map_free(&site_idx);
 }

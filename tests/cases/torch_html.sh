@@ -19,7 +19,7 @@ timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$
     fail "chromium: $(tail -n 3 chrome.err)"
 grep -q 'data-drawn="1"' t.dom || fail "page not drawn"
 ! grep -q 'class="js-error"' t.dom || fail "$(grep -o 'class="js-error">[^<]*' t.dom)"
-"$PYTHON" - t.dom r.json pt.json <<'PY' || fail "the drawn allocator does not match the report and PyTorch"
+"$PYTHON" - t.dom r.json pt.json "$SRC/tests/torch/viz.py" <<'PY' || fail "the drawn allocator does not match the report and PyTorch"
 import html, json, re, sys
 dom, rep, pt = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
 bad = []
@@ -55,7 +55,9 @@ eq("report largest free = PyTorch's", o["largest_free_block_bytes"], pt["largest
 eq("request bar", re.findall(r'class="request" data-bytes="(\d+)"', m), [str(o["requested_bytes"])])
 eq("report request = PyTorch's", o["requested_bytes"], pt["requested"])
 titles = re.findall(r'class="blk block talloc"[^>]*><title>([^<]*)', m)
-for line in ("viz.py:22 (&lt;module&gt;)", "viz.py:24 (&lt;module&gt;)"):
+src = open(sys.argv[4]).read().splitlines()
+for k in ("A", "B"):
+    line = "viz.py:%d (&lt;module&gt;)" % next(i + 1 for i, l in enumerate(src) if l.endswith("# site " + k))
     eq("blocks from " + line, sum(line in t for t in titles), 20)
 eq("segments of the request's pool in the drawn map", len(re.findall(r'large-pool segment', m)) > 0, True)
 for a in rep["memory"]["allocators"]:
@@ -116,3 +118,17 @@ timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$
 expect_eq "OOM maps (two processes)" "$(grep -o 'class="addrmap torch-oom"' two.dom | wc -l)" 1
 expect_eq "fullest-snapshot maps (two processes)" "$(grep -o 'class="addrmap torch-snap"' two.dom | wc -l)" 1
 expect_eq "PyTorch series (two processes)" "$(grep -o 'class="torch-series"' two.dom | wc -l)" 4
+
+# more allocator OOMs than the page draws (18, 16 drawn): the page says how many it left out
+torch_run -t "$PWD/m.trace" "$TORCH_PY" "$SRC/tests/torch/viz.py" mpt.json many > mout.txt 2>&1 ||
+    { cat mout.txt; fail "viz.py many"; }
+"$GT_REPORT" --json m.trace > m.json || fail "--json (many)"
+"$GT_REPORT" --html m.html m.trace || fail "--html (many)"
+timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$PWD/chrome" \
+    --virtual-time-budget=10000 --dump-dom "file://$PWD/m.html" > m.dom 2> chrome.err ||
+    fail "chromium: $(tail -n 3 chrome.err)"
+! grep -q 'class="js-error"' m.dom || fail "$(grep -o 'class="js-error">[^<]*' m.dom)"
+n=$(jget m.json "sum(o.get('level') == 'allocator' for o in d['memory']['ooms'])")
+expect_eq "allocator OOMs in the report = PyTorch's num_ooms" "$n" "$(jget mpt.json "d['ooms']")"
+expect_eq "OOM maps drawn" "$(grep -o 'class="addrmap torch-oom"' m.dom | wc -l)" 16
+grep -q "$((n - 16)) later allocator OOMs are not drawn" m.dom || fail "no note of the $((n - 16)) OOMs not drawn"

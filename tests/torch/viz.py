@@ -3,7 +3,9 @@ GPUTRACE_TORCH=history on a 1 GiB simulated device: 300 tensors of 512 KiB (75 s
 segments of 2 MiB), then 120 tensors of 6 MiB from two Python lines (40 segments of 20 MiB), two
 of every three large ones freed, then 96 MiB asked: a fragmentation OOM in a snapshot of 115
 segments, more than the page draws. Writes PyTorch's own figures at the OOM (its snapshot after
-the OOM, memory_allocated/reserved, max_memory_*) to argv[1] as JSON."""
+the OOM, memory_allocated/reserved, max_memory_*) to argv[1] as JSON. With argv[2] "many": 18
+requests of 2 GiB instead, each an allocator OOM (more than the page draws), their count in
+argv[1] ({"ooms": N}, PyTorch's num_ooms)."""
 import json
 import sys
 import time
@@ -13,6 +15,14 @@ import torch
 MiB = 1 << 20
 out = {}
 torch.empty(1, device="cuda")  # the bridge installs at the first segment
+if sys.argv[2:] == ["many"]:
+    for _ in range(18):
+        try:
+            torch.empty(2048 * MiB, dtype=torch.uint8, device="cuda")
+        except torch.OutOfMemoryError:
+            pass
+    json.dump({"ooms": torch.cuda.memory_stats()["num_ooms"]}, open(sys.argv[1], "w"))
+    sys.exit(0)
 time.sleep(0.25)
 small = [torch.empty(512 * 1024, dtype=torch.uint8, device="cuda") for _ in range(300)]
 time.sleep(0.25)

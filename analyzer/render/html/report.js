@@ -332,7 +332,7 @@
             sec.append(el("h3", {
                 class: o ? "torch-map oom-map" : "torch-map peak-map", text: o ?
                     `Device ${mp.device} at PyTorch's OOM #${mp.oom + 1} (${dur(mp.time_ns)}): ${bytes(mp.requested)} requested, verdict ${o.verdict}` :
-                    `Device ${mp.device} at PyTorch's fullest snapshot (${dur(mp.time_ns)}): ${bytes(mp.drawn_allocated + 0)} allocated in the segments drawn`
+                    `Device ${mp.device} at PyTorch's fullest snapshot (${dur(mp.time_ns)}): ${bytes(mp.drawn_allocated)} allocated in the segments drawn`
             }));
             let hole = null;
             const used = new Set();
@@ -374,6 +374,8 @@
                         `${bytes(ot.free_bytes)} free, in ${ot.blocks} blocks).`
                 }));
         }
+        if (ev.torch_ooms_not_drawn)
+            sec.append(el("p", { class: "note", text: `${ev.torch_ooms_not_drawn} later allocator OOMs are not drawn (the page draws the first ${maps.filter((m) => m.oom !== null).length}).` }));
     }
 
     /* ---- peak breakdown: icicle and tables ---------------------------------------------------- */
