@@ -343,6 +343,10 @@ bench: all fixtures bench-progs
 	$(Q)O=$(O) BENCH_LTTNG=$(BENCH_LTTNG) sh bench/run.sh
 
 .PHONY: bench bench-progs
+# make bench-torch VENV=dir: the real PyTorch under gputrace vs torch.profiler (bench/torch_overhead.sh)
+bench-torch: all fixtures
+	$(Q)O=$(O) GT_VENV=$(abspath $(VENV)) sh bench/torch_overhead.sh $(or $(BENCH_ROUNDS),3)
+.PHONY: bench-torch
 # ---- end of benchmarks --------------------------------------------------------------------------
 
 # ---- C++ test programs (tests/progs/*.cc; demangled call sites in the stacks tests) -------------

@@ -1287,10 +1287,10 @@ def commands_section(d):
     return out + ['```', '']
 
 
-def torch_section():
-    """bench/torch_bridge.sh's results (a separate run: it needs the torch virtualenv), as it
-    wrote them, so that a regenerated RESULTS.md keeps them."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'torch_bridge.md')
+def saved_section(name):
+    """A separate run's results (bench/torch_bridge.sh, bench/torch_overhead.sh: they need the torch
+    virtualenv), as it wrote them into bench/NAME, so that a regenerated RESULTS.md keeps them."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
     if not os.path.exists(path):
         return []
     return open(path).read().rstrip('\n').split('\n') + ['']
@@ -1326,7 +1326,8 @@ def main(argv):
     lines += stk_section(d, K)
     lines += mem_section(d, M, ML)
     lines += tl_section(d, T)
-    lines += torch_section()
+    lines += saved_section('torch_bridge.md')
+    lines += saved_section('torch_overhead.md')
     lines += commands_section(d)
     sys.stdout.write('\n'.join(lines))
     return 0

@@ -239,7 +239,10 @@ static void emit_device(struct gt_thread *t, int ordinal)
         attr(&r.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
         attr(&r.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
     }
-    if (uuid && uuid(&u, dev) == CUDA_SUCCESS) memcpy(r.uuid, u.bytes, 16);
+    if (uuid && uuid(&u, dev) == CUDA_SUCCESS) {
+        memcpy(r.uuid, u.bytes, 16);
+        gt_nvml_device(ordinal, r.uuid);
+    }
     name[sizeof(name) - 1] = 0;
     r.name_len = (uint32_t)strlen(name);
     gt_emit_named(t, GT_REC_DEVICE, 0, &r, sizeof(r), name, r.name_len);

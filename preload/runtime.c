@@ -801,6 +801,13 @@ static void write_handoffs(void)
     pthread_mutex_unlock(&G.list_mu);
 }
 
+void gt_flusher_wake(void)
+{
+    pthread_mutex_lock(&G.flush_mu);
+    if (G.flusher_started) pthread_cond_signal(&G.flush_cv);
+    pthread_mutex_unlock(&G.flush_mu);
+}
+
 static void *flusher_main(void *arg)
 {
     (void)arg;
@@ -810,10 +817,12 @@ static void *flusher_main(void *arg)
     pthread_mutex_lock(&G.flush_mu);
     while (!G.stopping) {
         uint64_t now = gt_now();
-        if (!G.handoff && !atomic_load(&G.crash_gpu) && now < next) { /* sleep until the next
-                                                                         round or a hand-off */
+        uint64_t wake = next < gt_nvml_next() ? next : gt_nvml_next();
+        if (!G.handoff && !atomic_load(&G.crash_gpu) && now < wake) { /* sleep until the next
+                                                                         round, NVML sample or
+                                                                         hand-off */
             struct timespec dl;
-            uint64_t left = next - now;
+            uint64_t left = wake - now;
             clock_gettime(CLOCK_REALTIME, &dl);
             dl.tv_nsec += (long)(left % 1000000000u);
             dl.tv_sec += (time_t)(left / 1000000000u) + dl.tv_nsec / 1000000000L;
@@ -833,6 +842,8 @@ static void *flusher_main(void *arg)
          * through it, having set stopping first): its chunks would land after the end record. */
         pthread_mutex_lock(&G.round_mu);
         if (!G.stopping) {
+            /* NVML's records, before the watermark that covers their times */
+            gt_nvml_tick(write_own_records);
             if (work) write_handoffs();
             if (gt_now() >= next) {
                 flush_round(0);
@@ -937,6 +948,7 @@ static void restart_in_child(void)
     start_once = once;
     gt_stacks_forget();
     gt_rec_forget();
+    gt_nvml_forget();
     atomic_store(&gt_cupti_on, 0);
     atomic_store(&gt_state, GT_STATE_IDLE);
 }

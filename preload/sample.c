@@ -86,6 +86,7 @@ static void meminfo_write(struct gt_thread *t, int dev, uint64_t fr, uint64_t to
 void gt_meminfo_after_fail(struct gt_thread *t, int dev, uint64_t fr, uint64_t total)
 {
     if (dev < 0 || dev >= MAX_DEVS) return;
+    gt_nvml_oom(dev);
     meminfo_write(t, dev, fr, total);
     atomic_store_explicit(&mi_last[dev], t->last_ts, memory_order_relaxed);
 }

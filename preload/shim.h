@@ -332,6 +332,8 @@ static GT_ALWAYS_INLINE void gt_rec_launch(struct gt_thread *t, unsigned api, ui
 void gt_rec_resolve(unsigned how, const char *name, int version, uint64_t flags, unsigned api,
                     unsigned status);
 void gt_rec_driver_info(struct gt_thread *t);
+/* After a failed allocation on dev: the flusher lists the processes holding memory on it. */
+void gt_nvml_oom(int dev);
 /* A forked child that traces into its own file: forget what went into the parent's (the
  * functions named, the driver facts: record.c; stack nodes, modules, Python code: stacks.c). */
 void gt_rec_forget(void);
@@ -344,6 +346,17 @@ int gt_current_device(void);
 #define GT_DEV_CURRENT (-2)
 /* After an allocation or free record: a cuMemGetInfo sample of the current device if one is due
  * (dev: the current context's device if the caller knows it, else GT_DEV_CURRENT). */
+/* NVML device state (nvml.c): a CUDA device's UUID, from the thread that wrote its device record;
+ * the flusher's next sampling time (UINT64_MAX: none) and its sampling, records handed to write. */
+void gt_nvml_device(int ordinal, const uint8_t uuid[16]);
+uint64_t gt_nvml_next(void);
+void gt_nvml_tick(void (*write)(const void *p, uint32_t size));
+/* After a failed allocation on dev: the flusher lists the processes holding memory on it. */
+void gt_nvml_oom(int dev);
+/* A forked child that traces into its own file: its devices are mapped and written again. */
+void gt_nvml_forget(void);
+/* Wakes the flusher for work that cannot wait for its round (runtime.c; not for hooks' paths). */
+void gt_flusher_wake(void);
 void gt_meminfo_tick(struct gt_thread *t, int dev);
 /* After a failed allocation: its cuMemGetInfo figures as a sample too. */
 void gt_meminfo_after_fail(struct gt_thread *t, int dev, uint64_t fr, uint64_t total);

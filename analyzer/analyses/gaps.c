@@ -476,69 +476,94 @@ static void hta_add(struct ga_gaps_device *d, const struct ga_gpu_act *a,
 /* ---- causes ------------------------------------------------------------------------------------
  */
 
-static void blame(struct ga_gap *gp, unsigned cause, const struct ga_host_call *h, uint64_t ns)
+/* Ties between phases go to the first in this order: a blocking call over the host's own time,
+ * the host over the GPU side. */
+static const uint8_t phase_order[GA_CAUSES] = {GA_CAUSE_SYNC,       GA_CAUSE_ALLOC,
+                                               GA_CAUSE_HOST_BUSY,  GA_CAUSE_UNKNOWN,
+                                               GA_CAUSE_DEPENDENCY, GA_CAUSE_LAUNCH_LATENCY};
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
 {
-    gp->cause = (uint8_t)cause;
-    gp->call = *h;
-    gp->call_ns = ns;
-    if (h->stack) gp->stack = h->stack;
+    return a < b ? a : b;
 }
 
-/* The host was blocked: inside a synchronize (or blocking copy) when the gap began, the sync
- * bubble; else synchronize or allocation when calls of that kind covered at least as much of the
- * window as the time outside blocking calls (the kind that covered more wins, synchronize on a
- * tie). 0 when neither. */
-static int blocked_cause(struct ga_gap *gp, const struct cover *c, uint64_t window)
+/* The blocking call shown for a phase of kind k: the synchronize the thread was in when the GPU
+ * drained (the sync bubble), else the call of that kind that covered most of the window. */
+static void pick_call(struct ga_gap *gp, const struct cover *c, unsigned k)
 {
-    uint64_t blocked = c->ns[GA_HOST_SYNC] + c->ns[GA_HOST_ALLOC];
-    uint64_t rest = window > blocked ? window - blocked : 0;
-    unsigned k = c->ns[GA_HOST_SYNC] >= c->ns[GA_HOST_ALLOC] ? GA_HOST_SYNC : GA_HOST_ALLOC;
-    if (c->at_start[GA_HOST_SYNC]) {
-        blame(gp, GA_CAUSE_SYNC, &c->first[GA_HOST_SYNC], c->first_ns[GA_HOST_SYNC]);
-        return 1;
-    }
-    if (!c->ns[k] || c->ns[k] < rest) return 0;
-    blame(gp, k == GA_HOST_SYNC ? GA_CAUSE_SYNC : GA_CAUSE_ALLOC, &c->best[k], c->best_ns[k]);
-    return 1;
+    int first = k == GA_HOST_SYNC && c->at_start[k];
+    gp->call = first ? c->first[k] : c->best[k];
+    gp->call_ns = first ? c->first_ns[k] : c->best_ns[k];
+}
+
+/* The window [gap start, w) on the launching thread (every thread without a launch) split into
+ * synchronize, allocation and the rest: host busy, unknown without a launch, launch latency in a
+ * gap shorter than GA_LAUNCH_LATENCY_NS (back-to-back work); [w, gap end), from the launch call
+ * to the start, is launch latency. Calls of several threads may cover the same time: each kind
+ * is capped by what the window has left. */
+static void split(struct ga_gap *gp, const struct cover *c, uint64_t w, uint32_t launch_stack)
+{
+    uint64_t win = w - gp->start, *ph = gp->phase_ns;
+    unsigned rest = gp->dur < GA_LAUNCH_LATENCY_NS ? GA_CAUSE_LAUNCH_LATENCY
+                    : gp->launch                   ? GA_CAUSE_HOST_BUSY
+                                                   : GA_CAUSE_UNKNOWN;
+    ph[GA_CAUSE_SYNC] = min_u64(c->ns[GA_HOST_SYNC], win);
+    ph[GA_CAUSE_ALLOC] = min_u64(c->ns[GA_HOST_ALLOC], win - ph[GA_CAUSE_SYNC]);
+    ph[rest] += win - ph[GA_CAUSE_SYNC] - ph[GA_CAUSE_ALLOC];
+    ph[GA_CAUSE_LAUNCH_LATENCY] += gp->start + gp->dur - w;
+    for (unsigned k = 0; k < GA_CAUSES; k++)
+        gp->phase_stack[k] = launch_stack;
+    if (ph[GA_CAUSE_SYNC] && c->best[GA_HOST_SYNC].stack)
+        gp->phase_stack[GA_CAUSE_SYNC] =
+            (c->at_start[GA_HOST_SYNC] ? c->first : c->best)[GA_HOST_SYNC].stack;
+    if (ph[GA_CAUSE_ALLOC] && c->best[GA_HOST_ALLOC].stack)
+        gp->phase_stack[GA_CAUSE_ALLOC] = c->best[GA_HOST_ALLOC].stack;
+    if (ph[GA_CAUSE_SYNC] || ph[GA_CAUSE_ALLOC])
+        pick_call(gp, c, ph[GA_CAUSE_SYNC] >= ph[GA_CAUSE_ALLOC] ? GA_HOST_SYNC : GA_HOST_ALLOC);
 }
 
 static void classify(struct ga_gaps *x, struct ga_gap *gp)
 {
     const struct ga_gpu_launch *l = gp->launch;
     struct cover c;
-    uint64_t end = gp->start + gp->dur;
+    uint64_t end = gp->start + gp->dur, w = end;
     memset(&c, 0, sizeof(c));
-    gp->stack = l ? l->stack : 0;
+    memset(gp->phase_ns, 0, sizeof(gp->phase_ns));
+    memset(gp->phase_stack, 0, sizeof(gp->phase_stack));
     if (l && l->ts < gp->start) { /* queued before the gap: it waited on the GPU side */
         gp->cause = gp->dur < GA_LAUNCH_LATENCY_NS ? GA_CAUSE_LAUNCH_LATENCY : GA_CAUSE_DEPENDENCY;
+        gp->phase_ns[gp->cause] = gp->dur;
+        gp->phase_stack[gp->cause] = gp->stack = l->stack;
         return;
     }
     if (l) { /* launched late: what was its thread doing between the gap's start and the launch */
         const struct ga_thread_calls *t = thread_of(x, l->tid);
-        if (t) cover_thread(&c, x, t, gp->start, l->ts);
+        w = min_u64(l->ts, end); /* a launch stamped after its work started: a skewed clock */
+        if (t) cover_thread(&c, x, t, gp->start, w);
     } else { /* no launch known: any thread's blocking calls during the gap */
         for (size_t i = 0; i < x->n_threads && i < GA_THREADS_SCANNED; i++)
             cover_thread(&c, x, &x->threads[i], gp->start, end);
     }
-    if (blocked_cause(gp, &c, (l ? l->ts : end) - gp->start)) return;
-    if (gp->dur < GA_LAUNCH_LATENCY_NS)
-        gp->cause = GA_CAUSE_LAUNCH_LATENCY;
-    else
-        gp->cause = l ? GA_CAUSE_HOST_BUSY : GA_CAUSE_UNKNOWN;
+    split(gp, &c, w, l ? l->stack : 0);
+    gp->cause = phase_order[0];
+    for (unsigned i = 1; i < GA_CAUSES; i++)
+        if (gp->phase_ns[phase_order[i]] > gp->phase_ns[gp->cause]) gp->cause = phase_order[i];
+    gp->stack = gp->phase_stack[gp->cause];
 }
 
 /* ---- per-device totals, kept gaps ------------------------------------------------------------ */
 
-static void add_site(struct ga_gaps_device *d, const struct ga_gap *gp)
+static void add_site(struct ga_gaps_device *d, unsigned cause, uint32_t stack, uint64_t ns,
+                     int is_cause)
 {
     int added = 0;
-    uint64_t *i = ga_map_upsert(&d->site_idx, gp->cause, gp->stack, d->n_sites, &added);
+    uint64_t *i = ga_map_upsert(&d->site_idx, cause, stack, d->n_sites, &added);
     if (added) {
         d->sites = ga_xgrow(d->sites, &d->sites_cap, d->n_sites, sizeof(*d->sites));
-        d->sites[d->n_sites++] = (struct ga_idle_site){0, 0, gp->stack, NULL, gp->cause};
+        d->sites[d->n_sites++] = (struct ga_idle_site){0, 0, stack, NULL, (uint8_t)cause};
     }
-    d->sites[*i].idle_ns += gp->dur;
-    d->sites[*i].gaps++;
+    d->sites[*i].idle_ns += ns;
+    d->sites[*i].gaps += is_cause != 0;
 }
 
 /* Longer first; equal lengths: earlier first. */
@@ -593,11 +618,14 @@ static void gap_done(struct ga_gaps *x, struct ga_gaps_device *d, struct ga_gap 
     classify(x, gp);
     unsigned b = ga_gap_bucket(gp->dur);
     d->n_gaps++;
-    d->cause_ns[gp->cause] += gp->dur;
     d->cause_n[gp->cause]++;
     d->bucket_n[b]++;
     d->bucket_ns[b] += gp->dur;
-    add_site(d, gp);
+    for (unsigned k = 0; k < GA_CAUSES; k++) {
+        if (!gp->phase_ns[k]) continue;
+        d->cause_ns[k] += gp->phase_ns[k];
+        add_site(d, k, gp->phase_stack[k], gp->phase_ns[k], k == gp->cause);
+    }
     keep_gap(d, x->top, gp);
     if (x->spill) spill_gap(x, d, gp);
 }
@@ -667,8 +695,10 @@ static void coarsen(struct ga_gaps_device *d)
 
 static void on_busy(void *ctx, uint64_t s, uint64_t e)
 {
-    struct ga_gaps_device *d = ((struct dev_ctx *)ctx)->d;
+    struct dev_ctx *c = ctx;
+    struct ga_gaps_device *d = c->d;
     if (e <= s) return;
+    if (c->x->busy_hook) c->x->busy_hook(c->x->busy_ctx, d->device, s, e);
     while ((e - 1 - d->first) / d->fine_ns >= GA_FINE_WINDOWS && d->fine_ns <= UINT64_MAX / 100)
         coarsen(d);
     size_t i = (size_t)((s - d->first) / d->fine_ns);

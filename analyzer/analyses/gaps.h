@@ -65,10 +65,12 @@ struct ga_gap {
     struct ga_gpu_act before, after;    /* the activities around it */
     const struct ga_gpu_launch *launch; /* the launch of `after` (&launch_copy), NULL when none */
     struct ga_gpu_launch launch_copy;
-    struct ga_host_call call; /* the call behind a synchronize/allocation cause */
+    struct ga_host_call call; /* the blocking call of the sync/allocation phase, kind 0 none */
     uint64_t call_ns;         /* time of that call inside the window looked at */
-    uint32_t stack;           /* the stack the gap is attributed to, 0 none */
-    uint8_t cause;            /* enum ga_cause */
+    uint64_t phase_ns[GA_CAUSES];    /* the gap's time by phase; they add up to dur */
+    uint32_t phase_stack[GA_CAUSES]; /* the stack each phase is attributed to, 0 none */
+    uint32_t stack;                  /* the stack of the largest phase (the cause), 0 none */
+    uint8_t cause;                   /* enum ga_cause: the largest phase */
     uint8_t has_launch;
 };
 
@@ -87,7 +89,8 @@ struct ga_sweep {
     size_t n; /* activities fed */
 };
 
-/* Idle time of one cause at one call site (after finish: stacks folded into sites). */
+/* Idle time of one cause (phase) at one call site (after finish: stacks folded into sites);
+ * gaps: those whose cause is this phase at this site. */
 struct ga_idle_site {
     uint64_t idle_ns, gaps;
     uint32_t stack;             /* the stack that weighs most here */
@@ -110,7 +113,7 @@ struct ga_gaps_device {
     uint32_t device;
     uint64_t first, last, busy_ns, idle_ns;
     uint64_t n_gaps;
-    uint64_t cause_ns[GA_CAUSES], cause_n[GA_CAUSES];
+    uint64_t cause_ns[GA_CAUSES], cause_n[GA_CAUSES]; /* phase time; gaps of that cause */
     uint64_t bucket_n[GA_GAP_BUCKETS], bucket_ns[GA_GAP_BUCKETS];
     struct ga_gap *gaps; /* longest first (ties: earlier first) */
     size_t n_kept, kept_cap;
@@ -168,6 +171,10 @@ struct ga_gaps {
     struct ga_gaps_device *devices; /* by device id after ga_gaps_finish */
     size_t n_devices, devices_cap, last_device;
     struct ga_map device_idx;
+    /* Each maximal busy interval of a device, in time order per device (the device state
+     * analysis lays them over its NVML samples); NULL: none. */
+    void (*busy_hook)(void *ctx, uint32_t device, uint64_t s, uint64_t e);
+    void *busy_ctx;
 };
 
 /* top: gaps to keep per device (GA_GAPS_TOP by default), 0 keeps all. */

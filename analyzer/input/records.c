@@ -79,6 +79,11 @@ const struct ga_rec_info ga_rec_table[] = {
                             sizeof(struct gt_rec_torch_stack),
                             {offsetof(struct gt_rec_torch_stack, frames_len)}},
     [GT_REC_TORCH_OOM] = {"TORCH_OOM", sizeof(struct gt_rec_torch_oom), {0}},
+    [GT_REC_NVML] = {"NVML", sizeof(struct gt_rec_nvml), {offsetof(struct gt_rec_nvml, text_len)}},
+    [GT_REC_NVML_SAMPLE] = {"NVML_SAMPLE", sizeof(struct gt_rec_nvml_sample), {0}},
+    [GT_REC_NVML_PROC] = {"NVML_PROC",
+                          sizeof(struct gt_rec_nvml_proc),
+                          {offsetof(struct gt_rec_nvml_proc, name_len)}},
 };
 
 #define N_TYPES (sizeof(ga_rec_table) / sizeof(ga_rec_table[0]))

@@ -43,6 +43,9 @@ union ga_rec {
     struct gt_rec_gpu_dropped gpu_dropped;
     struct gt_rec_stack stack;
     struct gt_rec_module module;
+    struct gt_rec_nvml nvml;
+    struct gt_rec_nvml_sample nvml_sample;
+    struct gt_rec_nvml_proc nvml_proc;
     struct gt_rec_symbol symbol;
     struct gt_rec_pycode pycode;
     struct gt_rec_torch_stats torch_stats;

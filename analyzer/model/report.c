@@ -62,6 +62,9 @@ void ga_report_init(struct ga_report *r, const char *path)
     ga_gpu_init(&r->gpu);
     ga_gaps_init(&r->gaps, GA_GAPS_TOP);
     r->gpu.gaps = &r->gaps; /* the GPU analysis hands each activity on as it goes */
+    ga_nvml_init(&r->nvml);
+    r->gaps.busy_hook = ga_nvml_busy; /* busy intervals laid over the NVML samples */
+    r->gaps.busy_ctx = &r->nvml;
     ga_stacks_init(&r->stacks);
     ga_sites_init(&r->sites, NULL);
     ga_torch_init(&r->torch);
@@ -129,6 +132,7 @@ __attribute__((always_inline)) static inline void deliver(struct ga_report *r,
     if (*to & ROUTE_SITES) ga_sites_event(&r->sites, ev);
     ga_torch_event(&r->torch, ev);
     if (ev->type == GT_REC_TORCH_SNAP) ga_tmv_event(&r->torchmap, &r->torch, ev);
+    if (ev->type >= GT_REC_NVML && ev->type <= GT_REC_NVML_PROC) ga_nvml_event(&r->nvml, ev);
 }
 
 __attribute__((noinline)) static void deliver_other(struct ga_report *r, const struct ga_event *ev)
@@ -196,6 +200,7 @@ void ga_report_finish(struct ga_report *r)
     ga_memory_judge(&r->mem, same_site, &r->sites); /* a retry comes from the failure's site */
     ga_torch_finish(&r->torch, &r->mem);             /* after the driver failures' verdicts */
     ga_gaps_finish(&r->gaps, &r->gpu, &r->sites);
+    ga_nvml_finish(&r->nvml); /* after the last busy intervals, which the gaps' finish sweeps */
     ga_views_build(&r->views, &r->mem, &r->pools, &r->sites);
 }
 
@@ -300,4 +305,5 @@ void ga_report_free(struct ga_report *r)
     ga_stacks_free(&r->stacks);
     ga_torch_free(&r->torch);
     ga_tmv_free(&r->torchmap);
+    ga_nvml_free(&r->nvml);
 }

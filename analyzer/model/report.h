@@ -10,6 +10,7 @@
 #include "analyses/gaps.h"
 #include "analyses/gpu.h"
 #include "analyses/memory.h"
+#include "analyses/nvml.h"
 #include "analyses/pools.h"
 #include "input/reader.h"
 #include "analyses/sites.h"
@@ -33,6 +34,7 @@ struct ga_report {
     struct ga_stacks stacks; /* host call stacks as the trace defines them */
     struct ga_sites sites;   /* events by call site and library */
     struct ga_torch torch;   /* PyTorch's caching allocator (the bridge's records) */
+    struct ga_nvml nvml;     /* device state from NVML samples */
     struct ga_views views;   /* what every renderer shows alike (model/views.h) */
     struct ga_tmv torchmap;  /* PyTorch's address maps at its OOMs and fullest snapshot */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */

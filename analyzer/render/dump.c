@@ -250,6 +250,32 @@ static void dump_stacks(FILE *o, const struct ga_event *ev)
     }
 }
 
+/* NVML: status and device mapping; a sample's answered fields (valid bits as hex); a process. */
+static void dump_nvml(FILE *o, const struct ga_event *ev)
+{
+    static const char *const status[] = {"device", "absent", "failed", "unmatched"};
+    if (ev->type == GT_REC_NVML) {
+        const struct gt_rec_nvml *r = &ev->r->nvml;
+        fprintf(o, " %s device=%d nvml_index=%u max_sm_mhz=%u max_mem_mhz=%u",
+                ev->sub < 4 ? status[ev->sub] : "?", r->device, r->nvml_index, r->max_sm_mhz,
+                r->max_mem_mhz);
+        str_kv(o, "text", ev->str[0], ev->str_len[0]);
+        return;
+    }
+    if (ev->type == GT_REC_NVML_PROC) {
+        const struct gt_rec_nvml_proc *r = &ev->r->nvml_proc;
+        fprintf(o, " - device=%d pid=%u bytes=%" PRIu64, r->device, r->pid, r->bytes);
+        str_kv(o, "name", ev->str[0], ev->str_len[0]);
+        return;
+    }
+    const struct gt_rec_nvml_sample *r = &ev->r->nvml_sample;
+    fprintf(o,
+            " - device=%d valid=0x%x sm_mhz=%u mem_mhz=%u temp_c=%u power_mw=%u "
+            "power_limit_mw=%u util_gpu=%u util_mem=%u reasons=0x%" PRIx64 " mem_used=%" PRIu64,
+            r->device, r->valid, r->sm_mhz, r->mem_mhz, r->temp_c, r->power_mw, r->power_limit_mw,
+            r->util_gpu, r->util_mem, r->reasons, r->mem_used);
+}
+
 static void dump_misc(FILE *o, const struct ga_event *ev)
 {
     switch (ev->type) {
@@ -361,6 +387,11 @@ void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
         break;
     case GT_REC_TORCH_STATS ... GT_REC_TORCH_OOM:
         ga_dump_torch(o, ev);
+        break;
+    case GT_REC_NVML:
+    case GT_REC_NVML_SAMPLE:
+    case GT_REC_NVML_PROC:
+        dump_nvml(o, ev);
         break;
     default:
         dump_misc(o, ev);

@@ -117,6 +117,14 @@ static jobj *host_call_obj(const struct ga_report *r, const struct ga_gap *gp)
     return o;
 }
 
+static jobj *phases_obj(const struct ga_gap *gp)
+{
+    jobj *o = json_object_new_object();
+    for (unsigned c = 0; c < GA_CAUSES; c++)
+        put(o, ga_cause_name(c), ju64(gp->phase_ns[c]));
+    return o;
+}
+
 static jobj *gap_obj(const struct ga_report *r, const struct ga_gap *gp)
 {
     char label[1024];
@@ -124,6 +132,7 @@ static jobj *gap_obj(const struct ga_report *r, const struct ga_gap *gp)
     put(o, "start_ns", ji64(ga_report_rel(r, gp->start)));
     put(o, "duration_ns", ju64(gp->dur));
     put(o, "cause", json_object_new_string(ga_cause_name(gp->cause)));
+    put(o, "phases", phases_obj(gp));
     put(o, "site", ga_json_str(site_label(r, gp->stack, label, sizeof(label))));
     put(o, "before", act_obj(r, &gp->before));
     put(o, "after", act_obj(r, &gp->after));

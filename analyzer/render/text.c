@@ -262,5 +262,6 @@ void ga_render_text(const struct ga_report *r, FILE *o)
     text_spans(r, o);
     ga_text_sites(r, o);
     ga_text_gpu(r, o);
+    ga_text_nvml(r, o);
     text_misc(r, o);
 }

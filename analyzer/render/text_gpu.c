@@ -185,18 +185,22 @@ static void put_act(const struct ga_report *r, FILE *o, const struct ga_gpu_act 
     free(d);
 }
 
-/* What the host did: the blocking call, or the launch and the host time before it. */
+/* What the host did: the blocking call, and the launch and the host time before it unless the
+ * call is the gap's cause. */
 static void gap_host(const struct ga_report *r, const struct ga_gap *gp, FILE *o)
 {
     char t[32], api[16];
     const struct ga_gpu_launch *l = gp->launch;
-    fputs("               ", o);
     if (gp->call.kind) {
-        fprintf(o, "thread %u in %s for %s of it", gp->call.tid, ga_api_label(gp->call.api, api),
-                fmt_dur(t, gp->call_ns));
+        fprintf(o, "               thread %u in %s for %s of it", gp->call.tid,
+                ga_api_label(gp->call.api, api), fmt_dur(t, gp->call_ns));
         put_site_of(r, o, ", at ",
                     gp->call.stack ? ga_sites_of_stack(&r->sites, gp->call.stack) : NULL);
-    } else if (l) {
+        fputc('\n', o);
+        if (gp->cause == GA_CAUSE_SYNC || gp->cause == GA_CAUSE_ALLOC) return;
+    }
+    fputs("               ", o);
+    if (l) {
         fprintf(o, "%s by thread %u %s the gap began", ga_api_label(l->api, api), l->tid,
                 l->ts < gp->start ? "before" : "after");
         if (l->ts >= gp->start && l->prev_end && l->ts >= l->prev_end)
@@ -206,6 +210,22 @@ static void gap_host(const struct ga_report *r, const struct ga_gap *gp, FILE *o
     } else {
         fputs("the work after it is not linked to a launch", o);
     }
+    fputc('\n', o);
+}
+
+/* The split of a gap of more than one phase (docs/ANALYSES.md, "Phases of a gap"). */
+static void gap_phases(const struct ga_gap *gp, FILE *o)
+{
+    char t[32];
+    unsigned n = 0;
+    for (unsigned c = 0; c < GA_CAUSES; c++)
+        n += gp->phase_ns[c] != 0;
+    if (n < 2) return;
+    fputs("               phases:", o);
+    n = 0;
+    for (unsigned c = 0; c < GA_CAUSES; c++)
+        if (gp->phase_ns[c])
+            fprintf(o, "%s %s %s", n++ ? "," : "", cause_text(c), fmt_dur(t, gp->phase_ns[c]));
     fputc('\n', o);
 }
 
@@ -236,6 +256,7 @@ static void idle_gaps(const struct ga_report *r, const struct ga_gaps_device *x,
         put_act(r, o, &gp->after);
         fputc('\n', o);
         gap_host(r, gp, o);
+        gap_phases(gp, o);
         if (r->show_stacks) gap_stack(r, gp->stack, o);
     }
 }

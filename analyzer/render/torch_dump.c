@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "model/report.h"
-#include "analyses/torch_alloc.h"
 #include "base/util.h"
 
 static void dump_stats(FILE *o, const struct gt_rec_torch_stats *r, unsigned why)

@@ -126,38 +126,39 @@ struct gt_rec_header {
 _Static_assert(sizeof(struct gt_rec_header) == 8, "gt_rec_header layout");
 
 enum gt_rec_type {
-    GT_REC_PROCESS = 1,    /* gt_rec_process: process facts, first record of the trace */
-    GT_REC_DRIVER = 2,     /* gt_rec_driver: after the first successful cuInit */
-    GT_REC_DEVICE = 3,     /* gt_rec_device: one per device, after GT_REC_DRIVER */
-    GT_REC_THREAD = 4,     /* gt_rec_thread: first record of each traced thread */
-    GT_REC_ALLOC = 10,     /* gt_rec_alloc: a successful allocation (sub = api) */
-    GT_REC_FREE = 11,      /* gt_rec_free: a free, successful or not (sub = api) */
+    GT_REC_PROCESS = 1,     /* gt_rec_process: process facts, first record of the trace */
+    GT_REC_DRIVER = 2,      /* gt_rec_driver: after the first successful cuInit */
+    GT_REC_DEVICE = 3,      /* gt_rec_device: one per device, after GT_REC_DRIVER */
+    GT_REC_THREAD = 4,      /* gt_rec_thread: first record of each traced thread */
+    GT_REC_ALLOC = 10,      /* gt_rec_alloc: a successful allocation (sub = api) */
+    GT_REC_FREE = 11,       /* gt_rec_free: a free, successful or not (sub = api) */
     GT_REC_ALLOC_FAIL = 12, /* gt_rec_alloc_fail: a failed allocation (sub = api) */
-    GT_REC_VMM_MAP = 13,   /* gt_rec_vmm_map: cuMemMap / cuMemUnmap (sub = api) */
-    GT_REC_POOL = 14,      /* gt_rec_pool: an annotated pool's life and ranges (sub = gt_pool_op) */
-    GT_REC_BLOCK = 15,     /* gt_rec_block: a block of an annotated pool (sub = gt_block_op) */
+    GT_REC_VMM_MAP = 13,    /* gt_rec_vmm_map: cuMemMap / cuMemUnmap (sub = api) */
+    GT_REC_POOL = 14,  /* gt_rec_pool: an annotated pool's life and ranges (sub = gt_pool_op) */
+    GT_REC_BLOCK = 15, /* gt_rec_block: a block of an annotated pool (sub = gt_block_op) */
     GT_REC_POOL_USAGE = 16, /* gt_rec_pool_usage: a stream-ordered pool's reserved/used bytes */
-    GT_REC_FUNC = 20,      /* gt_rec_func: name of a CUfunction/CUkernel handle, once per handle */
-    GT_REC_LAUNCH = 21,    /* gt_rec_launch: a launch call (sub = api) */
-    GT_REC_SPAN = 22,      /* gt_rec_span: a blocking call with enter/exit times (sub = api) */
-    GT_REC_OBJECT = 23,    /* gt_rec_object: context/stream/pool lifetime events (sub = api) */
-    GT_REC_MEMINFO = 24,   /* gt_rec_meminfo: a cuMemGetInfo sample */
-    GT_REC_RESOLVE = 25,   /* gt_rec_resolve: a driver entry point handed out (sub = how) */
-    GT_REC_LOST = 30,      /* gt_rec_lost: records this writer had to drop */
-    GT_REC_WATERMARK = 31, /* gt_rec_watermark: host ordering barrier (see below) */
-    GT_REC_END = 32,       /* gt_rec_end: the tracer shut down cleanly */
-    GT_REC_NOTE = 33,      /* gt_rec_note: a diagnostic the report should show */
-    GT_REC_CUPTI = 40,     /* gt_rec_cupti: (host) whether the GPU timeline is recorded, and why not */
+    GT_REC_FUNC = 20,       /* gt_rec_func: name of a CUfunction/CUkernel handle, once per handle */
+    GT_REC_LAUNCH = 21,     /* gt_rec_launch: a launch call (sub = api) */
+    GT_REC_SPAN = 22,       /* gt_rec_span: a blocking call with enter/exit times (sub = api) */
+    GT_REC_OBJECT = 23,     /* gt_rec_object: context/stream/pool lifetime events (sub = api) */
+    GT_REC_MEMINFO = 24,    /* gt_rec_meminfo: a cuMemGetInfo sample */
+    GT_REC_RESOLVE = 25,    /* gt_rec_resolve: a driver entry point handed out (sub = how) */
+    GT_REC_LOST = 30,       /* gt_rec_lost: records this writer had to drop */
+    GT_REC_WATERMARK = 31,  /* gt_rec_watermark: host ordering barrier (see below) */
+    GT_REC_END = 32,        /* gt_rec_end: the tracer shut down cleanly */
+    GT_REC_NOTE = 33,       /* gt_rec_note: a diagnostic the report should show */
+    GT_REC_CUPTI = 40, /* gt_rec_cupti: (host) whether the GPU timeline is recorded, and why not */
     GT_REC_GPU_KERNEL = 41, /* gt_rec_gpu_kernel: (GPU chunk) a kernel's execution */
-    GT_REC_GPU_MEMCPY = 42, /* gt_rec_gpu_memcpy: (GPU chunk) a copy (sub = CUpti_ActivityMemcpyKind) */
-    GT_REC_GPU_MEMSET = 43, /* gt_rec_gpu_memset: (GPU chunk) a memset */
+    GT_REC_GPU_MEMCPY =
+        42, /* gt_rec_gpu_memcpy: (GPU chunk) a copy (sub = CUpti_ActivityMemcpyKind) */
+    GT_REC_GPU_MEMSET = 43,  /* gt_rec_gpu_memset: (GPU chunk) a memset */
     GT_REC_GPU_EXTCORR = 44, /* gt_rec_gpu_extcorr: (GPU chunk) our launch corr id <-> CUPTI's */
-    GT_REC_GPU_API = 45,    /* gt_rec_gpu_api: (GPU chunk) a driver call as CUPTI saw it */
-    GT_REC_GPU_NAME = 46,   /* gt_rec_gpu_name: (GPU chunk) a kernel name, by id */
+    GT_REC_GPU_API = 45,     /* gt_rec_gpu_api: (GPU chunk) a driver call as CUPTI saw it */
+    GT_REC_GPU_NAME = 46,    /* gt_rec_gpu_name: (GPU chunk) a kernel name, by id */
     GT_REC_GPU_DROPPED = 47, /* gt_rec_gpu_dropped: (GPU chunk) records CUPTI could not deliver */
-    GT_REC_STACK = 50,  /* gt_rec_stack: new nodes of the host call-stack tree (see below) */
-    GT_REC_MODULE = 51, /* gt_rec_module: a loaded object: path, address range, build-id */
-    GT_REC_SYMBOL = 52, /* gt_rec_symbol: a function name the tracer looked up with dladdr */
+    GT_REC_STACK = 50,       /* gt_rec_stack: new nodes of the host call-stack tree (see below) */
+    GT_REC_MODULE = 51,      /* gt_rec_module: a loaded object: path, address range, build-id */
+    GT_REC_SYMBOL = 52,      /* gt_rec_symbol: a function name the tracer looked up with dladdr */
     GT_REC_PYCODE = 53, /* gt_rec_pycode: a Python code object that Python frames of stacks name */
     /* A framework caching allocator seen from inside (the PyTorch bridge, python/gputrace_torch.py:
      * see "framework allocators" below). */
@@ -168,6 +169,9 @@ enum gt_rec_type {
     GT_REC_TORCH_FRAME = 64,   /* gt_rec_torch_frame: an interned Python frame (file, line, name) */
     GT_REC_TORCH_STACK = 65,   /* gt_rec_torch_stack: an interned list of frames */
     GT_REC_TORCH_OOM = 66,     /* gt_rec_torch_oom: the allocator raised out-of-memory */
+    GT_REC_NVML = 70,   /* gt_rec_nvml: NVML's status, and a CUDA device's NVML device (sub) */
+    GT_REC_NVML_SAMPLE = 71, /* gt_rec_nvml_sample: one device's state from NVML */
+    GT_REC_NVML_PROC = 72,   /* gt_rec_nvml_proc: a process holding memory on a device (at OOM) */
 };
 
 /* Every host record's sort key is its first uint64 after the header (ts or ts_enter), a
@@ -744,6 +748,69 @@ struct gt_rec_torch_oom {
     uint32_t fraction_set; /* 1: limit is a memory fraction's maximum (limit < device_total) */
 };
 _Static_assert(sizeof(struct gt_rec_torch_oom) == 80, "gt_rec_torch_oom layout");
+/* ---- device state from NVML (written by the flusher thread, tid 0 chunks) ----------------------
+ * The shim dlopens libnvidia-ml.so.1 (never linked) once CUDA's devices are known, finds each CUDA
+ * device's NVML device by UUID, and samples every GPUTRACE_NVML_MS (default 100, 0 = off). */
+
+/* gt_rec_nvml.h.sub */
+enum gt_nvml_status {
+    GT_NVML_DEVICE = 0,    /* device: this CUDA ordinal is NVML device nvml_index */
+    GT_NVML_ABSENT = 1,    /* libnvidia-ml.so.1 could not be loaded (text: dlerror) */
+    GT_NVML_FAILED = 2,    /* nvmlInit or a needed entry point failed (text: why) */
+    GT_NVML_UNMATCHED = 3, /* device: no NVML device has this CUDA device's UUID */
+};
+
+struct gt_rec_nvml {
+    struct gt_rec_header h; /* sub = gt_nvml_status */
+    uint64_t ts;
+    int32_t device;                   /* CUDA ordinal; -1 for ABSENT / FAILED */
+    uint32_t nvml_index;              /* for GT_NVML_DEVICE */
+    uint32_t max_sm_mhz, max_mem_mhz; /* nvmlDeviceGetMaxClockInfo; 0 unknown */
+    uint32_t text_len;                /* bytes of text (no NUL) following, padded to 8 */
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct gt_rec_nvml) == 40, "gt_rec_nvml layout");
+
+/* gt_rec_nvml_sample.valid: which fields NVML answered (the others are 0). */
+enum {
+    GT_NVML_HAS_SM_CLOCK = 1u << 0,
+    GT_NVML_HAS_MEM_CLOCK = 1u << 1,
+    GT_NVML_HAS_TEMP = 1u << 2,
+    GT_NVML_HAS_POWER = 1u << 3,
+    GT_NVML_HAS_POWER_LIMIT = 1u << 4,
+    GT_NVML_HAS_UTIL = 1u << 5,
+    GT_NVML_HAS_REASONS = 1u << 6,
+    GT_NVML_HAS_MEM_USED = 1u << 7,
+};
+
+struct gt_rec_nvml_sample {
+    struct gt_rec_header h;
+    uint64_t ts;                 /* before the first query */
+    int32_t device;              /* CUDA ordinal */
+    uint32_t valid;              /* GT_NVML_HAS_* */
+    uint32_t sm_mhz, mem_mhz;    /* nvmlDeviceGetClockInfo (SM, MEM) */
+    uint32_t temp_c;             /* nvmlDeviceGetTemperature (GPU) */
+    uint32_t power_mw;           /* nvmlDeviceGetPowerUsage */
+    uint32_t power_limit_mw;     /* nvmlDeviceGetEnforcedPowerLimit */
+    uint32_t util_gpu, util_mem; /* nvmlDeviceGetUtilizationRates, percent */
+    uint32_t pad;
+    uint64_t reasons;  /* nvmlDeviceGetCurrentClocksEventReasons (nvmlClocksEventReason* bits) */
+    uint64_t mem_used; /* nvmlDeviceGetMemoryInfo: used by all processes, bytes */
+};
+_Static_assert(sizeof(struct gt_rec_nvml_sample) == 72, "gt_rec_nvml_sample layout");
+
+/* After a failed allocation on a device, the processes NVML lists on it, one record each; the
+ * records of one listing share ts. */
+struct gt_rec_nvml_proc {
+    struct gt_rec_header h;
+    uint64_t ts;       /* of the listing */
+    int32_t device;    /* CUDA ordinal */
+    uint32_t pid;      /* as NVML reports it (a pid of the host's namespace) */
+    uint64_t bytes;    /* usedGpuMemory; UINT64_MAX: NVML_VALUE_NOT_AVAILABLE */
+    uint32_t name_len; /* bytes of nvmlSystemGetProcessName (no NUL) following, padded to 8 */
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct gt_rec_nvml_proc) == 40, "gt_rec_nvml_proc layout");
 
 /* Size of a record with `tail` bytes of variable data after a fixed part of `fixed` bytes. */
 static inline uint32_t gt_rec_size(size_t fixed, size_t tail)

@@ -11,6 +11,9 @@
  *   event  (GTSIM_DEVICES=2) device 1 runs a 40 ms kernel and records an event; device 0 runs a
  *          20 ms kernel, then its stream waits for the event and a 100 us kernel follows, queued
  *          before device 0 went idle: one dependency gap on device 0 (< 20 ms), none on device 1
+ *   syncload  4 kernels of 1 ms, each followed by cuStreamSynchronize and 30 ms in load_batch
+ *          (sleeping, as on a queue or a file): 3 gaps whose sync returned a few microseconds into
+ *          them, host busy for all but those microseconds and the launch latency
  *   tiny   a warm-up kernel and a synchronize, then 200 kernels of 100 ns launched back to back:
  *          gaps as long as the host takes between launches, launch latency when under 10 us
  * Every mode first allocates and frees once: the tracer's first host stack (unwinder set-up)
@@ -80,6 +83,22 @@ static void sync_bubble(const struct dev *d)
     }
 }
 
+/* The next batch: the host's time, not the synchronize's. noinline: the name stays in stacks. */
+static __attribute__((noinline)) void load_batch(void)
+{
+    usleep(30000);
+}
+
+static void sync_then_load(const struct dev *d)
+{
+    CUfunction k = fn(d, "k_work");
+    for (int i = 0; i < 4; i++) {
+        launch(k, d->s);
+        CHECK(cuStreamSynchronize(d->s));
+        if (i < 3) load_batch();
+    }
+}
+
 static void alloc_stall(const struct dev *d)
 {
     CUfunction k = fn(d, "k_short");
@@ -134,6 +153,8 @@ int main(int argc, char **argv)
         host_busy(&d);
     else if (strcmp(mode, "sync") == 0)
         sync_bubble(&d);
+    else if (strcmp(mode, "syncload") == 0)
+        sync_then_load(&d);
     else if (strcmp(mode, "alloc") == 0)
         alloc_stall(&d);
     else if (strcmp(mode, "event") == 0)
@@ -141,7 +162,7 @@ int main(int argc, char **argv)
     else if (strcmp(mode, "tiny") == 0)
         tiny(&d);
     else {
-        fprintf(stderr, "usage: idle host|sync|alloc|event|tiny\n");
+        fprintf(stderr, "usage: idle host|sync|syncload|alloc|event|tiny\n");
         return 2;
     }
     printf("idle %s ok\n", mode);

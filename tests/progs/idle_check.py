@@ -180,6 +180,25 @@ elif scenario == "sync":
         expect(g["duration_ns"] >= 2 * US, f"gap {g['duration_ns']} ns < 2 us")
         expect(g["host_call"]["api"] == "cuStreamSynchronize", f"host call {g['host_call']}")
         expect(site_in(g, "sync_bubble"), f"site {g['site']}")
+elif scenario == "syncload":
+    # the synchronize returned soon after each gap began (microseconds; more on a loaded machine);
+    # the 30 ms after it were the host's (docs/ANALYSES.md, "Phases of a gap")
+    expect(causes_of(0) == ["host_busy"] * 3, f"causes {causes_of(0)}")
+    for g in g0:
+        ph = g["phases"]
+        expect(g["duration_ns"] >= 30 * MS, f"gap {g['duration_ns']} ns < 30 ms")
+        expect(sum(ph.values()) == g["duration_ns"], f"phases {ph} do not add up to the gap")
+        expect(ph["host_busy"] >= 30 * MS, f"phases {ph}: less than the 30 ms of load_batch")
+        expect(ph["synchronize"] > 0 and ph["launch_latency"] > 0,
+               f"phases {ph}: no synchronize or launch latency phase")
+        expect(ph["host_busy"] + ph["synchronize"] + ph["launch_latency"] == g["duration_ns"],
+               f"phases {ph}: a phase the construction has not")
+        expect(g["host_call"]["api"] == "cuStreamSynchronize", f"host call {g['host_call']}")
+        expect(site_in(g, "launch"), f"site {g['site']}")
+    c = devs[0]["idle_by_cause"]
+    expect(c["host_busy"]["idle_ns"] == sum(g["phases"]["host_busy"] for g in g0) and
+           c["host_busy"]["gaps"] == 3, f"idle by cause {c}")
+    expect(c["synchronize"]["gaps"] == 0 and c["synchronize"]["idle_ns"] > 0, f"idle by cause {c}")
 elif scenario == "alloc":
     expect(causes_of(0) == ["allocation"] * 3, f"causes {causes_of(0)}")
     for g in g0:

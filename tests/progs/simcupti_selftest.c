@@ -222,6 +222,17 @@ static size_t count_kernel(size_t from, const char *name)
     return n;
 }
 
+/* API records from index from on that carry our process id. */
+static size_t count_own_api(size_t from)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&rmu);
+    for (size_t i = from; i < nrecs; i++)
+        n += recs[i].kind == CUPTI_ACTIVITY_KIND_DRIVER && recs[i].u.api.processId == (uint32_t)getpid();
+    pthread_mutex_unlock(&rmu);
+    return n;
+}
+
 static const struct rec *nth_kernel(size_t from, const char *name, int nth)
 {
     for (size_t i = from; i < nrecs; i++)
@@ -904,6 +915,10 @@ static int run_fork(void)
     EXPECT(done_elsewhere > elsewhere, "%s: no buffer from the delivery thread", pid ? "parent" : "child");
     OK(p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
     size_t mine = count_kernel(from, pid ? "k_short" : "k_a");
+    /* the pid is cached, and read again in the child (the records made before the fork and
+     * delivered after it carry the parent's) */
+    size_t own = count_own_api(from);
+    EXPECT(own >= 40, "%s: %zu API records with its pid, want its 40 launches'", pid ? "parent" : "child", own);
     if (!pid) {
         EXPECT(mine == 40, "child: %zu of its 40 kernels", mine);
         _exit(failures ? 1 : 0);

@@ -510,8 +510,20 @@ static void atfork_parent(void)
     pthread_mutex_unlock(&mu);
 }
 
+/* The process id of the API records, read once: a getpid syscall per record was 2-3% of the CPU
+ * of a traced PyTorch launch loop (bench/torch_overhead.sh). The child of a fork reads its own. */
+static _Atomic uint32_t api_pid;
+
+static uint32_t record_pid(void)
+{
+    uint32_t p = atomic_load_explicit(&api_pid, memory_order_relaxed);
+    if (!p) atomic_store_explicit(&api_pid, p = (uint32_t)getpid(), memory_order_relaxed);
+    return p;
+}
+
 static void atfork_child(void)
 {
+    atomic_store(&api_pid, 0);
     if (worker_running) {
         worker_running = 0;
         atomic_store(&worker_restart, 1);
@@ -637,7 +649,7 @@ void sc_api_callback(const struct gtsim_api_info *info, void *arg)
     api.cbid = f->cbid;
     api.start = f->start;
     api.end = sc_cpu_timestamp();
-    api.processId = (uint32_t)getpid();
+    api.processId = record_pid();
     api.threadId = sc_thread_id();
     api.correlationId = info->corr_id;
     api.returnValue = (uint32_t)info->result;

@@ -567,3 +567,23 @@ nvmlReturn_t DECLDIR nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilizati
     u->memory = (unsigned)value(K_UTIL_MEM);
     return NVML_SUCCESS;
 }
+
+/* This process's name as the kernel has it (comm); the simulated other process is "gtsim-other". */
+nvmlReturn_t DECLDIR nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)
+{
+    char path[64], comm[64] = "";
+    if (!name || !length) return NVML_ERROR_INVALID_ARGUMENT;
+    if (pid == NV_OTHER_PID) {
+        snprintf(comm, sizeof comm, "gtsim-other");
+    } else {
+        snprintf(path, sizeof path, "/proc/%u/comm", pid);
+        FILE *f = fopen(path, "r");
+        if (!f) return NVML_ERROR_NOT_FOUND;
+        if (!fgets(comm, sizeof comm, f)) comm[0] = 0;
+        fclose(f);
+        comm[strcspn(comm, "\n")] = 0;
+    }
+    if (strlen(comm) >= length) return NVML_ERROR_INSUFFICIENT_SIZE;
+    memcpy(name, comm, strlen(comm) + 1);
+    return NVML_SUCCESS;
+}

@@ -173,6 +173,15 @@ static const struct layout layouts[] = {
       F(gt_rec_torch_oom, device_total), F(gt_rec_torch_oom, allocated),
       F(gt_rec_torch_oom, reserved), F(gt_rec_torch_oom, snap), F(gt_rec_torch_oom, device),
       F(gt_rec_torch_oom, stack), F(gt_rec_torch_oom, fraction_set)),
+    L(gt_rec_nvml, GT_REC_NVML, F(gt_rec_nvml, h), F(gt_rec_nvml, ts), F(gt_rec_nvml, device),
+      F(gt_rec_nvml, nvml_index), F(gt_rec_nvml, max_sm_mhz), F(gt_rec_nvml, max_mem_mhz),
+      F(gt_rec_nvml, text_len), F(gt_rec_nvml, pad)),
+    L(gt_rec_nvml_sample, GT_REC_NVML_SAMPLE, F(gt_rec_nvml_sample, h), F(gt_rec_nvml_sample, ts),
+      F(gt_rec_nvml_sample, device), F(gt_rec_nvml_sample, valid), F(gt_rec_nvml_sample, sm_mhz),
+      F(gt_rec_nvml_sample, mem_mhz), F(gt_rec_nvml_sample, temp_c),
+      F(gt_rec_nvml_sample, power_mw), F(gt_rec_nvml_sample, power_limit_mw),
+      F(gt_rec_nvml_sample, util_gpu), F(gt_rec_nvml_sample, util_mem), F(gt_rec_nvml_sample, pad),
+      F(gt_rec_nvml_sample, reasons), F(gt_rec_nvml_sample, mem_used)),
 };
 
 #define N_LAYOUTS (sizeof(layouts) / sizeof(layouts[0]))

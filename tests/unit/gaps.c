@@ -248,7 +248,7 @@ static const struct want_gap want[] = {
     {800 * US, 20 * US, GA_CAUSE_HOST_BUSY, 103, 0},       /* late by 10 us, no call between */
     {900 * US, 1060 * US, GA_CAUSE_ALLOC, 300, 1000 * US}, /* 1000 of the 1050 us in the alloc */
     {2000 * US, 20 * US, GA_CAUSE_HOST_BUSY, 105, 0},
-    {2100 * US, 910 * US, GA_CAUSE_HOST_BUSY, 106, 0}, /* a 40 us alloc in 900 us of host time */
+    {2100 * US, 910 * US, GA_CAUSE_HOST_BUSY, 106, 40 * US}, /* 40 us alloc, 860 us host */
     {3100 * US, 20 * US, GA_CAUSE_HOST_BUSY, 107, 0},
     {3200 * US, 300 * US, GA_CAUSE_DEPENDENCY, 108, 0}, /* queued at 3150, started at 3500 */
     {3600 * US, 20 * US, GA_CAUSE_HOST_BUSY, 109, 0},
@@ -265,6 +265,50 @@ static const struct ga_gap *gap_at(const struct ga_gaps_device *d, uint64_t star
     for (size_t i = 0; i < d->n_kept; i++)
         if (d->gaps[i].start == T0 + start) return &d->gaps[i];
     return NULL;
+}
+
+struct want_phases {
+    uint64_t start;            /* us from T0 */
+    uint64_t ns[GA_CAUSES];    /* by cause */
+    uint32_t stack[GA_CAUSES]; /* of the phases that are not 0 */
+};
+
+/* host busy, synchronize, allocation, dependency, launch latency, unknown */
+static const struct want_phases want_ph[] = {
+    /* in the sync from 650 to 700 us, launched at 720, started at 730 */
+    {650, {20 * US, 50 * US, 0, 0, 10 * US, 0}, {102, 200, 0, 0, 102, 0}},
+    /* a 40 us allocation inside 900 us of host time, launched at 3000, started at 3010 */
+    {2100, {860 * US, 0, 40 * US, 0, 10 * US, 0}, {106, 0, 301, 0, 106, 0}},
+    /* launched late but 6 us in all: the host's 1 us counts as launch latency */
+    {3800, {0, 0, 0, 0, 6 * US, 0}, {0, 0, 0, 0, 111, 0}},
+    {3200, {0, 0, 0, 300 * US, 0, 0}, {0, 0, 0, 108, 0, 0}}, /* queued: one phase */
+    {4100, {0, 200 * US, 0, 0, 0, 0}, {0, 400, 0, 0, 0, 0}}, /* no launch: thread 8's sync */
+};
+
+/* Each gap's phases add up to its length, and match the construction where it is spelt out. */
+static void check_phases(const struct ga_gaps_device *d)
+{
+    int bad = 0;
+    for (size_t i = 0; i < d->n_kept; i++) {
+        uint64_t sum = 0;
+        for (unsigned k = 0; k < GA_CAUSES; k++)
+            sum += d->gaps[i].phase_ns[k];
+        bad += sum != d->gaps[i].dur;
+    }
+    CHECK("phases: each gap's phases add up to its length", bad == 0 && d->n_kept == NW);
+    bad = 0;
+    for (size_t i = 0; i < sizeof(want_ph) / sizeof(want_ph[0]); i++) {
+        const struct ga_gap *g = gap_at(d, want_ph[i].start * US);
+        for (unsigned k = 0; g && k < GA_CAUSES; k++)
+            if (g->phase_ns[k] != want_ph[i].ns[k] ||
+                (g->phase_ns[k] && g->phase_stack[k] != want_ph[i].stack[k])) {
+                printf("     gap at %" PRIu64 " us: %s %" PRIu64 " ns stack %u\n", want_ph[i].start,
+                       ga_cause_name(k), g->phase_ns[k], g->phase_stack[k]);
+                bad++;
+            }
+        bad += !g;
+    }
+    CHECK("phases: time and stack of each phase as constructed", bad == 0);
 }
 
 static void check_gaps(const struct ga_report *r, const struct ga_gaps_device *d)
@@ -294,6 +338,7 @@ static void check_gaps(const struct ga_report *r, const struct ga_gaps_device *d
     g = gap_at(d, 4100 * US);
     CHECK("unlinked copy: thread 8's cuCtxSynchronize, no launch",
           g && !g->launch && g->call.tid == TID2 && g->call.api == GT_API_cuCtxSynchronize);
+    check_phases(d);
     g = gap_at(d, 3200 * US);
     CHECK("before/after: dependency gap between kernels 8 and 9",
           g && g->before.end == T0 + 3200 * US && g->after.start == T0 + 3500 * US);
@@ -301,14 +346,22 @@ static void check_gaps(const struct ga_report *r, const struct ga_gaps_device *d
 
 static void check_totals(const struct ga_gaps_device *d)
 {
-    static const uint64_t cause_ns[GA_CAUSES] = {1400 * US, 280 * US,     1060 * US,
-                                                 300 * US,  11 * US + 20, 50 * US};
+    /* phase time (docs/ANALYSES.md, "Phases of a gap"): host busy 400 + 20 + 10 + 50 + 10 + 860
+     * + 10 + 10; synchronize 50 + 200; allocation 1000 + 40; launch latency 10 us from the launch
+     * to the start of each of the 8 gaps launched late and 10 us or more long, 5 + 6 us + 20 ns */
+    static const uint64_t cause_ns[GA_CAUSES] = {1370 * US, 250 * US,     1040 * US,
+                                                 300 * US,  91 * US + 20, 50 * US};
     static const uint64_t cause_n[GA_CAUSES] = {6, 2, 1, 1, 3, 1};
     static const uint64_t bucket_n[GA_GAP_BUCKETS] = {3, 6, 4, 1, 0, 0};
     int bad = 0;
     for (unsigned c = 0; c < GA_CAUSES; c++)
         bad += d->cause_ns[c] != cause_ns[c] || d->cause_n[c] != cause_n[c];
     CHECK("idle by cause: time and gaps per cause", bad == 0);
+    uint64_t site_ns = 0, site_gaps = 0;
+    for (size_t i = 0; i < d->n_sites; i++)
+        site_ns += d->sites[i].idle_ns, site_gaps += d->sites[i].gaps;
+    CHECK("idle by site: phase time adds up to the idle time, each gap counted once",
+          site_ns == d->idle_ns && site_gaps == NW);
     CHECK_U64("gaps", d->n_gaps, NW);
     CHECK_U64("idle", d->idle_ns, 3101 * US + 20);
     CHECK_U64("busy", d->busy_ns, (4400 - 20) * US - (3101 * US + 20));
@@ -386,7 +439,11 @@ static void check_json(const struct ga_report *r)
               "cuMemAlloc_v2");
     CHECK_STR("json: the kernel after it", JSTR(d, "gaps", "#0", "after", "kind"), "kernel");
     CHECK_U64("json: synchronize idle", JU64(d, "idle_by_cause", "synchronize", "idle_ns"),
-              280 * US);
+              250 * US);
+    CHECK_U64("json: phases of the longest gap: allocation",
+              JU64(d, "gaps", "#0", "phases", "allocation"), 1000 * US);
+    CHECK_U64("json: phases of the longest gap: host busy",
+              JU64(d, "gaps", "#0", "phases", "host_busy"), 50 * US);
     CHECK_U64("json: gap count", JU64(d, "gap_count"), NW);
     CHECK_U64("json: none omitted (--all-gaps)", JU64(d, "gaps_omitted"), 0);
     CHECK_U64("json: histogram 1-10ms", JU64(d, "gap_histogram", "#3", "count"), 1);

@@ -741,11 +741,14 @@ static void test_stream(int dropped)
           r.gpu.n_devices == 1 && r.gpu.devices[0].busy_ns == NSTREAM * 50 * US &&
               r.gpu.devices[0].first == T0 + 600 * US &&
               r.gpu.devices[0].last == T0 + NSTREAM * 500 * US + 150 * US);
+    /* phases: 350 us before each launch (250 of them in the synchronize in one gap), 100 us
+     * from the launch to the start */
     CHECK("stream: 99,999 gaps of 450 us, each a launch after the gap began (host busy) but "
           "the one a synchronize began",
           x && x->n_gaps == NSTREAM - 1 && x->cause_n[GA_CAUSE_HOST_BUSY] == NSTREAM - 2 &&
-              x->cause_ns[GA_CAUSE_HOST_BUSY] == (NSTREAM - 2) * 450 * US &&
-              x->cause_n[GA_CAUSE_SYNC] == 1 && x->cause_ns[GA_CAUSE_SYNC] == 450 * US);
+              x->cause_ns[GA_CAUSE_HOST_BUSY] == (NSTREAM - 2) * 350 * US + 100 * US &&
+              x->cause_n[GA_CAUSE_SYNC] == 1 && x->cause_ns[GA_CAUSE_SYNC] == 250 * US &&
+              x->cause_ns[GA_CAUSE_LAUNCH_LATENCY] == (NSTREAM - 1) * 100 * US);
     CHECK("stream: the reorder never held all the kernels", r.gpu.max_wait < NSTREAM);
     /* 50 s span: windows of 500 ms from the first start, 1,000 kernels of 50 us in each */
     int bad = !x || x->window_ns != 500000 * US || x->n_windows != 100;

@@ -1,0 +1,221 @@
+/* Device state from NVML (see nvml.h; the rules are docs/ANALYSES.md's, "Device state"). */
+#include "analyses/nvml.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+
+void ga_nvml_init(struct ga_nvml *x)
+{
+    memset(x, 0, sizeof(*x));
+}
+
+const char *ga_nvml_reason_name(unsigned bit)
+{
+    static const char *const names[GA_NVML_REASONS] = {"gpu_idle",
+                                                       "applications_clocks_setting",
+                                                       "sw_power_cap",
+                                                       "hw_slowdown",
+                                                       "sync_boost",
+                                                       "sw_thermal_slowdown",
+                                                       "hw_thermal_slowdown",
+                                                       "hw_power_brake_slowdown",
+                                                       "display_clock_setting"};
+    return bit < GA_NVML_REASONS ? names[bit] : "?";
+}
+
+static struct ga_nvml_device *device_of(struct ga_nvml *x, int32_t device)
+{
+    for (size_t i = 0; i < x->n_devices; i++)
+        if (x->devices[i].device == device) return &x->devices[i];
+    if (device < 0 || x->n_devices >= 1024) return NULL; /* a hostile trace's device ids */
+    x->devices = ga_xgrow(x->devices, &x->devices_cap, x->n_devices, sizeof(*x->devices));
+    struct ga_nvml_device *d = &x->devices[x->n_devices++];
+    memset(d, 0, sizeof(*d));
+    d->device = device;
+    d->min_sm_mhz = UINT32_MAX;
+    return d;
+}
+
+/* Busy [s, e) over the intervals from the cursor on; what lies past the last one is returned. */
+static uint64_t lay_busy(struct ga_nvml_device *d, uint64_t s, uint64_t e)
+{
+    while (d->cursor < d->n_iv && d->iv[d->cursor].end <= s)
+        d->cursor++;
+    for (size_t k = d->cursor; k < d->n_iv && s < e; k++) {
+        struct ga_nvml_interval *v = &d->iv[k];
+        uint64_t a = s > v->start ? s : v->start, b = e < v->end ? e : v->end;
+        if (b > a) v->busy += b - a;
+        if (e <= v->end) return e;
+    }
+    return d->n_iv && s < d->iv[d->n_iv - 1].end ? d->iv[d->n_iv - 1].end : s;
+}
+
+static void keep_pending(struct ga_nvml_device *d, uint64_t s, uint64_t e)
+{
+    if (s >= e) return;
+    if (d->n_pending >= GA_NVML_PENDING_MAX) { /* samples stopped while the GPU went on */
+        d->busy_dropped_ns += e - s;
+        return;
+    }
+    d->pending = ga_xgrow(d->pending, &d->pending_cap, d->n_pending, sizeof(*d->pending));
+    d->pending[d->n_pending++] = (struct ga_nvml_span){s, e};
+}
+
+/* A new interval may cover busy time that arrived before it. */
+static void replay_pending(struct ga_nvml_device *d)
+{
+    size_t n = d->n_pending;
+    d->n_pending = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct ga_nvml_span p = d->pending[i];
+        uint64_t from = d->n_iv && p.s < d->iv[0].start ? d->iv[0].start : p.s;
+        if (from < p.e) keep_pending(d, lay_busy(d, from, p.e), p.e);
+    }
+}
+
+static void on_sample(struct ga_nvml *x, const struct gt_rec_nvml_sample *r)
+{
+    struct ga_nvml_device *d = device_of(x, r->device);
+    if (!d) return;
+    d->samples++;
+    if (r->valid & GT_NVML_HAS_SM_CLOCK && r->sm_mhz < d->min_sm_mhz) d->min_sm_mhz = r->sm_mhz;
+    if (r->valid & GT_NVML_HAS_TEMP && r->temp_c > d->max_temp_c) d->max_temp_c = r->temp_c;
+    if (r->valid & GT_NVML_HAS_POWER && r->power_mw > d->max_power_mw)
+        d->max_power_mw = r->power_mw;
+    if (r->valid & GT_NVML_HAS_POWER_LIMIT) d->power_limit_mw = r->power_limit_mw;
+    if (d->have_last && r->ts > d->last.ts) {
+        const struct gt_rec_nvml_sample *l = &d->last;
+        d->iv = ga_xgrow(d->iv, &d->iv_cap, d->n_iv, sizeof(*d->iv));
+        d->iv[d->n_iv++] = (struct ga_nvml_interval){
+            l->ts, r->ts, 0, l->valid & GT_NVML_HAS_REASONS ? l->reasons : 0,
+            (uint8_t)((l->valid & GT_NVML_HAS_SM_CLOCK) && d->max_sm_mhz &&
+                      l->sm_mhz < d->max_sm_mhz)};
+        replay_pending(d);
+    }
+    if (!d->have_last || r->ts > d->last.ts) d->last = *r;
+    d->have_last = 1;
+}
+
+static void on_status(struct ga_nvml *x, const struct ga_event *ev)
+{
+    const struct gt_rec_nvml *r = &ev->r->nvml;
+    if (ev->sub == GT_NVML_ABSENT || ev->sub == GT_NVML_FAILED) {
+        x->status = ev->sub == GT_NVML_ABSENT ? GA_NVML_ABSENT : GA_NVML_FAILED;
+        size_t n = ev->str_len[0] < sizeof(x->why) - 1 ? ev->str_len[0] : sizeof(x->why) - 1;
+        memcpy(x->why, ev->str[0], n);
+        x->why[n] = 0;
+        return;
+    }
+    struct ga_nvml_device *d = device_of(x, r->device);
+    if (!d) return;
+    x->status = GA_NVML_AVAILABLE;
+    d->unmatched = ev->sub == GT_NVML_UNMATCHED;
+    d->nvml_index = r->nvml_index;
+    d->max_sm_mhz = r->max_sm_mhz;
+    d->max_mem_mhz = r->max_mem_mhz;
+    size_t n = ev->str_len[0] < sizeof(d->uuid) - 1 ? ev->str_len[0] : sizeof(d->uuid) - 1;
+    memcpy(d->uuid, ev->str[0], n);
+    d->uuid[n] = 0;
+}
+
+static void on_proc(struct ga_nvml *x, const struct ga_event *ev)
+{
+    const struct gt_rec_nvml_proc *r = &ev->r->nvml_proc;
+    if (x->n_procs >= GA_NVML_PROCS_MAX) {
+        x->procs_dropped++;
+        return;
+    }
+    x->procs = ga_xgrow(x->procs, &x->procs_cap, x->n_procs, sizeof(*x->procs));
+    struct ga_nvml_proc *p = &x->procs[x->n_procs++];
+    size_t n = ev->str_len[0] < sizeof(p->name) - 1 ? ev->str_len[0] : sizeof(p->name) - 1;
+    p->ts = r->ts;
+    p->bytes = r->bytes;
+    p->device = r->device;
+    p->pid = r->pid;
+    memcpy(p->name, ev->str[0], n);
+    p->name[n] = 0;
+}
+
+const struct ga_nvml_proc *ga_nvml_procs_after(const struct ga_nvml *x, int32_t device, uint64_t ts,
+                                               size_t *n)
+{
+    for (size_t i = 0; i < x->n_procs; i++) {
+        const struct ga_nvml_proc *p = &x->procs[i];
+        if (p->device != device || p->ts < ts || p->ts - ts > 10000000000ull) continue;
+        size_t k = i;
+        while (k < x->n_procs && x->procs[k].device == device && x->procs[k].ts == p->ts)
+            k++;
+        *n = k - i;
+        return p;
+    }
+    *n = 0;
+    return NULL;
+}
+
+void ga_nvml_event(struct ga_nvml *x, const struct ga_event *ev)
+{
+    if (ev->type == GT_REC_NVML_PROC)
+        on_proc(x, ev);
+    else if (ev->type == GT_REC_NVML)
+        on_status(x, ev);
+    else if (ev->type == GT_REC_NVML_SAMPLE)
+        on_sample(x, &ev->r->nvml_sample);
+}
+
+void ga_nvml_busy(void *nvml, uint32_t device, uint64_t s, uint64_t e)
+{
+    struct ga_nvml *x = nvml;
+    struct ga_nvml_device *d = NULL;
+    for (size_t i = 0; i < x->n_devices && !d; i++)
+        if (x->devices[i].device == (int32_t)device) d = &x->devices[i];
+    if (!d || (!d->n_iv && !d->have_last)) return; /* never sampled */
+    if (d->n_iv && s < d->iv[0].start) s = d->iv[0].start < e ? d->iv[0].start : e;
+    keep_pending(d, lay_busy(d, s, e), e);
+}
+
+static int by_ordinal(const void *a, const void *b)
+{
+    const struct ga_nvml_device *x = a, *y = b;
+    return x->device < y->device ? -1 : x->device > y->device;
+}
+
+void ga_nvml_finish(struct ga_nvml *x)
+{
+    for (size_t i = 0; i < x->n_devices; i++) {
+        struct ga_nvml_device *d = &x->devices[i];
+        if (d->min_sm_mhz == UINT32_MAX) d->min_sm_mhz = 0;
+        for (size_t k = 0; k < d->n_iv; k++) {
+            const struct ga_nvml_interval *v = &d->iv[k];
+            uint64_t len = v->end - v->start;
+            d->covered_ns += len;
+            d->busy_ns += v->busy;
+            if (!v->slow) continue;
+            d->slow_ns += len;
+            d->slow_busy_ns += v->busy;
+            for (unsigned b = 0; b < GA_NVML_REASONS; b++)
+                if (v->reasons >> b & 1) {
+                    d->reason_ns[b] += len;
+                    d->reason_busy_ns[b] += v->busy;
+                }
+        }
+        free(d->iv);
+        free(d->pending);
+        d->iv = NULL;
+        d->pending = NULL;
+        d->n_iv = d->n_pending = 0;
+    }
+    if (x->n_devices > 1) qsort(x->devices, x->n_devices, sizeof(*x->devices), by_ordinal);
+}
+
+void ga_nvml_free(struct ga_nvml *x)
+{
+    for (size_t i = 0; i < x->n_devices; i++) {
+        free(x->devices[i].iv);
+        free(x->devices[i].pending);
+    }
+    free(x->devices);
+    free(x->procs);
+    memset(x, 0, sizeof(*x));
+}

@@ -1,0 +1,93 @@
+/* Device state from NVML (DESIGN §6, docs/ANALYSES.md "Device state"): per device, the time
+ * between NVML samples split into intervals that take the state of the sample that begins them;
+ * an interval is *slow* when its SM clock is below the device's maximum. The GPU's busy intervals
+ * (from the idle-gap sweep, ga_gaps.busy_hook) are laid over them: time and busy time slow, and
+ * by clock-event reason. Memory: one 40-byte interval per sample (10 a second at the default
+ * rate), and the busy intervals that came before the sample that covers them (GPU records lag
+ * the host's by about a second; at most GA_NVML_PENDING_MAX per device, the rest counted). */
+#ifndef GA_NVML_H
+#define GA_NVML_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "input/records.h"
+
+#define GA_NVML_REASONS     9          /* nvmlClocksEventReason bits 0..8 */
+#define GA_NVML_PENDING_MAX (1u << 20) /* busy intervals waiting for their sample, per device */
+
+/* Which NVML the trace says it had. */
+enum ga_nvml_status { GA_NVML_NONE, GA_NVML_AVAILABLE, GA_NVML_ABSENT, GA_NVML_FAILED };
+
+struct ga_nvml_interval {
+    uint64_t start, end, busy;
+    uint64_t reasons;
+    uint8_t slow;
+};
+
+struct ga_nvml_span {
+    uint64_t s, e;
+};
+
+struct ga_nvml_device {
+    int32_t device;
+    uint32_t nvml_index, max_sm_mhz, max_mem_mhz;
+    int unmatched; /* no NVML device had its UUID: never sampled */
+    char uuid[48];
+    uint64_t samples;
+    uint32_t min_sm_mhz, max_temp_c, max_power_mw, power_limit_mw;
+    /* after ga_nvml_finish */
+    uint64_t covered_ns;   /* first to last sample */
+    uint64_t slow_ns;      /* of it, SM clock below its maximum */
+    uint64_t busy_ns;      /* busy time inside covered_ns */
+    uint64_t slow_busy_ns; /* busy time while slow */
+    uint64_t reason_ns[GA_NVML_REASONS], reason_busy_ns[GA_NVML_REASONS]; /* slow, reason set */
+    /* while reading */
+    struct ga_nvml_interval *iv;
+    size_t n_iv, iv_cap, cursor;
+    struct ga_nvml_span *pending; /* busy past the last sample */
+    size_t n_pending, pending_cap;
+    uint64_t busy_dropped_ns; /* busy time past GA_NVML_PENDING_MAX waiting: not laid over */
+    int have_last;
+    struct gt_rec_nvml_sample last;
+};
+
+/* A process NVML listed on a device after a failed allocation. */
+struct ga_nvml_proc {
+    uint64_t ts;    /* of the listing: one ts per listing */
+    uint64_t bytes; /* UINT64_MAX: NVML did not say */
+    int32_t device;
+    uint32_t pid;
+    char name[64];
+};
+
+#define GA_NVML_PROCS_MAX 4096 /* processes kept (listings past it are counted only) */
+
+struct ga_nvml {
+    int status; /* enum ga_nvml_status */
+    char why[256];
+    uint32_t pid;               /* the traced process (from its process record) */
+    struct ga_nvml_proc *procs; /* in trace order */
+    size_t n_procs, procs_cap;
+    uint64_t procs_dropped;
+    struct ga_nvml_device *devices; /* by CUDA ordinal after ga_nvml_finish */
+    size_t n_devices, devices_cap;
+};
+
+void ga_nvml_init(struct ga_nvml *x);
+/* GT_REC_NVML and GT_REC_NVML_SAMPLE; other types are ignored. */
+void ga_nvml_event(struct ga_nvml *x, const struct ga_event *ev);
+/* The first listing of the device's processes at or after ts (within 10 s): its first entry, and
+ * in *n how many it has; NULL when none. */
+const struct ga_nvml_proc *ga_nvml_procs_after(const struct ga_nvml *x, int32_t device, uint64_t ts,
+                                               size_t *n);
+/* One busy interval of a device, in time order per device (ga_gaps' busy_hook). */
+void ga_nvml_busy(void *nvml, uint32_t device, uint64_t s, uint64_t e);
+void ga_nvml_finish(struct ga_nvml *x);
+void ga_nvml_free(struct ga_nvml *x);
+/* "gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "sync_boost",
+ * "sw_thermal_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown",
+ * "display_clock_setting" for bits 0..8. */
+const char *ga_nvml_reason_name(unsigned bit);
+
+#endif

@@ -1,0 +1,71 @@
+/* JSON: device_state, the device state from NVML (docs/REPORT_JSON.md, "device_state"). */
+#include "render/json.h"
+
+static jobj *reasons(const struct ga_nvml_device *d)
+{
+    jobj *a = json_object_new_array();
+    for (unsigned b = 0; b < GA_NVML_REASONS; b++) {
+        if (!d->reason_ns[b]) continue;
+        jobj *o = json_object_new_object();
+        put(o, "reason", json_object_new_string(ga_nvml_reason_name(b)));
+        put(o, "slow_ns", ju64(d->reason_ns[b]));
+        put(o, "slow_busy_ns", ju64(d->reason_busy_ns[b]));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
+static jobj *device(const struct ga_nvml_device *d)
+{
+    jobj *o = json_object_new_object();
+    put(o, "device", ji64(d->device));
+    put(o, "matched", json_object_new_boolean(!d->unmatched));
+    put(o, "nvml_index", d->unmatched ? NULL : ju64(d->nvml_index));
+    put(o, "uuid", ga_json_str(d->uuid));
+    put(o, "max_sm_mhz", ju64(d->max_sm_mhz));
+    put(o, "max_mem_mhz", ju64(d->max_mem_mhz));
+    put(o, "samples", ju64(d->samples));
+    put(o, "covered_ns", ju64(d->covered_ns));
+    put(o, "slow_ns", ju64(d->slow_ns));
+    put(o, "busy_ns", ju64(d->busy_ns));
+    put(o, "slow_busy_ns", ju64(d->slow_busy_ns));
+    put(o, "busy_not_laid_ns", ju64(d->busy_dropped_ns));
+    put(o, "reasons", reasons(d));
+    put(o, "min_sm_mhz", d->samples ? ju64(d->min_sm_mhz) : NULL);
+    put(o, "max_temp_c", d->samples ? ju64(d->max_temp_c) : NULL);
+    put(o, "max_power_mw", d->samples ? ju64(d->max_power_mw) : NULL);
+    put(o, "power_limit_mw", d->samples ? ju64(d->power_limit_mw) : NULL);
+    return o;
+}
+
+jobj *ga_json_device_state(const struct ga_report *r)
+{
+    static const char *const status[] = {"none", "available", "absent", "failed"};
+    const struct ga_nvml *x = &r->nvml;
+    jobj *o = json_object_new_object();
+    jobj *a = json_object_new_array();
+    put(o, "nvml", json_object_new_string(status[x->status & 3]));
+    put(o, "reason", x->why[0] ? ga_json_str(x->why) : NULL);
+    for (size_t i = 0; i < x->n_devices; i++)
+        json_object_array_add(a, device(&x->devices[i]));
+    put(o, "devices", a);
+    return o;
+}
+
+jobj *ga_json_oom_processes(const struct ga_report *r, const struct ga_oom *x)
+{
+    size_t n = 0;
+    const struct ga_nvml_proc *p = ga_nvml_procs_after(&r->nvml, x->device, x->ts, &n);
+    if (!p) return NULL;
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        jobj *o = json_object_new_object();
+        put(o, "pid", ju64(p[i].pid));
+        put(o, "name", p[i].name[0] ? ga_json_str(p[i].name) : NULL);
+        put(o, "bytes", p[i].bytes == UINT64_MAX ? NULL : ju64(p[i].bytes));
+        put(o, "this_process",
+            json_object_new_boolean(r->facts.have_process && p[i].pid == r->facts.pid));
+        json_object_array_add(a, o);
+    }
+    return a;
+}

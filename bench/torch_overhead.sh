@@ -1,0 +1,65 @@
+#!/bin/sh
+# Overhead on the real PyTorch (issue 23): bench/torch_overhead.py's three workloads (launch-bound
+# elementwise loop per op, allocator loop per allocation, small autograd + AdamW step per step) on
+# the simulated stack (tests/simrt/run-torch), each in variants run interleaved round by round in
+# rotating order: no tracer; gputrace defaults; gputrace without stacks; gputrace without CUPTI
+# (its stacks' cost apart from the simulated CUPTI's); gputrace with each
+# GPUTRACE_TORCH level (where the bridge, python/gputrace_torch.py, is in the tree); torch.profiler
+# with CUDA activities; the same with with_stack=True; _record_memory_history alone.
+# Prints every command; writes a Markdown section (medians, and medians of the per-round ratios
+# against no tracer) to $TORCH_BENCH_OUT (default bench/torch_overhead.md).
+# Usage: O=build GT_VENV=/path/to/venv sh bench/torch_overhead.sh [ROUNDS] [SCALE]
+#   SCALE multiplies the loop lengths (launch 20,000 ops, alloc 20,000 pairs, step 300 steps).
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+O=${O:-build}
+case "$O" in /*) ;; *) O="$ROOT/$O" ;; esac
+PY="${GT_VENV:-$ROOT/.venv}/bin/python"
+ROUNDS=${1:-5}
+SCALE=${2:-1}
+OUT=${TORCH_BENCH_OUT:-$ROOT/bench/torch_overhead.md}
+W=$(mktemp -d "${TMPDIR:-/tmp}/gputrace-torch-ovh.XXXXXX")
+trap 'rm -rf "$W"' EXIT INT TERM
+[ -x "$PY" ] || { echo "torch_overhead.sh: no $PY (make torch-env, or GT_VENV=...)" >&2; exit 2; }
+RUN="$ROOT/tests/simrt/run-torch -b $O"
+SCRIPT="$ROOT/bench/torch_overhead.py"
+variants="none gputrace gputrace-nostacks gputrace-nocupti"
+[ ! -f "$ROOT/python/gputrace_torch.py" ] ||
+    variants="$variants gputrace-torch-off gputrace-torch-stats gputrace-torch-snapshots gputrace-torch-history"
+variants="$variants profiler profiler-stack history"
+n_of() { # workload -> loop length
+    case $1 in launch) echo $((20000 * SCALE)) ;; alloc) echo $((20000 * SCALE)) ;; step) echo $((300 * SCALE)) ;; esac
+}
+cmd_of() { # variant workload -> command line
+    n=$(n_of "$2")
+    case $1 in
+    none | profiler | profiler-stack | history) echo "$RUN $PY $SCRIPT $2 $n $1" ;;
+    gputrace) echo "$RUN -t $W/t.trace $PY $SCRIPT $2 $n" ;;
+    gputrace-nostacks) echo "env GPUTRACE_STACKS=none $RUN -t $W/t.trace $PY $SCRIPT $2 $n" ;;
+    gputrace-nocupti) echo "env GPUTRACE_CUPTI=off $RUN -t $W/t.trace $PY $SCRIPT $2 $n" ;;
+    gputrace-torch-*) echo "env GPUTRACE_TORCH=${1#gputrace-torch-} $RUN -t $W/t.trace $PY $SCRIPT $2 $n" ;;
+    esac
+}
+: > "$W/raw.txt"
+# the report gives the start and end of the run: "START to END", "load at start / at end"
+export TORCH_BENCH_START="$(date -u '+%Y-%m-%d %H:%M UTC') to " TORCH_BENCH_START_LOAD="$(cut -d' ' -f1-3 /proc/loadavg) at start, at end "
+for wl in launch alloc step; do
+    for v in $variants; do cmd_of "$v" "$wl"; done
+done
+r=1
+while [ "$r" -le "$ROUNDS" ]; do
+    for wl in launch alloc step; do
+        set -- $variants
+        i=1
+        while [ $i -lt $r ]; do v=$1; shift; set -- "$@" "$v"; i=$((i + 1)); done
+        for v in "$@"; do
+            rm -f "$W"/t.trace*
+            res=$(eval "$(cmd_of "$v" "$wl")" 2>"$W/err" | grep '=' | tr '\n' ' ') ||
+                { echo "torch_overhead.sh: $v $wl failed:" >&2; cat "$W/err" >&2; exit 1; }
+            echo "round=$r workload=$wl variant=$v $res" | tee -a "$W/raw.txt"
+        done
+    done
+    r=$((r + 1))
+done
+[ -z "${TORCH_BENCH_RAW:-}" ] || cp "$W/raw.txt" "$TORCH_BENCH_RAW"
+"$PY" "$ROOT/bench/torch_overhead_report.py" "$W/raw.txt" "$OUT" "$ROUNDS" "$SCALE" "$variants"

@@ -1,0 +1,154 @@
+/* The device state analysis (analyzer/analyses/nvml.c) on events fed by hand: intervals between
+ * samples, slow ones (SM clock below the maximum) by reason, busy time laid over them, busy time
+ * that arrives before the sample that closes its interval, the processes listed at an OOM, and
+ * samples a hostile trace could hold (time going back, unknown devices). Oracle: the figures by
+ * construction, in microseconds. */
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "analyses/nvml.h"
+
+#define US 1000ull
+
+static void status(struct ga_nvml *x, int dev, uint32_t max_sm)
+{
+    union ga_rec u;
+    struct ga_event ev;
+    memset(&u, 0, sizeof(u));
+    memset(&ev, 0, sizeof(ev));
+    u.nvml.device = dev;
+    u.nvml.max_sm_mhz = max_sm;
+    ev.type = GT_REC_NVML;
+    ev.sub = GT_NVML_DEVICE;
+    ev.r = &u;
+    ev.str[0] = "GPU-x";
+    ev.str_len[0] = 5;
+    ga_nvml_event(x, &ev);
+}
+
+static void sample(struct ga_nvml *x, int dev, uint64_t ts, uint32_t sm, uint64_t reasons)
+{
+    union ga_rec u;
+    struct ga_event ev;
+    memset(&u, 0, sizeof(u));
+    memset(&ev, 0, sizeof(ev));
+    u.nvml_sample.ts = ts;
+    u.nvml_sample.device = dev;
+    u.nvml_sample.valid = GT_NVML_HAS_SM_CLOCK | GT_NVML_HAS_REASONS;
+    u.nvml_sample.sm_mhz = sm;
+    u.nvml_sample.reasons = reasons;
+    ev.type = GT_REC_NVML_SAMPLE;
+    ev.ts = ts;
+    ev.r = &u;
+    ga_nvml_event(x, &ev);
+}
+
+static void proc(struct ga_nvml *x, int dev, uint64_t ts, uint32_t pid, uint64_t bytes)
+{
+    union ga_rec u;
+    struct ga_event ev;
+    memset(&u, 0, sizeof(u));
+    memset(&ev, 0, sizeof(ev));
+    u.nvml_proc.ts = ts;
+    u.nvml_proc.device = dev;
+    u.nvml_proc.pid = pid;
+    u.nvml_proc.bytes = bytes;
+    ev.type = GT_REC_NVML_PROC;
+    ev.ts = ts;
+    ev.r = &u;
+    ev.str[0] = "worker";
+    ev.str_len[0] = 6;
+    ga_nvml_event(x, &ev);
+}
+
+/* Samples at 0, 100, 200, 300, 400 us: slow [100, 200) for the power cap, [300, 400) for HW+SW
+ * thermal slowdown. Busy [50, 150) arrives when only the samples at 0 and 100 are known (its
+ * second half waits for the sample at 200), [250, 350) and [380, 450) at the end (past 400 us:
+ * not covered). Busy covered: 100 + 100 + 20; while slow: 50 + 50 + 20. */
+static void test_intervals(void)
+{
+    struct ga_nvml x;
+    ga_nvml_init(&x);
+    status(&x, 0, 2000);
+    sample(&x, 0, 0, 2000, 0);
+    sample(&x, 0, 100 * US, 1000, 0x4);
+    ga_nvml_busy(&x, 0, 50 * US, 150 * US);
+    sample(&x, 0, 200 * US, 2000, 0);
+    sample(&x, 0, 300 * US, 1500, 0x60);
+    sample(&x, 0, 250 * US, 10, 0x4); /* time going back: counted, no interval */
+    sample(&x, 0, 400 * US, 2000, 0);
+    ga_nvml_busy(&x, 0, 250 * US, 350 * US);
+    ga_nvml_busy(&x, 0, 380 * US, 450 * US);
+    ga_nvml_busy(&x, 7, 0, 450 * US); /* a device never sampled */
+    sample(&x, -1, 10, 1, 1);         /* no such device */
+    ga_nvml_finish(&x);
+    const struct ga_nvml_device *d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    CHECK("one device", d != NULL);
+    if (!d) return;
+    CHECK_U64("samples", d->samples, 6);
+    CHECK_U64("covered", d->covered_ns, 400 * US);
+    CHECK_U64("slow", d->slow_ns, 200 * US);
+    CHECK_U64("busy covered (the half that waited for its sample too)", d->busy_ns, 220 * US);
+    CHECK_U64("busy while slow", d->slow_busy_ns, 120 * US);
+    CHECK_U64("power cap: slow", d->reason_ns[2], 100 * US);
+    CHECK_U64("power cap: busy", d->reason_busy_ns[2], 50 * US);
+    CHECK_U64("SW thermal: busy", d->reason_busy_ns[5], 70 * US);
+    CHECK_U64("HW thermal: slow", d->reason_ns[6], 100 * US);
+    CHECK_U64("lowest SM clock (the sample that went back in time too)", d->min_sm_mhz, 10);
+    CHECK_STR("reason name", ga_nvml_reason_name(6), "hw_thermal_slowdown");
+    ga_nvml_free(&x);
+}
+
+/* Two listings of device 0 and one of device 1; an OOM at t finds the first listing of its
+ * device at or after t, within 10 s. */
+static void test_procs(void)
+{
+    struct ga_nvml x;
+    size_t n = 0;
+    ga_nvml_init(&x);
+    proc(&x, 0, 100, 11, 1 << 20);
+    proc(&x, 0, 100, 12, 2 << 20);
+    proc(&x, 1, 150, 13, 3 << 20);
+    proc(&x, 0, 200, 14, 4 << 20);
+    const struct ga_nvml_proc *p = ga_nvml_procs_after(&x, 0, 90, &n);
+    CHECK("OOM at 90 on device 0: the listing at 100, 2 processes",
+          p && n == 2 && p[0].pid == 11 && p[1].pid == 12 && !strcmp(p[0].name, "worker"));
+    p = ga_nvml_procs_after(&x, 0, 150, &n);
+    CHECK("OOM at 150 on device 0: the listing at 200", p && n == 1 && p[0].pid == 14);
+    p = ga_nvml_procs_after(&x, 1, 100, &n);
+    CHECK("device 1", p && n == 1 && p[0].pid == 13);
+    p = ga_nvml_procs_after(&x, 0, 201, &n);
+    CHECK("none after the last listing", !p && n == 0);
+    proc(&x, 2, 20000000000ull, 15, 5 << 20);
+    p = ga_nvml_procs_after(&x, 2, 5000000000ull, &n);
+    CHECK("a listing 15 s after the OOM is not its", !p && n == 0);
+    ga_nvml_free(&x);
+}
+
+/* Samples that stop while the GPU goes on: the busy intervals waiting for a sample are bounded
+ * (GA_NVML_PENDING_MAX), the rest counted; a sample after them lays the ones kept. */
+static void test_pending_bound(void)
+{
+    struct ga_nvml x;
+    ga_nvml_init(&x);
+    status(&x, 1, 2000);
+    sample(&x, 1, 0, 1000, 0);
+    for (uint64_t i = 0; i < GA_NVML_PENDING_MAX + 5ull; i++)
+        ga_nvml_busy(&x, 1, 10 * i + 1, 10 * i + 4); /* 3 ns each */
+    sample(&x, 1, 10 * (GA_NVML_PENDING_MAX + 5ull), 1000, 0);
+    ga_nvml_finish(&x);
+    const struct ga_nvml_device *d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    CHECK("pending: 2^20 kept and laid over the interval once it closed, 5 counted",
+          d && d->busy_ns == 3ull * GA_NVML_PENDING_MAX && d->slow_busy_ns == d->busy_ns &&
+              d->busy_dropped_ns == 15);
+    ga_nvml_free(&x);
+}
+
+int main(void)
+{
+    test_intervals();
+    test_pending_bound();
+    test_procs();
+    return check_done();
+}
