@@ -201,6 +201,19 @@ static int framework_file(const char *file)
     return strstr(file, "/torch/") != NULL || strstr(file, "gputrace_torch.py") != NULL;
 }
 
+size_t ga_torch_stack_frames(const struct ga_torch *t, uint32_t stack,
+                             const struct ga_torch_frame **out, size_t max)
+{
+    const uint64_t *v = stack ? ga_map_find(&t->stack_idx, stack, 0) : NULL;
+    if (!v) return 0;
+    const uint32_t *ids = t->stack_frames + ((uint32_t)*v - 1);
+    uint32_t count = (uint32_t)(*v >> 32);
+    size_t n = 0;
+    for (uint32_t i = 0; i < count && n < max; i++)
+        if ((out[n] = frame_of(t, ids[i]))) n++;
+    return n;
+}
+
 const char *ga_torch_site_label(const struct ga_torch *t, uint32_t stack, char *buf, size_t n)
 {
     const uint64_t *v = stack ? ga_map_find(&t->stack_idx, stack, 0) : NULL;
@@ -248,8 +261,11 @@ static void on_block(struct ga_torch *t, const struct ga_event *ev)
     const struct gt_rec_torch_block *r = &ev->r->torch_block;
     if (!t->in_snap || r->snap != t->cur_snap || !t->n_segs) return;
     t->blks = ga_xgrow(t->blks, &t->blks_cap, t->n_blks, sizeof(*t->blks));
-    t->blks[t->n_blks++] = (struct ga_torch_blk){
-        .addr = r->addr, .size = r->size, .stack = r->stack, .state = (uint8_t)ev->sub};
+    t->blks[t->n_blks++] = (struct ga_torch_blk){.addr = r->addr,
+                                                 .size = r->size,
+                                                 .requested = r->requested,
+                                                 .stack = r->stack,
+                                                 .state = (uint8_t)ev->sub};
     t->segs[t->n_segs - 1].n++;
 }
 

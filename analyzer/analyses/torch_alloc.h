@@ -109,7 +109,7 @@ struct ga_torch_dev {
 };
 
 struct ga_torch_blk {
-    uint64_t addr, size;
+    uint64_t addr, size, requested; /* requested: before rounding, 0 unknown */
     uint32_t stack;
     uint8_t state;
 };
@@ -186,6 +186,9 @@ const char *ga_torch_entry_label(const struct ga_torch *t, const struct ga_stack
 /* "file:line" of the stack's site (innermost frame outside torch's own files); NULL when the
  * stack is unknown. Written into buf. */
 const char *ga_torch_site_label(const struct ga_torch *t, uint32_t stack, char *buf, size_t n);
+/* The stack's frames as recorded (innermost first), at most max; 0 when the stack is unknown. */
+size_t ga_torch_stack_frames(const struct ga_torch *t, uint32_t stack,
+                             const struct ga_torch_frame **out, size_t max);
 const struct ga_torch_dev *ga_torch_dev_of(const struct ga_torch *t, int32_t device);
 
 #endif

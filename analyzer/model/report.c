@@ -72,6 +72,7 @@ void ga_report_init(struct ga_report *r, const char *path)
     ga_sites_init(&r->sites, NULL);
     ga_torch_init(&r->torch);
     r->torch.mem = &r->mem; /* blocks without frames: their segments' driver allocations */
+    ga_tmv_init(&r->torchmap);
     ga_demangle_reset();
 }
 
@@ -134,6 +135,7 @@ __attribute__((always_inline)) static inline void deliver(struct ga_report *r,
     if (*to & ROUTE_STACKS) ga_stacks_event(&r->stacks, ev);
     if (*to & ROUTE_SITES) ga_sites_event(&r->sites, ev);
     ga_torch_event(&r->torch, ev);
+    if (ev->type == GT_REC_TORCH_SNAP) ga_tmv_event(&r->torchmap, &r->torch, ev);
     if (ev->type >= GT_REC_NVML && ev->type <= GT_REC_NVML_PROC) ga_nvml_event(&r->nvml, ev);
     if (ev->type == GT_REC_HOST_SAMPLE) ga_hostidle_event(&r->hostidle, ev);
 }
@@ -310,6 +312,7 @@ void ga_report_free(struct ga_report *r)
     ga_sites_free(&r->sites);
     ga_stacks_free(&r->stacks);
     ga_torch_free(&r->torch);
+    ga_tmv_free(&r->torchmap);
     ga_nvml_free(&r->nvml);
     ga_idle_host_free(&r->idle_host);
     ga_hostidle_free(&r->hostidle);

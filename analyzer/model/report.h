@@ -20,6 +20,7 @@
 #include "analyses/timeline.h"
 #include "analyses/torch_alloc.h"
 #include "model/views.h"
+#include "model/view_torchmap.h"
 
 #define GA_SCHEMA_VERSION 1
 
@@ -39,6 +40,7 @@ struct ga_report {
     struct ga_hostidle hostidle; /* host stack samples joined with the gaps */
     struct ga_idle_host idle_host; /* idle time by host site and class (model/idle_host.h) */
     struct ga_views views;   /* what every renderer shows alike (model/views.h) */
+    struct ga_tmv torchmap;  /* PyTorch's address maps at its OOMs and fullest snapshot */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started;             /* the first event has been seen (the time base is set) */
     /* set before reading, or NULL: handed every record after the analyses took it (views that

@@ -72,6 +72,84 @@ static void put_peak_stacks(FILE *o, struct ga_report *r)
     fputc(']', o);
 }
 
+/* PyTorch's address maps (model/view_torchmap.h): [{device, time_ns, oom (index into the JSON
+ * report's memory.ooms, null: the fullest snapshot), requested, allocated, largest_free,
+ * segments, bytes, other: {segments, bytes, live_bytes, free_bytes, blocks}, segs: [[addr, size,
+ * small, expandable, [[offset, size, requested, state, site], ...]], ...]}], and the sites named
+ * by the blocks: torch_sites [[label, [frame, ... innermost first]], ...], 0 = no stack;
+ * torch_ooms_not_drawn: allocator OOMs past GA_TMV_OOMS, counted. */
+static void put_torch_maps(FILE *o, struct ga_report *r)
+{
+    const struct ga_torch *t = &r->torch;
+    const struct ga_torch_frame *fr[64];
+    struct ga_map site_idx = {0};
+    uint32_t *sites = NULL;
+    size_t n_sites = 0, sites_cap = 0;
+    char buf[1024];
+    fputs(",\n\"torch_maps\":[", o);
+    for (size_t i = 0; i < r->torchmap.n_maps; i++) {
+        const struct ga_tmv_map *m = &r->torchmap.maps[i];
+        const struct ga_torch_oom *to = m->oom >= 0 ? &t->ooms[m->oom] : NULL;
+        int64_t oom = -1;
+        for (size_t k = 0; to && k < r->mem.n_ooms && oom < 0; k++)
+            if (r->mem.ooms[k].alloc == to) oom = (int64_t)k;
+        uint64_t allocated = 0;
+        for (size_t k = 0; k < m->n_blks; k++)
+            if (m->blks[k].state == GT_TORCH_ACTIVE) allocated += m->blks[k].size;
+        fprintf(o, "%s{\"device\":%d,\"time_ns\":%" PRId64 ",\"oom\":", i ? ",\n" : "", m->device,
+                ga_report_rel(r, m->ts));
+        if (oom >= 0)
+            fprintf(o, "%" PRId64, oom);
+        else
+            fputs("null", o);
+        fprintf(o,
+                ",\"requested\":%" PRIu64 ",\"drawn_allocated\":%" PRIu64
+                ",\"largest_free\":%" PRIu64 ",\"segments\":%" PRIu64 ",\"bytes\":%" PRIu64
+                ",\"other\":{\"segments\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"live_bytes\":%" PRIu64
+                ",\"free_bytes\":%" PRIu64 ",\"blocks\":%" PRIu64 "},\n\"segs\":[",
+                to ? to->requested : 0, allocated, m->largest_free, m->segments, m->bytes,
+                m->other_segs, m->other_bytes, m->other_live_bytes, m->other_free_bytes,
+                m->other_blocks);
+        for (size_t k = 0; k < m->n_segs; k++) {
+            const struct ga_torch_seg *g = &m->segs[k];
+            fprintf(o, "%s[%" PRIu64 ",%" PRIu64 ",%d,%d,[", k ? ",\n" : "", g->addr, g->size,
+                    g->small, g->expandable);
+            for (uint32_t j = 0; j < g->n; j++) {
+                const struct ga_torch_blk *b = &m->blks[g->first + j];
+                int added;
+                uint64_t *v = ga_map_upsert(&site_idx, b->stack, 0, 0, &added);
+                if (added) {
+                    sites = ga_xgrow(sites, &sites_cap, n_sites, sizeof(*sites));
+                    sites[n_sites] = b->stack;
+                    *v = n_sites++;
+                }
+                fprintf(o, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64 "]", j ? "," : "",
+                        b->addr - g->addr, b->size, b->requested, b->state, *v);
+            }
+            fputs("]]", o);
+        }
+        fputs("]}", o);
+    }
+    fputs("],\n\"torch_sites\":[", o);
+    for (size_t i = 0; i < n_sites; i++) {
+        const char *l = ga_torch_site_label(t, sites[i], buf, sizeof(buf));
+        fprintf(o, "%s[", i ? ",\n" : "");
+        l = l ? l : sites[i] ? "(unknown stack)" : "(no Python frames: history off)";
+        ga_put_json_str(o, l, strlen(l));
+        fputs(",[", o);
+        size_t n = ga_torch_stack_frames(t, sites[i], fr, 64);
+        for (size_t k = 0; k < n; k++) {
+            snprintf(buf, sizeof(buf), "%s:%u %s", fr[k]->file, fr[k]->line, fr[k]->name);
+            if (k) fputc(',', o);
+            ga_put_json_str(o, buf, strlen(buf));
+        }
+        fputs("]]", o);
+    }
+    fprintf(o, "],\n\"torch_ooms_not_drawn\":%" PRIu64, r->torchmap.ooms_not_drawn);
+    free(sites);
+    ga_map_free(&site_idx);
+}
+
 void ga_html_rank(struct ga_html *h, struct ga_report *r, struct ga_tlv *v)
 {
     FILE *o = h->events_f;
@@ -107,6 +185,7 @@ void ga_html_rank(struct ga_html *h, struct ga_report *r, struct ga_tlv *v)
     }
     fputc(']', o);
     put_peak_stacks(o, r);
+    put_torch_maps(o, r);
     fputc('}', o);
     ga_tlv_free(v);
 }

@@ -119,6 +119,8 @@
         let ymax = 1;
         for (const s of ls.series) for (const v of s.max_bytes) ymax = Math.max(ymax, v);
         for (const o of m.ooms || []) ymax = Math.max(ymax, o.held_bytes || 0);
+        const allocators = (m.allocators || []).filter((a) => a.fragmentation && (a.fragmentation.series || []).length);
+        for (const a of allocators) for (const p of a.fragmentation.series) ymax = Math.max(ymax, p.reserved_bytes, p.allocated_bytes);
         const x = (t) => L + (W - L - R) * Math.max(0, Math.min(1, t / span));
         const y = (v) => T + (H - T - B) * (1 - v / ymax);
         const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, class: "memchart", width: W, height: H });
@@ -139,6 +141,22 @@
                 `device ${s.device} ${s.kind}: live bytes (maximum per ${dur(ls.bucket_ns)})`);
             items.push([c, `device ${s.device} ${s.kind} live bytes`]);
         }
+        /* PyTorch's caching allocator: reserved (its segments) and allocated (its tensors), as its
+         * stats samples and snapshots saw them (memory.allocators[].fragmentation.series) */
+        for (const a of allocators) {
+            for (const [key, dash, what] of [["reserved_bytes", "6 3", "reserved"], ["allocated_bytes", "", "allocated"]]) {
+                const c = colorOf("torch" + a.device + what);
+                let d = "";
+                a.fragmentation.series.forEach((p, i) => {
+                    d += i ? ` L ${x(p.time_ns)} ${y(a.fragmentation.series[i - 1][key])} L ${x(p.time_ns)} ${y(p[key])}` : `M ${x(p.time_ns)} ${y(p[key])}`;
+                });
+                const last = a.fragmentation.series[a.fragmentation.series.length - 1];
+                d += ` L ${x(span)} ${y(last[key])}`;
+                title(sv("path", { class: "torch-series", "data-points": a.fragmentation.series.length, "data-max": Math.max(...a.fragmentation.series.map((p) => p[key])), d: d, fill: "none", stroke: c, "stroke-width": 2, "stroke-dasharray": dash }, svg),
+                    `device ${a.device}: PyTorch ${what} (its stats samples and snapshots; peak ${what} ${bytes(a["peak_" + what + "_bytes"])})`);
+                items.push([c, `device ${a.device} PyTorch ${what}`]);
+            }
+        }
         const detail = el("div", { class: "detail", hidden: "" });
         if (m.peak_bytes) {
             const px = x(m.peak_time_ns);
@@ -157,7 +175,8 @@
         (m.ooms || []).forEach((o, i) => {
             const ox = x(o.time_ns), oy = T + 2;
             const tri = sv("path", { d: `M ${ox - 6} ${oy} L ${ox + 6} ${oy} L ${ox} ${oy + 10} Z`, class: "oom" }, svg);
-            title(tri, `out of memory: ${bytes(o.requested_bytes)} requested, verdict ${o.verdict}`);
+            title(tri, `out of memory${o.level === "allocator" ? " (PyTorch's allocator)" : ""}: ${bytes(o.requested_bytes)} requested, verdict ${o.verdict}` +
+                (o.level === "allocator" ? `; PyTorch: ${bytes(o.allocated_bytes)} allocated, ${bytes(o.reserved_bytes)} reserved` : ""));
             tri.addEventListener("click", () => {
                 detail.hidden = false;
                 detail.className = "detail bad";
@@ -173,6 +192,15 @@
         let t = `OOM #${i + 1} at ${dur(o.time_ns)}: ${o.api} asked for ${bytes(o.requested_bytes)} on device ${o.device}\n` +
             `verdict: ${o.verdict}\ndevice free ${bytes(o.free_bytes)} of ${bytes(o.total_bytes)}; ` +
             `this process held ${bytes(o.held_bytes)}; others/driver ${bytes(o.others_bytes)}\n`;
+        if (o.level === "allocator") {
+            t += `PyTorch's allocator: ${bytes(o.allocated_bytes)} allocated, ${bytes(o.reserved_bytes)} reserved, ` +
+                `${bytes(o.free_in_segments_bytes)} free inside its segments, largest free block ${bytes(o.largest_free_block_bytes)}` +
+                (o.memory_fraction_set ? `; memory fraction allows ${bytes(o.limit_bytes)}` : "") + "\n";
+            if (o.python_site) t += "raised at " + o.python_site + "\n";
+            if (o.partly_used_segments !== undefined)
+                t += `${o.partly_used_segments} partly used segments (${bytes(o.partly_used_segment_bytes)}) pinned by ${o.pinning_blocks} live blocks (${bytes(o.pinning_bytes)})\n`;
+            for (const p of o.pinned_by || []) t += `  pinned by ${bytes(p.bytes)} in ${p.count} blocks: ${p.site}\n`;
+        }
         if (o.pools) t += `pools: reserved unused ${bytes(o.pools.reserved_unused_bytes)}, largest free ${bytes(o.pools.largest_free_bytes)}\n`;
         if (o.advice) t += "advice: " + o.advice + "\n";
         if (o.site) t += "site: " + o.site.site + "\n";
@@ -182,33 +210,35 @@
 
     /* ---- address maps ------------------------------------------------------------------------ */
     /* Segments as rows (PyTorch memory_viz style): each row an address range, blocks by state. */
-    function drawRows(parent, rows, scale, caption, request) {
-        const W = 1180, L = 150, rowH = 18, gap = 4;
-        const n = rows.length + (request ? 1 : 0);
-        const H = n * (rowH + gap) + 24;
-        const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "addrmap" });
+    function drawRows(parent, rows, scale, caption, request, svgCls) {
+        const compact = rows.length > 24; /* many segments: thinner rows, the page stays short */
+        const W = 1180, L = 150, rowH = compact ? 10 : 18, gap = compact ? 2 : 4, ty = compact ? 9 : 13;
+        const H = rows.length * (rowH + gap) + (request ? 22 : 0) + 24;
+        const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "addrmap" + (svgCls ? " " + svgCls : "") });
         const px = (b) => (W - L - 10) * b / scale;
         rows.forEach((row, i) => {
             const y = 4 + i * (rowH + gap);
-            sv("text", { x: L - 8, y: y + 13, "text-anchor": "end", class: "label", text: row.label }, svg);
+            sv("text", { x: L - 8, y: y + ty, "text-anchor": "end", class: "label", text: row.label, style: compact ? "font-size:9px" : "" }, svg);
             sv("rect", { x: L, y: y, width: Math.max(1, px(row.size)), height: rowH, class: "free segment" + (row.cls ? " " + row.cls : "") }, svg);
             for (const b of row.blocks) {
                 const r = sv("rect", {
                     x: L + px(b.offset), y: y, width: Math.max(1, px(b.size)), height: rowH,
-                    fill: b.color, class: b.free ? "free block" : "blk block " + (b.cls || "")
+                    fill: b.color, class: b.free ? "free block" + (b.fcls ? " " + b.fcls : "") : "blk block " + (b.cls || ""),
+                    "data-bytes": b.size
                 }, svg);
                 title(r, b.tip);
             }
             if (row.hole) {
-                sv("rect", { x: L + px(row.hole.offset), y: y - 1, width: Math.max(1, px(row.hole.size)), height: rowH + 2, class: "hole" }, svg);
+                sv("rect", { x: L + px(row.hole.offset), y: y - 1, width: Math.max(1, px(row.hole.size)), height: rowH + 2, class: "hole", "data-bytes": row.hole.size }, svg);
             }
         });
         if (request) {
             const y = 4 + rows.length * (rowH + gap);
             sv("text", { x: L - 8, y: y + 13, "text-anchor": "end", class: "label", text: "request" }, svg);
-            title(sv("rect", { x: L, y: y, width: Math.max(1, px(request)), height: rowH, class: "request" }, svg),
+            title(sv("rect", { x: L, y: y, width: Math.max(1, px(request)), height: 18, class: "request", "data-bytes": request }, svg),
                 `the failed request, to scale: ${bytes(request)}`);
-            sv("text", { x: L + px(request) + 6, y: y + 13, text: bytes(request) + " requested" }, svg);
+            const inside = px(request) > W - L - 200; /* no room right of the bar: the label inside */
+            sv("text", { x: L + px(request) + (inside ? -6 : 6), y: y + 13, "text-anchor": inside ? "end" : "start", text: bytes(request) + " requested" }, svg);
         }
         sv("text", { x: L, y: H - 4, class: "label", text: caption }, svg);
         parent.append(svg);
@@ -283,6 +313,69 @@
             drawRows(sec, rows, scale, `free ${bytes(o.free_bytes)} in ${o.free_extents} holes, the largest ${bytes(o.largest_free_bytes)}; ` +
                 `request ${bytes(o.requested_bytes)}; fragmentation ${(o.fragmentation || 0).toFixed(2)}`, o.requested_bytes);
         });
+    }
+
+    /* PyTorch's allocator at each of its OOMs and at its fullest snapshot (the timeline view's
+     * torch_maps, model/view_torchmap.c): each segment a row by address, its blocks by state and
+     * Python site, as PyTorch's memory_viz draws a snapshot; the request to scale beneath. */
+    const TORCH_STATES = ["free", "allocated", "pending free"];
+    function torchMaps(parent, rep, ev) {
+        const maps = (ev && ev.torch_maps) || [], sites = (ev && ev.torch_sites) || [];
+        if (!maps.length) return;
+        const ooms = rep.memory.ooms || [];
+        const sec = card(parent, "PyTorch allocator: address map", "torch-maps");
+        if (!document.getElementById("torch-map")) sec.id = "torch-map"; /* report.html#torch-map */
+        for (const mp of maps) {
+            if (mp.oom === null && maps.some((o) => o.oom !== null && o.device === mp.device && o.time_ns === mp.time_ns))
+                continue; /* the fullest snapshot is an OOM's: drawn there */
+            const o = mp.oom !== null ? ooms[mp.oom] : null;
+            sec.append(el("h3", {
+                class: o ? "torch-map oom-map" : "torch-map peak-map", text: o ?
+                    `Device ${mp.device} at PyTorch's OOM #${mp.oom + 1} (${dur(mp.time_ns)}): ${bytes(mp.requested)} requested, verdict ${o.verdict}` :
+                    `Device ${mp.device} at PyTorch's fullest snapshot (${dur(mp.time_ns)}): ${bytes(mp.drawn_allocated)} allocated in the segments drawn`
+            }));
+            let hole = null;
+            const used = new Set();
+            /* the large pool first (where a fragmentation OOM's requests go), each by address */
+            const rows = mp.segs.slice().sort((a, b) => a[2] - b[2]).map(([addr, size, small, expandable, blocks]) => {
+                const row = {
+                    label: "0x" + addr.toString(16) + (small ? " s" : ""), size: size, cls: "tseg",
+                    blocks: blocks.map(([off, bsz, req, state, si]) => {
+                        const st = sites[si] || ["?", []];
+                        if (state !== 0) used.add(st[0]);
+                        return {
+                            offset: off, size: bsz, free: state === 0,
+                            color: state === 1 ? colorOf(st[0]) : state === 2 ? "#3d3d3d" : "",
+                            cls: ["tfree", "talloc", "tpending"][state] || "tother", fcls: "tfree",
+                            tip: `${TORCH_STATES[state] || "state " + state} ${bytes(bsz)} at 0x${(addr + off).toString(16)}` +
+                                (state !== 0 && req ? `, requested ${bytes(req)}` : "") +
+                                `\n${small ? "small" : "large"}-pool segment of ${bytes(size)}${expandable ? " (expandable)" : ""}` +
+                                (state !== 0 ? `\n${st[0]}` + (st[1].length ? "\n" + st[1].map((f) => "  " + f).join("\n") : "") : "")
+                        };
+                    })
+                };
+                if (mp.requested && !hole) {
+                    const b = row.blocks.find((b) => b.free && b.size === mp.largest_free && !!small === (mp.requested <= 2097152));
+                    if (b) { hole = b; row.hole = { offset: b.offset, size: b.size }; }
+                }
+                return row;
+            });
+            const scale = Math.max(mp.requested, ...rows.map((r) => r.size));
+            sec.append(legend([...[...used].slice(0, 10).map((s) => [colorOf(s), s]), ["#3d3d3d", "pending free (another stream)"],
+                ["#eef1f5", "free"], ...(mp.requested ? [["#7a8599", "largest free block of the request's pool"], ["#c83a3a", "request"]] : [])]));
+            drawRows(sec, rows, scale, `${mp.segments} segments, ${bytes(mp.bytes)} reserved` +
+                (mp.requested ? `; largest free block ${bytes(mp.largest_free)}, request ${bytes(mp.requested)}` : "") +
+                `; widths to scale (the widest row ${bytes(scale)})`, mp.requested || 0, o ? "torch-oom" : "torch-snap");
+            const ot = mp.other;
+            if (ot.segments)
+                sec.append(el("p", {
+                    class: "note tother", "data-segments": ot.segments, text: `Drawn: the ${mp.segs.length} largest of ${mp.segments} segments. ` +
+                        `Aggregated, not drawn: ${ot.segments} smaller segments (${bytes(ot.bytes)}: ${bytes(ot.live_bytes)} live, ` +
+                        `${bytes(ot.free_bytes)} free, in ${ot.blocks} blocks).`
+                }));
+        }
+        if (ev.torch_ooms_not_drawn)
+            sec.append(el("p", { class: "note", text: `${ev.torch_ooms_not_drawn} later allocator OOMs are not drawn (the page draws the first ${maps.filter((m) => m.oom !== null).length}).` }));
     }
 
     /* ---- peak breakdown: icicle and tables ---------------------------------------------------- */
@@ -543,6 +636,7 @@
         if ((rep.trace || {}).truncated) parent.append(el("p", { class: "note", text: "The trace was cut short: " + rep.trace.truncation }));
         memoryChart(parent, rep);
         addressMaps(parent, rep);
+        torchMaps(parent, rep, ev);
         peakSection(parent, rep, ev);
         timeline(parent, rep, ev);
         gpuTables(parent, rep);
