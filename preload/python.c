@@ -196,6 +196,7 @@ static struct {
     uint32_t next_code;
     int full;
     int checks; /* self-checks done */
+    uint32_t gen; /* gt_py_forget's count: code ids and pseudo-ips of an earlier one mean nothing */
 } P = {.mu = PTHREAD_MUTEX_INITIALIZER, .tab_mu = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread int in_walk __attribute__((tls_model("initial-exec")));
@@ -803,6 +804,52 @@ static uint32_t offset_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
     return P.IsFinalizing() ? 0 : n; /* its thread state may be gone: drop what was read */
 }
 
+/* ---- the previous capture's chain ------------------------------------------------------------
+ */
+
+enum { CHAIN_NONE, CHAIN_READ, CHAIN_OK = GT_PY_CHAIN_OK };
+_Static_assert(sizeof(struct rawf) == 16 && GT_PY_CHAIN_MAX == GT_STACK_DEPTH_MAX, "chain layout");
+static PyObj *gil_holder(void);
+
+/* With the GIL the thread's own frames cannot change under it, so reading them by offsets needs
+ * no lock; only once the self-checks showed the offsets give the API's frames. Same code objects
+ * (kept alive by the API walk's reference, so the address still means the same object), same
+ * instruction offsets, same count: the API walk would look up the same (code, offset) entries,
+ * whose pseudo-ips never change. A frame keyed by a traced line (f_lineno set by a tracer) is not
+ * compared: its offset could differ under the same line. */
+int gt_py_chain_same(struct gt_py_chain *c, uint32_t max)
+{
+    int was = c->ok == CHAIN_OK && c->gen == P.gen && c->max == max;
+    c->ok = CHAIN_NONE;
+    if (!gt_py_available() || in_walk || !atomic_load_explicit(&P.on, memory_order_relaxed) ||
+        P.checks < SELF_CHECKS || !max)
+        return 0;
+    PyObj *ts = gil_holder();
+    if (!ts) return 0;
+    if (max > GT_PY_CHAIN_MAX) max = GT_PY_CHAIN_MAX;
+    struct rawf *fr = (struct rawf *)(void *)c->tmp;
+    int k = walk_raw((uintptr_t)ts, fr, max);
+    if (k < 0) return 0; /* the full walk decides what to make of it */
+    for (int i = 0; i < k; i++)
+        if (fr[i].key > 0 && (fr[i].key & KEY_LINE)) return 0;
+    uint32_t n = (uint32_t)k;
+    if (was && n == c->n && memcmp(c->f, c->tmp, 16u * n) == 0) {
+        c->ok = CHAIN_OK;
+        return 1;
+    }
+    memcpy(c->f, c->tmp, 16u * n);
+    c->n = n, c->max = max, c->gen = P.gen;
+    c->ok = CHAIN_READ;
+    return 0;
+}
+
+void gt_py_chain_done(struct gt_py_chain *c, uint32_t max, uint32_t frames)
+{
+    if (max > GT_PY_CHAIN_MAX) max = GT_PY_CHAIN_MAX;
+    int ok = c->ok == CHAIN_READ && c->max == max && c->n == frames && c->gen == P.gen;
+    c->ok = ok ? CHAIN_OK : CHAIN_NONE;
+}
+
 /* ---- the walk through the API ------------------------------------------------------------------
  */
 
@@ -1032,6 +1079,7 @@ void gt_py_forget(void)
     P.tab_mu = P.mu = fresh; /* another thread of the parent may have held them at the fork */
     if (P.e) memset(P.e, 0, (P.mask + 1) * sizeof(*P.e));
     P.used = 0, P.next_code = 0, P.full = 0;
+    P.gen++;
 }
 
 /* A fork child has only the forking thread, which is not walking. */
