@@ -52,6 +52,7 @@ struct gt_stk {
     void *raw[GT_STACK_DEPTH_MAX + SKIP_MAX];
     uint32_t last_id; /* what the latest capture returned (0: nothing to reuse) */
     uint32_t gen;     /* S.gen when last_id was taken */
+    uint64_t reused;  /* captures with Python frames answered by last_id (GPUTRACE_DEBUG) */
     struct gt_py_chain py; /* the Python frames of the latest capture */
     struct {
         uint64_t ip;
@@ -446,7 +447,10 @@ uint32_t gt_stack_slow(struct gt_thread *t)
     if (s->unw.same && s->last_id) {
         if (!py) return s->last_id;
         read = 1;
-        if (gt_py_chain_same(&s->py, s->py.max)) return s->last_id;
+        if (gt_py_chain_same(&s->py, s->py.max)) {
+            s->reused++;
+            return s->last_id;
+        }
     }
     int k = 0;
     while (k < got && (uintptr_t)s->raw[k] >= S.self_lo && (uintptr_t)s->raw[k] < S.self_hi)
@@ -465,9 +469,10 @@ static void log_unwind(const struct gt_stk *s, uint32_t tid)
 {
     struct gt_unw_stats st = gt_unwind_stats(&s->unw);
     gt_log("gputrace: thread %u: %llu stacks walked by the cached rules, %llu by libunwind "
-           "(process: %llu rules derived, %llu clears)\n",
+           "(process: %llu rules derived, %llu clears); %llu reused with their Python frames\n",
            tid, (unsigned long long)st.fast, (unsigned long long)st.fallback,
-           (unsigned long long)st.derived, (unsigned long long)st.clears);
+           (unsigned long long)st.derived, (unsigned long long)st.clears,
+           (unsigned long long)s->reused);
 }
 
 void gt_stack_thread_exit(struct gt_thread *t)
