@@ -809,36 +809,69 @@ static uint32_t offset_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
 
 enum { CHAIN_NONE, CHAIN_READ, CHAIN_OK = GT_PY_CHAIN_OK };
 _Static_assert(sizeof(struct rawf) == 16 && GT_PY_CHAIN_MAX == GT_STACK_DEPTH_MAX, "chain layout");
+static uintptr_t own_state(void);
 static PyObj *gil_holder(void);
 
-/* With the GIL the thread's own frames cannot change under it, so reading them by offsets needs
- * no lock; only once the self-checks showed the offsets give the API's frames. Same code objects
- * (kept alive by the API walk's reference, so the address still means the same object), same
- * instruction offsets, same count: the API walk would look up the same (code, offset) entries,
- * whose pseudo-ips never change. A frame keyed by a traced line (f_lineno set by a tracer) is not
- * compared: its offset could differ under the same line. */
+/* The thread's own frames, read by offsets as the full walk by offsets reads them: with the GIL
+ * (only once the self-checks showed the offsets give the API's frames), or without it under the
+ * same guard as offset_frames (counted in P.walkers, the atexit guard registered and not closing),
+ * but without tab_mu: nothing shared is written. Each frame: code object, instruction offset (or
+ * traced line), and the code object's fingerprint, which tells a code object from another made
+ * later at the same address (what code_id checks). -1: not readable this way, or a frame keyed by
+ * a traced line (f_lineno set by a tracer), whose offset could differ under the same line. */
+static int chain_read(uint64_t *w, uint32_t max, int *gil)
+{
+    int k = -1;
+    PyObj *ts = gil_holder();
+    if (ts) {
+        *gil = 1;
+        if (P.checks < SELF_CHECKS) return -1;
+        k = walk_raw((uintptr_t)ts, (struct rawf *)(void *)w, max);
+    } else {
+        *gil = 0;
+        atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
+        if (!(atomic_load(&P.closing) && !closer) && atomic_load(&P.guard) == GUARD_ON) {
+            uintptr_t own = own_state();
+            if (own) k = walk_raw(own, (struct rawf *)(void *)w, max);
+        }
+        if (k >= 0 && P.IsFinalizing()) k = -1;
+        if (k < 0) {
+            atomic_fetch_sub(&P.walkers, 1);
+            return -1;
+        }
+    }
+    if (k < 0) return -1;
+    /* spread the (code, key) pairs to (code, key, fingerprint), from the last one down */
+    for (int i = k - 1; i >= 0; i--) {
+        uint64_t code = w[2 * i], key = w[2 * i + 1];
+        if ((int64_t)key > 0 && (key & KEY_LINE)) k = -1;
+        w[3 * i] = code, w[3 * i + 1] = key;
+        w[3 * i + 2] = k < 0 ? 0 : fingerprint((uintptr_t)code);
+    }
+    if (!*gil) atomic_fetch_sub(&P.walkers, 1);
+    return k;
+}
+
+/* Same code objects (same address and fingerprint), same instruction offsets, same count, read
+ * the same way (with or without the GIL): the full walk would look up the same (code, offset)
+ * entries, whose pseudo-ips never change (until gt_py_forget, which P.gen tells). */
 int gt_py_chain_same(struct gt_py_chain *c, uint32_t max)
 {
     int was = c->ok == CHAIN_OK && c->gen == P.gen && c->max == max;
     c->ok = CHAIN_NONE;
     if (!gt_py_available() || in_walk || !atomic_load_explicit(&P.on, memory_order_relaxed) ||
-        P.checks < SELF_CHECKS || !max)
+        !max)
         return 0;
-    PyObj *ts = gil_holder();
-    if (!ts) return 0;
     if (max > GT_PY_CHAIN_MAX) max = GT_PY_CHAIN_MAX;
-    struct rawf *fr = (struct rawf *)(void *)c->tmp;
-    int k = walk_raw((uintptr_t)ts, fr, max);
-    if (k < 0) return 0; /* the full walk decides what to make of it */
-    for (int i = 0; i < k; i++)
-        if (fr[i].key > 0 && (fr[i].key & KEY_LINE)) return 0;
+    int gil = 0, k = chain_read(c->tmp, max, &gil);
+    if (k < 0) return 0;
     uint32_t n = (uint32_t)k;
-    if (was && n == c->n && memcmp(c->f, c->tmp, 16u * n) == 0) {
+    if (was && n == c->n && gil == c->gil && memcmp(c->f, c->tmp, 24u * n) == 0) {
         c->ok = CHAIN_OK;
         return 1;
     }
-    memcpy(c->f, c->tmp, 16u * n);
-    c->n = n, c->max = max, c->gen = P.gen;
+    memcpy(c->f, c->tmp, 24u * n);
+    c->n = n, c->max = max, c->gen = P.gen, c->gil = gil;
     c->ok = CHAIN_READ;
     return 0;
 }

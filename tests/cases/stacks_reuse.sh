@@ -4,7 +4,8 @@
 # line (line_x / line_y) or caller (caller_z). Per-site launch counts stay exact (the caller is
 # made the site with --ignore-frames '^site$'), the repeated launches are counted by
 # GPUTRACE_DEBUG's "reused" figure, and the reports equal those of GPUTRACE_UNWIND=libunwind,
-# which never reuses. Runs with $PYTHON and every pyenv CPython from 3.9 on.
+# which never reuses. With the GIL held (ctypes.PyDLL) and released (ctypes.CDLL: frames read by
+# offsets, as in PyTorch's calls). Runs with $PYTHON and every pyenv CPython from 3.9 on.
 . "$SRC/tests/lib.sh"
 command -v "$PYTHON" >/dev/null || skip "no $PYTHON"
 prog="$SRC/tests/progs/stacks_reuse.py"
@@ -16,11 +17,11 @@ for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.*/bin/python3; do
 done
 sites() { jget "$1" "sorted((s['function'], s['line'], s['count'], s['symbolized_by']) for s in d['timeline']['launch_sites'])"; }
 n=0
-for py in $pys; do
+for py in $pys; do for mode in pydll cdll; do
     n=$((n + 1))
-    v="python3.$("$py" -c "import sys; print(sys.version_info[1])")"
-    got=$(GPUTRACE_DEBUG=1 traced r$n.trace "$py" "$prog" $N 2> r$n.err) || fail "$v: run failed: $(cat r$n.err)"
-    expect_eq "$v output" "$got" "ok $N"
+    v="python3.$("$py" -c "import sys; print(sys.version_info[1])") $mode"
+    got=$(GPUTRACE_DEBUG=1 traced r$n.trace "$py" "$prog" $N $mode 2> r$n.err) || fail "$v: run failed: $(cat r$n.err)"
+    expect_eq "$v output" "$got" "ok $N $mode"
     "$GT_REPORT" --json r$n.trace > r$n.json || fail "$v: report failed"
     expect_eq "$v launch sites" "$(sites r$n.json)" \
         "[('repeat', $(line line_r), $N, 'python'), ('site', $(line site), $((3 * N)), 'python'), ('two_lines', $(line line_a), $N, 'python'), ('two_lines', $(line line_b), $N, 'python')]"
@@ -31,11 +32,11 @@ for py in $pys; do
     reused=$(sed -n 's/^gputrace: thread [0-9]*: .*; \([0-9]*\) reused with their Python frames$/\1/p' r$n.err | head -1)
     [ -n "$reused" ] && [ "$reused" -ge $((N - 5)) ] || fail "$v: reused '$reused' (want >= $((N - 5))): $(cat r$n.err)"
     # The same reports from full captures only (the libunwind walker never says 'same').
-    GPUTRACE_UNWIND=libunwind traced u$n.trace "$py" "$prog" $N > /dev/null 2> u$n.err || fail "$v: libunwind run failed: $(cat u$n.err)"
+    GPUTRACE_UNWIND=libunwind traced u$n.trace "$py" "$prog" $N $mode > /dev/null 2> u$n.err || fail "$v: libunwind run failed: $(cat u$n.err)"
     "$GT_REPORT" --json u$n.trace > u$n.json || fail "$v: libunwind report failed"
     "$GT_REPORT" --json --ignore-frames '^site$' u$n.trace > j$n.json || fail "$v: libunwind report failed"
     expect_eq "$v sites, libunwind" "$(sites u$n.json)" "$(sites r$n.json)"
     expect_eq "$v callers, libunwind" "$(sites j$n.json)" "$(sites i$n.json)"
     expect_eq "$v stacks, libunwind" "$(jget u$n.json "d['stacks']['ips_symbolized_by']")" "$(jget r$n.json "d['stacks']['ips_symbolized_by']")"
     echo "$v: $reused of the $N repeated launches reused their stack"
-done
+done; done

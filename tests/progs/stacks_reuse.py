@@ -1,12 +1,15 @@
 """Launches whose stacks differ from the previous launch's only in their Python frames, for
-tests/cases/stacks_reuse.sh (through ctypes.PyDLL: the GIL is held). Argument: N. Each round of
-N: two_lines launches at line_a then line_b (same code object, other instruction offset), then
-via() calls site() from line_x then line_y (same innermost frame, other caller line), then from
-caller_z (another caller function); plus N launches in a row from line_r (the same stack again)."""
+tests/cases/stacks_reuse.sh. Arguments: N, then "pydll" (ctypes.PyDLL: the GIL is held during the
+call) or "cdll" (ctypes.CDLL: released, the frames are read by offsets, as PyTorch's calls release
+it). Each round of N: two_lines launches at line_a then line_b (same code object, other
+instruction offset), then via() calls site() from line_x then line_y (same innermost frame, other
+caller line), then from caller_z (another caller function); then N launches in a row from line_r
+(the same stack again)."""
 import ctypes
 import sys
 
-cu = ctypes.PyDLL("libcuda.so.1")
+mode = sys.argv[2] if len(sys.argv) > 2 else "pydll"
+cu = (ctypes.CDLL if mode == "cdll" else ctypes.PyDLL)("libcuda.so.1")
 one = ctypes.c_uint(1)
 
 
@@ -53,7 +56,7 @@ def main(n):
         caller_z(fn)
     repeat(fn, n)
     check(cu.cuCtxSynchronize(), "cuCtxSynchronize")
-    print("ok", n)
+    print("ok", n, mode)
 
 
 main(int(sys.argv[1]))
