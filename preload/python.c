@@ -195,7 +195,7 @@ static struct {
     uint64_t mask, used;
     uint32_t next_code;
     int full;
-    int checks; /* self-checks done */
+    int checks;   /* self-checks done */
     uint32_t gen; /* gt_py_forget's count: code ids and pseudo-ips of an earlier one mean nothing */
 } P = {.mu = PTHREAD_MUTEX_INITIALIZER, .tab_mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -859,8 +859,7 @@ int gt_py_chain_same(struct gt_py_chain *c, uint32_t max)
 {
     int was = c->ok == CHAIN_OK && c->gen == P.gen && c->max == max;
     c->ok = CHAIN_NONE;
-    if (!gt_py_available() || in_walk || !atomic_load_explicit(&P.on, memory_order_relaxed) ||
-        !max)
+    if (!gt_py_available() || in_walk || !atomic_load_explicit(&P.on, memory_order_relaxed) || !max)
         return 0;
     if (max > GT_PY_CHAIN_MAX) max = GT_PY_CHAIN_MAX;
     int gil = 0, k = chain_read(c->tmp, max, &gil);

@@ -50,9 +50,9 @@ struct gt_stk {
     uint32_t id[GT_STACK_DEPTH_MAX];  /* its node ids */
     uint64_t cur[GT_STACK_DEPTH_MAX]; /* the stack being interned, innermost first */
     void *raw[GT_STACK_DEPTH_MAX + SKIP_MAX];
-    uint32_t last_id; /* what the latest capture returned (0: nothing to reuse) */
-    uint32_t gen;     /* S.gen when last_id was taken */
-    uint64_t reused;  /* captures with Python frames answered by last_id (GPUTRACE_DEBUG) */
+    uint32_t last_id;      /* what the latest capture returned (0: nothing to reuse) */
+    uint32_t gen;          /* S.gen when last_id was taken */
+    uint64_t reused;       /* captures with Python frames answered by last_id (GPUTRACE_DEBUG) */
     struct gt_py_chain py; /* the Python frames of the latest capture */
     struct {
         uint64_t ip;
@@ -207,7 +207,7 @@ void gt_stacks_forget(void)
     atomic_store(&S.nlv, 0);
     S.mu = fresh;
     S.used = 0, S.next_id = 0, S.full = 0, S.n_mod = 0;
-    S.gen++; /* the forking thread's last_id was the parent's */
+    S.gen++; /* a thread's last_id from before would be the parent's */
     gt_py_forget();
 }
 
