@@ -27,6 +27,12 @@ variants="none gputrace gputrace-nostacks gputrace-nocupti"
 [ ! -f "$ROOT/python/gputrace_torch.py" ] ||
     variants="$variants gputrace-torch-off gputrace-torch-stats gputrace-torch-snapshots gputrace-torch-history"
 variants="$variants profiler profiler-stack history"
+# TORCH_BENCH_BEFORE=DIR: also gputrace's defaults from another build directory (an earlier
+# libgputrace.so), in the same rounds: a change's before and after side by side.
+[ -z "${TORCH_BENCH_BEFORE:-}" ] || variants="none gputrace-before ${variants#none }"
+# TORCH_BENCH_VARIANTS / TORCH_BENCH_WORKLOADS: only these (names as above; launch alloc step).
+variants=${TORCH_BENCH_VARIANTS:-$variants}
+workloads=${TORCH_BENCH_WORKLOADS:-launch alloc step}
 n_of() { # workload -> loop length
     case $1 in launch) echo $((20000 * SCALE)) ;; alloc) echo $((20000 * SCALE)) ;; step) echo $((300 * SCALE)) ;; esac
 }
@@ -35,6 +41,7 @@ cmd_of() { # variant workload -> command line
     case $1 in
     none | profiler | profiler-stack | history) echo "$RUN $PY $SCRIPT $2 $n $1" ;;
     gputrace) echo "$RUN -t $W/t.trace $PY $SCRIPT $2 $n" ;;
+    gputrace-before) echo "$ROOT/tests/simrt/run-torch -b $TORCH_BENCH_BEFORE -t $W/t.trace $PY $SCRIPT $2 $n" ;;
     gputrace-nostacks) echo "env GPUTRACE_STACKS=none $RUN -t $W/t.trace $PY $SCRIPT $2 $n" ;;
     gputrace-nocupti) echo "env GPUTRACE_CUPTI=off $RUN -t $W/t.trace $PY $SCRIPT $2 $n" ;;
     gputrace-torch-*) echo "env GPUTRACE_TORCH=${1#gputrace-torch-} $RUN -t $W/t.trace $PY $SCRIPT $2 $n" ;;
@@ -43,12 +50,12 @@ cmd_of() { # variant workload -> command line
 : > "$W/raw.txt"
 # the report gives the start and end of the run: "START to END", "load at start / at end"
 export TORCH_BENCH_START="$(date -u '+%Y-%m-%d %H:%M UTC') to " TORCH_BENCH_START_LOAD="$(cut -d' ' -f1-3 /proc/loadavg) at start, at end "
-for wl in launch alloc step; do
+for wl in $workloads; do
     for v in $variants; do cmd_of "$v" "$wl"; done
 done
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
-    for wl in launch alloc step; do
+    for wl in $workloads; do
         set -- $variants
         i=1
         while [ $i -lt $r ]; do v=$1; shift; set -- "$@" "$v"; i=$((i + 1)); done

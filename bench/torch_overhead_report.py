@@ -15,6 +15,7 @@ rows = [dict(kv.split("=", 1) for kv in line.split()) for line in open(raw) if l
 WHAT = {
     "none": "no tracer",
     "gputrace": "gputrace, defaults (native + Python stacks, CUPTI)",
+    "gputrace-before": "gputrace, defaults, from the build in `TORCH_BENCH_BEFORE` (%s)" % os.environ.get("TORCH_BENCH_BEFORE_WHAT", "before"),
     "gputrace-nostacks": "gputrace, `GPUTRACE_STACKS=none`",
     "gputrace-nocupti": "gputrace, `GPUTRACE_CUPTI=off` (stacks, no GPU timeline)",
     "gputrace-torch-off": "gputrace, `GPUTRACE_TORCH=off`",

@@ -195,7 +195,8 @@ static struct {
     uint64_t mask, used;
     uint32_t next_code;
     int full;
-    int checks; /* self-checks done */
+    int checks;   /* self-checks done */
+    uint32_t gen; /* gt_py_forget's count: code ids and pseudo-ips of an earlier one mean nothing */
 } P = {.mu = PTHREAD_MUTEX_INITIALIZER, .tab_mu = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread int in_walk __attribute__((tls_model("initial-exec")));
@@ -803,6 +804,84 @@ static uint32_t offset_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
     return P.IsFinalizing() ? 0 : n; /* its thread state may be gone: drop what was read */
 }
 
+/* ---- the previous capture's chain ------------------------------------------------------------
+ */
+
+enum { CHAIN_NONE, CHAIN_READ, CHAIN_OK = GT_PY_CHAIN_OK };
+_Static_assert(sizeof(struct rawf) == 16 && GT_PY_CHAIN_MAX == GT_STACK_DEPTH_MAX, "chain layout");
+static uintptr_t own_state(void);
+static PyObj *gil_holder(void);
+
+/* The thread's own frames, read by offsets as the full walk by offsets reads them: with the GIL
+ * (only once the self-checks showed the offsets give the API's frames), or without it under the
+ * same guard as offset_frames (counted in P.walkers, the atexit guard registered and not closing),
+ * but without tab_mu: nothing shared is written. Each frame: code object, instruction offset (or
+ * traced line), and the code object's fingerprint, which tells a code object from another made
+ * later at the same address (what code_id checks). -1: not readable this way, or a frame keyed by
+ * a traced line (f_lineno set by a tracer), whose offset could differ under the same line. */
+static int chain_read(uint64_t *w, uint32_t max, int *gil)
+{
+    int k = -1;
+    PyObj *ts = gil_holder();
+    if (ts) {
+        *gil = 1;
+        if (P.checks < SELF_CHECKS) return -1;
+        k = walk_raw((uintptr_t)ts, (struct rawf *)(void *)w, max);
+    } else {
+        *gil = 0;
+        atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
+        if (!(atomic_load(&P.closing) && !closer) && atomic_load(&P.guard) == GUARD_ON) {
+            uintptr_t own = own_state();
+            if (own) k = walk_raw(own, (struct rawf *)(void *)w, max);
+        }
+        if (k >= 0 && P.IsFinalizing()) k = -1;
+        if (k < 0) {
+            atomic_fetch_sub(&P.walkers, 1);
+            return -1;
+        }
+    }
+    if (k < 0) return -1;
+    /* spread the (code, key) pairs to (code, key, fingerprint), from the last one down */
+    for (int i = k - 1; i >= 0; i--) {
+        uint64_t code = w[2 * i], key = w[2 * i + 1];
+        if ((int64_t)key > 0 && (key & KEY_LINE)) k = -1;
+        w[3 * i] = code, w[3 * i + 1] = key;
+        w[3 * i + 2] = k < 0 ? 0 : fingerprint((uintptr_t)code);
+    }
+    if (!*gil) atomic_fetch_sub(&P.walkers, 1);
+    return k;
+}
+
+/* Same code objects (same address and fingerprint), same instruction offsets, same count, read
+ * the same way (with or without the GIL): the full walk would look up the same (code, offset)
+ * entries, whose pseudo-ips never change (until gt_py_forget, which P.gen tells). */
+int gt_py_chain_same(struct gt_py_chain *c, uint32_t max)
+{
+    int was = c->ok == CHAIN_OK && c->gen == P.gen && c->max == max;
+    c->ok = CHAIN_NONE;
+    if (!gt_py_available() || in_walk || !atomic_load_explicit(&P.on, memory_order_relaxed) || !max)
+        return 0;
+    if (max > GT_PY_CHAIN_MAX) max = GT_PY_CHAIN_MAX;
+    int gil = 0, k = chain_read(c->tmp, max, &gil);
+    if (k < 0) return 0;
+    uint32_t n = (uint32_t)k;
+    if (was && n == c->n && gil == c->gil && memcmp(c->f, c->tmp, 24u * n) == 0) {
+        c->ok = CHAIN_OK;
+        return 1;
+    }
+    memcpy(c->f, c->tmp, 24u * n);
+    c->n = n, c->max = max, c->gen = P.gen, c->gil = gil;
+    c->ok = CHAIN_READ;
+    return 0;
+}
+
+void gt_py_chain_done(struct gt_py_chain *c, uint32_t max, uint32_t frames)
+{
+    if (max > GT_PY_CHAIN_MAX) max = GT_PY_CHAIN_MAX;
+    int ok = c->ok == CHAIN_READ && c->max == max && c->n == frames && c->gen == P.gen;
+    c->ok = ok ? CHAIN_OK : CHAIN_NONE;
+}
+
 /* ---- the walk through the API ------------------------------------------------------------------
  */
 
@@ -1032,6 +1111,7 @@ void gt_py_forget(void)
     P.tab_mu = P.mu = fresh; /* another thread of the parent may have held them at the fork */
     if (P.e) memset(P.e, 0, (P.mask + 1) * sizeof(*P.e));
     P.used = 0, P.next_code = 0, P.full = 0;
+    P.gen++;
 }
 
 /* A fork child has only the forking thread, which is not walking. */

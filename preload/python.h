@@ -34,6 +34,28 @@ void gt_py_forget(void);
  * program sees one more atexit callback. */
 uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max);
 
+/* The previous capture's Python frame chain, so that a capture from the same place can reuse its
+ * stack id (stacks.c, one per thread): each frame's code object (and its fingerprint) and
+ * instruction offset (or traced line), as the walk by offsets reads them. */
+#define GT_PY_CHAIN_MAX 256u
+#define GT_PY_CHAIN_OK  2
+struct gt_py_chain {
+    uint32_t n, max; /* frames read, at most max */
+    uint32_t gen;    /* gt_py_forget's generation when read */
+    int ok;          /* GT_PY_CHAIN_OK: a full capture was made from these frames since */
+    int gil;         /* read with the GIL (the full capture then walks through the API) */
+    uint64_t f[3 * GT_PY_CHAIN_MAX], tmp[3 * GT_PY_CHAIN_MAX]; /* code, key, fingerprint */
+};
+/* Whether the calling thread's Python frames (at most max) are exactly those of c, read by the
+ * previous call (with the GIL held or not, as now) and marked ok by gt_py_chain_done since: then
+ * gt_py_frames would give the very pseudo-ips it gave then. Otherwise c now holds the current
+ * frames, not ok. Reads the thread's own frames by offsets (no API call, no lock, no allocation):
+ * with the GIL only after the self-checks passed, without it only when gt_py_frames would. */
+int gt_py_chain_same(struct gt_py_chain *c, uint32_t max);
+/* After the capture that followed a gt_py_chain_same returning 0: gt_py_frames(.., max) gave
+ * `frames` frames. Marks c ok when those are the frames c holds, all of them. */
+void gt_py_chain_done(struct gt_py_chain *c, uint32_t max, uint32_t frames);
+
 /* For the framework bridge (torch.c), which runs Python code of its own at a safe point. */
 /* A CPython API function or object by name, from the interpreter found; NULL without one. */
 void *gt_py_sym(const char *name);

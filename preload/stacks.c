@@ -50,7 +50,10 @@ struct gt_stk {
     uint32_t id[GT_STACK_DEPTH_MAX];  /* its node ids */
     uint64_t cur[GT_STACK_DEPTH_MAX]; /* the stack being interned, innermost first */
     void *raw[GT_STACK_DEPTH_MAX + SKIP_MAX];
-    uint32_t last_id; /* what the latest capture returned (0: nothing to reuse) */
+    uint32_t last_id;      /* what the latest capture returned (0: nothing to reuse) */
+    uint32_t gen;          /* S.gen when last_id was taken */
+    uint64_t reused;       /* captures with Python frames answered by last_id (GPUTRACE_DEBUG) */
+    struct gt_py_chain py; /* the Python frames of the latest capture */
     struct {
         uint64_t ip;
         uint32_t parent, id; /* id 0: empty */
@@ -74,6 +77,7 @@ static struct {
     _Atomic uint32_t nlv;       /* published levels */
     uint64_t used;              /* slots used in the newest level; under mu */
     uint32_t next_id;           /* last id handed out; under mu */
+    uint32_t gen;               /* gt_stacks_forget's count (a fork child that starts afresh) */
     int full;                   /* no more nodes could be added; under mu */
     uintptr_t self_lo, self_hi; /* the shim's own mapping: frames to leave out */
     /* modules written so far: [lo, hi), base; under mu */
@@ -203,6 +207,7 @@ void gt_stacks_forget(void)
     atomic_store(&S.nlv, 0);
     S.mu = fresh;
     S.used = 0, S.next_id = 0, S.full = 0, S.n_mod = 0;
+    S.gen++; /* a thread's last_id from before would be the parent's */
     gt_py_forget();
 }
 
@@ -410,14 +415,18 @@ static uint32_t intern_nodes(struct gt_thread *t, struct gt_stk *s, uint32_t n)
 }
 
 /* The native frames s->cur[0..n) down to the first one inside the interpreter, then the Python
- * frames; s->cur unchanged when the thread does not hold the GIL. Returns the new count. */
-static uint32_t with_python(struct gt_thread *t, struct gt_stk *s, uint32_t n)
+ * frames; s->cur unchanged when the thread does not hold the GIL. Returns the new count. `read`:
+ * s->py already holds this capture's Python frames, read with the previous capture's limit. */
+static uint32_t with_python(struct gt_thread *t, struct gt_stk *s, uint32_t n, int read)
 {
     uint32_t cut = 0;
     while (cut < n && !gt_py_interp_ip(s->cur[cut]))
         cut++;
     uint32_t room = GT_STACK_DEPTH_MAX - cut;
-    uint32_t m = gt_py_frames(t, s->cur + cut, room < gt_stack_depth ? room : gt_stack_depth);
+    uint32_t max = room < gt_stack_depth ? room : gt_stack_depth;
+    if (!read || s->py.max != max) gt_py_chain_same(&s->py, max);
+    uint32_t m = gt_py_frames(t, s->cur + cut, max);
+    gt_py_chain_done(&s->py, max, m);
     return m ? cut + m : n;
 }
 
@@ -430,19 +439,28 @@ uint32_t gt_stack_slow(struct gt_thread *t)
         t->stk = s; /* zeroed: an empty previous stack */
     }
     int got = gt_unwind(s->raw, (int)(gt_stack_depth + SKIP_MAX), &s->unw);
-    /* The very stack of the latest capture: its id again (kept only for stacks without Python
-     * frames, which could differ under the same native ones). */
-    int py = gt_py_available();
-    if (s->unw.same && s->last_id && !py) return s->last_id;
+    int py = gt_py_available(), read = 0;
+    if (GT_UNLIKELY(s->gen != S.gen)) s->last_id = 0, s->gen = S.gen;
+    /* The very stack of the latest capture: its id again. With Python, only when the Python
+     * frames are also the very ones of the latest capture (same code objects and instruction
+     * offsets): the id a full capture would intern, without the API walk and the interning. */
+    if (s->unw.same && s->last_id) {
+        if (!py) return s->last_id;
+        read = 1;
+        if (gt_py_chain_same(&s->py, s->py.max)) {
+            s->reused++;
+            return s->last_id;
+        }
+    }
     int k = 0;
     while (k < got && (uintptr_t)s->raw[k] >= S.self_lo && (uintptr_t)s->raw[k] < S.self_hi)
         k++;
     uint32_t n = 0;
     for (; k < got && n < gt_stack_depth; k++)
         if ((uintptr_t)s->raw[k] > 1) s->cur[n++] = (uint64_t)(uintptr_t)s->raw[k] - 1;
-    if (py) n = with_python(t, s, n);
+    if (py) n = with_python(t, s, n, read);
     uint32_t id = n ? intern(t, s, n) : 0;
-    s->last_id = py ? 0 : id;
+    s->last_id = !py || s->py.ok == GT_PY_CHAIN_OK ? id : 0;
     return id;
 }
 
@@ -467,9 +485,10 @@ static void log_unwind(const struct gt_stk *s, uint32_t tid)
 {
     struct gt_unw_stats st = gt_unwind_stats(&s->unw);
     gt_log("gputrace: thread %u: %llu stacks walked by the cached rules, %llu by libunwind "
-           "(process: %llu rules derived, %llu clears)\n",
+           "(process: %llu rules derived, %llu clears); %llu reused with their Python frames\n",
            tid, (unsigned long long)st.fast, (unsigned long long)st.fallback,
-           (unsigned long long)st.derived, (unsigned long long)st.clears);
+           (unsigned long long)st.derived, (unsigned long long)st.clears,
+           (unsigned long long)s->reused);
 }
 
 void gt_stack_thread_exit(struct gt_thread *t)
