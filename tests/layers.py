@@ -132,6 +132,7 @@ def main(argv):
         return self_test()
     objdir = argv[1]
     subs = argv[2:] or ["analyzer", "preload"]
+    srcdir = os.environ.get("SRC")  # the source tree (tests/run.sh sets it)
     status = 0
     for sub in subs:
         objs = {}
@@ -139,7 +140,12 @@ def main(argv):
             for f in files:
                 if f.endswith(".o"):
                     p = os.path.join(root, f)
-                    objs[os.path.relpath(p, objdir)] = symbols(p)
+                    rel = os.path.relpath(p, objdir)
+                    # an object whose source is gone (a file moved or deleted since that build)
+                    # is not part of the program: it would only report a stale dependency
+                    if srcdir and not os.path.exists(os.path.join(srcdir, rel[:-2])):
+                        continue
+                    objs[rel] = symbols(p)
         if not objs:
             print("%s: no objects under %s" % (sub, objdir))
             return 1
