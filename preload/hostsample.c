@@ -1,4 +1,5 @@
-/* Host stack samples (GPUTRACE_SAMPLE_HZ, default 250 per thread, 0 = off): where each thread
+/* Host stack samples (GPUTRACE_SAMPLE_HZ, default 0 = off: a sample signal still pending when the
+ * thread calls execve would kill the new program, which has no handler; see README): where each thread
  * that made CUDA calls was, at a fixed rate, on CPU or blocked.
  *
  * A sampler thread of ours (all signals blocked) wakes every 1/hz s and looks at each registered
@@ -310,7 +311,7 @@ static void hs_child(void)
 
 void gt_hostsample_configure(void)
 {
-    HS.hz = (unsigned)gt_env_num("GPUTRACE_SAMPLE_HZ", 0, 10000, 250);
+    HS.hz = (unsigned)gt_env_num("GPUTRACE_SAMPLE_HZ", 0, 10000, 0);
     if (!gt_stack_depth) HS.hz = 0; /* GPUTRACE_STACK_DEPTH=0 (or no stack events): no stacks */
     if (!HS.hz) return;
     extern int __sigaction(int, const struct sigaction *, struct sigaction *);
