@@ -192,7 +192,9 @@ int gt_hostsample_sigaction(int sig, const struct sigaction *act, struct sigacti
     return 0;
 }
 
-int gt_hostsample_signo(void)
+/* Called by the sigaction/signal wrappers (crash.c), which run before a sanitizer's runtime is
+ * initialized (TSan installs its own handlers through them): not instrumented, like them. */
+__attribute__((no_sanitize("address", "undefined", "thread"))) int gt_hostsample_signo(void)
 {
     return HS.signo;
 }
