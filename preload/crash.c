@@ -155,11 +155,11 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
     tls_crash_state = 1;
     tls_crash_sig = sig;
     int in_hook = gt_tls_in_hook;
-    gt_tls_in_hook = 1;
+    __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED);
     /* The GPU flush goes through CUPTI, which takes its own locks: ask for it only when this
      * thread was not inside a driver call (it may hold them). */
     gt_crash_flush(!in_hook);
-    gt_tls_in_hook = in_hook;
+    __atomic_store_n(&gt_tls_in_hook, in_hook, __ATOMIC_RELAXED);
     if (i >= 0) run_prog_handler(sig, si, uc, i);
     tls_crash_state = outer;
     tls_crash_sig = outer_sig;

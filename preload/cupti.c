@@ -286,7 +286,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 {
     (void)ctx, (void)stream, (void)size;
     int saved_hook = gt_tls_in_hook;
-    gt_tls_in_hook = 1;
+    __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&C.mu);
     CUpti_Activity *rec = NULL;
     while (valid && C.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) convert(rec);
@@ -294,7 +294,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     pthread_mutex_unlock(&C.mu);
     free(buffer);
     if (buffer) atomic_fetch_sub(&buf_outstanding, 1);
-    gt_tls_in_hook = saved_hook;
+    __atomic_store_n(&gt_tls_in_hook, saved_hook, __ATOMIC_RELAXED);
 }
 
 /* ---- set-up ----------------------------------------------------------------------------------- */
@@ -486,7 +486,7 @@ static void exit_flush(void)
 {
     if (!atomic_load(&gt_cupti_on)) return;
     int saved = gt_tls_in_hook;
-    gt_tls_in_hook = 1;
+    __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED);
     ctx_sync_fn sync = (ctx_sync_fn)gt_real_dlsym(gt_libcuda(), "cuCtxSynchronize");
     if (sync) sync();
     gt_cupti_flush(1);
@@ -494,7 +494,7 @@ static void exit_flush(void)
     C.stopped = 1;
     pthread_mutex_unlock(&C.call_mu);
     atomic_store(&gt_cupti_on, 0);
-    gt_tls_in_hook = saved;
+    __atomic_store_n(&gt_tls_in_hook, saved, __ATOMIC_RELAXED);
 }
 
 void gt_cupti_after_init(void)

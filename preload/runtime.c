@@ -536,21 +536,21 @@ static struct gt_thread *thread_slow(void)
 {
     int st = atomic_load(&gt_state);
     if (st == GT_STATE_IDLE) {
-        gt_tls_in_hook = 1; /* start-up may call dlsym, malloc, ... */
+        __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED); /* start-up may call dlsym, malloc, ... */
         pthread_once(&start_once, start_tracing);
-        gt_tls_in_hook = 0;
+        __atomic_store_n(&gt_tls_in_hook, 0, __ATOMIC_RELAXED);
         st = atomic_load(&gt_state);
     }
     if (st != GT_STATE_RUNNING) return NULL;
     struct gt_thread *t = gt_tls_thread;
     if (!t) {
-        gt_tls_in_hook = 1;
+        __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED);
         t = new_thread_state();
         uint8_t *buf = t ? malloc(GT_BUF_SIZE) : NULL;
         if (!buf) {
             free(t);
             atomic_fetch_add(&G.lost, 1);
-            gt_tls_in_hook = 0;
+            __atomic_store_n(&gt_tls_in_hook, 0, __ATOMIC_RELAXED);
             return NULL;
         }
         t->buf = buf;
@@ -569,7 +569,7 @@ static struct gt_thread *thread_slow(void)
         emit_thread_record(t);
         gt_hostsample_thread_start(t);
     }
-    gt_tls_in_hook = 1;
+    __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED);
     atomic_store_explicit(&t->inflight, t->last_ts ? t->last_ts : 1, memory_order_seq_cst);
     return t;
 }
@@ -689,7 +689,7 @@ static void thread_exit(void *arg)
 {
     struct gt_thread *t = arg;
     if (!t || atomic_load(&gt_state) != GT_STATE_RUNNING) return; /* after fork or shutdown */
-    gt_tls_in_hook = 1;
+    __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED);
     gt_hostsample_thread_exit(t); /* its samples, before its last flush */
     pthread_mutex_lock(&G.list_mu);
     pthread_mutex_lock(&t->mu);
@@ -707,7 +707,7 @@ static void thread_exit(void *arg)
         free(RT(t)->spare[k]);
     atomic_fetch_sub(&G.extra_bufs, RT(t)->n_bufs - 1);
     free(t);
-    gt_tls_in_hook = 0;
+    __atomic_store_n(&gt_tls_in_hook, 0, __ATOMIC_RELAXED);
 }
 
 void gt_emit_named(struct gt_thread *t, uint16_t type, uint16_t sub, const void *fixed,
@@ -814,7 +814,7 @@ void gt_flusher_wake(void)
 static void *flusher_main(void *arg)
 {
     (void)arg;
-    gt_tls_in_hook = 1; /* nothing this thread does is traced */
+    __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED); /* nothing this thread does is traced */
     prctl(PR_SET_NAME, "gputrace-flush", 0, 0, 0);
     uint64_t period = (uint64_t)G.flush_ms * 1000000u, next = gt_now() + period;
     pthread_mutex_lock(&G.flush_mu);
@@ -907,7 +907,7 @@ void gt_crash_flush(int gpu)
 __attribute__((destructor)) static void gt_shutdown(void)
 {
     if (atomic_load(&gt_state) != GT_STATE_RUNNING || G.pid != (uint32_t)getpid()) return;
-    gt_tls_in_hook = 1;
+    __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&G.flush_mu);
     G.stopping = 1;
     pthread_cond_broadcast(&G.flush_cv);

@@ -81,7 +81,7 @@ static inline struct gt_thread *gt_enter(void)
         GT_UNLIKELY(gt_tls_thread == NULL))
         return gt_thread_slow();
     struct gt_thread *t = gt_tls_thread;
-    gt_tls_in_hook = 1;
+    __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED);
     gt_mark_inflight(t);
     if (GT_UNLIKELY(gt_tls_hs_pending)) gt_hostsample_drain(t);
     return t;
@@ -90,7 +90,7 @@ static inline struct gt_thread *gt_enter(void)
 static inline void gt_leave(struct gt_thread *t)
 {
     atomic_store_explicit(&t->inflight, 0, memory_order_release);
-    gt_tls_in_hook = 0;
+    __atomic_store_n(&gt_tls_in_hook, 0, __ATOMIC_RELAXED);
 }
 
 /* Space for one record of `size` bytes (multiple of 8). NULL if tracing stopped. errno is kept
