@@ -23,3 +23,13 @@ traced() { out=$1; shift; LD_LIBRARY_PATH="$SIMCUPTI_DIR:$SIM_DIR${LD_LIBRARY_PA
 untraced() { LD_LIBRARY_PATH="$SIMCUPTI_DIR:$SIM_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
 # jq-free JSON field access through python3: jget FILE 'expr on d'
 jget() { "$PYTHON" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+# html_dom PAGE.html: headless Chromium draws the page into PAGE.dom (its DOM after the script
+# ran); fails unless the script finished drawing (data-drawn="1") without a JavaScript error.
+# Needs CHROMIUM (the cases set it, or skip where it is not installed).
+html_dom() {
+    timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$PWD/chrome" \
+        --virtual-time-budget=10000 --dump-dom "file://$PWD/$1" > "${1%.html}.dom" 2> chrome.err ||
+        fail "chromium failed on $1: $(tail -n 3 chrome.err)"
+    grep -q 'data-drawn="1"' "${1%.html}.dom" || fail "$1: the page's script did not finish drawing"
+    ! grep -q 'class="js-error"' "${1%.html}.dom" || fail "$1: $(grep -o 'class="js-error">[^<]*' "${1%.html}.dom")"
+}

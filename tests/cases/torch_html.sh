@@ -14,11 +14,7 @@ GPUTRACE_TORCH=history torch_run -t "$PWD/t.trace" "$TORCH_PY" "$SRC/tests/torch
     { cat out.txt; fail "viz.py"; }
 "$GT_REPORT" --json t.trace > r.json || fail "--json"
 "$GT_REPORT" --html t.html t.trace || fail "--html"
-timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$PWD/chrome" \
-    --virtual-time-budget=10000 --dump-dom "file://$PWD/t.html" > t.dom 2> chrome.err ||
-    fail "chromium: $(tail -n 3 chrome.err)"
-grep -q 'data-drawn="1"' t.dom || fail "page not drawn"
-! grep -q 'class="js-error"' t.dom || fail "$(grep -o 'class="js-error">[^<]*' t.dom)"
+html_dom t.html
 "$PYTHON" - t.dom r.json pt.json "$SRC/tests/torch/viz.py" <<'PY' || fail "the drawn allocator does not match the report and PyTorch"
 import html, json, re, sys
 dom, rep, pt = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
@@ -80,11 +76,7 @@ GPUTRACE_TORCH=history torch_run -t "$PWD/p.trace" "$TORCH_PY" "$SRC/tests/torch
     { cat pout.txt; fail "bridge.py peak"; }
 "$GT_REPORT" --json p.trace > p.json || fail "--json (peak)"
 "$GT_REPORT" --html p.html p.trace || fail "--html (peak)"
-timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$PWD/chrome" \
-    --virtual-time-budget=10000 --dump-dom "file://$PWD/p.html" > p.dom 2> chrome.err ||
-    fail "chromium: $(tail -n 3 chrome.err)"
-grep -q 'data-drawn="1"' p.dom || fail "peak page not drawn"
-! grep -q 'class="js-error"' p.dom || fail "$(grep -o 'class="js-error">[^<]*' p.dom)"
+html_dom p.html
 "$PYTHON" - p.dom p.json ppt.json "$SRC/tests/torch/bridge.py" <<'PY' || fail "the fullest snapshot's map does not match"
 import json, re, sys
 dom, rep, pt = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
@@ -111,10 +103,7 @@ PY
 
 # both traces in one page (a section per process): each process draws its own maps and series
 "$GT_REPORT" --html two.html t.trace p.trace || fail "--html of two traces"
-timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$PWD/chrome" \
-    --virtual-time-budget=10000 --dump-dom "file://$PWD/two.html" > two.dom 2> chrome.err ||
-    fail "chromium: $(tail -n 3 chrome.err)"
-! grep -q 'class="js-error"' two.dom || fail "$(grep -o 'class="js-error">[^<]*' two.dom)"
+html_dom two.html
 expect_eq "OOM maps (two processes)" "$(grep -o 'class="addrmap torch-oom"' two.dom | wc -l)" 1
 expect_eq "fullest-snapshot maps (two processes)" "$(grep -o 'class="addrmap torch-snap"' two.dom | wc -l)" 1
 expect_eq "PyTorch series (two processes)" "$(grep -o 'class="torch-series"' two.dom | wc -l)" 4
@@ -124,10 +113,7 @@ torch_run -t "$PWD/m.trace" "$TORCH_PY" "$SRC/tests/torch/viz.py" mpt.json many 
     { cat mout.txt; fail "viz.py many"; }
 "$GT_REPORT" --json m.trace > m.json || fail "--json (many)"
 "$GT_REPORT" --html m.html m.trace || fail "--html (many)"
-timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$PWD/chrome" \
-    --virtual-time-budget=10000 --dump-dom "file://$PWD/m.html" > m.dom 2> chrome.err ||
-    fail "chromium: $(tail -n 3 chrome.err)"
-! grep -q 'class="js-error"' m.dom || fail "$(grep -o 'class="js-error">[^<]*' m.dom)"
+html_dom m.html
 n=$(jget m.json "sum(o.get('level') == 'allocator' for o in d['memory']['ooms'])")
 expect_eq "allocator OOMs in the report = PyTorch's num_ooms" "$n" "$(jget mpt.json "d['ooms']")"
 expect_eq "OOM maps drawn" "$(grep -o 'class="addrmap torch-oom"' m.dom | wc -l)" 16
