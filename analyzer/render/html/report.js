@@ -132,14 +132,28 @@
         for (let i = 0; i <= 5; i++)
             sv("text", { x: x(span * i / 5), y: H - 8, "text-anchor": i === 5 ? "end" : i ? "middle" : "start", class: "label", text: dur(Math.round(span * i / 5)) }, svg);
         const items = [];
+        /* per column (bucket, about a pixel wide): the band from its minimum to its maximum, so a
+         * spike and a dip shorter than a column both show; under the band a light area to the
+         * minimum. The band runs left to right along the maxima and back along the minima. */
+        svg.setAttribute("data-y0", y(0));
+        svg.setAttribute("data-ymax-px", y(ymax));
+        svg.setAttribute("data-ymax", ymax);
         for (const s of ls.series) {
             const c = colorOf("dev" + s.device + s.kind);
-            let d = `M ${x(0)} ${y(0)}`;
-            s.max_bytes.forEach((v, i) => { d += ` L ${x(i * ls.bucket_ns)} ${y(v)} L ${x((i + 1) * ls.bucket_ns)} ${y(v)}`; });
-            d += ` L ${x(span)} ${y(0)} Z`;
-            title(sv("path", { d: d, fill: c, "fill-opacity": 0.25, stroke: c, "stroke-width": 1.5, class: "series" }, svg),
-                `device ${s.device} ${s.kind}: live bytes (maximum per ${dur(ls.bucket_ns)})`);
-            items.push([c, `device ${s.device} ${s.kind} live bytes`]);
+            const lo = s.min_bytes || s.max_bytes, n = s.max_bytes.length;
+            let top = "", bottom = "", floor = `M ${x(0)} ${y(0)}`;
+            for (let i = 0; i < n; i++) {
+                const xa = x(i * ls.bucket_ns), xb = x((i + 1) * ls.bucket_ns);
+                top += `${i ? " L" : "M"} ${xa} ${y(s.max_bytes[i])} L ${xb} ${y(s.max_bytes[i])}`;
+                floor += ` L ${xa} ${y(lo[i])} L ${xb} ${y(lo[i])}`;
+            }
+            for (let i = n - 1; i >= 0; i--)
+                bottom += ` L ${x((i + 1) * ls.bucket_ns)} ${y(lo[i])} L ${x(i * ls.bucket_ns)} ${y(lo[i])}`;
+            floor += ` L ${x(n * ls.bucket_ns)} ${y(0)} Z`;
+            sv("path", { d: floor, fill: c, "fill-opacity": 0.15, stroke: "none", class: "series-floor" }, svg);
+            title(sv("path", { d: top + bottom + " Z", fill: c, "fill-opacity": 0.6, stroke: c, "stroke-width": 1, "stroke-linejoin": "round", class: "series", "data-device": s.device, "data-kind": s.kind }, svg),
+                `device ${s.device} ${s.kind}: live bytes, minimum to maximum per ${dur(ls.bucket_ns)}`);
+            items.push([c, `device ${s.device} ${s.kind} live bytes (band: min to max)`]);
         }
         /* PyTorch's caching allocator: reserved (its segments) and allocated (its tensors), as its
          * stats samples and snapshots saw them (memory.allocators[].fragmentation.series) */
@@ -186,7 +200,7 @@
         });
         if ((m.ooms || []).length) items.push(["#c83a3a", "failed allocation (click: evidence)"]);
         sec.append(legend(items), svg, detail);
-        sec.append(el("p", { class: "note", text: `Each step is the maximum of live bytes within ${dur(ls.bucket_ns)}; the peak is exact (${bytes(m.peak_bytes)}).` }));
+        sec.append(el("p", { class: "note", text: `Each column (${dur(ls.bucket_ns)}) is drawn from the minimum to the maximum of live bytes within it, so short spikes and dips both show; the peak is exact (${bytes(m.peak_bytes)}).` }));
     }
     function oomText(o, i) {
         let t = `OOM #${i + 1} at ${dur(o.time_ns)}: ${o.api} asked for ${bytes(o.requested_bytes)} on device ${o.device}\n` +
