@@ -547,7 +547,6 @@ static int run_html(const struct opts *o, char *const *paths, size_t n, int mult
             rc = 1;
             break;
         }
-        ga_tlv_init(&v);
         ga_html_attach(&r, &v);
         ga_progress_begin(paths[i]);
         int bad = multi ? ga_multi_run(&m, &r) : ga_report_run(&r);
