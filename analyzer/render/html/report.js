@@ -588,7 +588,7 @@
                 const kd = D.act.kind[i], nm = ev.names[D.act.name[i]];
                 title(sv("rect", {
                     x: X(D.act.start[i]), y: T + r * rowH + 2, width: Math.max(D.act.dur[i] * k, 0.3), height: rowH - 6,
-                    fill: kd === 0 ? colorOf(nm) : KIND_COLORS[kd] || "#999", class: ["kernel", "memcpy", "memset"][kd] || "act"
+                    fill: kd === 0 ? colorOf(nm) : KIND_COLORS[kd] || "#999", class: ["kernel", "memcpy", "memset"][kd] || "act", "data-t": D.act.start[i], "data-l": D.act.lane[i]
                 }, g), `${nm}\nstart ${dur(D.act.start[i])}, ${dur(D.act.dur[i])}`);
             }
             /* busy per pixel column where the exact activities are not drawn */
