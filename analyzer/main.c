@@ -57,7 +57,7 @@ static const char usage_text[] =
     "                 time with the peak and OOMs, the address map at the peak and at each\n"
     "                 OOM, the peak by stack (icicle) and by site, library, API and size\n"
     "                 class, the GPU timeline per device and stream with zoom and pan (the\n"
-    "                 first 20,000 activities; the page says what it left out), a utilization\n"
+    "                 whole run within a budget; the page says what is exact), a utilization\n"
     "                 strip over the whole run, idle gaps, top kernels, copies, blocking calls,\n"
     "                 OOMs, one row per rank (docs/HTML.md)\n"
     "  --chrome-trace FILE  write the Chrome trace-event JSON that PyTorch's profiler writes\n"
