@@ -536,6 +536,9 @@
             laneIdx.set(d.device + ":gaps", lanes.length); lanes.push({ label: `GPU ${d.device} idle gaps` });
         }
         const viewLane = D.lanes.map((l) => laneIdx.get(l.device + ":" + l.stream));
+        /* the report's listed gaps name the host site that explains them */
+        const gapSite = new Map();
+        for (const d of devs) for (const gp of d.gaps || []) if (gp.site) gapSite.set(d.device + ":" + gp.start_ns, gp.site);
         for (const h of host) if (!laneIdx.has("t" + h[0])) { laneIdx.set("t" + h[0], lanes.length); lanes.push({ label: `host thread ${h[0]}` }); }
         const W = 1180, L = 150, R = 10, rowH = 20, T = 4, heatH = 14, covH = 6;
         const PW = W - L - R;
@@ -633,7 +636,7 @@
                 title(sv("rect", {
                     x: X(gp[1]), y: T + i * rowH + 2, width: Math.max(gp[2] * k, 0.5), height: rowH - 6,
                     fill: CAUSE_COLORS[gp[3]] || "#999", class: "gap"
-                }, g), `idle ${dur(gp[2])}: ${gp[3]}`);
+                }, g), `idle ${dur(gp[2])}: ${gp[3]}` + (gapSite.has(gp[0] + ":" + gp[1]) ? "\n" + gapSite.get(gp[0] + ":" + gp[1]) : ""));
             }
             for (const h of host) {
                 if (h[1] > v1 || h[1] + h[2] < v0) continue;
