@@ -49,6 +49,6 @@ done
     echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     printf '%s' "$rows"
     echo
-    echo "\`--html\` writes the JSON report into the page and, beside it, the timeline view (analyzer/model/view_timeline.h): the difference to \`--json\` is the view's cost (and the page's). The page's size is bounded whatever the trace's: the view holds 16,384 busy columns per stream, 2,048 windows of at most 64 exact activities, the 1,000 longest activities, 5,000 longest gaps and 2,000 longest host calls."
+    echo "\`--html\` writes the JSON report into the page and, beside it, the timeline view (analyzer/model/view_timeline.h): the difference to \`--json\` is the view's cost (and the page's). The page's size is bounded whatever the trace's: the view holds 16,384 busy columns per stream, 131,072 exact activities in 2,048 windows, the 1,000 longest activities, 5,000 longest gaps and 2,000 longest host calls."
 } > "$OUT"
 echo "html_large.sh: wrote $OUT" >&2

@@ -12,10 +12,10 @@ void ga_tlv_init(struct ga_tlv *v, const uint64_t *start_monotonic_ns)
 {
     memset(v, 0, sizeof(*v));
     v->hdr0 = start_monotonic_ns;
-    v->slots = ga_xmalloc(GA_TLV_SLOTS * sizeof(*v->slots));
+    v->slots = ga_xcalloc(GA_TLV_SLOTS, sizeof(*v->slots));
     for (size_t i = 0; i < GA_TLV_SLOTS; i++)
-        v->slots[i] = (struct ga_tlv_slot){0, UINT64_MAX};
-    v->slot_acts = ga_xmalloc((size_t)GA_TLV_SLOTS * GA_TLV_SLOT_ACTS * sizeof(*v->slot_acts));
+        v->slots[i].cut = UINT64_MAX;
+    v->cap = GA_TLV_DETAIL;
     v->longest = ga_xmalloc(GA_TLV_LONGEST * sizeof(*v->longest));
     v->gaps = ga_xmalloc(GA_TLV_GAPS * sizeof(*v->gaps));
     v->host = ga_xmalloc(GA_TLV_HOST * sizeof(*v->host));
@@ -54,31 +54,49 @@ static void fold(struct ga_tlv *v, struct ga_tlv_lane *l)
     l->whole[GA_TLV_COLS] = 0;
 }
 
-/* Merges window 2j+1 into window 2j (their activities are at [2j*K] and [(2j+1)*K]). Window 2j
- * ends where 2j+1 begins, so if 2j lost activities nothing of 2j+1 is kept; else 2j+1's are
- * appended in start order while there is room, and the first left out sets the cut. */
 static int by_start(const void *a, const void *b)
 {
     const struct ga_tlv_act *x = a, *y = b;
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* Keeps the window's first (by start) `cap` activities; the first dropped sets the cut. */
+static void trim(struct ga_tlv *v, struct ga_tlv_slot *s)
+{
+    if (s->n <= v->cap) return;
+    qsort(s->a, s->n, sizeof(*s->a), by_start);
+    if (s->a[v->cap].start < s->cut) s->cut = s->a[v->cap].start;
+    v->n_kept -= s->n - v->cap;
+    s->n = v->cap;
+}
+
+static void push(struct ga_tlv_slot *s, const struct ga_tlv_act *x)
+{
+    if (s->n == s->cap_a) {
+        s->cap_a = s->cap_a ? 2 * s->cap_a : 8;
+        s->a = ga_xrealloc(s->a, s->cap_a * sizeof(*s->a));
+    }
+    s->a[s->n++] = *x;
+}
+
+/* Merges window 2j+1 into window 2j, as window j. Window 2j ends where 2j+1 begins, so if 2j
+ * lost activities, 2j+1's go too (all start after the cut); else they join it, the cut is
+ * 2j+1's, and the window is trimmed to the cap. */
 static void merge_slots(struct ga_tlv *v, size_t j)
 {
     struct ga_tlv_slot *a = &v->slots[2 * j], *b = &v->slots[2 * j + 1], out = *a;
-    struct ga_tlv_act *aa = &v->slot_acts[2 * j * GA_TLV_SLOT_ACTS];
-    struct ga_tlv_act *ba = &v->slot_acts[(2 * j + 1) * GA_TLV_SLOT_ACTS];
     if (out.cut == UINT64_MAX) {
-        qsort(ba, b->n, sizeof(*ba), by_start);
-        uint32_t k = 0;
-        while (k < b->n && out.n < GA_TLV_SLOT_ACTS && ba[k].start < b->cut)
-            aa[out.n++] = ba[k++];
-        out.cut = k < b->n ? ba[k].start : b->cut;
-        if (b->cut < out.cut) out.cut = b->cut;
+        for (uint32_t k = 0; k < b->n; k++)
+            push(&out, &b->a[k]);
+        out.cut = b->cut;
+    } else {
+        v->n_kept -= b->n;
     }
-    struct ga_tlv_act *dst = &v->slot_acts[j * GA_TLV_SLOT_ACTS];
-    if (dst != aa) memmove(dst, aa, out.n * sizeof(*dst));
+    free(b->a);
+    *a = (struct ga_tlv_slot){0};
+    *b = (struct ga_tlv_slot){0};
     v->slots[j] = out;
+    trim(v, &v->slots[j]);
 }
 
 /* Halves the resolution of the columns and the windows. */
@@ -94,7 +112,7 @@ static void widen(struct ga_tlv *v)
     for (size_t j = 0; j < GA_TLV_SLOTS / 2; j++)
         merge_slots(v, j);
     for (size_t j = GA_TLV_SLOTS / 2; j < GA_TLV_SLOTS; j++)
-        v->slots[j] = (struct ga_tlv_slot){0, UINT64_MAX};
+        v->slots[j] = (struct ga_tlv_slot){NULL, 0, 0, UINT64_MAX};
     v->shift++;
 }
 
@@ -117,9 +135,9 @@ static struct ga_tlv_lane *lane_of(struct ga_tlv *v, uint32_t device, uint32_t s
         if (v->n_lanes >= GA_TLV_LANES) return NULL;
         *ga_map_upsert(&v->lane_idx, device, stream, v->n_lanes, NULL) = v->n_lanes;
         v->lanes = ga_xgrow(v->lanes, &v->lanes_cap, v->n_lanes, sizeof(*v->lanes));
-        v->lanes[v->n_lanes] = (struct ga_tlv_lane){
-            device, stream, ga_xcalloc(GA_TLV_COLS, sizeof(uint64_t)),
-            ga_xcalloc(GA_TLV_COLS + 1, sizeof(int64_t))};
+        v->lanes[v->n_lanes] =
+            (struct ga_tlv_lane){device, stream, ga_xcalloc(GA_TLV_COLS, sizeof(uint64_t)),
+                                 ga_xcalloc(GA_TLV_COLS + 1, sizeof(int64_t))};
         i = ga_map_find(&v->lane_idx, device, stream);
         v->n_lanes++;
     }
@@ -176,7 +194,7 @@ static uint32_t name_of(struct ga_tlv *v, const struct ga_gpu_act *a)
             i = m;                                                                                 \
         }                                                                                          \
     }                                                                                              \
-    /* Offers x to the heap of at most cap: kept when there is room or it is longer than the     \
+    /* Offers x to the heap of at most cap: kept when there is room or it is longer than the       \
      * shortest kept (which it replaces). */                                                       \
     static void NAME##_offer(T *h, size_t *n, size_t cap, const T *x)                              \
     {                                                                                              \
@@ -202,19 +220,30 @@ HEAP_FNS(act_heap, struct ga_tlv_act, ACT_LEN)
 HEAP_FNS(gap_heap, struct ga_tlv_gap, GAP_LEN)
 HEAP_FNS(host_heap, struct ga_tlv_host, HOST_LEN)
 
-/* Into its window while the window has room and lost nothing before it. */
-static void keep_in_slot(struct ga_tlv *v, const struct ga_tlv_act *x, const struct ga_gpu_act *a)
+/* The budget is spent: halves the cap until some window gives activities back. */
+static void lower_cap(struct ga_tlv *v)
 {
-    size_t j = (size_t)(x->start / col_ns(v) / GA_TLV_SLOT_COLS);
-    struct ga_tlv_slot *s = &v->slots[j];
+    while (v->n_kept >= GA_TLV_DETAIL && v->cap > GA_TLV_SLOT_ACTS) {
+        v->cap = v->cap / 2 > GA_TLV_SLOT_ACTS ? v->cap / 2 : GA_TLV_SLOT_ACTS;
+        for (size_t j = 0; j < GA_TLV_SLOTS; j++)
+            trim(v, &v->slots[j]);
+    }
+}
+
+/* Into its window while the window is under the cap and lost nothing before it. */
+static void keep_in_slot(struct ga_tlv *v, struct ga_tlv_act *x, const struct ga_gpu_act *a)
+{
+    struct ga_tlv_slot *s = &v->slots[x->start / col_ns(v) / GA_TLV_SLOT_COLS];
     if (x->start >= s->cut) return;
-    if (s->n == GA_TLV_SLOT_ACTS) {
+    if (s->n < v->cap && v->n_kept >= GA_TLV_DETAIL) lower_cap(v);
+    if (x->start >= s->cut) return; /* lowering the cap cut this window */
+    if (s->n >= v->cap || v->n_kept >= GA_TLV_DETAIL) {
         s->cut = x->start;
         return;
     }
-    struct ga_tlv_act *d = &v->slot_acts[j * GA_TLV_SLOT_ACTS + s->n++];
-    *d = *x;
-    d->name = name_of(v, a);
+    x->name = name_of(v, a);
+    push(s, x);
+    v->n_kept++;
 }
 
 void ga_tlv_act(void *ctx, const struct ga_gpu_act *a, const struct ga_gpu_launch *la)
@@ -303,9 +332,8 @@ void ga_tlv_finish(struct ga_tlv *v, const struct ga_gpu *g, const struct ga_tim
     /* each window in start order, without what starts at or after its cut */
     for (size_t j = 0; j < GA_TLV_SLOTS; j++) {
         struct ga_tlv_slot *s = &v->slots[j];
-        struct ga_tlv_act *a = &v->slot_acts[j * GA_TLV_SLOT_ACTS];
-        qsort(a, s->n, sizeof(*a), act_by_start);
-        while (s->n && a[s->n - 1].start >= s->cut)
+        qsort(s->a, s->n, sizeof(*s->a), act_by_start);
+        while (s->n && s->a[s->n - 1].start >= s->cut)
             s->n--;
     }
     qsort(v->longest, v->n_longest, sizeof(*v->longest), act_by_start);
@@ -345,8 +373,9 @@ void ga_tlv_free(struct ga_tlv *v)
     }
     free(v->lanes);
     ga_map_free(&v->lane_idx);
+    for (size_t j = 0; v->slots && j < GA_TLV_SLOTS; j++)
+        free(v->slots[j].a);
     free(v->slots);
-    free(v->slot_acts);
     free(v->longest);
     free(v->gaps);
     free(v->host);

@@ -3,10 +3,13 @@
  *
  * - Busy time per lane (a device's stream) in GA_TLV_COLS columns over the whole run: the overview
  *   and the first 16 zoom steps are drawn from them, exact to the nanosecond per column.
- * - Exact detail in GA_TLV_SLOTS windows spread evenly over the run: each window keeps the
- *   activities that start in it until GA_TLV_SLOT_ACTS are kept, and says from when on it lost
- *   some (`cut`: every activity starting in [window start, cut) is kept). A trace with at most
- *   that many activities per window is kept whole.
+ * - Exact detail in GA_TLV_SLOTS windows spread evenly over the run, GA_TLV_DETAIL activities in
+ *   all: a window keeps the activities that start in it while it holds fewer than `cap`, and says
+ *   from when on it lost some (`cut`: every activity starting in [window start, cut) is kept).
+ *   `cap` starts at the whole budget, so a trace of at most GA_TLV_DETAIL activities is kept
+ *   whole; when the budget is spent, cap halves (down to GA_TLV_SLOT_ACTS, the budget shared
+ *   evenly) and the windows over it drop their latest activities: the budget goes to the windows
+ *   with the fewest, as water fills.
  * - The GA_TLV_LONGEST longest activities, the GA_TLV_GAPS longest idle gaps (all gaps at least as
  *   long as the shortest kept) and the GA_TLV_HOST longest host blocking and allocation calls.
  *
@@ -15,8 +18,9 @@
  * width doubles (as the memory series do). A lane's busy time is kept as partial columns plus a
  * difference array of whole columns, so a long activity costs two updates, not one per column.
  * Cost per activity: a lane lookup (the last lane is cached), the busy update, a window append or
- * a drop, a heap comparison. Memory: 256 KiB per lane (at most GA_TLV_LANES), the windows'
- * activities (4 MiB), the heaps. */
+ * a drop, a heap comparison (and, each time the budget is spent, one pass over the kept ones).
+ * Memory: 256 KiB per lane (at most GA_TLV_LANES), the windows' activities (at most 3 MiB), the
+ * heaps. */
 #ifndef GA_VIEW_TIMELINE_H
 #define GA_VIEW_TIMELINE_H
 
@@ -32,7 +36,8 @@
 #define GA_TLV_COLS      16384u /* busy columns per lane: the chart's 1,100 pixels times ~16 */
 #define GA_TLV_SLOT_COLS 8u     /* columns per exact-detail window */
 #define GA_TLV_SLOTS     (GA_TLV_COLS / GA_TLV_SLOT_COLS)
-#define GA_TLV_SLOT_ACTS 64u /* activities kept per window */
+#define GA_TLV_SLOT_ACTS 64u /* activities a window may always keep */
+#define GA_TLV_DETAIL    (GA_TLV_SLOTS * GA_TLV_SLOT_ACTS) /* activities kept in all windows */
 #define GA_TLV_BASE_NS   64u /* the first column width */
 #define GA_TLV_MAX_SHIFT 40u /* columns of at most 64 ns << 40 (19.5 hours; the grid: 36 years) */
 #define GA_TLV_LANES     64u
@@ -54,7 +59,8 @@ struct ga_tlv_lane {
 };
 
 struct ga_tlv_slot {
-    uint32_t n;   /* activities kept */
+    struct ga_tlv_act *a; /* kept, a[0..n) */
+    uint32_t n, cap_a;
     uint64_t cut; /* UINT64_MAX: none lost; else every activity lost starts at or after it */
 };
 
@@ -82,7 +88,8 @@ struct ga_tlv {
     uint64_t lanes_dropped; /* activities on streams past GA_TLV_LANES */
     struct ga_map lane_idx; /* (device, stream) -> lane */
     struct ga_tlv_slot *slots;
-    struct ga_tlv_act *slot_acts; /* [GA_TLV_SLOTS][GA_TLV_SLOT_ACTS] */
+    uint32_t cap;   /* activities a window may keep now */
+    size_t n_kept;  /* in all windows */
     struct ga_tlv_act *longest;   /* min-heap by length */
     size_t n_longest;
     struct ga_tlv_gap *gaps; /* min-heap by length */

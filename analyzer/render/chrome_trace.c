@@ -12,7 +12,8 @@
  * arg: HTA takes every event with one for GPU work.
  *
  * Memory: one entry per (kernel name, function) and per (device, stream) seen; the gaps go to a
- * temporary file as found and are copied out of it at the end; events are written as they come (the JSON array does not need time order). */
+ * temporary file as found and are copied out of it at the end; events are written as they come
+ * (the JSON array does not need time order). */
 #include "render/chrome_trace.h"
 
 #include <errno.h>
@@ -325,9 +326,9 @@ static int put_gaps(struct ct *c)
             for (size_t k = 0; k < d->n_kept; k++)
                 put_gap(c, &d->gaps[k]);
         } else if (ga_gaps_each(x, d->device, put_gap, c) != 0) {
+            int e = x->spill_errno ? x->spill_errno : errno ? errno : EIO;
             snprintf(c->r->read.error, sizeof(c->r->read.error),
-                     "the temporary file of idle gaps: %s",
-                     strerror(x->spill_errno ? x->spill_errno : errno ? errno : EIO));
+                     "the temporary file of idle gaps: %s", strerror(e));
             return -1;
         }
     }

@@ -196,7 +196,7 @@ static void put_timeline(FILE *o, const struct ga_tlv *v)
             ",\"acts_outside\":%" PRIu64 ",\"acts_no_lane\":%" PRIu64 ",\"col_ns\":%" PRIu64
             ",\"cols\":%zu,\"slot_cols\":%u,\"slot_acts\":%u",
             v->acts_total, v->host_total, v->gaps_total, v->outside, v->lanes_dropped,
-            ga_tlv_col_ns(v), cols, GA_TLV_SLOT_COLS, GA_TLV_SLOT_ACTS);
+            ga_tlv_col_ns(v), cols, GA_TLV_SLOT_COLS, v->cap);
     fputs(",\n\"names\":[", o);
     for (size_t i = 0; i < v->n_names; i++) {
         if (i) fputc(',', o);
@@ -231,7 +231,7 @@ static void put_timeline(FILE *o, const struct ga_tlv *v)
     for (size_t j = 0; j < n_slots; j++) {
         uint64_t prev = j * slot_ns;
         for (uint32_t k = 0; k < v->slots[j].n; k++) {
-            const struct ga_tlv_act *a = &v->slot_acts[j * GA_TLV_SLOT_ACTS + k];
+            const struct ga_tlv_act *a = &v->slots[j].a[k];
             b64_varint(&w, a->lane);
             b64_varint(&w, (uint64_t)a->name * 3 + a->kind);
             b64_varint(&w, a->start - prev);
