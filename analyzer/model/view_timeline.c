@@ -109,6 +109,8 @@ static void widen(struct ga_tlv *v)
             l->busy[c] = l->busy[2 * c] + l->busy[2 * c + 1];
         memset(l->busy + GA_TLV_COLS / 2, 0, GA_TLV_COLS / 2 * sizeof(*l->busy));
     }
+    /* two windows become one: so does their room (the budget is unchanged) */
+    v->cap = v->cap < GA_TLV_DETAIL / 2 ? 2 * v->cap : GA_TLV_DETAIL;
     for (size_t j = 0; j < GA_TLV_SLOTS / 2; j++)
         merge_slots(v, j);
     for (size_t j = GA_TLV_SLOTS / 2; j < GA_TLV_SLOTS; j++)

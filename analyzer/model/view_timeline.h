@@ -9,7 +9,7 @@
  *   `cap` starts at the whole budget, so a trace of at most GA_TLV_DETAIL activities is kept
  *   whole; when the budget is spent, cap halves (down to GA_TLV_SLOT_ACTS, the budget shared
  *   evenly) and the windows over it drop their latest activities: the budget goes to the windows
- *   with the fewest, as water fills.
+ *   with the fewest, as water fills. When windows merge, the cap doubles.
  * - The GA_TLV_LONGEST longest activities, the GA_TLV_GAPS longest idle gaps (all gaps at least as
  *   long as the shortest kept) and the GA_TLV_HOST longest host blocking and allocation calls.
  *
