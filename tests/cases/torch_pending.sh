@@ -8,7 +8,7 @@
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
 CHROMIUM=$(command -v chromium || command -v chromium-browser) || skip "chromium not installed (make deps)"
-GTSIM_COPY_BYTES_PER_SEC=20000000 torch_run -t "$PWD/t.trace" "$TORCH_PY" "$SRC/tests/torch/pending.py" pt.json \
+GTSIM_COPY_BYTES_PER_SEC=5000000 torch_run -t "$PWD/t.trace" "$TORCH_PY" "$SRC/tests/torch/pending.py" pt.json \
     > out.txt 2>&1 || { cat out.txt; fail "pending.py"; }
 "$GT_REPORT" --html t.html t.trace || fail "--html"
 timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$PWD/chrome" \

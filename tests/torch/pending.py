@@ -1,6 +1,7 @@
 """A block pending free in PyTorch's caching allocator (tests/cases/torch_pending.sh), run under
 gputrace on the simulated stack with slow copies (GTSIM_COPY_BYTES_PER_SEC): x (8 MiB) is
-copied on a side stream (its copy lasts about 0.4 s there), x.record_stream(side), del x: PyTorch
+copied on a side stream (the copy lasts about 1.7 s there: time enough for the exit snapshot on
+a loaded machine), x.record_stream(side), del x: PyTorch
 records an event on the side stream and keeps x's block "active_pending_free" until the event
 completes (the simulated driver answers cuEventQuery with CUDA_ERROR_NOT_READY until the copy's
 time has passed). Then z (32 MiB), so that the state at exit holds the most allocated bytes: the
