@@ -44,7 +44,7 @@ class P(HTMLParser):
     svg, band, marker = None, None, None
     def handle_starttag(self, tag, a):
         a = dict(a)
-        if tag == "svg" and "memchart" in a.get("class", ""):
+        if tag == "svg" and a.get("class", "").split() == ["memchart"]:
             self.svg = a
         elif tag == "path" and a.get("class") == "series" and a.get("data-kind") == "total":
             self.band = a
