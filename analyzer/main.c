@@ -57,14 +57,14 @@ static const char usage_text[] =
     "                 time with the peak and OOMs, the address map at the peak and at each\n"
     "                 OOM, the peak by stack (icicle) and by site, library, API and size\n"
     "                 class, the GPU timeline per device and stream with zoom and pan (the\n"
-    "                 first 20,000 activities; the page says what it left out), a utilization\n"
+    "                 whole run within a budget; the page says what is exact), a utilization\n"
     "                 strip over the whole run, idle gaps, top kernels, copies, blocking calls,\n"
     "                 OOMs, one row per rank (docs/HTML.md)\n"
     "  --chrome-trace FILE  write the Chrome trace-event JSON that PyTorch's profiler writes\n"
     "                 (Perfetto UI, chrome://tracing, Holistic Trace Analysis open it): kernels,\n"
     "                 copies and memsets per device and stream, host CUDA calls per thread\n"
-    "                 linked to their kernels, live device bytes, pool bytes, the longest idle\n"
-    "                 gaps; times in us from the trace start. Several traces: FILE is a\n"
+    "                 linked to their kernels, live device bytes, pool bytes, every idle\n"
+    "                 gap; times in us from the trace start. Several traces: FILE is a\n"
     "                 directory (made if absent) that gets rank-<i>.json per trace, i in the\n"
     "                 order given, on one clock (docs/CHROME_TRACE.md)\n"
     "  --folded WHAT  folded stacks (frame;frame;frame weight, outermost frame first) for\n"
@@ -547,7 +547,6 @@ static int run_html(const struct opts *o, char *const *paths, size_t n, int mult
             rc = 1;
             break;
         }
-        ga_tlv_init(&v);
         ga_html_attach(&r, &v);
         ga_progress_begin(paths[i]);
         int bad = multi ? ga_multi_run(&m, &r) : ga_report_run(&r);

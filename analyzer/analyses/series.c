@@ -11,6 +11,11 @@ static uint64_t max64(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
 int32_t ga_series_index(struct ga_series_set *set, int32_t device, uint32_t kind)
 {
     const uint64_t *idx = ga_map_find(&set->idx, (uint32_t)device, kind);
@@ -25,15 +30,20 @@ int32_t ga_series_index(struct ga_series_set *set, int32_t device, uint32_t kind
     s->width = GA_SERIES_BASE_NS;
     s->shift = 0;
     s->last_idx = -1;
+    memset(s->min, 0xff, sizeof(s->min));
     return (int32_t)(set->n - 1);
 }
 
-/* Halves the resolution: bucket i takes the maximum of buckets 2i and 2i+1. */
+/* Halves the resolution: bucket i takes the maximum and the minimum of buckets 2i and 2i+1 (a
+ * bucket not reached yet holds max 0 and min UINT64_MAX, neutral to both). */
 static void widen(struct ga_series *s)
 {
-    for (size_t i = 0; i < GA_SERIES_BUCKETS / 2; i++)
+    for (size_t i = 0; i < GA_SERIES_BUCKETS / 2; i++) {
         s->max[i] = max64(s->max[2 * i], s->max[2 * i + 1]);
+        s->min[i] = min64(s->min[2 * i], s->min[2 * i + 1]);
+    }
     memset(s->max + GA_SERIES_BUCKETS / 2, 0, sizeof(s->max) / 2);
+    memset(s->min + GA_SERIES_BUCKETS / 2, 0xff, sizeof(s->min) / 2);
     s->width *= 2;
     s->shift++;
     if (s->last_idx >= 0) s->last_idx /= 2;
@@ -46,11 +56,14 @@ void ga_series_widen_(struct ga_series *s, uint64_t units)
         widen(s);
 }
 
-/* Carries the last value through the buckets up to and including idx. */
+/* Carries the last value through the buckets up to and including idx: each is entered with it
+ * (before the first update the series is 0). */
 static void carry(struct ga_series *s, int64_t idx)
 {
-    for (int64_t i = s->last_idx + 1; i <= idx; i++)
+    for (int64_t i = s->last_idx + 1; i <= idx; i++) {
         s->max[i] = max64(s->max[i], s->last_val);
+        s->min[i] = min64(s->min[i], s->last_val);
+    }
 }
 
 void ga_series_carry_(struct ga_series *s, int64_t idx)

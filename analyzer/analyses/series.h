@@ -1,6 +1,9 @@
 /* Live bytes over time, bounded: each series keeps at most GA_SERIES_BUCKETS buckets holding the
- * maximum live bytes seen during the bucket. When time runs past the last bucket, neighbouring
- * buckets merge and the bucket width doubles, so memory stays fixed however long the trace. */
+ * minimum and the maximum live bytes during the bucket (the value it entered with and every
+ * value it took), so a spike or a dip as short as one update shows in its bucket. When time
+ * runs past the last bucket, neighbouring buckets merge and the bucket width doubles, so memory
+ * stays fixed however long the trace. GA_SERIES_BUCKETS is about the HTML chart's width in
+ * pixels: the page draws one band (min to max) per pixel column. */
 #ifndef GA_SERIES_H
 #define GA_SERIES_H
 
@@ -9,12 +12,12 @@
 
 #include "base/hashmap.h"
 
-#define GA_SERIES_BUCKETS 256
+#define GA_SERIES_BUCKETS 1024
 #define GA_SERIES_BASE_NS 1000u /* first bucket width: 1 us */
 #define GA_SERIES_TOTAL   0     /* kind slot of a device's total device memory */
-/* Series kept at most (2 KiB each): a real trace has a few devices times a few kinds; a corrupt
+/* Series kept at most (16 KiB each): a real trace has a few devices times a few kinds; a corrupt
  * one can name millions of devices, whose series past this many are not kept. */
-#define GA_SERIES_MAX 4096
+#define GA_SERIES_MAX 1024
 
 struct ga_series {
     int32_t device;
@@ -24,6 +27,7 @@ struct ga_series {
     int64_t last_idx; /* bucket of the last update, -1 before the first */
     uint64_t last_val;
     uint64_t max[GA_SERIES_BUCKETS];
+    uint64_t min[GA_SERIES_BUCKETS]; /* UINT64_MAX: not reached yet */
 };
 
 struct ga_series_set {
@@ -61,6 +65,7 @@ static inline void ga_series_put(struct ga_series_set *set, int32_t i, int64_t r
     if (idx < s->last_idx) idx = s->last_idx; /* out of order: keep the series monotone */
     if (idx > s->last_idx) ga_series_carry_(s, idx);
     if (live > s->max[idx]) s->max[idx] = live;
+    if (live < s->min[idx]) s->min[idx] = live;
     s->last_idx = idx;
     s->last_val = live;
 }

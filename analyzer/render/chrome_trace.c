@@ -7,14 +7,16 @@
  * tracer correlation id); host CUDA calls in category "cuda_driver" on pid = process id, tid =
  * thread id, a launch with the same "correlation"; flow events "ac2g" from launch to kernel;
  * counters ("ph":"C") of live device bytes at each allocation and free and of the pools'
- * reserved and used bytes when they change; the idle gaps the
- * report lists as "gpu_idle" events on their own track. Host events never carry a "stream"
+ * reserved and used bytes when they change; every idle gap (not only those the report lists) as
+ * a "gpu_idle" event on its own track, named by its cause. Host events never carry a "stream"
  * arg: HTA takes every event with one for GPU work.
  *
- * Memory: one entry per (kernel name, function) and per (device, stream) seen; events are
- * written as they come (the JSON array does not need time order). */
+ * Memory: one entry per (kernel name, function) and per (device, stream) seen; the gaps go to a
+ * temporary file as found and are copied out of it at the end; events are written as they come
+ * (the JSON array does not need time order). */
 #include "render/chrome_trace.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,7 @@ struct ct {
     struct ga_map tracks;              /* (device, stream) seen: their metadata is written */
     struct ga_map threads;             /* host tid named */
     uint64_t pool_reserved, pool_used; /* the pool counter's last values */
+    uint32_t gap_device;               /* put_gap's device */
 };
 
 static void put_str(FILE *f, const char *s, size_t n)
@@ -296,22 +299,40 @@ static void sink(void *ctx, const struct ga_event *ev)
 /* ---- after the pass ----------------------------------------------------------------------------
  */
 
-/* The gaps the report lists (the longest per device, or all with --all-gaps), named by cause. */
-static void put_gaps(struct ct *c)
+/* One idle gap, named by its cause. */
+static int put_gap(void *ctx, const struct ga_gap *g)
+{
+    struct ct *c = ctx;
+    const char *name = ga_cause_name(g->cause);
+    put_x(c, "gpu_idle", name, strlen(name), c->gap_device, GAP_TRACK_TID, g->start, g->dur);
+    fputs(",\"args\":{\"cause\":", c->out);
+    put_str(c->out, name, strlen(name));
+    fputs("}}", c->out);
+    return ferror(c->out) ? -1 : 0;
+}
+
+/* Every idle gap, streamed back from the gaps' temporary file (ga_gaps_keep_all) one at a time,
+ * per device in time order; without that file (no temporary space) the analysis kept them all
+ * in memory instead (top = 0). */
+static int put_gaps(struct ct *c)
 {
     const struct ga_gaps *x = &c->r->gaps;
     for (size_t i = 0; i < x->n_devices; i++) {
         const struct ga_gaps_device *d = &x->devices[i];
-        if (d->n_kept) put_meta(c, "thread_name", d->device, GAP_TRACK_TID, "idle gaps", 9);
-        for (size_t k = 0; k < d->n_kept; k++) {
-            const struct ga_gap *g = &d->gaps[k];
-            const char *name = ga_cause_name(g->cause);
-            put_x(c, "gpu_idle", name, strlen(name), d->device, GAP_TRACK_TID, g->start, g->dur);
-            fputs(",\"args\":{\"cause\":", c->out);
-            put_str(c->out, name, strlen(name));
-            fputs("}}", c->out);
+        if (!d->n_gaps) continue;
+        put_meta(c, "thread_name", d->device, GAP_TRACK_TID, "idle gaps", 9);
+        c->gap_device = d->device;
+        if (!x->spill) {
+            for (size_t k = 0; k < d->n_kept; k++)
+                put_gap(c, &d->gaps[k]);
+        } else if (ga_gaps_each(x, d->device, put_gap, c) != 0) {
+            int e = x->spill_errno ? x->spill_errno : errno ? errno : EIO;
+            snprintf(c->r->read.error, sizeof(c->r->read.error),
+                     "the temporary file of idle gaps: %s", strerror(e));
+            return -1;
         }
     }
+    return 0;
 }
 
 static void put_process(struct ct *c)
@@ -354,6 +375,7 @@ static void ct_free(struct ct *c)
 int ga_chrome_trace(struct ga_report *r, int rank, uint64_t origin_realtime_ns, FILE *out)
 {
     struct ct c = {.r = r, .out = out, .origin = origin_realtime_ns, .first = 1};
+    ga_gaps_keep_all(&r->gaps);
     r->gpu.act_sink = on_act;
     r->gpu.act_ctx = &c;
     fputs("{\"schemaVersion\":1,\n\"traceEvents\":[", out);
@@ -364,9 +386,9 @@ int ga_chrome_trace(struct ga_report *r, int rank, uint64_t origin_realtime_ns, 
     if (!r->started) start(&c);
     ga_report_finish(r); /* the held activities leave through on_act */
     put_process(&c);
-    put_gaps(&c);
+    int rc = put_gaps(&c);
     put_devices(&c, rank);
     r->gpu.act_sink = NULL;
     ct_free(&c);
-    return 0;
+    return rc;
 }

@@ -29,10 +29,15 @@ static void tap(void *ctx, const struct ga_event *ev)
 
 void ga_html_attach(struct ga_report *r, struct ga_tlv *v)
 {
+    ga_tlv_init(v, &r->read.header.start_monotonic_ns);
     r->gpu.act_sink = ga_tlv_act;
     r->gpu.act_ctx = v;
     r->tap = tap;
     r->tap_ctx = v;
+    v->next_gap_hook = r->gaps.gap_hook;
+    v->next_gap_ctx = r->gaps.gap_ctx;
+    r->gaps.gap_hook = ga_tlv_gap;
+    r->gaps.gap_ctx = v;
 }
 
 /* The bytes live at the peak per stack, largest first (the model's order), frames outermost
@@ -150,40 +155,124 @@ static void put_torch_maps(FILE *o, struct ga_report *r)
     ga_map_free(&site_idx);
 }
 
-void ga_html_rank(struct ga_html *h, struct ga_report *r, struct ga_tlv *v)
+/* Base64 of a byte stream, written as it comes (inside a JSON string: no escaping needed). */
+struct b64 {
+    FILE *o;
+    unsigned char b[3];
+    int n;
+};
+
+static void b64_flush(struct b64 *w)
 {
-    FILE *o = h->events_f;
+    static const char d[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (!w->n) return;
+    if (w->n < 3) memset(w->b + w->n, 0, (size_t)(3 - w->n));
+    char q[4] = {d[w->b[0] >> 2], d[(w->b[0] & 3) << 4 | w->b[1] >> 4],
+                 d[(w->b[1] & 15) << 2 | w->b[2] >> 6], d[w->b[2] & 63]};
+    if (w->n < 3) q[3] = '=';
+    if (w->n < 2) q[2] = '=';
+    fwrite(q, 1, 4, w->o);
+    w->n = 0;
+}
+
+/* An unsigned LEB128 varint. */
+static void b64_varint(struct b64 *w, uint64_t x)
+{
+    do {
+        w->b[w->n++] = (unsigned char)((x & 127) | (x > 127 ? 128 : 0));
+        if (w->n == 3) b64_flush(w);
+        x >>= 7;
+    } while (x);
+}
+
+/* The timeline view (model/view_timeline.h; the format in docs/HTML.md): times in ns from the
+ * trace start. */
+static void put_timeline(FILE *o, const struct ga_tlv *v)
+{
     char lb[16];
-    ga_tlv_finish(v, &r->gpu, &r->tl);
-    fprintf(o, "%s{\"acts_total\":%" PRIu64 ",\"host_total\":%" PRIu64 ",\"window_end_ns\":",
-            h->n_ranks++ ? ",\n" : "", v->acts_total, v->host_total);
-    if (v->full)
-        fprintf(o, "%" PRId64, ga_report_rel(r, v->window_end));
-    else
-        fputs("null", o);
+    size_t cols = ga_tlv_cols(v);
+    fprintf(o,
+            "\"acts_total\":%" PRIu64 ",\"host_total\":%" PRIu64 ",\"gaps_total\":%" PRIu64
+            ",\"acts_outside\":%" PRIu64 ",\"acts_no_lane\":%" PRIu64 ",\"col_ns\":%" PRIu64
+            ",\"cols\":%zu,\"slot_cols\":%u,\"slot_acts\":%u",
+            v->acts_total, v->host_total, v->gaps_total, v->outside, v->lanes_dropped,
+            ga_tlv_col_ns(v), cols, GA_TLV_SLOT_COLS, v->cap);
     fputs(",\n\"names\":[", o);
     for (size_t i = 0; i < v->n_names; i++) {
         if (i) fputc(',', o);
         ga_put_json_str(o, v->names[i], strlen(v->names[i]));
     }
-    /* [device, stream, kind, start, duration, name]: times in ns from the trace start */
-    fputs("],\n\"acts\":[", o);
-    for (size_t i = 0; i < v->n_acts; i++) {
-        const struct ga_tlv_act *a = &v->acts[i];
-        fprintf(o, "%s[%u,%u,%u,%" PRId64 ",%" PRIu64 ",%u]", i ? ",\n" : "", a->device, a->stream,
-                a->kind, ga_report_rel(r, a->start), a->end - a->start, a->name);
+    /* [device, stream, base64 of varints: busy ns per column] */
+    fputs("],\n\"lanes\":[", o);
+    for (size_t i = 0; i < v->n_lanes; i++) {
+        const struct ga_tlv_lane *l = &v->lanes[i];
+        struct b64 w = {o, {0}, 0};
+        fprintf(o, "%s[%u,%u,\"", i ? ",\n" : "", l->device, l->stream);
+        for (size_t c = 0; c < cols; c++)
+            b64_varint(&w, l->busy[c]);
+        b64_flush(&w);
+        fputs("\"]", o);
+    }
+    /* per window [activities kept, cut (ns after the window's start) or -1: none lost]; then
+     * the kept activities of all windows in order, base64 of varints: lane, name * 3 + kind,
+     * start - the previous start (the first: the window's start), duration */
+    uint64_t slot_ns = ga_tlv_col_ns(v) * GA_TLV_SLOT_COLS;
+    size_t n_slots = (cols + GA_TLV_SLOT_COLS - 1) / GA_TLV_SLOT_COLS;
+    fputs("],\n\"slots\":[", o);
+    for (size_t j = 0; j < n_slots; j++) {
+        const struct ga_tlv_slot *s = &v->slots[j];
+        if (s->cut == UINT64_MAX)
+            fprintf(o, "%s%u,-1", j ? "," : "", s->n);
+        else
+            fprintf(o, "%s%u,%" PRIu64, j ? "," : "", s->n, s->cut - j * slot_ns);
+    }
+    fputs("],\n\"detail\":\"", o);
+    struct b64 w = {o, {0}, 0};
+    for (size_t j = 0; j < n_slots; j++) {
+        uint64_t prev = j * slot_ns;
+        for (uint32_t k = 0; k < v->slots[j].n; k++) {
+            const struct ga_tlv_act *a = &v->slots[j].a[k];
+            b64_varint(&w, a->lane);
+            b64_varint(&w, (uint64_t)a->name * 3 + a->kind);
+            b64_varint(&w, a->start - prev);
+            b64_varint(&w, a->end - a->start);
+            prev = a->start;
+        }
+    }
+    b64_flush(&w);
+    /* [lane, kind, start, duration, name] */
+    fputs("\",\n\"longest\":[", o);
+    for (size_t i = 0; i < v->n_longest; i++) {
+        const struct ga_tlv_act *a = &v->longest[i];
+        fprintf(o, "%s[%u,%u,%" PRIu64 ",%" PRIu64 ",%u]", i ? ",\n" : "", a->lane, a->kind,
+                a->start, a->end - a->start, a->name);
+    }
+    /* [device, start, duration, cause] */
+    fputs("],\n\"gaps\":[", o);
+    for (size_t i = 0; i < v->n_gaps; i++) {
+        const struct ga_tlv_gap *g = &v->gaps[i];
+        fprintf(o, "%s[%u,%" PRIu64 ",%" PRIu64 ",\"%s\"]", i ? ",\n" : "", g->device, g->start,
+                g->dur, ga_cause_name(g->cause));
     }
     /* [thread, start, duration, api] */
     fputs("],\n\"host\":[", o);
     for (size_t i = 0; i < v->n_host; i++) {
         const struct ga_tlv_host *c = &v->host[i];
-        fprintf(o, "%s[%u,%" PRId64 ",%" PRIu64 ",", i ? ",\n" : "", c->tid,
-                ga_report_rel(r, c->start), c->end - c->start);
+        fprintf(o, "%s[%u,%" PRIu64 ",%" PRIu64 ",", i ? ",\n" : "", c->tid, c->start,
+                c->end - c->start);
         const char *api = ga_api_label(c->api, lb);
         ga_put_json_str(o, api, strlen(api));
         fputc(']', o);
     }
     fputc(']', o);
+}
+
+void ga_html_rank(struct ga_html *h, struct ga_report *r, struct ga_tlv *v)
+{
+    FILE *o = h->events_f;
+    ga_tlv_finish(v, &r->gpu, &r->tl);
+    fputs(h->n_ranks++ ? ",\n{" : "{", o);
+    put_timeline(o, v);
     put_peak_stacks(o, r);
     put_torch_maps(o, r);
     fputc('}', o);

@@ -19,8 +19,8 @@ struct ga_html {
 };
 
 void ga_html_begin(struct ga_html *h);
-/* Prepares r (before reading) so that its run fills v too: the GPU analysis' activities and
- * the host records go to the view. */
+/* Initializes v and prepares r (before reading) so that its run fills v too: the GPU analysis'
+ * activities, the idle gaps and the host records go to the view. */
 void ga_html_attach(struct ga_report *r, struct ga_tlv *v);
 /* Stacks of the peak breakdown written for the icicle (the largest; the rest as one "other"). */
 #define GA_HTML_PEAK_STACKS 2000

@@ -115,11 +115,15 @@ static jobj *series(const struct ga_report *r)
     for (size_t i = 0; i < set->n; i++) {
         const struct ga_series *s = &set->s[i];
         jobj *so = json_object_new_object(), *v = json_object_new_array();
+        jobj *lo = json_object_new_array();
         put(so, "device", json_object_new_int64(s->device));
         put(so, "kind", jname(s->kind == GA_SERIES_TOTAL ? "total" : gt_mem_kind_name(s->kind)));
-        for (size_t b = 0; b < set->buckets && b < GA_SERIES_BUCKETS; b++)
+        for (size_t b = 0; b < set->buckets && b < GA_SERIES_BUCKETS; b++) {
             json_object_array_add(v, ju64(s->max[b]));
+            json_object_array_add(lo, ju64(s->min[b]));
+        }
         put(so, "max_bytes", v);
+        put(so, "min_bytes", lo);
         json_object_array_add(a, so);
     }
     put(o, "series", a);

@@ -2,7 +2,8 @@
 # the report: every kernel, copy and memset once with its exact start and length (ns, as
 # microseconds with three decimals), each linked kernel's correlation on exactly one launch
 # event with a flow arrow pair, live device bytes whose maximum is the peak, the pools' reserved
-# and used bytes whose maxima are the pool's, one idle-gap event per gap the report lists, the
+# and used bytes whose maxima are the pool's, one idle-gap event per gap (all of them, not only
+# the 20 the report lists: their lengths add up to the idle time), the
 # devices' properties and the rank; and refusals: an unreadable trace leaves no file, an output
 # naming the trace itself is refused (exit 1) and the trace kept.
 . "$SRC/tests/lib.sh"
@@ -52,14 +53,41 @@ live = [e["args"]["live bytes"] for e in ev if e.get("name") == "device memory"]
 if max(live) != rep["memory"]["peak_bytes"]:
     fail(f"live bytes counter max {max(live)}, peak {rep['memory']['peak_bytes']}")
 gaps = [e for e in ev if e.get("cat") == "gpu_idle"]
-want_gaps = sum(len(d["gaps"]) for d in tl["devices"])
+want_gaps = sum(d["gap_count"] for d in tl["devices"])
 if len(gaps) != want_gaps:
-    fail(f"{len(gaps)} idle-gap events, the report lists {want_gaps}")
+    fail(f"{len(gaps)} idle-gap events, the report counts {want_gaps}")
 if [d["name"] for d in ex["deviceProperties"]] != [d["name"] for d in rep["devices"]]:
     fail("deviceProperties")
 if ex["distributedInfo"] != {"rank": 0}:
     fail("distributedInfo")
 print(f"{len(ev)} events checked")
+PY
+
+# every gap, not only the 20 the report lists: 200 gaps between back-to-back tiny kernels; their
+# lengths add up to the idle time, they are in time order and the report's longest are among them
+GTSIM_LOG="$PWD/tiny.log" traced tiny.trace "$PROGS/idle" tiny > /dev/null || fail "idle tiny run failed"
+"$GT_REPORT" --json tiny.trace > tiny.json || fail "report (tiny) failed"
+"$GT_REPORT" --chrome-trace tiny.chrome.json tiny.trace || fail "export (tiny) failed"
+"$PYTHON" - tiny.json tiny.chrome.json <<'PY' || fail "the export's gaps differ"
+import json, sys
+rep, ex = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+def ns(v):
+    return int(f"{v:.3f}".replace(".", ""))
+dev = rep["timeline"]["devices"][0]
+gaps = [e for e in ex["traceEvents"] if e.get("cat") == "gpu_idle"]
+if dev["gap_count"] <= 20 or len(gaps) != dev["gap_count"]:
+    sys.exit(f"{len(gaps)} idle-gap events, the report counts {dev['gap_count']} (want over 20)")
+if sum(ns(e["dur"]) for e in gaps) != dev["idle_ns"]:
+    sys.exit(f"gap lengths add up to {sum(ns(e['dur']) for e in gaps)} ns, idle {dev['idle_ns']} ns")
+ts = [ns(e["ts"]) for e in gaps]
+if ts != sorted(ts):
+    sys.exit("the gaps are not in time order")
+got = sorted(ns(e["dur"]) for e in gaps)[::-1][:len(dev["gaps"])]
+if got != [g["duration_ns"] for g in dev["gaps"]]:
+    sys.exit(f"the longest exported gaps {got[:5]}... differ from the report's")
+if {e["name"] for e in gaps} - {g["cause"] for g in dev["gaps"]} - {"launch_latency"}:
+    sys.exit(f"gap names {sorted({e['name'] for e in gaps})}")
+print(f"{len(gaps)} gaps exported")
 PY
 
 # pools: the counter's maxima are the pool's peaks

@@ -132,14 +132,28 @@
         for (let i = 0; i <= 5; i++)
             sv("text", { x: x(span * i / 5), y: H - 8, "text-anchor": i === 5 ? "end" : i ? "middle" : "start", class: "label", text: dur(Math.round(span * i / 5)) }, svg);
         const items = [];
+        /* per column (bucket, about a pixel wide): the band from its minimum to its maximum, so a
+         * spike and a dip shorter than a column both show; under the band a light area to the
+         * minimum. The band runs left to right along the maxima and back along the minima. */
+        svg.setAttribute("data-y0", y(0));
+        svg.setAttribute("data-ymax-px", y(ymax));
+        svg.setAttribute("data-ymax", ymax);
         for (const s of ls.series) {
             const c = colorOf("dev" + s.device + s.kind);
-            let d = `M ${x(0)} ${y(0)}`;
-            s.max_bytes.forEach((v, i) => { d += ` L ${x(i * ls.bucket_ns)} ${y(v)} L ${x((i + 1) * ls.bucket_ns)} ${y(v)}`; });
-            d += ` L ${x(span)} ${y(0)} Z`;
-            title(sv("path", { d: d, fill: c, "fill-opacity": 0.25, stroke: c, "stroke-width": 1.5, class: "series" }, svg),
-                `device ${s.device} ${s.kind}: live bytes (maximum per ${dur(ls.bucket_ns)})`);
-            items.push([c, `device ${s.device} ${s.kind} live bytes`]);
+            const lo = s.min_bytes || s.max_bytes, n = s.max_bytes.length;
+            let top = "", bottom = "", floor = `M ${x(0)} ${y(0)}`;
+            for (let i = 0; i < n; i++) {
+                const xa = x(i * ls.bucket_ns), xb = x((i + 1) * ls.bucket_ns);
+                top += `${i ? " L" : "M"} ${xa} ${y(s.max_bytes[i])} L ${xb} ${y(s.max_bytes[i])}`;
+                floor += ` L ${xa} ${y(lo[i])} L ${xb} ${y(lo[i])}`;
+            }
+            for (let i = n - 1; i >= 0; i--)
+                bottom += ` L ${x((i + 1) * ls.bucket_ns)} ${y(lo[i])} L ${x(i * ls.bucket_ns)} ${y(lo[i])}`;
+            floor += ` L ${x(n * ls.bucket_ns)} ${y(0)} Z`;
+            sv("path", { d: floor, fill: c, "fill-opacity": 0.15, stroke: "none", class: "series-floor" }, svg);
+            title(sv("path", { d: top + bottom + " Z", fill: c, "fill-opacity": 0.6, stroke: c, "stroke-width": 1, "stroke-linejoin": "round", class: "series", "data-device": s.device, "data-kind": s.kind }, svg),
+                `device ${s.device} ${s.kind}: live bytes, minimum to maximum per ${dur(ls.bucket_ns)}`);
+            items.push([c, `device ${s.device} ${s.kind} live bytes (band: min to max)`]);
         }
         /* PyTorch's caching allocator: reserved (its segments) and allocated (its tensors), as its
          * stats samples and snapshots saw them (memory.allocators[].fragmentation.series) */
@@ -186,7 +200,7 @@
         });
         if ((m.ooms || []).length) items.push(["#c83a3a", "failed allocation (click: evidence)"]);
         sec.append(legend(items), svg, detail);
-        sec.append(el("p", { class: "note", text: `Each step is the maximum of live bytes within ${dur(ls.bucket_ns)}; the peak is exact (${bytes(m.peak_bytes)}).` }));
+        sec.append(el("p", { class: "note", text: `Each column (${dur(ls.bucket_ns)}) is drawn from the minimum to the maximum of live bytes within it, so short spikes and dips both show; the peak is exact (${bytes(m.peak_bytes)}).` }));
     }
     function oomText(o, i) {
         let t = `OOM #${i + 1} at ${dur(o.time_ns)}: ${o.api} asked for ${bytes(o.requested_bytes)} on device ${o.device}\n` +
@@ -436,6 +450,71 @@
     }
 
     /* ---- GPU timeline ------------------------------------------------------------------------- */
+    /* The timeline view's packed fields (docs/HTML.md): base64 of unsigned LEB128 varints. */
+    function varints(b64) {
+        const bin = atob(b64 || "");
+        const out = [];
+        let x = 0, mul = 1;
+        for (let i = 0; i < bin.length; i++) {
+            const b = bin.charCodeAt(i);
+            x += (b & 127) * mul;
+            if (b & 128) mul *= 128;
+            else { out.push(x); x = 0; mul = 1; }
+        }
+        return out;
+    }
+    /* first index in the sorted array a with a[i] >= v */
+    function lowerBound(a, v) {
+        let lo = 0, hi = a.length;
+        while (lo < hi) { const m = (lo + hi) >> 1; if (a[m] < v) lo = m + 1; else hi = m; }
+        return lo;
+    }
+    /* The view decoded: per lane its busy ns per column as prefix sums; the exact activities of
+     * the windows (sorted by start) and the time the windows cover exactly, as merged intervals. */
+    function decodeTimeline(ev) {
+        const cw = ev.col_ns, cols = ev.cols;
+        const lanes = (ev.lanes || []).map(([device, stream, b]) => {
+            const busy = varints(b), pre = new Float64Array(cols + 1);
+            for (let i = 0; i < cols; i++) pre[i + 1] = pre[i] + (busy[i] || 0);
+            return { device, stream, pre };
+        });
+        const v = varints(ev.detail), slotNs = cw * ev.slot_cols, slots = ev.slots || [];
+        const n = v.length / 4;
+        const act = { lane: new Uint16Array(n), kind: new Uint8Array(n), name: new Uint32Array(n), start: new Float64Array(n), dur: new Float64Array(n) };
+        const cov = []; /* [start, end] merged */
+        let k = 0, maxDur = 0;
+        for (let j = 0; j < slots.length / 2; j++) {
+            const cnt = slots[2 * j], cut = slots[2 * j + 1];
+            let prev = j * slotNs;
+            for (let i = 0; i < cnt; i++, k++) {
+                act.lane[k] = v[4 * k]; act.name[k] = Math.floor(v[4 * k + 1] / 3); act.kind[k] = v[4 * k + 1] % 3;
+                prev += v[4 * k + 2]; act.start[k] = prev; act.dur[k] = v[4 * k + 3];
+                maxDur = Math.max(maxDur, act.dur[k]);
+            }
+            const s = j * slotNs, e = cut < 0 ? s + slotNs : s + cut;
+            if (e <= s) continue;
+            if (cov.length && cov[cov.length - 1][1] >= s) cov[cov.length - 1][1] = e;
+            else cov.push([s, e]);
+        }
+        const covStarts = cov.map((c) => c[0]);
+        let covered = 0;
+        for (const [s, e] of cov) covered += e - s;
+        /* the busy ns of lane l in [a, b), a column's busy spread evenly over it */
+        function busyIn(l, a, b) {
+            const at = (t) => {
+                const x = Math.max(0, Math.min(cols, t / cw)), i = Math.floor(x);
+                return i >= cols ? l.pre[cols] : l.pre[i] + (l.pre[i + 1] - l.pre[i]) * (x - i);
+            };
+            return at(b) - at(a);
+        }
+        /* [a, b) inside the exactly covered time */
+        function isCovered(a, b) {
+            const i = lowerBound(covStarts, a + 1) - 1;
+            return i >= 0 && cov[i][0] <= a && cov[i][1] >= b;
+        }
+        return { cw, cols, lanes, act, n, maxDur, cov, covered, busyIn, isCovered };
+    }
+    const DRAW_MAX = 5000; /* exact activities drawn at once at most; past it, busy per pixel */
     function timeline(parent, rep, ev) {
         const tl = rep.timeline || {};
         const sec = card(parent, "GPU timeline");
@@ -444,11 +523,10 @@
             sec.append(el("p", { class: "note", text: "No GPU activity was recorded (GPU timeline: " + ((rep.trace || {}).gpu_timeline || "unknown") + ")." }));
             return;
         }
-        const acts = ev.acts || [], host = ev.host || [];
+        const D = decodeTimeline(ev);
+        const host = ev.host || [], gaps = ev.gaps || [], longest = ev.longest || [];
         let t0 = Infinity, t1 = -Infinity;
         for (const d of devs) { t0 = Math.min(t0, d.first_ns); t1 = Math.max(t1, d.last_ns); }
-        const winEnd = ev.window_end_ns;
-        if (winEnd !== null && winEnd !== undefined) t1 = Math.min(t1, winEnd);
         if (!(t1 > t0)) t1 = t0 + 1;
         /* lanes: per device its streams, an idle-gap lane; then a lane per host thread */
         const lanes = [];
@@ -457,11 +535,15 @@
             for (const s of d.streams || []) { laneIdx.set(d.device + ":" + s.stream, lanes.length); lanes.push({ label: `GPU ${d.device} stream ${s.stream}` }); }
             laneIdx.set(d.device + ":gaps", lanes.length); lanes.push({ label: `GPU ${d.device} idle gaps` });
         }
+        const viewLane = D.lanes.map((l) => laneIdx.get(l.device + ":" + l.stream));
+        /* the report's listed gaps name the host site that explains them */
+        const gapSite = new Map();
+        for (const d of devs) for (const gp of d.gaps || []) if (gp.site) gapSite.set(d.device + ":" + gp.start_ns, gp.site);
         for (const h of host) if (!laneIdx.has("t" + h[0])) { laneIdx.set("t" + h[0], lanes.length); lanes.push({ label: `host thread ${h[0]}` }); }
-        const W = 1180, L = 150, R = 10, rowH = 20, T = 4, heatH = 14;
+        const W = 1180, L = 150, R = 10, rowH = 20, T = 4, heatH = 14, covH = 6;
         const PW = W - L - R;
-        const H = T + lanes.length * rowH + heatH * devs.length + 36;
-        const k = PW / (t1 - t0);
+        const covY = T + lanes.length * rowH;
+        const H = covY + covH + 4 + heatH * devs.length + 36;
         const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "timeline" });
         const clipId = "clip" + Math.floor(Math.random() * 1e9);
         const cp = sv("clipPath", { id: clipId }, sv("defs", {}, svg));
@@ -470,38 +552,10 @@
             sv("rect", { x: L, y: T + i * rowH, width: PW, height: rowH - 2, class: "lane" }, svg);
             sv("text", { x: L - 6, y: T + i * rowH + 13, "text-anchor": "end", class: "label", text: ln.label }, svg);
         });
-        const clip = sv("g", { "clip-path": `url(#${clipId})` }, svg);
-        const g = sv("g", { class: "zoomable" }, clip);
-        const X = (t) => L + (t - t0) * k;
-        for (const a of acts) {
-            const i = laneIdx.get(a[0] + ":" + a[1]);
-            if (i === undefined) continue;
-            const r = sv("rect", {
-                x: X(a[3]), y: T + i * rowH + 2, width: Math.max(a[4] * k, 0.3), height: rowH - 6,
-                fill: a[2] === 0 ? colorOf(ev.names[a[5]]) : KIND_COLORS[a[2]] || "#999",
-                class: ["kernel", "memcpy", "memset"][a[2]] || "act", "vector-effect": "non-scaling-stroke"
-            }, g);
-            title(r, `${ev.names[a[5]]}\nstart ${dur(a[3])}, ${dur(a[4])}`);
-        }
-        for (const d of devs) {
-            const i = laneIdx.get(d.device + ":gaps");
-            for (const gp of d.gaps || []) {
-                if (gp.start_ns > t1) continue;
-                title(sv("rect", {
-                    x: X(gp.start_ns), y: T + i * rowH + 2, width: Math.max(gp.duration_ns * k, 0.5), height: rowH - 6,
-                    fill: CAUSE_COLORS[gp.cause] || "#999", class: "gap"
-                }, g), `idle ${dur(gp.duration_ns)}: ${gp.cause}${gp.site ? "\n" + gp.site : ""}`);
-            }
-        }
-        for (const h of host) {
-            const i = laneIdx.get("t" + h[0]);
-            title(sv("rect", {
-                x: X(h[1]), y: T + i * rowH + 2, width: Math.max(h[2] * k, 0.5), height: rowH - 6,
-                fill: /Sync|Wait|Memcpy/.test(h[3]) ? "#f28e2b" : "#b07aa1", class: "hostcall"
-            }, g), `${h[3]}: ${dur(h[2])} from ${dur(h[1])}`);
-        }
+        sv("text", { x: L - 6, y: covY + covH, "text-anchor": "end", class: "label", text: "exact detail", style: "font-size:9px" }, svg);
+        const g = sv("g", { "clip-path": `url(#${clipId})`, class: "zoomable" }, svg);
         /* utilization strip: the whole run, busy share per window, white to dark */
-        const ybase = T + lanes.length * rowH + 4;
+        const ybase = covY + covH + 4;
         (tl.windows || []).forEach((wd, j) => {
             const y = ybase + j * heatH;
             sv("text", { x: L - 6, y: y + 11, "text-anchor": "end", class: "label", text: `GPU ${wd.device} busy (whole run)` }, svg);
@@ -518,19 +572,105 @@
         });
         const axisY = H - 14;
         const ticks = sv("g", {}, svg);
-        function drawTicks(v0, v1) {
+        const note = el("p", { class: "note" });
+        /* Draws [v0, v1]: exact activities where the windows cover the time and at most DRAW_MAX
+         * of them are in view; elsewhere each lane's busy fraction per pixel column (from its
+         * columns) as bars of 8 shades; the longest activities, the idle gaps and the host calls
+         * kept, wherever they are. */
+        function draw(v0, v1) {
+            g.replaceChildren();
             ticks.replaceChildren();
+            const k = PW / (v1 - v0), X = (t) => L + (t - v0) * k;
+            const lo = lowerBound(D.act.start, v0 - D.maxDur), hi = lowerBound(D.act.start, v1 + 1);
+            const inView = [];
+            for (let i = lo; i < hi; i++) if (D.act.start[i] + D.act.dur[i] >= v0) inView.push(i);
+            const exact = inView.length <= DRAW_MAX;
+            for (const i of exact ? inView : []) {
+                const r = viewLane[D.act.lane[i]];
+                if (r === undefined) continue;
+                const kd = D.act.kind[i], nm = ev.names[D.act.name[i]];
+                title(sv("rect", {
+                    x: X(D.act.start[i]), y: T + r * rowH + 2, width: Math.max(D.act.dur[i] * k, 0.3), height: rowH - 6,
+                    fill: kd === 0 ? colorOf(nm) : KIND_COLORS[kd] || "#999", class: ["kernel", "memcpy", "memset"][kd] || "act", "data-t": D.act.start[i], "data-l": D.act.lane[i]
+                }, g), `${nm}\nstart ${dur(D.act.start[i])}, ${dur(D.act.dur[i])}`);
+            }
+            /* busy per pixel column where the exact activities are not drawn */
+            const dt = (v1 - v0) / PW;
+            let aggregated = 0;
+            D.lanes.forEach((l, li) => {
+                const r = viewLane[li];
+                if (r === undefined) return;
+                let runStart = 0, runLevel = 0;
+                const flush = (p) => {
+                    if (runLevel > 0) {
+                        aggregated++;
+                        title(sv("rect", { x: L + runStart, y: T + r * rowH + 2, width: p - runStart, height: rowH - 6, fill: "#4e79a7", "fill-opacity": (0.1 + 0.9 * runLevel / 8).toFixed(3), class: "busy" }, g),
+                            `stream ${l.stream}: busy about ${Math.round(100 * runLevel / 8)} % of ${dur(Math.round((p - runStart) * dt))} (aggregated)`);
+                    }
+                };
+                for (let p = 0; p < PW; p++) {
+                    const a = v0 + p * dt, b = a + dt;
+                    let level = 0;
+                    if (!(exact && D.isCovered(a, b))) {
+                        const f = Math.min(1, D.busyIn(l, a, b) / dt);
+                        level = f > 0 ? Math.max(1, Math.round(8 * f)) : 0;
+                    }
+                    if (level !== runLevel) { flush(p); runStart = p; runLevel = level; }
+                }
+                flush(PW);
+            });
+            /* the longest activities, where the exact ones are not drawn */
+            for (const a of longest) {
+                if (a[2] > v1 || a[2] + a[3] < v0 || (exact && D.isCovered(a[2], a[2] + 1))) continue;
+                const r = viewLane[a[0]];
+                if (r === undefined) continue;
+                title(sv("rect", {
+                    x: X(a[2]), y: T + r * rowH + 2, width: Math.max(a[3] * k, 0.5), height: rowH - 6,
+                    fill: a[1] === 0 ? colorOf(ev.names[a[4]]) : KIND_COLORS[a[1]] || "#999", class: "longest"
+                }, g), `${ev.names[a[4]]}\nstart ${dur(a[2])}, ${dur(a[3])} (one of the ${longest.length} longest)`);
+            }
+            for (const gp of gaps) {
+                if (gp[1] > v1 || gp[1] + gp[2] < v0) continue;
+                const i = laneIdx.get(gp[0] + ":gaps");
+                if (i === undefined) continue;
+                title(sv("rect", {
+                    x: X(gp[1]), y: T + i * rowH + 2, width: Math.max(gp[2] * k, 0.5), height: rowH - 6,
+                    fill: CAUSE_COLORS[gp[3]] || "#999", class: "gap"
+                }, g), `idle ${dur(gp[2])}: ${gp[3]}` + (gapSite.has(gp[0] + ":" + gp[1]) ? "\n" + gapSite.get(gp[0] + ":" + gp[1]) : ""));
+            }
+            for (const h of host) {
+                if (h[1] > v1 || h[1] + h[2] < v0) continue;
+                const i = laneIdx.get("t" + h[0]);
+                title(sv("rect", {
+                    x: X(h[1]), y: T + i * rowH + 2, width: Math.max(h[2] * k, 0.5), height: rowH - 6,
+                    fill: /Sync|Wait|Memcpy/.test(h[3]) ? "#f28e2b" : "#b07aa1", class: "hostcall"
+                }, g), `${h[3]}: ${dur(h[2])} from ${dur(h[1])}`);
+            }
+            /* where the windows hold every activity */
+            const ci = Math.max(0, lowerBound(D.cov.map((c) => c[1]), v0));
+            for (let i = ci; i < D.cov.length && D.cov[i][0] <= v1; i++)
+                sv("rect", { x: X(D.cov[i][0]), y: covY, width: Math.max((D.cov[i][1] - D.cov[i][0]) * k, 0.5), height: covH - 2, class: "exact-window" }, g);
             for (let i = 0; i <= 6; i++) {
                 const t = v0 + (v1 - v0) * i / 6;
                 sv("text", { x: L + PW * i / 6, y: axisY, "text-anchor": i === 0 ? "start" : i === 6 ? "end" : "middle", class: "label", text: dur(Math.round(t)) }, ticks);
             }
+            svg.setAttribute("data-view", `${v0},${v1}`);
+            svg.setAttribute("data-exact-drawn", exact ? inView.length : 0);
+            svg.setAttribute("data-busy-bars", aggregated);
+            note.textContent = `View ${dur(Math.round(v0))} to ${dur(Math.round(v1))}: ` +
+                (exact ? `${inView.length} exact activities drawn` : `${inView.length} exact activities in view, more than ${DRAW_MAX}: busy fraction per pixel`) +
+                (aggregated ? `; ${aggregated} busy bars where the exact detail was not kept (shade: busy share of the pixel, from the streams' ${D.cols} columns of ${dur(D.cw)})` : "") + ".";
         }
-        /* zoom (wheel) and pan (drag) by a transform of the event group: [v0, v1] is shown */
+        /* zoom (wheel) and pan (drag) redraw [v0, v1]; the page's address can name a view:
+         * #t=START_NS,END_NS */
         let v0 = t0, v1 = t1;
+        const m = /#t=([0-9.]+),([0-9.]+)/.exec(location.hash || "");
+        if (m && +m[2] > +m[1]) { v0 = Math.max(t0, +m[1]); v1 = Math.min(t1, +m[2]); if (!(v1 > v0)) { v0 = t0; v1 = t1; } }
+        let pending = false;
         function apply() {
-            const s = (t1 - t0) / (v1 - v0);
-            g.setAttribute("transform", `translate(${L - L * s - (v0 - t0) * k * s} 0) scale(${s} 1)`);
-            drawTicks(v0, v1);
+            if (pending) return;
+            pending = true;
+            requestAnimationFrame(() => { pending = false; draw(v0, v1); });
         }
         svg.addEventListener("wheel", (e) => {
             e.preventDefault();
@@ -538,7 +678,7 @@
             const fx = Math.max(0, Math.min(1, ((e.clientX - box.left) * W / box.width - L) / PW));
             const at = v0 + fx * (v1 - v0);
             const f = e.deltaY > 0 ? 1.25 : 0.8;
-            const w = Math.min(t1 - t0, Math.max(1000, (v1 - v0) * f));
+            const w = Math.min(t1 - t0, Math.max(100, (v1 - v0) * f));
             v0 = Math.max(t0, at - fx * w);
             v1 = Math.min(t1, v0 + w);
             v0 = v1 - w;
@@ -557,18 +697,20 @@
             apply();
         });
         svg.addEventListener("dblclick", () => { v0 = t0; v1 = t1; apply(); });
-        apply();
+        draw(v0, v1);
         const items = [["#4e79a7", "kernels (color by name)"], [KIND_COLORS[1], "copies"], [KIND_COLORS[2], "memsets"],
             ["#f28e2b", "host: synchronize / blocking copy"], ["#b07aa1", "host: allocation / free"]];
         for (const [c, col] of Object.entries(CAUSE_COLORS)) items.push([col, "idle: " + c.replace("_", " ")]);
-        sec.append(legend(items), svg);
-        const shown = acts.length, total = ev.acts_total;
+        sec.append(legend(items), svg, note);
+        const span = Math.max(1, t1 - t0);
         sec.append(el("p", {
-            class: "note", text: (shown < total
-                ? `Showing the first ${shown} of ${total} GPU activities (to ${dur(t1)}); `
-                : `All ${total} GPU activities; `) +
-                `${host.length} of ${ev.host_total} host blocking/allocation calls; idle gaps: the ${(devs[0].gaps || []).length} longest per device. ` +
-                "Wheel: zoom, drag: pan, double click: whole view. The busy strip covers the whole run."
+            class: "note", text: `${ev.acts_total} GPU activities over the whole run: each stream's busy time in ${D.cols} columns of ${dur(D.cw)}; ` +
+                `exact activities (${D.n}) in ${ev.slots.length / 2} windows spread over the run, covering ${pct(Math.min(1, D.covered / span))} of it (the strip "exact detail"; at most ${ev.slot_acts} activities per window kept); ` +
+                `the ${longest.length} longest activities; ${gaps.length === ev.gaps_total ? `all ${gaps.length} idle gaps` : `the ${gaps.length} longest of ${ev.gaps_total} idle gaps (all of at least ${dur(Math.min(...gaps.map((x) => x[2])))})`}; ` +
+                `the ${host.length} longest of ${ev.host_total} host blocking/allocation calls` +
+                (ev.acts_no_lane ? `; ${ev.acts_no_lane} activities on streams past the first ${D.lanes.length} not charted` : "") +
+                (ev.acts_outside ? `; ${ev.acts_outside} activities at impossible times left out` : "") +
+                ". Wheel: zoom, drag: pan, double click: whole view. The busy strip covers the whole run."
         }));
     }
 
