@@ -88,6 +88,112 @@ void ga_json_torch_oom(const struct ga_report *r, const struct ga_oom *x, jobj *
     put(o, "advice", json_object_new_string(ga_torch_verdict_advice(a->verdict)));
 }
 
+/* ---- memory by category (model/view_tiers.h) ------------------------------------------- */
+
+static const struct ga_tv_dev *tv_dev(const struct ga_report *r, int32_t device)
+{
+    for (size_t i = 0; i < r->tierview.n_devs; i++)
+        if (r->tierview.devs[i].device == device) return &r->tierview.devs[i];
+    return NULL;
+}
+
+static jobj *by_category(const struct ga_tv_dev *v)
+{
+    jobj *a = json_object_new_array();
+    for (int i = 0; i < GA_CATS; i++) {
+        const struct ga_tv_cat *c = &v->cats[i];
+        jobj *o = json_object_new_object(), *top = json_object_new_array();
+        put(o, "category", json_object_new_string(ga_cat_name(c->cat)));
+        put(o, "bytes", ju64(c->bytes));
+        put(o, "requested_bytes", ju64(c->requested));
+        put(o, "count", ju64(c->count));
+        put(o, "basis", json_object_new_string(ga_cat_basis_name(c->basis)));
+        for (size_t k = 0; k < c->n_top; k++) {
+            jobj *t = json_object_new_object();
+            put(t, "site", c->top[k][0] ? json_object_new_string(c->top[k]) : NULL);
+            put(t, "bytes", ju64(c->top_bytes[k]));
+            json_object_array_add(top, t);
+        }
+        put(o, "top_sites", top);
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
+static jobj *category_series(const struct ga_report *r, const struct ga_tv_dev *v)
+{
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < v->n_series; i++) {
+        const struct ga_tiers_point *p = &v->series[i];
+        uint64_t roles = p->weights + p->gradients + p->optimizer_state;
+        jobj *o = json_object_new_object();
+        put(o, "time_ns", jtime(r, p->ts, 1));
+        put(o, "step", ju64(p->step));
+        put(o, "weights", ju64(p->weights));
+        put(o, "gradients", ju64(p->gradients));
+        put(o, "optimizer_state", ju64(p->optimizer_state));
+        put(o, "other_allocated", p->allocated >= roles ? ju64(p->allocated - roles) : NULL);
+        put(o, "cache", ju64(p->reserved > p->allocated ? p->reserved - p->allocated : 0));
+        put(o, "allocated", ju64(p->allocated));
+        put(o, "reserved", ju64(p->reserved));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
+static jobj *optimizers(const struct ga_tv_dev *v)
+{
+    char eb[2][16];
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < v->n_opts; i++) {
+        const struct ga_tv_opt *x = &v->opts[i];
+        jobj *o = json_object_new_object();
+        put(o, "optimizer", ju64(x->num));
+        put(o, "class", json_object_new_string(x->name));
+        put(o, "steps", ju64(x->steps));
+        put(o, "weights_bytes", ju64(x->weights));
+        put(o, "gradients_bytes", ju64(x->gradients));
+        put(o, "optimizer_state_bytes", ju64(x->optimizer_state));
+        put(o, "weight_tensors", ju64(x->weight_tensors));
+        put(o, "gradient_tensors", ju64(x->gradient_tensors));
+        put(o, "state_tensors", ju64(x->state_tensors));
+        put(o, "weight_dtype",
+            x->weight_elem
+                ? json_object_new_string(ga_tv_elem_name(x->weight_elem, eb[0], sizeof(eb[0])))
+                : NULL);
+        put(o, "state_dtype",
+            x->state_elem
+                ? json_object_new_string(ga_tv_elem_name(x->state_elem, eb[1], sizeof(eb[1])))
+                : NULL);
+        put(o, "state_to_weights", x->weights ? json_object_new_double(x->state_ratio) : NULL);
+        put(o, "meaning", json_object_new_string(x->meaning));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
+static void tiers_obj(const struct ga_report *r, int32_t device, jobj *dev, jobj *pb)
+{
+    const struct ga_tv_dev *v = tv_dev(r, device);
+    if (!v) {
+        put(pb, "by_category", NULL);
+        put(dev, "category_series", NULL);
+        put(dev, "optimizers", NULL);
+        return;
+    }
+    put(pb, "by_category", v->peak ? by_category(v) : NULL);
+    if (v->peak) {
+        put(pb, "categories_time_ns", jtime(r, v->peak->ts, 1));
+        put(pb, "roles_unmatched_bytes", ju64(v->peak->roles_unmatched_bytes));
+    }
+    jobj *adv = json_object_new_array();
+    for (size_t i = 0; i < v->n_advice; i++)
+        json_object_array_add(adv, json_object_new_string(v->advice[i]));
+    put(pb, "advice", adv);
+    put(dev, "category_series", category_series(r, v));
+    put(dev, "optimizers", optimizers(v));
+}
+
 static jobj *dev_obj(const struct ga_report *r, const struct ga_torch_dev *d)
 {
     jobj *o = json_object_new_object();
@@ -102,6 +208,7 @@ static jobj *dev_obj(const struct ga_report *r, const struct ga_torch_dev *d)
     put(pb, "snapshot_allocated_bytes", d->have_at_peak ? ju64(d->at_peak.allocated) : NULL);
     put(pb, "exact",
         json_object_new_boolean(d->have_at_peak && d->at_peak.allocated == d->peak_allocated));
+    tiers_obj(r, d->device, o, pb);
     put(o, "peak_breakdown", pb);
     jobj *fr = json_object_new_object(), *series = json_object_new_array();
     for (size_t i = 0; i < d->n_series; i++)
@@ -174,6 +281,39 @@ void ga_text_torch_oom(const struct ga_report *r, FILE *o, const struct ga_oom *
     fprintf(o, "      advice: %s\n", ga_torch_verdict_advice(a->verdict));
 }
 
+/* "weights 4.0 MiB" and, for optimizer state, what it is against the weights. */
+static void text_cat(FILE *o, const struct ga_tv_dev *v, const struct ga_tv_cat *c)
+{
+    char b[32];
+    fprintf(o, "%s %s", ga_cat_label(c->cat), ga_fmt_bytes(b, c->bytes));
+    if (c->cat == GA_CAT_OPTIMIZER_STATE && v->n_opts == 1 && v->opts[0].weights)
+        fprintf(o, " (%.1fx weights: %s)", v->opts[0].state_ratio, v->opts[0].meaning);
+    else if (c->basis == GA_BASIS_REMAINDER)
+        fputs(" (what no optimizer holds: activations, temporaries, inputs)", o);
+}
+
+static void text_tiers(const struct ga_report *r, FILE *o, int32_t device)
+{
+    const struct ga_tv_dev *v = tv_dev(r, device);
+    char b[3][32];
+    if (!v || !v->peak) return;
+    fprintf(o, "    by category at the fullest snapshot (%s allocated of %s reserved):\n      ",
+            ga_fmt_bytes(b[0], v->peak->allocated), ga_fmt_bytes(b[1], v->peak->reserved));
+    for (int i = 0, n = 0; i < GA_CATS; i++) {
+        if (!v->cats[i].bytes) continue;
+        if (n++) fputs("; ", o);
+        text_cat(o, v, &v->cats[i]);
+    }
+    fputc('\n', o);
+    for (size_t i = 0; i < v->n_opts; i++)
+        if (v->n_opts > 1 || !v->peak->cat[GA_CAT_OPTIMIZER_STATE].bytes)
+            fprintf(o, "      optimizer %u (%s): state %s = %.1fx weights: %s\n", v->opts[i].num,
+                    v->opts[i].name, ga_fmt_bytes(b[2], v->opts[i].optimizer_state),
+                    v->opts[i].state_ratio, v->opts[i].meaning);
+    for (size_t i = 0; i < v->n_advice; i++)
+        fprintf(o, "      advice: %s\n", v->advice[i]);
+}
+
 void ga_text_torch(const struct ga_report *r, FILE *o)
 {
     char b[4][32];
@@ -195,5 +335,6 @@ void ga_text_torch(const struct ga_report *r, FILE *o)
                     f->partly_used == 1 ? "" : "s");
             text_sites(r, o, &d->peak_sites, "    held by: ");
         }
+        text_tiers(r, o, d->device);
     }
 }
