@@ -16,3 +16,10 @@ grep -q 'optimizer state 8.00 MiB (2.0x weights: AdamW keeps 2 fp32 tensors per 
     { cat adamw.txt; fail "AdamW's text"; }
 grep -q 'optimizer state 4.00 MiB (1.0x weights: SGD keeps 1 fp32 tensor per parameter)' sgd.txt ||
     { cat sgd.txt; fail "SGD's text"; }
+# the set is written only when it changed: with the gradients kept (set_to_none=False) once for
+# 3 steps (and the snapshots' re-reads find it unchanged); freed each step, again at every step
+"$GT_REPORT" --dump keepgrad.trace > keepgrad.dump || fail "dump"
+expect_eq "role sets written (keepgrad)" "$(grep -c ' TORCH_ROLES first optimizer=1 ' keepgrad.dump)" 1
+expect_eq "steps written (keepgrad)" "$(grep -c ' TORCH_STEP - optimizer=1 ' keepgrad.dump)" 3
+"$GT_REPORT" --dump adamw.trace > adamw.dump || fail "dump"
+[ "$(grep -c ' TORCH_ROLES first optimizer=1 ' adamw.dump)" -ge 3 ] || fail "adamw: the sets with and without gradients were not all written"
