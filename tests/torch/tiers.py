@@ -6,7 +6,8 @@ Each step holds its activations across a pause at the end of the forward, so tha
 peak snapshot (taken at the next tick, which the loss's launch after the pause queues) sees
 them; the program writes PyTorch's own figures at that moment, read from its own objects, to
 argv[2] as JSON: the storages of the parameters, their gradients and the optimizer's state, and
-memory_allocated(). Usage: tiers.py CASE OUT.json; CASE is adamw, sgd, keepgrad (zero_grad with
+memory_allocated(), and what the forward left alive (memory_allocated() after it minus before).
+Usage: tiers.py CASE OUT.json; CASE is adamw, sgd, keepgrad (zero_grad with
 set_to_none=False), checkpoint (torch.utils.checkpoint per layer) or autocast (the forward under
 torch.autocast(bfloat16))."""
 import json
@@ -75,11 +76,13 @@ else:
 x = torch.rand(B, N, device="cuda")
 points = []
 for step in range(STEPS):
+    before = torch.cuda.memory_allocated()
     if case == "autocast":
         with torch.autocast("cuda", dtype=torch.bfloat16):
             out = model(x)
     else:
         out = model(x)
+    forward_bytes = torch.cuda.memory_allocated() - before  # what the forward left alive
     time.sleep(PAUSE)
     loss = out.sum()  # its launch queues the due tick: the snapshot sees what lives now
     allocated = torch.cuda.memory_allocated()
@@ -87,7 +90,8 @@ for step in range(STEPS):
     held = sum(rounded(v) for d in (w, g, st) for v in d.values())
     points.append({"step": step + 1, "allocated": allocated,
                    "weights": sum(w.values()), "gradients": sum(g.values()),
-                   "optimizer_state": sum(st.values()), "rest_bytes": allocated - held})
+                   "optimizer_state": sum(st.values()), "rest_bytes": allocated - held,
+                   "forward_bytes": forward_bytes})
     loss.backward()
     del out, loss
     opt.step()

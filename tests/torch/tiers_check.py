@@ -1,12 +1,17 @@
 """Compares the report's memory by category (memory.allocators[0]: peak_breakdown.by_category,
 optimizers, category_series) with PyTorch's own figures written by tests/torch/tiers.py.
-Usage: tiers_check.py CASE REPORT.json PYTORCH.json [BASELINE_PYTORCH.json BASELINE_REPORT.json]
+Usage: tiers_check.py [--history] CASE REPORT.json PYTORCH.json [BASELINE_PYTORCH.json BASELINE_REPORT.json]
 (checkpoint: the baseline is the same model without checkpointing). Prints the figures; exit 1
 with the first difference."""
 import json
 import sys
 
+history = sys.argv[1] == "--history"  # GPUTRACE_TORCH=history: blocks carry Python frames
+if history:
+    del sys.argv[1]
 case, rep_path, pt_path = sys.argv[1:4]
+layer_line = [i + 1 for i, l in enumerate(open(__file__.replace("_check", "")))
+              if "return torch.sin(x * w)" in l][0]
 rep = json.load(open(rep_path))
 pt = json.load(open(pt_path))
 fails = []
@@ -35,10 +40,18 @@ check("weights (storage bytes)", cats["weights"]["requested_bytes"], p["weights"
 check("gradients (storage bytes)", cats["gradients"]["requested_bytes"], p["gradients"])
 check("optimizer_state (storage bytes)", cats["optimizer_state"]["requested_bytes"],
       p["optimizer_state"])
-check("activations (remainder, block bytes)", cats["activations"]["bytes"], p["rest_bytes"])
+if history:  # frames: the forward's blocks are activations, the rest (input, loss) other
+    check("activations (frames: the forward's blocks)", cats["activations"]["bytes"],
+          p["forward_bytes"])
+    check("other (the input, the loss)", cats["other"]["bytes"],
+          p["rest_bytes"] - p["forward_bytes"])
+    check("activations' top site", [t["site"] for t in cats["activations"]["top_sites"]],
+          ["tiers.py:%d (layer)" % layer_line])
+else:
+    check("activations (remainder, block bytes)", cats["activations"]["bytes"], p["rest_bytes"])
 check("activations > 0", cats["activations"]["bytes"] > 0, True)
 check("bases", [cats[c]["basis"] for c in ("weights", "optimizer_state", "activations", "cache")],
-      ["exact", "exact", "remainder", "exact"])
+      ["exact", "exact", "frames" if history else "remainder", "exact"])
 check("categories sum to the snapshot's reserved", sum(c["bytes"] for c in cats.values()),
       alloc["fragmentation"]["at_peak"]["reserved_bytes"])
 check("roles not found among the blocks", pb["roles_unmatched_bytes"], 0)
