@@ -12,6 +12,12 @@ of include/gputrace/trace_format.h ("framework allocators") packed here and hand
   - memory_stats() samples (tick(), every GPUTRACE_SAMPLE_MS, asked by the shim's flusher);
   - snapshots when reserved or allocated memory reaches a new high (at most one per PEAK_MIN_S,
     and only after PEAK_GROWTH more than at the last one), and at exit (atexit);
+  - a snapshot at a sample that finds allocated memory at its all-time high
+    (allocated_bytes.all.current == .peak, i.e. max_memory_allocated()) above every snapshot
+    written for that device: that snapshot holds the very blocks of the peak, so the report's
+    breakdown of the peak by Python line is exact. Spaced by ALLOC_SNAP_COST_RATIO times the
+    last one's own duration (a program whose allocated memory grows at every sample spends at
+    most 1/ALLOC_SNAP_COST_RATIO of its time in them);
   - level history: block-level history with Python stacks (_record_memory_history
     enabled='state', context='alloc', stacks='python'), unless the program records history
     itself: then its settings are left alone and its frames used;
@@ -31,6 +37,7 @@ import weakref
 
 PEAK_MIN_S = 1.0  # at most one peak snapshot per second
 PEAK_GROWTH = 1.10  # and only when reserved or allocated grew by 10 % over the last one
+ALLOC_SNAP_COST_RATIO = 20  # allocated-high snapshots: next one after 20x the last one's time
 STACK_MAX = 24  # frames kept per block stack, innermost first
 
 # record types and enums (include/gputrace/trace_format.h)
@@ -58,6 +65,8 @@ class _State:
         self.peak_snap_reserved = 0
         self.peak_snap_allocated = 0
         self.peak_snap_time = 0.0
+        self.snap_allocated = {}  # device -> most allocated bytes in a snapshot written
+        self.alloc_snap_next = 0.0  # monotonic time before which no allocated-high snapshot
         self.devices = set()
         self.history = 0  # _HISTORY_* flags
         self.async_backend = False
@@ -212,6 +221,12 @@ def _write_snapshot(s, why, sid=0):
                         b.get("requested_size", 0), stack, sid)
     out += _rec("IIIIQ", _SNAP, 1, sid, why, len(segs), flags, nblocks)
     s.emit(bytes(out))
+    allocated = {}
+    for g in segs:
+        d = g.get("device", 0)
+        allocated[d] = allocated.get(d, 0) + g.get("allocated_size", 0)
+    for d, n in allocated.items():
+        s.snap_allocated[d] = max(s.snap_allocated.get(d, 0), n)
     return sid
 
 
@@ -230,7 +245,11 @@ def _sample(s, why):
             s.peak_snap_reserved = max(reserved, s.peak_snap_reserved)
             s.peak_snap_allocated = max(allocated, s.peak_snap_allocated)
             s.peak_snap_time = now
+            _write_snapshot(s, _PEAK)  # updates snap_allocated: the rule below stays quiet
+        if (why == _PERIODIC and allocated == st.get("allocated_bytes.all.peak", 0) and
+                allocated > s.snap_allocated.get(d, 0) and now >= s.alloc_snap_next):
             _write_snapshot(s, _PEAK)
+            s.alloc_snap_next = now + ALLOC_SNAP_COST_RATIO * (time.monotonic() - now)
 
 
 # ---- what optimizers hold -------------------------------------------------------------------
