@@ -127,8 +127,9 @@ static void on_roles(struct ga_tiers *t, const struct ga_event *ev)
     if (o->n_set == o->set_expected) {
         o->whole = 1;
         if (o->n_set) qsort(o->set, o->n_set, sizeof(*o->set), by_addr);
-        o->weight_elem = main_elem(o, GT_ROLE_WEIGHT);
-        o->state_elem = main_elem(o, GT_ROLE_OPTIMIZER_STATE);
+        uint16_t w = main_elem(o, GT_ROLE_WEIGHT), st = main_elem(o, GT_ROLE_OPTIMIZER_STATE);
+        if (w) o->weight_elem = w; /* an emptied set (a collected optimizer) keeps the last */
+        if (st) o->state_elem = st;
     }
 }
 

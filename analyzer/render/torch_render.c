@@ -185,6 +185,7 @@ static void tiers_obj(const struct ga_report *r, int32_t device, jobj *dev, jobj
     if (v->peak) {
         put(pb, "categories_time_ns", jtime(r, v->peak->ts, 1));
         put(pb, "roles_unmatched_bytes", ju64(v->peak->roles_unmatched_bytes));
+        put(pb, "roles_known", json_object_new_boolean(v->peak->roles_known));
     }
     jobj *adv = json_object_new_array();
     for (size_t i = 0; i < v->n_advice; i++)
@@ -305,6 +306,10 @@ static void text_tiers(const struct ga_report *r, FILE *o, int32_t device)
         text_cat(o, v, &v->cats[i]);
     }
     fputc('\n', o);
+    if (!v->peak->roles_known)
+        fputs("      (no optimizer had stepped yet: weights, gradients and optimizer state are in "
+              "the remainder)\n",
+              o);
     for (size_t i = 0; i < v->n_opts; i++)
         if (v->n_opts > 1 || !v->peak->cat[GA_CAT_OPTIMIZER_STATE].bytes)
             fprintf(o, "      optimizer %u (%s): state %s = %.1fx weights: %s\n", v->opts[i].num,
