@@ -274,19 +274,37 @@ static void count(struct classify *c, enum ga_cat cat, enum ga_cat_basis basis,
     *v += k->size;
 }
 
+/* The category of one block and the evidence for it (the rules at the top of this file). */
+static enum ga_cat classify_block(const struct ga_tiers *t, const struct ga_torch *torch,
+                                  int32_t device, const struct ga_torch_blk *k,
+                                  enum ga_cat_basis *basis, uint64_t *requested)
+{
+    uint64_t bytes;
+    *basis = GA_BASIS_EXACT;
+    *requested = k->requested ? k->requested : k->size;
+    if (k->state == GT_TORCH_INACTIVE) {
+        *requested = 0;
+        return GA_CAT_CACHE;
+    }
+    if (k->state != GT_TORCH_ACTIVE) return GA_CAT_TEMPORARY;
+    int role = role_at(t, device, k->addr, &bytes);
+    if (role >= 0 && role <= GT_ROLE_OPTIMIZER_STATE) {
+        if (!k->requested) *requested = bytes;
+        return (enum ga_cat)role;
+    }
+    enum ga_cat cat = k->stack ? by_frames(torch, k->stack) : GA_CATS;
+    *basis = cat != GA_CATS ? GA_BASIS_FRAMES : GA_BASIS_REMAINDER;
+    return cat != GA_CATS ? cat : GA_CAT_ACTIVATIONS;
+}
+
 static void block(struct classify *c, const struct ga_tiers *t, const struct ga_torch *torch,
                   int32_t device, const struct ga_torch_blk *k)
 {
-    uint64_t bytes, req = k->requested ? k->requested : k->size;
-    if (k->state == GT_TORCH_INACTIVE) return count(c, GA_CAT_CACHE, GA_BASIS_EXACT, k, 0);
-    if (k->state != GT_TORCH_ACTIVE) return count(c, GA_CAT_TEMPORARY, GA_BASIS_EXACT, k, req);
-    c->b->allocated += k->size;
-    int role = role_at(t, device, k->addr, &bytes);
-    if (role >= 0)
-        return count(c, (enum ga_cat)role, GA_BASIS_EXACT, k, k->requested ? req : bytes);
-    enum ga_cat cat = k->stack ? by_frames(torch, k->stack) : GA_CATS;
-    if (cat != GA_CATS) return count(c, cat, GA_BASIS_FRAMES, k, req);
-    count(c, GA_CAT_ACTIVATIONS, GA_BASIS_REMAINDER, k, req);
+    enum ga_cat_basis basis;
+    uint64_t requested;
+    enum ga_cat cat = classify_block(t, torch, device, k, &basis, &requested);
+    if (k->state == GT_TORCH_ACTIVE) c->b->allocated += k->size;
+    count(c, cat, basis, k, requested);
 }
 
 /* The optimizers' storages on the device that no live block of the snapshot starts at. */

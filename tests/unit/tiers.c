@@ -253,10 +253,15 @@ static void test_damaged_sets(void)
     struct gt_torch_role_entry other = {
         .addr = SEG + 5 * MiB, .bytes = MiB, .device = 1, .role = GT_ROLE_OPTIMIZER_STATE};
     roles(&t, 1 * MS, GT_ROLES_FIRST, 2, 1, &other, 1);
+    /* a role this reader does not know, at the address of the block without frames */
+    struct gt_torch_role_entry unknown = {.addr = SEG + 6 * MiB, .bytes = MiB, .role = 200};
+    roles(&t, 1 * MS, GT_ROLES_FIRST, 3, 1, &unknown, 1);
     one_snapshot(&t, 2 * MS, 1);
     tb_end(&t);
     run_report(&t, &r, "tiers_damaged2");
     CHECK_U64("a set whole from two records is used", bytes_of(&r, GA_CAT_WEIGHTS), 1 * MiB);
+    CHECK_U64("an unknown role claims nothing: the block stays the remainder",
+              bytes_of(&r, GA_CAT_ACTIVATIONS), 512 * KiB + 3 * MiB);
     CHECK_U64("the cut set is counted", r.tiers.incomplete_sets, 1);
     d = ga_tiers_dev_of(&r.tiers, 0);
     CHECK_U64("another device's storage does not claim device 0's block",
