@@ -282,28 +282,66 @@ void ga_text_torch_oom(const struct ga_report *r, FILE *o, const struct ga_oom *
     fprintf(o, "      advice: %s\n", ga_torch_verdict_advice(a->verdict));
 }
 
-/* "weights 4.0 MiB" and, for optimizer state, what it is against the weights. */
-static void text_cat(FILE *o, const struct ga_tv_dev *v, const struct ga_tv_cat *c)
+#define TEXT_WIDTH 100 /* the category lines wrap here */
+
+/* Prints `piece` at column *col, on a new line indented by `indent` when it would pass the
+ * width; a piece is never split. */
+static void put_piece(FILE *o, int *col, const char *piece, int indent)
+{
+    int n = (int)strlen(piece);
+    if (*col > indent && *col + n > TEXT_WIDTH) {
+        fprintf(o, "\n%*s", indent, "");
+        *col = indent;
+        while (*piece == ' ')
+            piece++, n--;
+    }
+    fputs(piece, o);
+    *col += n;
+}
+
+/* Words of `text` after `lead`, wrapped with continuation lines indented by `indent`. */
+static void put_wrapped(FILE *o, const char *lead, const char *text, int indent)
+{
+    char word[256];
+    int col = (int)strlen(lead);
+    fputs(lead, o);
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p + 1, " ") + 1;
+        snprintf(word, sizeof(word), "%.*s", (int)(n < sizeof(word) ? n : sizeof(word) - 1), p);
+        put_piece(o, &col, word, indent);
+        p += n;
+    }
+    fputc('\n', o);
+}
+
+/* "weights 4.00 MiB" and, for optimizer state, what it is against the weights. */
+static void text_cat(char *buf, size_t n, const struct ga_tv_dev *v, const struct ga_tv_cat *c)
 {
     char b[32];
-    fprintf(o, "%s %s", ga_cat_label(c->cat), ga_fmt_bytes(b, c->bytes));
+    int k = snprintf(buf, n, "%s %s", ga_cat_label(c->cat), ga_fmt_bytes(b, c->bytes));
+    if (k < 0 || (size_t)k >= n) return;
     if (c->cat == GA_CAT_OPTIMIZER_STATE && v->n_opts == 1 && v->opts[0].weights)
-        fprintf(o, " (%.1fx weights: %s)", v->opts[0].state_ratio, v->opts[0].meaning);
+        snprintf(buf + k, n - (size_t)k, " (%.1fx weights: %s)", v->opts[0].state_ratio,
+                 v->opts[0].meaning);
     else if (c->basis == GA_BASIS_REMAINDER)
-        fputs(" (what no optimizer holds: activations, temporaries, inputs)", o);
+        snprintf(buf + k, n - (size_t)k,
+                 " (what no optimizer holds: activations, temporaries, inputs)");
 }
 
 static void text_tiers(const struct ga_report *r, FILE *o, int32_t device)
 {
     const struct ga_tv_dev *v = tv_dev(r, device);
-    char b[3][32];
+    char b[3][32], piece[400];
     if (!v || !v->peak) return;
     fprintf(o, "    by category at the fullest snapshot (%s allocated of %s reserved):\n      ",
             ga_fmt_bytes(b[0], v->peak->allocated), ga_fmt_bytes(b[1], v->peak->reserved));
+    int col = 6;
     for (int i = 0, n = 0; i < GA_CATS; i++) {
         if (!v->cats[i].bytes) continue;
-        if (n++) fputs("; ", o);
-        text_cat(o, v, &v->cats[i]);
+        text_cat(piece + 1, sizeof(piece) - 3, v, &v->cats[i]);
+        piece[0] = n++ ? ' ' : 0;
+        put_piece(o, &col, piece[0] ? piece : piece + 1, 8);
+        if (i + 1 < GA_CATS && v->cats[i + 1].bytes) fputc(';', o), col++;
     }
     fputc('\n', o);
     if (!v->peak->roles_known)
@@ -316,7 +354,7 @@ static void text_tiers(const struct ga_report *r, FILE *o, int32_t device)
                     v->opts[i].name, ga_fmt_bytes(b[2], v->opts[i].optimizer_state),
                     v->opts[i].state_ratio, v->opts[i].meaning);
     for (size_t i = 0; i < v->n_advice; i++)
-        fprintf(o, "      advice: %s\n", v->advice[i]);
+        put_wrapped(o, "      advice: ", v->advice[i], 14);
 }
 
 void ga_text_torch(const struct ga_report *r, FILE *o)
