@@ -22,6 +22,7 @@ static void run_report(struct tb *t, struct ga_report *r, const char *name)
     char path[256];
     tmp_path(path, name);
     tb_write(t, path, (size_t)-1);
+    tb_free_all(t);
     ga_report_init(r, path);
     if (ga_report_run(r) != 0) printf("     read error: %s\n", r->read.error);
 }
