@@ -382,6 +382,7 @@ static void deliver(int mode)
         pthread_mutex_unlock(&mu);
         return;
     }
+    sc_clock_refine();
     int in_flight = pull();
     while (mode != D_WORKER && draining > 0) pthread_cond_wait(&drained_cv, &mu);
     for (;;) {
