@@ -317,8 +317,10 @@ static void note_status(struct gt_thread *t, int status, int result, const char 
     if (r.path_len + r.reason_len > sizeof(text) - 1) r.reason_len = sizeof(text) - 1 - r.path_len;
     gt_emit_named(t, GT_REC_CUPTI, (uint16_t)status, &r, sizeof(r), text,
                   r.path_len + r.reason_len);
-    if (status == GT_CUPTI_TAKEN) gt_log("gputrace: GPU timeline ends%s\n", reason);
-    else if (status != GT_CUPTI_ON) gt_log("gputrace: GPU timeline unavailable: %s\n", reason);
+    if (status == GT_CUPTI_TAKEN)
+        gt_log("gputrace: GPU timeline ends%s\n", reason);
+    else if (status != GT_CUPTI_ON)
+        gt_log("gputrace: GPU timeline unavailable: %s\n", reason);
 }
 
 #define SYM(var, type, name)                                                                       \
@@ -473,7 +475,7 @@ static void note_dropped(void)
     pthread_mutex_unlock(&C.mu);
 }
 
-/* ---- another CUPTI client ---------------------------------------------------------------------- */
+/* ---- another CUPTI client -------------------------------------------------------------------- */
 
 typedef CUptiResult (*reg_fn)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
 
@@ -498,8 +500,8 @@ static void hand_over(void)
     gt_leave(t);
 }
 
-GT_EXPORT CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
-                                                             CUpti_BuffersCallbackCompleteFunc done)
+GT_EXPORT CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(
+    CUpti_BuffersCallbackRequestFunc req, CUpti_BuffersCallbackCompleteFunc done)
 {
     /* the library the caller would have reached without us (ours calls go through C.lib) */
     reg_fn real = (reg_fn)gt_real_dlsym(RTLD_NEXT, "cuptiActivityRegisterCallbacks");

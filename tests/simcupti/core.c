@@ -146,7 +146,8 @@ uint64_t sc_gpu_time(uint64_t mono)
 {
     if (!mono) return 0;
     if (atomic_load(&ts_cb) && atomic_load(&ts_linear))
-        return ts_f0 + (uint64_t)(int64_t)(((double)(int64_t)(mono - ts_m0)) * atomic_load(&ts_rate));
+        return ts_f0 +
+               (uint64_t)(int64_t)(((double)(int64_t)(mono - ts_m0)) * atomic_load(&ts_rate));
     if (atomic_load(&ts_cb)) return (uint64_t)((int64_t)mono + atomic_load(&ts_offset));
     pthread_once(&rt_once, rt_once_fn);
     return (uint64_t)((int64_t)mono + atomic_load(&rt_offset));
@@ -184,7 +185,8 @@ void sc_clock_refine(void)
     if (!f || !atomic_load(&ts_linear)) return;
     uint64_t m, v;
     ref_sample(f, &m, &v);
-    if (m > ts_m0 + 100000000) atomic_store(&ts_rate, (double)(int64_t)(v - ts_f0) / (double)(m - ts_m0));
+    if (m > ts_m0 + 100000000)
+        atomic_store(&ts_rate, (double)(int64_t)(v - ts_f0) / (double)(m - ts_m0));
 }
 
 CUptiResult CUPTIAPI cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)
