@@ -16,8 +16,9 @@ of include/gputrace/trace_format.h ("framework allocators") packed here and hand
     (allocated_bytes.all.current == .peak, i.e. max_memory_allocated()) above every snapshot
     written for that device: that snapshot holds the very blocks of the peak, so the report's
     breakdown of the peak by Python line is exact. Spaced by ALLOC_SNAP_COST_RATIO times the
-    last one's own duration (a program whose allocated memory grows at every sample spends at
-    most 1/ALLOC_SNAP_COST_RATIO of its time in them);
+    last one's own duration on this thread (each costs more than the last while blocks
+    accumulate, and the shim's flusher compresses the records besides: the worst case, memory
+    growing at every sample, is measured in bench/RESULTS.md);
   - level history: block-level history with Python stacks (_record_memory_history
     enabled='state', context='alloc', stacks='python'), unless the program records history
     itself: then its settings are left alone and its frames used;
@@ -37,7 +38,7 @@ import weakref
 
 PEAK_MIN_S = 1.0  # at most one peak snapshot per second
 PEAK_GROWTH = 1.10  # and only when reserved or allocated grew by 10 % over the last one
-ALLOC_SNAP_COST_RATIO = 20  # allocated-high snapshots: next one after 20x the last one's time
+ALLOC_SNAP_COST_RATIO = 50  # allocated-high snapshots: next one after 50x the last one's time
 STACK_MAX = 24  # frames kept per block stack, innermost first
 
 # record types and enums (include/gputrace/trace_format.h)
