@@ -8,8 +8,8 @@ them; the program writes PyTorch's own figures at that moment, read from its own
 argv[2] as JSON: the storages of the parameters, their gradients and the optimizer's state, and
 memory_allocated(), and what the forward left alive (memory_allocated() after it minus before).
 Usage: tiers.py CASE OUT.json; CASE is adamw, sgd, keepgrad (zero_grad with
-set_to_none=False), checkpoint (torch.utils.checkpoint per layer) or autocast (the forward under
-torch.autocast(bfloat16))."""
+set_to_none=False), checkpoint (torch.utils.checkpoint per layer), autocast (the forward under
+torch.autocast(bfloat16)) or bf16 (parameters and input in bfloat16)."""
 import json
 import sys
 import time
@@ -20,13 +20,14 @@ import torch.utils.checkpoint
 case, out_path = sys.argv[1], sys.argv[2]
 N, L, B = 1 << 18, 4, 4  # 1 MiB per parameter, a batch of 4 rows
 STEPS, PAUSE = 3, 1.1  # the bridge takes at most one peak snapshot per second
+DTYPE = torch.bfloat16 if case == "bf16" else torch.float32
 
 
 class Model(torch.nn.Module):
     def __init__(self, ckpt=False):
         super().__init__()
         self.ws = torch.nn.ParameterList(
-            [torch.nn.Parameter(torch.rand(N, device="cuda")) for _ in range(L)])
+            [torch.nn.Parameter(torch.rand(N, device="cuda", dtype=DTYPE)) for _ in range(L)])
         self.ckpt = ckpt
 
     @staticmethod
@@ -73,7 +74,7 @@ if case == "sgd":
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 else:
     opt = torch.optim.AdamW(model.parameters(), lr=0.01)
-x = torch.rand(B, N, device="cuda")
+x = torch.rand(B, N, device="cuda", dtype=DTYPE)
 points = []
 for step in range(STEPS):
     before = torch.cuda.memory_allocated()
