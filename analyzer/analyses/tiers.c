@@ -1,7 +1,8 @@
 /* Memory by category (tiers.h). Per role record O(entries); per step record O(devices); at a
  * snapshot's end one walk of its blocks with a binary search in each optimizer's set per live
  * block (O(blocks * optimizers * log set)), plus, with frames, one scan of the block's stack.
- * Memory: the optimizers' latest sets, the series (bounded), one breakdown per device.
+ * Memory: the optimizers' latest sets, the series and the snapshots' points (bounded), one
+ * breakdown per device.
  *
  * A block's category, first rule that applies (docs/ANALYSES.md, "Memory by category"):
  *   1. inactive (free in a segment PyTorch reserved)                  -> cache, exact
@@ -69,6 +70,7 @@ static struct ga_tiers_dev *dev_of(struct ga_tiers *t, int32_t device)
     memset(d, 0, sizeof(*d));
     d->device = device;
     d->series_stride = 1;
+    d->snaps_stride = 1;
     return d;
 }
 
@@ -369,18 +371,21 @@ static void breakdown(const struct ga_tiers *t, const struct ga_torch *torch, in
     unmatched(t, torch, device, b);
 }
 
-/* The device's allocated bytes in the snapshot (ACTIVE blocks), as ga_torch counts them. */
-static uint64_t snap_allocated(const struct ga_torch *torch, int32_t device)
+static void snaps_add(struct ga_tiers_dev *d, const struct ga_tiers_breakdown *b)
 {
-    uint64_t n = 0;
-    for (size_t i = 0; i < torch->n_segs; i++) {
-        const struct ga_torch_seg *g = &torch->segs[i];
-        if (g->device != device) continue;
-        for (uint32_t k = 0; k < g->n; k++)
-            if (torch->blks[g->first + k].state == GT_TORCH_ACTIVE)
-                n += torch->blks[g->first + k].size;
+    if (d->snaps_seen++ % d->snaps_stride) return;
+    if (d->n_snaps == GA_TIERS_SERIES_MAX) { /* keep every other point, then half as many */
+        for (size_t i = 0; i < d->n_snaps / 2; i++)
+            d->snaps[i] = d->snaps[2 * i];
+        d->n_snaps /= 2;
+        d->snaps_stride *= 2;
     }
-    return n;
+    d->snaps = ga_xgrow(d->snaps, &d->snaps_cap, d->n_snaps, sizeof(*d->snaps));
+    struct ga_tiers_snappoint *p = &d->snaps[d->n_snaps++];
+    p->ts = b->ts, p->why = b->why, p->allocated = b->allocated, p->reserved = b->reserved;
+    p->roles_known = b->roles_known;
+    for (int c = 0; c < GA_CATS; c++)
+        p->bytes[c] = b->cat[c].bytes;
 }
 
 void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const struct ga_event *ev)
@@ -397,12 +402,15 @@ void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const s
             k++;
         if (k == nd) devs[nd++] = torch->segs[i].device;
     }
+    struct ga_tiers_breakdown *b = ga_xmalloc(sizeof(*b));
     for (size_t i = 0; i < nd; i++) {
         struct ga_tiers_dev *d = dev_of(t, devs[i]);
-        /* the first fullest, as ga_torch keeps its at_peak */
-        if (!d->peak.have || snap_allocated(torch, devs[i]) > d->peak.allocated)
-            breakdown(t, torch, devs[i], r->ts, r, &d->peak);
+        breakdown(t, torch, devs[i], r->ts, r, b);
+        snaps_add(d, b);
+        if (!d->peak.have || b->allocated > d->peak.allocated) /* the first fullest, as ga_torch */
+            d->peak = *b;
     }
+    free(b);
 }
 
 void ga_tiers_free(struct ga_tiers *t)
@@ -410,8 +418,10 @@ void ga_tiers_free(struct ga_tiers *t)
     for (size_t i = 0; i < t->n_opts; i++)
         free(t->opts[i].set);
     free(t->opts);
-    for (size_t i = 0; i < t->n_devs; i++)
+    for (size_t i = 0; i < t->n_devs; i++) {
         free(t->devs[i].series);
+        free(t->devs[i].snaps);
+    }
     free(t->devs);
     memset(t, 0, sizeof(*t));
 }

@@ -74,9 +74,22 @@ struct ga_tiers_point {
     uint64_t allocated, reserved; /* memory_stats in the step hook */
 };
 
+/* One whole snapshot's bytes by category. */
+struct ga_tiers_snappoint {
+    uint64_t ts;
+    uint32_t why; /* gt_torch_why */
+    int roles_known;
+    uint64_t allocated, reserved;
+    uint64_t bytes[GA_CATS];
+};
+
 struct ga_tiers_dev {
     int32_t device;
-    struct ga_tiers_breakdown peak; /* the fullest snapshot */
+    struct ga_tiers_breakdown peak;   /* the fullest snapshot */
+    struct ga_tiers_snappoint *snaps; /* every whole snapshot, bounded like the series */
+    size_t n_snaps, snaps_cap;
+    uint32_t snaps_stride;
+    uint64_t snaps_seen;
     struct ga_tiers_point *series;
     size_t n_series, series_cap;
     uint32_t series_stride;

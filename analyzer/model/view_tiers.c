@@ -142,6 +142,8 @@ void ga_tv_build(struct ga_tv *v, const struct ga_tiers *t, const struct ga_torc
         d->peak_allocated = td ? td->peak_allocated : 0;
         d->series = s->series;
         d->n_series = s->n_series;
+        d->snaps = s->snaps;
+        d->n_snaps = s->n_snaps;
         cats(d, torch);
         opts(d, t);
         advise(d);

@@ -41,6 +41,8 @@ struct ga_tv_dev {
     struct ga_tv_cat cats[GA_CATS];        /* largest first; ties in category order */
     const struct ga_tiers_point *series;
     size_t n_series;
+    const struct ga_tiers_snappoint *snaps;
+    size_t n_snaps;
     struct ga_tv_opt *opts;
     size_t n_opts;
     const char *advice[GA_TV_ADVICE];

@@ -141,6 +141,24 @@ static jobj *category_series(const struct ga_report *r, const struct ga_tv_dev *
     return a;
 }
 
+static jobj *category_snapshots(const struct ga_report *r, const struct ga_tv_dev *v)
+{
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < v->n_snaps; i++) {
+        const struct ga_tiers_snappoint *p = &v->snaps[i];
+        jobj *o = json_object_new_object();
+        put(o, "time_ns", jtime(r, p->ts, 1));
+        put(o, "why", json_object_new_string(ga_torch_why_name(p->why)));
+        put(o, "roles_known", json_object_new_boolean(p->roles_known));
+        for (int c = 0; c < GA_CATS; c++)
+            put(o, ga_cat_name((enum ga_cat)c), ju64(p->bytes[c]));
+        put(o, "allocated", ju64(p->allocated));
+        put(o, "reserved", ju64(p->reserved));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
 static jobj *optimizers(const struct ga_tv_dev *v)
 {
     char eb[2][16];
@@ -178,6 +196,7 @@ static void tiers_obj(const struct ga_report *r, int32_t device, jobj *dev, jobj
     if (!v) {
         put(pb, "by_category", NULL);
         put(dev, "category_series", NULL);
+        put(dev, "category_snapshots", NULL);
         put(dev, "optimizers", NULL);
         return;
     }
@@ -192,6 +211,7 @@ static void tiers_obj(const struct ga_report *r, int32_t device, jobj *dev, jobj
         json_object_array_add(adv, json_object_new_string(v->advice[i]));
     put(pb, "advice", adv);
     put(dev, "category_series", category_series(r, v));
+    put(dev, "category_snapshots", category_snapshots(r, v));
     put(dev, "optimizers", optimizers(v));
 }
 

@@ -74,6 +74,27 @@ for i, (s, q) in enumerate(zip(series, pt["points"])):
     check("series step %d weights/gradients/state" % (i + 1),
           [s["weights"], s["gradients"], s["optimizer_state"]],
           [a["weights"], a["gradients"], a["optimizer_state"]])
+# every whole snapshot by category: each sums to its reserved bytes, the fullest is the breakdown,
+# and at exit (after the last zero_grad) the roles are what the program's objects held then
+snaps = alloc["category_snapshots"]
+names = [c for c in cats]
+check("snapshot points sum to their reserved",
+      all(sum(q[c] for c in names) == q["reserved"] for q in snaps), True)
+check("... and without cache and temporary to their allocated",
+      all(sum(q[c] for c in names if c not in ("cache", "temporary")) == q["allocated"]
+          for q in snaps), True)
+fullest = max(snaps, key=lambda q: q["allocated"]) if snaps else {}
+check("the fullest point is the breakdown", {c: fullest.get(c) for c in names},
+      {c: cats[c]["bytes"] for c in names})
+ex = [q for q in snaps if q["why"] == "exit"]
+check("an exit snapshot point", len(ex), 1)
+check("roles known from the first snapshot after step 1 on",
+      [q["roles_known"] for q in snaps] == sorted(q["roles_known"] for q in snaps), True)
+if ex:
+    kept = last["weights"] if case == "keepgrad" else 0
+    check("at exit: weights, gradients, optimizer_state",
+          [ex[0]["weights"], ex[0]["gradients"], ex[0]["optimizer_state"]],
+          [last["weights"], kept, last["optimizer_state"]])  # 1 MiB storages: blocks of the same size
 if case == "keepgrad":  # zero_grad(set_to_none=False): the gradients stay, zeroed
     check("gradients held at the peak (set_to_none=False)", cats["gradients"]["requested_bytes"],
           p["weights"])

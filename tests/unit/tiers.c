@@ -174,6 +174,13 @@ static void test_rules(void)
     CHECK_U64("... it came before the roles: not known", d ? (uint64_t)d->peak.roles_known : 9, 0);
     CHECK_U64("... the role blocks without frames are the remainder (1 + 2 + 3 MiB)",
               bytes_of(&r, GA_CAT_ACTIVATIONS), 6 * MiB + 512 * KiB);
+    CHECK_U64("both snapshots are points", d ? d->n_snaps : 0, 2);
+    if (d && d->n_snaps == 2) {
+        CHECK("... roles unknown, then known", !d->snaps[0].roles_known && d->snaps[1].roles_known);
+        CHECK_U64("... the second's weights", d->snaps[1].bytes[GA_CAT_WEIGHTS], 1 * MiB);
+        CHECK_U64("... its activations", d->snaps[1].bytes[GA_CAT_ACTIVATIONS],
+                  512 * KiB + 3 * MiB);
+    }
     ga_report_free(&r);
 
     /* the roles before the only snapshot */
