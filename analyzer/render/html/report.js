@@ -162,6 +162,29 @@
                 sv("text", { x: W - R, y: H - 8, "text-anchor": "end", class: "label", text: `step ${ser[ser.length - 1].step}` }, svg);
                 sec.append(legend(items), svg);
             }
+            const snaps = a.category_snapshots || [];
+            if (snaps.length) { /* every snapshot as a column, stacked by category, to scale */
+                const order = ["weights", "gradients", "optimizer_state", "activations", "other", "temporary", "workspace", "cache"];
+                const H = 160, T = 10, B = 24, ymax = Math.max(1, ...snaps.map((q) => q.reserved));
+                const y = (v) => T + (H - T - B) * (1 - v / ymax);
+                const cw = Math.max(4, Math.min(60, (W - L - R) / snaps.length - 4));
+                const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, class: "memchart tiersnaps", width: W, height: H });
+                for (let i = 0; i <= 2; i++)
+                    sv("text", { x: L - 6, y: y(ymax * i / 2) + 4, "text-anchor": "end", class: "label", text: bytes(Math.round(ymax * i / 2)) }, svg);
+                snaps.forEach((q, i) => {
+                    const x0 = L + i * (W - L - R) / snaps.length;
+                    const g = sv("g", { class: "tiersnap", "data-why": q.why, "data-reserved": q.reserved }, svg);
+                    let acc = 0;
+                    for (const k of order) {
+                        if (!q[k]) continue;
+                        title(sv("rect", { x: x0, y: y(acc + q[k]), width: cw, height: y(acc) - y(acc + q[k]), fill: TIER_COLORS[k], "data-category": k, "data-bytes": q[k] }, g),
+                            `${q.why} snapshot at ${dur(q.time_ns)}: ${k.replace("_", " ")} ${bytes(q[k])}` + (q.roles_known ? "" : " (no optimizer had stepped yet)"));
+                        acc += q[k];
+                    }
+                    if (cw >= 30) sv("text", { x: x0, y: H - 8, class: "label", text: q.why }, svg);
+                });
+                sec.append(el("p", { class: "note", text: "Each snapshot (at new highs, OOMs, exit), stacked by category:" }), svg);
+            }
             const lines = (a.optimizers || []).map((o) => `${o.class}: state ${bytes(o.optimizer_state_bytes)} = ${(o.state_to_weights || 0).toFixed(1)}x weights (${o.meaning})`)
                 .concat(((a.peak_breakdown || {}).advice || []).map((t) => "advice: " + t));
             if (lines.length) sec.append(el("pre", { class: "note tieradvice", text: lines.join("\n") }));
