@@ -10,11 +10,22 @@ of include/gputrace/trace_format.h ("framework allocators") packed here and hand
     TORCH_OOM record with the observer's figures and memory_stats(), then (level snapshots and
     up) a full torch.cuda.memory._snapshot();
   - memory_stats() samples (tick(), every GPUTRACE_SAMPLE_MS, asked by the shim's flusher);
-  - snapshots when reserved memory reaches a new high (at most one per PEAK_MIN_S, and only
-    after PEAK_GROWTH more), and at exit (atexit);
+  - snapshots when reserved or allocated memory reaches a new high (at most one per PEAK_MIN_S,
+    and only after PEAK_GROWTH more than at the last one), and at exit (atexit);
+  - a snapshot at a sample that finds allocated memory at its all-time high
+    (allocated_bytes.all.current == .peak, i.e. max_memory_allocated()) above every snapshot
+    written for that device: that snapshot holds the very blocks of the peak, so the report's
+    breakdown of the peak by Python line is exact. Spaced by ALLOC_SNAP_COST_RATIO times the
+    last one's own duration on this thread (each costs more than the last while blocks
+    accumulate, and the shim's flusher compresses the records besides: the worst case, memory
+    growing at every sample, is measured in bench/RESULTS.md);
   - level history: block-level history with Python stacks (_record_memory_history
     enabled='state', context='alloc', stacks='python'), unless the program records history
-    itself: then its settings are left alone and its frames used.
+    itself: then its settings are left alone and its frames used;
+  - after every optimizer step (a global step post-hook, any optimizer, levels stats and up):
+    the storages its param_groups' parameters (weights), their .grad (gradients) and its state's
+    CUDA tensors (optimizer state) occupy: a TORCH_STEP record per device with the bytes of each
+    role, preceded by the whole set (TORCH_ROLES records) when a hash of it changed.
 
 Nothing here may change the program: every entry point catches everything, writes a note into
 the trace and goes on; the program's own OOM observers are untouched (PyTorch keeps a list);
@@ -23,13 +34,18 @@ no thread is started.
 import struct
 import sys
 import time
+import weakref
 
 PEAK_MIN_S = 1.0  # at most one peak snapshot per second
-PEAK_GROWTH = 1.10  # and only when reserved grew by 10 % over the last one
+PEAK_GROWTH = 1.10  # and only when reserved or allocated grew by 10 % over the last one
+ALLOC_SNAP_COST_RATIO = 50  # allocated-high snapshots: next one after 50x the last one's time
 STACK_MAX = 24  # frames kept per block stack, innermost first
 
 # record types and enums (include/gputrace/trace_format.h)
 _NOTE, _STATS, _SNAP, _SEGMENT, _BLOCK, _FRAME, _STACK, _OOM = 33, 60, 61, 62, 63, 64, 65, 66
+_ROLES, _STEP = 80, 81
+_WEIGHT, _GRADIENT, _OPT_STATE = 0, 1, 2
+_ROLES_PER_REC = 40000  # 24-byte entries: records stay under the shim's 1 MiB bound
 _PERIODIC, _WHY_OOM, _PEAK, _EXIT, _START = 0, 1, 2, 3, 4
 _HISTORY_OURS, _HISTORY_USER, _EXPANDABLE, _ASYNC = 1, 2, 4, 8
 _STATES = {"inactive": 0, "active_allocated": 1, "active_pending_free": 2}
@@ -48,12 +64,18 @@ class _State:
         self.stacks = {}  # tuple of frame ids -> id
         self.snap_id = 0
         self.peak_snap_reserved = 0
+        self.peak_snap_allocated = 0
         self.peak_snap_time = 0.0
+        self.snap_allocated = {}  # device -> most allocated bytes in a snapshot written
+        self.alloc_snap_next = 0.0  # monotonic time before which no allocated-high snapshot
         self.devices = set()
         self.history = 0  # _HISTORY_* flags
         self.async_backend = False
         self.closed = False
         self.failures = 0
+        self.optimizers = {}  # id(optimizer) -> _optimizer_entry's list
+        self.opt_count = 0
+        self.step_hook = None
 
 
 def _pad(b):
@@ -63,6 +85,13 @@ def _pad(b):
 def _rec(fmt, type_, sub, *fields):
     size = struct.calcsize("<HHIQ" + fmt)
     return struct.pack("<HHIQ" + fmt, type_, sub, size, 0, *fields)
+
+
+def _rec_tail(fmt, type_, sub, tail, *fields):
+    """A record whose fixed part is followed by `tail` (padded to 8)."""
+    tail = _pad(tail)
+    size = struct.calcsize("<HHIQ" + fmt) + len(tail)
+    return struct.pack("<HHIQ" + fmt, type_, sub, size, 0, *fields) + tail
 
 
 def _note(text, warning=True):
@@ -165,6 +194,10 @@ def _write_snapshot(s, why, sid=0):
     """One full snapshot, with id sid (0: the next one); returns its id (0: none written)."""
     if not _snapshots_on(s):
         return 0
+    try:
+        _refresh_roles(s)
+    except Exception as e:
+        _failed("reading the optimizers' tensors", e)
     snap = s.torch.cuda.memory._snapshot()
     segs = snap.get("segments", [])
     sid = sid or _next_snap_id(s)
@@ -189,6 +222,12 @@ def _write_snapshot(s, why, sid=0):
                         b.get("requested_size", 0), stack, sid)
     out += _rec("IIIIQ", _SNAP, 1, sid, why, len(segs), flags, nblocks)
     s.emit(bytes(out))
+    allocated = {}
+    for g in segs:
+        d = g.get("device", 0)
+        allocated[d] = allocated.get(d, 0) + g.get("allocated_size", 0)
+    for d, n in allocated.items():
+        s.snap_allocated[d] = max(s.snap_allocated.get(d, 0), n)
     return sid
 
 
@@ -197,12 +236,136 @@ def _sample(s, why):
         rec, st = _stats_rec(s, d, why)
         s.emit(rec)
         reserved = st.get("reserved_bytes.all.current", 0)
+        allocated = st.get("allocated_bytes.all.current", 0)
         now = time.monotonic()
-        if (why == _PERIODIC and reserved > s.peak_snap_reserved * PEAK_GROWTH and
+        # allocated too: once the cache holds a step's memory, reserved stays flat while the
+        # tensors inside it (activations at the end of a forward) still reach new highs
+        if (why == _PERIODIC and (reserved > s.peak_snap_reserved * PEAK_GROWTH or
+                                  allocated > s.peak_snap_allocated * PEAK_GROWTH) and
                 now - s.peak_snap_time >= PEAK_MIN_S):
-            s.peak_snap_reserved = reserved
+            s.peak_snap_reserved = max(reserved, s.peak_snap_reserved)
+            s.peak_snap_allocated = max(allocated, s.peak_snap_allocated)
             s.peak_snap_time = now
+            _write_snapshot(s, _PEAK)  # updates snap_allocated: the rule below stays quiet
+        if (why == _PERIODIC and allocated == st.get("allocated_bytes.all.peak", 0) and
+                allocated > s.snap_allocated.get(d, 0) and now >= s.alloc_snap_next):
             _write_snapshot(s, _PEAK)
+            s.alloc_snap_next = now + ALLOC_SNAP_COST_RATIO * (time.monotonic() - now)
+
+
+# ---- what optimizers hold -------------------------------------------------------------------
+
+def _roles(s, opt):
+    """{storage address: (bytes, device, element size, role)} of what opt holds on CUDA devices.
+    A storage seen under two roles keeps the first: weight, then gradient, then state."""
+    out = {}
+
+    def add(t, role):
+        if t is None or not t.is_cuda:
+            return
+        st = t.untyped_storage()
+        ptr = st.data_ptr()
+        if ptr and ptr not in out:
+            out[ptr] = (st.nbytes(), t.device.index or 0, t.element_size(), role)
+
+    Tensor = s.torch.Tensor
+    params = [p for g in opt.param_groups for p in g["params"]]
+    for p in params:
+        add(p, _WEIGHT)
+    for p in params:
+        add(p.grad, _GRADIENT)
+    for p in params:
+        st = opt.state.get(p)
+        if st:
+            for v in st.values():
+                if isinstance(v, Tensor):
+                    add(v, _OPT_STATE)
+    return out
+
+
+def _roles_recs(s, entry, roles, out):
+    """The optimizer's set as TORCH_ROLES records into out when it changed; its hash."""
+    h = hash(frozenset(roles.items())) & _MASK64
+    if h != entry[2]:
+        entry[2] = h
+        items = sorted(roles.items())
+        for i in range(0, max(len(items), 1), _ROLES_PER_REC):
+            body = b"".join(struct.pack("<QQiHBx", a, n, d, e, r)
+                            for a, (n, d, e, r) in items[i:i + _ROLES_PER_REC])
+            out += _rec_tail("QIIII", _ROLES, 0 if i == 0 else 1, body, entry[1], entry[0],
+                             len(body), len(items), 0)
+    return h
+
+
+def _optimizer_entry(s, opt):
+    """[number, steps, hash of the last set written, weak reference, fingerprint at the last
+    step, [(device, totals)] at the last step] of opt."""
+    entry = s.optimizers.get(id(opt))
+    if entry is None or entry[3]() is not opt:  # new, or an id reused after a collection
+        s.opt_count += 1
+        entry = s.optimizers[id(opt)] = [s.opt_count, 0, None, weakref.ref(opt), None, []]
+    return entry
+
+
+def _fingerprint(s, opt):
+    """The data pointers of everything opt holds, in a fixed order: equal to the last step's
+    when nothing was replaced (one C call per tensor, against five for reading the set)."""
+    params = [p for g in opt.param_groups for p in g["params"]]
+    key = [p.data_ptr() for p in params]
+    key += [0 if g is None else g.data_ptr() for g in [p.grad for p in params]]
+    Tensor, state = s.torch.Tensor, opt.state
+    for p in params:
+        st = state.get(p)
+        if st:
+            key += [v.data_ptr() for v in st.values() if isinstance(v, Tensor)]
+    return key
+
+
+def _on_step(opt, args, kwargs):
+    """The global optimizer step post-hook: after every optimizer's step()."""
+    s = _S
+    if s is None or s.closed:
+        return
+    try:
+        entry = _optimizer_entry(s, opt)
+        entry[1] += 1
+        key = _fingerprint(s, opt)
+        out = bytearray()
+        if key != entry[4]:  # something was replaced: read the set again
+            roles = _roles(s, opt)
+            _roles_recs(s, entry, roles, out)
+            totals = {}
+            for n, d, e, r in roles.values():
+                t = totals.setdefault(d, [0, 0, 0, 0, 0, 0])
+                t[r] += n
+                t[3 + r] += 1
+            entry[4], entry[5] = key, sorted(totals.items())
+        name = type(opt).__name__.encode("utf-8", "replace")[:200]
+        for d, t in entry[5]:
+            st = s.torch.cuda.memory_stats(d)
+            out += _rec_tail("QQQQQQQIiIIII", _STEP, 0, name, entry[1], t[0], t[1], t[2],
+                             entry[2], st.get("allocated_bytes.all.current", 0),
+                             st.get("reserved_bytes.all.current", 0), entry[0], d, t[3], t[4],
+                             t[5], len(name))
+        s.emit(bytes(out))
+    except Exception as e:  # never into the program's step
+        _failed("the optimizer step hook", e)
+
+
+def _refresh_roles(s):
+    """Before a snapshot: every live optimizer's set as it is now (written when changed), so
+    that the snapshot's blocks are matched against what the optimizers hold at that moment
+    (zero_grad(set_to_none=True) frees the gradients between steps)."""
+    out = bytearray()
+    for key, entry in list(s.optimizers.items()):
+        opt = entry[3]()
+        if opt is None:  # collected: it holds nothing any more
+            del s.optimizers[key]
+            out += _rec_tail("QIIII", _ROLES, 0, b"", entry[1], entry[0], 0, 0, 0)
+            continue
+        _roles_recs(s, entry, _roles(s, opt), out)
+    if out:
+        s.emit(bytes(out))
 
 
 # ---- entry points ----------------------------------------------------------------------------
@@ -261,6 +424,17 @@ def _at_exit():
         pass
 
 
+def _install_step_hook(s):
+    """Every optimizer's steps, whenever it was made (PyTorch's global hooks, since 2.0)."""
+    try:
+        from torch.optim.optimizer import register_optimizer_step_post_hook
+    except Exception:
+        _note("PyTorch bridge: this torch has no global optimizer hooks: no weights, gradients "
+              "or optimizer state by role", warning=False)
+        return
+    s.step_hook = register_optimizer_step_post_hook(_on_step)
+
+
 def install(emit, level, sample_ms):
     """Called by the shim on the main thread. True: installed; False: not yet (ask again)."""
     global _S
@@ -297,6 +471,7 @@ def install(emit, level, sample_ms):
             else:
                 _failed("attaching the OOM observer", e)
         atexit.register(_at_exit)
+        _install_step_hook(s)
         _sample(s, _START)
         _note("PyTorch bridge installed: level %s, backend %s, torch %s" %
               (level, torch.cuda.get_allocator_backend(), torch.__version__), warning=False)

@@ -85,6 +85,12 @@ const struct ga_rec_info ga_rec_table[] = {
                           sizeof(struct gt_rec_nvml_proc),
                           {offsetof(struct gt_rec_nvml_proc, name_len)}},
     [GT_REC_HOST_SAMPLE] = {"HOST_SAMPLE", sizeof(struct gt_rec_host_sample), {0}},
+    [GT_REC_TORCH_ROLES] = {"TORCH_ROLES",
+                            sizeof(struct gt_rec_torch_roles),
+                            {offsetof(struct gt_rec_torch_roles, entries_len)}},
+    [GT_REC_TORCH_STEP] = {"TORCH_STEP",
+                           sizeof(struct gt_rec_torch_step),
+                           {offsetof(struct gt_rec_torch_step, name_len)}},
 };
 
 #define N_TYPES (sizeof(ga_rec_table) / sizeof(ga_rec_table[0]))

@@ -56,6 +56,8 @@ union ga_rec {
     struct gt_rec_torch_frame torch_frame;
     struct gt_rec_torch_stack torch_stack;
     struct gt_rec_torch_oom torch_oom;
+    struct gt_rec_torch_roles torch_roles;
+    struct gt_rec_torch_step torch_step;
 };
 
 /* A record as it leaves the reader with its origin: host records in time order; GPU records

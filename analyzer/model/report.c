@@ -73,6 +73,8 @@ void ga_report_init(struct ga_report *r, const char *path)
     ga_torch_init(&r->torch);
     r->torch.mem = &r->mem; /* blocks without frames: their segments' driver allocations */
     ga_tmv_init(&r->torchmap);
+    ga_tiers_init(&r->tiers);
+    ga_tv_init(&r->tierview);
     ga_demangle_reset();
 }
 
@@ -135,7 +137,12 @@ __attribute__((always_inline)) static inline void deliver(struct ga_report *r,
     if (*to & ROUTE_STACKS) ga_stacks_event(&r->stacks, ev);
     if (*to & ROUTE_SITES) ga_sites_event(&r->sites, ev);
     ga_torch_event(&r->torch, ev);
-    if (ev->type == GT_REC_TORCH_SNAP) ga_tmv_event(&r->torchmap, &r->torch, ev);
+    if (ev->type == GT_REC_TORCH_SNAP) {
+        ga_tmv_event(&r->torchmap, &r->torch, ev);
+        ga_tiers_snap_end(&r->tiers, &r->torch, ev);
+    }
+    if (ev->type == GT_REC_TORCH_ROLES || ev->type == GT_REC_TORCH_STEP)
+        ga_tiers_event(&r->tiers, ev);
     if (ev->type >= GT_REC_NVML && ev->type <= GT_REC_NVML_PROC) ga_nvml_event(&r->nvml, ev);
     if (ev->type == GT_REC_HOST_SAMPLE) ga_hostidle_event(&r->hostidle, ev);
 }
@@ -210,6 +217,7 @@ void ga_report_finish(struct ga_report *r)
     ga_hostidle_finish(&r->hostidle, &r->sites, &r->stacks); /* after the last gap */
     ga_idle_host_build(&r->idle_host, &r->hostidle, &r->sites, &r->stacks);
     ga_views_build(&r->views, &r->mem, &r->pools, &r->sites);
+    ga_tv_build(&r->tierview, &r->tiers, &r->torch);
 }
 
 int ga_report_run(struct ga_report *r)
@@ -293,6 +301,12 @@ const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t 
     case GT_CUPTI_FAILED:
         cupti_failed(f, reason, buf, n);
         break;
+    case GT_CUPTI_TAKEN:
+        snprintf(buf, n,
+                 "partial: GPU records end where another CUPTI client (torch.profiler, "
+                 "Nsight, ...) took CUPTI's activity callbacks; launches after that have no "
+                 "GPU times");
+        break;
     default:
         snprintf(buf, n, "unavailable: unknown CUPTI status %u", f->cupti.h.sub);
         break;
@@ -313,6 +327,8 @@ void ga_report_free(struct ga_report *r)
     ga_stacks_free(&r->stacks);
     ga_torch_free(&r->torch);
     ga_tmv_free(&r->torchmap);
+    ga_tv_free(&r->tierview);
+    ga_tiers_free(&r->tiers);
     ga_nvml_free(&r->nvml);
     ga_idle_host_free(&r->idle_host);
     ga_hostidle_free(&r->hostidle);

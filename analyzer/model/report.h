@@ -18,8 +18,10 @@
 #include "analyses/sites.h"
 #include "analyses/stacks.h"
 #include "analyses/timeline.h"
+#include "analyses/tiers.h"
 #include "analyses/torch_alloc.h"
 #include "model/views.h"
+#include "model/view_tiers.h"
 #include "model/view_torchmap.h"
 
 #define GA_SCHEMA_VERSION 1
@@ -36,11 +38,13 @@ struct ga_report {
     struct ga_stacks stacks; /* host call stacks as the trace defines them */
     struct ga_sites sites;   /* events by call site and library */
     struct ga_torch torch;   /* PyTorch's caching allocator (the bridge's records) */
+    struct ga_tiers tiers;   /* PyTorch's memory by category (weights, gradients, ...) */
     struct ga_nvml nvml;     /* device state from NVML samples */
     struct ga_hostidle hostidle; /* host stack samples joined with the gaps */
     struct ga_idle_host idle_host; /* idle time by host site and class (model/idle_host.h) */
     struct ga_views views;   /* what every renderer shows alike (model/views.h) */
     struct ga_tmv torchmap;  /* PyTorch's address maps at its OOMs and fullest snapshot */
+    struct ga_tv tierview;   /* memory by category per device, ordered, with advice */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started;             /* the first event has been seen (the time base is set) */
     /* set before reading, or NULL: handed every record after the analyses took it (views that

@@ -398,6 +398,8 @@ void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
         dump_stacks(o, ev);
         break;
     case GT_REC_TORCH_STATS ... GT_REC_TORCH_OOM:
+    case GT_REC_TORCH_ROLES:
+    case GT_REC_TORCH_STEP:
         ga_dump_torch(o, ev);
         break;
     case GT_REC_NVML:

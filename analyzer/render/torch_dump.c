@@ -80,6 +80,33 @@ void ga_dump_torch(FILE *o, const struct ga_event *ev)
         if (x->stack) fprintf(o, " stack=%u", x->stack);
         break;
     }
+    case GT_REC_TORCH_ROLES: {
+        const struct gt_rec_torch_roles *x = &r->torch_roles;
+        uint32_t n = ev->str_len[0] / (uint32_t)sizeof(struct gt_torch_role_entry);
+        fprintf(o, " %s optimizer=%u step=%" PRIu64 " set_entries=%u entries=%u",
+                ev->sub == GT_ROLES_FIRST ? "first" : "more", x->optimizer, x->step, x->set_entries,
+                n);
+        for (uint32_t i = 0; i < n; i++) {
+            struct gt_torch_role_entry e;
+            memcpy(&e, ev->str[0] + i * sizeof(e), sizeof(e));
+            fprintf(o, " %s@%d:0x%" PRIx64 "+%" PRIu64, ga_tiers_role_name(e.role), e.device,
+                    e.addr, e.bytes);
+        }
+        break;
+    }
+    case GT_REC_TORCH_STEP: {
+        const struct gt_rec_torch_step *x = &r->torch_step;
+        fprintf(o,
+                " - optimizer=%u step=%" PRIu64 " device=%d weights=%" PRIu64
+                "/%u gradients=%" PRIu64 "/%u optimizer_state=%" PRIu64 "/%u allocated=%" PRIu64
+                " reserved=%" PRIu64 " hash=0x%" PRIx64 " name=\"",
+                x->optimizer, x->step, x->device, x->weights, x->weight_tensors, x->gradients,
+                x->gradient_tensors, x->optimizer_state, x->state_tensors, x->allocated,
+                x->reserved, x->roles_hash);
+        ga_put_escaped(o, ev->str[0], ev->str_len[0]);
+        fputc('"', o);
+        break;
+    }
     default:
         fprintf(o, " -");
         break;

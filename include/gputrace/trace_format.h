@@ -173,6 +173,8 @@ enum gt_rec_type {
     GT_REC_NVML_SAMPLE = 71, /* gt_rec_nvml_sample: one device's state from NVML */
     GT_REC_NVML_PROC = 72,   /* gt_rec_nvml_proc: a process holding memory on a device (at OOM) */
     GT_REC_HOST_SAMPLE = 73, /* gt_rec_host_sample: a timer sample of a thread's host stack */
+    GT_REC_TORCH_ROLES = 80, /* gt_rec_torch_roles: tensors an optimizer holds, by role */
+    GT_REC_TORCH_STEP = 81,  /* gt_rec_torch_step: an optimizer step, its bytes by role */
 };
 
 /* Every host record's sort key is its first uint64 after the header (ts or ts_enter), a
@@ -542,6 +544,8 @@ enum gt_cupti_status {
     GT_CUPTI_NOT_FOUND = 2,   /* no libcupti could be loaded */
     GT_CUPTI_OWNED = 3,       /* another profiler holds CUPTI (PyTorch profiler, Nsight, ...) */
     GT_CUPTI_FAILED = 4,      /* a CUPTI call failed; reason says which */
+    GT_CUPTI_TAKEN = 5,       /* after GT_CUPTI_ON: another CUPTI client (torch.profiler's Kineto,
+                               * ...) registered its activity callbacks; GPU records end here */
 };
 
 struct gt_rec_cupti {
@@ -749,6 +753,63 @@ struct gt_rec_torch_oom {
     uint32_t fraction_set; /* 1: limit is a memory fraction's maximum (limit < device_total) */
 };
 _Static_assert(sizeof(struct gt_rec_torch_oom) == 80, "gt_rec_torch_oom layout");
+
+/* What PyTorch's optimizers hold, read by the bridge after every optimizer step (a global
+ * step post-hook, torch.optim.optimizer.register_optimizer_step_post_hook) and again right
+ * before each snapshot: the parameters of its param_groups (weights), their .grad (gradients)
+ * and the tensors of its state on a CUDA device (optimizer state), each by its storage
+ * (data_ptr, nbytes: the caching allocator's block address and requested size), deduplicated
+ * by storage. Every step writes one gt_rec_torch_step per device the optimizer's tensors are
+ * on. When the set of storages changed since it was last written (a hash of addresses, sizes
+ * and roles), the new set is written first: gt_rec_torch_roles records, the first with sub
+ * GT_ROLES_FIRST (it replaces the optimizer's previous set), the others GT_ROLES_MORE; the set
+ * is whole once set_entries entries arrived. */
+enum gt_torch_role {
+    GT_ROLE_WEIGHT = 0,          /* a parameter of param_groups */
+    GT_ROLE_GRADIENT = 1,        /* a parameter's .grad */
+    GT_ROLE_OPTIMIZER_STATE = 2, /* a CUDA tensor of optimizer.state[param] */
+};
+enum gt_roles_op { GT_ROLES_FIRST = 0, GT_ROLES_MORE = 1 };
+
+struct gt_torch_role_entry {
+    uint64_t addr;      /* untyped_storage().data_ptr() */
+    uint64_t bytes;     /* untyped_storage().nbytes() */
+    int32_t device;     /* CUDA ordinal */
+    uint16_t elem_size; /* element_size() of the first tensor seen on this storage */
+    uint8_t role;       /* enum gt_torch_role */
+    uint8_t pad;
+};
+_Static_assert(sizeof(struct gt_torch_role_entry) == 24, "gt_torch_role_entry layout");
+
+struct gt_rec_torch_roles {
+    struct gt_rec_header h; /* sub = enum gt_roles_op */
+    uint64_t ts;
+    uint64_t step;          /* the optimizer's steps when the set was read */
+    uint32_t optimizer;     /* 1, 2, ... per process, in the order of their first step */
+    uint32_t entries_len;   /* bytes of gt_torch_role_entry following */
+    uint32_t set_entries;   /* entries of the whole set (all its records) */
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct gt_rec_torch_roles) == 40, "gt_rec_torch_roles layout");
+
+struct gt_rec_torch_step {
+    struct gt_rec_header h;
+    uint64_t ts;
+    uint64_t step;            /* steps of this optimizer so far, 1 first */
+    uint64_t weights;         /* bytes of its roles on `device` (storage nbytes) */
+    uint64_t gradients;
+    uint64_t optimizer_state;
+    uint64_t roles_hash;      /* of the whole set (all devices) */
+    uint64_t allocated;       /* memory_stats(device) allocated_bytes.all.current, in the hook */
+    uint64_t reserved;        /* reserved_bytes.all.current, in the hook */
+    uint32_t optimizer;
+    int32_t device;
+    uint32_t weight_tensors;  /* storages of each role on `device` */
+    uint32_t gradient_tensors;
+    uint32_t state_tensors;
+    uint32_t name_len;        /* bytes of the optimizer's class name following, padded to 8 */
+};
+_Static_assert(sizeof(struct gt_rec_torch_step) == 96, "gt_rec_torch_step layout");
 /* ---- device state from NVML (written by the flusher thread, tid 0 chunks) ----------------------
  * The shim dlopens libnvidia-ml.so.1 (never linked) once CUDA's devices are known, finds each CUDA
  * device's NVML device by UUID, and samples every GPUTRACE_NVML_MS (default 100, 0 = off). */

@@ -102,6 +102,78 @@ static void every_type(struct tb *t)
     tb_end(t);
 }
 
+/* The PyTorch bridge's records: stats, frames and stacks, optimizer roles and steps (two sets,
+ * one in two records), a snapshot with every block state, an OOM: the torch and tiers analyses. */
+static void torch_paths(struct tb *t)
+{
+    tb_init(t, 3, T0);
+    tb_begin(t, GT_CHUNK_HOST, 1);
+    struct gt_rec_torch_stats st = {.ts = T0 + 1, .allocated = 3 << 20, .reserved = 8 << 20};
+    tb_rec(t, GT_REC_TORCH_STATS, GT_TORCH_PERIODIC, &st, sizeof(st), NULL, 0);
+    struct gt_rec_torch_frame fr = {
+        .ts = T0 + 2, .id = 1, .line = 3, .file_len = 27, .name_len = 10};
+    tb_rec3(t, GT_REC_TORCH_FRAME, 0, &fr, sizeof(fr), "/x/torch/nn/modules/main.py", 27,
+            "_call_impl", 10, NULL, 0);
+    uint32_t ids[1] = {1};
+    struct gt_rec_torch_stack sk = {.ts = T0 + 2, .id = 1, .frames_len = 4};
+    tb_rec(t, GT_REC_TORCH_STACK, 0, &sk, sizeof(sk), (const char *)ids, 4);
+    struct gt_torch_role_entry e[3] = {
+        {.addr = 0x10000000, .bytes = 1 << 20, .elem_size = 4, .role = GT_ROLE_WEIGHT},
+        {.addr = 0x10100000, .bytes = 1 << 20, .elem_size = 4, .role = GT_ROLE_GRADIENT},
+        {.addr = 0x10200000, .bytes = 1 << 20, .elem_size = 4, .role = GT_ROLE_OPTIMIZER_STATE}};
+    struct gt_rec_torch_roles ro = {
+        .ts = T0 + 3, .step = 1, .optimizer = 1, .entries_len = 2 * sizeof(e[0]), .set_entries = 3};
+    tb_rec(t, GT_REC_TORCH_ROLES, GT_ROLES_FIRST, &ro, sizeof(ro), (const char *)e,
+           2 * sizeof(e[0]));
+    ro.entries_len = sizeof(e[0]);
+    tb_rec(t, GT_REC_TORCH_ROLES, GT_ROLES_MORE, &ro, sizeof(ro), (const char *)&e[2],
+           sizeof(e[0]));
+    struct gt_rec_torch_step sp = {.ts = T0 + 4,
+                                   .step = 1,
+                                   .weights = 1 << 20,
+                                   .gradients = 1 << 20,
+                                   .optimizer_state = 1 << 20,
+                                   .allocated = 3 << 20,
+                                   .reserved = 8 << 20,
+                                   .optimizer = 1,
+                                   .weight_tensors = 1,
+                                   .gradient_tensors = 1,
+                                   .state_tensors = 1,
+                                   .name_len = 5};
+    tb_rec(t, GT_REC_TORCH_STEP, 0, &sp, sizeof(sp), "AdamW", 5);
+    struct gt_rec_torch_snap sn = {
+        .ts = T0 + 5, .id = 1, .why = GT_TORCH_PEAK, .segments = 1, .blocks = 6};
+    tb_rec(t, GT_REC_TORCH_SNAP, GT_SNAP_BEGIN, &sn, sizeof(sn), NULL, 0);
+    struct gt_rec_torch_segment sg = {.ts = T0 + 5,
+                                      .addr = 0x10000000,
+                                      .size = 8 << 20,
+                                      .allocated = 4 << 20,
+                                      .snap = 1,
+                                      .blocks = 6};
+    tb_rec(t, GT_REC_TORCH_SEGMENT, GT_TORCH_POOL_LARGE, &sg, sizeof(sg), NULL, 0);
+    for (unsigned i = 0; i < 6; i++) {
+        struct gt_rec_torch_block b = {.ts = T0 + 5,
+                                       .addr = 0x10000000 + (i << 20),
+                                       .size = i < 5 ? 1 << 20 : 3 << 20,
+                                       .requested = 1000,
+                                       .stack = i == 3,
+                                       .snap = 1};
+        tb_rec(t, GT_REC_TORCH_BLOCK, i < 4 ? GT_TORCH_ACTIVE : i - 4, &b, sizeof(b), NULL, 0);
+    }
+    sn.ts = T0 + 6;
+    tb_rec(t, GT_REC_TORCH_SNAP, GT_SNAP_END, &sn, sizeof(sn), NULL, 0);
+    struct gt_rec_torch_oom oo = {.ts = T0 + 7,
+                                  .requested = 20 << 20,
+                                  .limit = 1u << 30,
+                                  .device_free = 1 << 20,
+                                  .device_total = 1u << 30,
+                                  .allocated = 4 << 20,
+                                  .reserved = 8 << 20};
+    tb_rec(t, GT_REC_TORCH_OOM, 0, &oo, sizeof(oo), NULL, 0);
+    tb_watermark(t, 8);
+    tb_end(t);
+}
+
 /* The memory analysis: every memory kind, frees matched and not, a double allocation, failed
  * allocations of each verdict, context teardown and primary-context reset/release. */
 static void memory_paths(struct tb *t)
@@ -429,6 +501,9 @@ int main(int argc, char **argv)
     tb_free_all(&t);
     malformed(&t);
     put_trace("malformed", &t);
+    tb_free_all(&t);
+    torch_paths(&t);
+    put_trace("torch", &t);
     tb_free_all(&t);
     header_variants();
     return 0;

@@ -186,6 +186,20 @@ static const struct layout layouts[] = {
       F(gt_rec_host_sample, sample_ts), F(gt_rec_host_sample, interval_ns),
       F(gt_rec_host_sample, cpu_ns), F(gt_rec_host_sample, tid), F(gt_rec_host_sample, stack),
       F(gt_rec_host_sample, flags), F(gt_rec_host_sample, pad)),
+    L(gt_torch_role_entry, -1, F(gt_torch_role_entry, addr), F(gt_torch_role_entry, bytes),
+      F(gt_torch_role_entry, device), F(gt_torch_role_entry, elem_size),
+      F(gt_torch_role_entry, role), F(gt_torch_role_entry, pad)),
+    L(gt_rec_torch_roles, GT_REC_TORCH_ROLES, F(gt_rec_torch_roles, h), F(gt_rec_torch_roles, ts),
+      F(gt_rec_torch_roles, step), F(gt_rec_torch_roles, optimizer),
+      F(gt_rec_torch_roles, entries_len), F(gt_rec_torch_roles, set_entries),
+      F(gt_rec_torch_roles, pad)),
+    L(gt_rec_torch_step, GT_REC_TORCH_STEP, F(gt_rec_torch_step, h), F(gt_rec_torch_step, ts),
+      F(gt_rec_torch_step, step), F(gt_rec_torch_step, weights), F(gt_rec_torch_step, gradients),
+      F(gt_rec_torch_step, optimizer_state), F(gt_rec_torch_step, roles_hash),
+      F(gt_rec_torch_step, allocated), F(gt_rec_torch_step, reserved),
+      F(gt_rec_torch_step, optimizer), F(gt_rec_torch_step, device),
+      F(gt_rec_torch_step, weight_tensors), F(gt_rec_torch_step, gradient_tensors),
+      F(gt_rec_torch_step, state_tensors), F(gt_rec_torch_step, name_len)),
 };
 
 #define N_LAYOUTS (sizeof(layouts) / sizeof(layouts[0]))

@@ -106,6 +106,91 @@
             el("span", {}, el("i", { style: "background:" + c }), t)));
     }
 
+    /* ---- PyTorch's memory by category (memory.allocators[]: peak_breakdown.by_category,
+     * category_series, optimizers; docs/ANALYSES.md "Memory by category") ---------------------- */
+    const TIER_COLORS = {
+        weights: "#4e79a7", gradients: "#f28e2b", optimizer_state: "#e15759", activations: "#59a14f",
+        temporary: "#edc948", workspace: "#b07aa1", cache: "#bab0ac", other: "#9c755f",
+        other_allocated: "#59a14f"
+    };
+    function tierChart(parent, rep) {
+        for (const a of (rep.memory || {}).allocators || []) {
+            const cats = (a.peak_breakdown || {}).by_category;
+            if (!cats && !(a.category_series || []).length) continue;
+            const sec = card(parent, `PyTorch memory by category, device ${a.device}`);
+            const W = 1180, L = 70, R = 10;
+            if (cats) { /* the fullest snapshot as one bar, categories to scale */
+                const total = cats.reduce((n, c) => n + c.bytes, 0) || 1;
+                const svg = sv("svg", { viewBox: `0 0 ${W} 46`, class: "tierbar", width: W, height: 46 });
+                let x0 = L;
+                for (const c of cats) {
+                    if (!c.bytes) continue;
+                    const w = (W - L - R) * c.bytes / total;
+                    const sites = (c.top_sites || []).filter((t) => t.site).map((t) => `\n  ${bytes(t.bytes)}  ${t.site}`).join("");
+                    title(sv("rect", { x: x0, y: 4, width: Math.max(w, 0.5), height: 28, fill: TIER_COLORS[c.category], class: "tier", "data-category": c.category, "data-bytes": c.bytes }, svg),
+                        `${c.category.replace("_", " ")}: ${bytes(c.bytes)} in ${c.count} blocks (${c.basis})${sites}`);
+                    if (w > 70) sv("text", { x: x0 + 4, y: 22, class: "label tierlabel", text: `${c.category.replace("_", " ")} ${bytes(c.bytes)}` }, svg);
+                    x0 += w;
+                }
+                sv("text", { x: L - 6, y: 22, "text-anchor": "end", class: "label", text: "fullest" }, svg);
+                sec.append(legend(cats.filter((c) => c.bytes).map((c) => [TIER_COLORS[c.category], `${c.category.replace("_", " ")} (${c.basis})`])));
+                sec.append(svg, el("p", { class: "note", text: `The fullest snapshot at ${dur(a.peak_breakdown.categories_time_ns)}: ${bytes(a.peak_breakdown.snapshot_allocated_bytes)} allocated (PyTorch's peak ${bytes(a.peak_allocated_bytes)}); blocks of optimizer tensors are exact, "remainder" is what no optimizer holds.` }));
+            }
+            const ser = a.category_series || [];
+            if (ser.length) { /* per optimizer step, stacked: weights, gradients, state, the rest, cache */
+                const keys = ["weights", "gradients", "optimizer_state", "other_allocated", "cache"];
+                const H = 200, T = 10, B = 28, t0 = ser[0].time_ns, t1 = Math.max(ser[ser.length - 1].time_ns, t0 + 1);
+                const ymax = Math.max(1, ...ser.map((p) => keys.reduce((n, k) => n + (p[k] || 0), 0)));
+                const x = (t) => L + (W - L - R) * (ser.length > 1 ? (t - t0) / (t1 - t0) : 0.5);
+                const y = (v) => T + (H - T - B) * (1 - v / ymax);
+                const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, class: "memchart tierchart", width: W, height: H });
+                for (let i = 0; i <= 4; i++) {
+                    sv("line", { x1: L, x2: W - R, y1: y(ymax * i / 4), y2: y(ymax * i / 4), class: "axis" }, svg);
+                    sv("text", { x: L - 6, y: y(ymax * i / 4) + 4, "text-anchor": "end", class: "label", text: bytes(Math.round(ymax * i / 4)) }, svg);
+                }
+                const base = ser.map(() => 0), items = [];
+                for (const k of keys) {
+                    const top = ser.map((p, i) => base[i] + (p[k] || 0));
+                    let d = ser.map((p, i) => `${i ? "L" : "M"} ${x(p.time_ns)} ${y(top[i])}`).join(" ");
+                    for (let i = ser.length - 1; i >= 0; i--) d += ` L ${x(ser[i].time_ns)} ${y(base[i])}`;
+                    title(sv("path", { d: d + " Z", fill: TIER_COLORS[k], "fill-opacity": 0.7, stroke: TIER_COLORS[k], class: "tier-series", "data-category": k, "data-max": Math.max(...ser.map((p) => p[k] || 0)) }, svg),
+                        `${k.replace("_", " ")} at each optimizer step (max ${bytes(Math.max(...ser.map((p) => p[k] || 0)))})`);
+                    top.forEach((v, i) => { base[i] = v; });
+                    items.push([TIER_COLORS[k], k === "other_allocated" ? "allocated, no optimizer's" : k.replace("_", " ")]);
+                }
+                sv("text", { x: L, y: H - 8, class: "label", text: `step ${ser[0].step}` }, svg);
+                sv("text", { x: W - R, y: H - 8, "text-anchor": "end", class: "label", text: `step ${ser[ser.length - 1].step}` }, svg);
+                sec.append(legend(items), svg);
+            }
+            const snaps = a.category_snapshots || [];
+            if (snaps.length) { /* every snapshot as a column, stacked by category, to scale */
+                const order = ["weights", "gradients", "optimizer_state", "activations", "other", "temporary", "workspace", "cache"];
+                const H = 160, T = 10, B = 24, ymax = Math.max(1, ...snaps.map((q) => q.reserved));
+                const y = (v) => T + (H - T - B) * (1 - v / ymax);
+                const cw = Math.max(4, Math.min(60, (W - L - R) / snaps.length - 4));
+                const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, class: "memchart tiersnaps", width: W, height: H });
+                for (let i = 0; i <= 2; i++)
+                    sv("text", { x: L - 6, y: y(ymax * i / 2) + 4, "text-anchor": "end", class: "label", text: bytes(Math.round(ymax * i / 2)) }, svg);
+                snaps.forEach((q, i) => {
+                    const x0 = L + i * (W - L - R) / snaps.length;
+                    const g = sv("g", { class: "tiersnap", "data-why": q.why, "data-reserved": q.reserved }, svg);
+                    let acc = 0;
+                    for (const k of order) {
+                        if (!q[k]) continue;
+                        title(sv("rect", { x: x0, y: y(acc + q[k]), width: cw, height: y(acc) - y(acc + q[k]), fill: TIER_COLORS[k], "data-category": k, "data-bytes": q[k] }, g),
+                            `${q.why} snapshot at ${dur(q.time_ns)}: ${k.replace("_", " ")} ${bytes(q[k])}` + (q.roles_known ? "" : " (no optimizer had stepped yet)"));
+                        acc += q[k];
+                    }
+                    if (cw >= 30) sv("text", { x: x0, y: H - 8, class: "label", text: q.why }, svg);
+                });
+                sec.append(el("p", { class: "note", text: "Each snapshot (at new highs, OOMs, exit), stacked by category:" }), svg);
+            }
+            const lines = (a.optimizers || []).map((o) => `${o.class}: state ${bytes(o.optimizer_state_bytes)} = ${(o.state_to_weights || 0).toFixed(1)}x weights (${o.meaning})`)
+                .concat(((a.peak_breakdown || {}).advice || []).map((t) => "advice: " + t));
+            if (lines.length) sec.append(el("pre", { class: "note tieradvice", text: lines.join("\n") }));
+        }
+    }
+
     /* ---- memory over time ---------------------------------------------------------------------- */
     function memoryChart(parent, rep) {
         const m = rep.memory, ls = m.live_series;
@@ -777,6 +862,7 @@
         parent.append(cards);
         if ((rep.trace || {}).truncated) parent.append(el("p", { class: "note", text: "The trace was cut short: " + rep.trace.truncation }));
         memoryChart(parent, rep);
+        tierChart(parent, rep);
         addressMaps(parent, rep);
         torchMaps(parent, rep, ev);
         peakSection(parent, rep, ev);

@@ -1,0 +1,135 @@
+/* Memory by what it holds (docs/ANALYSES.md, "Memory by category"): PyTorch's blocks put in the
+ * categories ML engineers think in (weights, gradients, optimizer state, activations, temporary,
+ * workspace, cache, other) from the bridge's role records (what every optimizer holds, read
+ * after each step and before each snapshot), the snapshots' block states and, where history is
+ * recorded, the blocks' Python frames. Results per device: the breakdown of the fullest
+ * snapshot (the one ga_torch keeps as at_peak), the exact bytes per role at every optimizer
+ * step (a series, bounded like ga_torch's), and per optimizer what it holds.
+ * State: each optimizer's latest set of storages (sorted by address), the series. */
+#ifndef GA_TIERS_H
+#define GA_TIERS_H
+
+#include <stdint.h>
+
+#include "analyses/torch_alloc.h"
+#include "input/records.h"
+
+#define GA_TIERS_SERIES_MAX 2048 /* points per device; past it every other one is dropped */
+#define GA_TIERS_TOP_SITES  3    /* sites kept per category */
+#define GA_TIERS_DEVS_MAX   16   /* devices one optimizer's totals are kept for */
+
+enum ga_cat {
+    GA_CAT_WEIGHTS,
+    GA_CAT_GRADIENTS,
+    GA_CAT_OPTIMIZER_STATE,
+    GA_CAT_ACTIVATIONS,
+    GA_CAT_TEMPORARY,
+    GA_CAT_WORKSPACE,
+    GA_CAT_CACHE,
+    GA_CAT_OTHER,
+    GA_CATS
+};
+const char *ga_cat_name(enum ga_cat c);        /* as JSON names it: "optimizer_state" */
+const char *ga_cat_label(enum ga_cat c);       /* as text says it: "optimizer state" */
+const char *ga_tiers_role_name(unsigned role); /* gt_torch_role, as the category name */
+
+/* How a category's bytes were told apart (the strongest evidence any of its blocks had). */
+enum ga_cat_basis {
+    GA_BASIS_NONE,      /* no block in the category */
+    GA_BASIS_REMAINDER, /* live blocks no other rule claimed, without frames to tell them apart */
+    GA_BASIS_FRAMES,    /* the block's Python frames (allocator history), by rule */
+    GA_BASIS_EXACT,     /* PyTorch's own objects (an optimizer's tensors) or block state */
+};
+const char *ga_cat_basis_name(enum ga_cat_basis b);
+
+struct ga_tiers_site {
+    uint32_t stack; /* torch stack id (history); 0: blocks without frames */
+    uint64_t bytes, count;
+};
+
+struct ga_tiers_cat {
+    uint64_t bytes;     /* block sizes (the allocator's rounding included) */
+    uint64_t requested; /* requested sizes (storage nbytes where PyTorch said) */
+    uint64_t count;
+    enum ga_cat_basis basis;
+    struct ga_tiers_site top[GA_TIERS_TOP_SITES];
+    size_t n_top;
+};
+
+struct ga_tiers_breakdown {
+    int have;
+    uint64_t ts;
+    uint32_t snap, why;               /* the snapshot's id and gt_torch_why */
+    uint64_t allocated, reserved;     /* of the device in that snapshot */
+    struct ga_tiers_cat cat[GA_CATS]; /* their bytes sum to reserved */
+    uint64_t roles_unmatched_bytes;   /* optimizer storages on the device no block starts at */
+    uint32_t roles_unmatched;
+    int roles_known; /* some optimizer's whole set was in effect */
+};
+
+/* Exact at one optimizer step: every optimizer's bytes on the device as of its latest step. */
+struct ga_tiers_point {
+    uint64_t ts, step; /* the step of the optimizer that wrote it */
+    uint64_t weights, gradients, optimizer_state;
+    uint64_t allocated, reserved; /* memory_stats in the step hook */
+};
+
+/* One whole snapshot's bytes by category. */
+struct ga_tiers_snappoint {
+    uint64_t ts;
+    uint32_t why; /* gt_torch_why */
+    int roles_known;
+    uint64_t allocated, reserved;
+    uint64_t bytes[GA_CATS];
+};
+
+struct ga_tiers_dev {
+    int32_t device;
+    struct ga_tiers_breakdown peak;   /* the fullest snapshot */
+    struct ga_tiers_snappoint *snaps; /* every whole snapshot, bounded like the series */
+    size_t n_snaps, snaps_cap;
+    uint32_t snaps_stride;
+    uint64_t snaps_seen;
+    struct ga_tiers_point *series;
+    size_t n_series, series_cap;
+    uint32_t series_stride;
+    uint64_t series_seen;
+};
+
+struct ga_tiers_role_dev {
+    int32_t device;
+    uint64_t bytes[3]; /* by gt_torch_role, at its latest step */
+    uint32_t tensors[3];
+};
+
+struct ga_tiers_opt {
+    uint32_t num;
+    char name[64];
+    uint64_t steps, first_step_ts, last_step_ts;
+    struct gt_torch_role_entry *set; /* the latest set, sorted by address once whole */
+    size_t n_set, set_cap;
+    uint32_t set_expected;
+    int whole;
+    struct ga_tiers_role_dev devs[GA_TIERS_DEVS_MAX];
+    size_t n_devs;
+    uint16_t weight_elem, state_elem; /* the element size holding most bytes, per role */
+};
+
+struct ga_tiers {
+    int present; /* the trace has role records */
+    struct ga_tiers_opt *opts;
+    size_t n_opts, opts_cap;
+    struct ga_tiers_dev *devs;
+    size_t n_devs, devs_cap;
+    uint64_t incomplete_sets; /* sets whose records were not all there */
+};
+
+void ga_tiers_init(struct ga_tiers *t);
+/* The role and step records. */
+void ga_tiers_event(struct ga_tiers *t, const struct ga_event *ev);
+/* At a snapshot's end, after ga_torch took it (its segments and blocks are still there). */
+void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const struct ga_event *ev);
+const struct ga_tiers_dev *ga_tiers_dev_of(const struct ga_tiers *t, int32_t device);
+void ga_tiers_free(struct ga_tiers *t);
+
+#endif

@@ -1,0 +1,39 @@
+# --html draws PyTorch's memory by category (tests/torch/tiers.py adamw, real PyTorch on the
+# simulated stack): in headless Chromium, the fullest snapshot's bar has one rect per non-empty
+# category with the report's bytes (which torch_tiers checks against PyTorch's objects), the
+# per-step chart one layer per series key reaching the report's maximum, one column per snapshot
+# stacked to its reserved bytes, and the optimizer's line says AdamW's state is 2.0x its weights.
+. "$SRC/tests/lib.sh"
+. "$SRC/tests/torch/env.sh"
+CHROMIUM=$(command -v chromium || command -v chromium-browser) || skip "chromium not installed (make deps)"
+torch_run -t "$PWD/t.trace" "$TORCH_PY" "$SRC/tests/torch/tiers.py" adamw pt.json > out.txt 2>&1 ||
+    { cat out.txt; fail "tiers.py adamw"; }
+"$GT_REPORT" --json t.trace > r.json || fail "--json"
+"$GT_REPORT" --html t.html t.trace || fail "--html"
+timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$PWD/chrome" \
+    --virtual-time-budget=10000 --dump-dom "file://$PWD/t.html" > t.dom 2> chrome.err ||
+    fail "chromium: $(tail -n 3 chrome.err)"
+grep -q 'data-drawn="1"' t.dom || fail "page not drawn"
+! grep -q 'class="js-error"' t.dom || fail "$(grep -o 'class="js-error">[^<]*' t.dom)"
+"$PYTHON" - t.dom r.json <<'PY' || fail "the drawn categories do not match the report"
+import json, re, sys
+dom, rep = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+a = rep["memory"]["allocators"][0]
+bad = []
+def eq(what, got, want):
+    print(f"{what}: {got} (want {want})")
+    if got != want: bad.append(what)
+bars = {c: int(b) for c, b in re.findall(r'class="tier" data-category="(\w+)" data-bytes="(\d+)"', dom)}
+eq("bar", bars, {c["category"]: c["bytes"] for c in a["peak_breakdown"]["by_category"] if c["bytes"]})
+eq("activations drawn > 0", bars.get("activations", 0) > 0, True)
+layers = {c: int(m) for c, m in re.findall(r'class="tier-series" data-category="(\w+)" data-max="(\d+)"', dom)}
+keys = ["weights", "gradients", "optimizer_state", "other_allocated", "cache"]
+eq("series layers", layers, {k: max(p[k] or 0 for p in a["category_series"]) for k in keys})
+cols = re.findall(r'<g class="tiersnap" data-why="(\w+)" data-reserved="(\d+)">(.*?)</g>', dom, re.S)
+eq("snapshot columns", [(w, int(rv)) for w, rv, _ in cols],
+   [(q["why"], q["reserved"]) for q in a["category_snapshots"]])
+eq("each column stacks to its reserved", [sum(int(b) for b in re.findall(r'data-bytes="(\d+)"', g)) for _, _, g in cols],
+   [q["reserved"] for q in a["category_snapshots"]])
+eq("optimizer line", "AdamW: state 8.00 MiB = 2.0x weights (AdamW keeps 2 fp32 tensors per parameter)" in dom, True)
+sys.exit(1 if bad else 0)
+PY

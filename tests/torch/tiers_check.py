@@ -1,0 +1,112 @@
+"""Compares the report's memory by category (memory.allocators[0]: peak_breakdown.by_category,
+optimizers, category_series) with PyTorch's own figures written by tests/torch/tiers.py.
+Usage: tiers_check.py [--history] CASE REPORT.json PYTORCH.json [BASELINE_PYTORCH.json BASELINE_REPORT.json]
+(checkpoint: the baseline is the same model without checkpointing). Prints the figures; exit 1
+with the first difference."""
+import json
+import sys
+
+history = sys.argv[1] == "--history"  # GPUTRACE_TORCH=history: blocks carry Python frames
+if history:
+    del sys.argv[1]
+case, rep_path, pt_path = sys.argv[1:4]
+layer_line = [i + 1 for i, l in enumerate(open(__file__.replace("_check", "")))
+              if "return torch.sin(x * w)" in l][0]
+rep = json.load(open(rep_path))
+pt = json.load(open(pt_path))
+fails = []
+
+
+def check(what, got, want):
+    ok = got == want
+    print("%-44s report %-12s pytorch %-12s %s" % (what, got, want, "ok" if ok else "DIFFERS"))
+    if not ok:
+        fails.append(what)
+
+
+def cats_of(r):
+    a = r["memory"]["allocators"][0]
+    return a, {c["category"]: c for c in a["peak_breakdown"]["by_category"]}
+
+
+alloc, cats = cats_of(rep)
+pb = alloc["peak_breakdown"]
+# the fullest snapshot is one of the moments the program measured (after the loss, each step)
+snap = pb["snapshot_allocated_bytes"]
+match = [p for p in pt["points"] if p["allocated"] == snap]
+check("fullest snapshot is a measured moment", bool(match), True)
+p = match[-1] if match else pt["points"][-1]
+check("weights (storage bytes)", cats["weights"]["requested_bytes"], p["weights"])
+check("gradients (storage bytes)", cats["gradients"]["requested_bytes"], p["gradients"])
+check("optimizer_state (storage bytes)", cats["optimizer_state"]["requested_bytes"],
+      p["optimizer_state"])
+if history:  # frames: the forward's blocks are activations, the rest (input, loss) other
+    check("activations (frames: the forward's blocks)", cats["activations"]["bytes"],
+          p["forward_bytes"])
+    check("other (the input, the loss)", cats["other"]["bytes"],
+          p["rest_bytes"] - p["forward_bytes"])
+    check("activations' top site", [t["site"] for t in cats["activations"]["top_sites"]],
+          ["tiers.py:%d (layer)" % layer_line])
+else:
+    check("activations (remainder, block bytes)", cats["activations"]["bytes"], p["rest_bytes"])
+check("activations > 0", cats["activations"]["bytes"] > 0, True)
+check("bases", [cats[c]["basis"] for c in ("weights", "optimizer_state", "activations", "cache")],
+      ["exact", "exact", "frames" if history else "remainder", "exact"])
+check("categories sum to the snapshot's reserved", sum(c["bytes"] for c in cats.values()),
+      alloc["fragmentation"]["at_peak"]["reserved_bytes"])
+check("roles not found among the blocks", pb["roles_unmatched_bytes"], 0)
+# each optimizer step, exact
+o = alloc["optimizers"][0]
+last = pt["points"][-1]["after_step"]
+check("optimizer class", o["class"], pt["optimizer"])
+check("optimizer steps", o["steps"], len(pt["points"]))
+check("weights after the last step", o["weights_bytes"], last["weights"])
+check("gradients after the last step", o["gradients_bytes"], last["gradients"])
+check("optimizer_state after the last step", o["optimizer_state_bytes"], last["optimizer_state"])
+check("gradients <= weights", o["gradients_bytes"] <= o["weights_bytes"], True)
+ratio = {"AdamW": 2.0, "SGD": 1.0}[pt["optimizer"]]
+check("optimizer_state / weights", o["state_to_weights"], ratio)
+check("state tensors", o["state_tensors"], last["state_tensors"])
+series = alloc["category_series"]
+check("series points (one per step)", len(series), len(pt["points"]))
+for i, (s, q) in enumerate(zip(series, pt["points"])):
+    a = q["after_step"]
+    check("series step %d weights/gradients/state" % (i + 1),
+          [s["weights"], s["gradients"], s["optimizer_state"]],
+          [a["weights"], a["gradients"], a["optimizer_state"]])
+# every whole snapshot by category: each sums to its reserved bytes, the fullest is the breakdown,
+# and at exit (after the last zero_grad) the roles are what the program's objects held then
+snaps = alloc["category_snapshots"]
+names = [c for c in cats]
+check("snapshot points sum to their reserved",
+      all(sum(q[c] for c in names) == q["reserved"] for q in snaps), True)
+check("... and without cache and temporary to their allocated",
+      all(sum(q[c] for c in names if c not in ("cache", "temporary")) == q["allocated"]
+          for q in snaps), True)
+fullest = max(snaps, key=lambda q: q["allocated"]) if snaps else {}
+check("the fullest point is the breakdown", {c: fullest.get(c) for c in names},
+      {c: cats[c]["bytes"] for c in names})
+ex = [q for q in snaps if q["why"] == "exit"]
+check("an exit snapshot point", len(ex), 1)
+check("roles known from the first snapshot after step 1 on",
+      [q["roles_known"] for q in snaps] == sorted(q["roles_known"] for q in snaps), True)
+if ex:
+    kept = last["weights"] if case == "keepgrad" else 0
+    check("at exit: weights, gradients, optimizer_state",
+          [ex[0]["weights"], ex[0]["gradients"], ex[0]["optimizer_state"]],
+          [last["weights"], kept, last["optimizer_state"]])  # 1 MiB storages: blocks of the same size
+if case == "keepgrad":  # zero_grad(set_to_none=False): the gradients stay, zeroed
+    check("gradients held at the peak (set_to_none=False)", cats["gradients"]["requested_bytes"],
+          p["weights"])
+elif pt["optimizer"] in ("AdamW", "SGD"):  # set_to_none=True: freed before the next forward
+    check("no gradients at the peak (set_to_none=True)", cats["gradients"]["bytes"], 0)
+if case == "checkpoint":
+    base_pt = json.load(open(sys.argv[4]))
+    base_cats = cats_of(json.load(open(sys.argv[5])))[1]
+    check("activations shrink under checkpointing",
+          cats["activations"]["bytes"] < base_cats["activations"]["bytes"], True)
+    check("baseline activations = its PyTorch figure", base_cats["activations"]["bytes"],
+          base_pt["points"][-1]["rest_bytes"])
+    print("activations: %d with checkpointing, %d without" %
+          (cats["activations"]["bytes"], base_cats["activations"]["bytes"]))
+sys.exit(1 if fails else 0)

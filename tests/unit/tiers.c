@@ -1,0 +1,311 @@
+/* Memory by category on synthetic traces: each rule of analyses/tiers.c and their precedence
+ * (block state, an optimizer's storage, frames, the remainder), the fullest snapshot kept, the
+ * series summing several optimizers, and role records that are cut, damaged or out of order
+ * (never used, never a crash). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "model/report.h"
+#include "collect.h"
+#include "tracebuild.h"
+
+#define T0  5000000000ull
+#define MS  1000000ull
+#define KiB (1ull << 10)
+#define MiB (1ull << 20)
+#define SEG 0x10000000ull
+
+static void run_report(struct tb *t, struct ga_report *r, const char *name)
+{
+    char path[256];
+    tmp_path(path, name);
+    tb_write(t, path, (size_t)-1);
+    tb_free_all(t);
+    ga_report_init(r, path);
+    if (ga_report_run(r) != 0) printf("     read error: %s\n", r->read.error);
+}
+
+static void snap(struct tb *t, uint64_t ts, unsigned op, uint32_t id, uint32_t segs,
+                 uint64_t blocks)
+{
+    struct gt_rec_torch_snap r = {
+        .ts = t->t0 + ts, .id = id, .why = GT_TORCH_PEAK, .segments = segs, .blocks = blocks};
+    tb_rec(t, GT_REC_TORCH_SNAP, (uint16_t)op, &r, sizeof(r), NULL, 0);
+}
+
+static void segment(struct tb *t, uint64_t ts, uint32_t id, uint64_t addr, uint64_t size,
+                    uint32_t blocks)
+{
+    struct gt_rec_torch_segment r = {
+        .ts = t->t0 + ts, .addr = addr, .size = size, .snap = id, .blocks = blocks};
+    tb_rec(t, GT_REC_TORCH_SEGMENT, GT_TORCH_POOL_LARGE, &r, sizeof(r), NULL, 0);
+}
+
+static void block(struct tb *t, uint64_t ts, uint32_t id, unsigned state, uint64_t addr,
+                  uint64_t size, uint64_t requested, uint32_t stack)
+{
+    struct gt_rec_torch_block r = {.ts = t->t0 + ts,
+                                   .addr = addr,
+                                   .size = size,
+                                   .requested = requested,
+                                   .stack = stack,
+                                   .snap = id};
+    tb_rec(t, GT_REC_TORCH_BLOCK, (uint16_t)state, &r, sizeof(r), NULL, 0);
+}
+
+static void frame(struct tb *t, uint32_t id, const char *file, const char *name)
+{
+    struct gt_rec_torch_frame r = {.ts = t->t0,
+                                   .id = id,
+                                   .line = 7,
+                                   .file_len = (uint32_t)strlen(file),
+                                   .name_len = (uint32_t)strlen(name)};
+    tb_rec3(t, GT_REC_TORCH_FRAME, 0, &r, sizeof(r), file, r.file_len, name, r.name_len, NULL, 0);
+}
+
+static void stack(struct tb *t, uint32_t id, const uint32_t *frames, uint32_t n)
+{
+    struct gt_rec_torch_stack r = {.ts = t->t0, .id = id, .frames_len = 4 * n};
+    tb_rec(t, GT_REC_TORCH_STACK, 0, &r, sizeof(r), (const char *)frames, 4 * n);
+}
+
+/* Role records of optimizer `opt`: entries [0, n) announced as a set of `set_entries`. */
+static void roles(struct tb *t, uint64_t ts, unsigned op, uint32_t opt, uint32_t set_entries,
+                  const struct gt_torch_role_entry *e, uint32_t n)
+{
+    struct gt_rec_torch_roles r = {.ts = t->t0 + ts,
+                                   .step = 1,
+                                   .optimizer = opt,
+                                   .entries_len = n * (uint32_t)sizeof(*e),
+                                   .set_entries = set_entries};
+    tb_rec(t, GT_REC_TORCH_ROLES, (uint16_t)op, &r, sizeof(r), (const char *)e, n * sizeof(*e));
+}
+
+static void step(struct tb *t, uint64_t ts, uint32_t opt, uint64_t n, uint64_t w, uint64_t g,
+                 uint64_t s, uint64_t allocated)
+{
+    struct gt_rec_torch_step r = {.ts = t->t0 + ts,
+                                  .step = n,
+                                  .weights = w,
+                                  .gradients = g,
+                                  .optimizer_state = s,
+                                  .allocated = allocated,
+                                  .reserved = 64 * MiB,
+                                  .optimizer = opt,
+                                  .weight_tensors = 1,
+                                  .gradient_tensors = 1,
+                                  .state_tensors = 2,
+                                  .name_len = 5};
+    tb_rec(t, GT_REC_TORCH_STEP, 0, &r, sizeof(r), "AdamW", 5);
+}
+
+static const struct ga_tiers_cat *cat(const struct ga_report *r, enum ga_cat c)
+{
+    const struct ga_tiers_dev *d = ga_tiers_dev_of(&r->tiers, 0);
+    return d && d->peak.have ? &d->peak.cat[c] : NULL;
+}
+
+static uint64_t bytes_of(const struct ga_report *r, enum ga_cat c)
+{
+    const struct ga_tiers_cat *x = cat(r, c);
+    return x ? x->bytes : UINT64_MAX;
+}
+
+static unsigned basis_of(const struct ga_report *r, enum ga_cat c)
+{
+    const struct ga_tiers_cat *x = cat(r, c);
+    return x ? x->basis : 99;
+}
+
+static const struct gt_torch_role_entry SET[3] = {
+    {.addr = SEG, .bytes = 1000000, .elem_size = 4, .role = GT_ROLE_WEIGHT},
+    {.addr = SEG + 1 * MiB, .bytes = 1000000, .elem_size = 4, .role = GT_ROLE_GRADIENT},
+    {.addr = SEG + 2 * MiB, .bytes = 2 * MiB, .elem_size = 4, .role = GT_ROLE_OPTIMIZER_STATE},
+};
+
+/* One 16 MiB segment: the three roles, a block of each frames rule, one without frames, one
+ * awaiting a stream, a free one; a role's frames do not outrank its role. */
+static void one_snapshot(struct tb *t, uint64_t ts, uint32_t id)
+{
+    snap(t, ts, GT_SNAP_BEGIN, id, 1, 9);
+    segment(t, ts, id, SEG, 16 * MiB, 9);
+    block(t, ts, id, GT_TORCH_ACTIVE, SEG, 1 * MiB, 1000000, 3); /* frames say other */
+    block(t, ts, id, GT_TORCH_ACTIVE, SEG + 1 * MiB, 1 * MiB, 1000000, 0);
+    block(t, ts, id, GT_TORCH_ACTIVE, SEG + 2 * MiB, 2 * MiB, 0, 0);
+    block(t, ts, id, GT_TORCH_ACTIVE, SEG + 4 * MiB, 512 * KiB, 0, 1);             /* torch/optim */
+    block(t, ts, id, GT_TORCH_ACTIVE, SEG + 4 * MiB + 512 * KiB, 512 * KiB, 0, 2); /* forward */
+    block(t, ts, id, GT_TORCH_ACTIVE, SEG + 5 * MiB, 1 * MiB, 0, 3);               /* <module> */
+    block(t, ts, id, GT_TORCH_ACTIVE, SEG + 6 * MiB, 3 * MiB, 0, 0);               /* no frames */
+    block(t, ts, id, GT_TORCH_AWAITING_FREE, SEG + 9 * MiB, 1 * MiB, 0, 0);
+    block(t, ts, id, GT_TORCH_INACTIVE, SEG + 10 * MiB, 6 * MiB, 0, 0);
+    snap(t, ts, GT_SNAP_END, id, 1, 9);
+}
+
+static void frames(struct tb *t)
+{
+    frame(t, 1, "/v/lib/python3/site-packages/torch/optim/adamw.py", "_init_group");
+    frame(t, 2, "/home/u/model.py", "forward");
+    frame(t, 3, "/v/lib/python3/site-packages/torch/nn/modules/module.py", "_call_impl");
+    frame(t, 4, "/home/u/train.py", "<module>");
+    uint32_t optim[] = {1, 4}, fwd[] = {2, 3, 4}, top[] = {4};
+    stack(t, 1, optim, 2);
+    stack(t, 2, fwd, 3);
+    stack(t, 3, top, 1);
+}
+
+static void test_rules(void)
+{
+    struct tb t;
+    struct ga_report r;
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    one_snapshot(&t, 1 * MS, 1); /* before any step: no roles known */
+    roles(&t, 2 * MS, GT_ROLES_FIRST, 1, 3, SET, 3);
+    step(&t, 2 * MS, 1, 1, 1000000, 1000000, 2 * MiB, 9 * MiB);
+    one_snapshot(&t, 3 * MS, 2); /* the same blocks: not fuller, the first is kept */
+    tb_end(&t);
+    run_report(&t, &r, "tiers_rules");
+    const struct ga_tiers_dev *d = ga_tiers_dev_of(&r.tiers, 0);
+    CHECK("device 0 has a breakdown", d && d->peak.have);
+    CHECK_U64("the first of two equally full snapshots is kept", d ? d->peak.snap : 0, 1);
+    CHECK_U64("... it came before the roles: not known", d ? (uint64_t)d->peak.roles_known : 9, 0);
+    CHECK_U64("... the role blocks without frames are the remainder (1 + 2 + 3 MiB)",
+              bytes_of(&r, GA_CAT_ACTIVATIONS), 6 * MiB + 512 * KiB);
+    CHECK_U64("both snapshots are points", d ? d->n_snaps : 0, 2);
+    if (d && d->n_snaps == 2) {
+        CHECK("... roles unknown, then known", !d->snaps[0].roles_known && d->snaps[1].roles_known);
+        CHECK_U64("... the second's weights", d->snaps[1].bytes[GA_CAT_WEIGHTS], 1 * MiB);
+        CHECK_U64("... its activations", d->snaps[1].bytes[GA_CAT_ACTIVATIONS],
+                  512 * KiB + 3 * MiB);
+    }
+    ga_report_free(&r);
+
+    /* the roles before the only snapshot */
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    roles(&t, 2 * MS, GT_ROLES_FIRST, 1, 3, SET, 3);
+    step(&t, 2 * MS, 1, 1, 1000000, 1000000, 2 * MiB, 9 * MiB);
+    one_snapshot(&t, 3 * MS, 1);
+    tb_end(&t);
+    run_report(&t, &r, "tiers_rules2");
+    CHECK_U64("weights: the optimizer's storage, though its frames say other",
+              bytes_of(&r, GA_CAT_WEIGHTS), 1 * MiB);
+    CHECK_U64("... requested: the block's requested size", cat(&r, GA_CAT_WEIGHTS)->requested,
+              1000000);
+    CHECK_U64("gradients", bytes_of(&r, GA_CAT_GRADIENTS), 1 * MiB);
+    CHECK_U64("optimizer state: its storage + a block under torch/optim (frames)",
+              bytes_of(&r, GA_CAT_OPTIMIZER_STATE), 2 * MiB + 512 * KiB);
+    CHECK_U64("... requested: the storage's bytes where the block did not say",
+              cat(&r, GA_CAT_OPTIMIZER_STATE)->requested, 2 * MiB + 512 * KiB);
+    CHECK_U64("... basis: exact (the strongest of its blocks)",
+              basis_of(&r, GA_CAT_OPTIMIZER_STATE), GA_BASIS_EXACT);
+    CHECK_U64("activations: the forward's block (frames) + the block without frames",
+              bytes_of(&r, GA_CAT_ACTIVATIONS), 512 * KiB + 3 * MiB);
+    CHECK_U64("... basis frames", basis_of(&r, GA_CAT_ACTIVATIONS), GA_BASIS_FRAMES);
+    CHECK_U64("other: frames outside modules", bytes_of(&r, GA_CAT_OTHER), 1 * MiB);
+    CHECK_U64("temporary: awaiting a stream", bytes_of(&r, GA_CAT_TEMPORARY), 1 * MiB);
+    CHECK_U64("cache: the free block", bytes_of(&r, GA_CAT_CACHE), 6 * MiB);
+    CHECK_U64("workspace: none", bytes_of(&r, GA_CAT_WORKSPACE), 0);
+    uint64_t sum = 0;
+    for (int c = 0; c < GA_CATS; c++)
+        sum += bytes_of(&r, (enum ga_cat)c);
+    CHECK_U64("the categories sum to the segment", sum, 16 * MiB);
+    const struct ga_tiers_dev *d2 = ga_tiers_dev_of(&r.tiers, 0);
+    CHECK_U64("allocated: the active blocks", d2 ? d2->peak.allocated : 0, 9 * MiB);
+    CHECK_U64("every storage found", d2 ? d2->peak.roles_unmatched : 9, 0);
+    const struct ga_tiers_cat *a = cat(&r, GA_CAT_ACTIVATIONS);
+    CHECK_U64("activations' top site: the forward's stack", a && a->n_top ? a->top[0].stack : 0, 2);
+    char buf[128];
+    CHECK_STR("labelled by its frame outside torch",
+              ga_torch_site_label(&r.torch, 2, buf, sizeof(buf)), "model.py:7 (forward)");
+    const struct ga_tv_dev *v = r.tierview.n_devs ? &r.tierview.devs[0] : NULL;
+    CHECK("the view orders the categories largest first",
+          v && v->cats[0].cat == GA_CAT_CACHE && v->cats[1].cat == GA_CAT_ACTIVATIONS);
+    CHECK_STR("the optimizer's meaning", v && v->n_opts ? v->opts[0].meaning : "",
+              "AdamW keeps 2 fp32 tensors per parameter");
+    ga_report_free(&r);
+}
+
+/* A set cut (its second record lost), a continuation without a start, more entries than
+ * announced: none is used; a later whole set is. */
+static void test_damaged_sets(void)
+{
+    struct tb t;
+    struct ga_report r;
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    roles(&t, 1 * MS, GT_ROLES_MORE, 2, 3, SET, 3);  /* no FIRST before it */
+    roles(&t, 1 * MS, GT_ROLES_FIRST, 1, 2, SET, 3); /* 3 entries, 2 announced */
+    roles(&t, 1 * MS, GT_ROLES_FIRST, 3, 3, SET, 2); /* its MORE never comes */
+    one_snapshot(&t, 2 * MS, 1);
+    tb_end(&t);
+    run_report(&t, &r, "tiers_damaged");
+    CHECK_U64("no weights from a damaged set", bytes_of(&r, GA_CAT_WEIGHTS), 0);
+    CHECK_U64("no optimizer state but by frames", bytes_of(&r, GA_CAT_OPTIMIZER_STATE), 512 * KiB);
+    const struct ga_tiers_dev *d = ga_tiers_dev_of(&r.tiers, 0);
+    CHECK_U64("roles not known", d ? (uint64_t)d->peak.roles_known : 9, 0);
+    ga_report_free(&r);
+
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    roles(&t, 1 * MS, GT_ROLES_FIRST, 1, 3, SET, 2);
+    roles(&t, 1 * MS, GT_ROLES_FIRST, 1, 3, SET, 1); /* a new set: the cut one counted */
+    roles(&t, 1 * MS, GT_ROLES_MORE, 1, 3, SET + 1, 2);
+    /* another device's storage at the address of device 0's <module> block: not that block */
+    struct gt_torch_role_entry other = {
+        .addr = SEG + 5 * MiB, .bytes = MiB, .device = 1, .role = GT_ROLE_OPTIMIZER_STATE};
+    roles(&t, 1 * MS, GT_ROLES_FIRST, 2, 1, &other, 1);
+    /* a role this reader does not know, at the address of the block without frames */
+    struct gt_torch_role_entry unknown = {.addr = SEG + 6 * MiB, .bytes = MiB, .role = 200};
+    roles(&t, 1 * MS, GT_ROLES_FIRST, 3, 1, &unknown, 1);
+    one_snapshot(&t, 2 * MS, 1);
+    tb_end(&t);
+    run_report(&t, &r, "tiers_damaged2");
+    CHECK_U64("a set whole from two records is used", bytes_of(&r, GA_CAT_WEIGHTS), 1 * MiB);
+    CHECK_U64("an unknown role claims nothing: the block stays the remainder",
+              bytes_of(&r, GA_CAT_ACTIVATIONS), 512 * KiB + 3 * MiB);
+    CHECK_U64("the cut set is counted", r.tiers.incomplete_sets, 1);
+    d = ga_tiers_dev_of(&r.tiers, 0);
+    CHECK_U64("another device's storage does not claim device 0's block",
+              bytes_of(&r, GA_CAT_OTHER), 1 * MiB);
+    CHECK_U64("... nor is it counted as unmatched on device 0", d ? d->peak.roles_unmatched : 9, 0);
+    ga_report_free(&r);
+}
+
+/* Two optimizers: each step point sums both as of their latest steps. */
+static void test_series(void)
+{
+    struct tb t;
+    struct ga_report r;
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    step(&t, 1 * MS, 1, 1, 100, 100, 200, 1000);
+    step(&t, 2 * MS, 2, 1, 10, 0, 0, 1000);
+    step(&t, 3 * MS, 1, 2, 100, 0, 200, 900);
+    tb_end(&t);
+    run_report(&t, &r, "tiers_series");
+    const struct ga_tiers_dev *d = ga_tiers_dev_of(&r.tiers, 0);
+    CHECK_U64("three points", d ? d->n_series : 0, 3);
+    if (d && d->n_series == 3) {
+        CHECK_U64("point 2: weights of both", d->series[1].weights, 110);
+        CHECK_U64("point 3: gradients freed in optimizer 1", d->series[2].gradients, 0);
+        CHECK_U64("point 3: state", d->series[2].optimizer_state, 200);
+        CHECK_U64("point 3: allocated as the hook read it", d->series[2].allocated, 900);
+    }
+    CHECK_U64("no snapshot: no breakdown", d ? (uint64_t)d->peak.have : 9, 0);
+    ga_report_free(&r);
+}
+
+int main(void)
+{
+    test_rules();
+    test_damaged_sets();
+    test_series();
+    return check_done();
+}
