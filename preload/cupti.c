@@ -515,8 +515,10 @@ GT_EXPORT CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(
     /* the library the caller would have reached without us (ours calls go through C.lib) */
     reg_fn real = (reg_fn)gt_real_dlsym(RTLD_NEXT, "cuptiActivityRegisterCallbacks");
     if (!real) return CUPTI_ERROR_NOT_INITIALIZED;
-    if (req && done && atomic_load(&gt_cupti_on)) hand_over();
-    else if (req && done) atomic_store(&foreign_client, 1);
+    if (req && done && atomic_load(&gt_cupti_on))
+        hand_over();
+    else if (req && done)
+        atomic_store(&foreign_client, 1);
     return real(req, done);
 }
 
