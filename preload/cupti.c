@@ -512,7 +512,7 @@ static void hand_over(void)
 GT_EXPORT CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(
     CUpti_BuffersCallbackRequestFunc req, CUpti_BuffersCallbackCompleteFunc done)
 {
-    /* the library the caller would have reached without us (ours calls go through C.lib) */
+    /* the library the caller would have reached without us (our own calls go through C.lib) */
     reg_fn real = (reg_fn)gt_real_dlsym(RTLD_NEXT, "cuptiActivityRegisterCallbacks");
     if (!real) return CUPTI_ERROR_NOT_INITIALIZED;
     if (req && done && atomic_load(&gt_cupti_on))
