@@ -7,8 +7,11 @@
 . "$SRC/tests/lib.sh"
 command -v "$PYTHON" > /dev/null || skip "no $PYTHON"
 [ -e "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built ($SIMCUPTI_DIR/libcupti.so.13)"
+# a sanitizer build's fixtures need its runtime first in the process, traced or not
+san_rt=${asan_rt:-$tsan_rt}
 for mode in early late; do
-    expect_eq "$mode, untraced" "$(untraced "$PYTHON" "$SRC/tests/progs/cupti_client.py" $mode)" "kernels=5"
+    expect_eq "$mode, untraced" \
+        "$(LD_PRELOAD="$san_rt" untraced "$PYTHON" "$SRC/tests/progs/cupti_client.py" $mode)" "kernels=5"
     rm -f t.trace*
     expect_eq "$mode, traced: the client's kernels" \
         "$(traced "$PWD/t.trace" "$PYTHON" "$SRC/tests/progs/cupti_client.py" $mode)" "kernels=5"
