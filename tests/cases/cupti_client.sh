@@ -7,7 +7,7 @@
 . "$SRC/tests/lib.sh"
 command -v "$PYTHON" > /dev/null || skip "no $PYTHON"
 [ -e "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built ($SIMCUPTI_DIR/libcupti.so.13)"
-[ -z "$tsan_rt" ] || skip "ThreadSanitizer build: python with the TSan runtime preloaded dies of SIGSEGV in this script untraced too (ctypes callbacks from the simulated CUPTI); the case runs in the plain and ASan builds"
+[ -z "$tsan_rt" ] || skip "ThreadSanitizer build: python with the TSan runtime preloaded dies of SIGSEGV in this script, untraced too (cause not investigated); the case runs in the plain and ASan builds"
 # a sanitizer build's fixtures need its runtime first in the process, traced or not
 san_rt=$asan_rt
 for mode in early late; do
