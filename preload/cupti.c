@@ -10,7 +10,8 @@
  * at torch.profiler's start) goes through our cuptiActivityRegisterCallbacks: we take our records
  * out first (a forced flush while our callbacks are still the registered ones), stop using CUPTI,
  * write a GT_CUPTI_TAKEN status (the GPU timeline ends there), then let the registration
- * through. The client then gets everything it enables, as without us.
+ * through. The client then gets everything it enables, as without us. One that registers before
+ * our set-up keeps CUPTI: we then step aside as when the subscriber slot is held.
  *
  * Linking: each launch hook pushes our correlation id (the launch record's corr) as a CUSTOM2
  * external correlation id around the real call; CUPTI then emits {ext, cupti corr} records, and
@@ -369,6 +370,9 @@ static int owned_by_other(struct gt_thread *t)
 }
 
 static void exit_flush(void);
+/* Another client registered activity callbacks before our set-up (the program's first cuInit):
+ * registering ours would take its records; we step aside as from a held subscriber slot. */
+static atomic_int foreign_client;
 
 static void setup(struct gt_thread *t)
 {
@@ -394,6 +398,11 @@ static void setup(struct gt_thread *t)
     SYM(pop, pop_fn, "cuptiActivityPopExternalCorrelationId");
     get_version(&C.version);
     if (owned_by_other(t)) return;
+    if (atomic_load(&foreign_client)) {
+        note_status(t, GT_CUPTI_OWNED, 0,
+                    ": another CUPTI client registered its activity callbacks before CUDA started");
+        return;
+    }
     C.next_record = next, C.flush_all = flush, C.push = push, C.pop = pop;
     C.dropped = (dropped_fn)gt_real_dlsym(C.lib, "cuptiActivityGetNumDroppedRecords");
     ts_cb_fn ts_cb = (ts_cb_fn)gt_real_dlsym(C.lib, "cuptiActivityRegisterTimestampCallback");
@@ -503,10 +512,13 @@ static void hand_over(void)
 GT_EXPORT CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(
     CUpti_BuffersCallbackRequestFunc req, CUpti_BuffersCallbackCompleteFunc done)
 {
-    /* the library the caller would have reached without us (ours calls go through C.lib) */
+    /* the library the caller would have reached without us (our own calls go through C.lib) */
     reg_fn real = (reg_fn)gt_real_dlsym(RTLD_NEXT, "cuptiActivityRegisterCallbacks");
     if (!real) return CUPTI_ERROR_NOT_INITIALIZED;
-    if (req && done && atomic_load(&gt_cupti_on)) hand_over();
+    if (req && done && atomic_load(&gt_cupti_on))
+        hand_over();
+    else if (req && done)
+        atomic_store(&foreign_client, 1);
     return real(req, done);
 }
 
