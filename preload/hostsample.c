@@ -1,10 +1,11 @@
 /* Host stack samples (GPUTRACE_SAMPLE_HZ, default 0 = off: a sample signal still pending when the
- * thread calls execve would kill the new program, which has no handler; see README): where each thread
- * that made CUDA calls was, at a fixed rate, on CPU or blocked.
+ * thread calls execve would kill the new program, which has no handler; see README): where each
+ * thread that made CUDA calls was, at a fixed rate, on CPU or blocked.
  *
  * A sampler thread of ours (all signals blocked) wakes every 1/hz s and looks at each registered
  * thread's /proc/self/task/TID/syscall:
- * - "running": the thread is on CPU. It gets our real-time signal (tgkill); its handler walks the
+ * - "running": the thread is on CPU. It gets our real-time signal (rt_tgsigqueueinfo, its value
+ *   telling it from the program's own signals of that number); its handler walks the
  *   interrupted code from the ucontext's registers (gt_unwind_signal: cached CFI rules, try-locks
  *   only, no malloc, no libunwind) into the thread's ring.
  * - blocked in a system call (or a fault): the line gives its user sp and pc, and the sampler
@@ -59,6 +60,7 @@ struct hs_thread {
     _Atomic uint64_t head;      /* slots claimed by producers */
     uint64_t tail;              /* slots consumed (owner) */
     _Atomic uint32_t signalled; /* a signal of ours is on its way: the sampler waits for it */
+    uint32_t exec_hold;         /* the owner is inside an exec call: no signal (under HS.mu) */
     _Atomic uint64_t dropped;
     uint32_t tid;
     int sys_fd;         /* /proc/self/task/TID/syscall */
@@ -138,12 +140,30 @@ static void run_prog_action(int sig, siginfo_t *si, void *uc)
         pa.sa_handler(sig);
 }
 
+/* Our signals are queued with a value the program cannot have sent (the address of our state):
+ * a program's own kill, tgkill or sigqueue of that number is told apart. */
+static int send_sample_signal(pid_t pid, uint32_t tid)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof(si));
+    si.si_signo = HS.signo;
+    si.si_code = SI_QUEUE;
+    si.si_pid = pid;
+    si.si_uid = getuid();
+    si.si_value.sival_ptr = &HS;
+    return (int)syscall(SYS_rt_tgsigqueueinfo, pid, tid, HS.signo, &si);
+}
+
+static int is_ours(const siginfo_t *si)
+{
+    return si->si_code == SI_QUEUE && si->si_value.sival_ptr == &HS && si->si_pid == getpid();
+}
+
 static void on_sample(int sig, siginfo_t *si, void *ucv)
 {
     int e = errno;
     struct hs_thread *h = tls_hs;
-    if (si->si_code != SI_TKILL || si->si_pid != getpid() || !h ||
-        !atomic_load_explicit(&h->signalled, memory_order_acquire)) {
+    if (!is_ours(si) || !h || !atomic_load_explicit(&h->signalled, memory_order_acquire)) {
         errno = e;
         run_prog_action(sig, si, ucv);
         return;
@@ -228,13 +248,14 @@ static int read_blocked(struct hs_thread *h, uintptr_t *sp, uintptr_t *pc)
 
 static void sample_one(struct hs_thread *h, pid_t pid)
 {
+    if (h->exec_hold) return;
     if (atomic_load_explicit(&h->signalled, memory_order_acquire)) return; /* still on its way */
     uintptr_t sp = 0, pc = 0;
     int st = read_blocked(h, &sp, &pc);
     if (st < 0) return;
     if (st == 0) {
         atomic_store_explicit(&h->signalled, 1, memory_order_release);
-        if (syscall(SYS_tgkill, pid, h->tid, HS.signo) != 0)
+        if (send_sample_signal(pid, h->tid) != 0)
             atomic_store_explicit(&h->signalled, 0, memory_order_release);
         return;
     }
@@ -436,6 +457,53 @@ void gt_hostsample_thread_exit(struct gt_thread *t)
     tls_hs = NULL;
     close(h->sys_fd);
     munmap(h, sizeof(*h));
+}
+
+/* exec.c: the calling thread is about to call the exec family. From here the sampler sends it
+ * no signal (the flag is set under HS.mu, which the sampler holds for a whole round), and one
+ * already sent is delivered now or, where the program blocks it, taken back with sigtimedwait:
+ * pending signals outlive execve, our handler does not. Returns what gt_hostsample_exec_end
+ * needs: 1 when this thread's sampling was paused. A vfork child (another tid on the parent's
+ * thread-local state) has no signal of ours to carry and pauses nothing. */
+int gt_hostsample_exec_begin(void)
+{
+    struct hs_thread *h = tls_hs;
+    if (!h || (uint32_t)syscall(SYS_gettid) != h->tid) return 0;
+    pthread_mutex_lock(&HS.mu);
+    h->exec_hold = 1;
+    pthread_mutex_unlock(&HS.mu);
+    if (atomic_load_explicit(&h->signalled, memory_order_acquire)) {
+        sigset_t ours, old;
+        sigemptyset(&ours);
+        sigaddset(&ours, HS.signo);
+        pthread_sigmask(SIG_BLOCK, &ours, &old);
+        const struct timespec zero = {0, 0};
+        siginfo_t si, theirs[8];
+        int n = 0;
+        /* ours only if it is still flagged: a delivery just now cleared the flag; the program's
+         * own signals of that number taken on the way are queued again as they were */
+        while (atomic_load_explicit(&h->signalled, memory_order_acquire) && n < 8 &&
+               sigtimedwait(&ours, &si, &zero) == HS.signo) {
+            if (is_ours(&si))
+                atomic_store_explicit(&h->signalled, 0, memory_order_release);
+            else
+                theirs[n++] = si;
+        }
+        for (int i = 0; i < n; i++)
+            syscall(SYS_rt_tgsigqueueinfo, getpid(), h->tid, HS.signo, &theirs[i]);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    return 1;
+}
+
+/* The exec call failed: the thread is sampled again. */
+void gt_hostsample_exec_end(int paused)
+{
+    struct hs_thread *h = tls_hs;
+    if (!paused || !h) return;
+    pthread_mutex_lock(&HS.mu);
+    h->exec_hold = 0;
+    pthread_mutex_unlock(&HS.mu);
 }
 
 /* The process ends (runtime.c, gt_shutdown): no round after this one. */

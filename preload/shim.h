@@ -266,6 +266,9 @@ void gt_hostsample_thread_exit(struct gt_thread *t);
 struct sigaction;
 void gt_hostsample_stop(void);
 int gt_hostsample_signo(void); /* 0: no sampling */
+int gt_hostsample_exec_begin(void); /* exec.c: around the exec family */
+void gt_hostsample_exec_end(int paused);
+void gt_flush_before_exec(void); /* runtime.c */
 int gt_hostsample_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* At exit: the dladdr names of the stacks' ips, as whole records handed to emit. */
 void gt_stacks_exit(void (*emit)(const void *p, uint32_t size));
