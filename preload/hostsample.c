@@ -66,7 +66,10 @@ struct hs_thread {
     int sys_fd;         /* /proc/self/task/TID/syscall */
     const int *in_hook; /* the owner's gt_tls_in_hook */
     clockid_t cpu_clock;
-    uint64_t last_ts, last_cpu;  /* previous sample (producers take turns: see signalled) */
+    /* the previous sample's times: producers take turns (the handler's turn runs from the
+     * sampler's store of signalled to the handler's clearing it), relaxed atomics all the same,
+     * since the handler runs outside the sanitizers' view of the thread */
+    _Atomic uint64_t last_ts, last_cpu;
     struct gt_unw_thread bounds; /* lo, hi only (no walk log) */
     struct hs_slot ring[HS_RING];
 };
@@ -86,7 +89,13 @@ static struct {
     _Atomic uint64_t samples;
 } HS = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-static uint64_t cpu_now(clockid_t c)
+/* The signal handler and what it calls: our handler is installed with glibc's own sigaction,
+ * so it runs at any instruction, also inside ThreadSanitizer's runtime, which is not reentrant
+ * (an instrumented atomic there waited forever on the runtime's own lock). Not instrumented: the
+ * handler shares nothing with other threads but through the atomics of the protocol above. */
+#define HS_HANDLER __attribute__((no_sanitize("thread")))
+
+HS_HANDLER static uint64_t cpu_now(clockid_t c)
 {
     struct timespec ts;
     if (clock_gettime(c, &ts) != 0) return 0;
@@ -94,7 +103,7 @@ static uint64_t cpu_now(clockid_t c)
 }
 
 /* Claims a slot, or NULL (ring full: dropped). */
-static struct hs_slot *claim(struct hs_thread *h)
+HS_HANDLER static struct hs_slot *claim(struct hs_thread *h)
 {
     uint64_t at = atomic_load_explicit(&h->head, memory_order_relaxed);
     do {
@@ -107,20 +116,20 @@ static struct hs_slot *claim(struct hs_thread *h)
     return &h->ring[at % HS_RING];
 }
 
-static void fill(struct hs_thread *h, struct hs_slot *s, uint64_t now, uint32_t flags)
+HS_HANDLER static void fill(struct hs_thread *h, struct hs_slot *s, uint64_t now, uint32_t flags)
 {
     uint64_t cpu = cpu_now(h->cpu_clock);
+    uint64_t lt = atomic_exchange_explicit(&h->last_ts, now, memory_order_relaxed);
+    uint64_t lc = atomic_exchange_explicit(&h->last_cpu, cpu, memory_order_relaxed);
     s->ts = now;
-    s->interval_ns = h->last_ts && now > h->last_ts ? now - h->last_ts : 0;
-    s->cpu_ns = h->last_cpu && cpu > h->last_cpu ? cpu - h->last_cpu : 0;
-    h->last_ts = now;
-    h->last_cpu = cpu;
+    s->interval_ns = lt && now > lt ? now - lt : 0;
+    s->cpu_ns = lc && cpu > lc ? cpu - lc : 0;
     s->flags = flags;
 }
 
 /* ---- the signal: a running thread walks itself ---------------------------------------------- */
 
-static void run_prog_action(int sig, siginfo_t *si, void *uc)
+HS_HANDLER static void run_prog_action(int sig, siginfo_t *si, void *uc)
 {
     struct sigaction pa = HS.prog;
     if (!atomic_load_explicit(&HS.prog_set, memory_order_acquire) ||
@@ -154,12 +163,12 @@ static int send_sample_signal(pid_t pid, uint32_t tid)
     return (int)syscall(SYS_rt_tgsigqueueinfo, pid, tid, HS.signo, &si);
 }
 
-static int is_ours(const siginfo_t *si)
+HS_HANDLER static int is_ours(const siginfo_t *si)
 {
     return si->si_code == SI_QUEUE && si->si_value.sival_ptr == &HS && si->si_pid == getpid();
 }
 
-static void on_sample(int sig, siginfo_t *si, void *ucv)
+HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
 {
     int e = errno;
     struct hs_thread *h = tls_hs;
@@ -175,10 +184,12 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
         uint32_t flags = GT_SAMPLE_ON_CPU | (gt_tls_in_hook ? GT_SAMPLE_IN_HOOK : 0);
         int partial = 0;
 #if defined(__x86_64__)
+        gt_unw_in_handler = 1;
         s->n = (uint32_t)gt_unwind_signal(s->ip, HS_DEPTH, &h->bounds,
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RBP], &partial);
+        gt_unw_in_handler = 0;
 #else
         (void)uc;
         s->n = 0;
@@ -382,8 +393,8 @@ void gt_hostsample_thread_start(struct gt_thread *t)
     struct gt_unw_bounds b = gt_unwind_thread_bounds();
     h->bounds.lo = b.lo;
     h->bounds.hi = b.hi;
-    h->last_ts = gt_now();
-    h->last_cpu = cpu_now(h->cpu_clock);
+    atomic_init(&h->last_ts, gt_now());
+    atomic_init(&h->last_cpu, cpu_now(h->cpu_clock));
     tls_hs = h;
     pthread_mutex_lock(&HS.mu);
     int slot = -1;
@@ -395,6 +406,7 @@ void gt_hostsample_thread_start(struct gt_thread *t)
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old);
         HS.started = pthread_create(&HS.sampler, NULL, sampler_main, NULL) == 0;
+        if (HS.started) pthread_detach(HS.sampler); /* it ends by itself after gt_hostsample_stop */
         pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
     pthread_mutex_unlock(&HS.mu);

