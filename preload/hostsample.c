@@ -1,6 +1,5 @@
-/* Host stack samples (GPUTRACE_SAMPLE_HZ, default 0 = off: a sample signal still pending when the
- * thread calls execve would kill the new program, which has no handler; see README): where each
- * thread that made CUDA calls was, at a fixed rate, on CPU or blocked.
+/* Host stack samples (GPUTRACE_SAMPLE_HZ, default 100 per thread, 0 = off): where each thread
+ * that made CUDA calls was, at a fixed rate, on CPU or blocked. Cost: bench/README.md.
  *
  * A sampler thread of ours (all signals blocked) wakes every 1/hz s and looks at each registered
  * thread's /proc/self/task/TID/syscall:
@@ -12,8 +11,14 @@
  *   walks the sleeping thread's stack itself, then reads the line again: the same sp and pc mean
  *   the thread slept through the walk and the frames are its own. No signal reaches a blocked
  *   thread, so no sleep, poll or sem_wait of the program ever returns EINTR because of us (those
- *   are not restarted by SA_RESTART); a running thread can be inside a system call's first steps
- *   when the signal lands, a short window where SA_RESTART restarts what it can.
+ *   are not restarted by SA_RESTART). A thread seen running can still enter a system call before
+ *   the signal lands (microseconds): SA_RESTART restarts what it can, and the calls it never
+ *   restarts (nanosleep, poll, epoll_wait, select, sigtimedwait, ... see signal(7)) return EINTR.
+ *   The handler cannot undo that (the call's number is gone from the registers), so where that
+ *   matters GPUTRACE_SAMPLE_SIGNAL=0 sends no signal at all: running threads get a sample
+ *   without a stack (on CPU, in or out of our hooks), sleeping ones are walked as above.
+ * Samples the sampler thread takes are also the owner's to write: it raises the owner's
+ * gt_tls_hs_pending through a pointer (a relaxed store the owner's gt_enter reads).
  * The sampled thread turns its ring into records itself, at its next hooked call (gt_enter sees
  * gt_tls_hs_pending) or its exit: interning a stack may take the stack table's lock and write
  * stack records into the thread's own buffer, which only its owner may do, never in a handler.
@@ -62,9 +67,11 @@ struct hs_thread {
     _Atomic uint32_t signalled; /* a signal of ours is on its way: the sampler waits for it */
     uint32_t exec_hold;         /* the owner is inside an exec call: no signal (under HS.mu) */
     _Atomic uint64_t dropped;
+    uint64_t handled, handler_ns; /* the handler's samples and time in it (owner: GPUTRACE_DEBUG) */
     uint32_t tid;
     int sys_fd;         /* /proc/self/task/TID/syscall */
     const int *in_hook; /* the owner's gt_tls_in_hook */
+    int *pending;       /* the owner's gt_tls_hs_pending: the sampler thread sets it too */
     clockid_t cpu_clock;
     /* the previous sample's times: producers take turns (the handler's turn runs from the
      * sampler's store of signalled to the handler's clearing it), relaxed atomics all the same,
@@ -80,6 +87,7 @@ static __thread struct hs_thread *tls_hs __attribute__((tls_model("initial-exec"
 static struct {
     unsigned hz;
     int signo;
+    int no_signal;      /* GPUTRACE_SAMPLE_SIGNAL=0: running threads get a sample without a stack */
     pthread_mutex_t mu; /* the registry, against the sampler's round and thread exits */
     struct hs_thread *threads[HS_THREADS];
     int started, stop;
@@ -197,7 +205,9 @@ HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
 #endif
         fill(h, s, now, flags | (partial ? GT_SAMPLE_PARTIAL : 0));
         atomic_store_explicit(&s->ready, 1, memory_order_release);
-        gt_tls_hs_pending = 1;
+        __atomic_store_n(&gt_tls_hs_pending, 1, __ATOMIC_RELAXED);
+        h->handled++;
+        h->handler_ns += gt_now() - now;
     }
     atomic_store_explicit(&h->signalled, 0, memory_order_release);
     errno = e;
@@ -264,6 +274,17 @@ static void sample_one(struct hs_thread *h, pid_t pid)
     uintptr_t sp = 0, pc = 0;
     int st = read_blocked(h, &sp, &pc);
     if (st < 0) return;
+    if (st == 0 && HS.no_signal) { /* on CPU, where is not known: no signal, so never EINTR */
+        struct hs_slot *s = claim(h);
+        if (!s) return;
+        s->n = 0;
+        fill(h, s, gt_now(),
+             GT_SAMPLE_ON_CPU |
+                 (__atomic_load_n(h->in_hook, __ATOMIC_RELAXED) ? GT_SAMPLE_IN_HOOK : 0));
+        atomic_store_explicit(&s->ready, 1, memory_order_release);
+        __atomic_store_n(h->pending, 1, __ATOMIC_RELAXED);
+        return;
+    }
     if (st == 0) {
         atomic_store_explicit(&h->signalled, 1, memory_order_release);
         if (send_sample_signal(pid, h->tid) != 0)
@@ -286,6 +307,7 @@ static void sample_one(struct hs_thread *h, pid_t pid)
          (partial ? GT_SAMPLE_PARTIAL : 0) |
              (__atomic_load_n(h->in_hook, __ATOMIC_RELAXED) ? GT_SAMPLE_IN_HOOK : 0));
     atomic_store_explicit(&s->ready, 1, memory_order_release);
+    __atomic_store_n(h->pending, 1, __ATOMIC_RELAXED); /* written at its next hooked call */
 }
 
 static void *sampler_main(void *arg)
@@ -345,9 +367,11 @@ static void hs_child(void)
 
 void gt_hostsample_configure(void)
 {
-    HS.hz = (unsigned)gt_env_num("GPUTRACE_SAMPLE_HZ", 0, 10000, 0);
+    HS.hz = (unsigned)gt_env_num("GPUTRACE_SAMPLE_HZ", 0, 10000, 100);
     if (!gt_stack_depth) HS.hz = 0; /* GPUTRACE_STACK_DEPTH=0 (or no stack events): no stacks */
     if (!HS.hz) return;
+    HS.no_signal = !gt_env_num("GPUTRACE_SAMPLE_SIGNAL", 0, 1, 1);
+    if (HS.no_signal) goto registered;
     extern int __sigaction(int, const struct sigaction *, struct sigaction *);
     for (int sig = SIGRTMAX; sig > SIGRTMIN + 2 && !HS.signo; sig--) {
         struct sigaction was;
@@ -365,6 +389,7 @@ void gt_hostsample_configure(void)
         HS.hz = 0;
         return;
     }
+registered:;
     static int once; /* a child that traces anew configures again: register the handlers once */
     if (!once) {
         once = 1;
@@ -390,6 +415,7 @@ void gt_hostsample_thread_start(struct gt_thread *t)
     }
     h->tid = t->tid;
     h->in_hook = &gt_tls_in_hook;
+    h->pending = &gt_tls_hs_pending;
     struct gt_unw_bounds b = gt_unwind_thread_bounds();
     h->bounds.lo = b.lo;
     h->bounds.hi = b.hi;
@@ -417,13 +443,13 @@ void gt_hostsample_thread_start(struct gt_thread *t)
 /* The owner writes its ready samples as records (inside a hook, or at its exit). */
 void gt_hostsample_drain(struct gt_thread *t)
 {
-    gt_tls_hs_pending = 0;
+    __atomic_store_n(&gt_tls_hs_pending, 0, __ATOMIC_RELAXED);
     struct hs_thread *h = tls_hs;
     if (!h) return;
     while (h->tail != atomic_load_explicit(&h->head, memory_order_acquire)) {
         struct hs_slot *s = &h->ring[h->tail % HS_RING];
         if (!atomic_load_explicit(&s->ready, memory_order_acquire)) {
-            gt_tls_hs_pending = 1; /* claimed, not yet filled: next time */
+            __atomic_store_n(&gt_tls_hs_pending, 1, __ATOMIC_RELAXED); /* claimed, not filled */
             break;
         }
         uint32_t stack = gt_stack_intern_ips(t, s->ip, s->n);
@@ -466,6 +492,10 @@ void gt_hostsample_thread_exit(struct gt_thread *t)
     if (h->dropped)
         gt_log("gputrace: thread %u: %llu host samples dropped (ring full)\n", t->tid,
                (unsigned long long)h->dropped);
+    if (h->handled)
+        gt_log("gputrace: thread %u: %llu host samples on CPU, %llu ns each in the handler\n",
+               t->tid, (unsigned long long)h->handled,
+               (unsigned long long)(h->handler_ns / h->handled));
     tls_hs = NULL;
     close(h->sys_fd);
     munmap(h, sizeof(*h));

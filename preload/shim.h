@@ -83,7 +83,9 @@ static inline struct gt_thread *gt_enter(void)
     struct gt_thread *t = gt_tls_thread;
     __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED);
     gt_mark_inflight(t);
-    if (GT_UNLIKELY(gt_tls_hs_pending)) gt_hostsample_drain(t);
+    /* (relaxed: the host sampler's thread sets it too; a plain load on x86-64 and arm64) */
+    if (GT_UNLIKELY(__atomic_load_n(&gt_tls_hs_pending, __ATOMIC_RELAXED)))
+        gt_hostsample_drain(t);
     return t;
 }
 
