@@ -29,6 +29,12 @@
  * producer claims a slot with one atomic add and publishes it with a release store; a full ring
  * drops the sample (counted).
  *
+ * Python frames: where the thread runs Python (its thread state is known from its hooked calls),
+ * the handler and the sampler read its frame chain by offsets, as (code object, instruction
+ * offset, fingerprint) triples (python.c, gt_py_sample_read: reads only, no lock, no API call but
+ * state getters); the owner turns them into pseudo-ips at its next hooked call, keeping a code
+ * object only while it is mapped and unchanged (gt_py_sample_frames).
+ *
  * Our signal: the highest real-time signal with no handler at start. A handler the program sets
  * for it later is kept aside (the sigaction wrapper in crash.c asks us) and runs for every signal
  * that is not our sampler's. */
@@ -47,18 +53,22 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "python.h"
 #include "shim.h"
 #include "unwind.h"
 
 #define HS_DEPTH   64  /* native frames kept per sample */
 #define HS_RING    64  /* samples a thread may hold between two of its hooked calls */
 #define HS_THREADS 256 /* threads sampled at once */
+#define HS_PY      48  /* Python frames kept per sample */
 
 struct hs_slot {
     _Atomic uint32_t ready;
     uint32_t n, flags, pad;
     uint64_t ts, interval_ns, cpu_ns;
     uint64_t ip[HS_DEPTH];
+    int32_t npy;            /* Python frames read (-1: none) */
+    uint64_t py[3 * HS_PY]; /* (code, key, fingerprint), innermost first (python.c) */
 };
 
 struct hs_thread {
@@ -69,9 +79,10 @@ struct hs_thread {
     _Atomic uint64_t dropped;
     uint64_t handled, handler_ns; /* the handler's samples and time in it (owner: GPUTRACE_DEBUG) */
     uint32_t tid;
-    int sys_fd;         /* /proc/self/task/TID/syscall */
-    const int *in_hook; /* the owner's gt_tls_in_hook */
-    int *pending;       /* the owner's gt_tls_hs_pending: the sampler thread sets it too */
+    int sys_fd;              /* /proc/self/task/TID/syscall */
+    const int *in_hook;      /* the owner's gt_tls_in_hook */
+    int *pending;            /* the owner's gt_tls_hs_pending: the sampler thread sets it too */
+    _Atomic uintptr_t py_ts; /* the owner's Python thread state (0: none seen yet) */
     clockid_t cpu_clock;
     /* the previous sample's times: producers take turns (the handler's turn runs from the
      * sampler's store of signalled to the handler's clearing it), relaxed atomics all the same,
@@ -198,9 +209,15 @@ HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RBP], &partial);
         gt_unw_in_handler = 0;
+        s->npy = -1;
+#if !defined(__SANITIZE_THREAD__) /* (python.c is instrumented: not from this handler there) */
+        uintptr_t py_ts = atomic_load_explicit(&h->py_ts, memory_order_relaxed);
+        if (py_ts) s->npy = gt_py_sample_read(py_ts, s->py, HS_PY);
+#endif
 #else
         (void)uc;
         s->n = 0;
+        s->npy = -1;
         partial = 1;
 #endif
         fill(h, s, now, flags | (partial ? GT_SAMPLE_PARTIAL : 0));
@@ -278,6 +295,7 @@ static void sample_one(struct hs_thread *h, pid_t pid)
         struct hs_slot *s = claim(h);
         if (!s) return;
         s->n = 0;
+        s->npy = -1;
         fill(h, s, gt_now(),
              GT_SAMPLE_ON_CPU |
                  (__atomic_load_n(h->in_hook, __ATOMIC_RELAXED) ? GT_SAMPLE_IN_HOOK : 0));
@@ -296,12 +314,16 @@ static void sample_one(struct hs_thread *h, pid_t pid)
     int partial = 0;
     /* rbp is unknown: frames whose CFA is rbp-based end the walk (marked partial) */
     int n = gt_unwind_signal(ip, HS_DEPTH, &h->bounds, pc, sp, 0, &partial);
+    uint64_t py[3 * HS_PY]; /* its Python frames hold still while it sleeps, checked below */
+    int npy = gt_py_sample_read(atomic_load_explicit(&h->py_ts, memory_order_relaxed), py, HS_PY);
     uintptr_t sp2 = 0, pc2 = 0;
     if (read_blocked(h, &sp2, &pc2) != 1 || sp2 != sp || pc2 != pc) return; /* it woke */
     struct hs_slot *s = claim(h);
     if (!s) return;
     memcpy(s->ip, ip, 8u * (unsigned)n);
     s->n = (uint32_t)n;
+    s->npy = npy;
+    if (npy > 0) memcpy(s->py, py, 24u * (unsigned)npy);
     /* (the owner's flag, read from here: it sleeps, so it holds still) */
     fill(h, s, now,
          (partial ? GT_SAMPLE_PARTIAL : 0) |
@@ -415,6 +437,7 @@ void gt_hostsample_thread_start(struct gt_thread *t)
     }
     h->tid = t->tid;
     h->in_hook = &gt_tls_in_hook;
+    atomic_init(&h->py_ts, gt_py_thread_state());
     h->pending = &gt_tls_hs_pending;
     struct gt_unw_bounds b = gt_unwind_thread_bounds();
     h->bounds.lo = b.lo;
@@ -440,19 +463,36 @@ void gt_hostsample_thread_start(struct gt_thread *t)
         gt_log("gputrace: thread %u: no host samples (%d threads sampled)\n", t->tid, HS_THREADS);
 }
 
+/* A sample's stack id: its native frames, and with Python frames read, those down to the first
+ * frame inside the interpreter followed by the Python frames (as stacks.c does for events). */
+static uint32_t intern_sample(struct gt_thread *t, const struct hs_slot *s)
+{
+    if (s->npy <= 0) return gt_stack_intern_ips(t, s->ip, s->n);
+    uint64_t ips[HS_DEPTH + HS_PY];
+    uint32_t cut = 0;
+    while (cut < s->n && !gt_py_interp_ip(s->ip[cut]))
+        cut++;
+    memcpy(ips, s->ip, 8u * cut);
+    uint32_t m = gt_py_sample_frames(t, s->py, (uint32_t)s->npy, ips + cut, HS_PY);
+    if (!m) return gt_stack_intern_ips(t, s->ip, s->n);
+    return gt_stack_intern_ips(t, ips, cut + m);
+}
+
 /* The owner writes its ready samples as records (inside a hook, or at its exit). */
 void gt_hostsample_drain(struct gt_thread *t)
 {
     __atomic_store_n(&gt_tls_hs_pending, 0, __ATOMIC_RELAXED);
     struct hs_thread *h = tls_hs;
     if (!h) return;
+    if (!atomic_load_explicit(&h->py_ts, memory_order_relaxed))
+        atomic_store_explicit(&h->py_ts, gt_py_thread_state(), memory_order_relaxed);
     while (h->tail != atomic_load_explicit(&h->head, memory_order_acquire)) {
         struct hs_slot *s = &h->ring[h->tail % HS_RING];
         if (!atomic_load_explicit(&s->ready, memory_order_acquire)) {
             __atomic_store_n(&gt_tls_hs_pending, 1, __ATOMIC_RELAXED); /* claimed, not filled */
             break;
         }
-        uint32_t stack = gt_stack_intern_ips(t, s->ip, s->n);
+        uint32_t stack = intern_sample(t, s);
         struct gt_rec_host_sample *r = gt_reserve(t, sizeof(*r));
         if (r) {
             r->ts = gt_now();
