@@ -75,11 +75,48 @@ static void replay_pending(struct ga_nvml_device *d)
     }
 }
 
+static void merge_point(struct ga_nvml_point *a, const struct ga_nvml_point *b)
+{
+    if (b->sm_mhz < a->sm_mhz) a->sm_mhz = b->sm_mhz;
+    a->reasons |= b->reasons;
+    if (a->mem_used == UINT64_MAX || (b->mem_used != UINT64_MAX && b->mem_used > a->mem_used))
+        a->mem_used = b->mem_used;
+}
+
+/* The sample as a point of the bounded series (see GA_NVML_POINTS_MAX). */
+static void add_point(struct ga_nvml_device *d, const struct gt_rec_nvml_sample *r)
+{
+    struct ga_nvml_point p = {r->ts, r->valid & GT_NVML_HAS_SM_CLOCK ? r->sm_mhz : UINT32_MAX, 0,
+                              r->valid & GT_NVML_HAS_REASONS ? r->reasons : 0,
+                              r->valid & GT_NVML_HAS_MEM_USED ? r->mem_used : UINT64_MAX};
+    if (!d->points) {
+        d->points = ga_xmalloc(GA_NVML_POINTS_MAX * sizeof(*d->points));
+        d->per_point = 1;
+    }
+    if (d->n_points && d->in_last < d->per_point) { /* the newest point takes it */
+        merge_point(&d->points[d->n_points - 1], &p);
+        d->in_last++;
+        return;
+    }
+    if (d->n_points == GA_NVML_POINTS_MAX) { /* halve: pairs merge, points stand for twice more */
+        for (size_t i = 0; i < GA_NVML_POINTS_MAX / 2; i++) {
+            struct ga_nvml_point m = d->points[2 * i];
+            merge_point(&m, &d->points[2 * i + 1]);
+            d->points[i] = m;
+        }
+        d->n_points = GA_NVML_POINTS_MAX / 2;
+        d->per_point *= 2;
+    }
+    d->points[d->n_points++] = p;
+    d->in_last = 1;
+}
+
 static void on_sample(struct ga_nvml *x, const struct gt_rec_nvml_sample *r)
 {
     struct ga_nvml_device *d = device_of(x, r->device);
     if (!d) return;
     d->samples++;
+    add_point(d, r);
     if (r->valid & GT_NVML_HAS_SM_CLOCK && r->sm_mhz < d->min_sm_mhz) d->min_sm_mhz = r->sm_mhz;
     if (r->valid & GT_NVML_HAS_TEMP && r->temp_c > d->max_temp_c) d->max_temp_c = r->temp_c;
     if (r->valid & GT_NVML_HAS_POWER && r->power_mw > d->max_power_mw)
@@ -214,6 +251,7 @@ void ga_nvml_free(struct ga_nvml *x)
     for (size_t i = 0; i < x->n_devices; i++) {
         free(x->devices[i].iv);
         free(x->devices[i].pending);
+        free(x->devices[i].points);
     }
     free(x->devices);
     free(x->procs);

@@ -29,6 +29,19 @@ struct ga_nvml_span {
     uint64_t s, e;
 };
 
+/* The device-state series: one point per sample, while there is room; past GA_NVML_POINTS_MAX
+ * neighbouring points merge (every point then stands for twice as many samples: the earliest
+ * time, the lowest SM clock, the union of reasons, the most memory used), so its size is fixed
+ * however long the trace. */
+#define GA_NVML_POINTS_MAX 1024
+struct ga_nvml_point {
+    uint64_t ts;
+    uint32_t sm_mhz; /* UINT32_MAX: no sample of the point had it */
+    uint32_t pad;
+    uint64_t reasons;  /* union of the samples' */
+    uint64_t mem_used; /* UINT64_MAX: no sample of the point had it */
+};
+
 struct ga_nvml_device {
     int32_t device;
     uint32_t nvml_index, max_sm_mhz, max_mem_mhz;
@@ -50,6 +63,10 @@ struct ga_nvml_device {
     uint64_t busy_dropped_ns; /* busy time past GA_NVML_PENDING_MAX waiting: not laid over */
     int have_last;
     struct gt_rec_nvml_sample last;
+    struct ga_nvml_point *points; /* GA_NVML_POINTS_MAX, made at the first sample */
+    size_t n_points;
+    uint64_t per_point; /* samples per point (a power of two), and in the newest one so far: */
+    uint64_t in_last;
 };
 
 /* A process NVML listed on a device after a failed allocation. */

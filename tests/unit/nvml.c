@@ -145,8 +145,42 @@ static void test_pending_bound(void)
     ga_nvml_free(&x);
 }
 
+/* The series: one point per sample up to GA_NVML_POINTS_MAX; then pairs merge (earliest time,
+ * lowest clock, union of reasons), the size stays fixed and nothing is lost from the figures. */
+static void test_series_bound(void)
+{
+    struct ga_nvml x;
+    ga_nvml_init(&x);
+    status(&x, 0, 2000);
+    for (uint64_t i = 0; i < 10; i++)
+        sample(&x, 0, i * US, 1000 + (uint32_t)i, i == 3 ? 0x4 : 0);
+    ga_nvml_finish(&x);
+    const struct ga_nvml_device *d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    CHECK("series: one point per sample while there is room",
+          d && d->n_points == 10 && d->per_point == 1 && d->points[3].ts == 3 * US &&
+              d->points[3].sm_mhz == 1003 && d->points[3].reasons == 0x4 &&
+              d->points[4].reasons == 0 && d->points[0].mem_used == UINT64_MAX);
+    ga_nvml_free(&x);
+    ga_nvml_init(&x);
+    status(&x, 0, 2000);
+    uint64_t n = 3 * GA_NVML_POINTS_MAX + 1; /* 1024 points of 4 samples, the last of 1 */
+    for (uint64_t i = 0; i < n; i++)
+        sample(&x, 0, i * US, 1500 - (uint32_t)(i % 7), i == 5 ? 0x20 : 0);
+    ga_nvml_finish(&x);
+    d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    CHECK("series: bounded, 4 samples a point after two halvings",
+          d && d->samples == n && d->per_point == 4 && d->n_points == (n + 3) / 4 &&
+              d->n_points <= GA_NVML_POINTS_MAX);
+    CHECK("series: a merged point has its earliest time, lowest clock and every reason",
+          d && d->points[1].ts == 4 * US && d->points[1].sm_mhz == 1500 - 6 &&
+              d->points[1].reasons == 0x20 && d->points[2].reasons == 0 &&
+              d->points[d->n_points - 1].ts == (n - 1) * US);
+    ga_nvml_free(&x);
+}
+
 int main(void)
 {
+    test_series_bound();
     test_intervals();
     test_pending_bound();
     test_procs();
