@@ -246,12 +246,57 @@ void ga_nvml_finish(struct ga_nvml *x)
     if (x->n_devices > 1) qsort(x->devices, x->n_devices, sizeof(*x->devices), by_ordinal);
 }
 
+/* The device's state at t: 1 below the maximum SM clock, 0 at it, -1 not known (before the first
+ * sample, or no clock in it). The intervals are in time order (samples come in order). */
+static int slow_at(const struct ga_nvml_device *d, uint64_t t)
+{
+    size_t lo = 0, hi = d->n_iv;
+    while (lo < hi) { /* the first interval that starts after t */
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->iv[mid].start <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo && t < d->iv[lo - 1].end) return d->iv[lo - 1].slow;
+    if (!d->have_last || d->last.ts > t || !(d->last.valid & GT_NVML_HAS_SM_CLOCK) ||
+        !d->max_sm_mhz)
+        return -1;
+    return d->last.sm_mhz < d->max_sm_mhz;
+}
+
+void ga_nvml_kernel(struct ga_nvml *x, const struct gt_rec_gpu_kernel *k)
+{
+    struct ga_nvml_device *d = NULL;
+    for (size_t i = 0; i < x->n_devices && !d; i++)
+        if (x->devices[i].device == (int32_t)k->device) d = &x->devices[i];
+    if (!d || k->end < k->start) return;
+    int slow = slow_at(d, k->start);
+    if (slow < 0) return;
+    uint64_t *i = ga_map_find(&d->kname_idx, k->name_id, 0);
+    if (!i) {
+        if (d->n_knames == GA_NVML_KNAMES_MAX) {
+            d->kernels_dropped++;
+            return;
+        }
+        int added = 0;
+        i = ga_map_upsert(&d->kname_idx, k->name_id, 0, d->n_knames, &added);
+        d->knames = ga_xgrow(d->knames, &d->knames_cap, d->n_knames, sizeof(*d->knames));
+        d->knames[d->n_knames++] = (struct ga_nvml_kname){.name_id = k->name_id};
+    }
+    struct ga_nvml_kname *e = &d->knames[*i];
+    e->n[slow]++;
+    e->ns[slow] += k->end - k->start;
+}
+
 void ga_nvml_free(struct ga_nvml *x)
 {
     for (size_t i = 0; i < x->n_devices; i++) {
         free(x->devices[i].iv);
         free(x->devices[i].pending);
         free(x->devices[i].points);
+        free(x->devices[i].knames);
+        ga_map_free(&x->devices[i].kname_idx);
     }
     free(x->devices);
     free(x->procs);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/hashmap.h"
 #include "input/records.h"
 
 #define GA_NVML_REASONS     9          /* nvmlClocksEventReason bits 0..8 */
@@ -42,6 +43,16 @@ struct ga_nvml_point {
     uint64_t mem_used; /* UINT64_MAX: no sample of the point had it */
 };
 
+/* Kernels by name, at the SM clock's maximum ([0]) and below it ([1]): the state of the NVML
+ * sample in effect at the kernel's start (as far as the samples read so far tell; a kernel that
+ * starts before the device's first sample is not counted). At most GA_NVML_KNAMES_MAX names per
+ * device (the rest counted in kernels_dropped). */
+#define GA_NVML_KNAMES_MAX 4096
+struct ga_nvml_kname {
+    uint32_t name_id;
+    uint64_t n[2], ns[2];
+};
+
 struct ga_nvml_device {
     int32_t device;
     uint32_t nvml_index, max_sm_mhz, max_mem_mhz;
@@ -67,6 +78,10 @@ struct ga_nvml_device {
     size_t n_points;
     uint64_t per_point; /* samples per point (a power of two), and in the newest one so far: */
     uint64_t in_last;
+    struct ga_nvml_kname *knames;
+    size_t n_knames, knames_cap;
+    struct ga_map kname_idx; /* name_id -> index into knames */
+    uint64_t kernels_dropped;
 };
 
 /* A process NVML listed on a device after a failed allocation. */
@@ -101,6 +116,8 @@ const struct ga_nvml_proc *ga_nvml_procs_after(const struct ga_nvml *x, int32_t 
 /* One busy interval of a device, in time order per device (ga_gaps' busy_hook). */
 void ga_nvml_busy(void *nvml, uint32_t device, uint64_t s, uint64_t e);
 void ga_nvml_finish(struct ga_nvml *x);
+/* A kernel's execution (GT_REC_GPU_KERNEL), for the kernels slower below the maximum clock. */
+void ga_nvml_kernel(struct ga_nvml *x, const struct gt_rec_gpu_kernel *k);
 void ga_nvml_free(struct ga_nvml *x);
 /* "gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "sync_boost",
  * "sw_thermal_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown",

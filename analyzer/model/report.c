@@ -138,6 +138,8 @@ __attribute__((always_inline)) static inline void deliver(struct ga_report *r,
     ga_torch_event(&r->torch, ev);
     if (ev->type == GT_REC_TORCH_SNAP) ga_tmv_event(&r->torchmap, &r->torch, ev);
     if (ev->type >= GT_REC_NVML && ev->type <= GT_REC_NVML_PROC) ga_nvml_event(&r->nvml, ev);
+    if (ev->type == GT_REC_GPU_KERNEL && r->nvml.n_devices)
+        ga_nvml_kernel(&r->nvml, &ev->r->gpu_kernel);
     if (ev->type == GT_REC_HOST_SAMPLE) ga_hostidle_event(&r->hostidle, ev);
 }
 
@@ -353,4 +355,10 @@ const char *ga_report_oom_advice(const struct ga_report *r, const struct ga_oom 
                  "; stop them or give the job its own GPU (CUDA_VISIBLE_DEVICES), "
                  "or cap the others (MPS memory limits)");
     return buf;
+}
+
+const char *ga_report_kernel_name(const struct ga_report *r, uint32_t name_id)
+{
+    const uint64_t *i = ga_map_find(&r->gpu.name_idx, name_id, 0);
+    return i && *i < r->gpu.n_names ? r->gpu.names[*i] : NULL;
 }

@@ -178,8 +178,45 @@ static void test_series_bound(void)
     ga_nvml_free(&x);
 }
 
+static void kernel(struct ga_nvml *x, int dev, uint64_t s, uint64_t e, uint32_t name)
+{
+    struct gt_rec_gpu_kernel k;
+    memset(&k, 0, sizeof(k));
+    k.device = (uint32_t)dev, k.start = s, k.end = e, k.name_id = name;
+    ga_nvml_kernel(x, &k);
+}
+
+/* Kernels by name at the maximum clock and below it: the state of the sample in effect at the
+ * kernel's start (a closed interval, or the latest sample for a kernel after it); none before the
+ * first sample; an unknown device is not made up. */
+static void test_kernels(void)
+{
+    struct ga_nvml x;
+    ga_nvml_init(&x);
+    status(&x, 0, 2000);
+    kernel(&x, 0, 5 * US, 6 * US, 7); /* before any sample: not counted */
+    sample(&x, 0, 10 * US, 2000, 0);
+    kernel(&x, 0, 12 * US, 112 * US, 7); /* full clock, 100 us (the interval is still open) */
+    sample(&x, 0, 200 * US, 1200, 0x4);
+    kernel(&x, 0, 150 * US, 250 * US, 7); /* full: its start is in [10, 200) */
+    kernel(&x, 0, 210 * US, 360 * US, 7); /* slow, 150 us */
+    kernel(&x, 0, 220 * US, 230 * US, 8); /* slow, another name */
+    sample(&x, 0, 400 * US, 2000, 0);
+    kernel(&x, 0, 390 * US, 540 * US, 7); /* slow: [200, 400) */
+    kernel(&x, 3, 390 * US, 540 * US, 7); /* no such device */
+    const struct ga_nvml_device *d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    const struct ga_nvml_kname *k7 = d && d->n_knames == 2 ? &d->knames[0] : NULL;
+    CHECK("kernels: name 7 twice at full clock (200 us), twice below (300 us); name 8 once below",
+          k7 && k7->name_id == 7 && k7->n[0] == 2 && k7->ns[0] == 200 * US && k7->n[1] == 2 &&
+              k7->ns[1] == 300 * US && d->knames[1].name_id == 8 && d->knames[1].n[1] == 1 &&
+              d->knames[1].n[0] == 0);
+    ga_nvml_finish(&x);
+    ga_nvml_free(&x);
+}
+
 int main(void)
 {
+    test_kernels();
     test_series_bound();
     test_intervals();
     test_pending_bound();
