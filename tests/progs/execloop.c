@@ -1,10 +1,11 @@
-/* execloop N [masked|fail]: makes driver calls and spins on CPU for 20 ms (a thread the host
- * sampler signals), then execs itself with N-1, down to 0, which prints "execloop ok". With
- * `masked` every signal is blocked for 2 ms more of spinning and the exec (the mask is inherited;
- * the new image unblocks them first thing, as a shell or a service manager would): a signal pending
- * at the exec would then arrive in the new program. Under the shim, image k traces into imgk.trace
- * (the pid, which names files, stays the same across exec). `fail`: an exec that fails (ENOENT),
- * then 100 ms more on CPU, then "execloop ok". Used by tests/cases/hostsample_exec.sh. */
+/* execloop N [masked|fail]: makes driver calls and spins on CPU for 50 ms (a loaded machine's
+ * sampler misses rounds) (a thread the host sampler signals), then execs itself with N-1, down to
+ * 0, which prints "execloop ok". With `masked` every signal is blocked for 2 ms more of spinning
+ * and the exec (the mask is inherited; the new image unblocks them first thing, as a shell or a
+ * service manager would): a signal pending at the exec would then arrive in the new program. Under
+ * the shim, image k traces into imgk.trace (the pid, which names files, stays the same across
+ * exec). `fail`: an exec that fails (ENOENT), then 100 ms more on CPU, then "execloop ok". Used by
+ * tests/cases/hostsample_exec.sh. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,7 +44,7 @@ int main(int argc, char **argv)
     CHECK(cuMemAlloc(&p, 4096));
     CHECK(cuMemFree(p));
     volatile unsigned long spin = 0;
-    for (double end = now() + 0.02; now() < end;)
+    for (double end = now() + 0.05; now() < end;)
         spin++;
     CHECK(cuMemAlloc(&p, 4096)); /* the samples are written at the thread's next hooked call */
     CHECK(cuMemFree(p));
