@@ -121,19 +121,27 @@ HS_HANDLER static uint64_t cpu_now(clockid_t c)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Claims a slot, or NULL (ring full: dropped). */
-HS_HANDLER static struct hs_slot *claim(struct hs_thread *h)
-{
-    uint64_t at = atomic_load_explicit(&h->head, memory_order_relaxed);
-    do {
-        if (at - __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE) >= HS_RING) {
-            atomic_fetch_add_explicit(&h->dropped, 1, memory_order_relaxed);
-            return NULL;
-        }
-    } while (!atomic_compare_exchange_weak_explicit(&h->head, &at, at + 1, memory_order_acq_rel,
-                                                    memory_order_relaxed));
+/* Claims a slot, or NULL (ring full: dropped). Two copies of one body: the handler's is not
+ * instrumented (HS_HANDLER), the sampler thread's is, so that ThreadSanitizer sees its acquire of
+ * the owner's tail, which orders the owner's reads of the slot's previous sample before the
+ * writes of the new one. */
+#define HS_CLAIM_BODY                                                                              \
+    uint64_t at = atomic_load_explicit(&h->head, memory_order_relaxed);                            \
+    do {                                                                                           \
+        if (at - __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE) >= HS_RING) {                         \
+            atomic_fetch_add_explicit(&h->dropped, 1, memory_order_relaxed);                       \
+            return NULL;                                                                           \
+        }                                                                                          \
+    } while (!atomic_compare_exchange_weak_explicit(&h->head, &at, at + 1, memory_order_acq_rel,   \
+                                                    memory_order_relaxed));                        \
     return &h->ring[at % HS_RING];
+
+HS_HANDLER static struct hs_slot *claim_in_handler(struct hs_thread *h)
+{
+    HS_CLAIM_BODY
 }
+
+static struct hs_slot *claim(struct hs_thread *h){HS_CLAIM_BODY}
 
 HS_HANDLER static void fill(struct hs_thread *h, struct hs_slot *s, uint64_t now, uint32_t flags)
 {
@@ -197,7 +205,7 @@ HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
         return;
     }
     uint64_t now = gt_now();
-    struct hs_slot *s = claim(h);
+    struct hs_slot *s = claim_in_handler(h);
     if (s) {
         const ucontext_t *uc = ucv;
         uint32_t flags = GT_SAMPLE_ON_CPU | (gt_tls_in_hook ? GT_SAMPLE_IN_HOOK : 0);
