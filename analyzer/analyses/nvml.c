@@ -289,6 +289,28 @@ void ga_nvml_kernel(struct ga_nvml *x, const struct gt_rec_gpu_kernel *k)
     e->ns[slow] += k->end - k->start;
 }
 
+/* The time a name's runs below the maximum clock took beyond its full-clock mean. */
+double ga_nvml_kname_extra(const struct ga_nvml_kname *k)
+{
+    return (double)k->ns[1] - (double)k->ns[0] / (double)k->n[0] * (double)k->n[1];
+}
+
+size_t ga_nvml_slow_kernels(const struct ga_nvml_device *d, const struct ga_nvml_kname **out,
+                            size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->n_knames; i++) {
+        const struct ga_nvml_kname *k = &d->knames[i];
+        if (!k->n[0] || !k->n[1] || k->ns[1] * k->n[0] <= k->ns[0] * k->n[1]) continue;
+        double e = ga_nvml_kname_extra(k);
+        size_t j = n < max ? n++ : max; /* insertion into the top max, most extra first */
+        for (; j > 0 && ga_nvml_kname_extra(out[j - 1]) < e; j--)
+            if (j < max) out[j] = out[j - 1];
+        if (j < max) out[j] = k;
+    }
+    return n;
+}
+
 void ga_nvml_free(struct ga_nvml *x)
 {
     for (size_t i = 0; i < x->n_devices; i++) {

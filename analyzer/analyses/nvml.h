@@ -118,6 +118,13 @@ void ga_nvml_busy(void *nvml, uint32_t device, uint64_t s, uint64_t e);
 void ga_nvml_finish(struct ga_nvml *x);
 /* A kernel's execution (GT_REC_GPU_KERNEL), for the kernels slower below the maximum clock. */
 void ga_nvml_kernel(struct ga_nvml *x, const struct gt_rec_gpu_kernel *k);
+/* The names that ran both ways and were slower below the maximum clock (mean duration), the most
+ * time lost first (ga_nvml_kname_extra: the slow runs' time beyond the full-clock mean), at most
+ * max into out; returns the count. */
+size_t ga_nvml_slow_kernels(const struct ga_nvml_device *d, const struct ga_nvml_kname **out,
+                            size_t max);
+double ga_nvml_kname_extra(const struct ga_nvml_kname *k);
+#define GA_NVML_SLOW_KERNELS 20 /* listed per device */
 void ga_nvml_free(struct ga_nvml *x);
 /* "gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "sync_boost",
  * "sw_thermal_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown",

@@ -44,29 +44,14 @@ static jobj *series(const struct ga_report *r, const struct ga_nvml_device *d)
     return o;
 }
 
-static int by_extra(const void *a, const void *b)
-{
-    const struct ga_nvml_kname *x = *(const struct ga_nvml_kname *const *)a,
-                               *y = *(const struct ga_nvml_kname *const *)b;
-    double ex = x->ns[1] - (double)x->ns[0] / x->n[0] * x->n[1];
-    double ey = y->ns[1] - (double)y->ns[0] / y->n[0] * y->n[1];
-    return ex < ey ? 1 : ex > ey ? -1 : (x->name_id > y->name_id) - (x->name_id < y->name_id);
-}
-
-/* Kernels that ran both at the maximum SM clock and below it, slower below (mean duration), the
- * most time lost first: [{name, slow_count, slow_mean_ns, full_count, full_mean_ns,
- * extra_ns}] (extra: the slow runs' time beyond the full-clock mean), at most 20. */
+/* Kernels slower below the maximum SM clock (ga_nvml_slow_kernels): [{name, slow_count,
+ * slow_mean_ns, full_count, full_mean_ns, extra_ns}]. */
 static jobj *slow_kernels(const struct ga_report *r, const struct ga_nvml_device *d)
 {
-    const struct ga_nvml_kname **v = ga_xmalloc((d->n_knames + 1) * sizeof(*v));
-    size_t n = 0;
-    for (size_t i = 0; i < d->n_knames; i++) {
-        const struct ga_nvml_kname *k = &d->knames[i];
-        if (k->n[0] && k->n[1] && k->ns[1] * k->n[0] > k->ns[0] * k->n[1]) v[n++] = k;
-    }
-    qsort(v, n, sizeof(*v), by_extra);
+    const struct ga_nvml_kname *v[GA_NVML_SLOW_KERNELS];
+    size_t n = ga_nvml_slow_kernels(d, v, GA_NVML_SLOW_KERNELS);
     jobj *a = json_object_new_array();
-    for (size_t i = 0; i < n && i < 20; i++) {
+    for (size_t i = 0; i < n; i++) {
         const struct ga_nvml_kname *k = v[i];
         const char *name = ga_report_kernel_name(r, k->name_id);
         jobj *o = json_object_new_object();
@@ -75,10 +60,9 @@ static jobj *slow_kernels(const struct ga_report *r, const struct ga_nvml_device
         put(o, "slow_mean_ns", ju64(k->ns[1] / k->n[1]));
         put(o, "full_count", ju64(k->n[0]));
         put(o, "full_mean_ns", ju64(k->ns[0] / k->n[0]));
-        put(o, "extra_ns", ju64(k->ns[1] - (uint64_t)((double)k->ns[0] / k->n[0] * k->n[1])));
+        put(o, "extra_ns", ju64((uint64_t)ga_nvml_kname_extra(k)));
         json_object_array_add(a, o);
     }
-    free(v);
     return a;
 }
 

@@ -210,6 +210,14 @@ static void test_kernels(void)
           k7 && k7->name_id == 7 && k7->n[0] == 2 && k7->ns[0] == 200 * US && k7->n[1] == 2 &&
               k7->ns[1] == 300 * US && d->knames[1].name_id == 8 && d->knames[1].n[1] == 1 &&
               d->knames[1].n[0] == 0);
+    kernel(&x, 0, 410 * US, 420 * US, 9); /* full, 10 us (the latest sample's state) */
+    kernel(&x, 0, 250 * US, 750 * US, 9); /* slow, 500 us */
+    const struct ga_nvml_kname *v[3];
+    size_t n = d ? ga_nvml_slow_kernels(d, v, 3) : 0;
+    CHECK("slower below the maximum: 9 (490 us lost) before 7 (100 us); 8 never ran at full clock",
+          n == 2 && v[0]->name_id == 9 && ga_nvml_kname_extra(v[0]) == 490.0 * US &&
+              v[1]->name_id == 7 && ga_nvml_kname_extra(v[1]) == 100.0 * US);
+    CHECK("at most max", d && ga_nvml_slow_kernels(d, v, 1) == 1 && v[0]->name_id == 9);
     ga_nvml_finish(&x);
     ga_nvml_free(&x);
 }
