@@ -219,8 +219,10 @@ HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
         gt_unw_in_handler = 0;
         s->npy = -1;
 #if !defined(__SANITIZE_THREAD__) /* (python.c is instrumented: not from this handler there) */
-        uintptr_t py_ts = atomic_load_explicit(&h->py_ts, memory_order_relaxed);
-        if (py_ts) s->npy = gt_py_sample_read(py_ts, s->py, HS_PY);
+        /* the thread state asked for anew: a thread that ends deletes its own before our exit
+         * hook runs, and the interpreter clears it from the thread before freeing it */
+        if (atomic_load_explicit(&h->py_ts, memory_order_relaxed))
+            s->npy = gt_py_sample_read(gt_py_thread_state(), s->py, HS_PY);
 #endif
 #else
         (void)uc;
@@ -322,8 +324,14 @@ static void sample_one(struct hs_thread *h, pid_t pid)
     int partial = 0;
     /* rbp is unknown: frames whose CFA is rbp-based end the walk (marked partial) */
     int n = gt_unwind_signal(ip, HS_DEPTH, &h->bounds, pc, sp, 0, &partial);
-    uint64_t py[3 * HS_PY]; /* its Python frames hold still while it sleeps, checked below */
-    int npy = gt_py_sample_read(atomic_load_explicit(&h->py_ts, memory_order_relaxed), py, HS_PY);
+    /* its Python frames hold still while it sleeps (checked below); the main thread's only: its
+     * thread state lives until the interpreter's finalization, which the read is guarded against,
+     * while another thread's is freed when that thread ends, unknown to us until our exit hook */
+    uint64_t py[3 * HS_PY];
+    int npy =
+        h->tid == (uint32_t)pid
+            ? gt_py_sample_read(atomic_load_explicit(&h->py_ts, memory_order_relaxed), py, HS_PY)
+            : -1;
     uintptr_t sp2 = 0, pc2 = 0;
     if (read_blocked(h, &sp2, &pc2) != 1 || sp2 != sp || pc2 != pc) return; /* it woke */
     struct hs_slot *s = claim(h);
