@@ -1,6 +1,6 @@
 #!/bin/sh
 # Cost of host stack samples per second per thread (issue 20 part 2): bench_sample traced with
-# GPUTRACE_SAMPLE_HZ=0 and with samples at 100 (the default), 250 and 1000 Hz, interleaved, ROUNDS rounds of SECS s.
+# GPUTRACE_SAMPLE_HZ=0 and with samples at 100, 250 and 1000 Hz, interleaved, ROUNDS rounds of SECS s.
 # sleep: process CPU time per second (the sampler's /proc reads and walks of the blocked thread);
 # spin: work per second lost by the computing thread (signal, handler walk). Medians.
 # Usage: O=build sh bench/sample.sh  (after make all fixtures); prints a Markdown table.
