@@ -33,6 +33,8 @@
  * have gaps of every length, with host-busy, sync and allocation causes (one burst in 16 is
  * bracketed by an allocation and its free). Launches carry host stacks (--stacks K, default 32).
  * Threads are stepped in time order, so watermarks keep the reader's re-ordering buffer small.
+ * --samples HZ: each thread also has host stack samples (record 73) at HZ, written at its next
+ * step as the shim writes them, on CPU two in three, with one of the launch stacks.
  *
  * --compress LEVEL (any mode): every chunk goes through the shim's packer (common/codec.c,
  * gt_chunk_pack with its default codec at that zstd level), as the shim writes them by default;
@@ -94,6 +96,7 @@ struct thr {
     uint32_t burst, state;
     uint64_t stream_free[TL_STREAMS];
     int alloc_open;
+    uint64_t next_sample; /* --samples */
 };
 
 static struct {
@@ -105,6 +108,8 @@ static struct {
     int gpu_on;
     enum mode mode;
     uint32_t live, stacks, pool_pct, ndev;
+    uint32_t sample_hz; /* --samples (--timeline) */
+    uint64_t samples;
     int level;                /* --compress */
     struct gt_packer pk, hpk; /* hpk: threads' host chunks (--pack: GT_CODEC_PACK_DELTA) */
 } G;
@@ -441,10 +446,29 @@ static void tl_launch(struct thr *t)
     t->ts += 5000;
 }
 
+/* --samples HZ: the host samples the shim's sampler would have taken on the thread up to its
+ * clock, written now (as the shim's thread writes them at its next hooked call): on or off CPU,
+ * with one of the synthetic stacks. */
+static void tl_samples(struct thr *t, uint64_t r)
+{
+    uint64_t period = 1000000000ull / G.sample_hz;
+    if (!t->next_sample) t->next_sample = t->ts + period;
+    for (; t->next_sample <= t->ts; t->next_sample += period, r = r * 0x9e3779b97f4a7c15ull + 1) {
+        struct gt_rec_host_sample *h =
+            rec(&t->b, GT_CHUNK_HOST, t->tid, GT_REC_HOST_SAMPLE, 0, sizeof(*h));
+        h->ts = t->ts, h->sample_ts = t->next_sample, h->interval_ns = period;
+        h->tid = t->tid, h->stack = stack_id(r >> 20);
+        h->flags = (r >> 33) % 3 ? GT_SAMPLE_ON_CPU : 0;
+        h->cpu_ns = h->flags ? period : period / 50;
+        G.samples++;
+    }
+}
+
 /* One host record of a --timeline thread: [alloc] launch x burst [free] [sync] then host work. */
 static void tl_step(struct thr *t)
 {
     uint64_t r = rnd(t);
+    if (G.sample_hz) tl_samples(t, r);
     switch (t->state) {
     case 0: /* a new burst */
         t->burst = 1 + (uint32_t)(r % 16);
@@ -512,7 +536,8 @@ static void gpu_names(void)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: gen_trace [--gpu | --mem [--live L] [--pool P] | --timeline] "
+    fprintf(stderr, "usage: gen_trace [--gpu | --mem [--live L] [--pool P] | --timeline "
+                    "[--samples HZ]] "
                     "[--stacks K] [--threads T] [--compress LEVEL [--pack]] EVENTS OUT\n");
     exit(2);
 }
@@ -536,6 +561,8 @@ static void options(int argc, char **argv, int *a, int *nthr)
             G.live = (uint32_t)atoi(argv[++*a]);
         else if (strcmp(o, "--pool") == 0 && more)
             G.pool_pct = (uint32_t)atoi(argv[++*a]);
+        else if (strcmp(o, "--samples") == 0 && more)
+            G.sample_hz = (uint32_t)atoi(argv[++*a]);
         else if (strcmp(o, "--stacks") == 0 && more)
             G.stacks = (uint32_t)atoi(argv[++*a]);
         else if (strcmp(o, "--compress") == 0 && more)
@@ -547,7 +574,8 @@ static void options(int argc, char **argv, int *a, int *nthr)
     }
     if (G.stacks == (uint32_t)-1) G.stacks = G.mode == MODE_MEM ? 64 : G.mode ? 32 : 0;
     if (argc - *a != 2 || *nthr < 1 || *nthr > MAX_THREADS || G.live < 1 || G.live > MAX_LIVE ||
-        G.pool_pct > 100 || G.stacks > 4096 || G.level < 0 || G.level > 19)
+        G.pool_pct > 100 || G.stacks > 4096 || G.level < 0 || G.level > 19 ||
+        G.sample_hz > 100000 || (G.sample_hz && G.mode != MODE_TIMELINE))
         usage();
     gt_packer_init(&G.pk, G.level);
     gt_packer_init(&G.hpk, G.level);
@@ -627,10 +655,11 @@ int main(int argc, char **argv)
     chunk_out(&G.own, GT_CHUNK_HOST, 0);
     if (close(G.fd) != 0) die("close");
     printf("records=%llu bytes=%llu launches=%llu allocs=%llu mix=%llu frees=%llu blocks=%llu "
-           "kernels=%llu spans=%llu span_ns=%llu\n",
+           "kernels=%llu spans=%llu span_ns=%llu samples=%llu\n",
            (unsigned long long)G.records, (unsigned long long)G.bytes,
            (unsigned long long)G.launches, (unsigned long long)G.allocs, (unsigned long long)G.mix,
            (unsigned long long)G.frees, (unsigned long long)G.blocks, (unsigned long long)G.kernels,
-           (unsigned long long)G.spans, (unsigned long long)(last - T0));
+           (unsigned long long)G.spans, (unsigned long long)(last - T0),
+           (unsigned long long)G.samples);
     return 0;
 }

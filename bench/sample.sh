@@ -1,6 +1,6 @@
 #!/bin/sh
 # Cost of host stack samples per second per thread (issue 20 part 2): bench_sample traced with
-# GPUTRACE_SAMPLE_HZ=0 and with samples at 250 and 1000 Hz, interleaved, ROUNDS rounds of SECS s.
+# GPUTRACE_SAMPLE_HZ=0 and with samples at 100, 250 and 1000 Hz, interleaved, ROUNDS rounds of SECS s.
 # sleep: process CPU time per second (the sampler's /proc reads and walks of the blocked thread);
 # spin: work per second lost by the computing thread (signal, handler walk). Medians.
 # Usage: O=build sh bench/sample.sh  (after make all fixtures); prints a Markdown table.
@@ -19,7 +19,7 @@ out=$O/bench/sample.raw
 : > "$out"
 for r in $(seq "$ROUNDS"); do
     for mode in sleep spin; do
-        for hz in 0 250 1000; do
+        for hz in 0 100 250 1000; do
             echo "$mode $hz $(run $mode $hz)" >> "$out"
         done
     done
@@ -36,7 +36,7 @@ print("| thread | rate | added CPU (% of one core) | work lost |")
 print("|---|---:|---:|---:|")
 for mode in ("sleep", "spin"):
     w0, c0 = med[(mode, 0)]
-    for hz in (250, 1000):
+    for hz in (100, 250, 1000):
         w, c = med[(mode, hz)]
         if mode == "sleep":
             print("| blocked (sleep) | %d Hz | %.3f%% | - |" % (hz, (c - c0) / 1e7))

@@ -1,18 +1,25 @@
-/* Host stack samples (GPUTRACE_SAMPLE_HZ, default 0 = off: a sample signal still pending when the
- * thread calls execve would kill the new program, which has no handler; see README): where each thread
- * that made CUDA calls was, at a fixed rate, on CPU or blocked.
+/* Host stack samples (GPUTRACE_SAMPLE_HZ, e.g. 100 per thread; default 0 = off, see README: a
+ * SIGSEGV of unknown cause in the PyTorch cases with sampling on): where each thread that made
+ * CUDA calls was, at a fixed rate, on CPU or blocked. Cost: bench/README.md.
  *
  * A sampler thread of ours (all signals blocked) wakes every 1/hz s and looks at each registered
  * thread's /proc/self/task/TID/syscall:
- * - "running": the thread is on CPU. It gets our real-time signal (tgkill); its handler walks the
+ * - "running": the thread is on CPU. It gets our real-time signal (rt_tgsigqueueinfo, its value
+ *   telling it from the program's own signals of that number); its handler walks the
  *   interrupted code from the ucontext's registers (gt_unwind_signal: cached CFI rules, try-locks
  *   only, no malloc, no libunwind) into the thread's ring.
  * - blocked in a system call (or a fault): the line gives its user sp and pc, and the sampler
  *   walks the sleeping thread's stack itself, then reads the line again: the same sp and pc mean
  *   the thread slept through the walk and the frames are its own. No signal reaches a blocked
  *   thread, so no sleep, poll or sem_wait of the program ever returns EINTR because of us (those
- *   are not restarted by SA_RESTART); a running thread can be inside a system call's first steps
- *   when the signal lands, a short window where SA_RESTART restarts what it can.
+ *   are not restarted by SA_RESTART). A thread seen running can still enter a system call before
+ *   the signal lands (microseconds): SA_RESTART restarts what it can, and the calls it never
+ *   restarts (nanosleep, poll, epoll_wait, select, sigtimedwait, ... see signal(7)) return EINTR.
+ *   The handler cannot undo that (the call's number is gone from the registers), so where that
+ *   matters GPUTRACE_SAMPLE_SIGNAL=0 sends no signal at all: running threads get a sample
+ *   without a stack (on CPU, in or out of our hooks), sleeping ones are walked as above.
+ * Samples the sampler thread takes are also the owner's to write: it raises the owner's
+ * gt_tls_hs_pending through a pointer (a relaxed store the owner's gt_enter reads).
  * The sampled thread turns its ring into records itself, at its next hooked call (gt_enter sees
  * gt_tls_hs_pending) or its exit: interning a stack may take the stack table's lock and write
  * stack records into the thread's own buffer, which only its owner may do, never in a handler.
@@ -22,6 +29,12 @@
  * ring is multi-producer (the handler, the sampler thread) and single-consumer (the owner): a
  * producer claims a slot with one atomic add and publishes it with a release store; a full ring
  * drops the sample (counted).
+ *
+ * Python frames: where the thread runs Python (its thread state is known from its hooked calls),
+ * the handler and the sampler read its frame chain by offsets, as (code object, instruction
+ * offset, fingerprint) triples (python.c, gt_py_sample_read: reads only, no lock, no API call but
+ * state getters); the owner turns them into pseudo-ips at its next hooked call, keeping a code
+ * object only while it is mapped and unchanged (gt_py_sample_frames).
  *
  * Our signal: the highest real-time signal with no handler at start. A handler the program sets
  * for it later is kept aside (the sigaction wrapper in crash.c asks us) and runs for every signal
@@ -41,30 +54,41 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "python.h"
 #include "shim.h"
 #include "unwind.h"
 
 #define HS_DEPTH   64  /* native frames kept per sample */
 #define HS_RING    64  /* samples a thread may hold between two of its hooked calls */
 #define HS_THREADS 256 /* threads sampled at once */
+#define HS_PY      48  /* Python frames kept per sample */
 
 struct hs_slot {
     _Atomic uint32_t ready;
     uint32_t n, flags, pad;
     uint64_t ts, interval_ns, cpu_ns;
     uint64_t ip[HS_DEPTH];
+    int32_t npy;            /* Python frames read (-1: none) */
+    uint64_t py[3 * HS_PY]; /* (code, key, fingerprint), innermost first (python.c) */
 };
 
 struct hs_thread {
     _Atomic uint64_t head;      /* slots claimed by producers */
     uint64_t tail;              /* slots consumed (owner) */
     _Atomic uint32_t signalled; /* a signal of ours is on its way: the sampler waits for it */
+    uint32_t exec_hold;         /* the owner is inside an exec call: no signal (under HS.mu) */
     _Atomic uint64_t dropped;
+    uint64_t handled, handler_ns; /* the handler's samples and time in it (owner: GPUTRACE_DEBUG) */
     uint32_t tid;
-    int sys_fd;         /* /proc/self/task/TID/syscall */
-    const int *in_hook; /* the owner's gt_tls_in_hook */
+    int sys_fd;              /* /proc/self/task/TID/syscall */
+    const int *in_hook;      /* the owner's gt_tls_in_hook */
+    int *pending;            /* the owner's gt_tls_hs_pending: the sampler thread sets it too */
+    _Atomic uintptr_t py_ts; /* the owner's Python thread state (0: none seen yet) */
     clockid_t cpu_clock;
-    uint64_t last_ts, last_cpu;  /* previous sample (producers take turns: see signalled) */
+    /* the previous sample's times: producers take turns (the handler's turn runs from the
+     * sampler's store of signalled to the handler's clearing it), relaxed atomics all the same,
+     * since the handler runs outside the sanitizers' view of the thread */
+    _Atomic uint64_t last_ts, last_cpu;
     struct gt_unw_thread bounds; /* lo, hi only (no walk log) */
     struct hs_slot ring[HS_RING];
 };
@@ -75,6 +99,7 @@ static __thread struct hs_thread *tls_hs __attribute__((tls_model("initial-exec"
 static struct {
     unsigned hz;
     int signo;
+    int no_signal;      /* GPUTRACE_SAMPLE_SIGNAL=0: running threads get a sample without a stack */
     pthread_mutex_t mu; /* the registry, against the sampler's round and thread exits */
     struct hs_thread *threads[HS_THREADS];
     int started, stop;
@@ -84,41 +109,55 @@ static struct {
     _Atomic uint64_t samples;
 } HS = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-static uint64_t cpu_now(clockid_t c)
+/* The signal handler and what it calls: our handler is installed with glibc's own sigaction,
+ * so it runs at any instruction, also inside ThreadSanitizer's runtime, which is not reentrant
+ * (an instrumented atomic there waited forever on the runtime's own lock). Not instrumented: the
+ * handler shares nothing with other threads but through the atomics of the protocol above. */
+#define HS_HANDLER __attribute__((no_sanitize("thread")))
+
+HS_HANDLER static uint64_t cpu_now(clockid_t c)
 {
     struct timespec ts;
     if (clock_gettime(c, &ts) != 0) return 0;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Claims a slot, or NULL (ring full: dropped). */
-static struct hs_slot *claim(struct hs_thread *h)
-{
-    uint64_t at = atomic_load_explicit(&h->head, memory_order_relaxed);
-    do {
-        if (at - __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE) >= HS_RING) {
-            atomic_fetch_add_explicit(&h->dropped, 1, memory_order_relaxed);
-            return NULL;
-        }
-    } while (!atomic_compare_exchange_weak_explicit(&h->head, &at, at + 1, memory_order_acq_rel,
-                                                    memory_order_relaxed));
+/* Claims a slot, or NULL (ring full: dropped). Two copies of one body: the handler's is not
+ * instrumented (HS_HANDLER), the sampler thread's is, so that ThreadSanitizer sees its acquire of
+ * the owner's tail, which orders the owner's reads of the slot's previous sample before the
+ * writes of the new one. */
+#define HS_CLAIM_BODY                                                                              \
+    uint64_t at = atomic_load_explicit(&h->head, memory_order_relaxed);                            \
+    do {                                                                                           \
+        if (at - __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE) >= HS_RING) {                         \
+            atomic_fetch_add_explicit(&h->dropped, 1, memory_order_relaxed);                       \
+            return NULL;                                                                           \
+        }                                                                                          \
+    } while (!atomic_compare_exchange_weak_explicit(&h->head, &at, at + 1, memory_order_acq_rel,   \
+                                                    memory_order_relaxed));                        \
     return &h->ring[at % HS_RING];
+
+HS_HANDLER static struct hs_slot *claim_in_handler(struct hs_thread *h)
+{
+    HS_CLAIM_BODY
 }
 
-static void fill(struct hs_thread *h, struct hs_slot *s, uint64_t now, uint32_t flags)
+static struct hs_slot *claim(struct hs_thread *h){HS_CLAIM_BODY}
+
+HS_HANDLER static void fill(struct hs_thread *h, struct hs_slot *s, uint64_t now, uint32_t flags)
 {
     uint64_t cpu = cpu_now(h->cpu_clock);
+    uint64_t lt = atomic_exchange_explicit(&h->last_ts, now, memory_order_relaxed);
+    uint64_t lc = atomic_exchange_explicit(&h->last_cpu, cpu, memory_order_relaxed);
     s->ts = now;
-    s->interval_ns = h->last_ts && now > h->last_ts ? now - h->last_ts : 0;
-    s->cpu_ns = h->last_cpu && cpu > h->last_cpu ? cpu - h->last_cpu : 0;
-    h->last_ts = now;
-    h->last_cpu = cpu;
+    s->interval_ns = lt && now > lt ? now - lt : 0;
+    s->cpu_ns = lc && cpu > lc ? cpu - lc : 0;
     s->flags = flags;
 }
 
 /* ---- the signal: a running thread walks itself ---------------------------------------------- */
 
-static void run_prog_action(int sig, siginfo_t *si, void *uc)
+HS_HANDLER static void run_prog_action(int sig, siginfo_t *si, void *uc)
 {
     struct sigaction pa = HS.prog;
     if (!atomic_load_explicit(&HS.prog_set, memory_order_acquire) ||
@@ -138,35 +177,65 @@ static void run_prog_action(int sig, siginfo_t *si, void *uc)
         pa.sa_handler(sig);
 }
 
-static void on_sample(int sig, siginfo_t *si, void *ucv)
+/* Our signals are queued with a value the program cannot have sent (the address of our state):
+ * a program's own kill, tgkill or sigqueue of that number is told apart. */
+static int send_sample_signal(pid_t pid, uint32_t tid)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof(si));
+    si.si_signo = HS.signo;
+    si.si_code = SI_QUEUE;
+    si.si_pid = pid;
+    si.si_uid = getuid();
+    si.si_value.sival_ptr = &HS;
+    return (int)syscall(SYS_rt_tgsigqueueinfo, pid, tid, HS.signo, &si);
+}
+
+HS_HANDLER static int is_ours(const siginfo_t *si)
+{
+    return si->si_code == SI_QUEUE && si->si_value.sival_ptr == &HS && si->si_pid == getpid();
+}
+
+HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
 {
     int e = errno;
     struct hs_thread *h = tls_hs;
-    if (si->si_code != SI_TKILL || si->si_pid != getpid() || !h ||
-        !atomic_load_explicit(&h->signalled, memory_order_acquire)) {
+    if (!is_ours(si) || !h || !atomic_load_explicit(&h->signalled, memory_order_acquire)) {
         errno = e;
         run_prog_action(sig, si, ucv);
         return;
     }
     uint64_t now = gt_now();
-    struct hs_slot *s = claim(h);
+    struct hs_slot *s = claim_in_handler(h);
     if (s) {
         const ucontext_t *uc = ucv;
         uint32_t flags = GT_SAMPLE_ON_CPU | (gt_tls_in_hook ? GT_SAMPLE_IN_HOOK : 0);
         int partial = 0;
 #if defined(__x86_64__)
+        gt_unw_in_handler = 1;
         s->n = (uint32_t)gt_unwind_signal(s->ip, HS_DEPTH, &h->bounds,
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RBP], &partial);
+        gt_unw_in_handler = 0;
+        s->npy = -1;
+#if !defined(__SANITIZE_THREAD__) /* (python.c is instrumented: not from this handler there) */
+        /* the thread state asked for anew: a thread that ends deletes its own before our exit
+         * hook runs, and the interpreter clears it from the thread before freeing it */
+        if (atomic_load_explicit(&h->py_ts, memory_order_relaxed))
+            s->npy = gt_py_sample_read(gt_py_thread_state(), s->py, HS_PY);
+#endif
 #else
         (void)uc;
         s->n = 0;
+        s->npy = -1;
         partial = 1;
 #endif
         fill(h, s, now, flags | (partial ? GT_SAMPLE_PARTIAL : 0));
         atomic_store_explicit(&s->ready, 1, memory_order_release);
-        gt_tls_hs_pending = 1;
+        __atomic_store_n(&gt_tls_hs_pending, 1, __ATOMIC_RELAXED);
+        h->handled++;
+        h->handler_ns += gt_now() - now;
     }
     atomic_store_explicit(&h->signalled, 0, memory_order_release);
     errno = e;
@@ -228,13 +297,26 @@ static int read_blocked(struct hs_thread *h, uintptr_t *sp, uintptr_t *pc)
 
 static void sample_one(struct hs_thread *h, pid_t pid)
 {
+    if (h->exec_hold) return;
     if (atomic_load_explicit(&h->signalled, memory_order_acquire)) return; /* still on its way */
     uintptr_t sp = 0, pc = 0;
     int st = read_blocked(h, &sp, &pc);
     if (st < 0) return;
+    if (st == 0 && HS.no_signal) { /* on CPU, where is not known: no signal, so never EINTR */
+        struct hs_slot *s = claim(h);
+        if (!s) return;
+        s->n = 0;
+        s->npy = -1;
+        fill(h, s, gt_now(),
+             GT_SAMPLE_ON_CPU |
+                 (__atomic_load_n(h->in_hook, __ATOMIC_RELAXED) ? GT_SAMPLE_IN_HOOK : 0));
+        atomic_store_explicit(&s->ready, 1, memory_order_release);
+        __atomic_store_n(h->pending, 1, __ATOMIC_RELAXED);
+        return;
+    }
     if (st == 0) {
         atomic_store_explicit(&h->signalled, 1, memory_order_release);
-        if (syscall(SYS_tgkill, pid, h->tid, HS.signo) != 0)
+        if (send_sample_signal(pid, h->tid) != 0)
             atomic_store_explicit(&h->signalled, 0, memory_order_release);
         return;
     }
@@ -243,17 +325,28 @@ static void sample_one(struct hs_thread *h, pid_t pid)
     int partial = 0;
     /* rbp is unknown: frames whose CFA is rbp-based end the walk (marked partial) */
     int n = gt_unwind_signal(ip, HS_DEPTH, &h->bounds, pc, sp, 0, &partial);
+    /* its Python frames hold still while it sleeps (checked below); the main thread's only: its
+     * thread state lives until the interpreter's finalization, which the read is guarded against,
+     * while another thread's is freed when that thread ends, unknown to us until our exit hook */
+    uint64_t py[3 * HS_PY];
+    int npy =
+        h->tid == (uint32_t)pid
+            ? gt_py_sample_read(atomic_load_explicit(&h->py_ts, memory_order_relaxed), py, HS_PY)
+            : -1;
     uintptr_t sp2 = 0, pc2 = 0;
     if (read_blocked(h, &sp2, &pc2) != 1 || sp2 != sp || pc2 != pc) return; /* it woke */
     struct hs_slot *s = claim(h);
     if (!s) return;
     memcpy(s->ip, ip, 8u * (unsigned)n);
     s->n = (uint32_t)n;
+    s->npy = npy;
+    if (npy > 0) memcpy(s->py, py, 24u * (unsigned)npy);
     /* (the owner's flag, read from here: it sleeps, so it holds still) */
     fill(h, s, now,
          (partial ? GT_SAMPLE_PARTIAL : 0) |
              (__atomic_load_n(h->in_hook, __ATOMIC_RELAXED) ? GT_SAMPLE_IN_HOOK : 0));
     atomic_store_explicit(&s->ready, 1, memory_order_release);
+    __atomic_store_n(h->pending, 1, __ATOMIC_RELAXED); /* written at its next hooked call */
 }
 
 static void *sampler_main(void *arg)
@@ -316,6 +409,8 @@ void gt_hostsample_configure(void)
     HS.hz = (unsigned)gt_env_num("GPUTRACE_SAMPLE_HZ", 0, 10000, 0);
     if (!gt_stack_depth) HS.hz = 0; /* GPUTRACE_STACK_DEPTH=0 (or no stack events): no stacks */
     if (!HS.hz) return;
+    HS.no_signal = !gt_env_num("GPUTRACE_SAMPLE_SIGNAL", 0, 1, 1);
+    if (HS.no_signal) goto registered;
     extern int __sigaction(int, const struct sigaction *, struct sigaction *);
     for (int sig = SIGRTMAX; sig > SIGRTMIN + 2 && !HS.signo; sig--) {
         struct sigaction was;
@@ -333,6 +428,7 @@ void gt_hostsample_configure(void)
         HS.hz = 0;
         return;
     }
+registered:;
     static int once; /* a child that traces anew configures again: register the handlers once */
     if (!once) {
         once = 1;
@@ -358,11 +454,13 @@ void gt_hostsample_thread_start(struct gt_thread *t)
     }
     h->tid = t->tid;
     h->in_hook = &gt_tls_in_hook;
+    atomic_init(&h->py_ts, gt_py_thread_state());
+    h->pending = &gt_tls_hs_pending;
     struct gt_unw_bounds b = gt_unwind_thread_bounds();
     h->bounds.lo = b.lo;
     h->bounds.hi = b.hi;
-    h->last_ts = gt_now();
-    h->last_cpu = cpu_now(h->cpu_clock);
+    atomic_init(&h->last_ts, gt_now());
+    atomic_init(&h->last_cpu, cpu_now(h->cpu_clock));
     tls_hs = h;
     pthread_mutex_lock(&HS.mu);
     int slot = -1;
@@ -374,6 +472,7 @@ void gt_hostsample_thread_start(struct gt_thread *t)
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old);
         HS.started = pthread_create(&HS.sampler, NULL, sampler_main, NULL) == 0;
+        if (HS.started) pthread_detach(HS.sampler); /* it ends by itself after gt_hostsample_stop */
         pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
     pthread_mutex_unlock(&HS.mu);
@@ -381,19 +480,36 @@ void gt_hostsample_thread_start(struct gt_thread *t)
         gt_log("gputrace: thread %u: no host samples (%d threads sampled)\n", t->tid, HS_THREADS);
 }
 
+/* A sample's stack id: its native frames, and with Python frames read, those down to the first
+ * frame inside the interpreter followed by the Python frames (as stacks.c does for events). */
+static uint32_t intern_sample(struct gt_thread *t, const struct hs_slot *s)
+{
+    if (s->npy <= 0) return gt_stack_intern_ips(t, s->ip, s->n);
+    uint64_t ips[HS_DEPTH + HS_PY];
+    uint32_t cut = 0;
+    while (cut < s->n && !gt_py_interp_ip(s->ip[cut]))
+        cut++;
+    memcpy(ips, s->ip, 8u * cut);
+    uint32_t m = gt_py_sample_frames(t, s->py, (uint32_t)s->npy, ips + cut, HS_PY);
+    if (!m) return gt_stack_intern_ips(t, s->ip, s->n);
+    return gt_stack_intern_ips(t, ips, cut + m);
+}
+
 /* The owner writes its ready samples as records (inside a hook, or at its exit). */
 void gt_hostsample_drain(struct gt_thread *t)
 {
-    gt_tls_hs_pending = 0;
+    __atomic_store_n(&gt_tls_hs_pending, 0, __ATOMIC_RELAXED);
     struct hs_thread *h = tls_hs;
     if (!h) return;
+    if (!atomic_load_explicit(&h->py_ts, memory_order_relaxed))
+        atomic_store_explicit(&h->py_ts, gt_py_thread_state(), memory_order_relaxed);
     while (h->tail != atomic_load_explicit(&h->head, memory_order_acquire)) {
         struct hs_slot *s = &h->ring[h->tail % HS_RING];
         if (!atomic_load_explicit(&s->ready, memory_order_acquire)) {
-            gt_tls_hs_pending = 1; /* claimed, not yet filled: next time */
+            __atomic_store_n(&gt_tls_hs_pending, 1, __ATOMIC_RELAXED); /* claimed, not filled */
             break;
         }
-        uint32_t stack = gt_stack_intern_ips(t, s->ip, s->n);
+        uint32_t stack = intern_sample(t, s);
         struct gt_rec_host_sample *r = gt_reserve(t, sizeof(*r));
         if (r) {
             r->ts = gt_now();
@@ -433,9 +549,60 @@ void gt_hostsample_thread_exit(struct gt_thread *t)
     if (h->dropped)
         gt_log("gputrace: thread %u: %llu host samples dropped (ring full)\n", t->tid,
                (unsigned long long)h->dropped);
+    if (h->handled)
+        gt_log("gputrace: thread %u: %llu host samples on CPU, %llu ns each in the handler\n",
+               t->tid, (unsigned long long)h->handled,
+               (unsigned long long)(h->handler_ns / h->handled));
     tls_hs = NULL;
     close(h->sys_fd);
     munmap(h, sizeof(*h));
+}
+
+/* exec.c: the calling thread is about to call the exec family. From here the sampler sends it
+ * no signal (the flag is set under HS.mu, which the sampler holds for a whole round), and one
+ * already sent is delivered now or, where the program blocks it, taken back with sigtimedwait:
+ * pending signals outlive execve, our handler does not. Returns what gt_hostsample_exec_end
+ * needs: 1 when this thread's sampling was paused. A vfork child (another tid on the parent's
+ * thread-local state) has no signal of ours to carry and pauses nothing. */
+int gt_hostsample_exec_begin(void)
+{
+    struct hs_thread *h = tls_hs;
+    if (!h || (uint32_t)syscall(SYS_gettid) != h->tid) return 0;
+    pthread_mutex_lock(&HS.mu);
+    h->exec_hold = 1;
+    pthread_mutex_unlock(&HS.mu);
+    if (atomic_load_explicit(&h->signalled, memory_order_acquire)) {
+        sigset_t ours, old;
+        sigemptyset(&ours);
+        sigaddset(&ours, HS.signo);
+        pthread_sigmask(SIG_BLOCK, &ours, &old);
+        const struct timespec zero = {0, 0};
+        siginfo_t si, theirs[8];
+        int n = 0;
+        /* ours only if it is still flagged: a delivery just now cleared the flag; the program's
+         * own signals of that number taken on the way are queued again as they were */
+        while (atomic_load_explicit(&h->signalled, memory_order_acquire) && n < 8 &&
+               sigtimedwait(&ours, &si, &zero) == HS.signo) {
+            if (is_ours(&si))
+                atomic_store_explicit(&h->signalled, 0, memory_order_release);
+            else
+                theirs[n++] = si;
+        }
+        for (int i = 0; i < n; i++)
+            syscall(SYS_rt_tgsigqueueinfo, getpid(), h->tid, HS.signo, &theirs[i]);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    return 1;
+}
+
+/* The exec call failed: the thread is sampled again. */
+void gt_hostsample_exec_end(int paused)
+{
+    struct hs_thread *h = tls_hs;
+    if (!paused || !h) return;
+    pthread_mutex_lock(&HS.mu);
+    h->exec_hold = 0;
+    pthread_mutex_unlock(&HS.mu);
 }
 
 /* The process ends (runtime.c, gt_shutdown): no round after this one. */

@@ -84,6 +84,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "shim.h"
 #include "unwind.h"
@@ -1149,6 +1150,78 @@ uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
         in_walk = 0;
     }
     errno = saved;
+    return n;
+}
+
+/* ---- host samples (hostsample.c) ----------------------------------------------------------- */
+
+/* The Python thread state of the calling thread (0: none, or no walk by offsets here). */
+uintptr_t gt_py_thread_state(void)
+{
+    if (!gt_py_available() || !atomic_load_explicit(&P.on, memory_order_relaxed)) return 0;
+    return own_state();
+}
+
+/* A sample's Python frames as (code, key, fingerprint) triples into w (at most max frames), read
+ * by offsets from thread state ts: by a signal handler on its own thread, or by the sampler thread
+ * for a thread asleep in a system call (whose frames hold still meanwhile). Only reads: no lock,
+ * no API call but the interpreter's state getters, no allocation; the same finalization guard as
+ * the walk without the GIL (the atexit guard registered, not closing), and only once the walk by
+ * offsets passed its self-checks or runs without the GIL anyway. -1: none. A frame chain caught
+ * in the middle of a push or pop fails its checks (-1) or is one frame off, as in faulthandler's
+ * dump from a signal handler. */
+int gt_py_sample_read(uintptr_t ts, uint64_t *w, uint32_t max)
+{
+    if (!ts || !max || !atomic_load_explicit(&P.on, memory_order_relaxed) ||
+        atomic_load(&P.guard) != GUARD_ON)
+        return -1;
+    if (max > GT_STACK_DEPTH_MAX) max = GT_STACK_DEPTH_MAX;
+    atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
+    int k = -1;
+    if (!atomic_load(&P.closing) && P.IsInitialized() == 1 && !P.IsFinalizing())
+        k = walk_raw(ts, (struct rawf *)(void *)w, max);
+    for (int i = k - 1; i >= 0; i--) { /* (code, key) pairs spread to triples */
+        uint64_t code = w[2 * i], key = w[2 * i + 1];
+        w[3 * i] = code, w[3 * i + 1] = key, w[3 * i + 2] = fingerprint((uintptr_t)code);
+    }
+    atomic_fetch_sub(&P.walkers, 1);
+    return k;
+}
+
+/* Whether [p, p + n) is mapped (a code object read long after the sample may have been freed). */
+static int mapped(uintptr_t p, size_t n)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    uintptr_t a = p & ~(uintptr_t)(pg - 1);
+    unsigned char v[2];
+    return (p + n - a) <= 2 * (size_t)pg && mincore((void *)a, p + n - a, v) == 0;
+}
+
+/* The pseudo-ips of a sample's triples w[0..k) into out, by the thread that took it, later, at a
+ * hooked call (never in a handler: it takes the table lock and may write code records). A code
+ * object is used only while it is still mapped and still has the fingerprint the sample saw (the
+ * same file, name, line table and first line): the frames from the first one that changed on are
+ * dropped. Returns the count. */
+uint32_t gt_py_sample_frames(struct gt_thread *t, const uint64_t *w, uint32_t k, uint64_t *out,
+                             uint32_t max)
+{
+    if (!gt_py_available() || in_walk || !atomic_load_explicit(&P.on, memory_order_relaxed))
+        return 0;
+    uint32_t n = 0;
+    in_walk = 1;
+    atomic_fetch_add(&P.walkers, 1);
+    if (!atomic_load(&P.closing) && atomic_load(&P.guard) == GUARD_ON) {
+        pthread_mutex_lock(&P.tab_mu);
+        for (; n < k && n < max; n++) {
+            uintptr_t co = (uintptr_t)w[3 * n];
+            if (!ok_ptr(co) || !mapped(co, 256) || fingerprint(co) != w[3 * n + 2]) break;
+            struct rawf f = {co, (int64_t)w[3 * n + 1]};
+            if (!(out[n] = frame_ip(t, co, NULL, f.key, raw_line, &f))) break;
+        }
+        pthread_mutex_unlock(&P.tab_mu);
+    }
+    atomic_fetch_sub(&P.walkers, 1);
+    in_walk = 0;
     return n;
 }
 

@@ -56,6 +56,14 @@ int gt_py_chain_same(struct gt_py_chain *c, uint32_t max);
  * `frames` frames. Marks c ok when those are the frames c holds, all of them. */
 void gt_py_chain_done(struct gt_py_chain *c, uint32_t max, uint32_t frames);
 
+/* Host samples (hostsample.c): the calling thread's Python thread state (0: none); a sample's
+ * frames read by offsets from a thread state as (code, key, fingerprint) triples, async-signal-
+ * safe (-1: none); and later, by the sampled thread at a hooked call, their pseudo-ips. */
+uintptr_t gt_py_thread_state(void);
+int gt_py_sample_read(uintptr_t ts, uint64_t *w, uint32_t max);
+uint32_t gt_py_sample_frames(struct gt_thread *t, const uint64_t *w, uint32_t k, uint64_t *out,
+                             uint32_t max);
+
 /* For the framework bridge (torch.c), which runs Python code of its own at a safe point. */
 /* A CPython API function or object by name, from the interpreter found; NULL without one. */
 void *gt_py_sym(const char *name);

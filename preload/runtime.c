@@ -901,6 +901,21 @@ void gt_crash_flush(int gpu)
     if (gpu) crash_flush_gpu();
 }
 
+/* exec.c: the exec family is about to replace the process image, which ends this process's
+ * tracing without its exit path: what was recorded so far is written now, in a round like the
+ * flusher's (no end record: a failed exec goes on tracing). Not from a vfork child, which shares
+ * our memory under another pid. */
+void gt_flush_before_exec(void)
+{
+    if (atomic_load(&gt_state) != GT_STATE_RUNNING || G.pid != (uint32_t)getpid()) return;
+    struct gt_thread *t = gt_enter(); /* writes this thread's waiting host samples */
+    if (!t) return;
+    pthread_mutex_lock(&G.round_mu);
+    if (!G.stopping) flush_round(0);
+    pthread_mutex_unlock(&G.round_mu);
+    gt_leave(t);
+}
+
 /* Runs after the program's and the CUDA libraries' exit handlers (we are loaded first, so our
  * destructor runs last). Threads may still be running: we flush under their locks and keep the
  * file open; whatever they append afterwards is not written. */

@@ -83,7 +83,9 @@ static inline struct gt_thread *gt_enter(void)
     struct gt_thread *t = gt_tls_thread;
     __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED);
     gt_mark_inflight(t);
-    if (GT_UNLIKELY(gt_tls_hs_pending)) gt_hostsample_drain(t);
+    /* (relaxed: the host sampler's thread sets it too; a plain load on x86-64 and arm64) */
+    if (GT_UNLIKELY(__atomic_load_n(&gt_tls_hs_pending, __ATOMIC_RELAXED)))
+        gt_hostsample_drain(t);
     return t;
 }
 
@@ -266,6 +268,9 @@ void gt_hostsample_thread_exit(struct gt_thread *t);
 struct sigaction;
 void gt_hostsample_stop(void);
 int gt_hostsample_signo(void); /* 0: no sampling */
+int gt_hostsample_exec_begin(void); /* exec.c: around the exec family */
+void gt_hostsample_exec_end(int paused);
+void gt_flush_before_exec(void); /* runtime.c */
 int gt_hostsample_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* At exit: the dladdr names of the stacks' ips, as whole records handed to emit. */
 void gt_stacks_exit(void (*emit)(const void *p, uint32_t size));

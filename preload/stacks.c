@@ -476,7 +476,8 @@ uint32_t gt_stack_intern_ips(struct gt_thread *t, const uint64_t *ips, uint32_t 
     }
     if (n > gt_stack_depth) n = gt_stack_depth;
     memcpy(s->cur, ips, 8u * n);
-    s->last_id = 0; /* the next capture's "same as last time" no longer holds */
+    /* last_id, the walker's log and the Python chain stay the latest capture's: a sample walked
+     * elsewhere changes neither, so the next capture may still reuse that id */
     return n ? intern(t, s, n) : 0;
 }
 

@@ -174,7 +174,8 @@ int gt_object_range(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
 
 static uint32_t derive_rule(uintptr_t pc);
 
-static inline uint32_t rule_of(uintptr_t ra)
+/* (always inlined: also into gt_unwind_signal, which ThreadSanitizer does not instrument) */
+static inline __attribute__((always_inline)) uint32_t rule_of(uintptr_t ra)
 {
     if (GT_UNW_UNLIKELY(ra >> PC_BITS)) return R_LIBUNWIND;
     const _Atomic uint64_t *set = &U.slot[2 * (ra & (SETS - 1))];
@@ -629,12 +630,17 @@ static int find_rule(struct dl_phdr_info *info, size_t size, void *arg)
  * locks below (a fork holding the loader's lock for writing, a walk of its own), so they are only
  * tried, and a miss that cannot take them caches nothing. */
 static __thread int unw_in_signal __attribute__((tls_model("initial-exec")));
+__thread int gt_unw_in_handler __attribute__((tls_model("initial-exec")));
 
 __attribute__((noinline)) static uint32_t derive_rule(uintptr_t ra)
 {
     struct find q = {ra - 1, R_LIBUNWIND};
     _Atomic uint64_t *set = &U.slot[2 * (ra & (SETS - 1))];
     if (unw_in_signal) {
+#if defined(__SANITIZE_THREAD__)
+        /* no lock from a handler that may interrupt ThreadSanitizer's runtime */
+        if (gt_unw_in_handler) return R_LIBUNWIND;
+#endif
         if (pthread_mutex_trylock(&U.mu) != 0) return R_LIBUNWIND;
         if (pthread_rwlock_tryrdlock(&loader_lock) != 0) {
             pthread_mutex_unlock(&U.mu);
@@ -873,11 +879,12 @@ done:
 /* From a signal handler: the interrupted frame (pc, sp, rbp from its ucontext) and its callers,
  * by the cached rules only (deriving a missing one with try-locks), no logging, no libunwind.
  * Stops at the first frame the rules do not cover and says so in *partial. Reads only
- * [sp, th->hi) of the interrupted stack. */
-__attribute__((no_sanitize_address)) int gt_unwind_signal(uint64_t *buf, int max,
-                                                          const struct gt_unw_thread *th,
-                                                          uintptr_t pc, uintptr_t sp, uintptr_t rbp,
-                                                          int *partial)
+ * [sp, th->hi) of the interrupted stack. Also the host sampler's walk of a thread asleep in a
+ * system call: reading another thread's stack is a race by design there (the sampler keeps the
+ * walk only if the thread's sp and pc did not move meanwhile), so ThreadSanitizer is not told. */
+__attribute__((no_sanitize_address, no_sanitize_thread)) int
+gt_unwind_signal(uint64_t *buf, int max, const struct gt_unw_thread *th, uintptr_t pc, uintptr_t sp,
+                 uintptr_t rbp, int *partial)
 {
     uintptr_t hi = th->hi;
     int n = 0;

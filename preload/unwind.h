@@ -68,6 +68,10 @@ int gt_unwind(void **buf, int max, struct gt_unw_thread *th);
  * th must be initialized (gt_unwind_thread_init). */
 int gt_unwind_fast(void **buf, int max, struct gt_unw_thread *th);
 
+/* Set by a signal handler around its gt_unwind_signal (the sampler thread's walk of a sleeping
+ * thread is no handler's): under ThreadSanitizer such a walk derives no missing rule. */
+extern __thread int gt_unw_in_handler;
+
 /* A signal handler's walk of the code it interrupted, from its registers (pc, sp, rbp): pc then
  * the return addresses minus 1 (call sites), innermost first, at most max; cached rules only, no
  * lock waited for, no libunwind. *partial: the walk stopped before the stack's end. */

@@ -75,11 +75,48 @@ static void replay_pending(struct ga_nvml_device *d)
     }
 }
 
+static void merge_point(struct ga_nvml_point *a, const struct ga_nvml_point *b)
+{
+    if (b->sm_mhz < a->sm_mhz) a->sm_mhz = b->sm_mhz;
+    a->reasons |= b->reasons;
+    if (a->mem_used == UINT64_MAX || (b->mem_used != UINT64_MAX && b->mem_used > a->mem_used))
+        a->mem_used = b->mem_used;
+}
+
+/* The sample as a point of the bounded series (see GA_NVML_POINTS_MAX). */
+static void add_point(struct ga_nvml_device *d, const struct gt_rec_nvml_sample *r)
+{
+    struct ga_nvml_point p = {r->ts, r->valid & GT_NVML_HAS_SM_CLOCK ? r->sm_mhz : UINT32_MAX, 0,
+                              r->valid & GT_NVML_HAS_REASONS ? r->reasons : 0,
+                              r->valid & GT_NVML_HAS_MEM_USED ? r->mem_used : UINT64_MAX};
+    if (!d->points) {
+        d->points = ga_xmalloc(GA_NVML_POINTS_MAX * sizeof(*d->points));
+        d->per_point = 1;
+    }
+    if (d->n_points && d->in_last < d->per_point) { /* the newest point takes it */
+        merge_point(&d->points[d->n_points - 1], &p);
+        d->in_last++;
+        return;
+    }
+    if (d->n_points == GA_NVML_POINTS_MAX) { /* halve: pairs merge, points stand for twice more */
+        for (size_t i = 0; i < GA_NVML_POINTS_MAX / 2; i++) {
+            struct ga_nvml_point m = d->points[2 * i];
+            merge_point(&m, &d->points[2 * i + 1]);
+            d->points[i] = m;
+        }
+        d->n_points = GA_NVML_POINTS_MAX / 2;
+        d->per_point *= 2;
+    }
+    d->points[d->n_points++] = p;
+    d->in_last = 1;
+}
+
 static void on_sample(struct ga_nvml *x, const struct gt_rec_nvml_sample *r)
 {
     struct ga_nvml_device *d = device_of(x, r->device);
     if (!d) return;
     d->samples++;
+    add_point(d, r);
     if (r->valid & GT_NVML_HAS_SM_CLOCK && r->sm_mhz < d->min_sm_mhz) d->min_sm_mhz = r->sm_mhz;
     if (r->valid & GT_NVML_HAS_TEMP && r->temp_c > d->max_temp_c) d->max_temp_c = r->temp_c;
     if (r->valid & GT_NVML_HAS_POWER && r->power_mw > d->max_power_mw)
@@ -209,11 +246,79 @@ void ga_nvml_finish(struct ga_nvml *x)
     if (x->n_devices > 1) qsort(x->devices, x->n_devices, sizeof(*x->devices), by_ordinal);
 }
 
+/* The device's state at t: 1 below the maximum SM clock, 0 at it, -1 not known (before the first
+ * sample, or no clock in it). The intervals are in time order (samples come in order). */
+static int slow_at(const struct ga_nvml_device *d, uint64_t t)
+{
+    size_t lo = 0, hi = d->n_iv;
+    while (lo < hi) { /* the first interval that starts after t */
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->iv[mid].start <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo && t < d->iv[lo - 1].end) return d->iv[lo - 1].slow;
+    if (!d->have_last || d->last.ts > t || !(d->last.valid & GT_NVML_HAS_SM_CLOCK) ||
+        !d->max_sm_mhz)
+        return -1;
+    return d->last.sm_mhz < d->max_sm_mhz;
+}
+
+void ga_nvml_kernel(struct ga_nvml *x, const struct gt_rec_gpu_kernel *k)
+{
+    struct ga_nvml_device *d = NULL;
+    for (size_t i = 0; i < x->n_devices && !d; i++)
+        if (x->devices[i].device == (int32_t)k->device) d = &x->devices[i];
+    if (!d || k->end < k->start) return;
+    int slow = slow_at(d, k->start);
+    if (slow < 0) return;
+    uint64_t *i = ga_map_find(&d->kname_idx, k->name_id, 0);
+    if (!i) {
+        if (d->n_knames == GA_NVML_KNAMES_MAX) {
+            d->kernels_dropped++;
+            return;
+        }
+        int added = 0;
+        i = ga_map_upsert(&d->kname_idx, k->name_id, 0, d->n_knames, &added);
+        d->knames = ga_xgrow(d->knames, &d->knames_cap, d->n_knames, sizeof(*d->knames));
+        d->knames[d->n_knames++] = (struct ga_nvml_kname){.name_id = k->name_id};
+    }
+    struct ga_nvml_kname *e = &d->knames[*i];
+    e->n[slow]++;
+    e->ns[slow] += k->end - k->start;
+}
+
+/* The time a name's runs below the maximum clock took beyond its full-clock mean. */
+double ga_nvml_kname_extra(const struct ga_nvml_kname *k)
+{
+    return (double)k->ns[1] - (double)k->ns[0] / (double)k->n[0] * (double)k->n[1];
+}
+
+size_t ga_nvml_slow_kernels(const struct ga_nvml_device *d, const struct ga_nvml_kname **out,
+                            size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->n_knames; i++) {
+        const struct ga_nvml_kname *k = &d->knames[i];
+        if (!k->n[0] || !k->n[1] || k->ns[1] * k->n[0] <= k->ns[0] * k->n[1]) continue;
+        double e = ga_nvml_kname_extra(k);
+        size_t j = n < max ? n++ : max; /* insertion into the top max, most extra first */
+        for (; j > 0 && ga_nvml_kname_extra(out[j - 1]) < e; j--)
+            if (j < max) out[j] = out[j - 1];
+        if (j < max) out[j] = k;
+    }
+    return n;
+}
+
 void ga_nvml_free(struct ga_nvml *x)
 {
     for (size_t i = 0; i < x->n_devices; i++) {
         free(x->devices[i].iv);
         free(x->devices[i].pending);
+        free(x->devices[i].points);
+        free(x->devices[i].knames);
+        ga_map_free(&x->devices[i].kname_idx);
     }
     free(x->devices);
     free(x->procs);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/hashmap.h"
 #include "input/records.h"
 
 #define GA_NVML_REASONS     9          /* nvmlClocksEventReason bits 0..8 */
@@ -27,6 +28,29 @@ struct ga_nvml_interval {
 
 struct ga_nvml_span {
     uint64_t s, e;
+};
+
+/* The device-state series: one point per sample, while there is room; past GA_NVML_POINTS_MAX
+ * neighbouring points merge (every point then stands for twice as many samples: the earliest
+ * time, the lowest SM clock, the union of reasons, the most memory used), so its size is fixed
+ * however long the trace. */
+#define GA_NVML_POINTS_MAX 1024
+struct ga_nvml_point {
+    uint64_t ts;
+    uint32_t sm_mhz; /* UINT32_MAX: no sample of the point had it */
+    uint32_t pad;
+    uint64_t reasons;  /* union of the samples' */
+    uint64_t mem_used; /* UINT64_MAX: no sample of the point had it */
+};
+
+/* Kernels by name, at the SM clock's maximum ([0]) and below it ([1]): the state of the NVML
+ * sample in effect at the kernel's start (as far as the samples read so far tell; a kernel that
+ * starts before the device's first sample is not counted). At most GA_NVML_KNAMES_MAX names per
+ * device (the rest counted in kernels_dropped). */
+#define GA_NVML_KNAMES_MAX 4096
+struct ga_nvml_kname {
+    uint32_t name_id;
+    uint64_t n[2], ns[2];
 };
 
 struct ga_nvml_device {
@@ -50,6 +74,14 @@ struct ga_nvml_device {
     uint64_t busy_dropped_ns; /* busy time past GA_NVML_PENDING_MAX waiting: not laid over */
     int have_last;
     struct gt_rec_nvml_sample last;
+    struct ga_nvml_point *points; /* GA_NVML_POINTS_MAX, made at the first sample */
+    size_t n_points;
+    uint64_t per_point; /* samples per point (a power of two), and in the newest one so far: */
+    uint64_t in_last;
+    struct ga_nvml_kname *knames;
+    size_t n_knames, knames_cap;
+    struct ga_map kname_idx; /* name_id -> index into knames */
+    uint64_t kernels_dropped;
 };
 
 /* A process NVML listed on a device after a failed allocation. */
@@ -84,6 +116,15 @@ const struct ga_nvml_proc *ga_nvml_procs_after(const struct ga_nvml *x, int32_t 
 /* One busy interval of a device, in time order per device (ga_gaps' busy_hook). */
 void ga_nvml_busy(void *nvml, uint32_t device, uint64_t s, uint64_t e);
 void ga_nvml_finish(struct ga_nvml *x);
+/* A kernel's execution (GT_REC_GPU_KERNEL), for the kernels slower below the maximum clock. */
+void ga_nvml_kernel(struct ga_nvml *x, const struct gt_rec_gpu_kernel *k);
+/* The names that ran both ways and were slower below the maximum clock (mean duration), the most
+ * time lost first (ga_nvml_kname_extra: the slow runs' time beyond the full-clock mean), at most
+ * max into out; returns the count. */
+size_t ga_nvml_slow_kernels(const struct ga_nvml_device *d, const struct ga_nvml_kname **out,
+                            size_t max);
+double ga_nvml_kname_extra(const struct ga_nvml_kname *k);
+#define GA_NVML_SLOW_KERNELS 20 /* listed per device */
 void ga_nvml_free(struct ga_nvml *x);
 /* "gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "sync_boost",
  * "sw_thermal_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown",

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/demangle.h"
+#include "base/util.h"
 
 /* The memory analysis has just added failure o: what the pools hold on its device, as they stand
  * before this record reaches them. */
@@ -35,7 +36,7 @@ enum {
 #define IN_MASK(mask, t) (((mask) >> (t)) & 1)
 #define ROUTES_OF(t)                                                                               \
     ((uint8_t)(IN_MASK(GA_FACTS_TYPES, t) * ROUTE_FACTS |                                          \
-               IN_MASK(GA_MEMORY_TYPES, t) * ROUTE_MEMORY |                                 \
+               IN_MASK(GA_MEMORY_TYPES, t) * ROUTE_MEMORY |                                        \
                IN_MASK(GA_TIMELINE_TYPES, t) * ROUTE_TIMELINE |                                    \
                IN_MASK(GA_GAPS_TYPES, t) * ROUTE_GAPS |                                            \
                IN_MASK(GA_STACKS_TYPES, t) * ROUTE_STACKS |                                        \
@@ -144,6 +145,8 @@ __attribute__((always_inline)) static inline void deliver(struct ga_report *r,
     if (ev->type == GT_REC_TORCH_ROLES || ev->type == GT_REC_TORCH_STEP)
         ga_tiers_event(&r->tiers, ev);
     if (ev->type >= GT_REC_NVML && ev->type <= GT_REC_NVML_PROC) ga_nvml_event(&r->nvml, ev);
+    if (ev->type == GT_REC_GPU_KERNEL && r->nvml.n_devices)
+        ga_nvml_kernel(&r->nvml, &ev->r->gpu_kernel);
     if (ev->type == GT_REC_HOST_SAMPLE) ga_hostidle_event(&r->hostidle, ev);
 }
 
@@ -332,4 +335,46 @@ void ga_report_free(struct ga_report *r)
     ga_nvml_free(&r->nvml);
     ga_idle_host_free(&r->idle_host);
     ga_hostidle_free(&r->hostidle);
+}
+
+const char *ga_report_oom_advice(const struct ga_report *r, const struct ga_oom *x, char *buf,
+                                 size_t n)
+{
+    const char *base = ga_verdict_advice(x->verdict);
+    size_t k = 0;
+    const struct ga_nvml_proc *p = x->verdict == GA_VERDICT_OTHER_PROCESSES
+                                       ? ga_nvml_procs_after(&r->nvml, x->device, x->ts, &k)
+                                       : NULL;
+    const struct ga_nvml_proc *top[GA_ADVICE_PROCS];
+    size_t nt = 0, others = 0;
+    for (size_t i = 0; p && i < k; i++) { /* the others, heaviest first (unknown bytes last) */
+        if (r->facts.have_process && p[i].pid == r->facts.pid) continue;
+        others++;
+        size_t j = nt < GA_ADVICE_PROCS ? nt++ : GA_ADVICE_PROCS;
+        uint64_t b = p[i].bytes == UINT64_MAX ? 0 : p[i].bytes;
+        for (; j > 0 && (top[j - 1]->bytes == UINT64_MAX ? 0 : top[j - 1]->bytes) < b; j--)
+            if (j < GA_ADVICE_PROCS) top[j] = top[j - 1];
+        if (j < GA_ADVICE_PROCS) top[j] = &p[i];
+    }
+    if (!nt) return base;
+    size_t w = (size_t)snprintf(buf, n, "other processes hold memory on this device:");
+    for (size_t i = 0; i < nt && w < n; i++) {
+        char b[32];
+        w += (size_t)snprintf(buf + w, n - w, "%s pid %u%s%s (%s)", i ? "," : "", top[i]->pid,
+                              top[i]->name[0] ? " " : "", top[i]->name,
+                              top[i]->bytes == UINT64_MAX ? "? bytes"
+                                                          : ga_fmt_bytes(b, top[i]->bytes));
+    }
+    if (w < n && others > nt) w += (size_t)snprintf(buf + w, n - w, " and %zu more", others - nt);
+    if (w < n)
+        snprintf(buf + w, n - w,
+                 "; stop them or give the job its own GPU (CUDA_VISIBLE_DEVICES), "
+                 "or cap the others (MPS memory limits)");
+    return buf;
+}
+
+const char *ga_report_kernel_name(const struct ga_report *r, uint32_t name_id)
+{
+    const uint64_t *i = ga_map_find(&r->gpu.name_idx, name_id, 0);
+    return i && *i < r->gpu.n_names ? r->gpu.names[*i] : NULL;
 }

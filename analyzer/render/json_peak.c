@@ -167,7 +167,8 @@ void ga_json_oom_evidence(const struct ga_report *r, const struct ga_oom *x,
     put(rt, "time_ns", x->retry ? json_object_new_int64(ga_report_rel(r, x->retry_ts)) : NULL);
     put(rt, "requested_bytes", x->retry ? ju64(x->retry_size) : NULL);
     put(o, "retry", rt);
-    put(o, "advice", json_object_new_string(ga_verdict_advice(x->verdict)));
+    char adv[512];
+    put(o, "advice", json_object_new_string(ga_report_oom_advice(r, x, adv, sizeof(adv))));
     put(o, "site", stack_site(r, x->stack));
     put(o, "top_holders", v->have_holders ? holders(r, v) : NULL);
     put(o, "repeat_of", v->repeat_of >= 0 ? ju64((uint64_t)v->repeat_of) : NULL);

@@ -155,6 +155,6 @@ void ga_text_oom_details(const struct ga_report *r, FILE *o)
         if (x->alloc)
             ga_text_torch_oom(r, o, x);
         else
-            fprintf(o, "      advice: %s\n", ga_verdict_advice(x->verdict));
+            fprintf(o, "      advice: %s\n", ga_report_oom_advice(r, x, label, sizeof(label)));
     }
 }

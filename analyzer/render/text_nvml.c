@@ -22,7 +22,23 @@ static void reasons_line(const struct ga_nvml_device *d, FILE *o)
     if (n) fputc('\n', o);
 }
 
-static void device_lines(const struct ga_nvml_device *d, FILE *o)
+/* Kernels slower below the maximum SM clock, the first three. */
+static void slow_kernel_line(const struct ga_report *r, const struct ga_nvml_device *d, FILE *o)
+{
+    const struct ga_nvml_kname *v[3];
+    size_t n = ga_nvml_slow_kernels(d, v, 3);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = ga_report_kernel_name(r, v[i]->name_id);
+        char a[32], b[32];
+        fprintf(o, "%s %s %s below vs %s at full clock (%" PRIu64 " and %" PRIu64 " runs)",
+                i ? ";" : "             slower below the maximum clock:", name ? name : "?",
+                ga_fmt_ms(a, (int64_t)(v[i]->ns[1] / v[i]->n[1])),
+                ga_fmt_ms(b, (int64_t)(v[i]->ns[0] / v[i]->n[0])), v[i]->n[1], v[i]->n[0]);
+    }
+    if (n) fputc('\n', o);
+}
+
+static void device_lines(const struct ga_report *r, const struct ga_nvml_device *d, FILE *o)
 {
     char t[32];
     if (d->unmatched) {
@@ -45,6 +61,7 @@ static void device_lines(const struct ga_nvml_device *d, FILE *o)
                 "             SM clock down to %u MHz, temperature up to %u C, power up to %.1f W "
                 "(limit %.1f W)\n",
                 d->min_sm_mhz, d->max_temp_c, d->max_power_mw / 1000.0, d->power_limit_mw / 1000.0);
+    slow_kernel_line(r, d, o);
 }
 
 void ga_text_nvml(const struct ga_report *r, FILE *o)
@@ -59,7 +76,7 @@ void ga_text_nvml(const struct ga_report *r, FILE *o)
     fputs("\ngpu state  (NVML samples; SM clock against its maximum over the time between them)\n",
           o);
     for (size_t i = 0; i < x->n_devices; i++)
-        device_lines(&x->devices[i], o);
+        device_lines(r, &x->devices[i], o);
 }
 
 void ga_text_oom_processes(const struct ga_report *r, FILE *o, const struct ga_oom *x)

@@ -2,7 +2,6 @@
 # the sampler sees the thread blocked there (off CPU, usleep on its stack, no signal sent to the
 # sleeping thread: usleep is not cut short by EINTR) and GPUTRACE_SAMPLE_HZ=0 records nothing.
 . "$SRC/tests/lib.sh"
-[ -z "$tsan_rt" ] || skip "under ThreadSanitizer: it reports a data race between the sampler thread and the signal handler on a sample ring slot (preload/hostsample.c fill; open defect, sampling is off by default); it runs in the plain and ASan builds"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
 [ -r /proc/self/task/$$/syscall ] || skip "no /proc/PID/task/TID/syscall on this kernel"
 got=$(GPUTRACE_SAMPLE_HZ=500 traced run.trace "$PROGS/idle" syncload) || fail "traced run failed: $got"

@@ -49,7 +49,8 @@ for d, ss in samples.items():
 print("nvml:", {d: len(s) for d, s in samples.items()}, "samples, as scheduled")
 P
 # the report: intervals between samples, slow when the SM clock is below its maximum, busy time
-# (kernels of device 0) laid over them, by reason; exact against the dump
+# (kernels of device 0) laid over them, by reason; the series of samples (time, SM clock,
+# reasons, memory used); exact against the dump
 "$GT_REPORT" --json run.trace > run.json || fail "report failed"
 "$PYTHON" - run.dump run.json <<'P' || fail "device state differs from the samples"
 import json, sys
@@ -89,7 +90,19 @@ for d in st["devices"]:
     assert (d["min_sm_mhz"], d["max_temp_c"], d["max_power_mw"], d["power_limit_mw"]) == \
         (1200, 92, 700000, 700000), d
     assert d["device"] == 1 or d["slow_busy_ns"] > 0, d  # the third kernel starts >= 60 ms in
-print("device state: exact against the samples and kernels of the dump")
+# the series: one point per sample (well under GA_NVML_POINTS_MAX), as the dump has them
+for d in st["devices"]:
+    ss = samples[d["device"]]
+    se = d["series"]
+    assert se["samples_per_point"] == 1, se["samples_per_point"]
+    got = [(p["time_ns"], p["sm_mhz"], p["reasons"], p["mem_used_bytes"] is not None) for p in se["points"]]
+    want = [(t, sm, [names[k] for k in range(9) if rs >> k & 1], True) for t, sm, rs in ss]
+    assert got == want, f"device {d['device']}: series {got[:4]} != {want[:4]}"
+# kernels slower below the maximum clock: none here (the simulated GPU runs a kernel for the same
+# time at any clock; tests/unit/nvml.c has slower ones)
+for d in st["devices"]:
+    assert d["slow_kernels"] == [] and d["kernel_names_dropped"] == 0, d["slow_kernels"]
+print("device state: exact against the samples and kernels of the dump; series of", {d["device"]: len(d["series"]["points"]) for d in st["devices"]}, "points")
 P
 "$GT_REPORT" run.trace > run.txt || fail "text report failed"
 grep -q "^  device 0   NVML 0, [0-9]* samples over .*; SM clock below its maximum (1980 MHz) for" run.txt ||

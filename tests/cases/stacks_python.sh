@@ -27,8 +27,10 @@ def empty(nbytes):
     return p
 EOF
 empty_line=$(grep -n "SITE:empty" pkgs/torch/__init__.py | cut -d: -f1)
+# No host samples: the Python frames of a sample add the code objects it happened to interrupt,
+# and the code objects counted below are those of the events' stacks.
 run_py() { # python mode trace
-    PYTHONPATH="$PWD/pkgs" traced "$3" "$1" "$prog" "$2"
+    PYTHONPATH="$PWD/pkgs" GPUTRACE_SAMPLE_HZ=0 traced "$3" "$1" "$prog" "$2"
 }
 # Untraced, but a sanitizer build's simulated driver still needs its runtime first.
 run_untraced() { PYTHONPATH="$PWD/pkgs" LD_PRELOAD="$asan_rt" untraced "$@"; }

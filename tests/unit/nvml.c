@@ -145,8 +145,87 @@ static void test_pending_bound(void)
     ga_nvml_free(&x);
 }
 
+/* The series: one point per sample up to GA_NVML_POINTS_MAX; then pairs merge (earliest time,
+ * lowest clock, union of reasons), the size stays fixed and nothing is lost from the figures. */
+static void test_series_bound(void)
+{
+    struct ga_nvml x;
+    ga_nvml_init(&x);
+    status(&x, 0, 2000);
+    for (uint64_t i = 0; i < 10; i++)
+        sample(&x, 0, i * US, 1000 + (uint32_t)i, i == 3 ? 0x4 : 0);
+    ga_nvml_finish(&x);
+    const struct ga_nvml_device *d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    CHECK("series: one point per sample while there is room",
+          d && d->n_points == 10 && d->per_point == 1 && d->points[3].ts == 3 * US &&
+              d->points[3].sm_mhz == 1003 && d->points[3].reasons == 0x4 &&
+              d->points[4].reasons == 0 && d->points[0].mem_used == UINT64_MAX);
+    ga_nvml_free(&x);
+    ga_nvml_init(&x);
+    status(&x, 0, 2000);
+    uint64_t n = 3 * GA_NVML_POINTS_MAX + 1; /* 1024 points of 4 samples, the last of 1 */
+    for (uint64_t i = 0; i < n; i++)
+        sample(&x, 0, i * US, 1500 - (uint32_t)(i % 7), i == 5 ? 0x20 : 0);
+    ga_nvml_finish(&x);
+    d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    CHECK("series: bounded, 4 samples a point after two halvings",
+          d && d->samples == n && d->per_point == 4 && d->n_points == (n + 3) / 4 &&
+              d->n_points <= GA_NVML_POINTS_MAX);
+    CHECK("series: a merged point has its earliest time, lowest clock and every reason",
+          d && d->points[1].ts == 4 * US && d->points[1].sm_mhz == 1500 - 6 &&
+              d->points[1].reasons == 0x20 && d->points[2].reasons == 0 &&
+              d->points[d->n_points - 1].ts == (n - 1) * US);
+    ga_nvml_free(&x);
+}
+
+static void kernel(struct ga_nvml *x, int dev, uint64_t s, uint64_t e, uint32_t name)
+{
+    struct gt_rec_gpu_kernel k;
+    memset(&k, 0, sizeof(k));
+    k.device = (uint32_t)dev, k.start = s, k.end = e, k.name_id = name;
+    ga_nvml_kernel(x, &k);
+}
+
+/* Kernels by name at the maximum clock and below it: the state of the sample in effect at the
+ * kernel's start (a closed interval, or the latest sample for a kernel after it); none before the
+ * first sample; an unknown device is not made up. */
+static void test_kernels(void)
+{
+    struct ga_nvml x;
+    ga_nvml_init(&x);
+    status(&x, 0, 2000);
+    kernel(&x, 0, 5 * US, 6 * US, 7); /* before any sample: not counted */
+    sample(&x, 0, 10 * US, 2000, 0);
+    kernel(&x, 0, 12 * US, 112 * US, 7); /* full clock, 100 us (the interval is still open) */
+    sample(&x, 0, 200 * US, 1200, 0x4);
+    kernel(&x, 0, 150 * US, 250 * US, 7); /* full: its start is in [10, 200) */
+    kernel(&x, 0, 210 * US, 360 * US, 7); /* slow, 150 us */
+    kernel(&x, 0, 220 * US, 230 * US, 8); /* slow, another name */
+    sample(&x, 0, 400 * US, 2000, 0);
+    kernel(&x, 0, 390 * US, 540 * US, 7); /* slow: [200, 400) */
+    kernel(&x, 3, 390 * US, 540 * US, 7); /* no such device */
+    const struct ga_nvml_device *d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    const struct ga_nvml_kname *k7 = d && d->n_knames == 2 ? &d->knames[0] : NULL;
+    CHECK("kernels: name 7 twice at full clock (200 us), twice below (300 us); name 8 once below",
+          k7 && k7->name_id == 7 && k7->n[0] == 2 && k7->ns[0] == 200 * US && k7->n[1] == 2 &&
+              k7->ns[1] == 300 * US && d->knames[1].name_id == 8 && d->knames[1].n[1] == 1 &&
+              d->knames[1].n[0] == 0);
+    kernel(&x, 0, 410 * US, 420 * US, 9); /* full, 10 us (the latest sample's state) */
+    kernel(&x, 0, 250 * US, 750 * US, 9); /* slow, 500 us */
+    const struct ga_nvml_kname *v[3];
+    size_t n = d ? ga_nvml_slow_kernels(d, v, 3) : 0;
+    CHECK("slower below the maximum: 9 (490 us lost) before 7 (100 us); 8 never ran at full clock",
+          n == 2 && v[0]->name_id == 9 && ga_nvml_kname_extra(v[0]) == 490.0 * US &&
+              v[1]->name_id == 7 && ga_nvml_kname_extra(v[1]) == 100.0 * US);
+    CHECK("at most max", d && ga_nvml_slow_kernels(d, v, 1) == 1 && v[0]->name_id == 9);
+    ga_nvml_finish(&x);
+    ga_nvml_free(&x);
+}
+
 int main(void)
 {
+    test_kernels();
+    test_series_bound();
     test_intervals();
     test_pending_bound();
     test_procs();
