@@ -12,6 +12,13 @@ of include/gputrace/trace_format.h ("framework allocators") packed here and hand
   - memory_stats() samples (tick(), every GPUTRACE_SAMPLE_MS, asked by the shim's flusher);
   - snapshots when reserved memory reaches a new high (at most one per PEAK_MIN_S, and only
     after PEAK_GROWTH more), and at exit (atexit);
+  - a snapshot at a sample that finds allocated memory at its all-time high
+    (allocated_bytes.all.current == .peak, i.e. max_memory_allocated()) above every snapshot
+    written for that device: that snapshot holds the very blocks of the peak, so the report's
+    breakdown of the peak by Python line is exact. Spaced by ALLOC_SNAP_COST_RATIO times the
+    last one's own duration on this thread (each costs more than the last while blocks
+    accumulate, and the shim's flusher compresses the records besides: the worst case, memory
+    growing at every sample, is measured in bench/RESULTS.md);
   - level history: block-level history with Python stacks (_record_memory_history
     enabled='state', context='alloc', stacks='python'), unless the program records history
     itself: then its settings are left alone and its frames used.
@@ -26,6 +33,7 @@ import time
 
 PEAK_MIN_S = 1.0  # at most one peak snapshot per second
 PEAK_GROWTH = 1.10  # and only when reserved grew by 10 % over the last one
+ALLOC_SNAP_COST_RATIO = 50  # allocated-high snapshots: next one after 50x the last one's time
 STACK_MAX = 24  # frames kept per block stack, innermost first
 
 # record types and enums (include/gputrace/trace_format.h)
@@ -49,6 +57,8 @@ class _State:
         self.snap_id = 0
         self.peak_snap_reserved = 0
         self.peak_snap_time = 0.0
+        self.snap_allocated = {}  # device -> most allocated bytes in a snapshot written
+        self.alloc_snap_next = 0.0  # monotonic time before which no allocated-high snapshot
         self.devices = set()
         self.history = 0  # _HISTORY_* flags
         self.async_backend = False
@@ -189,6 +199,12 @@ def _write_snapshot(s, why, sid=0):
                         b.get("requested_size", 0), stack, sid)
     out += _rec("IIIIQ", _SNAP, 1, sid, why, len(segs), flags, nblocks)
     s.emit(bytes(out))
+    allocated = {}
+    for g in segs:
+        d = g.get("device", 0)
+        allocated[d] = allocated.get(d, 0) + g.get("allocated_size", 0)
+    for d, n in allocated.items():
+        s.snap_allocated[d] = max(s.snap_allocated.get(d, 0), n)
     return sid
 
 
@@ -203,6 +219,11 @@ def _sample(s, why):
             s.peak_snap_reserved = reserved
             s.peak_snap_time = now
             _write_snapshot(s, _PEAK)
+        allocated = st.get("allocated_bytes.all.current", 0)
+        if (why == _PERIODIC and allocated == st.get("allocated_bytes.all.peak", 0) and
+                allocated > s.snap_allocated.get(d, 0) and now >= s.alloc_snap_next):
+            _write_snapshot(s, _PEAK)
+            s.alloc_snap_next = now + ALLOC_SNAP_COST_RATIO * (time.monotonic() - now)
 
 
 # ---- entry points ----------------------------------------------------------------------------

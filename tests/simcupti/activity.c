@@ -73,6 +73,8 @@ static uint8_t latency_ts;
 /* Read without mu on the API path. */
 static uint8_t kind_on[NKINDS];
 static uint8_t *api_on; /* [sc_driver_cbid_size] */
+static int kinds_on;          /* how many kinds are enabled (written under mu) */
+static int holding;           /* have_cur || spare.n (written under mu) */
 static int api_any;
 
 static const size_t attr_default[] = {
@@ -169,6 +171,7 @@ static void hist_on(int kind, uint64_t now) /* under mu */
     hist[kind].off[hist[kind].n] = UINT64_MAX;
     hist[kind].n++;
     set_flag(&kind_on[kind], 1);
+    __atomic_store_n(&kinds_on, kinds_on + 1, __ATOMIC_RELEASE);
 }
 
 static void hist_off(int kind, uint64_t now) /* under mu */
@@ -176,6 +179,7 @@ static void hist_off(int kind, uint64_t now) /* under mu */
     if (!get_flag(&kind_on[kind])) return;
     hist[kind].off[hist[kind].n - 1] = now;
     set_flag(&kind_on[kind], 0);
+    __atomic_store_n(&kinds_on, kinds_on - 1, __ATOMIC_RELEASE);
 }
 
 /* Was kind enabled (for ctx) when work was enqueued at host time t? Under mu. */
@@ -338,6 +342,11 @@ static int pull(void)
 }
 
 /* ---- delivery ----------------------------------------------------------------------------------- */
+static void note_holding(void) /* under mu */
+{
+    __atomic_store_n(&holding, have_cur || spare.n, __ATOMIC_RELEASE);
+}
+
 static void place(void) /* under mu: staging queue -> client buffers */
 {
     while (qhead < qlen && have_cur) {
@@ -408,6 +417,11 @@ static void deliver(int mode)
         (mode == D_FORCED || !in_flight)) {
         if (list_push(&out, cur) == 0) have_cur = 0;
     }
+    /* A forced flush hands back every buffer, empty ones too (validSize 0): the client gets all
+     * its memory back, and the next record asks for a new buffer. */
+    if (mode == D_FORCED && have_cur && list_push(&out, cur) == 0) have_cur = 0;
+    while (mode == D_FORCED && spare.n && list_push(&out, spare.v[spare.n - 1]) == 0) spare.n--;
+    note_holding();
     CUpti_BuffersCallbackCompleteFunc done = done_cb;
     delivering++;
     pthread_mutex_unlock(&mu);
@@ -540,6 +554,7 @@ static void reset_locked(void)
     req_cb = NULL;
     done_cb = NULL;
     for (int k = 0; k < NKINDS; k++) set_flag(&kind_on[k], 0);
+    __atomic_store_n(&kinds_on, 0, __ATOMIC_RELEASE);
     memset(hist, 0, sizeof(hist));
     nctxov = 0;
     memset(ctxov, 0, sizeof(ctxov));
@@ -581,6 +596,7 @@ void sc_activity_finalize(void)
     have_cur = 0;
     for (size_t i = 0; i < spare.n; i++) list_push(&out, spare.v[i]);
     spare.n = 0;
+    note_holding();
     CUpti_BuffersCallbackCompleteFunc done = done_cb;
     reset_locked();
     pthread_mutex_lock(&wmu);
@@ -619,9 +635,54 @@ static void xstack_free(void *p)
 }
 static void xkey_init(void) { pthread_key_create(&xkey, xstack_free); }
 
+/* CUPTI asks for a buffer when it has something to store, on the thread that makes the record:
+ * while a kind is enabled and it holds no buffer (none yet, or a flush took the last), the next
+ * traced driver call requests one, before any delivery. Clients depend on it: Kineto flushes at
+ * stop only if it has handed out a buffer (CuptiActivityApi::activityBuffers), so a library that
+ * asked only at delivery time gave torch.profiler an empty GPU trace. A declined request loses
+ * nothing yet (records are still staged): the next delivery asks again. */
+static void request_if_empty(void)
+{
+    if (__atomic_load_n(&holding, __ATOMIC_ACQUIRE) || !__atomic_load_n(&kinds_on, __ATOMIC_ACQUIRE))
+        return;
+    static int requesting; /* under mu: one request at a time */
+    pthread_mutex_lock(&mu);
+    CUpti_BuffersCallbackRequestFunc req = req_cb;
+    if (!req || !done_cb || have_cur || spare.n || requesting) {
+        pthread_mutex_unlock(&mu);
+        return;
+    }
+    requesting = 1;
+    uint8_t *b = NULL;
+    size_t size = 0, maxrec = 0;
+    pthread_mutex_unlock(&mu);
+    req(&b, &size, &maxrec);
+    pthread_mutex_lock(&mu);
+    requesting = 0;
+    if (b && size) {
+        if (!attr[CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER]) memset(b, 0, size);
+        struct cbuf nb = {b, size, 0, maxrec, 0};
+        if (!have_cur) {
+            cur = nb;
+            have_cur = 1;
+        } else if (list_push(&spare, nb)) {
+            list_push(&ready, nb); /* out of memory: hand it back, empty, at the next delivery */
+        }
+    }
+    note_holding();
+    pthread_mutex_unlock(&mu);
+}
+
+static void api_record(const struct gtsim_api_info *info);
+
 void sc_api_callback(const struct gtsim_api_info *info, void *arg)
 {
-    (void)arg;
+    api_record(info);
+    if (!info->enter && !sc_internal) request_if_empty();
+}
+
+static void api_record(const struct gtsim_api_info *info)
+{
     if (sc_internal) return;
     if (info->enter) {
         if (t_depth < MAX_DEPTH) {

@@ -3,6 +3,7 @@ simulated device under gputrace. Each writes PyTorch's own figures, taken by the
 (its own OOM observer, memory_stats(), _snapshot(), the OOM message), to argv[2] as JSON, for
 the test to compare with the report. Usage: bridge.py CASE OUT.json"""
 import json
+import os
 import re
 import sys
 import time
@@ -97,6 +98,30 @@ elif case == "sampled_peak":
     del p
     q = torch.empty(10 * MiB, dtype=torch.uint8, device="cuda")
     out["sites"] = {"P": 3 * 100 * MiB}
+elif case == "cached_peak":
+    # reserved memory reaches its high first (B, 300 MiB, held over samples, then freed: cached);
+    # the allocated peak comes later inside that cached segment (C) plus a 2 MiB tensor (D, a
+    # 20 MiB segment: reserved grows by under 10 %), lasts 1 s of samples, and is freed before
+    # exit: only a snapshot at the allocated high sees it (GPUTRACE_SAMPLE_MS=50)
+    x = torch.zeros(1024, device="cuda")
+
+    def spin(seconds):
+        t_end = time.monotonic() + seconds
+        while time.monotonic() < t_end:
+            x.add_(1)
+        torch.cuda.synchronize()
+
+    b = torch.empty(300 * MiB, dtype=torch.uint8, device="cuda")  # line B
+    spin(1.0)
+    del b
+    c = [torch.empty(100 * MiB, dtype=torch.uint8, device="cuda") for _ in range(3)]  # line C
+    d = torch.empty(2 * MiB, dtype=torch.uint8, device="cuda")  # line D
+    spin(1.0)
+    del c, d
+    # the blocks' own lines need block history (GPUTRACE_TORCH=history); without it a block is
+    # named by its segment's site (C's blocks lie in B's cached segment): only the sum is checked
+    if os.environ.get("GPUTRACE_TORCH") == "history":
+        out["sites"] = {"C": 3 * 100 * MiB, "D": 2 * MiB}
 elif case == "user_history":
     a = [torch.empty(10 * MiB, dtype=torch.uint8, device="cuda") for _ in range(4)]  # line H
     del a[0]

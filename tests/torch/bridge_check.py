@@ -2,6 +2,7 @@
 Usage: bridge_check.py CASE REPORT.json PYTORCH.json [SCRIPT]; prints each comparison, exit 1 on
 any difference."""
 import json
+import re
 import sys
 
 case, rep, pt = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
@@ -95,18 +96,24 @@ if case == "sampled_peak":
     eq("periodic samples over 1.5 s at 50 ms (at least 3)", len(periodic) >= 3, True)
     eq("a snapshot at the peak (reserved = max_memory_reserved)",
        alloc_dev["fragmentation"]["at_peak"]["reserved_bytes"], pt["max_memory_reserved"])
-if case in ("peak", "user_history", "sampled_peak"):
+if case == "cached_peak":
+    eq("max_memory_allocated (300 MiB + 2 MiB + x)", pt["max_memory_allocated"] - 302 * MiB < MiB, True)
+if case in ("peak", "user_history", "sampled_peak", "cached_peak"):
     lines = open(script).read().splitlines()
     where = {k: next(i + 1 for i, l in enumerate(lines) if l.endswith("# line " + k))
-             for k in pt["sites"]}
+             for k in pt.get("sites", {})}
     got = {s["site"]: s["bytes"] for s in alloc_dev["peak_breakdown"]["by_site"]}
-    for k, n in pt["sites"].items():
-        label = [s for s in got if s.startswith("bridge.py:%d " % where[k])]
+    for k, n in pt.get("sites", {}).items():
+        # "bridge.py:N name" (a block's own frame) or "name (bridge.py:N)" (its segment's site)
+        label = [s for s in got if re.search(r"\bbridge\.py:%d\b" % where[k], s)]
         eq("peak held by line %s" % k, got[label[0]] if label else None, n)
     # the peak case keeps its tensors to the end: the exit snapshot is at the peak; the
     # user_history case freed one before: its breakdown is of the fullest snapshot, and says so
     eq("breakdown exact (a snapshot at the peak)", alloc_dev["peak_breakdown"]["exact"],
-       case in ("peak", "sampled_peak"))
+       case in ("peak", "sampled_peak", "cached_peak"))
+    if alloc_dev["peak_breakdown"]["exact"]:
+        eq("breakdown sums to max_memory_allocated",
+           sum(s["bytes"] for s in alloc_dev["peak_breakdown"]["by_site"]), pt["max_memory_allocated"])
 if case in ("frag", "shared", "shared_history"):
     lines = open(script).read().splitlines()
     line_of = {k: next(i + 1 for i, l in enumerate(lines) if l.endswith("# line " + k))
