@@ -784,6 +784,43 @@ log_check(const struct gt_unw_log *p, uint32_t j, uint32_t n, uint64_t rbp, int 
     return live && rbp != p->rbp[j] ? j + 1 : 0;
 }
 
+/* What log_check(p, 0, n, rbp, 0) reads, as a list of slots and the values it wants there: the
+ * liveness of saved rbp values depends on the log alone, so a loop that walks from one place
+ * again and again compares slots without working it out each time. */
+static void log_list(struct gt_unw_log *p, uint32_t n)
+{
+    uint32_t m = 0;
+    for (uint32_t k = 0; k + 1 < n; k++) {
+        p->chk_at[m] = p->sp[k + 1] - 8;
+        p->chk_val[m++] = p->ra[k + 1];
+    }
+    int live = 0;
+    for (uint32_t k = n - 1; k-- > 0;) {
+        if (p->rbp_at[k]) {
+            if (live) {
+                p->chk_at[m] = p->rbp_at[k];
+                p->chk_val[m++] = p->rbp[k + 1];
+            }
+            live = p->cfa_rbp[k];
+        } else
+            live |= p->cfa_rbp[k];
+    }
+    p->chk_rbp = live;
+    p->nchk = m;
+    p->chk_n = n;
+}
+
+/* log_check(p, 0, n, rbp, 0) == 0, by the list. */
+__attribute__((no_sanitize_address)) static int log_same(struct gt_unw_log *p, uint32_t n,
+                                                         uint64_t rbp)
+{
+    if (p->chk_n != n) log_list(p, n);
+    if (p->chk_rbp && rbp != p->rbp[0]) return 0;
+    for (uint32_t i = 0; i < p->nchk; i++)
+        if (*(const uint64_t *)p->chk_at[i] != p->chk_val[i]) return 0;
+    return 1;
+}
+
 /* Stack slots are read with plain loads: the walker checks their bounds itself, and ASan has
  * nothing to say about return-address and saved-rbp slots. */
 __attribute__((no_sanitize_address, visibility("hidden"))) int
@@ -803,11 +840,13 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
      * because of max or an end-of-stack rule, both as they are now; its log stands as it is.
      * Where the caller needs only the innermost th->upto frames, only those are checked. */
     uint32_t upto = th->upto && th->upto < pn ? th->upto : pn;
-    if (pn && p->max == (uint32_t)max && p->sp[0] == sp && p->ra[0] == ra && ra >= 4096 &&
-        (jmin = log_check(p, 0, upto, rbp, 0)) == 0) {
-        memcpy(buf, p->ra, sizeof(void *) * pn);
-        th->same = upto < pn ? GT_UNW_SAME_PREFIX : 1;
-        return (int)pn;
+    if (pn && p->max == (uint32_t)max && p->sp[0] == sp && p->ra[0] == ra && ra >= 4096) {
+        if (log_same(p, upto, rbp)) {
+            memcpy(buf, p->ra, sizeof(void *) * pn);
+            th->same = upto < pn ? GT_UNW_SAME_PREFIX : 1;
+            return (int)pn;
+        }
+        jmin = log_check(p, 0, upto, rbp, 0);
     }
     /* (jmin: no join below the frame whose slot changed; a stricter check than the joins') */
     for (;;) {
@@ -864,6 +903,7 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
     }
 done:
     if (logging) {
+        L->chk_n = 0;
         L->n = (uint32_t)n;
         L->max = (uint32_t)max;
         L->gen = gen;

@@ -18,6 +18,11 @@ struct gt_unw_log {
     uint64_t sp[GT_UNW_FRAMES_MAX], rbp[GT_UNW_FRAMES_MAX], ra[GT_UNW_FRAMES_MAX];
     uint64_t rbp_at[GT_UNW_FRAMES_MAX]; /* where the caller's rbp was read, 0 unchanged */
     uint8_t cfa_rbp[GT_UNW_FRAMES_MAX]; /* the frame's CFA is rbp-based */
+    /* The slots that a repeat of its innermost chk_n frames reads, and what they held: made once
+     * (chk_n 0: not yet), checked by every later walk from the same place (unwind.c: log_same) */
+    uint32_t chk_n, nchk;
+    int chk_rbp; /* the rbp the walk enters with counts too */
+    uint64_t chk_at[2 * GT_UNW_FRAMES_MAX], chk_val[2 * GT_UNW_FRAMES_MAX];
 };
 
 /* Per-thread state, zeroed before first use (mmap), owned by its thread. */
