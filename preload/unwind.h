@@ -29,11 +29,13 @@ struct gt_unw_log {
 struct gt_unw_thread {
     uintptr_t lo, hi; /* the thread's stack; hi == 0 until looked up */
     int log_on;       /* log walks, and reuse them */
-    int same;     /* 1: the latest gt_unwind gave exactly what the one before it gave (gt_unwind_fast:
-                     what the latest walk that succeeded gave); GT_UNW_SAME_PREFIX: its innermost
-                     upto frames are those, the ones beyond are the previous walk's, unchecked */
-    uint32_t upto; /* set by the caller: it needs only the innermost upto frames when they repeat
-                      the previous walk's (0: all) */
+    /* 1: the latest gt_unwind gave exactly what the one before it gave (gt_unwind_fast: what the
+     * latest walk that succeeded gave); GT_UNW_SAME_PREFIX: its innermost upto frames are those,
+     * the ones beyond are the previous walk's, unchecked */
+    int same;
+    /* set by the caller: it needs only the innermost upto frames when they repeat the previous
+     * walk's (0: all) */
+    uint32_t upto;
     uint32_t cur; /* log[cur]: the latest walk */
     uint64_t walked, fell_back; /* gt_unwind's stacks: by the rules, by libunwind */
     uint64_t joined;            /* walks that took their outer frames from the previous one */

@@ -341,8 +341,8 @@ __attribute__((noinline)) static int prefix_twice(volatile uintptr_t *outer, int
 {
     void *x[2][MAXF];
     int n[2], same[2];
-    volatile uintptr_t *slot = where == 1 ? (volatile uintptr_t *)__builtin_frame_address(0) + 1
-                                          : outer;
+    volatile uintptr_t *inner = (volatile uintptr_t *)__builtin_frame_address(0) + 1;
+    volatile uintptr_t *slot = where == 1 ? inner : outer;
     uintptr_t keep = *slot;
     tls_th->upto = 2;
     for (int k = 0; k < loop_twice; k++) {
