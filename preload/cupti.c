@@ -5,6 +5,14 @@
  * the one-subscriber slot (subscribe + unsubscribe) and never hold it, so a PyTorch profiler or
  * Nsight started later still works; if one already holds it, we step aside and say so.
  *
+ * The Activity API has one pair of buffer callbacks per process, and CUPTI hands the buffers it
+ * holds to whichever pair is registered last. A client that registers its own after us (Kineto
+ * at torch.profiler's start) goes through our cuptiActivityRegisterCallbacks: we take our records
+ * out first (a forced flush while our callbacks are still the registered ones), stop using CUPTI,
+ * write a GT_CUPTI_TAKEN status (the GPU timeline ends there), then let the registration
+ * through. The client then gets everything it enables, as without us. One that registers before
+ * our set-up keeps CUPTI: we then step aside as when the subscriber slot is held.
+ *
  * Linking: each launch hook pushes our correlation id (the launch record's corr) as a CUSTOM2
  * external correlation id around the real call; CUPTI then emits {ext, cupti corr} records, and
  * every kernel/copy carries its cupti corr. Buffer callbacks may run on CUPTI's thread or inside
@@ -339,7 +347,10 @@ static void note_status(struct gt_thread *t, int status, int result, const char 
     if (r.path_len + r.reason_len > sizeof(text) - 1) r.reason_len = sizeof(text) - 1 - r.path_len;
     gt_emit_named(t, GT_REC_CUPTI, (uint16_t)status, &r, sizeof(r), text,
                   r.path_len + r.reason_len);
-    if (status != GT_CUPTI_ON) gt_log("gputrace: GPU timeline unavailable: %s\n", reason);
+    if (status == GT_CUPTI_TAKEN)
+        gt_log("gputrace: GPU timeline ends%s\n", reason);
+    else if (status != GT_CUPTI_ON)
+        gt_log("gputrace: GPU timeline unavailable: %s\n", reason);
 }
 
 #define SYM(var, type, name)                                                                       \
@@ -388,6 +399,9 @@ static int owned_by_other(struct gt_thread *t)
 }
 
 static void exit_flush(void);
+/* Another client registered activity callbacks before our set-up (the program's first cuInit):
+ * registering ours would take its records; we step aside as from a held subscriber slot. */
+static atomic_int foreign_client;
 
 static void setup(struct gt_thread *t)
 {
@@ -413,6 +427,11 @@ static void setup(struct gt_thread *t)
     SYM(pop, pop_fn, "cuptiActivityPopExternalCorrelationId");
     get_version(&C.version);
     if (owned_by_other(t)) return;
+    if (atomic_load(&foreign_client)) {
+        note_status(t, GT_CUPTI_OWNED, 0,
+                    ": another CUPTI client registered its activity callbacks before CUDA started");
+        return;
+    }
     C.next_record = next, C.flush_all = flush, C.push = push, C.pop = pop;
     C.dropped = (dropped_fn)gt_real_dlsym(C.lib, "cuptiActivityGetNumDroppedRecords");
     ts_cb_fn ts_cb = (ts_cb_fn)gt_real_dlsym(C.lib, "cuptiActivityRegisterTimestampCallback");
@@ -492,6 +511,44 @@ static void note_dropped(void)
     d->ts = gt_now(), d->count = dropped;
     stage_flush();
     pthread_mutex_unlock(&C.mu);
+}
+
+/* ---- another CUPTI client -------------------------------------------------------------------- */
+
+typedef CUptiResult (*reg_fn)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+
+/* Our buffers back to us, then no more CUPTI calls from us (launch hooks stop pushing ids: they
+ * read gt_cupti_on; a push made before is popped by the hook that made it). */
+static void hand_over(void)
+{
+    int saved = gt_tls_in_hook;
+    __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED);
+    gt_cupti_flush(1);
+    pthread_mutex_lock(&C.call_mu);
+    int was_on = !C.stopped;
+    C.stopped = 1;
+    pthread_mutex_unlock(&C.call_mu);
+    atomic_store(&gt_cupti_on, 0);
+    __atomic_store_n(&gt_tls_in_hook, saved, __ATOMIC_RELAXED);
+    struct gt_thread *t = was_on ? gt_enter() : NULL;
+    if (!t) return;
+    note_status(t, GT_CUPTI_TAKEN, 0,
+                ": another CUPTI client (torch.profiler's Kineto, Nsight, ...) registered its "
+                "activity callbacks; GPU records end here");
+    gt_leave(t);
+}
+
+GT_EXPORT CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(
+    CUpti_BuffersCallbackRequestFunc req, CUpti_BuffersCallbackCompleteFunc done)
+{
+    /* the library the caller would have reached without us (our own calls go through C.lib) */
+    reg_fn real = (reg_fn)gt_real_dlsym(RTLD_NEXT, "cuptiActivityRegisterCallbacks");
+    if (!real) return CUPTI_ERROR_NOT_INITIALIZED;
+    if (req && done && atomic_load(&gt_cupti_on))
+        hand_over();
+    else if (req && done)
+        atomic_store(&foreign_client, 1);
+    return real(req, done);
 }
 
 /* Periodic (flag 0: complete buffers only) or final (forced) flush. Never under our locks. */

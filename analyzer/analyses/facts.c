@@ -39,6 +39,8 @@ const char *ga_cupti_status_name(unsigned status)
         return "owned";
     case GT_CUPTI_FAILED:
         return "failed";
+    case GT_CUPTI_TAKEN:
+        return "taken";
     default:
         return "unknown";
     }

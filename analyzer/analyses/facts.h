@@ -93,7 +93,7 @@ static inline int ga_facts_have_ts(const struct ga_facts *f)
 void ga_facts_free(struct ga_facts *f);
 /* "dlsym", "cuGetProcAddress", "cuGetProcAddress_v2", "other" */
 const char *ga_resolve_how_name(unsigned how);
-/* "on", "off_by_user", "not_found", "owned", "failed", "unknown" */
+/* "on", "off_by_user", "not_found", "owned", "failed", "taken", "unknown" */
 const char *ga_cupti_status_name(unsigned status);
 
 #endif

@@ -293,6 +293,12 @@ const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t 
     case GT_CUPTI_FAILED:
         cupti_failed(f, reason, buf, n);
         break;
+    case GT_CUPTI_TAKEN:
+        snprintf(buf, n,
+                 "partial: GPU records end where another CUPTI client (torch.profiler, "
+                 "Nsight, ...) took CUPTI's activity callbacks; launches after that have no "
+                 "GPU times");
+        break;
     default:
         snprintf(buf, n, "unavailable: unknown CUPTI status %u", f->cupti.h.sub);
         break;

@@ -542,6 +542,8 @@ enum gt_cupti_status {
     GT_CUPTI_NOT_FOUND = 2,   /* no libcupti could be loaded */
     GT_CUPTI_OWNED = 3,       /* another profiler holds CUPTI (PyTorch profiler, Nsight, ...) */
     GT_CUPTI_FAILED = 4,      /* a CUPTI call failed; reason says which */
+    GT_CUPTI_TAKEN = 5,       /* after GT_CUPTI_ON: another CUPTI client (torch.profiler's Kineto,
+                               * ...) registered its activity callbacks; GPU records end here */
 };
 
 struct gt_rec_cupti {

@@ -1,8 +1,9 @@
 # The allocated peak inside cached memory (tests/torch/bridge.py cached_peak): reserved memory
 # reached its high earlier, so no reserved-high snapshot comes at the allocated peak; the bridge's
 # snapshot at a sample that finds allocated memory at max_memory_allocated() above every earlier
-# snapshot makes the breakdown exact: it sums to max_memory_allocated, at the default level (blocks
-# named by their segments: only the sum is checked) and with block history (the blocks' own lines: C, D).
+# snapshot makes the breakdown exact: it sums to max_memory_allocated and names the lines, at the
+# default level (blocks named by their segments' lines: CB, CD) and with block history (the blocks'
+# own lines: CC, CD).
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
 for level in snapshots history; do

@@ -73,8 +73,8 @@ static uint8_t latency_ts;
 /* Read without mu on the API path. */
 static uint8_t kind_on[NKINDS];
 static uint8_t *api_on; /* [sc_driver_cbid_size] */
-static int kinds_on;          /* how many kinds are enabled (written under mu) */
-static int holding;           /* have_cur || spare.n (written under mu) */
+static int kinds_on;    /* how many kinds are enabled (written under mu) */
+static int holding;     /* have_cur || spare.n (written under mu) */
 static int api_any;
 
 static const size_t attr_default[] = {
@@ -382,6 +382,7 @@ static void deliver(int mode)
         pthread_mutex_unlock(&mu);
         return;
     }
+    sc_clock_refine();
     int in_flight = pull();
     while (mode != D_WORKER && draining > 0) pthread_cond_wait(&drained_cv, &mu);
     for (;;) {
@@ -420,7 +421,8 @@ static void deliver(int mode)
     /* A forced flush hands back every buffer, empty ones too (validSize 0): the client gets all
      * its memory back, and the next record asks for a new buffer. */
     if (mode == D_FORCED && have_cur && list_push(&out, cur) == 0) have_cur = 0;
-    while (mode == D_FORCED && spare.n && list_push(&out, spare.v[spare.n - 1]) == 0) spare.n--;
+    while (mode == D_FORCED && spare.n && list_push(&out, spare.v[spare.n - 1]) == 0)
+        spare.n--;
     note_holding();
     CUpti_BuffersCallbackCompleteFunc done = done_cb;
     delivering++;
@@ -643,7 +645,8 @@ static void xkey_init(void) { pthread_key_create(&xkey, xstack_free); }
  * nothing yet (records are still staged): the next delivery asks again. */
 static void request_if_empty(void)
 {
-    if (__atomic_load_n(&holding, __ATOMIC_ACQUIRE) || !__atomic_load_n(&kinds_on, __ATOMIC_ACQUIRE))
+    if (__atomic_load_n(&holding, __ATOMIC_ACQUIRE) ||
+        !__atomic_load_n(&kinds_on, __ATOMIC_ACQUIRE))
         return;
     static int requesting; /* under mu: one request at a time */
     pthread_mutex_lock(&mu);
@@ -677,6 +680,7 @@ static void api_record(const struct gtsim_api_info *info);
 
 void sc_api_callback(const struct gtsim_api_info *info, void *arg)
 {
+    (void)arg;
     api_record(info);
     if (!info->enter && !sc_internal) request_if_empty();
 }

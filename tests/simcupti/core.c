@@ -103,6 +103,14 @@ uint64_t sc_realtime_ns(void) { return clock_ns(CLOCK_REALTIME); }
 static _Atomic(CUpti_TimestampCallbackFunc) ts_cb;
 static _Atomic int64_t ts_offset; /* callback domain - CLOCK_MONOTONIC, whole microseconds */
 static _Atomic int64_t rt_offset; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+/* A callback that does not count nanoseconds (Kineto's TSC clock counts CPU cycles): GPU times
+ * are mapped onto it by the line through a reference sample (ts_m0, ts_f0) with slope ts_rate
+ * (callback units per ns), as CUPTI "converts GPU timestamps by linear interpolation". ts_linear
+ * is 0 for a callback whose rate is 1 (within 1e-3): then ts_offset alone, exactly. Written under
+ * the registration mutex before ts_cb is published; the rate is refined by sc_clock_refine. */
+static _Atomic int ts_linear;
+static uint64_t ts_m0, ts_f0;
+static _Atomic(double) ts_rate;
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
 
 static int cmp_i64(const void *a, const void *b)
@@ -137,6 +145,9 @@ uint64_t sc_cpu_timestamp(void)
 uint64_t sc_gpu_time(uint64_t mono)
 {
     if (!mono) return 0;
+    if (atomic_load(&ts_cb) && atomic_load(&ts_linear))
+        return ts_f0 +
+               (uint64_t)(int64_t)(((double)(int64_t)(mono - ts_m0)) * atomic_load(&ts_rate));
     if (atomic_load(&ts_cb)) return (uint64_t)((int64_t)mono + atomic_load(&ts_offset));
     pthread_once(&rt_once, rt_once_fn);
     return (uint64_t)((int64_t)mono + atomic_load(&rt_offset));
@@ -145,6 +156,39 @@ uint64_t sc_gpu_time(uint64_t mono)
 static CUpti_TimestampCallbackFunc sampled_cb;
 static uint64_t sample_cb(void) { return sampled_cb(); }
 
+/* The tightest of a few (monotonic midpoint, callback) pairs. */
+static void ref_sample(CUpti_TimestampCallbackFunc f, uint64_t *m, uint64_t *v)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        uint64_t a = sc_mono_ns(), c = f(), b = sc_mono_ns();
+        if (b - a < best) best = b - a, *m = a + (b - a) / 2, *v = c;
+    }
+}
+
+/* The callback's rate against CLOCK_MONOTONIC over 2 ms (once, at registration). */
+static double calibrate(CUpti_TimestampCallbackFunc f, uint64_t *m0, uint64_t *f0)
+{
+    uint64_t ma, fa;
+    ref_sample(f, &ma, &fa);
+    while (sc_mono_ns() < ma + 2000000) {
+    }
+    ref_sample(f, m0, f0);
+    return (double)(int64_t)(*f0 - fa) / (double)(*m0 - ma);
+}
+
+/* At deliveries: a longer baseline from the reference sample makes a non-ns callback's slope
+ * more precise (what CUPTI's interpolation does with its periodic samples). */
+void sc_clock_refine(void)
+{
+    CUpti_TimestampCallbackFunc f = atomic_load(&ts_cb);
+    if (!f || !atomic_load(&ts_linear)) return;
+    uint64_t m, v;
+    ref_sample(f, &m, &v);
+    if (m > ts_m0 + 100000000)
+        atomic_store(&ts_rate, (double)(int64_t)(v - ts_f0) / (double)(m - ts_m0));
+}
+
 CUptiResult CUPTIAPI cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)
 {
     SC_ENTER_DRIVER();
@@ -152,6 +196,12 @@ CUptiResult CUPTIAPI cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallb
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&mu);
     sampled_cb = funcTimestamp;
+    atomic_store(&ts_cb, NULL);
+    uint64_t m0, f0;
+    double rate = calibrate(funcTimestamp, &m0, &f0);
+    ts_m0 = m0, ts_f0 = f0;
+    atomic_store(&ts_rate, rate);
+    atomic_store(&ts_linear, rate < 0.999 || rate > 1.001);
     int64_t off = measure_offset(sample_cb);
     /* Whole microseconds: a callback on CLOCK_MONOTONIC maps GPU times 1:1. */
     off = off >= 0 ? (off + 500) / 1000 * 1000 : -((-off + 500) / 1000 * 1000);
@@ -536,6 +586,7 @@ void sc_core_finalize(void)
     subscriber_free(s);
     atomic_store(&ts_cb, NULL);
     atomic_store(&ts_offset, 0);
+    atomic_store(&ts_linear, 0);
     atomic_store(&thread_id_type, CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT);
 }
 

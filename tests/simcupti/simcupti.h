@@ -65,6 +65,7 @@ uint64_t sc_mono_ns(void);
 uint64_t sc_realtime_ns(void);
 uint64_t sc_cpu_timestamp(void);     /* CUPTI's clock now: the timestamp callback, else REALTIME */
 uint64_t sc_gpu_time(uint64_t mono); /* a simulated GPU time (CLOCK_MONOTONIC) on CUPTI's clock */
+void sc_clock_refine(void);          /* at deliveries: refine a non-ns timestamp callback's rate */
 unsigned sc_driver_cbid(const char *export_name, int export_index); /* 0 if not traced */
 uint32_t sc_thread_id(void);         /* per cuptiSetThreadIdType */
 void sc_core_finalize(void);         /* cuptiFinalize: subscriber, clock, thread-id type */

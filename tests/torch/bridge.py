@@ -99,8 +99,8 @@ elif case == "sampled_peak":
     q = torch.empty(10 * MiB, dtype=torch.uint8, device="cuda")
     out["sites"] = {"P": 3 * 100 * MiB}
 elif case == "cached_peak":
-    # reserved memory reaches its high first (B, 300 MiB, held over samples, then freed: cached);
-    # the allocated peak comes later inside that cached segment (C) plus a 2 MiB tensor (D, a
+    # reserved memory reaches its high first (CB, 300 MiB, held over samples, then freed: cached);
+    # the allocated peak comes later inside that cached segment (CC) plus a 2 MiB tensor (CD, a
     # 20 MiB segment: reserved grows by under 10 %), lasts 1 s of samples, and is freed before
     # exit: only a snapshot at the allocated high sees it (GPUTRACE_SAMPLE_MS=50)
     x = torch.zeros(1024, device="cuda")
@@ -111,17 +111,17 @@ elif case == "cached_peak":
             x.add_(1)
         torch.cuda.synchronize()
 
-    b = torch.empty(300 * MiB, dtype=torch.uint8, device="cuda")  # line B
+    b = torch.empty(300 * MiB, dtype=torch.uint8, device="cuda")  # line CB
     spin(1.0)
     del b
-    c = [torch.empty(100 * MiB, dtype=torch.uint8, device="cuda") for _ in range(3)]  # line C
-    d = torch.empty(2 * MiB, dtype=torch.uint8, device="cuda")  # line D
+    c = [torch.empty(100 * MiB, dtype=torch.uint8, device="cuda") for _ in range(3)]  # line CC
+    d = torch.empty(2 * MiB, dtype=torch.uint8, device="cuda")  # line CD
     spin(1.0)
     del c, d
-    # the blocks' own lines need block history (GPUTRACE_TORCH=history); without it a block is
-    # named by its segment's site (C's blocks lie in B's cached segment): only the sum is checked
-    if os.environ.get("GPUTRACE_TORCH") == "history":
-        out["sites"] = {"C": 3 * 100 * MiB, "D": 2 * MiB}
+    # with block history each block is named by its own line; without it, by its segment's
+    # (CC's blocks lie in CB's cached segment)
+    history = os.environ.get("GPUTRACE_TORCH") == "history"
+    out["sites"] = {"CC" if history else "CB": 3 * 100 * MiB, "CD": 2 * MiB}
 elif case == "user_history":
     a = [torch.empty(10 * MiB, dtype=torch.uint8, device="cuda") for _ in range(4)]  # line H
     del a[0]
