@@ -627,6 +627,7 @@ int main(int argc, char **argv)
     if (G.level) /* as the shim: older readers refuse the file instead of reporting a prefix */
         h.min_version = G.hpk.codec == GT_CODEC_PACK_DELTA ? GT_FORMAT_MIN_READER_PACK
                                                            : GT_FORMAT_MIN_READER_CODEC;
+    gt_header_seal(&h); /* (min_version is under the header's CRC) */
     out(&h, sizeof(h));
     buf_init(&G.own, 64u << 10);
     buf_init(&G.gpu, GPU_BUF);

@@ -7,17 +7,11 @@
 # bench/report.py puts into RESULTS.md.
 # Usage: O=build GT_VENV=/path/to/venv sh bench/torch_bridge.sh [ROUNDS] [N]
 set -eu
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-O=${O:-build}
-case "$O" in /*) ;; *) O="$ROOT/$O" ;; esac
-PY="${GT_VENV:-$ROOT/.venv}/bin/python"
+NAME=torch_bridge
+. "$(dirname "$0")/torch_env.sh"
 ROUNDS=${1:-5}
 N=${2:-20000}
 OUT=${TORCH_BENCH_OUT:-$ROOT/bench/torch_bridge.md}
-W=$(mktemp -d "${TMPDIR:-/tmp}/gputrace-torch-bench.XXXXXX")
-trap 'rm -rf "$W"' EXIT INT TERM
-[ -x "$PY" ] || { echo "torch_bridge.sh: no $PY (make torch-env, or GT_VENV=...)" >&2; exit 2; }
-RUN="$ROOT/tests/simrt/run-torch -b $O"
 variants="plain torch-history-python torch-history-default gputrace-off gputrace-stats gputrace-snapshots gputrace-history"
 cmd_of() { # variant -> command line
     case $1 in

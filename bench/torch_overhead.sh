@@ -11,17 +11,11 @@
 # Usage: O=build GT_VENV=/path/to/venv sh bench/torch_overhead.sh [ROUNDS] [SCALE]
 #   SCALE multiplies the loop lengths (launch 20,000 ops, alloc 20,000 pairs, step 300 steps).
 set -eu
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-O=${O:-build}
-case "$O" in /*) ;; *) O="$ROOT/$O" ;; esac
-PY="${GT_VENV:-$ROOT/.venv}/bin/python"
+NAME=torch_overhead
+. "$(dirname "$0")/torch_env.sh"
 ROUNDS=${1:-5}
 SCALE=${2:-1}
 OUT=${TORCH_BENCH_OUT:-$ROOT/bench/torch_overhead.md}
-W=$(mktemp -d "${TMPDIR:-/tmp}/gputrace-torch-ovh.XXXXXX")
-trap 'rm -rf "$W"' EXIT INT TERM
-[ -x "$PY" ] || { echo "torch_overhead.sh: no $PY (make torch-env, or GT_VENV=...)" >&2; exit 2; }
-RUN="$ROOT/tests/simrt/run-torch -b $O"
 SCRIPT="$ROOT/bench/torch_overhead.py"
 variants="none gputrace gputrace-nostacks gputrace-nocupti"
 [ ! -f "$ROOT/python/gputrace_torch.py" ] ||

@@ -272,6 +272,32 @@ static void convert(const CUpti_Activity *a)
 #define BUF_MAX_OUTSTANDING 64 /* 128 MiB */
 static _Atomic unsigned buf_outstanding;
 
+/* Buffers given back, kept for the next requests: a fresh 2 MiB allocation costs 512 page
+ * faults when CUPTI zeroes it and an munmap at its free (most of the flusher's kernel time in a
+ * PyTorch launch loop). Requests and completions come from any thread: slots are taken and
+ * filled by atomic exchange. At most BUF_SPARE * BUF_BYTES stay allocated. */
+#define BUF_SPARE 4
+static _Atomic(uint8_t *) buf_spare[BUF_SPARE];
+static _Atomic unsigned long buf_handed, buf_reused; /* GPUTRACE_DEBUG's figures */
+
+static uint8_t *spare_take(void)
+{
+    for (int i = 0; i < BUF_SPARE; i++) {
+        uint8_t *b = atomic_load_explicit(&buf_spare[i], memory_order_relaxed);
+        if (b && (b = atomic_exchange(&buf_spare[i], NULL)) != NULL) return b;
+    }
+    return NULL;
+}
+
+static int spare_put(uint8_t *b)
+{
+    for (int i = 0; i < BUF_SPARE; i++) {
+        uint8_t *none = NULL;
+        if (atomic_compare_exchange_strong(&buf_spare[i], &none, b)) return 1;
+    }
+    return 0;
+}
+
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
     *max_records = 0;
@@ -282,10 +308,13 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
         return;
     }
     /* aligned_alloc keeps the pointer CUPTI hands back equal to what we must free. */
-    *buffer = aligned_alloc(8, BUF_BYTES);
-    if (*buffer)
+    *buffer = spare_take();
+    if (*buffer) atomic_fetch_add_explicit(&buf_reused, 1, memory_order_relaxed);
+    if (!*buffer) *buffer = aligned_alloc(8, BUF_BYTES);
+    if (*buffer) {
         *size = BUF_BYTES;
-    else
+        atomic_fetch_add_explicit(&buf_handed, 1, memory_order_relaxed);
+    } else
         atomic_fetch_sub(&buf_outstanding, 1);
 }
 
@@ -300,7 +329,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     while (valid && C.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) convert(rec);
     stage_flush();
     pthread_mutex_unlock(&C.mu);
-    free(buffer);
+    if (buffer && !spare_put(buffer)) free(buffer);
     if (buffer) atomic_fetch_sub(&buf_outstanding, 1);
     __atomic_store_n(&gt_tls_in_hook, saved_hook, __ATOMIC_RELAXED);
 }
@@ -551,6 +580,8 @@ static void exit_flush(void)
     C.stopped = 1;
     pthread_mutex_unlock(&C.call_mu);
     atomic_store(&gt_cupti_on, 0);
+    gt_log("gputrace: cupti: %lu buffers handed out, %lu of them reused\n",
+           atomic_load(&buf_handed), atomic_load(&buf_reused));
     __atomic_store_n(&gt_tls_in_hook, saved, __ATOMIC_RELAXED);
 }
 

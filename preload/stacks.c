@@ -52,7 +52,10 @@ struct gt_stk {
     void *raw[GT_STACK_DEPTH_MAX + SKIP_MAX];
     uint32_t last_id;      /* what the latest capture returned (0: nothing to reuse) */
     uint32_t gen;          /* S.gen when last_id was taken */
+    uint32_t upto;         /* walk frames up to the first interpreter frame of the latest walk
+                              whose Python frames replaced the rest; 0: none */
     uint64_t reused;       /* captures with Python frames answered by last_id (GPUTRACE_DEBUG) */
+    uint64_t prefixed;     /* ... by a walk checked only up to the interpreter (GPUTRACE_DEBUG) */
     struct gt_py_chain py; /* the Python frames of the latest capture */
     struct {
         uint64_t ip;
@@ -415,9 +418,12 @@ static uint32_t intern_nodes(struct gt_thread *t, struct gt_stk *s, uint32_t n)
 }
 
 /* The native frames s->cur[0..n) down to the first one inside the interpreter, then the Python
- * frames; s->cur unchanged when the thread does not hold the GIL. Returns the new count. `read`:
- * s->py already holds this capture's Python frames, read with the previous capture's limit. */
-static uint32_t with_python(struct gt_thread *t, struct gt_stk *s, uint32_t n, int read)
+ * frames; s->cur unchanged when the thread does not hold the GIL. Returns the new count; *cut:
+ * the first interpreter frame's index in s->cur when Python frames replaced it and the frames
+ * beyond, else UINT32_MAX. `read`: s->py already holds this capture's Python frames, read with
+ * the previous capture's limit. */
+static uint32_t with_python(struct gt_thread *t, struct gt_stk *s, uint32_t n, int read,
+                            uint32_t *cut_out)
 {
     uint32_t cut = 0;
     while (cut < n && !gt_py_interp_ip(s->cur[cut]))
@@ -427,9 +433,21 @@ static uint32_t with_python(struct gt_thread *t, struct gt_stk *s, uint32_t n, i
     if (!read || s->py.max != max) gt_py_chain_same(&s->py, max);
     uint32_t m = gt_py_frames(t, s->cur + cut, max);
     gt_py_chain_done(&s->py, max, m);
+    *cut_out = m && cut < n ? cut : UINT32_MAX;
     return m ? cut + m : n;
 }
 
+/* The index in s->raw[k..got) of s->cur[i] (the copy skips null return addresses). */
+static uint32_t raw_index(const struct gt_stk *s, int k, int got, uint32_t i)
+{
+    for (uint32_t c = 0; k < got; k++)
+        if ((uintptr_t)s->raw[k] > 1 && c++ == i) return (uint32_t)k;
+    return UINT32_MAX;
+}
+
+/* The id of the calling thread's stack. With Python frames, only the native frames above the
+ * first interpreter frame count (the Python frames replace the rest): a walk that repeats the
+ * previous one there (unwind.c checks only those, s->upto) is enough. */
 uint32_t gt_stack_slow(struct gt_thread *t)
 {
     struct gt_stk *s = t->stk;
@@ -438,8 +456,10 @@ uint32_t gt_stack_slow(struct gt_thread *t)
         if (s == MAP_FAILED) return 0;
         t->stk = s; /* zeroed: an empty previous stack */
     }
-    int got = gt_unwind(s->raw, (int)(gt_stack_depth + SKIP_MAX), &s->unw);
     int py = gt_py_available(), read = 0;
+    s->unw.upto = py ? s->upto : 0;
+walk:;
+    int got = gt_unwind(s->raw, (int)(gt_stack_depth + SKIP_MAX), &s->unw);
     if (GT_UNLIKELY(s->gen != S.gen)) s->last_id = 0, s->gen = S.gen;
     /* The very stack of the latest capture: its id again. With Python, only when the Python
      * frames are also the very ones of the latest capture (same code objects and instruction
@@ -449,16 +469,28 @@ uint32_t gt_stack_slow(struct gt_thread *t)
         read = 1;
         if (gt_py_chain_same(&s->py, s->py.max)) {
             s->reused++;
+            s->prefixed += s->unw.same == GT_UNW_SAME_PREFIX;
             return s->last_id;
         }
     }
     int k = 0;
     while (k < got && (uintptr_t)s->raw[k] >= S.self_lo && (uintptr_t)s->raw[k] < S.self_hi)
         k++;
-    uint32_t n = 0;
+    int k0 = k;
+    uint32_t n = 0, cut = UINT32_MAX;
     for (; k < got && n < gt_stack_depth; k++)
         if ((uintptr_t)s->raw[k] > 1) s->cur[n++] = (uint64_t)(uintptr_t)s->raw[k] - 1;
-    if (py) n = with_python(t, s, n, read);
+    if (py) n = with_python(t, s, n, read, &cut);
+    uint32_t kc = cut == UINT32_MAX ? UINT32_MAX : raw_index(s, k0, got, cut);
+    if (s->unw.same == GT_UNW_SAME_PREFIX && (kc == UINT32_MAX || kc >= s->unw.upto)) {
+        /* frames beyond the checked ones are needed: walk them (a full capture: s->py now
+         * holds this capture's frames, which the previous id does not stand for) */
+        s->unw.upto = 0;
+        s->last_id = 0;
+        read = 0;
+        goto walk;
+    }
+    s->upto = kc == UINT32_MAX ? 0 : kc + 1;
     uint32_t id = n ? intern(t, s, n) : 0;
     s->last_id = !py || s->py.ok == GT_PY_CHAIN_OK ? id : 0;
     return id;
@@ -486,10 +518,11 @@ static void log_unwind(const struct gt_stk *s, uint32_t tid)
 {
     struct gt_unw_stats st = gt_unwind_stats(&s->unw);
     gt_log("gputrace: thread %u: %llu stacks walked by the cached rules, %llu by libunwind "
-           "(process: %llu rules derived, %llu clears); %llu reused with their Python frames\n",
+           "(process: %llu rules derived, %llu clears); %llu reused with their Python frames, "
+           "%llu of those with native frames checked only up to the interpreter\n",
            tid, (unsigned long long)st.fast, (unsigned long long)st.fallback,
            (unsigned long long)st.derived, (unsigned long long)st.clears,
-           (unsigned long long)s->reused);
+           (unsigned long long)s->reused, (unsigned long long)s->prefixed);
 }
 
 void gt_stack_thread_exit(struct gt_thread *t)

@@ -763,22 +763,23 @@ __asm__(".text\n"
         "  .cfi_endproc\n"
         ".size gt_unwind_fast, .-gt_unwind_fast\n");
 
-/* Does the logged walk p hold from frame j on, for a walk that entered frame j with rbp? Each
- * return-address slot it read must hold what it read; a saved-rbp slot only where the value is
- * live, i.e. some later frame's CFA uses it before another frame restores rbp (code built without
- * frame pointers keeps anything in rbp: a loop counter must not defeat the reuse), and rbp itself
- * only where it is live at frame j. last_live: the last frame is walked anew (its rbp counts as
- * live), else the walk ends there as the logged one did. Returns 0 when it holds, else the first
- * frame at which a join can still succeed (those below it all need the slot that changed). The
- * return addresses are checked innermost first: a stack that changed, changed near its top. */
+/* Does the logged walk p hold for its frames j to n-1 (n <= p->n), for a walk that entered frame
+ * j with rbp? Each return-address slot it read must hold what it read; a saved-rbp slot only
+ * where the value is live, i.e. some later frame's CFA uses it before another frame restores rbp
+ * (code built without frame pointers keeps anything in rbp: a loop counter must not defeat the
+ * reuse), and rbp itself only where it is live at frame j. last_live: frame n-1 is walked anew
+ * (its rbp counts as live), else the walk ends there (as the logged one did, or because the
+ * caller needs no frame beyond it). Returns 0 when it holds, else the first frame at which a join
+ * can still succeed (those below it all need the slot that changed). The return addresses are
+ * checked innermost first: a stack that changed, changed near its top. */
 __attribute__((no_sanitize_address)) static uint32_t
-log_check(const struct gt_unw_log *p, uint32_t j, uint64_t rbp, int last_live)
+log_check(const struct gt_unw_log *p, uint32_t j, uint32_t n, uint64_t rbp, int last_live)
 {
-    for (uint32_t k = j; k + 1 < p->n; k++)
+    for (uint32_t k = j; k + 1 < n; k++)
         if (*(const uint64_t *)(p->sp[k + 1] - 8) != p->ra[k + 1]) return k + 1;
     uint32_t bad = 0;
     int live = last_live;
-    for (uint32_t k = p->n - 1; k-- > j;) {
+    for (uint32_t k = n - 1; k-- > j;) {
         if (p->rbp_at[k]) {
             if (live && !bad && *(const uint64_t *)p->rbp_at[k] != p->rbp[k + 1]) bad = k + 1;
             live = p->cfa_rbp[k];
@@ -787,6 +788,43 @@ log_check(const struct gt_unw_log *p, uint32_t j, uint64_t rbp, int last_live)
     }
     if (bad) return bad;
     return live && rbp != p->rbp[j] ? j + 1 : 0;
+}
+
+/* What log_check(p, 0, n, rbp, 0) reads, as a list of slots and the values it wants there: the
+ * liveness of saved rbp values depends on the log alone, so a loop that walks from one place
+ * again and again compares slots without working it out each time. */
+static void log_list(struct gt_unw_log *p, uint32_t n)
+{
+    uint32_t m = 0;
+    for (uint32_t k = 0; k + 1 < n; k++) {
+        p->chk_at[m] = p->sp[k + 1] - 8;
+        p->chk_val[m++] = p->ra[k + 1];
+    }
+    int live = 0;
+    for (uint32_t k = n - 1; k-- > 0;) {
+        if (p->rbp_at[k]) {
+            if (live) {
+                p->chk_at[m] = p->rbp_at[k];
+                p->chk_val[m++] = p->rbp[k + 1];
+            }
+            live = p->cfa_rbp[k];
+        } else
+            live |= p->cfa_rbp[k];
+    }
+    p->chk_rbp = live;
+    p->nchk = m;
+    p->chk_n = n;
+}
+
+/* log_check(p, 0, n, rbp, 0) == 0, by the list. */
+__attribute__((no_sanitize_address)) static int log_same(struct gt_unw_log *p, uint32_t n,
+                                                         uint64_t rbp)
+{
+    if (p->chk_n != n) log_list(p, n);
+    if (p->chk_rbp && rbp != p->rbp[0]) return 0;
+    for (uint32_t i = 0; i < p->nchk; i++)
+        if (*(const uint64_t *)p->chk_at[i] != p->chk_val[i]) return 0;
+    return 1;
 }
 
 /* Stack slots are read with plain loads: the walker checks their bounds itself, and ASan has
@@ -805,12 +843,16 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
     th->same = 0;
     sp += 8;
     /* The very walk of last time (a loop calling from one place): it ended at its last frame
-     * because of max or an end-of-stack rule, both as they are now; its log stands as it is. */
-    if (pn && p->max == (uint32_t)max && p->sp[0] == sp && p->ra[0] == ra && ra >= 4096 &&
-        (jmin = log_check(p, 0, rbp, 0)) == 0) {
-        memcpy(buf, p->ra, sizeof(void *) * pn);
-        th->same = 1;
-        return (int)pn;
+     * because of max or an end-of-stack rule, both as they are now; its log stands as it is.
+     * Where the caller needs only the innermost th->upto frames, only those are checked. */
+    uint32_t upto = th->upto && th->upto < pn ? th->upto : pn;
+    if (pn && p->max == (uint32_t)max && p->sp[0] == sp && p->ra[0] == ra && ra >= 4096) {
+        if (log_same(p, upto, rbp)) {
+            memcpy(buf, p->ra, sizeof(void *) * pn);
+            th->same = upto < pn ? GT_UNW_SAME_PREFIX : 1;
+            return (int)pn;
+        }
+        jmin = log_check(p, 0, upto, rbp, 0);
     }
     /* (jmin: no join below the frame whose slot changed; a stricter check than the joins') */
     for (;;) {
@@ -820,7 +862,7 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
                 j++;
             uint32_t m = 1;
             if (j + 1 < pn && j >= jmin && p->sp[j] == sp && p->ra[j] == ra &&
-                (m = log_check(p, j, rbp, 1)) != 0)
+                (m = log_check(p, j, p->n, rbp, 1)) != 0)
                 jmin = m;
             if (m == 0) {
                 /* (rbp values copied where they differ from this walk's are dead ones) */
@@ -867,6 +909,7 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
     }
 done:
     if (logging) {
+        L->chk_n = 0;
         L->n = (uint32_t)n;
         L->max = (uint32_t)max;
         L->gen = gen;

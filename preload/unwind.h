@@ -9,6 +9,8 @@
 
 #define GT_UNW_FRAMES_MAX 288 /* longest walk logged (GT_STACK_DEPTH_MAX and some) */
 
+#define GT_UNW_SAME_PREFIX 2 /* gt_unw_thread.same: only the innermost upto frames repeat */
+
 /* The previous walk of a thread (unwind.c: "the walk"). */
 struct gt_unw_log {
     uint32_t n, max; /* frames, and the max of the walk */
@@ -16,14 +18,24 @@ struct gt_unw_log {
     uint64_t sp[GT_UNW_FRAMES_MAX], rbp[GT_UNW_FRAMES_MAX], ra[GT_UNW_FRAMES_MAX];
     uint64_t rbp_at[GT_UNW_FRAMES_MAX]; /* where the caller's rbp was read, 0 unchanged */
     uint8_t cfa_rbp[GT_UNW_FRAMES_MAX]; /* the frame's CFA is rbp-based */
+    /* The slots that a repeat of its innermost chk_n frames reads, and what they held: made once
+     * (chk_n 0: not yet), checked by every later walk from the same place (unwind.c: log_same) */
+    uint32_t chk_n, nchk;
+    int chk_rbp; /* the rbp the walk enters with counts too */
+    uint64_t chk_at[2 * GT_UNW_FRAMES_MAX], chk_val[2 * GT_UNW_FRAMES_MAX];
 };
 
 /* Per-thread state, zeroed before first use (mmap), owned by its thread. */
 struct gt_unw_thread {
     uintptr_t lo, hi; /* the thread's stack; hi == 0 until looked up */
     int log_on;       /* log walks, and reuse them */
-    int same;     /* the latest gt_unwind gave exactly what the one before it gave (gt_unwind_fast:
-                     what the latest walk that succeeded gave) */
+    /* 1: the latest gt_unwind gave exactly what the one before it gave (gt_unwind_fast: what the
+     * latest walk that succeeded gave); GT_UNW_SAME_PREFIX: its innermost upto frames are those,
+     * the ones beyond are the previous walk's, unchecked */
+    int same;
+    /* set by the caller: it needs only the innermost upto frames when they repeat the previous
+     * walk's (0: all) */
+    uint32_t upto;
     uint32_t cur; /* log[cur]: the latest walk */
     uint64_t walked, fell_back; /* gt_unwind's stacks: by the rules, by libunwind */
     uint64_t joined;            /* walks that took their outer frames from the previous one */
@@ -59,7 +71,8 @@ void gt_unwind_thread_init(struct gt_unw_thread *th, int log);
 /* Return addresses of the calling frames, innermost first, at most max; buf[0] lies inside
  * gt_unwind itself (as with unw_backtrace called from there), buf[1] in its caller. Walks with
  * the cached rules when they cover every frame, else with libunwind. th: the calling thread's
- * (initialized on first use); th->same tells whether the result repeats the previous one. */
+ * (initialized on first use); th->same tells whether the result repeats the previous one (or
+ * only its innermost th->upto frames: GT_UNW_SAME_PREFIX). */
 int gt_unwind(void **buf, int max, struct gt_unw_thread *th);
 
 /* The fast walker alone, for tests: return addresses from the one into its caller (buf[0]) on;

@@ -3,7 +3,8 @@
 # code object at another line (line_a / line_b), the same innermost frame under another caller
 # line (line_x / line_y) or caller (caller_z). Per-site launch counts stay exact (the caller is
 # made the site with --ignore-frames '^site$'), the repeated launches are counted by
-# GPUTRACE_DEBUG's "reused" figure, and the reports equal those of GPUTRACE_UNWIND=libunwind,
+# GPUTRACE_DEBUG's "reused" figure (and, among them, those whose walk checked the native frames
+# only up to the interpreter), and the reports equal those of GPUTRACE_UNWIND=libunwind,
 # which never reuses. With the GIL held (ctypes.PyDLL) and released (ctypes.CDLL: frames read by
 # offsets, as in PyTorch's calls). Runs with $PYTHON and every pyenv CPython from 3.9 on.
 . "$SRC/tests/lib.sh"
@@ -29,8 +30,12 @@ for py in $pys; do for mode in pydll cdll; do
     expect_eq "$v callers" "$(jget i$n.json "sorted((s['function'], s['line'], s['count']) for s in d['timeline']['launch_sites'] if s['function'] != 'two_lines' and s['function'] != 'repeat')")" \
         "[('caller_z', $(line caller_z), $N), ('via', $(line line_x), $N), ('via', $(line line_y), $N)]"
     # The repeated launches (line_r) reused their stack: all but the first few of the N.
-    reused=$(sed -n 's/^gputrace: thread [0-9]*: .*; \([0-9]*\) reused with their Python frames$/\1/p' r$n.err | head -1)
+    reused=$(sed -n 's/^gputrace: thread [0-9]*: .*; \([0-9]*\) reused with their Python frames, [0-9]* of those .*/\1/p' r$n.err | head -1)
     [ -n "$reused" ] && [ "$reused" -ge $((N - 5)) ] || fail "$v: reused '$reused' (want >= $((N - 5))): $(cat r$n.err)"
+    # ... their walks checked the native frames only up to the interpreter (the rest is replaced
+    # by the Python frames)
+    prefixed=$(sed -n 's/^gputrace: thread [0-9]*: .* reused with their Python frames, \([0-9]*\) of those with native frames checked only up to the interpreter$/\1/p' r$n.err | head -1)
+    [ -n "$prefixed" ] && [ "$prefixed" -ge $((N - 5)) ] || fail "$v: checked up to the interpreter '$prefixed' (want >= $((N - 5))): $(cat r$n.err)"
     # The same reports from full captures only (the libunwind walker never says 'same').
     GPUTRACE_UNWIND=libunwind traced u$n.trace "$py" "$prog" $N $mode > /dev/null 2> u$n.err || fail "$v: libunwind run failed: $(cat u$n.err)"
     "$GT_REPORT" --json u$n.trace > u$n.json || fail "$v: libunwind report failed"

@@ -595,6 +595,28 @@ int main(int argc, char **argv)
     } else
         check(0, "legacy stream test: %zu records", na);
 
+    /* the log hands out completed work oldest first, at most max per call, and keeps what still
+     * runs (a 100 ms kernel ahead of three short ones on a non-blocking stream) in its place */
+    MUST(cuLaunchKernel(klong, 1, 1, 1, 1, 1, 1, 0, s1, NULL, NULL));
+    for (int i = 0; i < 3; i++)
+        MUST(cuLaunchKernel(kd, 1, 1, 1, 1, 1, 1, 0, snb, NULL, NULL));
+    MUST(cuStreamSynchronize(snb));
+    size_t first = gtsim_activity_drain(act, 2), left = gtsim_activity_pending();
+    na = first + gtsim_activity_drain(act + first, 64);
+    MUST(cuCtxSynchronize());
+    na += gtsim_activity_drain(act + na, 64);
+    /* klong is last unless this thread stalled for its 100 ms before the first drain */
+    size_t at = na == 4 && act[0].name && !strcmp(act[0].name, "k_long") ? 0 : 3;
+    int order = na == 4 && act[at].name && !strcmp(act[at].name, "k_long");
+    for (size_t i = 0, prev = SIZE_MAX; order && i < 4; i++)
+        if (i != at) {
+            order = act[i].stream_id != act[at].stream_id &&
+                    (prev == SIZE_MAX || act[i].correlation_id > act[prev].correlation_id);
+            prev = i;
+        }
+    check(first == 2 && left == 2 && order,
+          "drain: %zu then %zu pending, %zu in all, completed work oldest first", first, left, na);
+
     /* per-thread default stream through the resolver; gtsim_call_count */
     PFN_cuLaunchKernel_v7000_ptsz lk = NULL;
     MUST(cuGetProcAddress_v2("cuLaunchKernel", (void **)&lk, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, NULL));

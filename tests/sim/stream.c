@@ -171,11 +171,23 @@ size_t gtsim_activity_drain(struct gtsim_activity *out, size_t max)
     pthread_mutex_lock(&g_lock);
     uint64_t now = sim_now();
     size_t got = 0, keep = 0, cap = g_cfg.activity_cap;
+    /* Completed records at the front (one stream's work completes in order) leave by moving the
+     * head. Copying the log down instead cost a traced launch loop 0.6 us per launch: its
+     * consumer drains a backlog of thousands, 128 per call. */
+    while (g_ring_n && got < max && g_ring[g_ring_head].end_ns <= now) {
+        out[got++] = g_ring[g_ring_head];
+        g_ring_head = (g_ring_head + 1) % cap;
+        g_ring_n--;
+    }
     for (size_t i = 0; i < g_ring_n; i++) {
         struct gtsim_activity *a = &g_ring[(g_ring_head + i) % cap];
         if (a->end_ns <= now && got < max)
             out[got++] = *a;
         else {
+            if (keep == i && got == max) { /* nothing taken behind the front: all stays */
+                keep = g_ring_n;
+                break;
+            }
             if (keep != i)
                 g_ring[(g_ring_head + keep) % cap] = *a;
             keep++;

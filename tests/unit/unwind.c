@@ -333,10 +333,45 @@ static void test_dlclose_keep(const char *dir)
     CHECK("dlclose keep: the unloading dlclose clears them", gt_unwind_stats(tls_th).clears > c0);
 }
 
+/* A caller that needs only the innermost frames (th->upto 2: the return addresses into
+ * prefix_twice and call_prefix): where 0, nothing changed: those two repeat, and the walk says
+ * only they were checked; where 2, call_prefix's own return address (the third frame) changed:
+ * the same; where 1, the second frame's changed: not the same, the new one read. */
+__attribute__((noinline)) static int prefix_twice(volatile uintptr_t *outer, int where)
+{
+    void *x[2][MAXF];
+    int n[2], same[2];
+    volatile uintptr_t *inner = (volatile uintptr_t *)__builtin_frame_address(0) + 1;
+    volatile uintptr_t *slot = where == 1 ? inner : outer;
+    uintptr_t keep = *slot;
+    tls_th->upto = 2;
+    for (int k = 0; k < loop_twice; k++) {
+        if (k == 1 && where) *slot = keep + 1;
+        n[k] = gt_unwind_fast(x[k], MAXF, tls_th);
+        same[k] = tls_th->same;
+    }
+    *slot = keep;
+    tls_th->upto = 0;
+    if (where == 1) return (uintptr_t)x[1][1] == keep + 1 && !same[1];
+    return n[0] > 3 && n[0] == n[1] && same[1] == GT_UNW_SAME_PREFIX &&
+           memcmp(x[0], x[1], 2 * sizeof(void *)) == 0;
+}
+
+__attribute__((noinline)) static int call_prefix(int where)
+{
+    int r = prefix_twice((volatile uintptr_t *)__builtin_frame_address(0) + 1, where);
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
 static void test_log(void)
 {
     CHECK("log: same place twice: reused", call_twice(0));
     CHECK("log: a return address changed underneath is read anew", call_twice(1));
+    CHECK("log: the innermost frames asked for repeat", call_prefix(0));
+    CHECK("log: ... with a return address changed beyond them", call_prefix(2));
+    CHECK("log: ... one changed among them is read anew", call_prefix(1));
+    CHECK("log: all frames asked for again: the same stack", call_twice(0));
 }
 
 /* fork while another thread holds the tracer's locks: the rule writers' mutex (clearing the
