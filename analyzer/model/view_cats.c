@@ -1,0 +1,117 @@
+/* Device memory at the process peak by category (view_cats.h). O(libraries + devices *
+ * snapshots kept) once after the pass. */
+#include "model/view_cats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *ga_vc_cat_name(unsigned cat)
+{
+    return cat == GA_VC_PYTORCH ? "pytorch_reserved" : ga_cat_name((enum ga_cat)cat);
+}
+
+const char *ga_vc_source_name(enum ga_vc_source s)
+{
+    return s == GA_VC_SNAPSHOT ? "snapshot" : "library";
+}
+
+unsigned ga_vc_library_cat(const char *name)
+{
+    /* NVIDIA's libraries that allocate their own device buffers (workspaces, communication
+     * buffers, plans); a prefix also covers cublasLt, cudnn_ops/_cnn/..., cufftw */
+    static const char *const ws[] = {"libnccl",     "libcublas",   "libcudnn",  "libcufft",
+                                     "libcusparse", "libcusolver", "libcurand", "libcutensor",
+                                     "libnvshmem",  NULL};
+    if (!name) return GA_CAT_OTHER;
+    if (strncmp(name, "libc10_cuda.", 12) == 0) return GA_VC_PYTORCH;
+    for (const char *const *p = ws; *p; p++)
+        if (strncmp(name, *p, strlen(*p)) == 0) return GA_CAT_WORKSPACE;
+    return GA_CAT_OTHER;
+}
+
+static void add(struct ga_vcats *v, unsigned cat, enum ga_vc_source src, uint64_t bytes,
+                uint64_t count)
+{
+    if (!bytes && !count) return;
+    for (size_t i = 0; i < v->n; i++)
+        if (v->lines[i].cat == cat && v->lines[i].source == src) {
+            v->lines[i].bytes += bytes, v->lines[i].count += count;
+            return;
+        }
+    v->lines[v->n++] =
+        (struct ga_vc_line){.cat = cat, .source = src, .bytes = bytes, .count = count};
+}
+
+/* The snapshot of d nearest to ts (the earlier one on a tie), NULL none. */
+static const struct ga_tiers_snappoint *nearest(const struct ga_tiers_dev *d, uint64_t ts)
+{
+    const struct ga_tiers_snappoint *best = NULL;
+    uint64_t best_d = UINT64_MAX;
+    for (size_t i = 0; i < d->n_snaps; i++) {
+        uint64_t x = d->snaps[i].ts, dist = x > ts ? x - ts : ts - x;
+        if (dist < best_d) best = &d->snaps[i], best_d = dist;
+    }
+    return best;
+}
+
+/* PyTorch's segments split by the snapshots nearest the peak, if those hold exactly the bytes
+ * the segments held at the peak on all devices together; returns whether it did. */
+static int expand(struct ga_vcats *v, const struct ga_tiers *t, uint64_t peak_ts)
+{
+    uint64_t reserved = 0, ts = 0;
+    if (!t->n_devs) return 0;
+    for (size_t i = 0; i < t->n_devs; i++) {
+        const struct ga_tiers_snappoint *s = nearest(&t->devs[i], peak_ts);
+        if (!s) return 0;
+        reserved += s->reserved;
+        if (s->ts > ts) ts = s->ts;
+    }
+    v->snapshot_ts = ts, v->snapshot_reserved = reserved;
+    if (reserved != v->pytorch_bytes) return 0;
+    for (size_t i = 0; i < t->n_devs; i++) {
+        const struct ga_tiers_snappoint *s = nearest(&t->devs[i], peak_ts);
+        for (unsigned c = 0; c < GA_CATS; c++)
+            add(v, c, GA_VC_SNAPSHOT, s->bytes[c], 0);
+    }
+    return 1;
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+    const struct ga_vc_line *x = a, *y = b;
+    if (x->bytes != y->bytes) return x->bytes < y->bytes ? 1 : -1;
+    if (x->cat != y->cat) return x->cat < y->cat ? -1 : 1;
+    return (int)x->source - (int)y->source;
+}
+
+void ga_vcats_build(struct ga_vcats *v, const struct ga_memory *m, const struct ga_stacks *st,
+                    const struct ga_library *libs, size_t n_libs, const struct ga_tiers *t)
+{
+    uint64_t bytes[GA_VC_PYTORCH + 1] = {0}, count[GA_VC_PYTORCH + 1] = {0}, n_peak = 0;
+    memset(v, 0, sizeof(*v));
+    if (!m->peak.valid) return;
+    for (size_t i = 0; i < m->peak.n_by_device; i++)
+        n_peak += m->peak.by_device[i].count;
+    for (size_t i = 0; i < n_libs; i++) {
+        const char *name = libs[i].module == GA_NO_MODULE || libs[i].module >= st->n_mods
+                               ? NULL
+                               : st->mods[libs[i].module].name;
+        unsigned c = ga_vc_library_cat(name);
+        if (c == GA_CAT_OTHER) continue; /* other: the remainder below */
+        bytes[c] += libs[i].st.peak_bytes, count[c] += libs[i].st.peak_count;
+    }
+    /* the libraries' bytes at the peak come from the same buckets as the peak: never more */
+    uint64_t known = bytes[GA_CAT_WORKSPACE] + bytes[GA_VC_PYTORCH];
+    uint64_t known_n = count[GA_CAT_WORKSPACE] + count[GA_VC_PYTORCH];
+    if (known > m->peak_total || known_n > n_peak) return; /* inconsistent: no breakdown */
+    v->valid = 1;
+    v->pytorch_bytes = bytes[GA_VC_PYTORCH];
+    add(v, GA_CAT_WORKSPACE, GA_VC_LIBRARY, bytes[GA_CAT_WORKSPACE], count[GA_CAT_WORKSPACE]);
+    add(v, GA_CAT_OTHER, GA_VC_LIBRARY, m->peak_total - known, n_peak - known_n);
+    if (v->pytorch_bytes) v->expanded = expand(v, t, m->peak_ts);
+    if (!v->expanded)
+        add(v, GA_VC_PYTORCH, GA_VC_LIBRARY, bytes[GA_VC_PYTORCH], count[GA_VC_PYTORCH]);
+    qsort(v->lines, v->n, sizeof(*v->lines), by_bytes);
+    for (size_t i = 0; i < v->n; i++)
+        v->total += v->lines[i].bytes;
+}
