@@ -42,37 +42,32 @@ static void add(struct ga_vcats *v, unsigned cat, enum ga_vc_source src, uint64_
         (struct ga_vc_line){.cat = cat, .source = src, .bytes = bytes, .count = count};
 }
 
-/* The snapshot of d nearest to ts (the earlier one on a tie), NULL none. */
-static const struct ga_tiers_snappoint *nearest(const struct ga_tiers_dev *d, uint64_t ts)
+/* The snapshot of d nearest to ts (the earlier one on a tie) among those whose reserved bytes
+ * are `reserved`, NULL none. */
+static const struct ga_tiers_snappoint *nearest(const struct ga_tiers_dev *d, uint64_t ts,
+                                                uint64_t reserved)
 {
     const struct ga_tiers_snappoint *best = NULL;
     uint64_t best_d = UINT64_MAX;
     for (size_t i = 0; i < d->n_snaps; i++) {
         uint64_t x = d->snaps[i].ts, dist = x > ts ? x - ts : ts - x;
-        if (dist < best_d) best = &d->snaps[i], best_d = dist;
+        if (d->snaps[i].reserved == reserved && dist < best_d) best = &d->snaps[i], best_d = dist;
     }
     return best;
 }
 
-/* PyTorch's segments split by the snapshots nearest the peak, if those hold exactly the bytes
- * the segments held at the peak on all devices together; returns whether it did. */
+/* PyTorch's segments split by the snapshot nearest the peak that reserved exactly the bytes the
+ * segments held at the peak (between two snapshots PyTorch's reserved bytes change only when it
+ * allocates or frees a segment); one device only: the libraries' bytes at the peak are not kept
+ * per device. Returns whether it did. */
 static int expand(struct ga_vcats *v, const struct ga_tiers *t, uint64_t peak_ts)
 {
-    uint64_t reserved = 0, ts = 0;
-    if (!t->n_devs) return 0;
-    for (size_t i = 0; i < t->n_devs; i++) {
-        const struct ga_tiers_snappoint *s = nearest(&t->devs[i], peak_ts);
-        if (!s) return 0;
-        reserved += s->reserved;
-        if (s->ts > ts) ts = s->ts;
-    }
-    v->snapshot_ts = ts, v->snapshot_reserved = reserved;
-    if (reserved != v->pytorch_bytes) return 0;
-    for (size_t i = 0; i < t->n_devs; i++) {
-        const struct ga_tiers_snappoint *s = nearest(&t->devs[i], peak_ts);
-        for (unsigned c = 0; c < GA_CATS; c++)
-            add(v, c, GA_VC_SNAPSHOT, s->bytes[c], 0);
-    }
+    if (t->n_devs != 1) return 0;
+    const struct ga_tiers_snappoint *s = nearest(&t->devs[0], peak_ts, v->pytorch_bytes);
+    if (!s) return 0;
+    v->snapshot_ts = s->ts, v->snapshot_reserved = s->reserved;
+    for (unsigned c = 0; c < GA_CATS; c++)
+        add(v, c, GA_VC_SNAPSHOT, s->bytes[c], 0);
     return 1;
 }
 

@@ -2,10 +2,10 @@
  * "At the process peak"): every byte live at the driver-level peak in one category line. Driver
  * allocations go by the library that made the call (the sites analysis' library at the peak):
  * a known GPU library (NCCL, cuBLAS(Lt), cuDNN, cuFFT, ...) -> workspace; PyTorch's caching
- * allocator (libc10_cuda) -> its reserved segments; anything else -> other. PyTorch's segments
- * are then split into the categories of the allocator's snapshot nearest the peak when, on every
- * device, that snapshot's reserved bytes equal the segments live at the peak (the same segments
- * then); else they stay one `pytorch_reserved` line. The lines add up to the peak exactly. */
+ * allocator (libc10_cuda) -> its reserved segments; anything else -> other. On one device,
+ * PyTorch's segments are then split into the categories of the snapshot nearest the peak among
+ * those that reserved exactly the segments' bytes at the peak; else they stay one
+ * `pytorch_reserved` line. The lines add up to the peak exactly. */
 #ifndef GA_VIEW_CATS_H
 #define GA_VIEW_CATS_H
 
@@ -28,7 +28,7 @@ enum ga_vc_source {
 struct ga_vc_line {
     unsigned cat; /* enum ga_cat, or GA_VC_PYTORCH */
     enum ga_vc_source source;
-    uint64_t bytes, count; /* count: allocations (library) or blocks (snapshot) */
+    uint64_t bytes, count; /* count: allocations (library); 0 for a snapshot line */
 };
 
 struct ga_vcats {

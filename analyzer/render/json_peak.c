@@ -90,7 +90,10 @@ static void categories(const struct ga_report *r, jobj *o)
         jobj *e = json_object_new_object();
         put(e, "category", json_object_new_string(ga_vc_cat_name(v->lines[i].cat)));
         put(e, "source", json_object_new_string(ga_vc_source_name(v->lines[i].source)));
-        json_object_array_add(a, amount(e, v->lines[i].bytes, v->lines[i].count));
+        put(e, "bytes", ju64(v->lines[i].bytes));
+        /* a snapshot's points keep bytes per category, not blocks */
+        put(e, "count", v->lines[i].source == GA_VC_LIBRARY ? ju64(v->lines[i].count) : NULL);
+        json_object_array_add(a, e);
     }
     put(o, "by_category", v->valid ? a : (json_object_put(a), NULL));
     if (v->snapshot_ts) {
@@ -98,7 +101,6 @@ static void categories(const struct ga_report *r, jobj *o)
         put(s, "time_ns", json_object_new_int64(ga_report_rel(r, v->snapshot_ts)));
         put(s, "reserved_bytes", ju64(v->snapshot_reserved));
         put(s, "pytorch_reserved_at_peak", ju64(v->pytorch_bytes));
-        put(s, "used", json_object_new_boolean(v->expanded));
     }
     put(o, "by_category_snapshot", s);
 }
