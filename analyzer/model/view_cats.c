@@ -79,8 +79,17 @@ static int by_bytes(const void *a, const void *b)
     return (int)x->source - (int)y->source;
 }
 
+/* The category of the library that made the allocations of `stack`. */
+static unsigned stack_cat(const struct ga_stacks *st, const struct ga_sites *sites, uint32_t stack)
+{
+    const struct ga_site *x = stack ? ga_sites_of_stack(sites, stack) : NULL;
+    if (!x || x->library == GA_NO_MODULE || x->library >= st->n_mods) return GA_CAT_OTHER;
+    return ga_vc_library_cat(st->mods[x->library].name);
+}
+
 void ga_vcats_build(struct ga_vcats *v, const struct ga_memory *m, const struct ga_stacks *st,
-                    const struct ga_library *libs, size_t n_libs, const struct ga_tiers *t)
+                    const struct ga_sites *sites, const struct ga_library *libs, size_t n_libs,
+                    const struct ga_tiers *t)
 {
     uint64_t bytes[GA_VC_PYTORCH + 1] = {0}, count[GA_VC_PYTORCH + 1] = {0}, n_peak = 0;
     memset(v, 0, sizeof(*v));
@@ -99,10 +108,21 @@ void ga_vcats_build(struct ga_vcats *v, const struct ga_memory *m, const struct 
     uint64_t known = bytes[GA_CAT_WORKSPACE] + bytes[GA_VC_PYTORCH];
     uint64_t known_n = count[GA_CAT_WORKSPACE] + count[GA_VC_PYTORCH];
     if (known > m->peak_total || known_n > n_peak) return; /* inconsistent: no breakdown */
+    bytes[GA_CAT_OTHER] = m->peak_total - known, count[GA_CAT_OTHER] = n_peak - known_n;
+    /* temporaries live at the peak leave their library's line (each was counted in it) */
+    for (size_t i = 0; i < m->n_peak_temps; i++) {
+        const struct ga_temp *x = &m->peak_temps[i];
+        unsigned c = stack_cat(st, sites, x->stack);
+        if (x->bytes > bytes[c] || x->count > count[c]) return; /* inconsistent */
+        bytes[c] -= x->bytes, count[c] -= x->count;
+        bytes[GA_CAT_TEMPORARY] += x->bytes, count[GA_CAT_TEMPORARY] += x->count;
+    }
     v->valid = 1;
+    v->temps_left = m->peak_temps_dropped;
     v->pytorch_bytes = bytes[GA_VC_PYTORCH];
     add(v, GA_CAT_WORKSPACE, GA_VC_LIBRARY, bytes[GA_CAT_WORKSPACE], count[GA_CAT_WORKSPACE]);
-    add(v, GA_CAT_OTHER, GA_VC_LIBRARY, m->peak_total - known, n_peak - known_n);
+    add(v, GA_CAT_TEMPORARY, GA_VC_LIBRARY, bytes[GA_CAT_TEMPORARY], count[GA_CAT_TEMPORARY]);
+    add(v, GA_CAT_OTHER, GA_VC_LIBRARY, bytes[GA_CAT_OTHER], count[GA_CAT_OTHER]);
     if (v->pytorch_bytes) v->expanded = expand(v, t, m->peak_ts);
     if (!v->expanded)
         add(v, GA_VC_PYTORCH, GA_VC_LIBRARY, bytes[GA_VC_PYTORCH], count[GA_VC_PYTORCH]);

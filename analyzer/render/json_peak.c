@@ -96,6 +96,7 @@ static void categories(const struct ga_report *r, jobj *o)
         json_object_array_add(a, e);
     }
     put(o, "by_category", v->valid ? a : (json_object_put(a), NULL));
+    put(o, "by_category_temporaries_left", ju64(v->temps_left));
     if (v->snapshot_ts) {
         s = json_object_new_object();
         put(s, "time_ns", json_object_new_int64(ga_report_rel(r, v->snapshot_ts)));
