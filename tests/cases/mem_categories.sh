@@ -21,6 +21,9 @@ expect_eq "by category" \
     "[('pytorch_reserved', 'library', $((16 * MiB)), 2), ('workspace', 'library', $((11 * MiB)), 5), ('other', 'library', $((7 * MiB)), 2), ('temporary', 'library', $((3 * MiB)), 1)]"
 expect_eq "no snapshot" "$(jget t.json "$pb['by_category_snapshot']")" None
 expect_eq "adds up" "$(jget t.json "sum(c['bytes'] for c in $pb['by_category'])")" $((37 * MiB))
+"$GT_REPORT" t.trace >t.txt || fail "text report failed"
+grep -q "^  by what   pytorch_reserved 16.0 MiB, workspace 11.0 MiB, other 7.00 MiB, temporary 3.00 MiB$" t.txt ||
+    fail "text: $(grep -A1 'by what' t.txt)"
 # Without stacks no library is known: all of it is other.
 GPUTRACE_STACKS=none traced n.trace "$PROGS/workspace" "$PWD/libnccl.so.2" 2 4 >out.txt 2>&1 ||
     fail "program failed (no stacks): $(cat out.txt)"

@@ -18,4 +18,7 @@ cat_bytes() { jget a.json "sum(c['bytes'] for c in $pb['by_category'] if c['cate
 expect_eq "weights" "$(cat_bytes weights)" "$(pt "d['points'][-1]['after_step']['weights']")"
 expect_eq "optimizer state" "$(cat_bytes optimizer_state)" "$(pt "d['points'][-1]['after_step']['optimizer_state']")"
 [ "$(cat_bytes activations)" -gt 0 ] || fail "no activations at the peak"
+"$GT_REPORT" a.trace >a.txt || fail "text report"
+grep -q "^            \* PyTorch's segments as its snapshot at .* held them$" a.txt || fail "text: $(grep -A1 'by what' a.txt)"
+grep -q "^  by what   .*weights\* " a.txt || fail "text: $(grep 'by what' a.txt)"
 echo "process peak by category: $(jget a.json "[(c['category'], c['bytes']) for c in $pb['by_category']]")"
