@@ -131,6 +131,8 @@ struct ga_temp {
     uint64_t count, bytes;
 };
 
+#define GA_PEAK_TEMPS_MAX 16
+
 struct ga_dev_amount {
     int32_t device;
     uint64_t bytes, count;
@@ -246,6 +248,12 @@ struct ga_memory {
     uint32_t bucket_cache[1u << GA_BUCKET_CACHE_BITS];
     uint64_t peak_ver, peak_seq, seq;
     struct ga_peak_alloc freed_top[GA_TOP_PEAK_ALLOCS]; /* freed since the peak, largest */
+    /* temporary allocations (struct ga_temp) live at the latest peak, by stack: at most one per
+     * thread can be (the thread's latest allocation); past GA_PEAK_TEMPS_MAX stacks they are
+     * counted in peak_temps_dropped and not as temporaries */
+    struct ga_temp peak_temps[GA_PEAK_TEMPS_MAX];
+    size_t n_peak_temps;
+    uint64_t peak_temps_dropped;
     size_t n_freed_top;
     struct ga_map overhead; /* device -> smallest unaccounted bytes seen (+1; 0 = none) */
     /* per thread (tid -> index in thread_idx; most records find it in thread_cache, indexed by

@@ -139,6 +139,24 @@ void ga_peak_new(struct ga_memory *m, const struct ga_live *e)
     m->peak_ver++;
     m->peak_seq = e->seq;
     m->n_freed_top = 0; /* freed before this peak: not live at it */
+    m->n_peak_temps = 0, m->peak_temps_dropped = 0;
+}
+
+/* A temporary allocation freed after the latest peak and made before it was live at it. */
+static void peak_temp_live(struct ga_memory *m, const struct ga_live *e)
+{
+    size_t i = 0;
+    if (e->bucket == NONE || !m->peak_total || e->seq > m->peak_seq) return;
+    while (i < m->n_peak_temps && m->peak_temps[i].stack != e->stack)
+        i++;
+    if (i == GA_PEAK_TEMPS_MAX) {
+        m->peak_temps_dropped++;
+        return;
+    }
+    if (i == m->n_peak_temps)
+        m->peak_temps[m->n_peak_temps++] = (struct ga_temp){.stack = e->stack};
+    m->peak_temps[i].count++;
+    m->peak_temps[i].bytes += e->size;
 }
 
 void ga_peak_temp(struct ga_memory *m, const struct ga_live *e)
@@ -153,6 +171,7 @@ void ga_peak_temp(struct ga_memory *m, const struct ga_live *e)
     m->temps[*i].bytes += e->size;
     m->temp_count++;
     m->temp_bytes += e->size;
+    peak_temp_live(m, e);
 }
 
 static int cmp_holder(const void *a, const void *b)

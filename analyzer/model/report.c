@@ -221,6 +221,8 @@ void ga_report_finish(struct ga_report *r)
     ga_idle_host_build(&r->idle_host, &r->hostidle, &r->sites, &r->stacks);
     ga_views_build(&r->views, &r->mem, &r->pools, &r->sites);
     ga_tv_build(&r->tierview, &r->tiers, &r->torch);
+    ga_vcats_build(&r->peakcats, &r->mem, &r->stacks, &r->sites, r->views.libs_at_peak,
+                   r->views.n_libs_at_peak, &r->tiers);
 }
 
 int ga_report_run(struct ga_report *r)

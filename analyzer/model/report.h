@@ -22,6 +22,7 @@
 #include "analyses/torch_alloc.h"
 #include "model/views.h"
 #include "model/view_tiers.h"
+#include "model/view_cats.h"
 #include "model/view_torchmap.h"
 
 #define GA_SCHEMA_VERSION 1
@@ -45,6 +46,7 @@ struct ga_report {
     struct ga_views views;   /* what every renderer shows alike (model/views.h) */
     struct ga_tmv torchmap;  /* PyTorch's address maps at its OOMs and fullest snapshot */
     struct ga_tv tierview;   /* memory by category per device, ordered, with advice */
+    struct ga_vcats peakcats; /* device memory at the process peak by category */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started;             /* the first event has been seen (the time base is set) */
     /* set before reading, or NULL: handed every record after the analyses took it (views that

@@ -81,6 +81,31 @@ static jobj *top_allocs(const struct ga_report *r, const struct ga_peak_breakdow
     return a;
 }
 
+/* memory.peak_breakdown.by_category and .by_category_snapshot (model/view_cats.h). */
+static void categories(const struct ga_report *r, jobj *o)
+{
+    const struct ga_vcats *v = &r->peakcats;
+    jobj *a = json_object_new_array(), *s = NULL;
+    for (size_t i = 0; i < v->n; i++) {
+        jobj *e = json_object_new_object();
+        put(e, "category", json_object_new_string(ga_vc_cat_name(v->lines[i].cat)));
+        put(e, "source", json_object_new_string(ga_vc_source_name(v->lines[i].source)));
+        put(e, "bytes", ju64(v->lines[i].bytes));
+        /* a snapshot's points keep bytes per category, not blocks */
+        put(e, "count", v->lines[i].source == GA_VC_LIBRARY ? ju64(v->lines[i].count) : NULL);
+        json_object_array_add(a, e);
+    }
+    put(o, "by_category", v->valid ? a : (json_object_put(a), NULL));
+    put(o, "by_category_temporaries_left", ju64(v->temps_left));
+    if (v->snapshot_ts) {
+        s = json_object_new_object();
+        put(s, "time_ns", json_object_new_int64(ga_report_rel(r, v->snapshot_ts)));
+        put(s, "reserved_bytes", ju64(v->snapshot_reserved));
+        put(s, "pytorch_reserved_at_peak", ju64(v->pytorch_bytes));
+    }
+    put(o, "by_category_snapshot", s);
+}
+
 static jobj *breakdown(const struct ga_report *r)
 {
     const struct ga_memory *m = &r->mem;
@@ -92,6 +117,7 @@ static jobj *breakdown(const struct ga_report *r)
     sites_by(r, GA_SITES_BY_PEAK, o, "by_site");
     put(o, "no_stack", amount(json_object_new_object(), p->no_stack.bytes, p->no_stack.count));
     put(o, "by_library", libs_at_peak(r));
+    categories(r, o);
     for (unsigned i = 0; i < GT_API_MAX; i++) {
         if (!p->by_api[i].bytes && !p->by_api[i].count) continue;
         jobj *e = json_object_new_object();

@@ -88,6 +88,24 @@ static void peak_kinds(const struct ga_report *r, FILE *o)
     }
 }
 
+/* The peak by category (model/view_cats.h), one line; PyTorch's part, when a snapshot split it,
+ * marked as that snapshot's. */
+static void peak_cats(const struct ga_report *r, FILE *o)
+{
+    const struct ga_vcats *v = &r->peakcats;
+    char b[32], t[32];
+    if (!v->valid || !v->n) return;
+    fprintf(o, "  by what   ");
+    for (size_t i = 0; i < v->n; i++)
+        fprintf(o, "%s%s%s %s", i ? ", " : "", ga_vc_cat_name(v->lines[i].cat),
+                v->lines[i].source == GA_VC_SNAPSHOT ? "*" : "",
+                ga_fmt_bytes(b, v->lines[i].bytes));
+    if (v->expanded)
+        fprintf(o, "\n            * PyTorch's segments as its snapshot at %s held them",
+                ga_fmt_ms(t, ga_report_rel(r, v->snapshot_ts)));
+    fputc('\n', o);
+}
+
 void ga_text_peak(const struct ga_report *r, FILE *o)
 {
     const struct ga_memory *m = &r->mem;
@@ -95,6 +113,7 @@ void ga_text_peak(const struct ga_report *r, FILE *o)
     if (m->peak.valid) {
         peak_holders(r, o);
         peak_kinds(r, o);
+        peak_cats(r, o);
     }
     if (m->temp_count) {
         fprintf(o, "  temporary %" PRIu64 " allocation%s (%s) freed right after they were made",

@@ -103,5 +103,6 @@ for step in range(STEPS):
                                 "state_tensors": len(after[2]), "weight_tensors": len(after[0])}
     opt.zero_grad(set_to_none=case != "keepgrad")
 json.dump({"case": case, "optimizer": type(opt).__name__, "points": points,
-           "max_memory_allocated": torch.cuda.max_memory_allocated()}, open(out_path, "w"))
+           "max_memory_allocated": torch.cuda.max_memory_allocated(),
+           "max_memory_reserved": torch.cuda.max_memory_reserved()}, open(out_path, "w"))
 print("tiers: ok", case)

@@ -402,7 +402,8 @@ static void test_peak_random(uint64_t seed, int steps)
     uint64_t live = 0, peak = 0, next_addr = 0x100000;
     uint64_t m_stack[8] = {0}, m_class[GA_SIZE_CLASSES] = {0}, m_api[2] = {0}, m_top[RND_LIVE];
     size_t m_ntop = 0;
-    uint64_t temps = 0;
+    uint64_t temps = 0, peak_addr = 0, peak_temp = 0; /* the allocation that made the peak, and
+                                                       * its bytes if it was a temporary */
     int last = -1; /* index of the last allocation while nothing else happened since */
     struct tb t;
     struct ga_report r;
@@ -426,6 +427,7 @@ static void test_peak_random(uint64_t seed, int steps)
             last = i;
             if (live > peak) { /* the model's snapshot of the new peak */
                 peak = live;
+                peak_addr = a[i].addr, peak_temp = 0;
                 memset(m_stack, 0, sizeof(m_stack));
                 memset(m_class, 0, sizeof(m_class));
                 memset(m_api, 0, sizeof(m_api));
@@ -441,6 +443,7 @@ static void test_peak_random(uint64_t seed, int steps)
         } else {
             tb_free(&t, ts, GT_API_cuMemFree_v2, a[i].addr, 0);
             if (last == i) temps++;
+            if (last == i && a[i].addr == peak_addr) peak_temp = a[i].size; /* single thread */
             last = -1;
             live -= a[i].size;
             a[i].live = 0;
@@ -480,6 +483,11 @@ static void test_peak_random(uint64_t seed, int steps)
     }
     snprintf(what, sizeof(what), "random %llu: temporaries", (unsigned long long)seed);
     CHECK_U64(what, m->temp_count, temps);
+    uint64_t got_temp = 0;
+    for (size_t k = 0; k < m->n_peak_temps; k++)
+        got_temp += m->peak_temps[k].bytes;
+    snprintf(what, sizeof(what), "random %llu: temporary at the peak", (unsigned long long)seed);
+    CHECK_U64(what, got_temp, peak_temp);
     ga_report_free(&r);
     unlink(path);
     tb_free_all(&t);

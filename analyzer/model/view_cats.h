@@ -1,0 +1,57 @@
+/* Device memory at the process peak by what it holds (docs/ANALYSES.md, "Memory by category",
+ * "At the process peak"): every byte live at the driver-level peak in one category line. Driver
+ * allocations go by the library that made the call (the sites analysis' library at the peak):
+ * a known GPU library (NCCL, cuBLAS(Lt), cuDNN, cuFFT, ...) -> workspace; PyTorch's caching
+ * allocator (libc10_cuda) -> its reserved segments; anything else -> other. Temporary
+ * allocations (memory.temporaries: freed by their thread right after they were made) live at the
+ * peak leave their library's line for `temporary`. On one device,
+ * PyTorch's segments are then split into the categories of the snapshot nearest the peak among
+ * those that reserved exactly the segments' bytes at the peak; else they stay one
+ * `pytorch_reserved` line. The lines add up to the peak exactly. */
+#ifndef GA_VIEW_CATS_H
+#define GA_VIEW_CATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyses/memory.h"
+#include "analyses/sites.h"
+#include "analyses/stacks.h"
+#include "analyses/tiers.h"
+
+enum ga_vc_source {
+    GA_VC_LIBRARY,  /* driver allocations live at the peak, by the calling library: exact */
+    GA_VC_SNAPSHOT, /* blocks of PyTorch's snapshot nearest the peak: inferred for the peak */
+};
+
+#define GA_VC_PYTORCH GA_CATS /* category index of PyTorch's segments left whole */
+#define GA_VC_LINES   (2 * (GA_CATS + 1))
+
+struct ga_vc_line {
+    unsigned cat; /* enum ga_cat, or GA_VC_PYTORCH */
+    enum ga_vc_source source;
+    uint64_t bytes, count; /* count: allocations (library); 0 for a snapshot line */
+};
+
+struct ga_vcats {
+    int valid;                            /* a peak, and the libraries' figures fit in it */
+    struct ga_vc_line lines[GA_VC_LINES]; /* largest first, no empty line */
+    size_t n;
+    uint64_t total;             /* = the peak: the check that the lines add up */
+    uint64_t pytorch_bytes;     /* PyTorch's segments live at the peak */
+    uint64_t temps_left;        /* temporaries live at the peak left in their library's line */
+    int expanded;               /* they were split by a snapshot */
+    uint64_t snapshot_ts;       /* the snapshot that split them, 0 none */
+    uint64_t snapshot_reserved; /* its reserved bytes (= pytorch_bytes) */
+};
+
+const char *ga_vc_cat_name(unsigned cat); /* ga_cat_name, or "pytorch_reserved" */
+const char *ga_vc_source_name(enum ga_vc_source s);
+/* Which category a library's allocations go to by its file name: GA_CAT_WORKSPACE,
+ * GA_VC_PYTORCH or GA_CAT_OTHER (NULL name: other). */
+unsigned ga_vc_library_cat(const char *name);
+void ga_vcats_build(struct ga_vcats *v, const struct ga_memory *m, const struct ga_stacks *st,
+                    const struct ga_sites *sites, const struct ga_library *libs, size_t n_libs,
+                    const struct ga_tiers *t);
+
+#endif
