@@ -373,15 +373,16 @@ static int ok_ptr(uintptr_t p)
  * Each object is copied once per sample, a window of SR_WIN bytes from its address (every offset
  * read lies within), into one of SR_WAYS entries. Set by gt_py_sample_read only (the handler
  * saves and restores the interrupted code's value: it may be a walk of its own). */
-#define SR_WIN  256
+#define SR_WIN  1024 /* frames are contiguous in their chunk: one copy holds several */
 #define SR_WAYS 4
 struct safe_rd {
     pid_t pid;
-    int fault;   /* a read failed: the walk is abandoned */
-    unsigned at; /* the next entry to replace */
+    int fault;      /* a read failed: the walk is abandoned */
+    unsigned clock; /* use stamps: the least recently used entry is replaced */
     struct {
         uintptr_t base;
         size_t n; /* bytes copied (less at the end of a mapping) */
+        unsigned used;
         unsigned char b[SR_WIN];
     } e[SR_WAYS];
 };
@@ -389,12 +390,16 @@ static __thread struct safe_rd *tls_safe __attribute__((tls_model("initial-exec"
 
 static void safe_copy(struct safe_rd *r, void *dst, uintptr_t src, size_t len)
 {
-    for (unsigned i = 0; i < SR_WAYS; i++)
-        if (r->e[i].n && src >= r->e[i].base && src - r->e[i].base + len <= r->e[i].n) {
-            memcpy(dst, r->e[i].b + (src - r->e[i].base), len);
+    unsigned i = 0;
+    for (unsigned j = 0; j < SR_WAYS; j++) {
+        if (r->e[j].n && src >= r->e[j].base && src - r->e[j].base + len <= r->e[j].n) {
+            r->e[j].used = ++r->clock;
+            memcpy(dst, r->e[j].b + (src - r->e[j].base), len);
             return;
         }
-    unsigned i = r->at++ % SR_WAYS;
+        if (r->e[j].used < r->e[i].used) i = j;
+    }
+    r->e[i].used = ++r->clock;
     struct iovec l = {r->e[i].b, SR_WIN}, rm = {(void *)src, SR_WIN};
     ssize_t k = syscall(SYS_process_vm_readv, r->pid, &l, 1, &rm, 1, 0);
     r->e[i].base = src;
@@ -1243,9 +1248,9 @@ int gt_py_sample_read(uintptr_t ts, uint64_t *w, uint32_t max)
     struct safe_rd r, *was = tls_safe; /* (a handler may interrupt a walk of this thread's) */
     r.pid = getpid();
     r.fault = 0;
-    r.at = 0;
+    r.clock = 0;
     for (unsigned i = 0; i < SR_WAYS; i++)
-        r.e[i].n = 0;
+        r.e[i].n = 0, r.e[i].used = 0;
     tls_safe = &r;
     if (!atomic_load(&P.closing) && P.IsInitialized() == 1 && !P.IsFinalizing())
         k = walk_raw(ts, (struct rawf *)(void *)w, max);
