@@ -370,11 +370,13 @@ static int ok_ptr(uintptr_t p)
  * and exception unwinding, `frame = cframe.current_frame = pop_frame(...)`: a signal queued
  * meanwhile is delivered right at munmap's return). A load there killed the program (SIGSEGV,
  * blocked in our handler); a copy fails with EFAULT instead, and the sample has no Python frames.
- * Each object is copied once per sample, a window of SR_WIN bytes from its address (every offset
- * read lies within), into one of SR_WAYS entries. Set by gt_py_sample_read only (the handler
- * saves and restores the interrupted code's value: it may be a walk of its own). */
-#define SR_WIN  1024 /* frames are contiguous in their chunk: one copy holds several */
-#define SR_WAYS 4
+ * Each object is copied once per sample, in a window of SR_WIN bytes that holds SR_AHEAD bytes
+ * from its address (every offset read lies within), into one of SR_WAYS entries. Set by
+ * gt_py_sample_read only (the handler saves and restores the interrupted code's value: it may be a
+ * walk of its own). */
+#define SR_WIN   1024 /* frames are contiguous in their chunk: one copy holds several */
+#define SR_WAYS  4
+#define SR_AHEAD 256 /* every offset read from an object's address lies below */
 struct safe_rd {
     pid_t pid;
     int fault;      /* a read failed: the walk is abandoned */
@@ -400,16 +402,21 @@ static void safe_copy(struct safe_rd *r, void *dst, uintptr_t src, size_t len)
         if (r->e[j].used < r->e[i].used) i = j;
     }
     r->e[i].used = ++r->clock;
-    struct iovec l = {r->e[i].b, SR_WIN}, rm = {(void *)src, SR_WIN};
+    /* the window reaches back (an older frame lies below in its chunk), within src's page (the
+     * one before may be unmapped) */
+    uintptr_t base = src - (SR_WIN - SR_AHEAD), page = src & ~(uintptr_t)4095;
+    if (base > src || base < page) base = page;
+    struct iovec l = {r->e[i].b, SR_WIN}, rm = {(void *)base, SR_WIN};
     ssize_t k = syscall(SYS_process_vm_readv, r->pid, &l, 1, &rm, 1, 0);
-    r->e[i].base = src;
+    r->e[i].base = base;
     r->e[i].n = k > 0 ? (size_t)k : 0;
-    if (r->e[i].n < len) {
+    if (r->e[i].n < src - base + len) {
+        r->e[i].n = 0;
         r->fault = 1;
         memset(dst, 0, len);
         return;
     }
-    memcpy(dst, r->e[i].b, len);
+    memcpy(dst, r->e[i].b + (src - base), len);
 }
 
 static uintptr_t rd_ptr(uintptr_t base, unsigned off)
