@@ -1,6 +1,7 @@
-/* Host stack samples (GPUTRACE_SAMPLE_HZ, e.g. 100 per thread; default 0 = off, see README: a
- * SIGSEGV of unknown cause in the PyTorch cases with sampling on): where each thread that made
- * CUDA calls was, at a fixed rate, on CPU or blocked. Cost: bench/README.md.
+/* Host stack samples (GPUTRACE_SAMPLE_HZ, e.g. 100 per thread; default 0 = off, see README: under
+ * AddressSanitizer the owner's gt_py_sample_frames reads code objects freed since the sample):
+ * where each thread that made CUDA calls was, at a fixed rate, on CPU or blocked. Cost:
+ * bench/README.md.
  *
  * A sampler thread of ours (all signals blocked) wakes every 1/hz s and looks at each registered
  * thread's /proc/self/task/TID/syscall:
@@ -33,8 +34,9 @@
  * Python frames: where the thread runs Python (its thread state is known from its hooked calls),
  * the handler and the sampler read its frame chain by offsets, as (code object, instruction
  * offset, fingerprint) triples (python.c, gt_py_sample_read: reads only, no lock, no API call but
- * state getters); the owner turns them into pseudo-ips at its next hooked call, keeping a code
- * object only while it is mapped and unchanged (gt_py_sample_frames).
+ * state getters, every read a copy that fails cleanly on unmapped memory: a frame being popped
+ * may point into a freed chunk); the owner turns them into pseudo-ips at its next hooked call,
+ * keeping a code object only while it is mapped and unchanged (gt_py_sample_frames).
  *
  * Our signal: the highest real-time signal with no handler at start. A handler the program sets
  * for it later is kept aside (the sigaction wrapper in crash.c asks us) and runs for every signal

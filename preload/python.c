@@ -83,7 +83,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -362,17 +364,88 @@ static int ok_ptr(uintptr_t p)
     return p >= 4096 && p < (1ull << 47) && (p & 7) == 0;
 }
 
+/* A host sample's reads (gt_py_sample_read) copy memory with process_vm_readv instead of loading
+ * it: the interrupted thread may be anywhere, e.g. back from the munmap that freed the data-stack
+ * chunk of the frame it is popping, before it stores its new current frame (3.11's RETURN_VALUE
+ * and exception unwinding, `frame = cframe.current_frame = pop_frame(...)`: a signal queued
+ * meanwhile is delivered right at munmap's return). A load there killed the program (SIGSEGV,
+ * blocked in our handler); a copy fails with EFAULT instead, and the sample has no Python frames.
+ * Each object is copied once per sample, in a window of SR_WIN bytes that holds SR_AHEAD bytes
+ * from its address (every offset read lies within), into one of SR_WAYS entries. Set by
+ * gt_py_sample_read only (the handler saves and restores the interrupted code's value: it may be a
+ * walk of its own). */
+#define SR_WIN   1024 /* frames are contiguous in their chunk: one copy holds several */
+#define SR_WAYS  4
+#define SR_AHEAD 256 /* every offset read from an object's address lies below */
+struct safe_rd {
+    pid_t pid;
+    int fault;      /* a read failed: the walk is abandoned */
+    unsigned clock; /* use stamps: the least recently used entry is replaced */
+    struct {
+        uintptr_t base;
+        size_t n; /* bytes copied (less at the end of a mapping) */
+        unsigned used;
+        unsigned char b[SR_WIN];
+    } e[SR_WAYS];
+};
+static __thread struct safe_rd *tls_safe __attribute__((tls_model("initial-exec")));
+
+static void safe_copy(struct safe_rd *r, void *dst, uintptr_t src, size_t len)
+{
+    unsigned i = 0;
+    for (unsigned j = 0; j < SR_WAYS; j++) {
+        if (r->e[j].n && src >= r->e[j].base && src - r->e[j].base + len <= r->e[j].n) {
+            r->e[j].used = ++r->clock;
+            memcpy(dst, r->e[j].b + (src - r->e[j].base), len);
+            return;
+        }
+        if (r->e[j].used < r->e[i].used) i = j;
+    }
+    r->e[i].used = ++r->clock;
+    /* the window reaches back (an older frame lies below in its chunk), within src's page (the
+     * one before may be unmapped) */
+    uintptr_t base = src - (SR_WIN - SR_AHEAD), page = src & ~(uintptr_t)4095;
+    if (base > src || base < page) base = page;
+    struct iovec l = {r->e[i].b, SR_WIN}, rm = {(void *)base, SR_WIN};
+    ssize_t k = syscall(SYS_process_vm_readv, r->pid, &l, 1, &rm, 1, 0);
+    r->e[i].base = base;
+    r->e[i].n = k > 0 ? (size_t)k : 0;
+    if (r->e[i].n < src - base + len) {
+        r->e[i].n = 0;
+        r->fault = 1;
+        memset(dst, 0, len);
+        return;
+    }
+    memcpy(dst, r->e[i].b + (src - base), len);
+}
+
 static uintptr_t rd_ptr(uintptr_t base, unsigned off)
 {
     uintptr_t v;
-    memcpy(&v, (const void *)(base + off), sizeof(v));
+    if (__builtin_expect(tls_safe != NULL, 0))
+        safe_copy(tls_safe, &v, base + off, sizeof(v));
+    else
+        memcpy(&v, (const void *)(base + off), sizeof(v));
     return v;
 }
 
 static int32_t rd_i32(uintptr_t base, unsigned off)
 {
     int32_t v;
-    memcpy(&v, (const void *)(base + off), sizeof(v));
+    if (__builtin_expect(tls_safe != NULL, 0))
+        safe_copy(tls_safe, &v, base + off, sizeof(v));
+    else
+        memcpy(&v, (const void *)(base + off), sizeof(v));
+    return v;
+}
+
+static uint8_t rd_u8(uintptr_t base, unsigned off)
+{
+    uint8_t v;
+    if (__builtin_expect(tls_safe != NULL, 0))
+        safe_copy(tls_safe, &v, base + off, sizeof(v));
+    else
+        v = *(const uint8_t *)(base + off);
     return v;
 }
 
@@ -747,7 +820,7 @@ static int walk_raw(uintptr_t ts, struct rawf *out, uint32_t max)
     if (P.minor <= 12) f = ok_ptr(f) ? rd_ptr(f, L->cf_current) : 1; /* tstate->cframe */
     for (; f && n < max; f = rd_ptr(f, L->fr_back)) {
         if (!ok_ptr(f) || ++steps > WALK_MAX) return -1;
-        uint8_t owner = *(const uint8_t *)(f + L->fr_owner);
+        uint8_t owner = rd_u8(f, L->fr_owner);
         if (owner > OWNED_BY_CSTACK || (P.minor == 11 && owner == OWNED_BY_CSTACK)) return -1;
         if (P.minor >= 13 && owner == OWNED_BY_CSTACK) continue; /* f_executable: None */
         uintptr_t co = rd_ptr(f, L->fr_code);
@@ -1169,7 +1242,8 @@ uintptr_t gt_py_thread_state(void)
  * the walk without the GIL (the atexit guard registered, not closing), and only once the walk by
  * offsets passed its self-checks or runs without the GIL anyway. -1: none. A frame chain caught
  * in the middle of a push or pop fails its checks (-1) or is one frame off, as in faulthandler's
- * dump from a signal handler. */
+ * dump from a signal handler; one whose memory was just unmapped fails a copy (-1, see
+ * safe_copy), never a load. */
 int gt_py_sample_read(uintptr_t ts, uint64_t *w, uint32_t max)
 {
     if (!ts || !max || !atomic_load_explicit(&P.on, memory_order_relaxed) ||
@@ -1178,12 +1252,21 @@ int gt_py_sample_read(uintptr_t ts, uint64_t *w, uint32_t max)
     if (max > GT_STACK_DEPTH_MAX) max = GT_STACK_DEPTH_MAX;
     atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
     int k = -1;
+    struct safe_rd r, *was = tls_safe; /* (a handler may interrupt a walk of this thread's) */
+    r.pid = getpid();
+    r.fault = 0;
+    r.clock = 0;
+    for (unsigned i = 0; i < SR_WAYS; i++)
+        r.e[i].n = 0, r.e[i].used = 0;
+    tls_safe = &r;
     if (!atomic_load(&P.closing) && P.IsInitialized() == 1 && !P.IsFinalizing())
         k = walk_raw(ts, (struct rawf *)(void *)w, max);
     for (int i = k - 1; i >= 0; i--) { /* (code, key) pairs spread to triples */
         uint64_t code = w[2 * i], key = w[2 * i + 1];
         w[3 * i] = code, w[3 * i + 1] = key, w[3 * i + 2] = fingerprint((uintptr_t)code);
     }
+    tls_safe = was;
+    if (r.fault) k = -1;
     atomic_fetch_sub(&P.walkers, 1);
     return k;
 }
