@@ -3,7 +3,9 @@
 # step) and the library comparisons are checked here on given figures; then the whole kit runs on
 # the simulated stack behind a stand-in nvidia-smi: a failed build is FAIL (not PASS), a library
 # that is not installed is SKIP (not PASS), a failed gputrace-report fails its check, the results
-# land in $OUT only and the checkout is left as it was.
+# land in $OUT only and the checkout is left as it was. Then its PyTorch sections of issues 17
+# and 21 (frag, tiers) run with the real PyTorch on a 1 GiB simulated GPU and must pass, and
+# their checks must fail on figures one block off.
 . "$SRC/tests/lib.sh"
 kit="$SRC/tests/gpu/run.sh"
 command -v bash >/dev/null || skip "no bash"
