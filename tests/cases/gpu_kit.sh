@@ -3,7 +3,9 @@
 # step) and the library comparisons are checked here on given figures; then the whole kit runs on
 # the simulated stack behind a stand-in nvidia-smi: a failed build is FAIL (not PASS), a library
 # that is not installed is SKIP (not PASS), a failed gputrace-report fails its check, the results
-# land in $OUT only and the checkout is left as it was.
+# land in $OUT only and the checkout is left as it was. Then its PyTorch sections of issues 17
+# and 21 (frag, tiers) run with the real PyTorch on a 1 GiB simulated GPU and must pass, and
+# their checks must fail on figures one block off.
 . "$SRC/tests/lib.sh"
 kit="$SRC/tests/gpu/run.sh"
 command -v bash >/dev/null || skip "no bash"
@@ -71,4 +73,57 @@ chmod +x badbin/gputrace-report
 out=$(set +e; sim OUT="$PWD/out2" GPUKIT_BIN="$PWD/badbin" NVCC=false timeout 900 bash "$kit" 2>&1; echo "rc=$?")
 expect_eq "a failing gputrace-report" "$(r "driver-API program")" FAIL
 echo "$out" | grep -q "gputrace-report failed: exit 3" || fail "the failure does not say the report failed: $out"
+# ---- the PyTorch sections of issues 17 and 21 on the simulated stack, with the real PyTorch ----
+# frag (a fragmentation OOM PyTorch raises, the report's allocator figures against PyTorch's own)
+# and tiers (memory by category, fp32 and bf16 autocast; elementwise layers here: no matmul), on
+# a 1 GiB simulated GPU. The kit's gputrace is a stand-in that runs the program through
+# tests/simrt/run-torch, which preloads the shim first and then the simulated runtime, NVML and
+# CUPTI (the launcher would append the shim after them).
+TORCH_PY="${GT_VENV:-$SRC/.venv}/bin/python"
+if ! "$TORCH_PY" -c 'import torch' 2>/dev/null || [ ! -f "$O/simnvml/libnvidia-ml.so.1" ] ||
+    [ ! -f "$O/simrt/libcudart.so.13" ]; then
+    echo "the kit's PyTorch sections left out: no torch at $TORCH_PY (GT_VENV) or no simulated runtime/NVML in $O"
+    exit 0
+fi
+mkdir simbin
+ln -s "$O/gputrace-report" "$O/libgputrace.so" simbin/
+cat > simbin/py <<SH
+#!/bin/sh
+exec "$SRC/tests/simrt/run-torch" -b "$O" "$TORCH_PY" "\$@"
+SH
+cat > simbin/gputrace <<SH
+#!/bin/sh
+[ "\$1" = -o ] && [ "\$3" = -- ] || { echo "simbin/gputrace: want -o TRACE -- command" >&2; exit 2; }
+t=\$2; shift 3
+[ "\$1" = "$PWD/simbin/py" ] && { shift; set -- "$TORCH_PY" "\$@"; }
+exec "$SRC/tests/simrt/run-torch" -b "$O" -t "\$t" "\$@"
+SH
+chmod +x simbin/py simbin/gputrace
+out=$(set +e; env PATH="$PWD/fakebin:$PATH" LD_LIBRARY_PATH="$SIMCUPTI_DIR:$SIM_DIR" \
+    PYTHON="$PWD/simbin/py" GPUKIT_MAKE=true GPUKIT_BIN="$PWD/simbin" GPUKIT_ONLY="frag tiers" \
+    GTSIM_MEM_BYTES=1073741824 OUT="$PWD/out3" timeout 900 bash "$kit" 2>&1; echo "rc=$?")
+echo "$out" | grep "^\[gpu-kit\] \(PASS\|FAIL\|SKIP\)"
+expect_eq "PyTorch's OOM figures" "$(r "PyTorch OOM: allocator figures = PyTorch's")" PASS
+expect_eq "memory by category, fp32" "$(r "memory by category (adamw, elementwise (simulated GPU: no matmul))")" PASS
+expect_eq "memory by category, autocast" "$(r "memory by category (autocast, elementwise (simulated GPU: no matmul))")" PASS
+expect_eq "rows (build, frag, 2 tiers)" "$(echo "$out" | grep -c "^\[gpu-kit\] \(PASS\|FAIL\|SKIP\) ")" 4
+expect_eq "the kit's status" "$(echo "$out" | tail -n 1)" "rc=0"
+# the rows compare exact figures: one byte off in PyTorch's figures and the same checks fail
+mkdir rep && tar -xzf out3/reports.tar.gz -C rep || fail "no reports"
+"$PYTHON" - rep/reports <<'PY' || fail "could not alter PyTorch's figures"
+import json, sys
+d = sys.argv[1]
+f = json.load(open(d + "/frag.pt.json"))
+f["observer_calls"][0]["allocated"] += 512
+json.dump(f, open(d + "/frag.off.json", "w"))
+t = json.load(open(d + "/tiers-adamw.pt.json"))
+t["points"][-1]["after_step"]["optimizer_state"] += 512
+json.dump(t, open(d + "/tiers.off.json", "w"))
+PY
+"$PYTHON" "$SRC/tests/torch/bridge_check.py" gpu_frag rep/reports/frag.json rep/reports/frag.off.json > frag.off 2>&1 &&
+    fail "bridge_check.py passed with PyTorch's allocated bytes 512 off"
+grep -q "^FAIL oom 0 allocated" frag.off || { cat frag.off; fail "the allocated bytes were not the difference"; }
+"$PYTHON" "$SRC/tests/torch/tiers_check.py" adamw rep/reports/tiers-adamw.json rep/reports/tiers.off.json > tiers.off 2>&1 &&
+    fail "tiers_check.py passed with AdamW's state 512 bytes off"
+grep -q "optimizer_state after the last step .*DIFFERS" tiers.off || { cat tiers.off; fail "the state was not the difference"; }
 exit 0

@@ -2,7 +2,10 @@
 
 python3 workloads.py train STEPS        MLP training loop; prints one JSON line of facts
 python3 workloads.py profile STEPS      the same loop under torch.profiler: kernel count
-python3 workloads.py frag               a fragmentation OOM in PyTorch's caching allocator
+python3 workloads.py frag OUT.json      a fragmentation OOM in PyTorch's caching allocator;
+                                        PyTorch's figures to OUT.json (tests/torch/bridge.py's form)
+python3 workloads.py tiers CASE OUT.json   a training step by memory category (CASE adamw or
+                                        autocast); PyTorch's figures to OUT.json (tests/torch/tiers.py's)
 python3 workloads.py cupy | jax         small pool-allocator snippets
 """
 import json
@@ -50,31 +53,169 @@ def mlp_loop(steps, profile=False):
     print(json.dumps(facts))
 
 
-def frag():
-    """Alternate small and large blocks, free the large ones: reserved-but-unusable holes, then
-    one request larger than any hole."""
+MiB = 1 << 20
+
+
+def frag(out_path):
+    """A fragmentation OOM raised by PyTorch's caching allocator, as tests/torch/bridge.py's frag
+    case on its 1 GiB simulated device: memory outside PyTorch (one cuMemAlloc) leaves about
+    1 GiB free, 6 MiB tensors fill it (three per 20 MiB segment) to within 30-50 MiB, two of every
+    three are freed (each segment stays partly used: nothing to release), then 64 MiB is asked.
+    Writes PyTorch's own figures (its OOM observer, memory_stats(), _snapshot(), the OOM message)
+    to out_path in bridge.py's form, for tests/torch/bridge_check.py; prints a summary line."""
+    import ctypes
+    import re
     import torch
-    free, total = torch.cuda.mem_get_info()
-    chunk = (free // 2) // 64  # big blocks use ~half the card
-    keep, holes = [], []
+    out = {"observer_calls": [], "ooms": []}
+
+    def observer(device, size, limit, free):
+        s = torch.cuda.memory_stats(device)
+        out["observer_calls"].append({
+            "device": device, "requested": size, "limit": limit, "device_free": free,
+            "allocated": s["allocated_bytes.all.current"],
+            "reserved": s["reserved_bytes.all.current"]})
+
+    torch._C._cuda_attach_out_of_memory_observer(observer)
+    torch.empty(1, device="cuda")  # CUDA initialized (the bridge installs at the first segment)
+    free = torch.cuda.mem_get_info()[0]
+    cuda = ctypes.CDLL("libcuda.so.1")
+    grab, held = ctypes.c_uint64(0), 0
+    if free > (1 << 30) + 64 * MiB:  # a real card: hold all but 1 GiB outside PyTorch
+        held = free - (1 << 30)
+        rc = cuda.cuMemAlloc_v2(ctypes.byref(grab), ctypes.c_size_t(held))
+        if rc:
+            sys.exit("frag: cuMemAlloc_v2 of %d bytes failed: %d" % (held, rc))
+        free = torch.cuda.mem_get_info()[0]
+    segments = (free - 30 * MiB) // (20 * MiB)
+    ts = [torch.empty(6 * MiB, dtype=torch.uint8, device="cuda") for _ in range(3 * segments)]
+    for i in range(len(ts)):
+        if i % 3:
+            ts[i] = None
     try:
-        for _ in range(64):
-            holes.append(torch.empty(chunk, dtype=torch.uint8, device="cuda"))
-            keep.append(torch.empty(1 << 20, dtype=torch.uint8, device="cuda"))
-        # Fill what is left so the driver cannot give a fresh segment.
-        filler = []
-        while True:
-            try:
-                filler.append(torch.empty(chunk, dtype=torch.uint8, device="cuda"))
-            except torch.OutOfMemoryError:
-                break
-        del holes  # free the big blocks: cached, each < the request below
-        torch.empty(chunk * 3, dtype=torch.uint8, device="cuda")
-        print(json.dumps({"oom": False}))
+        torch.empty(64 * MiB, dtype=torch.uint8, device="cuda")
     except torch.OutOfMemoryError as e:
-        msg = str(e)
-        print(json.dumps({"oom": True, "message": msg[:2000],
-                          "reserved_but_unallocated": "reserved but unallocated" in msg}))
+        size = r"([0-9.]+ (?:bytes|KiB|MiB|GiB))"
+        m = re.search(r"Tried to allocate %s.*? of which %s is free.*?%s is allocated by PyTorch, "
+                      r"and %s is reserved by PyTorch but unallocated" % (size, size, size, size),
+                      str(e), re.S)
+        snap = torch.cuda.memory._snapshot()
+        sizes = [b["size"] for g in snap["segments"] for b in g["blocks"]
+                 if b["state"] == "inactive" and g["segment_type"] == "large"]
+        out["ooms"].append({"message": list(m.groups()) if m else None,
+                            "largest_free": max(sizes) if sizes else 0})
+    s = torch.cuda.memory_stats()
+    for k in ("num_ooms", "num_alloc_retries", "allocated_bytes.all.current",
+              "reserved_bytes.all.current", "allocated_bytes.all.peak", "reserved_bytes.all.peak",
+              "segment.all.current"):
+        out[k] = s[k]
+    out["max_memory_allocated"] = torch.cuda.max_memory_allocated()
+    out["max_memory_reserved"] = torch.cuda.max_memory_reserved()
+    out["held_outside_pytorch"] = held
+    if grab.value:
+        cuda.cuMemFree_v2(grab)
+    json.dump(out, open(out_path, "w"), indent=1)
+    print(json.dumps({"oom": bool(out["ooms"]), "segments": segments, "num_ooms": s["num_ooms"],
+                      "allocated": s["allocated_bytes.all.current"],
+                      "reserved": s["reserved_bytes.all.current"]}))
+
+
+def storages(tensors):
+    """{data_ptr: nbytes} of the distinct CUDA storages among tensors (as tests/torch/tiers.py)."""
+    out = {}
+    for t in tensors:
+        if t is not None and t.is_cuda:
+            s = t.untyped_storage()
+            out[s.data_ptr()] = s.nbytes()
+    return out
+
+
+def roles(model, opt):
+    """The storages of the parameters, their gradients and the optimizer's state (as tiers.py)."""
+    import torch
+    params = list(model.parameters())
+    w = storages(params)
+    g = {k: v for k, v in storages(p.grad for p in params).items() if k not in w}
+    st = {k: v for k, v in storages(t for s in opt.state.values() for t in s.values()
+                                    if isinstance(t, torch.Tensor)).items()
+          if k not in w and k not in g}
+    return w, g, st
+
+
+def tiers(case, out_path):
+    """Memory by category on a training step: on a real GPU a transformer (4
+    TransformerEncoderLayer of width 512, a linear head, AdamW, fp32; case autocast: the forward
+    under torch.autocast(bfloat16)); on the simulated GPU, which has no matmul, tests/torch/tiers.py's
+    elementwise layers. The loop and the JSON written to out_path are tiers.py's (3 steps, each
+    holding its activations across a 1.1 s pause so that the bridge's peak snapshot sees them; PyTorch's
+    figures read from its own objects), for tests/torch/tiers_check.py."""
+    import torch
+    sim = torch.cuda.get_device_name(0) == "gputrace simulated GPU"
+    torch.manual_seed(0)
+    if sim:
+        N = 1 << 18
+
+        class Elementwise(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ws = torch.nn.ParameterList(
+                    [torch.nn.Parameter(torch.rand(N, device="cuda")) for _ in range(4)])
+
+            def forward(self, x):
+                for w in self.ws:
+                    x = torch.sin(x * w)
+                return x
+
+        model = Elementwise()
+        x = torch.rand(4, N, device="cuda")
+
+        def objective(out):
+            return out
+    else:
+        d, classes = 512, 128  # every storage a multiple of 512 bytes: blocks of the same size
+        model = torch.nn.Sequential(
+            *[torch.nn.TransformerEncoderLayer(d, 8, 2048, dropout=0.0, batch_first=True)
+              for _ in range(4)], torch.nn.Linear(d, classes)).cuda()
+        x = torch.randn(16, 64, d, device="cuda")
+        y = torch.randint(0, classes, (16 * 64,), device="cuda")
+
+        def objective(out):
+            return torch.nn.functional.cross_entropy(out.reshape(-1, classes), y)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    rounded = lambda n: max(512, (n + 511) // 512 * 512)  # c10's round_size
+    points = []
+    for step in range(3):
+        before = torch.cuda.memory_allocated()
+        if case == "autocast":
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                out = objective(model(x))
+        else:
+            out = objective(model(x))
+        forward_bytes = torch.cuda.memory_allocated() - before
+        time.sleep(1.1)  # the bridge takes at most one peak snapshot per second
+        loss = out.sum()  # its launch queues the due tick: the snapshot sees what lives now
+        allocated = torch.cuda.memory_allocated()
+        w, g, st = roles(model, opt)
+        held = sum(rounded(v) for dd in (w, g, st) for v in dd.values())
+        points.append({"step": step + 1, "allocated": allocated,
+                       "weights": sum(w.values()), "gradients": sum(g.values()),
+                       "optimizer_state": sum(st.values()), "rest_bytes": allocated - held,
+                       "forward_bytes": forward_bytes})
+        loss.backward()
+        del out, loss
+        opt.step()
+        after = roles(model, opt)
+        points[-1]["after_step"] = {"weights": sum(after[0].values()),
+                                    "gradients": sum(after[1].values()),
+                                    "optimizer_state": sum(after[2].values()),
+                                    "state_tensors": len(after[2]), "weight_tensors": len(after[0])}
+        opt.zero_grad(set_to_none=True)
+    json.dump({"case": case, "optimizer": type(opt).__name__, "points": points,
+               "model": "elementwise (simulated GPU: no matmul)" if sim else "transformer",
+               "max_memory_allocated": torch.cuda.max_memory_allocated()}, open(out_path, "w"))
+    print(json.dumps({"model": "elementwise" if sim else "transformer", "case": case,
+                      "weights": points[-1]["weights"],
+                      "optimizer_state": points[-1]["after_step"]["optimizer_state"]}))
+    return model, opt, x  # alive until exit, as tiers.py's: the exit snapshot still sees them
 
 
 def cupy_snippet():
@@ -119,7 +260,9 @@ if __name__ == "__main__":
     if what in ("train", "profile"):
         mlp_loop(int(sys.argv[2]), profile=(what == "profile"))
     elif what == "frag":
-        frag()
+        frag(sys.argv[2])
+    elif what == "tiers":
+        alive = tiers(sys.argv[2], sys.argv[3])
     elif what == "cupy":
         cupy_snippet()
     elif what == "jax":
