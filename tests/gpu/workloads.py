@@ -9,6 +9,7 @@ python3 workloads.py tiers CASE OUT.json   a training step by memory category (C
 python3 workloads.py cupy | jax         small pool-allocator snippets
 """
 import json
+import os
 import sys
 import time
 
@@ -119,28 +120,6 @@ def frag(out_path):
                       "reserved": s["reserved_bytes.all.current"]}))
 
 
-def storages(tensors):
-    """{data_ptr: nbytes} of the distinct CUDA storages among tensors (as tests/torch/tiers.py)."""
-    out = {}
-    for t in tensors:
-        if t is not None and t.is_cuda:
-            s = t.untyped_storage()
-            out[s.data_ptr()] = s.nbytes()
-    return out
-
-
-def roles(model, opt):
-    """The storages of the parameters, their gradients and the optimizer's state (as tiers.py)."""
-    import torch
-    params = list(model.parameters())
-    w = storages(params)
-    g = {k: v for k, v in storages(p.grad for p in params).items() if k not in w}
-    st = {k: v for k, v in storages(t for s in opt.state.values() for t in s.values()
-                                    if isinstance(t, torch.Tensor)).items()
-          if k not in w and k not in g}
-    return w, g, st
-
-
 def tiers(case, out_path):
     """Memory by category on a training step: on a real GPU a transformer (4
     TransformerEncoderLayer of width 512, a linear head, AdamW, fp32; case autocast: the forward
@@ -181,34 +160,9 @@ def tiers(case, out_path):
         def objective(out):
             return torch.nn.functional.cross_entropy(out.reshape(-1, classes), y)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    rounded = lambda n: max(512, (n + 511) // 512 * 512)  # c10's round_size
-    points = []
-    for step in range(3):
-        before = torch.cuda.memory_allocated()
-        if case == "autocast":
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                out = objective(model(x))
-        else:
-            out = objective(model(x))
-        forward_bytes = torch.cuda.memory_allocated() - before
-        time.sleep(1.1)  # the bridge takes at most one peak snapshot per second
-        loss = out.sum()  # its launch queues the due tick: the snapshot sees what lives now
-        allocated = torch.cuda.memory_allocated()
-        w, g, st = roles(model, opt)
-        held = sum(rounded(v) for dd in (w, g, st) for v in dd.values())
-        points.append({"step": step + 1, "allocated": allocated,
-                       "weights": sum(w.values()), "gradients": sum(g.values()),
-                       "optimizer_state": sum(st.values()), "rest_bytes": allocated - held,
-                       "forward_bytes": forward_bytes})
-        loss.backward()
-        del out, loss
-        opt.step()
-        after = roles(model, opt)
-        points[-1]["after_step"] = {"weights": sum(after[0].values()),
-                                    "gradients": sum(after[1].values()),
-                                    "optimizer_state": sum(after[2].values()),
-                                    "state_tensors": len(after[2]), "weight_tensors": len(after[0])}
-        opt.zero_grad(set_to_none=True)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "torch"))
+    import tiers_steps  # the loop and its figures are tiers.py's
+    points = tiers_steps.steps(model, opt, x, objective, case, 3, 1.1)
     json.dump({"case": case, "optimizer": type(opt).__name__, "points": points,
                "model": "elementwise (simulated GPU: no matmul)" if sim else "transformer",
                "max_memory_allocated": torch.cuda.max_memory_allocated()}, open(out_path, "w"))

@@ -12,10 +12,11 @@ set_to_none=False), checkpoint (torch.utils.checkpoint per layer), autocast (the
 torch.autocast(bfloat16)) or bf16 (parameters and input in bfloat16)."""
 import json
 import sys
-import time
 
 import torch
 import torch.utils.checkpoint
+
+import tiers_steps  # the steps and the figures, shared with the GPU kit
 
 case, out_path = sys.argv[1], sys.argv[2]
 N, L, B = 1 << 18, 4, 4  # 1 MiB per parameter, a batch of 4 rows
@@ -43,31 +44,6 @@ class Model(torch.nn.Module):
         return x
 
 
-def storages(tensors):
-    """{data_ptr: nbytes} of the distinct CUDA storages among tensors."""
-    out = {}
-    for t in tensors:
-        if t is not None and t.is_cuda:
-            s = t.untyped_storage()
-            out[s.data_ptr()] = s.nbytes()
-    return out
-
-
-def rounded(nbytes):
-    """The caching allocator's block size for a request (c10 round_size: multiples of 512)."""
-    return max(512, (nbytes + 511) // 512 * 512)
-
-
-def roles(model, opt):
-    params = list(model.parameters())
-    w = storages(params)
-    g = {k: v for k, v in storages(p.grad for p in params).items() if k not in w}
-    st = {k: v for k, v in storages(t for s in opt.state.values() for t in s.values()
-                                    if isinstance(t, torch.Tensor)).items()
-          if k not in w and k not in g}
-    return w, g, st
-
-
 torch.manual_seed(0)
 model = Model(ckpt=case == "checkpoint")
 if case == "sgd":
@@ -75,33 +51,8 @@ if case == "sgd":
 else:
     opt = torch.optim.AdamW(model.parameters(), lr=0.01)
 x = torch.rand(B, N, device="cuda", dtype=DTYPE)
-points = []
-for step in range(STEPS):
-    before = torch.cuda.memory_allocated()
-    if case == "autocast":
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            out = model(x)
-    else:
-        out = model(x)
-    forward_bytes = torch.cuda.memory_allocated() - before  # what the forward left alive
-    time.sleep(PAUSE)
-    loss = out.sum()  # its launch queues the due tick: the snapshot sees what lives now
-    allocated = torch.cuda.memory_allocated()
-    w, g, st = roles(model, opt)
-    held = sum(rounded(v) for d in (w, g, st) for v in d.values())
-    points.append({"step": step + 1, "allocated": allocated,
-                   "weights": sum(w.values()), "gradients": sum(g.values()),
-                   "optimizer_state": sum(st.values()), "rest_bytes": allocated - held,
-                   "forward_bytes": forward_bytes})
-    loss.backward()
-    del out, loss
-    opt.step()
-    after = roles(model, opt)
-    points[-1]["after_step"] = {"weights": sum(after[0].values()),
-                                "gradients": sum(after[1].values()),
-                                "optimizer_state": sum(after[2].values()),
-                                "state_tensors": len(after[2]), "weight_tensors": len(after[0])}
-    opt.zero_grad(set_to_none=case != "keepgrad")
+points = tiers_steps.steps(model, opt, x, lambda out: out, case, STEPS, PAUSE,
+                           set_to_none=case != "keepgrad")
 json.dump({"case": case, "optimizer": type(opt).__name__, "points": points,
            "max_memory_allocated": torch.cuda.max_memory_allocated(),
            "max_memory_reserved": torch.cuda.max_memory_reserved()}, open(out_path, "w"))
