@@ -371,9 +371,11 @@ static int ok_ptr(uintptr_t p)
  * meanwhile is delivered right at munmap's return). A load there killed the program (SIGSEGV,
  * blocked in our handler); a copy fails with EFAULT instead, and the sample has no Python frames.
  * Each object is copied once per sample, in a window of SR_WIN bytes that holds SR_AHEAD bytes
- * from its address (every offset read lies within), into one of SR_WAYS entries. Set by
- * gt_py_sample_read only (the handler saves and restores the interrupted code's value: it may be a
- * walk of its own). */
+ * from its address (every offset read lies within), into one of SR_WAYS entries. The copier is
+ * passed down the walk (the _r functions below, inlined): with a constant NULL, the walks of the
+ * capture path compile to plain loads, without a per-read check of a thread-local pointer; a
+ * handler that interrupts a walk of its own thread passes its own copier and changes nothing the
+ * interrupted walk reads. */
 #define SR_WIN   1024 /* frames are contiguous in their chunk: one copy holds several */
 #define SR_WAYS  4
 #define SR_AHEAD 256 /* every offset read from an object's address lies below */
@@ -388,7 +390,6 @@ struct safe_rd {
         unsigned char b[SR_WIN];
     } e[SR_WAYS];
 };
-static __thread struct safe_rd *tls_safe __attribute__((tls_model("initial-exec")));
 
 static void safe_copy(struct safe_rd *r, void *dst, uintptr_t src, size_t len)
 {
@@ -419,40 +420,58 @@ static void safe_copy(struct safe_rd *r, void *dst, uintptr_t src, size_t len)
     memcpy(dst, r->e[i].b + (src - base), len);
 }
 
-static uintptr_t rd_ptr(uintptr_t base, unsigned off)
+#define INLINE static inline __attribute__((always_inline))
+
+/* A read at base + off: a copy through r (a host sample's walk), else a plain load. */
+INLINE uintptr_t rd_ptr_r(struct safe_rd *r, uintptr_t base, unsigned off)
 {
     uintptr_t v;
-    if (__builtin_expect(tls_safe != NULL, 0))
-        safe_copy(tls_safe, &v, base + off, sizeof(v));
+    if (r)
+        safe_copy(r, &v, base + off, sizeof(v));
     else
         memcpy(&v, (const void *)(base + off), sizeof(v));
     return v;
 }
 
-static int32_t rd_i32(uintptr_t base, unsigned off)
+INLINE int32_t rd_i32_r(struct safe_rd *r, uintptr_t base, unsigned off)
 {
     int32_t v;
-    if (__builtin_expect(tls_safe != NULL, 0))
-        safe_copy(tls_safe, &v, base + off, sizeof(v));
+    if (r)
+        safe_copy(r, &v, base + off, sizeof(v));
     else
         memcpy(&v, (const void *)(base + off), sizeof(v));
     return v;
 }
 
-static uint8_t rd_u8(uintptr_t base, unsigned off)
+INLINE uint8_t rd_u8_r(struct safe_rd *r, uintptr_t base, unsigned off)
 {
     uint8_t v;
-    if (__builtin_expect(tls_safe != NULL, 0))
-        safe_copy(tls_safe, &v, base + off, sizeof(v));
+    if (r)
+        safe_copy(r, &v, base + off, sizeof(v));
     else
         v = *(const uint8_t *)(base + off);
     return v;
 }
 
 /* Whether p is an object whose type is exactly t (ob_type follows ob_refcnt). */
+INLINE int is_a_r(struct safe_rd *r, uintptr_t p, uintptr_t t)
+{
+    return ok_ptr(p) && rd_ptr_r(r, p, 8) == t;
+}
+
+static uintptr_t rd_ptr(uintptr_t base, unsigned off)
+{
+    return rd_ptr_r(NULL, base, off);
+}
+
+static int32_t rd_i32(uintptr_t base, unsigned off)
+{
+    return rd_i32_r(NULL, base, off);
+}
+
 static int is_a(uintptr_t p, uintptr_t t)
 {
-    return ok_ptr(p) && rd_ptr(p, 8) == t;
+    return is_a_r(NULL, p, t);
 }
 
 /* The bytes of a bytes object: data in *d, length returned; -1 if it is not one. */
@@ -697,13 +716,20 @@ static long raw_code_facts(uintptr_t co, uint32_t *fl, uint32_t *nl)
     return rd_i32(co, P.L.co_first);
 }
 
-/* What tells a code object from another made later at the same address; 0 without a layout. */
+/* What tells a code object from another made later at the same address (reads through r as
+ * rd_ptr_r; the layout is known). */
+INLINE uint64_t fingerprint_r(struct safe_rd *r, uintptr_t co)
+{
+    uint64_t x = hash2(rd_ptr_r(r, co, P.L.co_file), (int64_t)rd_ptr_r(r, co, P.L.co_name));
+    x = hash2(x ^ rd_ptr_r(r, co, P.L.co_lines), rd_i32_r(r, co, P.L.co_first));
+    return x | 1;
+}
+
+/* The same, 0 without a layout. */
 static uint64_t fingerprint(uintptr_t co)
 {
     if (!atomic_load_explicit(&P.on, memory_order_relaxed)) return 0;
-    uint64_t x = hash2(rd_ptr(co, P.L.co_file), (int64_t)rd_ptr(co, P.L.co_name));
-    x = hash2(x ^ rd_ptr(co, P.L.co_lines), rd_i32(co, P.L.co_first));
-    return x | 1;
+    return fingerprint_r(NULL, co);
 }
 
 /* The id of the code object at co, writing its record the first time (api: the object, when the
@@ -798,49 +824,57 @@ static int raw_line(void *arg)
 }
 
 /* The frames of thread state ts, innermost first, into out (at most max); -1 when a check that
- * only a wrong layout fails did fail. */
-static int walk_raw(uintptr_t ts, struct rawf *out, uint32_t max)
+ * only a wrong layout fails did fail. Reads through r as rd_ptr_r. */
+INLINE int walk_raw_r(struct safe_rd *r, uintptr_t ts, struct rawf *out, uint32_t max)
 {
     const struct layout *L = &P.L;
+    int minor = P.minor;
     uint32_t n = 0, steps = 0;
-    if (P.minor <= 10) {
-        for (uintptr_t f = rd_ptr(ts, L->ts_frame); f && n < max; f = rd_ptr(f, L->fr_back)) {
-            if (!is_a(f, P.t_frame) || ++steps > WALK_MAX) return -1;
-            uintptr_t co = rd_ptr(f, L->fr_code);
-            if (!is_a(co, P.t_code)) return -1;
-            int lasti = rd_i32(f, L->fr_lasti), lineno = rd_i32(f, L->fr_lineno);
-            int traced = P.minor == 9 ? rd_ptr(f, L->fr_trace) != 0 : lineno != 0;
-            if (P.minor == 10 && lasti >= 0) lasti *= 2; /* code units -> bytes */
+    if (minor <= 10) {
+        for (uintptr_t f = rd_ptr_r(r, ts, L->ts_frame); f && n < max;
+             f = rd_ptr_r(r, f, L->fr_back)) {
+            if (!is_a_r(r, f, P.t_frame) || ++steps > WALK_MAX) return -1;
+            uintptr_t co = rd_ptr_r(r, f, L->fr_code);
+            if (!is_a_r(r, co, P.t_code)) return -1;
+            int lasti = rd_i32_r(r, f, L->fr_lasti), lineno = rd_i32_r(r, f, L->fr_lineno);
+            int traced = minor == 9 ? rd_ptr_r(r, f, L->fr_trace) != 0 : lineno != 0;
+            if (minor == 10 && lasti >= 0) lasti *= 2; /* code units -> bytes */
             out[n].code = co;
             out[n++].key = traced ? KEY_LINE | (uint32_t)lineno : lasti < 0 ? -1 : lasti;
         }
         return (int)n;
     }
-    uintptr_t f = rd_ptr(ts, L->ts_frame);
-    if (P.minor <= 12) f = ok_ptr(f) ? rd_ptr(f, L->cf_current) : 1; /* tstate->cframe */
-    for (; f && n < max; f = rd_ptr(f, L->fr_back)) {
+    uintptr_t f = rd_ptr_r(r, ts, L->ts_frame);
+    if (minor <= 12) f = ok_ptr(f) ? rd_ptr_r(r, f, L->cf_current) : 1; /* tstate->cframe */
+    for (; f && n < max; f = rd_ptr_r(r, f, L->fr_back)) {
         if (!ok_ptr(f) || ++steps > WALK_MAX) return -1;
-        uint8_t owner = rd_u8(f, L->fr_owner);
-        if (owner > OWNED_BY_CSTACK || (P.minor == 11 && owner == OWNED_BY_CSTACK)) return -1;
-        if (P.minor >= 13 && owner == OWNED_BY_CSTACK) continue; /* f_executable: None */
-        uintptr_t co = rd_ptr(f, L->fr_code);
-        if (!is_a(co, P.t_code)) return -1;
-        uintptr_t code0 = co + L->co_code, instr = rd_ptr(f, L->fr_lasti);
-        int64_t units = (int64_t)rd_ptr(co, 16); /* ob_size: code units */
+        uint8_t owner = rd_u8_r(r, f, L->fr_owner);
+        if (owner > OWNED_BY_CSTACK || (minor == 11 && owner == OWNED_BY_CSTACK)) return -1;
+        if (minor >= 13 && owner == OWNED_BY_CSTACK) continue; /* f_executable: None */
+        uintptr_t co = rd_ptr_r(r, f, L->fr_code);
+        if (!is_a_r(r, co, P.t_code)) return -1;
+        uintptr_t code0 = co + L->co_code, instr = rd_ptr_r(r, f, L->fr_lasti);
+        int64_t units = (int64_t)rd_ptr_r(r, co, 16); /* ob_size: code units */
         if (instr < code0 - 2 || instr > code0 + 2 * (uint64_t)units || (instr & 1)) return -1;
         /* incomplete: not yet past the code object's RESUME (_PyFrame_IsIncomplete) */
         if (owner != OWNED_BY_GENERATOR &&
-            instr < code0 + 2 * (uint64_t)(uint32_t)rd_i32(co, L->co_traceable))
+            instr < code0 + 2 * (uint64_t)(uint32_t)rd_i32_r(r, co, L->co_traceable))
             continue;
         if (owner == OWNED_BY_CSTACK) continue;
         int64_t lasti = ((int64_t)instr - (int64_t)code0) / 2;
         /* a frame object's f_lineno (set while tracing) wins, as in PyFrame_GetLineNumber */
-        uintptr_t fo = rd_ptr(f, L->fr_obj);
-        int lineno = is_a(fo, P.t_frame) ? rd_i32(fo, L->fo_lineno) : 0;
+        uintptr_t fo = rd_ptr_r(r, f, L->fr_obj);
+        int lineno = is_a_r(r, fo, P.t_frame) ? rd_i32_r(r, fo, L->fo_lineno) : 0;
         out[n].code = co;
         out[n++].key = lineno > 0 ? KEY_LINE | (uint32_t)lineno : lasti < 0 ? -1 : lasti * 2;
     }
     return (int)n;
+}
+
+/* The walk of the capture path: plain loads. */
+static int walk_raw(uintptr_t ts, struct rawf *out, uint32_t max)
+{
+    return walk_raw_r(NULL, ts, out, max);
 }
 
 static struct rawf raw[GT_STACK_DEPTH_MAX]; /* under tab_mu */
@@ -886,13 +920,11 @@ _Static_assert(sizeof(struct rawf) == 16 && GT_PY_CHAIN_MAX == GT_STACK_DEPTH_MA
 static uintptr_t own_state(void);
 static PyObj *gil_holder(void);
 
-/* The thread's own frames, read by offsets as the full walk by offsets reads them: with the GIL
- * (only once the self-checks showed the offsets give the API's frames), or without it under the
- * same guard as offset_frames (counted in P.walkers, the atexit guard registered and not closing),
- * but without tab_mu: nothing shared is written. Each frame: code object, instruction offset (or
- * traced line), and the code object's fingerprint, which tells a code object from another made
- * later at the same address (what code_id checks). -1: not readable this way, or a frame keyed by
- * a traced line (f_lineno set by a tracer), whose offset could differ under the same line. */
+/* The thread's own frames, read by offsets as the full walk by offsets reads them, as (code
+ * object, instruction offset or traced line) pairs into w: with the GIL (only once the
+ * self-checks showed the offsets give the API's frames), or without it under the same guard as
+ * offset_frames (counted in P.walkers, the atexit guard registered and not closing), but without
+ * tab_mu: nothing shared is written. -1: not readable this way. */
 static int chain_read(uint64_t *w, uint32_t max, int *gil)
 {
     int k = -1;
@@ -900,30 +932,45 @@ static int chain_read(uint64_t *w, uint32_t max, int *gil)
     if (ts) {
         *gil = 1;
         if (P.checks < SELF_CHECKS) return -1;
-        k = walk_raw((uintptr_t)ts, (struct rawf *)(void *)w, max);
-    } else {
-        *gil = 0;
-        atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
-        if (!(atomic_load(&P.closing) && !closer) && atomic_load(&P.guard) == GUARD_ON) {
-            uintptr_t own = own_state();
-            if (own) k = walk_raw(own, (struct rawf *)(void *)w, max);
-        }
-        if (k >= 0 && P.IsFinalizing()) k = -1;
-        if (k < 0) {
-            atomic_fetch_sub(&P.walkers, 1);
-            return -1;
-        }
+        return walk_raw((uintptr_t)ts, (struct rawf *)(void *)w, max);
     }
-    if (k < 0) return -1;
-    /* spread the (code, key) pairs to (code, key, fingerprint), from the last one down */
-    for (int i = k - 1; i >= 0; i--) {
-        uint64_t code = w[2 * i], key = w[2 * i + 1];
-        if ((int64_t)key > 0 && (key & KEY_LINE)) k = -1;
-        w[3 * i] = code, w[3 * i + 1] = key;
-        w[3 * i + 2] = k < 0 ? 0 : fingerprint((uintptr_t)code);
+    *gil = 0;
+    atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
+    if (!(atomic_load(&P.closing) && !closer) && atomic_load(&P.guard) == GUARD_ON) {
+        uintptr_t own = own_state();
+        if (own) k = walk_raw(own, (struct rawf *)(void *)w, max);
     }
-    if (!*gil) atomic_fetch_sub(&P.walkers, 1);
+    if (k >= 0 && P.IsFinalizing()) k = -1;
+    atomic_fetch_sub(&P.walkers, 1);
     return k;
+}
+
+/* Whether the n pairs in w are the frames of c: the same code objects (address, and the
+ * fingerprint that tells a code object from another made later at the same address, which
+ * code_id checks) at the same instruction offsets. The fingerprints (four reads of the code
+ * object each) are taken only once every pair matched. c's frames never hold a traced line
+ * (chain_keep refuses them), so neither do matching pairs. */
+static int chain_match(const struct gt_py_chain *c, const uint64_t *w, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (w[2 * i] != c->f[3 * i] || w[2 * i + 1] != c->f[3 * i + 1]) return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (fingerprint_r(NULL, (uintptr_t)w[2 * i]) != c->f[3 * i + 2]) return 0;
+    return 1;
+}
+
+/* Keeps the n pairs in w as c's frames, with their code objects' fingerprints; 0 (c not usable)
+ * when a frame is keyed by a traced line (f_lineno set by a tracer), whose offset could differ
+ * under the same line. */
+static int chain_keep(struct gt_py_chain *c, const uint64_t *w, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t code = w[2 * i], key = w[2 * i + 1];
+        if ((int64_t)key > 0 && (key & KEY_LINE)) return 0;
+        c->f[3 * i] = code, c->f[3 * i + 1] = key;
+        c->f[3 * i + 2] = fingerprint_r(NULL, (uintptr_t)code);
+    }
+    return 1;
 }
 
 /* Same code objects (same address and fingerprint), same instruction offsets, same count, read
@@ -939,11 +986,11 @@ int gt_py_chain_same(struct gt_py_chain *c, uint32_t max)
     int gil = 0, k = chain_read(c->tmp, max, &gil);
     if (k < 0) return 0;
     uint32_t n = (uint32_t)k;
-    if (was && n == c->n && gil == c->gil && memcmp(c->f, c->tmp, 24u * n) == 0) {
+    if (was && n == c->n && gil == c->gil && chain_match(c, c->tmp, n)) {
         c->ok = CHAIN_OK;
         return 1;
     }
-    memcpy(c->f, c->tmp, 24u * n);
+    if (!chain_keep(c, c->tmp, n)) return 0;
     c->n = n, c->max = max, c->gen = P.gen, c->gil = gil;
     c->ok = CHAIN_READ;
     return 0;
@@ -1252,20 +1299,18 @@ int gt_py_sample_read(uintptr_t ts, uint64_t *w, uint32_t max)
     if (max > GT_STACK_DEPTH_MAX) max = GT_STACK_DEPTH_MAX;
     atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
     int k = -1;
-    struct safe_rd r, *was = tls_safe; /* (a handler may interrupt a walk of this thread's) */
+    struct safe_rd r;
     r.pid = getpid();
     r.fault = 0;
     r.clock = 0;
     for (unsigned i = 0; i < SR_WAYS; i++)
         r.e[i].n = 0, r.e[i].used = 0;
-    tls_safe = &r;
     if (!atomic_load(&P.closing) && P.IsInitialized() == 1 && !P.IsFinalizing())
-        k = walk_raw(ts, (struct rawf *)(void *)w, max);
+        k = walk_raw_r(&r, ts, (struct rawf *)(void *)w, max);
     for (int i = k - 1; i >= 0; i--) { /* (code, key) pairs spread to triples */
         uint64_t code = w[2 * i], key = w[2 * i + 1];
-        w[3 * i] = code, w[3 * i + 1] = key, w[3 * i + 2] = fingerprint((uintptr_t)code);
+        w[3 * i] = code, w[3 * i + 1] = key, w[3 * i + 2] = fingerprint_r(&r, (uintptr_t)code);
     }
-    tls_safe = was;
     if (r.fault) k = -1;
     atomic_fetch_sub(&P.walkers, 1);
     return k;
