@@ -344,8 +344,14 @@ static int write_chunk(uint16_t kind, uint32_t tid, uint32_t seq, uint32_t *seqp
             return -1;
         }
         seq = (*seqp)++;
-        if (pack)
+        if (pack) {
+            /* GPU records at the default level: the cheap codec, ~1,750 fewer instructions per
+             * launch on the flusher than zstd (kernel, correlation and API record) for ~4 more
+             * bytes per record (bench/README.md); the tracer's own chunks (text) stay zstd */
+            G.pk.codec = kind == GT_CHUNK_GPU && G.host_cheap ? GT_CODEC_PACK_DELTA
+                                                              : GT_CODEC_ZSTD_DELTA;
             out = gt_chunk_pack(&G.pk, &ch, kind, tid, seq, p, size);
+        }
         else
             gt_chunk_header_init(&ch, kind, tid, seq, p, size);
     }

@@ -53,6 +53,23 @@ expect_eq "level 2: min_version (zstd only: readers of format 2 may read it)" "$
 expect_eq "level 2: no packed chunk" "$(chunks c2.trace | tr ' ' '\n' | grep -c ':3=')" 0
 packed=$(chunks c2.trace | tr ' ' '\n' | sed -n 's/^host:2=//p')
 [ "${packed:-0}" -ge 1 ] || fail "level 2: no zstd host chunk"
+# GPU chunks (CUPTI on): packed at the default level (the flusher's cheap codec, a tenth of zstd's
+# instructions per record), zstd at the levels above; every kernel read back either way.
+for mode in default 2; do
+    env="GPUTRACE_FLUSH_MS=100"
+    [ $mode = default ] || env="$env GPUTRACE_COMPRESS=$mode"
+    env $env sh -c '. "$SRC/tests/lib.sh"; traced "$0.trace" "$PROGS/flood" 1 3000 >/dev/null 2>&1' "g$mode" ||
+        fail "$mode with CUPTI: traced run failed"
+    "$GT_REPORT" --json "g$mode.trace" > "g$mode.json" || fail "$mode with CUPTI: report failed"
+    expect_eq "$mode with CUPTI: kernels" "$(jget "g$mode.json" "d['timeline']['kernel_count']")" 3001
+    echo "GPU chunks, GPUTRACE_COMPRESS=$mode: $(chunks "g$mode.trace")"
+done
+want_codec=3
+for mode in default 2; do
+    gpu=$(chunks "g$mode.trace" | tr ' ' '\n' | grep '^gpu:')
+    expect_eq "$mode: GPU chunks' codecs" "$(echo "$gpu" | sed 's/=.*//' | sort -u | tr '\n' ' ')" "gpu:$want_codec "
+    want_codec=2
+done
 size0=$(wc -c < c0.trace) size1=$(wc -c < cdefault.trace)
 [ "$size1" -lt "$size0" ] || fail "compressed trace $size1 bytes vs $size0 uncompressed"
 # The flood outruns one flusher (4 threads on few cores): buffers the flusher could not take in
@@ -76,10 +93,10 @@ same_reports c0.trace c0-packed.trace "compression on vs off (same chunks)"
 expect_eq "decoded: no compressed chunk left" "$(chunks cdefault-plain.trace | tr ' ' '\n' | grep -v '^1$' | grep -vc ':0=')" 0
 same_reports cdefault.trace cdefault-plain.trace "the shim's compressed chunks vs decoded"
 
-# GPU chunks (CUPTI) are compressed too, and the timeline still matches the simulated GPU.
+# GPU chunks (CUPTI) are packed too, and the timeline still matches the simulated GPU.
 got=$(GTSIM_LOG="$PWD/sim.log" traced gpu.trace "$PROGS/timeline") || fail "timeline run failed"
 "$GT_REPORT" --json gpu.trace > gpu.json || fail "timeline report failed"
 "$PYTHON" "$SRC/tests/progs/timeline_check.py" sim.log gpu.json || fail "timeline differs from ground truth"
-chunks gpu.trace | grep -q 'gpu:2=' || fail "no compressed GPU chunk: $(chunks gpu.trace)"
+chunks gpu.trace | grep -q 'gpu:3=' || fail "no packed GPU chunk: $(chunks gpu.trace)"
 echo "timeline: $(chunks gpu.trace)"
 exit 0
