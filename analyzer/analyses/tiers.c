@@ -388,7 +388,28 @@ static void snaps_add(struct ga_tiers_dev *d, const struct ga_tiers_breakdown *b
         p->bytes[c] = b->cat[c].bytes;
 }
 
-void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const struct ga_event *ev)
+/* The process-wide point of one snapshot; a snapshot whose segments exceed what the process held
+ * at the driver (records out of step) gives none. */
+static void procs_add(struct ga_tiers *t, const struct ga_tiers_procpoint *p)
+{
+    if (p->reserved > p->live) {
+        t->procs_short++;
+        return;
+    }
+    if (!t->procs_stride) t->procs_stride = 1;
+    if (t->procs_seen++ % t->procs_stride) return;
+    if (t->n_procs == GA_TIERS_SERIES_MAX) { /* keep every other point, then half as many */
+        for (size_t i = 0; i < t->n_procs / 2; i++)
+            t->procs[i] = t->procs[2 * i];
+        t->n_procs /= 2;
+        t->procs_stride *= 2;
+    }
+    t->procs = ga_xgrow(t->procs, &t->procs_cap, t->n_procs, sizeof(*t->procs));
+    t->procs[t->n_procs++] = *p;
+}
+
+void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const struct ga_event *ev,
+                       uint64_t live)
 {
     const struct gt_rec_torch_snap *r = &ev->r->torch_snap;
     if (ev->sub != GT_SNAP_END || torch->in_snap || r->id != torch->cur_snap ||
@@ -403,14 +424,20 @@ void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const s
         if (k == nd) devs[nd++] = torch->segs[i].device;
     }
     struct ga_tiers_breakdown *b = ga_xmalloc(sizeof(*b));
+    struct ga_tiers_procpoint p = {.ts = r->ts, .live = live, .roles_known = 1};
     for (size_t i = 0; i < nd; i++) {
         struct ga_tiers_dev *d = dev_of(t, devs[i]);
         breakdown(t, torch, devs[i], r->ts, r, b);
         snaps_add(d, b);
+        p.reserved += b->reserved;
+        p.roles_known &= b->roles_known;
+        for (int c = 0; c < GA_CATS; c++)
+            p.bytes[c] += b->cat[c].bytes;
         if (!d->peak.have || b->allocated > d->peak.allocated) /* the first fullest, as ga_torch */
             d->peak = *b;
     }
     free(b);
+    if (nd < 64) procs_add(t, &p); /* past 64 devices the sums would miss some */
 }
 
 void ga_tiers_free(struct ga_tiers *t)
@@ -423,5 +450,6 @@ void ga_tiers_free(struct ga_tiers *t)
         free(t->devs[i].snaps);
     }
     free(t->devs);
+    free(t->procs);
     memset(t, 0, sizeof(*t));
 }

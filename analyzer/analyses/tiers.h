@@ -83,6 +83,16 @@ struct ga_tiers_snappoint {
     uint64_t bytes[GA_CATS];
 };
 
+/* The whole process at one whole snapshot: its blocks by category summed over the devices, and
+ * the device memory the process held outside PyTorch's segments then (live - reserved). */
+struct ga_tiers_procpoint {
+    uint64_t ts;
+    uint64_t live;     /* device memory live in the process (the memory analysis) */
+    uint64_t reserved; /* PyTorch's segments, all devices */
+    uint64_t bytes[GA_CATS];
+    int roles_known; /* on every device some optimizer's whole set was in effect */
+};
+
 struct ga_tiers_dev {
     int32_t device;
     struct ga_tiers_breakdown peak;   /* the fullest snapshot */
@@ -121,14 +131,21 @@ struct ga_tiers {
     size_t n_opts, opts_cap;
     struct ga_tiers_dev *devs;
     size_t n_devs, devs_cap;
-    uint64_t incomplete_sets; /* sets whose records were not all there */
+    uint64_t incomplete_sets;         /* sets whose records were not all there */
+    struct ga_tiers_procpoint *procs; /* every whole snapshot, process-wide, bounded likewise */
+    size_t n_procs, procs_cap;
+    uint32_t procs_stride;
+    uint64_t procs_seen;
+    uint64_t procs_short; /* snapshots whose segments exceeded the process's live memory */
 };
 
 void ga_tiers_init(struct ga_tiers *t);
 /* The role and step records. */
 void ga_tiers_event(struct ga_tiers *t, const struct ga_event *ev);
-/* At a snapshot's end, after ga_torch took it (its segments and blocks are still there). */
-void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const struct ga_event *ev);
+/* At a snapshot's end, after ga_torch took it (its segments and blocks are still there);
+ * live: the device memory the process holds at that moment (all devices, all device kinds). */
+void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const struct ga_event *ev,
+                       uint64_t live);
 const struct ga_tiers_dev *ga_tiers_dev_of(const struct ga_tiers *t, int32_t device);
 void ga_tiers_free(struct ga_tiers *t);
 

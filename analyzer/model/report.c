@@ -140,7 +140,7 @@ __attribute__((always_inline)) static inline void deliver(struct ga_report *r,
     ga_torch_event(&r->torch, ev);
     if (ev->type == GT_REC_TORCH_SNAP) {
         ga_tmv_event(&r->torchmap, &r->torch, ev);
-        ga_tiers_snap_end(&r->tiers, &r->torch, ev);
+        ga_tiers_snap_end(&r->tiers, &r->torch, ev, r->mem.live_total);
     }
     if (ev->type == GT_REC_TORCH_ROLES || ev->type == GT_REC_TORCH_STEP)
         ga_tiers_event(&r->tiers, ev);
@@ -333,6 +333,7 @@ void ga_report_free(struct ga_report *r)
     ga_torch_free(&r->torch);
     ga_tmv_free(&r->torchmap);
     ga_tv_free(&r->tierview);
+    ga_vcats_free(&r->peakcats);
     ga_tiers_free(&r->tiers);
     ga_nvml_free(&r->nvml);
     ga_idle_host_free(&r->idle_host);

@@ -302,10 +302,70 @@ static void test_series(void)
     ga_report_free(&r);
 }
 
+/* memory.category_series (model/view_cats.c): a snapshot before any step gives no point; one
+ * after it adds the process's memory outside PyTorch's segments as other and sums to the live
+ * bytes; the peak's point comes in time order and sums to the peak; a snapshot whose segments
+ * exceed the live bytes gives none. */
+static void test_process_series(void)
+{
+    struct tb t;
+    struct ga_report r;
+    const uint64_t OUTSIDE = 0x90000000ull;
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    tb_alloc(&t, 1 * MS, GT_API_cuMemAlloc_v2, SEG, 16 * MiB, 0, 0);
+    tb_alloc(&t, 1 * MS, GT_API_cuMemAlloc_v2, OUTSIDE, 4 * MiB, 0, 0); /* the peak: 20 MiB */
+    one_snapshot(&t, 2 * MS, 1);                                         /* no roles yet */
+    roles(&t, 3 * MS, GT_ROLES_FIRST, 1, 3, SET, 3);
+    step(&t, 3 * MS, 1, 1, 1000000, 1000000, 2 * MiB, 9 * MiB);
+    one_snapshot(&t, 4 * MS, 2);
+    tb_free(&t, 5 * MS, GT_API_cuMemFree_v2, OUTSIDE, 0);
+    tb_free(&t, 5 * MS, GT_API_cuMemFree_v2, SEG, 0);
+    one_snapshot(&t, 6 * MS, 3); /* its segment is gone at the driver */
+    tb_end(&t);
+    run_report(&t, &r, "tiers_process_series");
+    const struct ga_vcats *v = &r.peakcats;
+    CHECK_U64("two points: the peak, the snapshot after the step", v->n_points, 2);
+    CHECK_U64("one snapshot out of step with the driver", r.tiers.procs_short, 1);
+    if (v->n_points == 2) {
+        const struct ga_vc_point *pk = &v->points[0], *sn = &v->points[1];
+        CHECK("the peak first (time order)", pk->at == GA_VC_AT_PEAK && sn->at == GA_VC_AT_SNAPSHOT);
+        CHECK_U64("... at the peak's time", pk->ts, r.mem.peak_ts);
+        CHECK_U64("... its total: the peak", pk->total, 20 * MiB);
+        uint64_t sum = 0;
+        for (unsigned c = 0; c < GA_VC_KINDS; c++)
+            sum += pk->bytes[c];
+        CHECK_U64("... its categories add up to it", sum, 20 * MiB);
+        CHECK_U64("the snapshot: the live bytes then", sn->total, 20 * MiB);
+        CHECK_U64("... weights: the optimizer's storage", sn->bytes[GA_CAT_WEIGHTS], 1 * MiB);
+        CHECK_U64("... other: frames outside modules + the allocation outside PyTorch",
+                  sn->bytes[GA_CAT_OTHER], 1 * MiB + 4 * MiB);
+        CHECK_U64("... cache", sn->bytes[GA_CAT_CACHE], 6 * MiB);
+        sum = 0;
+        for (unsigned c = 0; c < GA_VC_KINDS; c++)
+            sum += sn->bytes[c];
+        CHECK_U64("... its categories add up to it", sum, 20 * MiB);
+    }
+    ga_report_free(&r);
+
+    /* no role records: no series */
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    tb_alloc(&t, 1 * MS, GT_API_cuMemAlloc_v2, SEG, 16 * MiB, 0, 0);
+    one_snapshot(&t, 2 * MS, 1);
+    tb_end(&t);
+    run_report(&t, &r, "tiers_process_series2");
+    CHECK_U64("without optimizer records: no points", r.peakcats.n_points, 0);
+    ga_report_free(&r);
+}
+
 int main(void)
 {
     test_rules();
     test_damaged_sets();
     test_series();
+    test_process_series();
     return check_done();
 }
