@@ -104,6 +104,21 @@ static uint16_t main_elem(const struct ga_tiers_opt *o, unsigned role)
     return best;
 }
 
+/* A whole set's storages, kept with its time until the next snapshot (tiers_replay.c). */
+static void seen_add(struct ga_tiers *t, const struct ga_tiers_opt *o, uint64_t ts)
+{
+    uint64_t us = (uint64_t)((int64_t)ts + t->real_minus_mono) / 1000;
+    for (size_t i = 0; i < o->n_set; i++) {
+        if (t->n_seen == GA_TIERS_SEEN_MAX) {
+            t->seen_dropped += o->n_set - i;
+            return;
+        }
+        t->seen = ga_xgrow(t->seen, &t->seen_cap, t->n_seen, sizeof(*t->seen));
+        t->seen[t->n_seen++] = (struct ga_tiers_seen){
+            .addr = o->set[i].addr, .us = us, .device = o->set[i].device, .role = o->set[i].role};
+    }
+}
+
 static void on_roles(struct ga_tiers *t, const struct ga_event *ev)
 {
     const struct gt_rec_torch_roles *r = &ev->r->torch_roles;
@@ -129,6 +144,7 @@ static void on_roles(struct ga_tiers *t, const struct ga_event *ev)
     if (o->n_set == o->set_expected) {
         o->whole = 1;
         if (o->n_set) qsort(o->set, o->n_set, sizeof(*o->set), by_addr);
+        seen_add(t, o, ev->ts);
         uint16_t w = main_elem(o, GT_ROLE_WEIGHT), st = main_elem(o, GT_ROLE_OPTIMIZER_STATE);
         if (w) o->weight_elem = w; /* an emptied set (a collected optimizer) keeps the last */
         if (st) o->state_elem = st;
@@ -205,7 +221,7 @@ void ga_tiers_event(struct ga_tiers *t, const struct ga_event *ev)
  */
 
 /* The role of the storage starting at addr on device, -1 none. */
-static int role_at(const struct ga_tiers *t, int32_t device, uint64_t addr, uint64_t *bytes)
+int ga_tiers_role_at(const struct ga_tiers *t, int32_t device, uint64_t addr, uint64_t *bytes)
 {
     for (size_t i = 0; i < t->n_opts; i++) {
         const struct ga_tiers_opt *o = &t->opts[i];
@@ -234,7 +250,7 @@ static int named(const char *name, const char *const *names)
 }
 
 /* Rule 4: the category of a block by its frames, innermost first; GA_CATS when unknown. */
-static enum ga_cat by_frames(const struct ga_torch *torch, uint32_t stack)
+enum ga_cat ga_tiers_by_frames(const struct ga_torch *torch, uint32_t stack)
 {
     static const char *const weight_fns[] = {
         "_apply",           "to", "cuda", "load_state_dict", "_load_from_state_dict",
@@ -263,16 +279,16 @@ struct classify {
     struct ga_tiers_breakdown *b;
 };
 
-static void count(struct classify *c, enum ga_cat cat, enum ga_cat_basis basis,
-                  const struct ga_torch_blk *k, uint64_t requested)
+void ga_tiers_count(struct ga_tiers_breakdown *b, struct ga_map *sites, enum ga_cat cat,
+                    enum ga_cat_basis basis, const struct ga_torch_blk *k, uint64_t requested)
 {
-    struct ga_tiers_cat *x = &c->b->cat[cat];
+    struct ga_tiers_cat *x = &b->cat[cat];
     x->bytes += k->size;
     x->requested += requested;
     x->count++;
     if (basis > x->basis) x->basis = basis;
     if (cat == GA_CAT_CACHE || !k->stack) return; /* free blocks, blocks without frames */
-    uint64_t *v = ga_map_upsert(&c->sites, k->stack, cat, 0, NULL);
+    uint64_t *v = ga_map_upsert(sites, k->stack, cat, 0, NULL);
     *v += k->size;
 }
 
@@ -289,12 +305,12 @@ static enum ga_cat classify_block(const struct ga_tiers *t, const struct ga_torc
         return GA_CAT_CACHE;
     }
     if (k->state != GT_TORCH_ACTIVE) return GA_CAT_TEMPORARY;
-    int role = role_at(t, device, k->addr, &bytes);
+    int role = ga_tiers_role_at(t, device, k->addr, &bytes);
     if (role >= 0 && role <= GT_ROLE_OPTIMIZER_STATE) {
         if (!k->requested) *requested = bytes;
         return (enum ga_cat)role;
     }
-    enum ga_cat cat = k->stack ? by_frames(torch, k->stack) : GA_CATS;
+    enum ga_cat cat = k->stack ? ga_tiers_by_frames(torch, k->stack) : GA_CATS;
     *basis = cat != GA_CATS ? GA_BASIS_FRAMES : GA_BASIS_REMAINDER;
     return cat != GA_CATS ? cat : GA_CAT_ACTIVATIONS;
 }
@@ -306,7 +322,7 @@ static void block(struct classify *c, const struct ga_tiers *t, const struct ga_
     uint64_t requested;
     enum ga_cat cat = classify_block(t, torch, device, k, &basis, &requested);
     if (k->state == GT_TORCH_ACTIVE) c->b->allocated += k->size;
-    count(c, cat, basis, k, requested);
+    ga_tiers_count(c->b, &c->sites, cat, basis, k, requested);
 }
 
 /* The optimizers' storages on the device that no live block of the snapshot starts at. */
@@ -334,11 +350,11 @@ static void unmatched(const struct ga_tiers *t, const struct ga_torch *torch, in
     ga_map_free(&starts);
 }
 
-static void top_sites(struct classify *c)
+void ga_tiers_top_sites(struct ga_tiers_breakdown *b, struct ga_map *sites)
 {
     const struct ga_map_slot *s;
-    for (size_t i = 0; ga_map_next(&c->sites, &i, &s);) {
-        struct ga_tiers_cat *x = &c->b->cat[s->b];
+    for (size_t i = 0; ga_map_next(sites, &i, &s);) {
+        struct ga_tiers_cat *x = &b->cat[s->b];
         struct ga_tiers_site site = {.stack = (uint32_t)s->a, .bytes = s->value};
         size_t at = x->n_top;
         while (at > 0 &&
@@ -366,7 +382,7 @@ static void breakdown(const struct ga_tiers *t, const struct ga_torch *torch, in
         for (uint32_t k = 0; k < g->n; k++)
             block(&c, t, torch, device, &torch->blks[g->first + k]);
     }
-    top_sites(&c);
+    ga_tiers_top_sites(b, &c.sites);
     ga_map_free(&c.sites);
     unmatched(t, torch, device, b);
 }
@@ -412,9 +428,12 @@ void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const s
                        uint64_t live)
 {
     const struct gt_rec_torch_snap *r = &ev->r->torch_snap;
-    if (ev->sub != GT_SNAP_END || torch->in_snap || r->id != torch->cur_snap ||
-        torch->n_segs != r->segments || torch->n_blks != r->blocks)
-        return; /* not a whole snapshot: ga_torch ignored it too */
+    if (ev->sub != GT_SNAP_END) return;
+    if (torch->in_snap || r->id != torch->cur_snap || torch->n_segs != r->segments ||
+        torch->n_blks != r->blocks) { /* not a whole snapshot: ga_torch ignored it too */
+        ga_tiers_replay_snap(t, torch, r->id, 0, 0);
+        return;
+    }
     int32_t devs[64];
     size_t nd = 0;
     for (size_t i = 0; i < torch->n_segs && nd < 64; i++) {
@@ -438,6 +457,8 @@ void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const s
     }
     free(b);
     if (nd < 64) procs_add(t, &p); /* past 64 devices the sums would miss some */
+    ga_tiers_replay_snap(t, torch, r->id, 1,
+                         (r->flags & (GT_TORCH_HISTORY_OURS | GT_TORCH_HISTORY_USER)) != 0);
 }
 
 void ga_tiers_free(struct ga_tiers *t)
@@ -451,5 +472,6 @@ void ga_tiers_free(struct ga_tiers *t)
     }
     free(t->devs);
     free(t->procs);
+    ga_tiers_replay_free(t);
     memset(t, 0, sizeof(*t));
 }

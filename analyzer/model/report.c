@@ -144,6 +144,8 @@ __attribute__((always_inline)) static inline void deliver(struct ga_report *r,
     }
     if (ev->type == GT_REC_TORCH_ROLES || ev->type == GT_REC_TORCH_STEP)
         ga_tiers_event(&r->tiers, ev);
+    if (ev->type == GT_REC_TORCH_TRACE) ga_tiers_trace(&r->tiers, ev);
+    if (ev->type == GT_REC_TORCH_STATS && ev->sub == GT_TORCH_START) ga_tiers_start(&r->tiers, ev);
     if (ev->type >= GT_REC_NVML && ev->type <= GT_REC_NVML_PROC) ga_nvml_event(&r->nvml, ev);
     if (ev->type == GT_REC_GPU_KERNEL && r->nvml.n_devices)
         ga_nvml_kernel(&r->nvml, &ev->r->gpu_kernel);
@@ -161,6 +163,8 @@ void ga_report_event(void *report, const struct ga_event *ev)
     if (!r->started) {
         r->mem.t0 = r->read.header.start_monotonic_ns;
         r->pools.t0 = r->mem.t0;
+        r->tiers.real_minus_mono = (int64_t)(r->read.header.start_realtime_ns -
+                                             r->read.header.start_monotonic_ns);
         r->started = 1;
     }
     switch (ev->type) {

@@ -205,6 +205,18 @@ static void tiers_obj(const struct ga_report *r, int32_t device, jobj *dev, jobj
         put(pb, "categories_time_ns", jtime(r, v->peak->ts, 1));
         put(pb, "roles_unmatched_bytes", ju64(v->peak->roles_unmatched_bytes));
         put(pb, "roles_known", json_object_new_boolean(v->peak->roles_known));
+        put(pb, "categories_source", json_object_new_string(v->replayed ? "replay" : "snapshot"));
+        put(pb, "categories_allocated_bytes", ju64(v->peak->allocated));
+        put(pb, "categories_reserved_bytes", ju64(v->peak->reserved));
+    }
+    if (v->replay) {
+        jobj *rp = json_object_new_object();
+        put(rp, "batches", ju64(v->replay->batches));
+        put(rp, "replayed", ju64(v->replay->replayed));
+        put(rp, "inconsistent", ju64(v->replay->inconsistent));
+        put(pb, "replay", rp);
+    } else {
+        put(pb, "replay", NULL);
     }
     jobj *adv = json_object_new_array();
     for (size_t i = 0; i < v->n_advice; i++)

@@ -27,11 +27,17 @@ static void run_report(struct tb *t, struct ga_report *r, const char *name)
     if (ga_report_run(r) != 0) printf("     read error: %s\n", r->read.error);
 }
 
+static uint32_t snap_flags; /* of the snapshots written next */
+
 static void snap(struct tb *t, uint64_t ts, unsigned op, uint32_t id, uint32_t segs,
                  uint64_t blocks)
 {
-    struct gt_rec_torch_snap r = {
-        .ts = t->t0 + ts, .id = id, .why = GT_TORCH_PEAK, .segments = segs, .blocks = blocks};
+    struct gt_rec_torch_snap r = {.ts = t->t0 + ts,
+                                  .id = id,
+                                  .why = GT_TORCH_PEAK,
+                                  .segments = segs,
+                                  .flags = snap_flags,
+                                  .blocks = blocks};
     tb_rec(t, GT_REC_TORCH_SNAP, (uint16_t)op, &r, sizeof(r), NULL, 0);
 }
 
@@ -361,11 +367,123 @@ static void test_process_series(void)
     ga_report_free(&r);
 }
 
+static void trace(struct tb *t, uint64_t ts, uint32_t snap_id, uint32_t flags,
+                  const struct gt_torch_trace_entry *e, uint32_t n)
+{
+    struct gt_rec_torch_trace r = {
+        .ts = t->t0 + ts, .entries_len = n * (uint32_t)sizeof(*e), .snap = snap_id, .flags = flags};
+    tb_rec(t, GT_REC_TORCH_TRACE, 0, &r, sizeof(r), (const char *)e, n * sizeof(*e));
+}
+
+/* PyTorch's clock (realtime microseconds) at ts ns after t0 (tb_init's realtime start). */
+#define US(ts) ((1700000000000000000ull + (ts)) / 1000)
+
+/* One segment of 16 MiB with a 1 MiB weight at SEG (the optimizer's) and the rest free. */
+static void base_snapshot(struct tb *t, uint64_t ts, uint32_t id, uint64_t act)
+{
+    snap(t, ts, GT_SNAP_BEGIN, id, 1, act ? 3 : 2);
+    segment(t, ts, id, SEG, 16 * MiB, act ? 3 : 2);
+    block(t, ts, id, GT_TORCH_ACTIVE, SEG, 1 * MiB, 1 * MiB, 0);
+    if (act) block(t, ts, id, GT_TORCH_ACTIVE, SEG + 1 * MiB, act, act, 2);
+    block(t, ts, id, GT_TORCH_INACTIVE, SEG + 1 * MiB + act, 15 * MiB - act, 0, 0);
+    snap(t, ts, GT_SNAP_END, id, 1, act ? 3 : 2);
+}
+
+/* The replay of block events between two snapshots (tiers_replay.c): the peak between them,
+ * exact, with a block freed right after it was made as temporary, a gradient found in the set
+ * read while it lived, the forward's block by its frames and the cache; a batch that does not
+ * end in its snapshot's state, and one after lost events, are not used. */
+static void test_replay(void)
+{
+    static const struct gt_torch_role_entry set[2] = {
+        {.addr = SEG, .bytes = 1 * MiB, .elem_size = 4, .role = GT_ROLE_WEIGHT},
+        {.addr = SEG + 3 * MiB, .bytes = 1 * MiB, .elem_size = 4, .role = GT_ROLE_GRADIENT}};
+    struct gt_torch_trace_entry ev[] = {
+        {US(3 * MS), SEG + 1 * MiB, 2 * MiB, 2, GT_TRACE_ALLOC, 0},         /* forward: frames */
+        {US(4 * MS), SEG + 3 * MiB, 1 * MiB, 0, GT_TRACE_ALLOC, 0},         /* the gradient */
+        {US(4 * MS), SEG + 4 * MiB, 1000, 0, GT_TRACE_ALLOC, 0},            /* 1024: the peak */
+        {US(4 * MS), SEG + 4 * MiB, 1000, 0, GT_TRACE_FREE_REQUESTED, 0},   /* ... temporary */
+        {US(4 * MS), SEG + 4 * MiB, 1000, 0, GT_TRACE_FREE_COMPLETED, 0},
+        {US(6 * MS), SEG + 1 * MiB, 2 * MiB, 0, GT_TRACE_FREE_REQUESTED, 0},
+        {US(6 * MS), SEG + 1 * MiB, 2 * MiB, 0, GT_TRACE_FREE_COMPLETED, 0},
+        {US(7 * MS), SEG + 3 * MiB, 1 * MiB, 0, GT_TRACE_FREE_REQUESTED, 0}, /* zero_grad */
+        {US(7 * MS), SEG + 3 * MiB, 1 * MiB, 0, GT_TRACE_FREE_COMPLETED, 0},
+    };
+    struct tb t;
+    struct ga_report r;
+    snap_flags = GT_TORCH_HISTORY_OURS;
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    roles(&t, 1 * MS, GT_ROLES_FIRST, 1, 1, set, 1);
+    base_snapshot(&t, 2 * MS, 1, 0);
+    roles(&t, 5 * MS, GT_ROLES_FIRST, 1, 2, set, 2); /* the step: weight and gradient */
+    roles(&t, 8 * MS, GT_ROLES_FIRST, 1, 1, set, 1); /* before the snapshot: the weight */
+    trace(&t, 8 * MS, 2, 0, ev, sizeof(ev) / sizeof(ev[0]));
+    base_snapshot(&t, 8 * MS, 2, 0);
+    tb_end(&t);
+    run_report(&t, &r, "tiers_replay");
+    const struct ga_tiers_replay *d = ga_tiers_replay_of(&r.tiers, 0);
+    CHECK("a replay on device 0", d != NULL);
+    if (d) {
+        const struct ga_tiers_breakdown *b = &d->peak;
+        CHECK_U64("one batch, replayed", d->replayed, 1);
+        CHECK_U64("the peak: weight + forward + gradient + the temporary", b->allocated,
+                  4 * MiB + 1024);
+        CHECK_U64("... at the temporary's allocation", b->ts, T0 + 4 * MS);
+        CHECK_U64("weights", b->cat[GA_CAT_WEIGHTS].bytes, 1 * MiB);
+        CHECK_U64("gradients: in the step's set, freed before the snapshot",
+                  b->cat[GA_CAT_GRADIENTS].bytes, 1 * MiB);
+        CHECK_U64("temporary: freed right after it was made", b->cat[GA_CAT_TEMPORARY].bytes,
+                  1024);
+        CHECK_U64("activations: the forward's block (frames)", b->cat[GA_CAT_ACTIVATIONS].bytes,
+                  2 * MiB);
+        CHECK_U64("cache: reserved - allocated", b->cat[GA_CAT_CACHE].bytes, 12 * MiB - 1024);
+        const struct ga_tv_dev *v = r.tierview.n_devs ? &r.tierview.devs[0] : NULL;
+        CHECK("the view's peak is the replay's", v && v->replayed && v->peak == b);
+    }
+    ga_report_free(&r);
+
+    /* the same batch leading to a snapshot that still holds the forward's block: it does not
+     * end there, and a batch after lost events: neither is used */
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    base_snapshot(&t, 2 * MS, 1, 0);
+    trace(&t, 8 * MS, 2, 0, ev, sizeof(ev) / sizeof(ev[0]));
+    base_snapshot(&t, 8 * MS, 2, 2 * MiB);
+    trace(&t, 9 * MS, 3, GT_TRACE_GAP, ev, 3);
+    base_snapshot(&t, 9 * MS, 3, 0);
+    tb_end(&t);
+    run_report(&t, &r, "tiers_replay2");
+    d = ga_tiers_replay_of(&r.tiers, 0);
+    CHECK_U64("two batches", d ? d->batches : 0, 2);
+    CHECK_U64("one not ending in its snapshot's state", d ? d->inconsistent : 0, 1);
+    CHECK_U64("none replayed", d ? d->replayed : 9, 0);
+    CHECK_U64("no peak from them", d ? (uint64_t)d->peak.have : 9, 0);
+    ga_report_free(&r);
+
+    /* snapshots without history keep no base: the batch is not replayed */
+    snap_flags = 0;
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    base_snapshot(&t, 2 * MS, 1, 0);
+    trace(&t, 8 * MS, 2, 0, ev, sizeof(ev) / sizeof(ev[0]));
+    base_snapshot(&t, 8 * MS, 2, 0);
+    tb_end(&t);
+    run_report(&t, &r, "tiers_replay3");
+    d = ga_tiers_replay_of(&r.tiers, 0);
+    CHECK_U64("without history: nothing replayed", d ? d->replayed : 0, 0);
+    ga_report_free(&r);
+}
+
 int main(void)
 {
     test_rules();
     test_damaged_sets();
     test_series();
     test_process_series();
+    test_replay();
     return check_done();
 }
