@@ -187,6 +187,10 @@ static void on_step(struct ga_tiers *t, const struct ga_event *ev)
     snprintf(o->name, sizeof(o->name), "%s", name);
     free(name);
     if (r->step > o->steps) o->steps = r->step;
+    if (t->n_steps < GA_TIERS_SEEN_MAX) { /* the steps' times, for the replay (tiers_replay.c) */
+        t->steps_us = ga_xgrow(t->steps_us, &t->steps_cap, t->n_steps, sizeof(*t->steps_us));
+        t->steps_us[t->n_steps++] = (uint64_t)((int64_t)r->ts + t->real_minus_mono) / 1000;
+    }
     if (!o->first_step_ts) o->first_step_ts = r->ts;
     o->last_step_ts = r->ts;
     struct ga_tiers_role_dev *rd = role_dev(o, r->device);

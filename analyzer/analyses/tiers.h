@@ -167,6 +167,8 @@ struct ga_tiers {
     struct ga_tiers_seen *seen; /* role storages of the sets since the latest snapshot */
     size_t n_seen, seen_cap;
     uint64_t seen_dropped;
+    uint64_t *steps_us; /* optimizer steps since the latest snapshot (PyTorch's clock, in order) */
+    size_t n_steps, steps_cap;
     int64_t real_minus_mono; /* the trace header's realtime - monotonic start, ns */
 };
 

@@ -7,8 +7,10 @@
  * trusted only when its replay ends in the state of the snapshot it leads to (same allocated
  * and reserved bytes); its highest point, when above every earlier one, is replayed again to
  * put the blocks live there in categories:
- *   1. the block just made and freed right after (the next allocation or free of the
- *      allocator is its own free: memory.temporaries' definition on the block level)
+ *   1. a temporary: made and freed right after (the allocator's next allocation or free is its
+ *      own free: memory.temporaries' definition on the block level), or made and freed within
+ *      one optimizer step with no backward begun meanwhile (no allocation made by
+ *      Tensor.backward or autograd frames, the gradient's seed): never held for a backward
  *                                                                      -> temporary, exact
  *   2. a storage of an optimizer's role set read while the block lived (a set read at a step
  *      or before a snapshot, since the previous snapshot; the sets in effect at the snapshot
@@ -172,13 +174,28 @@ static int freed_next(const struct ga_tiers_replay *d, size_t a)
     return 0;
 }
 
-/* The first free of addr requested after event p: its time, UINT64_MAX none (live at the end). */
-static uint64_t freed_at(const struct ga_tiers_replay *d, size_t p, uint64_t addr)
+/* The first free of addr requested after event p: its index, SIZE_MAX none (live at the end). */
+static size_t freed_at(const struct ga_tiers_replay *d, size_t p, uint64_t addr)
 {
     for (size_t j = p + 1; j < d->n_ev; j++)
-        if (d->ev[j].action == GT_TRACE_FREE_REQUESTED && d->ev[j].addr == addr)
-            return d->ev[j].time_us;
-    return UINT64_MAX;
+        if (d->ev[j].action == GT_TRACE_FREE_REQUESTED && d->ev[j].addr == addr) return j;
+    return SIZE_MAX;
+}
+
+/* Whether the block made at event a and freed at event f (f < SIZE_MAX) lived within one
+ * optimizer step and no backward began while it lived (no allocation made by Tensor.backward
+ * or autograd frames, the gradient's seed): it was not held for a backward. */
+static int step_temporary(const struct ga_tiers *t, const struct ga_torch *torch,
+                          const struct ga_tiers_replay *d, size_t a, size_t f)
+{
+    uint64_t from = d->ev[a].time_us, to = d->ev[f].time_us;
+    for (size_t i = 0; i < t->n_steps; i++)
+        if (t->steps_us[i] > from && t->steps_us[i] < to) return 0;
+    for (size_t j = a + 1; j < f; j++)
+        if (d->ev[j].action == GT_TRACE_ALLOC && d->ev[j].stack &&
+            ga_tiers_by_frames(torch, d->ev[j].stack) == GA_CAT_GRADIENTS)
+            return 0;
+    return 1;
 }
 
 static enum ga_cat classify(const struct ga_tiers *t, const struct ga_torch *torch,
@@ -187,9 +204,12 @@ static enum ga_cat classify(const struct ga_tiers *t, const struct ga_torch *tor
 {
     uint64_t *ai = ga_map_find(&s->live, addr, 2), bytes;
     size_t a = ai ? (size_t)*ai - 1 : SIZE_MAX; /* SIZE_MAX: made before the batch */
-    uint64_t from = a == SIZE_MAX ? 0 : d->ev[a].time_us, to = freed_at(d, p, addr);
+    size_t f = freed_at(d, p, addr);
+    uint64_t from = a == SIZE_MAX ? 0 : d->ev[a].time_us;
+    uint64_t to = f == SIZE_MAX ? UINT64_MAX : d->ev[f].time_us;
     *basis = GA_BASIS_EXACT;
-    if (a != SIZE_MAX && freed_next(d, a)) return GA_CAT_TEMPORARY;
+    if (a != SIZE_MAX && (freed_next(d, a) || (f != SIZE_MAX && step_temporary(t, torch, d, a, f))))
+        return GA_CAT_TEMPORARY;
     int role = seen_role(t, d->device, addr, from, to);
     if (role < 0 && to == UINT64_MAX) role = ga_tiers_role_at(t, d->device, addr, &bytes);
     if (role >= 0 && role <= GT_ROLE_OPTIMIZER_STATE) return (enum ga_cat)role;
@@ -224,7 +244,7 @@ static void breakdown_at(const struct ga_tiers *t, const struct ga_torch *torch,
                                  .state = GT_TORCH_ACTIVE};
         enum ga_cat_basis basis;
         enum ga_cat cat = classify(t, torch, d, &s, p, k.addr, k.stack, &basis);
-        ga_tiers_count(b, &sites, cat, basis, &k, k.size);
+            ga_tiers_count(b, &sites, cat, basis, &k, k.size);
     }
     if (s.reserved > s.allocated) { /* free blocks in the segments: one line, no count */
         b->cat[GA_CAT_CACHE].bytes = s.reserved - s.allocated;
@@ -295,7 +315,7 @@ void ga_tiers_replay_snap(struct ga_tiers *t, const struct ga_torch *torch, uint
         else
             d->based = 0;
     }
-    t->n_seen = 0;
+    t->n_seen = 0, t->n_steps = 0;
 }
 
 void ga_tiers_replay_free(struct ga_tiers *t)
@@ -306,4 +326,5 @@ void ga_tiers_replay_free(struct ga_tiers *t)
     }
     free(t->rdevs);
     free(t->seen);
+    free(t->steps_us);
 }

@@ -155,10 +155,12 @@ static void frames(struct tb *t)
     frame(t, 2, "/home/u/model.py", "forward");
     frame(t, 3, "/v/lib/python3/site-packages/torch/nn/modules/module.py", "_call_impl");
     frame(t, 4, "/home/u/train.py", "<module>");
-    uint32_t optim[] = {1, 4}, fwd[] = {2, 3, 4}, top[] = {4};
+    frame(t, 5, "/v/lib/python3/site-packages/torch/_tensor.py", "backward");
+    uint32_t optim[] = {1, 4}, fwd[] = {2, 3, 4}, top[] = {4}, seed[] = {5, 4};
     stack(t, 1, optim, 2);
     stack(t, 2, fwd, 3);
     stack(t, 3, top, 1);
+    stack(t, 4, seed, 2);
 }
 
 static void test_rules(void)
@@ -398,16 +400,29 @@ static void test_replay(void)
     static const struct gt_torch_role_entry set[2] = {
         {.addr = SEG, .bytes = 1 * MiB, .elem_size = 4, .role = GT_ROLE_WEIGHT},
         {.addr = SEG + 3 * MiB, .bytes = 1 * MiB, .elem_size = 4, .role = GT_ROLE_GRADIENT}};
+#define EV(ms, addr, size, stack, action) {US((ms) * MS), (addr), (size), (stack), (action), 0}
+#define FREE(ms, addr, size)                                                                       \
+    EV(ms, addr, size, 0, GT_TRACE_FREE_REQUESTED), EV(ms, addr, size, 0, GT_TRACE_FREE_COMPLETED)
+    /* the peak at a gradient inside backward: the forward's block still held */
     struct gt_torch_trace_entry ev[] = {
-        {US(3 * MS), SEG + 1 * MiB, 2 * MiB, 2, GT_TRACE_ALLOC, 0},         /* forward: frames */
-        {US(4 * MS), SEG + 3 * MiB, 1 * MiB, 0, GT_TRACE_ALLOC, 0},         /* the gradient */
-        {US(4 * MS), SEG + 4 * MiB, 1000, 0, GT_TRACE_ALLOC, 0},            /* 1024: the peak */
-        {US(4 * MS), SEG + 4 * MiB, 1000, 0, GT_TRACE_FREE_REQUESTED, 0},   /* ... temporary */
-        {US(4 * MS), SEG + 4 * MiB, 1000, 0, GT_TRACE_FREE_COMPLETED, 0},
-        {US(6 * MS), SEG + 1 * MiB, 2 * MiB, 0, GT_TRACE_FREE_REQUESTED, 0},
-        {US(6 * MS), SEG + 1 * MiB, 2 * MiB, 0, GT_TRACE_FREE_COMPLETED, 0},
-        {US(7 * MS), SEG + 3 * MiB, 1 * MiB, 0, GT_TRACE_FREE_REQUESTED, 0}, /* zero_grad */
-        {US(7 * MS), SEG + 3 * MiB, 1 * MiB, 0, GT_TRACE_FREE_COMPLETED, 0},
+        EV(3, SEG + 1 * MiB, 2 * MiB, 2, GT_TRACE_ALLOC), /* forward: frames */
+        EV(5, SEG + 7 * MiB, 4, 4, GT_TRACE_ALLOC),       /* Tensor.backward's seed: 512 */
+        EV(5, SEG + 3 * MiB, 1 * MiB, 0, GT_TRACE_ALLOC), /* the gradient: the peak */
+        FREE(6, SEG + 1 * MiB, 2 * MiB),
+        FREE(6, SEG + 7 * MiB, 4),
+        FREE(7, SEG + 3 * MiB, 1 * MiB), /* zero_grad */
+    };
+    /* the peak inside the forward, at a temporary (freed right after), with a scratch block
+     * freed before the backward began (temporary) and the forward's block held across it */
+    struct gt_torch_trace_entry ev2[] = {
+        EV(3, SEG + 1 * MiB, 2 * MiB, 2, GT_TRACE_ALLOC),
+        EV(3, SEG + 6 * MiB, 1 * MiB, 2, GT_TRACE_ALLOC), /* scratch */
+        EV(4, SEG + 4 * MiB, 2 * MiB, 0, GT_TRACE_ALLOC), /* the peak */
+        FREE(4, SEG + 4 * MiB, 2 * MiB),
+        FREE(4, SEG + 6 * MiB, 1 * MiB),
+        EV(5, SEG + 7 * MiB, 4, 4, GT_TRACE_ALLOC),
+        FREE(6, SEG + 1 * MiB, 2 * MiB),
+        FREE(6, SEG + 7 * MiB, 4),
     };
     struct tb t;
     struct ga_report r;
@@ -417,7 +432,8 @@ static void test_replay(void)
     frames(&t);
     roles(&t, 1 * MS, GT_ROLES_FIRST, 1, 1, set, 1);
     base_snapshot(&t, 2 * MS, 1, 0);
-    roles(&t, 5 * MS, GT_ROLES_FIRST, 1, 2, set, 2); /* the step: weight and gradient */
+    roles(&t, 6500000, GT_ROLES_FIRST, 1, 2, set, 2); /* the step: weight and gradient */
+    step(&t, 6500000, 1, 1, 1 * MiB, 1 * MiB, 0, 3 * MiB);
     roles(&t, 8 * MS, GT_ROLES_FIRST, 1, 1, set, 1); /* before the snapshot: the weight */
     trace(&t, 8 * MS, 2, 0, ev, sizeof(ev) / sizeof(ev[0]));
     base_snapshot(&t, 8 * MS, 2, 0);
@@ -428,19 +444,39 @@ static void test_replay(void)
     if (d) {
         const struct ga_tiers_breakdown *b = &d->peak;
         CHECK_U64("one batch, replayed", d->replayed, 1);
-        CHECK_U64("the peak: weight + forward + gradient + the temporary", b->allocated,
-                  4 * MiB + 1024);
-        CHECK_U64("... at the temporary's allocation", b->ts, T0 + 4 * MS);
+        CHECK_U64("the peak: weight + forward + seed + gradient", b->allocated, 4 * MiB + 512);
+        CHECK_U64("... at the gradient's allocation", b->ts, T0 + 5 * MS);
         CHECK_U64("weights", b->cat[GA_CAT_WEIGHTS].bytes, 1 * MiB);
-        CHECK_U64("gradients: in the step's set, freed before the snapshot",
+        CHECK_U64("gradients: in the step's set, freed after the step",
                   b->cat[GA_CAT_GRADIENTS].bytes, 1 * MiB);
-        CHECK_U64("temporary: freed right after it was made", b->cat[GA_CAT_TEMPORARY].bytes,
-                  1024);
-        CHECK_U64("activations: the forward's block (frames)", b->cat[GA_CAT_ACTIVATIONS].bytes,
-                  2 * MiB);
-        CHECK_U64("cache: reserved - allocated", b->cat[GA_CAT_CACHE].bytes, 12 * MiB - 1024);
+        CHECK_U64("... exact", b->cat[GA_CAT_GRADIENTS].basis, GA_BASIS_EXACT);
+        CHECK_U64("activations: the forward's block, held across the backward's start",
+                  b->cat[GA_CAT_ACTIVATIONS].bytes, 2 * MiB);
+        CHECK_U64("temporary: the seed, freed within the step", b->cat[GA_CAT_TEMPORARY].bytes,
+                  512);
+        CHECK_U64("cache: reserved - allocated", b->cat[GA_CAT_CACHE].bytes, 12 * MiB - 512);
         const struct ga_tv_dev *v = r.tierview.n_devs ? &r.tierview.devs[0] : NULL;
         CHECK("the view's peak is the replay's", v && v->replayed && v->peak == b);
+    }
+    ga_report_free(&r);
+
+    /* the peak at temporaries inside the forward */
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    roles(&t, 1 * MS, GT_ROLES_FIRST, 1, 1, set, 1);
+    base_snapshot(&t, 2 * MS, 1, 0);
+    trace(&t, 8 * MS, 2, 0, ev2, sizeof(ev2) / sizeof(ev2[0]));
+    base_snapshot(&t, 8 * MS, 2, 0);
+    tb_end(&t);
+    run_report(&t, &r, "tiers_replay_temp");
+    d = ga_tiers_replay_of(&r.tiers, 0);
+    if (d) {
+        const struct ga_tiers_breakdown *b = &d->peak;
+        CHECK_U64("the peak inside the forward", b->allocated, 6 * MiB);
+        CHECK_U64("temporary: freed right after + the scratch freed before the backward",
+                  b->cat[GA_CAT_TEMPORARY].bytes, 3 * MiB);
+        CHECK_U64("activations: the forward's block", b->cat[GA_CAT_ACTIVATIONS].bytes, 2 * MiB);
     }
     ga_report_free(&r);
 
