@@ -25,8 +25,6 @@
 #include "model/view_cats.h"
 #include "model/view_torchmap.h"
 
-#define GA_SCHEMA_VERSION 1
-
 struct ga_report {
     const char *path;
     struct ga_read_stats read;

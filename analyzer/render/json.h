@@ -5,28 +5,7 @@
 #include <json-c/json.h>
 
 #include "model/report.h"
-
-/* Small builders every JSON renderer file uses. */
-typedef struct json_object jobj;
-
-static inline void put(jobj *o, const char *key, jobj *v)
-{
-    json_object_object_add(o, key, v);
-}
-
-static inline jobj *ju64(uint64_t v)
-{
-    return json_object_new_uint64(v);
-}
-
-static inline jobj *ji64(int64_t v)
-{
-    return json_object_new_int64(v);
-}
-
-/* A string from the trace as a JSON string (invalid UTF-8 replaced: ga_utf8_clean), or null for
- * NULL. Every string that comes from the trace goes through it. */
-jobj *ga_json_str(const char *s);
+#include "render/json_put.h" /* put, ju64, ji64, ga_json_str */
 
 /* The API's name ("api#N" for ids this reader does not know). */
 static inline jobj *api_name(unsigned api)

@@ -13,3 +13,23 @@ command -v nm > /dev/null 2>&1 || skip "binutils (nm) not installed"
 if grep -n '#include "\(analyses\|input\)/' "$SRC"/analyzer/render/*.[ch] "$SRC"/analyzer/main.c; then
     fail "a renderer or main.c includes an analysis or input header (above)"
 fi
+# The renderers moved onto the report model so far (issue 18: domain by domain, until every
+# render/*.c is here and model/report.h includes no analysis header): neither their includes, to
+# the last header (the compiler's dependency file), nor their symbols reach analyses/ or input/.
+MODEL_ONLY="text_multi json_multi json_str"
+below_model() { # a dependency file: the analysis and input headers it lists
+    tr ' \\' '\n\n' < "$1" | grep -E '(^|/)analyzer/(analyses|input)/[^/]*\.h$' | sort -u
+}
+planted=$(mktemp)
+printf 'x.o: x.c analyzer/model/multi.h \\\n analyzer/analyses/gaps.h\n' > "$planted"
+[ -n "$(below_model "$planted")" ] || fail "the include check missed a planted analysis header"
+rm -f "$planted"
+objs=""
+for f in $MODEL_ONLY; do
+    d="$O/obj/analyzer/render/$f.c.d"
+    [ -f "$d" ] || fail "no $d (run make first)"
+    bad=$(below_model "$d")
+    [ -z "$bad" ] || fail "render/$f.c reads the model only, but includes: $(echo $bad)"
+    objs="$objs analyzer/render/$f.c.o"
+done
+"$PYTHON" "$SRC/tests/layers.py" --model-only "$O/obj" $objs || fail "a renderer that reads only the model uses an analysis"
