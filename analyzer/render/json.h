@@ -54,8 +54,6 @@ void ga_json_list_put(struct json_object *parent, const char *key, struct ga_jso
 /* json_peak.c: memory.peak_breakdown, memory.leaks, memory.temporaries, and the evidence
  * fields of one memory.ooms[] entry. */
 void ga_json_peak(const struct ga_report *r, struct json_object *memory);
-/* json_pools.c: memory.fragmentation, added to the memory object. */
-void ga_json_pools(const struct ga_report *r, struct json_object *memory);
 void ga_json_oom_evidence(const struct ga_report *r, const struct ga_oom *x,
                           const struct ga_oom_view *v, struct json_object *o);
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "render/json.h"
+#include "render/pools.h"
 #include "render/torch_render.h"
 #include "base/util.h"
 
@@ -175,7 +176,7 @@ jobj *ga_json_memory(const struct ga_report *r)
     put(o, "va_reserved", peak_obj(r, m->va_peak, m->va_peak_ts, m->va_live));
     counters(r, o);
     put(o, "live_series", series(r));
-    ga_json_pools(r, o);
+    ga_json_pools(&r->poolview, o);
     ga_json_peak(r, o);
     ga_json_torch(r, o);
     return o;

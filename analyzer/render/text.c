@@ -6,6 +6,7 @@
 
 #include "model/report.h"
 #include "render/text.h"
+#include "render/pools.h"
 #include "base/demangle.h"
 #include "render/torch_render.h"
 #include "base/util.h"
@@ -143,7 +144,7 @@ static void text_memory(const struct ga_report *r, FILE *o)
             m->alloc_count, ga_fmt_bytes(b, m->alloc_bytes), m->free_count, m->failed_count);
     text_peaks(r, o);
     ga_text_peak(r, o);
-    ga_text_pools(r, o);
+    ga_text_pools(&r->poolview, o);
     ga_text_torch(r, o);
     fprintf(o, "  leaked    %s in %" PRIu64 " allocation%s (device memory live at the end)\n",
             ga_fmt_bytes(b, m->leaked_bytes), m->leaked_count, m->leaked_count == 1 ? "" : "s");

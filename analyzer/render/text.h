@@ -21,7 +21,5 @@ void ga_text_sites(const struct ga_report *r, FILE *o);
 void ga_text_peak(const struct ga_report *r, FILE *o);
 void ga_text_oom_details(const struct ga_report *r, FILE *o);
 
-/* text_pools.c: the memory section's pool lines. */
-void ga_text_pools(const struct ga_report *r, FILE *o);
 
 #endif
