@@ -24,6 +24,7 @@
 #include "model/view_tiers.h"
 #include "model/view_cats.h"
 #include "model/view_pools.h"
+#include "model/view_nvml.h"
 #include "model/view_torchmap.h"
 
 struct ga_report {
@@ -44,6 +45,7 @@ struct ga_report {
     struct ga_idle_host idle_host; /* idle time by host site and class (model/idle_host.h) */
     struct ga_views views;   /* what every renderer shows alike (model/views.h) */
     struct ga_vpools poolview; /* the pools and their fragmentation (model/view_pools.h) */
+    struct ga_vnvml nvmlview;  /* the device state from NVML (model/view_nvml.h) */
     struct ga_tmv torchmap;  /* PyTorch's address maps at its OOMs and fullest snapshot */
     struct ga_tv tierview;   /* memory by category per device, ordered, with advice */
     struct ga_vcats peakcats; /* device memory at the process peak by category */

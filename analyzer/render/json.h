@@ -25,10 +25,6 @@ struct json_object *ga_json_memory(const struct ga_report *r);
  * device's gaps where the document holds their marker. 0, or -1 (said on stderr) on an error. */
 int ga_json_write(const struct ga_report *r, struct json_object *root, int flags, FILE *out);
 struct json_object *ga_json_timeline(const struct ga_report *r);
-/* json_nvml.c: device_state, from NVML samples. */
-struct json_object *ga_json_device_state(const struct ga_report *r);
-/* json_nvml.c: the processes NVML listed on the device after a failed allocation, or null. */
-struct json_object *ga_json_oom_processes(const struct ga_report *r, const struct ga_oom *x);
 /* json_gpu.c: top_kernels (by GPU time, or by launches without GPU kernels), and the GPU
  * timeline fields added to the timeline object. */
 struct json_object *ga_json_top_kernels(const struct ga_report *r);

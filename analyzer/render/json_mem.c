@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "render/json.h"
+#include "render/nvml.h"
 #include "render/pools.h"
 #include "render/torch_render.h"
 #include "base/util.h"
@@ -68,7 +69,7 @@ static jobj *oom_obj(const struct ga_report *r, size_t i)
     put(o, "verdict", jname(ga_verdict_name(x->verdict)));
     ga_json_oom_evidence(r, x, &r->views.ooms[i], o);
     ga_json_torch_oom(r, x, o);
-    put(o, "processes", ga_json_oom_processes(r, x));
+    put(o, "processes", ga_json_oom_processes(&r->nvmlview, i));
     return o;
 }
 

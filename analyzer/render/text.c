@@ -6,6 +6,7 @@
 
 #include "model/report.h"
 #include "render/text.h"
+#include "render/nvml.h"
 #include "render/pools.h"
 #include "base/demangle.h"
 #include "render/torch_render.h"
@@ -263,6 +264,6 @@ void ga_render_text(const struct ga_report *r, FILE *o)
     text_spans(r, o);
     ga_text_sites(r, o);
     ga_text_gpu(r, o);
-    ga_text_nvml(r, o);
+    ga_text_nvml(&r->nvmlview, o);
     text_misc(r, o);
 }

@@ -16,7 +16,7 @@ fi
 # The renderers moved onto the report model so far (issue 18: domain by domain, until every
 # render/*.c is here and model/report.h includes no analysis header): neither their includes, to
 # the last header (the compiler's dependency file), nor their symbols reach analyses/ or input/.
-MODEL_ONLY="text_multi json_multi json_str text_pools json_pools"
+MODEL_ONLY="text_multi json_multi json_str text_pools json_pools text_nvml json_nvml"
 below_model() { # a dependency file: the analysis and input headers it lists
     tr ' \\' '\n\n' < "$1" | grep -E '(^|/)analyzer/(analyses|input)/[^/]*\.h$' | sort -u
 }
