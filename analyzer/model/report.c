@@ -221,7 +221,8 @@ void ga_report_finish(struct ga_report *r)
     ga_idle_host_build(&r->idle_host, &r->hostidle, &r->sites, &r->stacks);
     ga_views_build(&r->views, &r->mem, &r->sites);
     ga_vpools_build(&r->poolview, &r->pools, r->read.header.start_monotonic_ns);
-    ga_vnvml_build(&r->nvmlview, r);
+    ga_vnvml_build(&r->nvmlview, &r->nvml, &r->mem, &r->facts, &r->gpu,
+                   r->read.header.start_monotonic_ns);
     ga_tv_build(&r->tierview, &r->tiers, &r->torch);
     ga_vcats_build(&r->peakcats, &r->mem, &r->stacks, &r->sites, r->views.libs_at_peak,
                    r->views.n_libs_at_peak, &r->tiers);

@@ -3,15 +3,26 @@
 #include <string.h>
 
 #include "model/view_nvml.h"
-#include "model/report.h"
+#include "analyses/facts.h"
+#include "analyses/gpu.h"
+#include "analyses/memory.h"
+#include "analyses/nvml.h"
+#include "base/hashmap.h"
 #include "base/util.h"
 
 _Static_assert(GA_VNVML_REASONS == GA_NVML_REASONS, "one figure per clock-event reason");
 _Static_assert(GA_VNVML_SLOW_KERNELS == GA_NVML_SLOW_KERNELS, "the slow kernels JSON lists");
 _Static_assert((int)GA_VNVML_FAILED == (int)GA_NVML_FAILED, "the same statuses, same values");
 
+/* A kernel's name from its gt_rec_gpu_name id, NULL when never named (as ga_report_kernel_name). */
+static const char *kernel_name(const struct ga_gpu *g, uint32_t name_id)
+{
+    const uint64_t *i = ga_map_find(&g->name_idx, name_id, 0);
+    return i && *i < g->n_names ? g->names[*i] : NULL;
+}
+
 static void device(struct ga_vnvml_device *o, const struct ga_nvml_device *d,
-                   const struct ga_report *r)
+                   const struct ga_gpu *g, uint64_t t0)
 {
     *o = (struct ga_vnvml_device){
         .device = d->device,
@@ -40,13 +51,13 @@ static void device(struct ga_vnvml_device *o, const struct ga_nvml_device *d,
     for (size_t i = 0; i < d->n_points; i++) {
         const struct ga_nvml_point *p = &d->points[i];
         o->points[i] = (struct ga_vnvml_point){
-            ga_report_rel(r, p->ts), p->sm_mhz, p->reasons, p->mem_used};
+            (int64_t)(p->ts - t0), p->sm_mhz, p->reasons, p->mem_used};
     }
     const struct ga_nvml_kname *k[GA_NVML_SLOW_KERNELS];
     o->n_kernels = ga_nvml_slow_kernels(d, k, GA_NVML_SLOW_KERNELS);
     for (size_t i = 0; i < o->n_kernels; i++)
         o->kernels[i] = (struct ga_vnvml_kernel){
-            .name = ga_report_kernel_name(r, k[i]->name_id),
+            .name = kernel_name(g, k[i]->name_id),
             .slow_count = k[i]->n[1],
             .slow_mean_ns = k[i]->ns[1] / k[i]->n[1],
             .full_count = k[i]->n[0],
@@ -55,10 +66,11 @@ static void device(struct ga_vnvml_device *o, const struct ga_nvml_device *d,
         };
 }
 
-static void listing(struct ga_vnvml_listing *o, const struct ga_report *r, const struct ga_oom *x)
+static void listing(struct ga_vnvml_listing *o, const struct ga_nvml *nv,
+                    const struct ga_facts *f, const struct ga_oom *x)
 {
     size_t n = 0;
-    const struct ga_nvml_proc *p = ga_nvml_procs_after(&r->nvml, x->device, x->ts, &n);
+    const struct ga_nvml_proc *p = ga_nvml_procs_after(nv, x->device, x->ts, &n);
     *o = (struct ga_vnvml_listing){0};
     if (!p) return;
     o->n = n;
@@ -68,14 +80,14 @@ static void listing(struct ga_vnvml_listing *o, const struct ga_report *r, const
             .pid = p[i].pid,
             .name = p[i].name[0] ? p[i].name : NULL,
             .bytes = p[i].bytes,
-            .this_process = r->facts.have_process && p[i].pid == r->facts.pid,
+            .this_process = f->have_process && p[i].pid == f->pid,
         };
 }
 
-void ga_vnvml_build(struct ga_vnvml *v, const struct ga_report *r)
+void ga_vnvml_build(struct ga_vnvml *v, const struct ga_nvml *x, const struct ga_memory *m,
+                    const struct ga_facts *f, const struct ga_gpu *g, uint64_t t0)
 {
     static const char *const status[] = {"none", "available", "absent", "failed"};
-    const struct ga_nvml *x = &r->nvml;
     memset(v, 0, sizeof(*v));
     v->status = (unsigned)x->status & 3;
     v->status_name = status[v->status];
@@ -85,11 +97,11 @@ void ga_vnvml_build(struct ga_vnvml *v, const struct ga_report *r)
     v->n_devices = x->n_devices;
     v->devices = ga_xmalloc(x->n_devices * sizeof(*v->devices) + 1);
     for (size_t i = 0; i < x->n_devices; i++)
-        device(&v->devices[i], &x->devices[i], r);
-    v->n_ooms = r->mem.n_ooms;
-    v->oom_procs = ga_xmalloc(r->mem.n_ooms * sizeof(*v->oom_procs) + 1);
-    for (size_t i = 0; i < r->mem.n_ooms; i++)
-        listing(&v->oom_procs[i], r, &r->mem.ooms[i]);
+        device(&v->devices[i], &x->devices[i], g, t0);
+    v->n_ooms = m->n_ooms;
+    v->oom_procs = ga_xmalloc(m->n_ooms * sizeof(*v->oom_procs) + 1);
+    for (size_t i = 0; i < m->n_ooms; i++)
+        listing(&v->oom_procs[i], x, f, &m->ooms[i]);
 }
 
 void ga_vnvml_free(struct ga_vnvml *v)

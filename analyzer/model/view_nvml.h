@@ -70,9 +70,14 @@ struct ga_vnvml {
     size_t n_ooms;
 };
 
-struct ga_report;
-/* After the analyses finished (the kernels' names and the failed allocations are the report's). */
-void ga_vnvml_build(struct ga_vnvml *v, const struct ga_report *r);
+struct ga_nvml;
+struct ga_memory;
+struct ga_facts;
+struct ga_gpu;
+/* After the analyses finished: the NVML analysis's results, the failed allocations (m), the
+ * traced process (f), the kernels' names (g); t0: the trace start (the times' origin). */
+void ga_vnvml_build(struct ga_vnvml *v, const struct ga_nvml *x, const struct ga_memory *m,
+                    const struct ga_facts *f, const struct ga_gpu *g, uint64_t t0);
 void ga_vnvml_free(struct ga_vnvml *v);
 
 #endif
