@@ -223,7 +223,10 @@ void ga_report_finish(struct ga_report *r)
     ga_nvml_finish(&r->nvml); /* after the last busy intervals, which the gaps' finish sweeps */
     ga_hostidle_finish(&r->hostidle, &r->sites, &r->stacks); /* after the last gap */
     ga_idle_host_build(&r->idle_host, &r->hostidle, &r->sites, &r->stacks);
-    ga_views_build(&r->views, &r->mem, &r->pools, &r->sites);
+    ga_views_build(&r->views, &r->mem, &r->sites);
+    ga_vpools_build(&r->poolview, &r->pools, r->read.header.start_monotonic_ns);
+    ga_vnvml_build(&r->nvmlview, &r->nvml, &r->mem, &r->facts, &r->gpu,
+                   r->read.header.start_monotonic_ns);
     ga_tv_build(&r->tierview, &r->tiers, &r->torch);
     ga_vcats_build(&r->peakcats, &r->mem, &r->stacks, &r->sites, r->views.libs_at_peak,
                    r->views.n_libs_at_peak, &r->tiers);
@@ -326,6 +329,8 @@ const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t 
 void ga_report_free(struct ga_report *r)
 {
     ga_views_free(&r->views);
+    ga_vpools_free(&r->poolview);
+    ga_vnvml_free(&r->nvmlview);
     ga_facts_free(&r->facts);
     ga_memory_free(&r->mem);
     ga_pools_free(&r->pools);
