@@ -193,7 +193,8 @@ void ga_tiers_replay_snap(struct ga_tiers *t, const struct ga_torch *torch, uint
                           int whole, int history);
 void ga_tiers_replay_free(struct ga_tiers *t);
 
-/* Shared by tiers.c and tiers_replay.c. */
+/* tiers_rules.c, shared by tiers.c and tiers_replay.c. The set's order (address, device). */
+int ga_tiers_entry_cmp(const void *a, const void *b);
 int ga_tiers_role_at(const struct ga_tiers *t, int32_t device, uint64_t addr, uint64_t *bytes);
 enum ga_cat ga_tiers_by_frames(const struct ga_torch *torch, uint32_t stack);
 /* One block counted in b (its site in sites, a (stack, category) -> bytes map). */
