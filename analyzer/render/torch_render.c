@@ -365,7 +365,8 @@ static void text_tiers(const struct ga_report *r, FILE *o, int32_t device)
     const struct ga_tv_dev *v = tv_dev(r, device);
     char b[3][32], piece[400];
     if (!v || !v->peak) return;
-    fprintf(o, "    by category at the fullest snapshot (%s allocated of %s reserved):\n      ",
+    fprintf(o, "    by category at %s (%s allocated of %s reserved):\n      ",
+            v->replayed ? "the peak (block events replayed)" : "the fullest snapshot",
             ga_fmt_bytes(b[0], v->peak->allocated), ga_fmt_bytes(b[1], v->peak->reserved));
     int col = 6;
     for (int i = 0, n = 0; i < GA_CATS; i++) {

@@ -40,3 +40,7 @@ eq("the categories add up to reserved then", sum(cats.values()), pb["categories_
 eq("without cache: allocated then", sum(v for c, v in cats.items() if c != "cache"), pb["categories_allocated_bytes"])
 sys.exit(1 if bad else 0)
 PY
+# the text report says which moment its categories are from
+"$GT_REPORT" t.trace > r.txt || fail "text report"
+grep -q "by category at the peak (block events replayed)" r.txt ||
+    fail "text: no line of the replayed peak: $(grep 'by category' r.txt)"

@@ -132,9 +132,13 @@
                     if (w > 70) sv("text", { x: x0 + 4, y: 22, class: "label tierlabel", text: `${c.category.replace("_", " ")} ${bytes(c.bytes)}` }, svg);
                     x0 += w;
                 }
-                sv("text", { x: L - 6, y: 22, "text-anchor": "end", class: "label", text: "fullest" }, svg);
+                const replayed = a.peak_breakdown.categories_source === "replay";
+                sv("text", { x: L - 6, y: 22, "text-anchor": "end", class: "label", text: replayed ? "peak" : "fullest" }, svg);
                 sec.append(legend(cats.filter((c) => c.bytes).map((c) => [TIER_COLORS[c.category], `${c.category.replace("_", " ")} (${c.basis})`])));
-                sec.append(svg, el("p", { class: "note", text: `The fullest snapshot at ${dur(a.peak_breakdown.categories_time_ns)}: ${bytes(a.peak_breakdown.snapshot_allocated_bytes)} allocated (PyTorch's peak ${bytes(a.peak_allocated_bytes)}); blocks of optimizer tensors are exact, "remainder" is what no optimizer holds.` }));
+                sec.append(svg, el("p", { class: "note", text: (replayed ?
+                    `At PyTorch's peak, ${dur(a.peak_breakdown.categories_time_ns)}, found by replaying its block events between snapshots: ${bytes(a.peak_breakdown.categories_allocated_bytes)} allocated (PyTorch's peak ${bytes(a.peak_allocated_bytes)})` :
+                    `The fullest snapshot at ${dur(a.peak_breakdown.categories_time_ns)}: ${bytes(a.peak_breakdown.snapshot_allocated_bytes)} allocated (PyTorch's peak ${bytes(a.peak_allocated_bytes)})`) +
+                    `; blocks of optimizer tensors are exact, "remainder" is what no optimizer holds.` }));
             }
             const ser = a.category_series || [];
             if (ser.length) { /* per optimizer step, stacked: weights, gradients, state, the rest, cache */
