@@ -1,7 +1,5 @@
-/* Host stack samples (GPUTRACE_SAMPLE_HZ, e.g. 100 per thread; default 0 = off, see README: under
- * AddressSanitizer the owner's gt_py_sample_frames reads code objects freed since the sample):
- * where each thread that made CUDA calls was, at a fixed rate, on CPU or blocked. Cost:
- * bench/README.md.
+/* Host stack samples (GPUTRACE_SAMPLE_HZ, e.g. 100 per thread; default 0 = off): where each thread
+ * that made CUDA calls was, at a fixed rate, on CPU or blocked. Cost: bench/README.md.
  *
  * A sampler thread of ours (all signals blocked) wakes every 1/hz s and looks at each registered
  * thread's /proc/self/task/TID/syscall:
@@ -89,6 +87,7 @@ struct hs_thread {
     const int *in_hook;      /* the owner's gt_tls_in_hook */
     int *pending;            /* the owner's gt_tls_hs_pending: the sampler thread sets it too */
     _Atomic uintptr_t py_ts; /* the owner's Python thread state (0: none seen yet) */
+    _Atomic uint64_t py_id;  /* its id (0: unknown), published by the owner before py_ts */
     clockid_t cpu_clock;
     /* the previous sample's times: producers take turns (the handler's turn runs from the
      * sampler's store of signalled to the handler's clearing it), relaxed atomics all the same,
@@ -229,7 +228,7 @@ HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
         /* the thread state asked for anew: a thread that ends deletes its own before our exit
          * hook runs, and the interpreter clears it from the thread before freeing it */
         if (atomic_load_explicit(&h->py_ts, memory_order_relaxed))
-            gt_py_sample_read(gt_py_thread_state(), &s->py, h->py_hints);
+            gt_py_sample_read(gt_py_thread_state(), 0, &s->py, h->py_hints);
 #endif
 #else
         (void)uc;
@@ -326,20 +325,24 @@ static void sample_one(struct hs_thread *h, pid_t pid)
             atomic_store_explicit(&h->signalled, 0, memory_order_release);
         return;
     }
-    uint64_t now = gt_now();
+    uint64_t now = gt_now(), cpu = cpu_now(h->cpu_clock);
     uint64_t ip[HS_DEPTH];
     int partial = 0;
     /* rbp is unknown: frames whose CFA is rbp-based end the walk (marked partial) */
     int n = gt_unwind_signal(ip, HS_DEPTH, &h->bounds, pc, sp, 0, &partial);
-    /* its Python frames hold still while it sleeps (checked below); the main thread's only: its
-     * thread state lives until the interpreter's finalization, which the read is guarded against,
-     * while another thread's is freed when that thread ends, unknown to us until our exit hook */
+    /* its Python frames hold still while it sleeps (checked below). The main thread's state lives
+     * until the interpreter's finalization, which the read is guarded against; another thread's
+     * is freed when that thread ends or leaves Python (PyGILState_Release), which the owner does
+     * not see: it is read only where found still alive with the id the owner published */
     static struct gt_py_sample py; /* (the sampler thread's only) */
     py.n = -1;
-    if (h->tid == (uint32_t)pid)
-        gt_py_sample_read(atomic_load_explicit(&h->py_ts, memory_order_relaxed), &py, h->py_hints);
+    uint64_t id = atomic_load_explicit(&h->py_id, memory_order_relaxed);
+    if (h->tid == (uint32_t)pid || id)
+        gt_py_sample_read(atomic_load_explicit(&h->py_ts, memory_order_relaxed), id, &py,
+                          h->py_hints);
     uintptr_t sp2 = 0, pc2 = 0;
     if (read_blocked(h, &sp2, &pc2) != 1 || sp2 != sp || pc2 != pc) return; /* it woke */
+    if (cpu_now(h->cpu_clock) != cpu) return; /* it ran meanwhile (and blocked at the same place) */
     struct hs_slot *s = claim(h);
     if (!s) return;
     memcpy(s->ip, ip, 8u * (unsigned)n);
@@ -463,7 +466,9 @@ void gt_hostsample_thread_start(struct gt_thread *t)
     }
     h->tid = t->tid;
     h->in_hook = &gt_tls_in_hook;
-    atomic_init(&h->py_ts, gt_py_thread_state());
+    uintptr_t ts = gt_py_thread_state();
+    atomic_init(&h->py_id, gt_py_thread_state_id(ts));
+    atomic_init(&h->py_ts, ts);
     h->pending = &gt_tls_hs_pending;
     struct gt_unw_bounds b = gt_unwind_thread_bounds();
     h->bounds.lo = b.lo;
@@ -510,8 +515,14 @@ void gt_hostsample_drain(struct gt_thread *t)
     __atomic_store_n(&gt_tls_hs_pending, 0, __ATOMIC_RELAXED);
     struct hs_thread *h = tls_hs;
     if (!h) return;
-    if (!atomic_load_explicit(&h->py_ts, memory_order_relaxed))
-        atomic_store_explicit(&h->py_ts, gt_py_thread_state(), memory_order_relaxed);
+    /* its state now (a thread may leave Python and come back with a new one). The sampler may
+     * load a torn pair: a state is read only where it holds the id loaded with it (ts_alive) */
+    uintptr_t ts = gt_py_thread_state();
+    if (ts != atomic_load_explicit(&h->py_ts, memory_order_relaxed)) {
+        atomic_store_explicit(&h->py_id, 0, memory_order_relaxed);
+        atomic_store_explicit(&h->py_ts, ts, memory_order_relaxed);
+        atomic_store_explicit(&h->py_id, gt_py_thread_state_id(ts), memory_order_relaxed);
+    }
     while (h->tail != atomic_load_explicit(&h->head, memory_order_acquire)) {
         struct hs_slot *s = &h->ring[h->tail % HS_RING];
         if (!atomic_load_explicit(&s->ready, memory_order_acquire)) {

@@ -140,6 +140,12 @@ static const struct layout layouts[5] = {
     /* 3.13 */ {16, 72, 0, 8, 0, 56, 0, 0, 70, 48, 40, 68, 112, 128, 136, 184, 200, 40, 56},
 };
 
+/* PyThreadState.id (a number never given to another thread state) of 3.9-3.13, checked like the
+ * layouts (tests/cases/py_offsets.sh; 0 would mean not known: other threads' frames are then not
+ * read while they sleep), and at run time against PyThreadState_GetID. PyThreadState.next. */
+static const uint16_t ts_ids[5] = {256, 256, 240, 224, 224};
+#define TS_NEXT 8
+
 #define OWNED_BY_GENERATOR 1
 #define OWNED_BY_CSTACK    3 /* 3.12+ */
 
@@ -165,6 +171,9 @@ static struct {
     PyObj *(*InterpreterState_Main)(void);
     PyObj *(*InterpreterState_Head)(void);
     PyObj *(*InterpreterState_Next)(PyObj *);
+    PyObj *(*InterpreterState_ThreadHead)(PyObj *);
+    uint64_t (*ThreadState_GetID)(PyObj *);
+    _Atomic unsigned ts_id; /* PyThreadState.id's offset; 0: unknown, or found wrong */
     PyObj *(*ThreadState_GetFrame)(PyObj *);
     PyObj *(*Frame_GetBack)(PyObj *);
     PyObj *(*Frame_GetCode)(PyObj *);
@@ -243,6 +252,7 @@ static int layout_usable(void *h, const char *version)
         return 0;
     }
     P.L = layouts[P.minor - 9];
+    if (P.InterpreterState_ThreadHead && P.ThreadState_GetID) P.ts_id = ts_ids[P.minor - 9];
     return 1;
 }
 
@@ -261,6 +271,8 @@ static int resolve(void *h)
     LOOK(InterpreterState_Main, "PyInterpreterState_Main");
     LOOK(InterpreterState_Head, "PyInterpreterState_Head");
     LOOK(InterpreterState_Next, "PyInterpreterState_Next");
+    LOOK(InterpreterState_ThreadHead, "PyInterpreterState_ThreadHead");
+    LOOK(ThreadState_GetID, "PyThreadState_GetID");
     LOOK(ThreadState_GetFrame, "PyThreadState_GetFrame");
     LOOK(Frame_GetBack, "PyFrame_GetBack");
     LOOK(Frame_GetCode, "PyFrame_GetCode");
@@ -1293,6 +1305,37 @@ uintptr_t gt_py_thread_state(void)
     return own_state();
 }
 
+/* The id of ts, the calling thread's own state (0: unknown): how the sampler thread tells that
+ * state still alive later (ts_alive). The offset is checked against the API's answer each time: a
+ * difference turns the reads of other sleeping threads off for the process (one log line). */
+uint64_t gt_py_thread_state_id(uintptr_t ts)
+{
+    unsigned off = atomic_load_explicit(&P.ts_id, memory_order_relaxed);
+    if (!ts || !off) return 0;
+    uint64_t id = P.ThreadState_GetID((PyObj *)ts), got;
+    memcpy(&got, (const void *)(ts + off), sizeof(got));
+    if (id && got == id) return id;
+    if (atomic_exchange(&P.ts_id, 0))
+        gt_log("gputrace: Python 3.%d: PyThreadState.id is not at offset %u: the frames of "
+               "other threads are not read while they sleep\n",
+               P.minor, off);
+    return 0;
+}
+
+/* Whether ts is still the thread state numbered id: found in the main interpreter's list of thread
+ * states (its head through the API, a plain field read; the links by copies: another thread's
+ * state may be freed under the walk), with that id. Ids are never reused, so a state freed and
+ * another made at the same address fails. Under a sample's read (tls_safe). */
+static int ts_alive(uintptr_t ts, uint64_t id)
+{
+    unsigned off = atomic_load_explicit(&P.ts_id, memory_order_relaxed);
+    if (!off || !P.InterpreterState_Main()) return 0;
+    uintptr_t p = (uintptr_t)P.InterpreterState_ThreadHead(P.InterpreterState_Main());
+    for (unsigned n = 0; ok_ptr(p) && n < 4096 && !tls_safe->fault; n++, p = rd_ptr(p, TS_NEXT))
+        if (p == ts) return rd_ptr(ts, off) == id && !tls_safe->fault;
+    return 0;
+}
+
 /* The thread's hints: a direct-mapped set of hashes of (code, fingerprint, key) the thread's
  * write-outs found in the table (key KEY_CODE: the code object itself). Written by the owner only
  * (a write-out), read by its handler and the sampler thread: relaxed atomics, a hint only. A hash
@@ -1352,8 +1395,9 @@ static uint32_t copy_facts(struct gt_py_sample *s, uintptr_t co)
  * (-1) or is one frame off, as in faulthandler's dump from a signal handler; one whose memory was
  * just unmapped fails a copy (-1, see safe_copy), never a load. The code objects are alive now
  * (the frames hold them): their lines and facts are copied here, where the hints do not say the
- * table has them already. */
-int gt_py_sample_read(uintptr_t ts, struct gt_py_sample *s, _Atomic uint64_t *hints)
+ * table has them already. id (not 0): ts is another thread's, read only if ts_alive says it is
+ * still that thread's state (the caller checks that the thread slept through the read). */
+int gt_py_sample_read(uintptr_t ts, uint64_t id, struct gt_py_sample *s, _Atomic uint64_t *hints)
 {
     s->n = -1;
     s->used = 0;
@@ -1370,7 +1414,8 @@ int gt_py_sample_read(uintptr_t ts, struct gt_py_sample *s, _Atomic uint64_t *hi
         r.e[i].n = 0, r.e[i].used = 0;
     tls_safe = &r;
     struct rawf fr[GT_PY_SAMPLE_FRAMES];
-    if (!atomic_load(&P.closing) && P.IsInitialized() == 1 && !P.IsFinalizing())
+    if (!atomic_load(&P.closing) && P.IsInitialized() == 1 && !P.IsFinalizing() &&
+        (!id || ts_alive(ts, id)))
         k = walk_raw(ts, fr, GT_PY_SAMPLE_FRAMES);
     for (int i = 0; i < k && !r.fault; i++) {
         struct gt_py_sframe *o = &s->f[i];

@@ -79,12 +79,16 @@ struct gt_py_sample {
     struct gt_py_sframe f[GT_PY_SAMPLE_FRAMES];
     char text[GT_PY_SAMPLE_TEXT]; /* facts: int32 first line, uint16 file and name lengths, texts */
 };
-/* The calling thread's Python thread state (0: none). */
+/* The calling thread's Python thread state (0: none), and that state's id (0: not known for this
+ * interpreter): the state of another thread is read only while it is found alive with that id. */
 uintptr_t gt_py_thread_state(void);
+uint64_t gt_py_thread_state_id(uintptr_t ts);
 /* Reads the frames of thread state ts into s (innermost first): from a signal handler on its own
- * thread, or from the sampler thread for a thread asleep in a system call. No lock, no allocation,
- * no API call but the interpreter's state getters. hints: the sampled thread's. Returns s->n. */
-int gt_py_sample_read(uintptr_t ts, struct gt_py_sample *s, _Atomic uint64_t *hints);
+ * thread (id 0), or from the sampler thread for a thread asleep in a system call (id: the one its
+ * owner published with ts; 0 for the main thread's where ids are not known: its state lives until
+ * finalization, which the read is guarded against). No lock, no allocation, no API call but the
+ * interpreter's state getters. hints: the sampled thread's. Returns s->n. */
+int gt_py_sample_read(uintptr_t ts, uint64_t id, struct gt_py_sample *s, _Atomic uint64_t *hints);
 /* Later, by the sampled thread at a hooked call (takes the table lock, may write code records):
  * the pseudo-ips of s's frames into out (at most max), from the table and what s carries; the
  * frames from the first one neither resolves on are dropped. Returns the count. */
