@@ -4,6 +4,7 @@
 # report's slow_kernels must name gemm_tile with its full-clock mean (the 2 ms it is given) and
 # about twice that below the maximum, and the text report must name it under the device.
 . "$SRC/tests/lib.sh"
+[ -z "$tsan_rt" ] || skip "under ThreadSanitizer the flusher thread that samples NVML runs late (as in nvml_samples); it runs in the plain and ASan builds"
 [ -f "$O/simnvml/libnvidia-ml.so.1" ] || skip "no simulated NVML: nvml.h missing at build time (make torch-env, then make VENV=... fixtures)"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
 cat > sched.txt <<'S'
