@@ -1,5 +1,5 @@
-/* Host stack samples (GPUTRACE_SAMPLE_HZ, e.g. 100 per thread; default 0 = off): where each thread
- * that made CUDA calls was, at a fixed rate, on CPU or blocked. Cost: bench/README.md.
+/* Host stack samples (GPUTRACE_SAMPLE_HZ per thread, default 100, 0 = off): where each thread that
+ * made CUDA calls was, at a fixed rate, on CPU or blocked. Cost: bench/README.md.
  *
  * A sampler thread of ours (all signals blocked) wakes every 1/hz s and looks at each registered
  * thread's /proc/self/task/TID/syscall:
@@ -418,7 +418,7 @@ static void hs_child(void)
 
 void gt_hostsample_configure(void)
 {
-    HS.hz = (unsigned)gt_env_num("GPUTRACE_SAMPLE_HZ", 0, 10000, 0);
+    HS.hz = (unsigned)gt_env_num("GPUTRACE_SAMPLE_HZ", 0, 10000, GT_SAMPLE_HZ_DEFAULT);
     if (!gt_stack_depth) HS.hz = 0; /* GPUTRACE_STACK_DEPTH=0 (or no stack events): no stacks */
     if (!HS.hz) return;
     HS.no_signal = !gt_env_num("GPUTRACE_SAMPLE_SIGNAL", 0, 1, 1);
