@@ -168,6 +168,30 @@ pack_words(const unsigned char *cur, const unsigned char *prev, unsigned nw, uns
     *pp = p, *cpp = cp, *ctrlp = ctrl, *kp = k;
 }
 
+_Static_assert(sizeof(struct gt_rec_launch) == 80 && sizeof(struct gt_rec_alloc) == 72 &&
+                   sizeof(struct gt_rec_free) == 56 && sizeof(struct gt_rec_gpu_kernel) == 56 &&
+                   sizeof(struct gt_rec_gpu_api) == 40 && sizeof(struct gt_rec_gpu_extcorr) == 24,
+               "the sizes gt_pack_encode unrolls");
+
+/* pack_words with a constant word count, at each of the 4 places of a group (k constant too). */
+#define PACK_FIXED(nw)                                                                             \
+    do {                                                                                           \
+        switch (k) {                                                                               \
+        case 0:                                                                                    \
+            pack_words(in + pos, prev, (nw), &p, &cp, &ctrl, &k);                                  \
+            break;                                                                                 \
+        case 1:                                                                                    \
+            k = 1, pack_words(in + pos, prev, (nw), &p, &cp, &ctrl, &k);                           \
+            break;                                                                                 \
+        case 2:                                                                                    \
+            k = 2, pack_words(in + pos, prev, (nw), &p, &cp, &ctrl, &k);                           \
+            break;                                                                                 \
+        default:                                                                                   \
+            k = 3, pack_words(in + pos, prev, (nw), &p, &cp, &ctrl, &k);                           \
+            break;                                                                                 \
+        }                                                                                          \
+    } while (0)
+
 uint32_t gt_pack_encode(const unsigned char *in, uint32_t n, unsigned char *out)
 {
     uint32_t last[GT_CODEC_DELTA_TYPES], last_size[GT_CODEC_DELTA_TYPES];
@@ -180,22 +204,26 @@ uint32_t gt_pack_encode(const unsigned char *in, uint32_t n, unsigned char *out)
     while ((size = rec_size_at(in, pos, n, &type)) != 0) {
         memcpy(&h, in + pos, 8);
         PACK_HDR(h);
-        if (size == sizeof(struct gt_rec_launch) && type < GT_CODEC_DELTA_TYPES &&
-            last_size[type] == size) {
+        if (type < GT_CODEC_DELTA_TYPES && last_size[type] == size &&
+            (size == 80 || size == 72 || size == 56 || size == 40 || size == 24)) {
+            /* the records of the hot paths, unrolled: launch (80 B), allocation (72), free and
+             * GPU kernel (56), GPU API (40), external correlation (24) */
             const unsigned char *prev = in + last[type];
-            const unsigned nw = sizeof(struct gt_rec_launch) / 8 - 1;
-            switch (k) {
-            case 0:
-                pack_words(in + pos, prev, nw, &p, &cp, &ctrl, &k);
+            switch (size) {
+            case 80:
+                PACK_FIXED(9);
                 break;
-            case 1:
-                k = 1, pack_words(in + pos, prev, nw, &p, &cp, &ctrl, &k);
+            case 72:
+                PACK_FIXED(8);
                 break;
-            case 2:
-                k = 2, pack_words(in + pos, prev, nw, &p, &cp, &ctrl, &k);
+            case 56:
+                PACK_FIXED(6);
+                break;
+            case 40:
+                PACK_FIXED(4);
                 break;
             default:
-                k = 3, pack_words(in + pos, prev, nw, &p, &cp, &ctrl, &k);
+                PACK_FIXED(2);
                 break;
             }
         } else if (type < GT_CODEC_DELTA_TYPES && last_size[type] == size) {
