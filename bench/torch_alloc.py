@@ -13,7 +13,8 @@ import torch
 n = int(sys.argv[1])
 mode = sys.argv[2] if len(sys.argv) > 2 else ""
 if mode == "history-python":  # what GPUTRACE_TORCH=history asks for
-    torch.cuda.memory._record_memory_history(enabled="state", context="alloc", stacks="python")
+    torch.cuda.memory._record_memory_history(enabled="all", context="alloc", stacks="python",
+                                             max_entries=100000)
 elif mode == "history-default":  # PyTorch's documented call (C++ and Python stacks, a ring)
     torch.cuda.memory._record_memory_history(max_entries=100000)
 for _ in range(1000):  # warm-up: the segment exists, the bridge (if any) is installed

@@ -43,7 +43,7 @@ rows = [dict(kv.split("=") for kv in l.split()) for l in open(raw) if l.strip()]
 order = ["plain", "torch-history-python", "torch-history-default", "gputrace-off",
          "gputrace-stats", "gputrace-snapshots", "gputrace-history"]
 what = {"plain": "plain PyTorch (simulated runtime, no gputrace)",
-        "torch-history-python": "PyTorch's `_record_memory_history(enabled='state', context='alloc', stacks='python')` alone",
+        "torch-history-python": "PyTorch's `_record_memory_history(enabled='all', context='alloc', stacks='python', max_entries=100000)` alone",
         "torch-history-default": "PyTorch's `_record_memory_history(max_entries=100000)` alone (its documented call)",
         "gputrace-off": "gputrace, `GPUTRACE_TORCH=off`",
         "gputrace-stats": "gputrace, `GPUTRACE_TORCH=stats`",

@@ -66,8 +66,6 @@ static struct {
     int stopped;          /* under call_mu: CUPTI may be torn down, make no more calls */
 } C = {.mu = PTHREAD_MUTEX_INITIALIZER, .call_mu = PTHREAD_MUTEX_INITIALIZER};
 
-_Atomic int gt_cupti_on;
-
 /* ---- loading ---------------------------------------------------------------------------------- */
 
 static void *try_open(const char *path, int flags)

@@ -25,6 +25,16 @@ static void *real(const char *name)
     return gt_real_dlsym(RTLD_NEXT, name);
 }
 
+/* The records so far, this thread's waiting host samples first (gt_enter writes them). */
+static void flush_before_exec(void)
+{
+    if (!gt_tracing_here()) return;
+    struct gt_thread *t = gt_enter();
+    if (!t) return;
+    gt_flush_before_exec();
+    gt_leave(t);
+}
+
 #define FORWARD(type, name, ...)                                                                   \
     do {                                                                                           \
         static type fn;                                                                            \
@@ -34,7 +44,7 @@ static void *real(const char *name)
             return -1;                                                                             \
         }                                                                                          \
         int token = gt_hostsample_exec_begin();                                                    \
-        gt_flush_before_exec();                                                                    \
+        flush_before_exec();                                                                       \
         int r = fn(__VA_ARGS__);                                                                   \
         int e = errno;                                                                             \
         gt_hostsample_exec_end(token);                                                             \

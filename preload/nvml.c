@@ -141,7 +141,7 @@ static void put_status(struct out *o, unsigned sub, int dev, uint32_t index, uin
 
 static void *sym(void *h, const char *name)
 {
-    return dlsym(h, name);
+    return gt_real_dlsym(h, name); /* glibc's: our exported dlsym is for the program */
 }
 
 /* 0 with F filled, or -1 with the reason in why. */

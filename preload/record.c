@@ -9,19 +9,10 @@
 #include "hooks.h"
 #include "shim.h"
 
-typedef CUresult (*ctx_get_device_fn)(CUdevice *);
 typedef CUresult (*ctx_get_current_fn)(CUcontext *);
 typedef CUresult (*mem_get_info_fn)(size_t *, size_t *);
 typedef CUresult (*func_get_name_fn)(const char **, CUfunction);
 typedef CUresult (*kernel_get_name_fn)(const char **, CUkernel);
-
-int gt_current_device(void)
-{
-    ctx_get_device_fn f = (ctx_get_device_fn)gt_helper_fn(GT_H_CtxGetDevice);
-    CUdevice d;
-    if (f && f(&d) == CUDA_SUCCESS) return (int)d;
-    return -1;
-}
 
 static uint64_t current_ctx(void)
 {

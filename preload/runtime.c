@@ -14,7 +14,10 @@
  *  - Chunks are written under one file mutex, so each chunk lands whole and in one piece; on an
  *    I/O error the file is cut back to its last whole chunk and tracing switches off.
  *  - After each flush round the flusher writes a watermark W: every host record with ts < W is in
- *    the file before it. The reader buffers records between watermarks to restore time order. */
+ *    the file before it. The reader buffers records between watermarks to restore time order.
+ *  - Every module writes through this file, so it names none of them: what it asks of them (at
+ *    start, per thread, per round, at exit and fork) comes as struct gt_runtime_calls, handed
+ *    over by lifecycle.c's constructor. */
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -51,6 +54,8 @@ struct rt_thread {
 
 _Atomic int gt_state = GT_STATE_IDLE;
 _Atomic int gt_inflight_fenced = 1;
+_Atomic int gt_cupti_on; /* set by cupti.c; here because a forked child and a crash read it */
+static const struct gt_runtime_calls *calls; /* lifecycle.c's; NULL: nothing starts tracing */
 
 /* The hooks may publish `inflight` without a fence once the process is registered for private
  * expedited membarrier (Linux 4.14+): then every flush round makes each running thread of the
@@ -167,15 +172,16 @@ static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 
 /* ---- configuration ---------------------------------------------------------------------------- */
 
-/* Runs while the process is still single-threaded: read the environment once, touch nothing else. */
-__attribute__((constructor)) static void gt_configure(void)
+/* From lifecycle.c's constructor, while the process is still single-threaded: read the
+ * environment once, touch nothing else. */
+int gt_runtime_configure(const struct gt_runtime_calls *c)
 {
     const char *v;
     if (getauxval(AT_SECURE)) { /* set-uid/set-gid: never write files on a user's say-so */
         G.disabled_by_env = 1;
-        return;
+        return -1;
     }
-    static const char *const clocks[] = {"counter", "monotonic"};
+    calls = c;
     gt_debug = gt_env_flag("GPUTRACE_DEBUG");
     v = getenv("GPUTRACE_OUTPUT");
     snprintf(G.output, sizeof(G.output), "%s", v && *v ? v : "gputrace.%p.trace");
@@ -194,11 +200,7 @@ __attribute__((constructor)) static void gt_configure(void)
     env.cupti = keep_env("GPUTRACE_CUPTI", env_cupti, sizeof(env_cupti));
     env.cuda_home = keep_env("CUDA_HOME", env_cuda_home, sizeof(env_cuda_home));
     env.conda_prefix = keep_env("CONDA_PREFIX", env_conda, sizeof(env_conda));
-    gt_stacks_configure((unsigned)gt_env_num("GPUTRACE_STACK_DEPTH", 0, GT_STACK_DEPTH_MAX,
-                                             GT_STACK_DEPTH_DEFAULT),
-                        getenv("GPUTRACE_STACKS"));
-    gt_hostsample_configure();
-    gt_clock_configure(gt_env_word("GPUTRACE_CLOCK", clocks, 2, 0) == 1 ? "monotonic" : NULL);
+    return 0;
 }
 
 /* Expand %p (pid), %h (host name) and %% in the output pattern. */
@@ -442,7 +444,7 @@ static void start_tracing(void)
 {
     struct timespec rt, mono;
     char path[PATH_MAX];
-    if (G.disabled_by_env) goto off;
+    if (G.disabled_by_env || !calls) goto off;
     expand_output(path, sizeof(path), G.output);
     G.fd = open_output(path, sizeof(path));
     if (G.fd < 0) {
@@ -478,7 +480,7 @@ static void start_tracing(void)
         once = 1;
         pthread_key_create(&G.key, thread_exit);
         pthread_atfork(NULL, NULL, on_fork_child);
-        gt_crash_install();
+        calls->started();
     }
     atomic_store(&gt_state, GT_STATE_RUNNING);
     write_process_record(rt_ns, mono_ns);
@@ -567,7 +569,7 @@ static struct gt_thread *thread_slow(void)
         pthread_setspecific(G.key, t);
         gt_tls_thread = t;
         emit_thread_record(t);
-        gt_hostsample_thread_start(t);
+        calls->thread_start(t);
     }
     __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED);
     atomic_store_explicit(&t->inflight, t->last_ts ? t->last_ts : 1, memory_order_seq_cst);
@@ -690,7 +692,7 @@ static void thread_exit(void *arg)
     struct gt_thread *t = arg;
     if (!t || atomic_load(&gt_state) != GT_STATE_RUNNING) return; /* after fork or shutdown */
     __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED);
-    gt_hostsample_thread_exit(t); /* its samples, before its last flush */
+    calls->thread_ending(t); /* its samples, before its last flush */
     pthread_mutex_lock(&G.list_mu);
     pthread_mutex_lock(&t->mu);
     flush_thread_locked(t, 1, 1); /* the thread's end, not its launch path: compressed */
@@ -701,7 +703,7 @@ static void thread_exit(void *arg)
     pthread_mutex_unlock(&G.list_mu);
     gt_tls_thread = NULL;
     pthread_mutex_destroy(&t->mu);
-    gt_stack_thread_exit(t);
+    calls->thread_ended(t);
     free(t->buf);
     for (uint32_t k = 0; k < RT(t)->n_spare; k++) /* n_full is 0: flushed above */
         free(RT(t)->spare[k]);
@@ -745,7 +747,7 @@ void gt_emit_named(struct gt_thread *t, uint16_t type, uint16_t sub, const void 
 static void flush_round(int final)
 {
     static _Atomic uint64_t last_w; /* the previous round's watermark */
-    if (!final) gt_cupti_flush(0); /* GPU records first; takes none of our locks */
+    if (!final) calls->gpu_flush(0); /* GPU records first; takes none of our locks */
     uint64_t w = gt_clock_watermark(); /* also re-anchors the clock */
     if (!atomic_load_explicit(&gt_inflight_fenced, memory_order_relaxed) &&
         process_barrier() != 0) {
@@ -820,7 +822,8 @@ static void *flusher_main(void *arg)
     pthread_mutex_lock(&G.flush_mu);
     while (!G.stopping) {
         uint64_t now = gt_now();
-        uint64_t wake = next < gt_nvml_next() ? next : gt_nvml_next();
+        uint64_t sample = calls->next_sample();
+        uint64_t wake = next < sample ? next : sample;
         if (!G.handoff && !atomic_load(&G.crash_gpu) && now < wake) { /* sleep until the next
                                                                          round, NVML sample or
                                                                          hand-off */
@@ -838,7 +841,7 @@ static void *flusher_main(void *arg)
         pthread_mutex_unlock(&G.flush_mu);
         if (atomic_load(&gt_state) != GT_STATE_RUNNING) return NULL;
         if (atomic_load(&G.crash_gpu)) { /* a crash handler waits: CUPTI's records, forced */
-            gt_cupti_flush(1);
+            calls->gpu_flush(1);
             atomic_store(&G.crash_gpu, 0);
         }
         /* No round of ours runs alongside or after the final one (gt_shutdown holds round_mu
@@ -846,13 +849,13 @@ static void *flusher_main(void *arg)
         pthread_mutex_lock(&G.round_mu);
         if (!G.stopping) {
             /* NVML's records, before the watermark that covers their times */
-            gt_nvml_tick(write_own_records);
+            calls->before_round(write_own_records);
             if (work) write_handoffs();
             if (gt_now() >= next) {
                 flush_round(0);
                 next = gt_now() + period;
             }
-            gt_torch_tick(gt_now());
+            calls->after_round(gt_now());
         }
         pthread_mutex_unlock(&G.round_mu);
         pthread_mutex_lock(&G.flush_mu);
@@ -901,19 +904,22 @@ void gt_crash_flush(int gpu)
     if (gpu) crash_flush_gpu();
 }
 
+/* Whether this process writes the trace: tracing runs and this is not a vfork child (which
+ * shares our memory under another pid) nor a forked one that does not trace. */
+int gt_tracing_here(void)
+{
+    return atomic_load(&gt_state) == GT_STATE_RUNNING && G.pid == (uint32_t)getpid();
+}
+
 /* exec.c: the exec family is about to replace the process image, which ends this process's
  * tracing without its exit path: what was recorded so far is written now, in a round like the
- * flusher's (no end record: a failed exec goes on tracing). Not from a vfork child, which shares
- * our memory under another pid. */
+ * flusher's (no end record: a failed exec goes on tracing). The caller is inside the tracer
+ * (gt_enter), its waiting host samples written. */
 void gt_flush_before_exec(void)
 {
-    if (atomic_load(&gt_state) != GT_STATE_RUNNING || G.pid != (uint32_t)getpid()) return;
-    struct gt_thread *t = gt_enter(); /* writes this thread's waiting host samples */
-    if (!t) return;
     pthread_mutex_lock(&G.round_mu);
     if (!G.stopping) flush_round(0);
     pthread_mutex_unlock(&G.round_mu);
-    gt_leave(t);
 }
 
 /* Runs after the program's and the CUDA libraries' exit handlers (we are loaded first, so our
@@ -927,10 +933,9 @@ __attribute__((destructor)) static void gt_shutdown(void)
     G.stopping = 1;
     pthread_cond_broadcast(&G.flush_cv);
     pthread_mutex_unlock(&G.flush_mu);
-    gt_hostsample_stop();
-    if (gt_tls_thread) gt_hostsample_thread_exit(gt_tls_thread); /* this thread's samples */
+    calls->stopping(); /* the samplers stop; this thread's samples are written */
     pthread_mutex_lock(&G.round_mu); /* the flusher's round in progress ends first */
-    gt_stacks_exit(write_own_records); /* before the final watermark, which covers them */
+    calls->final(write_own_records); /* before the final watermark, which covers them */
     flush_round(1);
     atomic_store(&gt_state, GT_STATE_OFF);
     pthread_mutex_unlock(&G.round_mu);
@@ -966,9 +971,7 @@ static void restart_in_child(void)
     atomic_store(&G.lost, 0);
     pthread_setspecific(G.key, NULL); /* the parent's state of this thread: not ours to free */
     start_once = once;
-    gt_stacks_forget();
-    gt_rec_forget();
-    gt_nvml_forget();
+    calls->forget();
     atomic_store(&gt_cupti_on, 0);
     atomic_store(&gt_state, GT_STATE_IDLE);
 }

@@ -129,6 +129,30 @@ unsigned long gt_env_num(const char *name, unsigned long lo, unsigned long hi, u
 int gt_env_flag(const char *name);
 int gt_env_word(const char *name, const char *const *words, int n, int def);
 
+/* What runtime.c asks of the modules above it (runtime.c is the base every module writes through,
+ * so it names none of them). lifecycle.c fills it and hands it over from its constructor; none
+ * of these runs on a hook's path. */
+struct gt_runtime_calls {
+    void (*started)(void);                      /* tracing began (once): crash handlers */
+    void (*thread_start)(struct gt_thread *t);  /* after a thread's first record */
+    void (*thread_ending)(struct gt_thread *t); /* before a thread's last flush: its samples */
+    void (*thread_ended)(struct gt_thread *t);  /* after it, its buffers gone: its stack state */
+    void (*gpu_flush)(int forced);              /* the flusher: CUPTI's records */
+    uint64_t (*next_sample)(void);              /* the flusher's next sampling time */
+    /* each flusher round: records due before its watermark (NVML's), handed to write; after it */
+    void (*before_round)(void (*write)(const void *p, uint32_t size));
+    void (*after_round)(uint64_t now);
+    void (*stopping)(void); /* at exit, before the final round: samplers stop */
+    /* at exit, under the final round, before its watermark: records handed to write */
+    void (*final)(void (*write)(const void *p, uint32_t size));
+    void (*forget)(void); /* a forked child traces anew: what went into the parent's file */
+};
+/* The constructor's first step: the environment, the calls. -1: tracing stays off (set-uid). */
+int gt_runtime_configure(const struct gt_runtime_calls *calls);
+/* Tracing runs and this process writes the trace (not a vfork child, not a forked child that
+ * does not trace). */
+int gt_tracing_here(void);
+
 /* Environment read once at load time (runtime.c). */
 struct gt_config_env {
     const char *cupti;     /* GPUTRACE_CUPTI: path, "off", or NULL */
@@ -146,7 +170,7 @@ void gt_crash_flush(int gpu);
 void gt_write_gpu_chunk(const void *payload, uint32_t size);
 
 /* ---- CUPTI (cupti.c) ----------------------------------------------------------------------------- */
-extern _Atomic int gt_cupti_on;
+extern _Atomic int gt_cupti_on; /* (defined in runtime.c, which reads it at crashes and forks) */
 void gt_cupti_setup(struct gt_thread *t);
 void gt_cupti_after_init(void);
 void gt_cupti_push(uint64_t corr);
@@ -195,13 +219,14 @@ extern int gt_debug;
 void gt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* ---- real driver entry points (resolve.c) ----------------------------------------------------- */
+/* ---- the real driver and dlsym (real.c) ------------------------------------------------------- */
 extern void *_Atomic gt_real[GT_API_MAX];
 void *gt_real_resolve(unsigned api);
 void *gt_real_dlsym(void *handle, const char *name);
+void gt_real_dlsym_init(void); /* sets gt_real_dlsym_fn */
 void *gt_libcuda(void);
 
-/* Entered from dlsym_entry.S. */
+/* Entered from dlsym_entry.S (resolve.c). */
 void *gt_dlsym_default(void *handle, const char *name);
 int gt_dlsym_next_tracked(const char *name);
 void *gt_dlsym_next(void *handle, const char *name, void *caller);
@@ -230,7 +255,11 @@ enum gt_helper {
     GT_H_PrimaryCtxGetState,
     GT_H_COUNT
 };
-void *gt_helper_fn(enum gt_helper h);
+void *gt_helper_fn(enum gt_helper h); /* NULL: the driver lacks it */
+/* A looked-up entry point that does not exist, cached as such. */
+#define GT_MISSING ((void *)1)
+/* The current context's device, asked of the driver (-1: no context). */
+int gt_current_device(void);
 
 /* Wrapper function of each API id (hooks_*.c), NULL where none. */
 extern void *const gt_wrappers[GT_API_MAX];
@@ -272,7 +301,7 @@ void gt_hostsample_stop(void);
 int gt_hostsample_signo(void); /* 0: no sampling */
 int gt_hostsample_exec_begin(void); /* exec.c: around the exec family */
 void gt_hostsample_exec_end(int paused);
-void gt_flush_before_exec(void); /* runtime.c */
+void gt_flush_before_exec(void); /* runtime.c; inside the tracer, when gt_tracing_here */
 int gt_hostsample_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* At exit: the dladdr names of the stacks' ips, as whole records handed to emit. */
 void gt_stacks_exit(void (*emit)(const void *p, uint32_t size));
@@ -361,7 +390,6 @@ void gt_nvml_oom(int dev);
  * functions named, the driver facts: record.c; stack nodes, modules, Python code: stacks.c). */
 void gt_rec_forget(void);
 void gt_stacks_forget(void);
-int gt_current_device(void);
 
 /* ---- periodic samples (sample.c): GPUTRACE_SAMPLE_MS ---------------------------------------- */
 /* "The current context's device", not known yet: whoever needs the number asks the driver

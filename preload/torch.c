@@ -159,7 +159,8 @@ __attribute__((constructor)) static void torch_configure(void)
 static int allowed_type(unsigned type)
 {
     return (type >= GT_REC_TORCH_STATS && type <= GT_REC_TORCH_OOM) ||
-           type == GT_REC_TORCH_ROLES || type == GT_REC_TORCH_STEP || type == GT_REC_NOTE;
+           type == GT_REC_TORCH_ROLES || type == GT_REC_TORCH_STEP ||
+           type == GT_REC_TORCH_TRACE || type == GT_REC_NOTE;
 }
 
 /* Appends the whole records in [p, p + n) with ts = now; -1 (nothing written) when one is not a

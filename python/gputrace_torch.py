@@ -20,8 +20,10 @@ of include/gputrace/trace_format.h ("framework allocators") packed here and hand
     accumulate, and the shim's flusher compresses the records besides: the worst case, memory
     growing at every sample, is measured in bench/RESULTS.md);
   - level history: block-level history with Python stacks (_record_memory_history
-    enabled='state', context='alloc', stacks='python'), unless the program records history
-    itself: then its settings are left alone and its frames used;
+    enabled='all', context='alloc', stacks='python', max_entries=TRACE_MAX), unless the program
+    records history itself: then its settings are left alone and its frames used; before each
+    snapshot, the allocator's events since the last ones written (device_traces: TORCH_TRACE
+    records), so the report can replay every block's lifetime between snapshots;
   - after every optimizer step (a global step post-hook, any optimizer, levels stats and up):
     the storages its param_groups' parameters (weights), their .grad (gradients) and its state's
     CUDA tensors (optimizer state) occupy: a TORCH_STEP record per device with the bytes of each
@@ -40,10 +42,16 @@ PEAK_MIN_S = 1.0  # at most one peak snapshot per second
 PEAK_GROWTH = 1.10  # and only when reserved or allocated grew by 10 % over the last one
 ALLOC_SNAP_COST_RATIO = 50  # allocated-high snapshots: next one after 50x the last one's time
 STACK_MAX = 24  # frames kept per block stack, innermost first
+TRACE_MAX = 100000  # PyTorch's ring buffer of allocator events (level history)
+TRACE_PER_REC = 30000  # 32-byte entries: records stay under the shim's 1 MiB bound
+TRACE_TAIL = 8  # the last events written, found again in the next snapshot's events
 
 # record types and enums (include/gputrace/trace_format.h)
 _NOTE, _STATS, _SNAP, _SEGMENT, _BLOCK, _FRAME, _STACK, _OOM = 33, 60, 61, 62, 63, 64, 65, 66
-_ROLES, _STEP = 80, 81
+_ROLES, _STEP, _TRACE = 80, 81, 82
+_ACTIONS = {"alloc": 0, "free_requested": 1, "free_completed": 2, "segment_alloc": 3,
+            "segment_free": 4, "segment_map": 5, "segment_unmap": 6}
+_TRACE_OTHER, _TRACE_GAP = 7, 1
 _WEIGHT, _GRADIENT, _OPT_STATE = 0, 1, 2
 _ROLES_PER_REC = 40000  # 24-byte entries: records stay under the shim's 1 MiB bound
 _PERIODIC, _WHY_OOM, _PEAK, _EXIT, _START = 0, 1, 2, 3, 4
@@ -76,6 +84,7 @@ class _State:
         self.optimizers = {}  # id(optimizer) -> _optimizer_entry's list
         self.opt_count = 0
         self.step_hook = None
+        self.trace_tail = {}  # device -> keys of the last TRACE_TAIL events written
 
 
 def _pad(b):
@@ -190,6 +199,42 @@ def _next_snap_id(s):
     return s.snap_id
 
 
+def _trace_key(e):
+    return (e.get("time_us", 0), e.get("action"), e.get("addr", 0), e.get("size", 0))
+
+
+def _new_events(s, device, events):
+    """The events after the last ones written for device, and whether some were lost (the last
+    ones written are no longer among them: PyTorch's ring buffer wrapped)."""
+    tail = s.trace_tail.get(device)
+    if not tail:
+        return events, False
+    n = len(tail)
+    for i in range(len(events) - n, -1, -1):  # the match is near the end: O(new events)
+        if _trace_key(events[i + n - 1]) == tail[-1] and \
+                tuple(_trace_key(e) for e in events[i:i + n]) == tail:
+            return events[i + n:], False
+    return events, True
+
+
+def _trace_recs(s, snap, sid, out):
+    """TORCH_TRACE records of every device's new events, for the snapshot sid."""
+    for device, events in enumerate(snap.get("device_traces") or ()):
+        new, gap = _new_events(s, device, events)
+        if events:
+            s.trace_tail[device] = tuple(_trace_key(e) for e in events[-TRACE_TAIL:])
+        for k in range(0, len(new), TRACE_PER_REC):
+            ents = bytearray()
+            for e in new[k:k + TRACE_PER_REC]:
+                action = _ACTIONS.get(e.get("action"), _TRACE_OTHER)
+                stack = _stack_id(s, out, _snapshot_frames(e.get("frames"))) if action == 0 else 0
+                ents += struct.pack("<QQQIHH", e.get("time_us", 0) & _MASK64,
+                                    e.get("addr", 0) & _MASK64, e.get("size", 0) & _MASK64,
+                                    stack, action, 0)
+            out += _rec_tail("iIII", _TRACE, 0, bytes(ents), device, len(ents), sid,
+                             _TRACE_GAP if gap and k == 0 else 0)
+
+
 def _write_snapshot(s, why, sid=0):
     """One full snapshot, with id sid (0: the next one); returns its id (0: none written)."""
     if not _snapshots_on(s):
@@ -206,6 +251,7 @@ def _write_snapshot(s, why, sid=0):
     if any(g.get("is_expandable") for g in segs):
         flags |= _EXPANDABLE
     out = bytearray()
+    _trace_recs(s, snap, sid, out)
     out += _rec("IIIIQ", _SNAP, 0, sid, why, len(segs), flags, nblocks)
     for g in segs:
         blocks = g.get("blocks", ())
@@ -459,8 +505,8 @@ def install(emit, level, sample_ms):
             _note("PyTorch bridge: the program records allocator history itself; its settings "
                   "are kept and its frames used", warning=False)
         elif level == "history" and not s.async_backend:
-            torch.cuda.memory._record_memory_history(enabled="state", context="alloc",
-                                                     stacks="python")
+            torch.cuda.memory._record_memory_history(enabled="all", context="alloc",
+                                                     stacks="python", max_entries=TRACE_MAX)
             s.history |= _HISTORY_OURS
         try:
             torch._C._cuda_attach_out_of_memory_observer(_on_oom)

@@ -4,8 +4,13 @@ include one B defines (nm). Fails on a cycle between objects (a strongly connect
 more than one object) and, in the analyzer, on a use that goes up the layers of analyzer/README.md
 (base < input < analyses < model < render < main.c).
 
+The renderers that read only the report model (tests/cases/layers.sh lists them) must not use an
+object of analyses/ or input/ either, even through a model header: --model-only checks that.
+
 Usage: layers.py OBJDIR [SUBDIR...]   (OBJDIR: $O/obj; SUBDIR default: analyzer preload)
-       layers.py --self-test          (the checks find a cycle and a use upwards made on purpose)
+       layers.py --model-only OBJDIR OBJ...   (OBJ: e.g. analyzer/render/text_multi.c.o)
+       layers.py --self-test          (the checks find cycles and a use upwards made on purpose,
+                                       in the analyzer and in the shim)
 """
 import os
 import subprocess
@@ -105,6 +110,16 @@ def problems(g):
     return msgs
 
 
+def below_model(g, names):
+    """Uses by the objects `names` of an analyses/ or input/ object."""
+    msgs = []
+    for a in names:
+        for b, syms in sorted(g.get(a, {}).items()):
+            if layer_of(b) in ("analyses", "input"):
+                msgs.append("%s reads the model only, but uses %s: %s" % (a, b, ", ".join(syms[:3])))
+    return msgs
+
+
 def self_test():
     objs = {
         "analyzer/base/util.c.o": ({"ga_xmalloc"}, set()),
@@ -123,29 +138,70 @@ def self_test():
     if problems(graph({k: v for k, v in objs.items() if "/b.c.o" not in k and "/up.c.o" not in k})):
         print("self-test: a clean graph was flagged")
         return 1
-    print("self-test: a cycle and a use upwards found, a clean graph passed")
+    # The shim (no layers, cycles only): the runtime calling a module above it by name, which
+    # calls the runtime back, is a cycle of three objects; through a table of calls, none.
+    shim = {
+        "preload/runtime.c.o": ({"gt_reserve_slow", "gt_tracing_here"}, {"gt_hostsample_stop"}),
+        "preload/hostsample.c.o": ({"gt_hostsample_stop"}, {"gt_py_sample_read"}),
+        "preload/python.c.o": ({"gt_py_sample_read"}, {"gt_reserve_slow"}),
+        "preload/lifecycle.c.o": ({"gt_configure"}, {"gt_hostsample_stop", "gt_tracing_here"}),
+    }
+    msgs = problems(graph(shim))
+    want = "cycle between preload/hostsample.c.o, preload/python.c.o, preload/runtime.c.o"
+    if len(msgs) != 1 or not msgs[0].startswith(want):
+        print("self-test: the shim's planted cycle was missed: %r" % msgs)
+        return 1
+    shim["preload/runtime.c.o"] = ({"gt_reserve_slow", "gt_tracing_here"}, set())
+    if problems(graph(shim)):
+        print("self-test: the shim's graph without its cycle was flagged")
+        return 1
+    # A renderer that reads only the model: render/r.c.o uses the analysis a.c.o.
+    m = below_model(graph(objs), ["analyzer/render/r.c.o"])
+    if len(m) != 1 or "uses analyzer/analyses/a.c.o" not in m[0]:
+        print("self-test: a renderer's use of an analysis was missed: %r" % m)
+        return 1
+    if below_model(graph(objs), ["analyzer/input/up.c.o"]):
+        print("self-test: an object that uses only a renderer was flagged")
+        return 1
+    print("self-test: cycles and a use upwards found, clean graphs passed")
     return 0
+
+
+def load(objdir, sub, srcdir):
+    objs = {}
+    for root, _, files in os.walk(os.path.join(objdir, sub)):
+        for f in files:
+            if f.endswith(".o"):
+                p = os.path.join(root, f)
+                rel = os.path.relpath(p, objdir)
+                # an object whose source is gone (a file moved or deleted since that build)
+                # is not part of the program: it would only report a stale dependency
+                if srcdir and not os.path.exists(os.path.join(srcdir, rel[:-2])):
+                    continue
+                objs[rel] = symbols(p)
+    return objs
 
 
 def main(argv):
     if argv[1:] == ["--self-test"]:
         return self_test()
+    if argv[1:2] == ["--model-only"]:
+        objs = load(argv[2], "analyzer", os.environ.get("SRC"))
+        missing = [n for n in argv[3:] if n not in objs]
+        if missing:
+            print("no such objects: %s" % ", ".join(missing))
+            return 1
+        msgs = below_model(graph(objs), argv[3:])
+        for m in msgs:
+            print(m)
+        print("%d renderers that read only the model, %d problems" % (len(argv) - 3, len(msgs)))
+        return 1 if msgs else 0
     objdir = argv[1]
     subs = argv[2:] or ["analyzer", "preload"]
     srcdir = os.environ.get("SRC")  # the source tree (tests/run.sh sets it)
     status = 0
     for sub in subs:
-        objs = {}
-        for root, _, files in os.walk(os.path.join(objdir, sub)):
-            for f in files:
-                if f.endswith(".o"):
-                    p = os.path.join(root, f)
-                    rel = os.path.relpath(p, objdir)
-                    # an object whose source is gone (a file moved or deleted since that build)
-                    # is not part of the program: it would only report a stale dependency
-                    if srcdir and not os.path.exists(os.path.join(srcdir, rel[:-2])):
-                        continue
-                    objs[rel] = symbols(p)
+        objs = load(objdir, sub, srcdir)
         if not objs:
             print("%s: no objects under %s" % (sub, objdir))
             return 1

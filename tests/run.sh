@@ -2,7 +2,7 @@
 # Test runner: runs every tests/cases/*.sh (and the unit binaries) and ends with
 # "N passed, N failed, N skipped". A case passes with exit 0, is skipped with exit 77
 # (it must print why), and fails otherwise; a failing case's output is shown.
-# Usage: O=build sh tests/run.sh [pattern]
+# Usage: O=build sh tests/run.sh [pattern]   (GT_KEEP_WORK=1: keep the work directories)
 set -u
 O=${O:-build}
 case "$O" in /*) ;; *) O="$PWD/$O" ;; esac
@@ -15,7 +15,13 @@ if [ $# -gt 0 ]; then shift; fi
 for a in "$@"; do pattern="$pattern\|$a"; done
 pass=0 fail=0 skip=0 failed=""
 work=$(mktemp -d "${TMPDIR:-/tmp}/gputrace-tests.XXXXXX") || exit 2
-trap 'rm -rf "$work"' EXIT INT TERM
+# GT_KEEP_WORK=1: keep the cases' directories (their traces and reports), e.g. to compare the
+# reports of two builds on every trace the suite made (tests/report_diff.sh).
+if [ "${GT_KEEP_WORK:-0}" = 1 ]; then
+    trap 'echo "work directories kept in $work"' EXIT
+else
+    trap 'rm -rf "$work"' EXIT INT TERM
+fi
 
 run_case() { # name command...
     name=$1; shift

@@ -84,13 +84,6 @@ const struct ga_tiers_dev *ga_tiers_dev_of(const struct ga_tiers *t, int32_t dev
 /* ---- role sets --------------------------------------------------------------------------------
  */
 
-static int by_addr(const void *a, const void *b)
-{
-    const struct gt_torch_role_entry *x = a, *y = b;
-    if (x->addr != y->addr) return x->addr < y->addr ? -1 : 1;
-    return (x->device > y->device) - (x->device < y->device);
-}
-
 /* The element size holding the most bytes of one role (fp32 = 4, bf16 = 2, ...). */
 static uint16_t main_elem(const struct ga_tiers_opt *o, unsigned role)
 {
@@ -102,6 +95,21 @@ static uint16_t main_elem(const struct ga_tiers_opt *o, unsigned role)
     for (uint16_t e = 1; e <= 8; e++)
         if (by[e] > by[best]) best = e;
     return best;
+}
+
+/* A whole set's storages, kept with its time until the next snapshot (tiers_replay.c). */
+static void seen_add(struct ga_tiers *t, const struct ga_tiers_opt *o, uint64_t ts)
+{
+    uint64_t us = (uint64_t)((int64_t)ts + t->real_minus_mono) / 1000;
+    for (size_t i = 0; i < o->n_set; i++) {
+        if (t->n_seen == GA_TIERS_SEEN_MAX) {
+            t->seen_dropped += o->n_set - i;
+            return;
+        }
+        t->seen = ga_xgrow(t->seen, &t->seen_cap, t->n_seen, sizeof(*t->seen));
+        t->seen[t->n_seen++] = (struct ga_tiers_seen){
+            .addr = o->set[i].addr, .us = us, .device = o->set[i].device, .role = o->set[i].role};
+    }
 }
 
 static void on_roles(struct ga_tiers *t, const struct ga_event *ev)
@@ -128,7 +136,8 @@ static void on_roles(struct ga_tiers *t, const struct ga_event *ev)
     }
     if (o->n_set == o->set_expected) {
         o->whole = 1;
-        if (o->n_set) qsort(o->set, o->n_set, sizeof(*o->set), by_addr);
+        if (o->n_set) qsort(o->set, o->n_set, sizeof(*o->set), ga_tiers_entry_cmp);
+        seen_add(t, o, ev->ts);
         uint16_t w = main_elem(o, GT_ROLE_WEIGHT), st = main_elem(o, GT_ROLE_OPTIMIZER_STATE);
         if (w) o->weight_elem = w; /* an emptied set (a collected optimizer) keeps the last */
         if (st) o->state_elem = st;
@@ -171,6 +180,10 @@ static void on_step(struct ga_tiers *t, const struct ga_event *ev)
     snprintf(o->name, sizeof(o->name), "%s", name);
     free(name);
     if (r->step > o->steps) o->steps = r->step;
+    if (t->n_steps < GA_TIERS_SEEN_MAX) { /* the steps' times, for the replay (tiers_replay.c) */
+        t->steps_us = ga_xgrow(t->steps_us, &t->steps_cap, t->n_steps, sizeof(*t->steps_us));
+        t->steps_us[t->n_steps++] = (uint64_t)((int64_t)r->ts + t->real_minus_mono) / 1000;
+    }
     if (!o->first_step_ts) o->first_step_ts = r->ts;
     o->last_step_ts = r->ts;
     struct ga_tiers_role_dev *rd = role_dev(o, r->device);
@@ -204,77 +217,10 @@ void ga_tiers_event(struct ga_tiers *t, const struct ga_event *ev)
 /* ---- a snapshot's blocks ----------------------------------------------------------------------
  */
 
-/* The role of the storage starting at addr on device, -1 none. */
-static int role_at(const struct ga_tiers *t, int32_t device, uint64_t addr, uint64_t *bytes)
-{
-    for (size_t i = 0; i < t->n_opts; i++) {
-        const struct ga_tiers_opt *o = &t->opts[i];
-        if (!o->whole || !o->n_set) continue;
-        struct gt_torch_role_entry key = {.addr = addr, .device = device};
-        const struct gt_torch_role_entry *e =
-            bsearch(&key, o->set, o->n_set, sizeof(*o->set), by_addr);
-        if (e) {
-            *bytes = e->bytes;
-            return e->role;
-        }
-    }
-    return -1;
-}
-
-static int has(const char *s, const char *part)
-{
-    return strstr(s, part) != NULL;
-}
-
-static int named(const char *name, const char *const *names)
-{
-    for (; *names; names++)
-        if (strcmp(name, *names) == 0) return 1;
-    return 0;
-}
-
-/* Rule 4: the category of a block by its frames, innermost first; GA_CATS when unknown. */
-static enum ga_cat by_frames(const struct ga_torch *torch, uint32_t stack)
-{
-    static const char *const weight_fns[] = {
-        "_apply",           "to", "cuda", "load_state_dict", "_load_from_state_dict",
-        "reset_parameters", NULL};
-    static const char *const call_fns[] = {"_call_impl", "_wrapped_call_impl", NULL};
-    const struct ga_torch_frame *f[32];
-    size_t n = ga_torch_stack_frames(torch, stack, f, 32);
-    if (!n) return GA_CATS;
-    for (size_t i = 0; i < n; i++) {
-        const char *file = f[i]->file, *name = f[i]->name;
-        if (has(file, "/torch/optim/")) return GA_CAT_OPTIMIZER_STATE;
-        if (has(file, "/torch/autograd/") ||
-            (has(file, "/torch/_tensor.py") && strcmp(name, "backward") == 0))
-            return GA_CAT_GRADIENTS;
-        if (has(file, "/torch/nn/") && (named(name, weight_fns) || strcmp(name, "__init__") == 0))
-            return GA_CAT_WEIGHTS;
-        if (has(file, "/torch/utils/checkpoint.py")) return GA_CAT_ACTIVATIONS;
-        if (has(file, "/torch/nn/modules/module.py") && named(name, call_fns))
-            return GA_CAT_ACTIVATIONS;
-    }
-    return GA_CAT_OTHER;
-}
-
 struct classify {
     struct ga_map sites; /* (stack, category) -> bytes | count << 40 */
     struct ga_tiers_breakdown *b;
 };
-
-static void count(struct classify *c, enum ga_cat cat, enum ga_cat_basis basis,
-                  const struct ga_torch_blk *k, uint64_t requested)
-{
-    struct ga_tiers_cat *x = &c->b->cat[cat];
-    x->bytes += k->size;
-    x->requested += requested;
-    x->count++;
-    if (basis > x->basis) x->basis = basis;
-    if (cat == GA_CAT_CACHE || !k->stack) return; /* free blocks, blocks without frames */
-    uint64_t *v = ga_map_upsert(&c->sites, k->stack, cat, 0, NULL);
-    *v += k->size;
-}
 
 /* The category of one block and the evidence for it (the rules at the top of this file). */
 static enum ga_cat classify_block(const struct ga_tiers *t, const struct ga_torch *torch,
@@ -289,12 +235,12 @@ static enum ga_cat classify_block(const struct ga_tiers *t, const struct ga_torc
         return GA_CAT_CACHE;
     }
     if (k->state != GT_TORCH_ACTIVE) return GA_CAT_TEMPORARY;
-    int role = role_at(t, device, k->addr, &bytes);
+    int role = ga_tiers_role_at(t, device, k->addr, &bytes);
     if (role >= 0 && role <= GT_ROLE_OPTIMIZER_STATE) {
         if (!k->requested) *requested = bytes;
         return (enum ga_cat)role;
     }
-    enum ga_cat cat = k->stack ? by_frames(torch, k->stack) : GA_CATS;
+    enum ga_cat cat = k->stack ? ga_tiers_by_frames(torch, k->stack) : GA_CATS;
     *basis = cat != GA_CATS ? GA_BASIS_FRAMES : GA_BASIS_REMAINDER;
     return cat != GA_CATS ? cat : GA_CAT_ACTIVATIONS;
 }
@@ -306,7 +252,7 @@ static void block(struct classify *c, const struct ga_tiers *t, const struct ga_
     uint64_t requested;
     enum ga_cat cat = classify_block(t, torch, device, k, &basis, &requested);
     if (k->state == GT_TORCH_ACTIVE) c->b->allocated += k->size;
-    count(c, cat, basis, k, requested);
+    ga_tiers_count(c->b, &c->sites, cat, basis, k, requested);
 }
 
 /* The optimizers' storages on the device that no live block of the snapshot starts at. */
@@ -334,25 +280,6 @@ static void unmatched(const struct ga_tiers *t, const struct ga_torch *torch, in
     ga_map_free(&starts);
 }
 
-static void top_sites(struct classify *c)
-{
-    const struct ga_map_slot *s;
-    for (size_t i = 0; ga_map_next(&c->sites, &i, &s);) {
-        struct ga_tiers_cat *x = &c->b->cat[s->b];
-        struct ga_tiers_site site = {.stack = (uint32_t)s->a, .bytes = s->value};
-        size_t at = x->n_top;
-        while (at > 0 &&
-               (x->top[at - 1].bytes < site.bytes ||
-                (x->top[at - 1].bytes == site.bytes && x->top[at - 1].stack > site.stack)))
-            at--;
-        if (at >= GA_TIERS_TOP_SITES) continue;
-        size_t last = x->n_top < GA_TIERS_TOP_SITES ? x->n_top : GA_TIERS_TOP_SITES - 1;
-        memmove(&x->top[at + 1], &x->top[at], (last - at) * sizeof(site));
-        x->top[at] = site;
-        if (x->n_top < GA_TIERS_TOP_SITES) x->n_top++;
-    }
-}
-
 static void breakdown(const struct ga_tiers *t, const struct ga_torch *torch, int32_t device,
                       uint64_t ts, const struct gt_rec_torch_snap *r, struct ga_tiers_breakdown *b)
 {
@@ -366,7 +293,7 @@ static void breakdown(const struct ga_tiers *t, const struct ga_torch *torch, in
         for (uint32_t k = 0; k < g->n; k++)
             block(&c, t, torch, device, &torch->blks[g->first + k]);
     }
-    top_sites(&c);
+    ga_tiers_top_sites(b, &c.sites);
     ga_map_free(&c.sites);
     unmatched(t, torch, device, b);
 }
@@ -388,12 +315,36 @@ static void snaps_add(struct ga_tiers_dev *d, const struct ga_tiers_breakdown *b
         p->bytes[c] = b->cat[c].bytes;
 }
 
-void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const struct ga_event *ev)
+/* The process-wide point of one snapshot; a snapshot whose segments exceed what the process held
+ * at the driver (records out of step) gives none. */
+static void procs_add(struct ga_tiers *t, const struct ga_tiers_procpoint *p)
+{
+    if (p->reserved > p->live) {
+        t->procs_short++;
+        return;
+    }
+    if (!t->procs_stride) t->procs_stride = 1;
+    if (t->procs_seen++ % t->procs_stride) return;
+    if (t->n_procs == GA_TIERS_SERIES_MAX) { /* keep every other point, then half as many */
+        for (size_t i = 0; i < t->n_procs / 2; i++)
+            t->procs[i] = t->procs[2 * i];
+        t->n_procs /= 2;
+        t->procs_stride *= 2;
+    }
+    t->procs = ga_xgrow(t->procs, &t->procs_cap, t->n_procs, sizeof(*t->procs));
+    t->procs[t->n_procs++] = *p;
+}
+
+void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const struct ga_event *ev,
+                       uint64_t live)
 {
     const struct gt_rec_torch_snap *r = &ev->r->torch_snap;
-    if (ev->sub != GT_SNAP_END || torch->in_snap || r->id != torch->cur_snap ||
-        torch->n_segs != r->segments || torch->n_blks != r->blocks)
-        return; /* not a whole snapshot: ga_torch ignored it too */
+    if (ev->sub != GT_SNAP_END) return;
+    if (torch->in_snap || r->id != torch->cur_snap || torch->n_segs != r->segments ||
+        torch->n_blks != r->blocks) { /* not a whole snapshot: ga_torch ignored it too */
+        ga_tiers_replay_snap(t, torch, r->id, 0, 0);
+        return;
+    }
     int32_t devs[64];
     size_t nd = 0;
     for (size_t i = 0; i < torch->n_segs && nd < 64; i++) {
@@ -403,14 +354,22 @@ void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const s
         if (k == nd) devs[nd++] = torch->segs[i].device;
     }
     struct ga_tiers_breakdown *b = ga_xmalloc(sizeof(*b));
+    struct ga_tiers_procpoint p = {.ts = r->ts, .live = live, .roles_known = 1};
     for (size_t i = 0; i < nd; i++) {
         struct ga_tiers_dev *d = dev_of(t, devs[i]);
         breakdown(t, torch, devs[i], r->ts, r, b);
         snaps_add(d, b);
+        p.reserved += b->reserved;
+        p.roles_known &= b->roles_known;
+        for (int c = 0; c < GA_CATS; c++)
+            p.bytes[c] += b->cat[c].bytes;
         if (!d->peak.have || b->allocated > d->peak.allocated) /* the first fullest, as ga_torch */
             d->peak = *b;
     }
     free(b);
+    if (nd < 64) procs_add(t, &p); /* past 64 devices the sums would miss some */
+    ga_tiers_replay_snap(t, torch, r->id, 1,
+                         (r->flags & (GT_TORCH_HISTORY_OURS | GT_TORCH_HISTORY_USER)) != 0);
 }
 
 void ga_tiers_free(struct ga_tiers *t)
@@ -423,5 +382,7 @@ void ga_tiers_free(struct ga_tiers *t)
         free(t->devs[i].snaps);
     }
     free(t->devs);
+    free(t->procs);
+    ga_tiers_replay_free(t);
     memset(t, 0, sizeof(*t));
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "analyses/torch_alloc.h"
+#include "base/hashmap.h"
 #include "input/records.h"
 
 #define GA_TIERS_SERIES_MAX 2048 /* points per device; past it every other one is dropped */
@@ -83,6 +84,40 @@ struct ga_tiers_snappoint {
     uint64_t bytes[GA_CATS];
 };
 
+/* The whole process at one whole snapshot: its blocks by category summed over the devices, and
+ * the device memory the process held outside PyTorch's segments then (live - reserved). */
+struct ga_tiers_procpoint {
+    uint64_t ts;
+    uint64_t live;     /* device memory live in the process (the memory analysis) */
+    uint64_t reserved; /* PyTorch's segments, all devices */
+    uint64_t bytes[GA_CATS];
+    int roles_known; /* on every device some optimizer's whole set was in effect */
+};
+
+/* The replay of PyTorch's block events on one device (tiers_replay.c; level history): the
+ * state of the latest whole snapshot, the events received since, the highest allocated memory
+ * any replay reached and its breakdown. */
+struct ga_tiers_replay {
+    int32_t device;
+    struct gt_torch_trace_entry *ev; /* the batch being received */
+    size_t n_ev, ev_cap;
+    uint32_t snap; /* the snapshot the batch leads to */
+    int gap;       /* events before the batch were lost */
+    int based;     /* live, allocated and reserved hold the state the batch starts from */
+    struct ga_map live; /* (addr, 0) -> block size, (addr, 1) -> stack */
+    uint64_t allocated, reserved;
+    struct ga_tiers_breakdown peak; /* have = 0: none */
+    uint64_t batches, replayed, inconsistent; /* received; replayed to the snapshot's state; not */
+};
+
+/* A storage of a whole role set seen since the latest snapshot, with the set's time. */
+struct ga_tiers_seen {
+    uint64_t addr, us; /* us: the set's time on PyTorch's clock (realtime microseconds) */
+    int32_t device;
+    uint8_t role;
+};
+#define GA_TIERS_SEEN_MAX (1u << 20)
+
 struct ga_tiers_dev {
     int32_t device;
     struct ga_tiers_breakdown peak;   /* the fullest snapshot */
@@ -121,15 +156,51 @@ struct ga_tiers {
     size_t n_opts, opts_cap;
     struct ga_tiers_dev *devs;
     size_t n_devs, devs_cap;
-    uint64_t incomplete_sets; /* sets whose records were not all there */
+    uint64_t incomplete_sets;         /* sets whose records were not all there */
+    struct ga_tiers_procpoint *procs; /* every whole snapshot, process-wide, bounded likewise */
+    size_t n_procs, procs_cap;
+    uint32_t procs_stride;
+    uint64_t procs_seen;
+    uint64_t procs_short; /* snapshots whose segments exceeded the process's live memory */
+    struct ga_tiers_replay *rdevs; /* per device, once a TORCH_TRACE record came */
+    size_t n_rdevs, rdevs_cap;
+    struct ga_tiers_seen *seen; /* role storages of the sets since the latest snapshot */
+    size_t n_seen, seen_cap;
+    uint64_t seen_dropped;
+    uint64_t *steps_us; /* optimizer steps since the latest snapshot (PyTorch's clock, in order) */
+    size_t n_steps, steps_cap;
+    int64_t real_minus_mono; /* the trace header's realtime - monotonic start, ns */
 };
 
 void ga_tiers_init(struct ga_tiers *t);
 /* The role and step records. */
 void ga_tiers_event(struct ga_tiers *t, const struct ga_event *ev);
-/* At a snapshot's end, after ga_torch took it (its segments and blocks are still there). */
-void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const struct ga_event *ev);
+/* At a snapshot's end, after ga_torch took it (its segments and blocks are still there);
+ * live: the device memory the process holds at that moment (all devices, all device kinds). */
+void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const struct ga_event *ev,
+                       uint64_t live);
 const struct ga_tiers_dev *ga_tiers_dev_of(const struct ga_tiers *t, int32_t device);
+const struct ga_tiers_replay *ga_tiers_replay_of(const struct ga_tiers *t, int32_t device);
+
+/* tiers_replay.c: TORCH_TRACE records, the bridge's start sample (the state before the first
+ * snapshot), and at a whole snapshot's end the replay of the batch that led to it, then its
+ * state as the next base. */
+void ga_tiers_trace(struct ga_tiers *t, const struct ga_event *ev);
+void ga_tiers_start(struct ga_tiers *t, const struct ga_event *ev);
+/* whole: the snapshot was whole (else the replay starts again at the next whole one);
+ * history: its flags say history is recorded (only then is its state kept as a base). */
+void ga_tiers_replay_snap(struct ga_tiers *t, const struct ga_torch *torch, uint32_t snap,
+                          int whole, int history);
+void ga_tiers_replay_free(struct ga_tiers *t);
+
+/* tiers_rules.c, shared by tiers.c and tiers_replay.c. The set's order (address, device). */
+int ga_tiers_entry_cmp(const void *a, const void *b);
+int ga_tiers_role_at(const struct ga_tiers *t, int32_t device, uint64_t addr, uint64_t *bytes);
+enum ga_cat ga_tiers_by_frames(const struct ga_torch *torch, uint32_t stack);
+/* One block counted in b (its site in sites, a (stack, category) -> bytes map). */
+void ga_tiers_count(struct ga_tiers_breakdown *b, struct ga_map *sites, enum ga_cat cat,
+                    enum ga_cat_basis basis, const struct ga_torch_blk *k, uint64_t requested);
+void ga_tiers_top_sites(struct ga_tiers_breakdown *b, struct ga_map *sites);
 void ga_tiers_free(struct ga_tiers *t);
 
 #endif

@@ -91,6 +91,9 @@ const struct ga_rec_info ga_rec_table[] = {
     [GT_REC_TORCH_STEP] = {"TORCH_STEP",
                            sizeof(struct gt_rec_torch_step),
                            {offsetof(struct gt_rec_torch_step, name_len)}},
+    [GT_REC_TORCH_TRACE] = {"TORCH_TRACE",
+                            sizeof(struct gt_rec_torch_trace),
+                            {offsetof(struct gt_rec_torch_trace, entries_len)}},
 };
 
 #define N_TYPES (sizeof(ga_rec_table) / sizeof(ga_rec_table[0]))

@@ -58,6 +58,7 @@ union ga_rec {
     struct gt_rec_torch_oom torch_oom;
     struct gt_rec_torch_roles torch_roles;
     struct gt_rec_torch_step torch_step;
+    struct gt_rec_torch_trace torch_trace;
 };
 
 /* A record as it leaves the reader with its origin: host records in time order; GPU records

@@ -1,6 +1,7 @@
 /* Several processes: per-rank summaries, clock alignment, the straggler (see multi.h and
  * docs/ANALYSES.md, "Several processes"). */
 #include "model/multi.h"
+#include "model/report.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -277,6 +278,7 @@ static void summarize_idle(const struct ga_report *r, struct ga_rank *k)
         if (by_cause[c] && (k->idle_cause < 0 || by_cause[c] > k->idle_cause_ns)) {
             k->idle_cause = (int)c;
             k->idle_cause_ns = by_cause[c];
+            k->idle_cause_name = ga_cause_name(c);
         }
     for (size_t i = 0; i < x->n_devices && k->idle_cause >= 0; i++)
         for (size_t j = 0; j < x->devices[i].n_sites; j++) {

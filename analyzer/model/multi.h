@@ -13,7 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model/report.h"
+/* The renderers of several traces read only this file's structs; ga_multi_run and the process
+ * object take one trace's report (model/report.h), which only its callers need in full. */
+struct ga_report;
 
 struct ga_rank {
     char *path;
@@ -37,6 +39,7 @@ struct ga_rank {
     /* idle gaps (ga_gaps), summed over devices: the cause with the most idle time, and the
      * (cause, call site) entry of one device that weighs most within it */
     int idle_cause;         /* enum ga_cause, -1 without idle gaps */
+    const char *idle_cause_name; /* its name (ga_cause_name), NULL without idle gaps */
     uint64_t idle_cause_ns; /* idle time of that cause */
     uint64_t gaps_idle_ns;  /* idle time of all gaps */
     char *idle_site;        /* label of that call site, NULL when unknown */
@@ -82,9 +85,14 @@ double ga_rank_idle_share(const struct ga_rank *k);
 void ga_text_multi_banner(size_t i, size_t n, const char *path, FILE *o);
 void ga_text_multi(const struct ga_multi *m, FILE *o);
 /* render/json_multi.c: {schema_version, generator, processes: [...], cross: {...}}, streamed:
- * begin, one process object per rank as it is analyzed, then the cross object. */
+ * begin, one process object per rank as it is analyzed (render/json_process.c), then the cross
+ * object. */
 void ga_json_multi_begin(FILE *o);
 int ga_json_multi_process(const struct ga_report *r, size_t i, FILE *o);
 int ga_json_multi_end(const struct ga_multi *m, FILE *o);
+/* Writes lead to o, then runs write(ctx, f) with f a stream into o that puts indent after every
+ * newline but the trailing ones (a pretty JSON document nested in another). 0 or -1. */
+int ga_json_indented(FILE *o, const char *lead, const char *indent,
+                     int (*write)(const void *ctx, FILE *f), const void *ctx);
 
 #endif

@@ -140,10 +140,12 @@ __attribute__((always_inline)) static inline void deliver(struct ga_report *r,
     ga_torch_event(&r->torch, ev);
     if (ev->type == GT_REC_TORCH_SNAP) {
         ga_tmv_event(&r->torchmap, &r->torch, ev);
-        ga_tiers_snap_end(&r->tiers, &r->torch, ev);
+        ga_tiers_snap_end(&r->tiers, &r->torch, ev, r->mem.live_total);
     }
     if (ev->type == GT_REC_TORCH_ROLES || ev->type == GT_REC_TORCH_STEP)
         ga_tiers_event(&r->tiers, ev);
+    if (ev->type == GT_REC_TORCH_TRACE) ga_tiers_trace(&r->tiers, ev);
+    if (ev->type == GT_REC_TORCH_STATS && ev->sub == GT_TORCH_START) ga_tiers_start(&r->tiers, ev);
     if (ev->type >= GT_REC_NVML && ev->type <= GT_REC_NVML_PROC) ga_nvml_event(&r->nvml, ev);
     if (ev->type == GT_REC_GPU_KERNEL && r->nvml.n_devices)
         ga_nvml_kernel(&r->nvml, &ev->r->gpu_kernel);
@@ -161,6 +163,8 @@ void ga_report_event(void *report, const struct ga_event *ev)
     if (!r->started) {
         r->mem.t0 = r->read.header.start_monotonic_ns;
         r->pools.t0 = r->mem.t0;
+        r->tiers.real_minus_mono = (int64_t)(r->read.header.start_realtime_ns -
+                                             r->read.header.start_monotonic_ns);
         r->started = 1;
     }
     switch (ev->type) {
@@ -219,7 +223,10 @@ void ga_report_finish(struct ga_report *r)
     ga_nvml_finish(&r->nvml); /* after the last busy intervals, which the gaps' finish sweeps */
     ga_hostidle_finish(&r->hostidle, &r->sites, &r->stacks); /* after the last gap */
     ga_idle_host_build(&r->idle_host, &r->hostidle, &r->sites, &r->stacks);
-    ga_views_build(&r->views, &r->mem, &r->pools, &r->sites);
+    ga_views_build(&r->views, &r->mem, &r->sites);
+    ga_vpools_build(&r->poolview, &r->pools, r->read.header.start_monotonic_ns);
+    ga_vnvml_build(&r->nvmlview, &r->nvml, &r->mem, &r->facts, &r->gpu,
+                   r->read.header.start_monotonic_ns);
     ga_tv_build(&r->tierview, &r->tiers, &r->torch);
     ga_vcats_build(&r->peakcats, &r->mem, &r->stacks, &r->sites, r->views.libs_at_peak,
                    r->views.n_libs_at_peak, &r->tiers);
@@ -322,6 +329,8 @@ const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t 
 void ga_report_free(struct ga_report *r)
 {
     ga_views_free(&r->views);
+    ga_vpools_free(&r->poolview);
+    ga_vnvml_free(&r->nvmlview);
     ga_facts_free(&r->facts);
     ga_memory_free(&r->mem);
     ga_pools_free(&r->pools);
@@ -333,6 +342,7 @@ void ga_report_free(struct ga_report *r)
     ga_torch_free(&r->torch);
     ga_tmv_free(&r->torchmap);
     ga_tv_free(&r->tierview);
+    ga_vcats_free(&r->peakcats);
     ga_tiers_free(&r->tiers);
     ga_nvml_free(&r->nvml);
     ga_idle_host_free(&r->idle_host);

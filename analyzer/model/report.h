@@ -23,9 +23,9 @@
 #include "model/views.h"
 #include "model/view_tiers.h"
 #include "model/view_cats.h"
+#include "model/view_pools.h"
+#include "model/view_nvml.h"
 #include "model/view_torchmap.h"
-
-#define GA_SCHEMA_VERSION 1
 
 struct ga_report {
     const char *path;
@@ -44,6 +44,8 @@ struct ga_report {
     struct ga_hostidle hostidle; /* host stack samples joined with the gaps */
     struct ga_idle_host idle_host; /* idle time by host site and class (model/idle_host.h) */
     struct ga_views views;   /* what every renderer shows alike (model/views.h) */
+    struct ga_vpools poolview; /* the pools and their fragmentation (model/view_pools.h) */
+    struct ga_vnvml nvmlview;  /* the device state from NVML (model/view_nvml.h) */
     struct ga_tmv torchmap;  /* PyTorch's address maps at its OOMs and fullest snapshot */
     struct ga_tv tierview;   /* memory by category per device, ordered, with advice */
     struct ga_vcats peakcats; /* device memory at the process peak by category */

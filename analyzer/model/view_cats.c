@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
+
 const char *ga_vc_cat_name(unsigned cat)
 {
     return cat == GA_VC_PYTORCH ? "pytorch_reserved" : ga_cat_name((enum ga_cat)cat);
@@ -13,6 +15,11 @@ const char *ga_vc_cat_name(unsigned cat)
 const char *ga_vc_source_name(enum ga_vc_source s)
 {
     return s == GA_VC_SNAPSHOT ? "snapshot" : "library";
+}
+
+const char *ga_vc_at_name(enum ga_vc_at at)
+{
+    return at == GA_VC_AT_PEAK ? "peak" : "snapshot";
 }
 
 unsigned ga_vc_library_cat(const char *name)
@@ -87,13 +94,52 @@ static unsigned stack_cat(const struct ga_stacks *st, const struct ga_sites *sit
     return ga_vc_library_cat(st->mods[x->library].name);
 }
 
+/* The snapshots' points and the peak's, in time order. A snapshot before any optimizer stepped
+ * is left out: its parameters could not be told from the activations (tiers.c, rule 5). */
+static void build_points(struct ga_vcats *v, const struct ga_tiers *t, uint64_t peak_ts)
+{
+    if (!t->present) return;
+    v->points = ga_xmalloc((t->n_procs + 1) * sizeof(*v->points));
+    size_t n = 0, i = 0;
+    int peak = v->valid;
+    while (i < t->n_procs || peak) {
+        if (i < t->n_procs && !t->procs[i].roles_known) { /* weights not told from the rest */
+            i++;
+            continue;
+        }
+        struct ga_vc_point *p = &v->points[n++];
+        memset(p, 0, sizeof(*p));
+        if (i < t->n_procs && (!peak || t->procs[i].ts <= peak_ts)) {
+            const struct ga_tiers_procpoint *q = &t->procs[i++];
+            p->ts = q->ts, p->at = GA_VC_AT_SNAPSHOT, p->total = q->live;
+            memcpy(p->bytes, q->bytes, sizeof(q->bytes));
+            p->bytes[GA_CAT_OTHER] += q->live - q->reserved; /* procs_add: reserved <= live */
+            continue;
+        }
+        p->ts = peak_ts, p->at = GA_VC_AT_PEAK, p->total = v->total;
+        for (size_t k = 0; k < v->n; k++)
+            p->bytes[v->lines[k].cat] += v->lines[k].bytes;
+        peak = 0;
+    }
+    v->n_points = n;
+}
+
+void ga_vcats_free(struct ga_vcats *v)
+{
+    free(v->points);
+    v->points = NULL, v->n_points = 0;
+}
+
 void ga_vcats_build(struct ga_vcats *v, const struct ga_memory *m, const struct ga_stacks *st,
                     const struct ga_sites *sites, const struct ga_library *libs, size_t n_libs,
                     const struct ga_tiers *t)
 {
     uint64_t bytes[GA_VC_PYTORCH + 1] = {0}, count[GA_VC_PYTORCH + 1] = {0}, n_peak = 0;
     memset(v, 0, sizeof(*v));
-    if (!m->peak.valid) return;
+    if (!m->peak.valid) {
+        build_points(v, t, 0);
+        return;
+    }
     for (size_t i = 0; i < m->peak.n_by_device; i++)
         n_peak += m->peak.by_device[i].count;
     for (size_t i = 0; i < n_libs; i++) {
@@ -107,13 +153,19 @@ void ga_vcats_build(struct ga_vcats *v, const struct ga_memory *m, const struct 
     /* the libraries' bytes at the peak come from the same buckets as the peak: never more */
     uint64_t known = bytes[GA_CAT_WORKSPACE] + bytes[GA_VC_PYTORCH];
     uint64_t known_n = count[GA_CAT_WORKSPACE] + count[GA_VC_PYTORCH];
-    if (known > m->peak_total || known_n > n_peak) return; /* inconsistent: no breakdown */
+    if (known > m->peak_total || known_n > n_peak) { /* inconsistent: no breakdown */
+        build_points(v, t, 0);
+        return;
+    }
     bytes[GA_CAT_OTHER] = m->peak_total - known, count[GA_CAT_OTHER] = n_peak - known_n;
     /* temporaries live at the peak leave their library's line (each was counted in it) */
     for (size_t i = 0; i < m->n_peak_temps; i++) {
         const struct ga_temp *x = &m->peak_temps[i];
         unsigned c = stack_cat(st, sites, x->stack);
-        if (x->bytes > bytes[c] || x->count > count[c]) return; /* inconsistent */
+        if (x->bytes > bytes[c] || x->count > count[c]) { /* inconsistent */
+            build_points(v, t, 0);
+            return;
+        }
         bytes[c] -= x->bytes, count[c] -= x->count;
         bytes[GA_CAT_TEMPORARY] += x->bytes, count[GA_CAT_TEMPORARY] += x->count;
     }
@@ -129,4 +181,5 @@ void ga_vcats_build(struct ga_vcats *v, const struct ga_memory *m, const struct 
     qsort(v->lines, v->n, sizeof(*v->lines), by_bytes);
     for (size_t i = 0; i < v->n; i++)
         v->total += v->lines[i].bytes;
+    build_points(v, t, m->peak_ts);
 }

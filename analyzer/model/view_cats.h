@@ -7,7 +7,9 @@
  * peak leave their library's line for `temporary`. On one device,
  * PyTorch's segments are then split into the categories of the snapshot nearest the peak among
  * those that reserved exactly the segments' bytes at the peak; else they stay one
- * `pytorch_reserved` line. The lines add up to the peak exactly. */
+ * `pytorch_reserved` line. The lines add up to the peak exactly. Over time: the same at the peak
+ * and, at every whole snapshot, its blocks' categories (tiers.h) with the rest of the process's
+ * device memory as `other` (the libraries' share is known at the peak only). */
 #ifndef GA_VIEW_CATS_H
 #define GA_VIEW_CATS_H
 
@@ -26,6 +28,19 @@ enum ga_vc_source {
 
 #define GA_VC_PYTORCH GA_CATS /* category index of PyTorch's segments left whole */
 #define GA_VC_LINES   (2 * (GA_CATS + 1))
+#define GA_VC_KINDS   (GA_VC_PYTORCH + 1)
+
+/* One point of the process's device memory by category over time (the stacked memory chart):
+ * at a whole snapshot, its blocks by category plus the memory outside PyTorch's segments as
+ * `other`; at the peak, the peak's lines. The bytes add up to the process's live device memory
+ * at that moment (at the peak: the peak). */
+enum ga_vc_at { GA_VC_AT_SNAPSHOT, GA_VC_AT_PEAK };
+struct ga_vc_point {
+    uint64_t ts;
+    enum ga_vc_at at;
+    uint64_t total;
+    uint64_t bytes[GA_VC_KINDS]; /* by category, GA_VC_PYTORCH: segments left whole */
+};
 
 struct ga_vc_line {
     unsigned cat; /* enum ga_cat, or GA_VC_PYTORCH */
@@ -43,15 +58,21 @@ struct ga_vcats {
     int expanded;               /* they were split by a snapshot */
     uint64_t snapshot_ts;       /* the snapshot that split them, 0 none */
     uint64_t snapshot_reserved; /* its reserved bytes (= pytorch_bytes) */
+    /* over time, in time order (the peak after a snapshot of the same time); none without the
+     * bridge's optimizer records (no categories beyond PyTorch's remainder to show) */
+    struct ga_vc_point *points;
+    size_t n_points;
 };
 
 const char *ga_vc_cat_name(unsigned cat); /* ga_cat_name, or "pytorch_reserved" */
 const char *ga_vc_source_name(enum ga_vc_source s);
+const char *ga_vc_at_name(enum ga_vc_at at); /* "snapshot", "peak" */
 /* Which category a library's allocations go to by its file name: GA_CAT_WORKSPACE,
  * GA_VC_PYTORCH or GA_CAT_OTHER (NULL name: other). */
 unsigned ga_vc_library_cat(const char *name);
 void ga_vcats_build(struct ga_vcats *v, const struct ga_memory *m, const struct ga_stacks *st,
                     const struct ga_sites *sites, const struct ga_library *libs, size_t n_libs,
                     const struct ga_tiers *t);
+void ga_vcats_free(struct ga_vcats *v);
 
 #endif

@@ -138,6 +138,12 @@ void ga_tv_build(struct ga_tv *v, const struct ga_tiers *t, const struct ga_torc
         struct ga_tv_dev *d = &v->devs[v->n_devs++];
         d->device = s->device;
         d->peak = s->peak.have ? &s->peak : NULL;
+        /* the replay of the block events reached a higher point between two snapshots: its
+         * breakdown is the one at the peak */
+        d->replay = ga_tiers_replay_of(t, s->device);
+        if (d->replay && d->replay->peak.have &&
+            (!d->peak || d->replay->peak.allocated > d->peak->allocated))
+            d->peak = &d->replay->peak, d->replayed = 1;
         const struct ga_torch_dev *td = ga_torch_dev_of(torch, s->device);
         d->peak_allocated = td ? td->peak_allocated : 0;
         d->series = s->series;

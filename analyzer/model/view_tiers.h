@@ -37,6 +37,8 @@ struct ga_tv_opt {
 struct ga_tv_dev {
     int32_t device;
     const struct ga_tiers_breakdown *peak; /* NULL: no whole snapshot */
+    int replayed; /* peak is the replay's (block events, level history), not a snapshot */
+    const struct ga_tiers_replay *replay; /* NULL: no block events on the device */
     uint64_t peak_allocated;               /* the allocator's own peak (max_memory_allocated) */
     struct ga_tv_cat cats[GA_CATS];        /* largest first; ties in category order */
     const struct ga_tiers_point *series;

@@ -55,23 +55,6 @@ static void ooms(struct ga_views *v, const struct ga_memory *m, const struct ga_
     }
 }
 
-static int by_peak_reserved(const void *a, const void *b, void *pools)
-{
-    const struct ga_pool *p = pools;
-    uint64_t x = p[*(const uint32_t *)a].peak_reserved, y = p[*(const uint32_t *)b].peak_reserved;
-    if (x != y) return x < y ? 1 : -1;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
-static void pool_order(struct ga_views *v, const struct ga_pools *p)
-{
-    v->n_pools = p->n;
-    v->pool_order = ga_xmalloc(p->n * sizeof(*v->pool_order) + 1);
-    for (size_t i = 0; i < p->n; i++)
-        v->pool_order[i] = (uint32_t)i;
-    qsort_r(v->pool_order, p->n, sizeof(*v->pool_order), by_peak_reserved, p->pools);
-}
-
 static int by_peak_bytes(const void *a, const void *b)
 {
     const struct ga_library *x = a, *y = b;
@@ -90,19 +73,16 @@ static void libs_at_peak(struct ga_views *v, const struct ga_sites *s)
     v->n_libs_at_peak = k;
 }
 
-void ga_views_build(struct ga_views *v, const struct ga_memory *m, const struct ga_pools *p,
-                    const struct ga_sites *s)
+void ga_views_build(struct ga_views *v, const struct ga_memory *m, const struct ga_sites *s)
 {
     memset(v, 0, sizeof(*v));
     ooms(v, m, s);
-    pool_order(v, p);
     libs_at_peak(v, s);
 }
 
 void ga_views_free(struct ga_views *v)
 {
     free(v->ooms);
-    free(v->pool_order);
     free(v->libs_at_peak);
     memset(v, 0, sizeof(*v));
 }

@@ -1,7 +1,7 @@
 /* The views every renderer shows alike, computed once at the end of the pass (ga_report_finish)
  * from the analyses' results: the holders of each failed allocation grouped by call site and
- * capped, the failures that repeat the one before, the pools ranked by peak reserved bytes, the
- * libraries ranked by bytes at the peak. A renderer takes these instead of grouping, ordering,
+ * capped, the failures that repeat the one before, the libraries ranked by bytes at the peak
+ * (the pools, ranked: model/view_pools.h). A renderer takes these instead of grouping, ordering,
  * capping or de-duplicating on its own, so text and JSON cannot disagree. */
 #ifndef GA_VIEWS_H
 #define GA_VIEWS_H
@@ -10,7 +10,6 @@
 #include <stdint.h>
 
 #include "analyses/memory.h"
-#include "analyses/pools.h"
 #include "analyses/sites.h"
 
 #define GA_VIEW_OOM_HOLDERS 5 /* call sites listed per failed allocation */
@@ -36,14 +35,11 @@ struct ga_oom_view {
 struct ga_views {
     struct ga_oom_view *ooms; /* one per ga_memory.ooms[] */
     size_t n_ooms;
-    uint32_t *pool_order; /* indices of ga_pools.pools[], most peak reserved bytes first */
-    size_t n_pools;
     struct ga_library *libs_at_peak; /* libraries holding memory at the peak, most bytes first */
     size_t n_libs_at_peak;
 };
 
-void ga_views_build(struct ga_views *v, const struct ga_memory *m, const struct ga_pools *p,
-                    const struct ga_sites *s);
+void ga_views_build(struct ga_views *v, const struct ga_memory *m, const struct ga_sites *s);
 void ga_views_free(struct ga_views *v);
 
 #endif

@@ -400,6 +400,7 @@ void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
     case GT_REC_TORCH_STATS ... GT_REC_TORCH_OOM:
     case GT_REC_TORCH_ROLES:
     case GT_REC_TORCH_STEP:
+    case GT_REC_TORCH_TRACE:
         ga_dump_torch(o, ev);
         break;
     case GT_REC_NVML:

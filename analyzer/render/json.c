@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "render/json.h"
+#include "render/nvml.h"
 #include "base/util.h"
 
 static jobj *json_cupti(const struct ga_report *r)
@@ -180,7 +181,7 @@ int ga_render_json(const struct ga_report *r, FILE *out)
     ga_json_sites(r, root, memory, timeline);
     put(root, "memory", memory);
     put(root, "timeline", timeline);
-    put(root, "device_state", ga_json_device_state(r));
+    put(root, "device_state", ga_json_device_state(&r->nvmlview));
     put(root, "objects", json_objects(r));
     put(root, "resolver", json_resolver(r));
     put(root, "notes", json_notes(r));

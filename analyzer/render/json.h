@@ -5,28 +5,7 @@
 #include <json-c/json.h>
 
 #include "model/report.h"
-
-/* Small builders every JSON renderer file uses. */
-typedef struct json_object jobj;
-
-static inline void put(jobj *o, const char *key, jobj *v)
-{
-    json_object_object_add(o, key, v);
-}
-
-static inline jobj *ju64(uint64_t v)
-{
-    return json_object_new_uint64(v);
-}
-
-static inline jobj *ji64(int64_t v)
-{
-    return json_object_new_int64(v);
-}
-
-/* A string from the trace as a JSON string (invalid UTF-8 replaced: ga_utf8_clean), or null for
- * NULL. Every string that comes from the trace goes through it. */
-jobj *ga_json_str(const char *s);
+#include "render/json_put.h" /* put, ju64, ji64, ga_json_str */
 
 /* The API's name ("api#N" for ids this reader does not know). */
 static inline jobj *api_name(unsigned api)
@@ -46,10 +25,6 @@ struct json_object *ga_json_memory(const struct ga_report *r);
  * device's gaps where the document holds their marker. 0, or -1 (said on stderr) on an error. */
 int ga_json_write(const struct ga_report *r, struct json_object *root, int flags, FILE *out);
 struct json_object *ga_json_timeline(const struct ga_report *r);
-/* json_nvml.c: device_state, from NVML samples. */
-struct json_object *ga_json_device_state(const struct ga_report *r);
-/* json_nvml.c: the processes NVML listed on the device after a failed allocation, or null. */
-struct json_object *ga_json_oom_processes(const struct ga_report *r, const struct ga_oom *x);
 /* json_gpu.c: top_kernels (by GPU time, or by launches without GPU kernels), and the GPU
  * timeline fields added to the timeline object. */
 struct json_object *ga_json_top_kernels(const struct ga_report *r);
@@ -75,8 +50,6 @@ void ga_json_list_put(struct json_object *parent, const char *key, struct ga_jso
 /* json_peak.c: memory.peak_breakdown, memory.leaks, memory.temporaries, and the evidence
  * fields of one memory.ooms[] entry. */
 void ga_json_peak(const struct ga_report *r, struct json_object *memory);
-/* json_pools.c: memory.fragmentation, added to the memory object. */
-void ga_json_pools(const struct ga_report *r, struct json_object *memory);
 void ga_json_oom_evidence(const struct ga_report *r, const struct ga_oom *x,
                           const struct ga_oom_view *v, struct json_object *o);
 

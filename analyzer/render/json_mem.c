@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "render/json.h"
+#include "render/nvml.h"
+#include "render/pools.h"
 #include "render/torch_render.h"
 #include "base/util.h"
 
@@ -67,7 +69,7 @@ static jobj *oom_obj(const struct ga_report *r, size_t i)
     put(o, "verdict", jname(ga_verdict_name(x->verdict)));
     ga_json_oom_evidence(r, x, &r->views.ooms[i], o);
     ga_json_torch_oom(r, x, o);
-    put(o, "processes", ga_json_oom_processes(r, x));
+    put(o, "processes", ga_json_oom_processes(&r->nvmlview, i));
     return o;
 }
 
@@ -175,7 +177,7 @@ jobj *ga_json_memory(const struct ga_report *r)
     put(o, "va_reserved", peak_obj(r, m->va_peak, m->va_peak_ts, m->va_live));
     counters(r, o);
     put(o, "live_series", series(r));
-    ga_json_pools(r, o);
+    ga_json_pools(&r->poolview, o);
     ga_json_peak(r, o);
     ga_json_torch(r, o);
     return o;

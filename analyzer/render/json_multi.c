@@ -1,13 +1,14 @@
 /* --json with several traces: {schema_version, generator, processes: [...], cross: {...}}
  * (docs/REPORT_JSON.md, "Several traces"). Written as it goes: each process object is the
- * single-trace report, rendered while its model exists and indented into the array, so memory
- * stays one report's whatever the number of ranks. */
+ * single-trace report, rendered while its model exists and indented into the array
+ * (render/json_process.c), so memory stays one report's whatever the number of ranks. This file
+ * reads only the ranks' summaries (model/multi.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/multi.h"
-#include "render/json.h"
+#include "render/json_put.h"
 #include "base/util.h"
 
 /* A stream that writes to `out` with `indent` after every newline but the trailing ones (pretty
@@ -36,21 +37,22 @@ static ssize_t indent_write(void *c, const char *buf, size_t n)
     return ferror(x->out) ? -1 : (ssize_t)n;
 }
 
+int ga_json_indented(FILE *o, const char *lead, const char *indent,
+                     int (*write)(const void *ctx, FILE *f), const void *ctx)
+{
+    struct indenter x = {o, indent, 0};
+    FILE *f = fopencookie(&x, "w", (cookie_io_functions_t){.write = indent_write});
+    if (!f) return -1;
+    fputs(lead, o);
+    int rc = write(ctx, f);
+    if (fclose(f) != 0) rc = -1;
+    return rc;
+}
+
 void ga_json_multi_begin(FILE *o)
 {
     fprintf(o, "{\n  \"schema_version\": %d,\n  \"generator\": \"%s\",\n  \"processes\": [",
             GA_SCHEMA_VERSION, GA_GENERATOR);
-}
-
-int ga_json_multi_process(const struct ga_report *r, size_t i, FILE *o)
-{
-    struct indenter x = {o, "    ", 0};
-    FILE *f = fopencookie(&x, "w", (cookie_io_functions_t){.write = indent_write});
-    if (!f) return -1;
-    fputs(i ? ",\n    " : "\n    ", o);
-    int rc = ga_render_json(r, f);
-    if (fclose(f) != 0) rc = -1;
-    return rc;
 }
 
 static jobj *json_gpu(const struct ga_multi *m, const struct ga_rank *k)
@@ -75,7 +77,7 @@ static jobj *json_idle_cause(const struct ga_rank *k)
     if (k->idle_cause < 0) return NULL;
     jobj *o = json_object_new_object();
     snprintf(share, sizeof(share), "%.6f", (double)k->idle_cause_ns / (double)k->gaps_idle_ns);
-    put(o, "cause", ga_json_str(ga_cause_name((unsigned)k->idle_cause)));
+    put(o, "cause", ga_json_str(k->idle_cause_name));
     put(o, "idle_ns", ju64(k->idle_cause_ns));
     put(o, "share_of_idle", json_object_new_double_s(atof(share), share));
     put(o, "site", ga_json_str(k->idle_site));

@@ -106,6 +106,25 @@ static void categories(const struct ga_report *r, jobj *o)
     put(o, "by_category_snapshot", s);
 }
 
+/* memory.category_series (model/view_cats.h): null without categories. */
+static jobj *category_series(const struct ga_report *r)
+{
+    const struct ga_vcats *v = &r->peakcats;
+    if (!v->n_points) return NULL;
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < v->n_points; i++) {
+        const struct ga_vc_point *p = &v->points[i];
+        jobj *e = json_object_new_object();
+        put(e, "time_ns", json_object_new_int64(ga_report_rel(r, p->ts)));
+        put(e, "at", json_object_new_string(ga_vc_at_name(p->at)));
+        put(e, "total_bytes", ju64(p->total));
+        for (unsigned c = 0; c < GA_VC_KINDS; c++)
+            put(e, ga_vc_cat_name(c), ju64(p->bytes[c]));
+        json_object_array_add(a, e);
+    }
+    return a;
+}
+
 static jobj *breakdown(const struct ga_report *r)
 {
     const struct ga_memory *m = &r->mem;
@@ -146,6 +165,7 @@ void ga_json_peak(const struct ga_report *r, jobj *memory)
 {
     jobj *t = json_object_new_object();
     put(memory, "peak_breakdown", breakdown(r));
+    put(memory, "category_series", category_series(r));
     sites_by(r, GA_SITES_BY_LEAK, memory, "leaks");
     put(t, "count", ju64(r->mem.temp_count));
     put(t, "bytes", ju64(r->mem.temp_bytes));

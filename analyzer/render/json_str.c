@@ -1,10 +1,10 @@
-/* The one way a string from the trace becomes a JSON string (render/json.h). A file of its own:
- * every JSON file uses it, and json.c calls the others, so in json.c it would close a cycle. */
+/* The one way a string from the trace becomes a JSON string (render/json_put.h). A file of its
+ * own: every JSON file uses it, and json.c calls the others, so in json.c it would close a cycle. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/util.h"
-#include "render/json.h"
+#include "render/json_put.h"
 
 jobj *ga_json_str(const char *s)
 {

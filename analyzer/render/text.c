@@ -6,6 +6,8 @@
 
 #include "model/report.h"
 #include "render/text.h"
+#include "render/nvml.h"
+#include "render/pools.h"
 #include "base/demangle.h"
 #include "render/torch_render.h"
 #include "base/util.h"
@@ -143,7 +145,7 @@ static void text_memory(const struct ga_report *r, FILE *o)
             m->alloc_count, ga_fmt_bytes(b, m->alloc_bytes), m->free_count, m->failed_count);
     text_peaks(r, o);
     ga_text_peak(r, o);
-    ga_text_pools(r, o);
+    ga_text_pools(&r->poolview, o);
     ga_text_torch(r, o);
     fprintf(o, "  leaked    %s in %" PRIu64 " allocation%s (device memory live at the end)\n",
             ga_fmt_bytes(b, m->leaked_bytes), m->leaked_count, m->leaked_count == 1 ? "" : "s");
@@ -262,6 +264,6 @@ void ga_render_text(const struct ga_report *r, FILE *o)
     text_spans(r, o);
     ga_text_sites(r, o);
     ga_text_gpu(r, o);
-    ga_text_nvml(r, o);
+    ga_text_nvml(&r->nvmlview, o);
     text_misc(r, o);
 }

@@ -9,10 +9,6 @@
 /* text_gpu.c: the GPU timeline section, or one line saying why there is none. */
 void ga_text_gpu(const struct ga_report *r, FILE *o);
 
-/* text_nvml.c: the device state from NVML, or one line saying it is absent. */
-void ga_text_nvml(const struct ga_report *r, FILE *o);
-/* text_nvml.c: the processes NVML listed on the device after a failed allocation, one line. */
-void ga_text_oom_processes(const struct ga_report *r, FILE *o, const struct ga_oom *x);
 
 /* text_sites.c: allocations, launches and blocking time by call site and library. */
 void ga_text_sites(const struct ga_report *r, FILE *o);
@@ -21,7 +17,5 @@ void ga_text_sites(const struct ga_report *r, FILE *o);
 void ga_text_peak(const struct ga_report *r, FILE *o);
 void ga_text_oom_details(const struct ga_report *r, FILE *o);
 
-/* text_pools.c: the memory section's pool lines. */
-void ga_text_pools(const struct ga_report *r, FILE *o);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "model/report.h"
 #include "render/text.h"
+#include "render/nvml.h"
 #include "render/torch_render.h"
 #include "base/util.h"
 
@@ -159,7 +160,7 @@ void ga_text_oom_details(const struct ga_report *r, FILE *o)
                 ga_fmt_bytes(b[0], x->free_bytes), ga_fmt_bytes(b[1], x->total_bytes),
                 ga_fmt_bytes(b[2], x->held), ga_fmt_bytes(b[3], x->others),
                 ga_fmt_bytes(b[4], x->overhead));
-        ga_text_oom_processes(r, o, x);
+        ga_text_oom_processes(&r->nvmlview, o, i);
         if (x->have_pools)
             fprintf(o, "      pools: %s reserved but unused, largest free extent %s%s%s\n",
                     ga_fmt_bytes(b[0], x->pools.reserved_unused),

@@ -88,7 +88,7 @@ static void text_idle_causes(const struct ga_multi *m, FILE *o)
         if (k->idle_cause < 0) continue;
         if (!header++) fputs("  top idle cause per rank (GPU idle gaps)\n", o);
         fprintf(o, "  %-4zu  %-15s %s, %.1f%% of its idle gaps", i,
-                ga_cause_name((unsigned)k->idle_cause), ga_fmt_ms(a, (int64_t)k->idle_cause_ns),
+                k->idle_cause_name, ga_fmt_ms(a, (int64_t)k->idle_cause_ns),
                 100.0 * (double)k->idle_cause_ns / (double)k->gaps_idle_ns);
         if (k->idle_site) {
             fputs("; most at ", o);

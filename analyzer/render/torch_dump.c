@@ -94,6 +94,22 @@ void ga_dump_torch(FILE *o, const struct ga_event *ev)
         }
         break;
     }
+    case GT_REC_TORCH_TRACE: {
+        static const char *const act[] = {"alloc",         "free_requested", "free_completed",
+                                          "segment_alloc", "segment_free",   "segment_map",
+                                          "segment_unmap", "other"};
+        const struct gt_rec_torch_trace *x = &r->torch_trace;
+        uint32_t n = ev->str_len[0] / (uint32_t)sizeof(struct gt_torch_trace_entry);
+        fprintf(o, " - device=%d snap=%u flags=%u entries=%u", x->device, x->snap, x->flags, n);
+        for (uint32_t i = 0; i < n; i++) {
+            struct gt_torch_trace_entry e;
+            memcpy(&e, ev->str[0] + i * sizeof(e), sizeof(e));
+            fprintf(o, " %s:0x%" PRIx64 "+%" PRIu64 "@%" PRIu64 "us",
+                    e.action < 8 ? act[e.action] : "?", e.addr, e.size, e.time_us);
+            if (e.stack) fprintf(o, "/s%u", e.stack);
+        }
+        break;
+    }
     case GT_REC_TORCH_STEP: {
         const struct gt_rec_torch_step *x = &r->torch_step;
         fprintf(o,

@@ -205,6 +205,18 @@ static void tiers_obj(const struct ga_report *r, int32_t device, jobj *dev, jobj
         put(pb, "categories_time_ns", jtime(r, v->peak->ts, 1));
         put(pb, "roles_unmatched_bytes", ju64(v->peak->roles_unmatched_bytes));
         put(pb, "roles_known", json_object_new_boolean(v->peak->roles_known));
+        put(pb, "categories_source", json_object_new_string(v->replayed ? "replay" : "snapshot"));
+        put(pb, "categories_allocated_bytes", ju64(v->peak->allocated));
+        put(pb, "categories_reserved_bytes", ju64(v->peak->reserved));
+    }
+    if (v->replay) {
+        jobj *rp = json_object_new_object();
+        put(rp, "batches", ju64(v->replay->batches));
+        put(rp, "replayed", ju64(v->replay->replayed));
+        put(rp, "inconsistent", ju64(v->replay->inconsistent));
+        put(pb, "replay", rp);
+    } else {
+        put(pb, "replay", NULL);
     }
     jobj *adv = json_object_new_array();
     for (size_t i = 0; i < v->n_advice; i++)
@@ -353,7 +365,8 @@ static void text_tiers(const struct ga_report *r, FILE *o, int32_t device)
     const struct ga_tv_dev *v = tv_dev(r, device);
     char b[3][32], piece[400];
     if (!v || !v->peak) return;
-    fprintf(o, "    by category at the fullest snapshot (%s allocated of %s reserved):\n      ",
+    fprintf(o, "    by category at %s (%s allocated of %s reserved):\n      ",
+            v->replayed ? "the peak (block events replayed)" : "the fullest snapshot",
             ga_fmt_bytes(b[0], v->peak->allocated), ga_fmt_bytes(b[1], v->peak->reserved));
     int col = 6;
     for (int i = 0, n = 0; i < GA_CATS; i++) {

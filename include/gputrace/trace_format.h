@@ -175,6 +175,7 @@ enum gt_rec_type {
     GT_REC_HOST_SAMPLE = 73, /* gt_rec_host_sample: a timer sample of a thread's host stack */
     GT_REC_TORCH_ROLES = 80, /* gt_rec_torch_roles: tensors an optimizer holds, by role */
     GT_REC_TORCH_STEP = 81,  /* gt_rec_torch_step: an optimizer step, its bytes by role */
+    GT_REC_TORCH_TRACE = 82, /* gt_rec_torch_trace: the allocator's block events (history) */
 };
 
 /* Every host record's sort key is its first uint64 after the header (ts or ts_enter), a
@@ -810,6 +811,42 @@ struct gt_rec_torch_step {
     uint32_t name_len;        /* bytes of the optimizer's class name following, padded to 8 */
 };
 _Static_assert(sizeof(struct gt_rec_torch_step) == 96, "gt_rec_torch_step layout");
+
+/* PyTorch's own record of its allocator's events (`_snapshot()["device_traces"]`, kept while
+ * history is recorded with enabled='all'), written right before each snapshot of the bridge:
+ * the entries of one device since the last ones written, oldest first. Replayed from the
+ * previous snapshot they give every block's lifetime and allocated memory at every event. */
+enum gt_torch_trace_action {
+    GT_TRACE_ALLOC = 0,
+    GT_TRACE_FREE_REQUESTED = 1, /* the tensor was freed; its block may await other streams */
+    GT_TRACE_FREE_COMPLETED = 2, /* the block is free: allocated memory drops here */
+    GT_TRACE_SEGMENT_ALLOC = 3,
+    GT_TRACE_SEGMENT_FREE = 4,
+    GT_TRACE_SEGMENT_MAP = 5, /* expandable segments */
+    GT_TRACE_SEGMENT_UNMAP = 6,
+    GT_TRACE_OTHER = 7, /* snapshot, oom, an action this bridge does not know */
+};
+#define GT_TRACE_GAP 1u /* flags: entries before these were lost (PyTorch's ring buffer wrapped) */
+
+struct gt_torch_trace_entry {
+    uint64_t time_us; /* PyTorch's time_us: microseconds of the realtime clock */
+    uint64_t addr;
+    uint64_t size;   /* as PyTorch records it (an alloc: the size asked for) */
+    uint32_t stack;  /* gt_rec_torch_stack id of the entry's frames, 0 none */
+    uint16_t action; /* enum gt_torch_trace_action */
+    uint16_t pad;
+};
+_Static_assert(sizeof(struct gt_torch_trace_entry) == 32, "gt_torch_trace_entry layout");
+
+struct gt_rec_torch_trace {
+    struct gt_rec_header h;
+    uint64_t ts;
+    int32_t device;
+    uint32_t entries_len; /* bytes of gt_torch_trace_entry following */
+    uint32_t snap;        /* id of the snapshot written right after */
+    uint32_t flags;       /* GT_TRACE_GAP */
+};
+_Static_assert(sizeof(struct gt_rec_torch_trace) == 32, "gt_rec_torch_trace layout");
 /* ---- device state from NVML (written by the flusher thread, tid 0 chunks) ----------------------
  * The shim dlopens libnvidia-ml.so.1 (never linked) once CUDA's devices are known, finds each CUDA
  * device's NVML device by UUID, and samples every GPUTRACE_NVML_MS (default 100, 0 = off). */

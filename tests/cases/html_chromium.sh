@@ -48,6 +48,11 @@ got = sum(b for b, frames in ev[0]["peak_stacks"])
 sys.exit(0 if got == peak and peak > 0 else f"stacks {got}, peak {peak}")
 PY
 atleast demo.html 'class="series"' 1 "memory series"
+# without PyTorch's categories (memory.category_series null) the chart is the plain series
+expect_eq "category_series" "$(jget demo.json "d['memory']['category_series']")" None
+expect_eq "category layers" "$(count demo.html 'class="cat-layer"')" 0
+expect_eq "series floors (left out under a stack)" "$(count demo.html 'class="series-floor"')" \
+    "$(count demo.html 'class="series"')"
 atleast demo.html 'class="peak-marker"' 1 "peak marker"
 ooms=$(jget demo.json "len(d['memory']['ooms'])")
 expect_eq "OOM markers" "$(count demo.html 'class="oom"')" "$ooms"

@@ -1,5 +1,5 @@
 # ---- the simulated CUDA runtime and NVML (tests/simrt, tests/simnvml; fixtures only) ------------
-# Included from the Makefile. libcudart.so.13 carries the real PyTorch wheel on the simulated driver;
+# Included from mk/tests.mk. libcudart.so.13 carries the real PyTorch wheel on the simulated driver;
 # libnvidia-ml.so.1 answers what PyTorch and the idle-cause analysis ask NVML. See tests/simrt/README.md.
 #   make torch-env [VENV=.venv]   the virtualenv with torch (CUDA 13 build) + holistictraceanalysis
 SIMRT_SRC  := $(wildcard tests/simrt/*.c)

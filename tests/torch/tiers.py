@@ -9,7 +9,11 @@ argv[2] as JSON: the storages of the parameters, their gradients and the optimiz
 memory_allocated(), and what the forward left alive (memory_allocated() after it minus before).
 Usage: tiers.py CASE OUT.json; CASE is adamw, sgd, keepgrad (zero_grad with
 set_to_none=False), checkpoint (torch.utils.checkpoint per layer), autocast (the forward under
-torch.autocast(bfloat16)) or bf16 (parameters and input in bfloat16)."""
+torch.autocast(bfloat16)), bf16 (parameters and input in bfloat16) or temp (the forward ends
+with temporaries: its last output repeated 8 times (32 MiB) and summed, none saved for
+backward, more than the rest of the step ever holds: the peak; PyTorch's figures around them
+are written as "temp": memory_allocated() before the repeat, the blocks of the last output, of
+the repeat and of the sum, max_memory_allocated() after the sum)."""
 import json
 import sys
 
@@ -25,8 +29,9 @@ DTYPE = torch.bfloat16 if case == "bf16" else torch.float32
 
 
 class Model(torch.nn.Module):
-    def __init__(self, ckpt=False):
+    def __init__(self, ckpt=False, temp=False):
         super().__init__()
+        self.temp, self.temp_figures = temp, None
         self.ws = torch.nn.ParameterList(
             [torch.nn.Parameter(torch.rand(N, device="cuda", dtype=DTYPE)) for _ in range(L)])
         self.ckpt = ckpt
@@ -41,11 +46,22 @@ class Model(torch.nn.Module):
                 x = torch.utils.checkpoint.checkpoint(self.layer, x, w, use_reentrant=False)
             else:
                 x = self.layer(x, w)
+        if self.temp:  # neither the last output, nor repeat's, nor the sum is saved for backward
+            before = torch.cuda.memory_allocated()
+            big = x.repeat(8, 1)
+            s = big.sum()
+            self.temp_figures = {
+                "before": before, "last_output": tiers_steps.rounded(x.untyped_storage().nbytes()),
+                "repeat": tiers_steps.rounded(big.untyped_storage().nbytes()),
+                "sum": tiers_steps.rounded(s.untyped_storage().nbytes()),
+                "max_after_sum": torch.cuda.max_memory_allocated()}
+            del big
+            x = x + s
         return x
 
 
 torch.manual_seed(0)
-model = Model(ckpt=case == "checkpoint")
+model = Model(ckpt=case == "checkpoint", temp=case == "temp")
 if case == "sgd":
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 else:
@@ -55,5 +71,6 @@ points = tiers_steps.steps(model, opt, x, lambda out: out, case, STEPS, PAUSE,
                            set_to_none=case != "keepgrad")
 json.dump({"case": case, "optimizer": type(opt).__name__, "points": points,
            "max_memory_allocated": torch.cuda.max_memory_allocated(),
+           "temp": model.temp_figures,
            "max_memory_reserved": torch.cuda.max_memory_reserved()}, open(out_path, "w"))
 print("tiers: ok", case)

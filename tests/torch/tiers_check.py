@@ -31,28 +31,47 @@ def cats_of(r):
 
 alloc, cats = cats_of(rep)
 pb = alloc["peak_breakdown"]
+# with history the breakdown is the replay's, at PyTorch's peak (torch_tiers_backward checks it);
+# the fullest snapshot's figures are then its category_snapshots point
+replayed = pb.get("categories_source") == "replay"
+snaps = alloc["category_snapshots"]
+fullest = max(snaps, key=lambda q: q["allocated"]) if snaps else {}
+if replayed:
+    check("the replay's peak is PyTorch's", pb["categories_allocated_bytes"],
+          pt["max_memory_allocated"])
+    check("the replay's categories sum to its reserved", sum(c["bytes"] for c in cats.values()),
+          pb["categories_reserved_bytes"])
+
+
+def snap_bytes(c):
+    """A category's bytes in the fullest snapshot."""
+    return fullest.get(c) if replayed else cats[c]["bytes"]
+
+
+def snap_storage(c):
+    """Its storage bytes (block bytes where the breakdown is the replay's: 1 MiB storages)."""
+    return fullest.get(c) if replayed else cats[c]["requested_bytes"]
 # the fullest snapshot is one of the moments the program measured (after the loss, each step)
 snap = pb["snapshot_allocated_bytes"]
 match = [p for p in pt["points"] if p["allocated"] == snap]
 check("fullest snapshot is a measured moment", bool(match), True)
 p = match[-1] if match else pt["points"][-1]
-check("weights (storage bytes)", cats["weights"]["requested_bytes"], p["weights"])
-check("gradients (storage bytes)", cats["gradients"]["requested_bytes"], p["gradients"])
-check("optimizer_state (storage bytes)", cats["optimizer_state"]["requested_bytes"],
-      p["optimizer_state"])
+check("weights (storage bytes)", snap_storage("weights"), p["weights"])
+check("gradients (storage bytes)", snap_storage("gradients"), p["gradients"])
+check("optimizer_state (storage bytes)", snap_storage("optimizer_state"), p["optimizer_state"])
 if history:  # frames: the forward's blocks are activations, the rest (input, loss) other
-    check("activations (frames: the forward's blocks)", cats["activations"]["bytes"],
+    check("activations (frames: the forward's blocks)", snap_bytes("activations"),
           p["forward_bytes"])
-    check("other (the input, the loss)", cats["other"]["bytes"],
+    check("other (the input, the loss)", snap_bytes("other"),
           p["rest_bytes"] - p["forward_bytes"])
     check("activations' top site", [t["site"] for t in cats["activations"]["top_sites"]],
           ["tiers.py:%d (layer)" % layer_line])
 else:
-    check("activations (remainder, block bytes)", cats["activations"]["bytes"], p["rest_bytes"])
+    check("activations (remainder, block bytes)", snap_bytes("activations"), p["rest_bytes"])
 check("activations > 0", cats["activations"]["bytes"] > 0, True)
 check("bases", [cats[c]["basis"] for c in ("weights", "optimizer_state", "activations", "cache")],
       ["exact", "exact", "frames" if history else "remainder", "exact"])
-check("categories sum to the snapshot's reserved", sum(c["bytes"] for c in cats.values()),
+check("categories sum to the snapshot's reserved", sum(snap_bytes(c) for c in cats),
       alloc["fragmentation"]["at_peak"]["reserved_bytes"])
 check("roles not found among the blocks", pb["roles_unmatched_bytes"], 0)
 # each optimizer step, exact
@@ -76,16 +95,15 @@ for i, (s, q) in enumerate(zip(series, pt["points"])):
           [a["weights"], a["gradients"], a["optimizer_state"]])
 # every whole snapshot by category: each sums to its reserved bytes, the fullest is the breakdown,
 # and at exit (after the last zero_grad) the roles are what the program's objects held then
-snaps = alloc["category_snapshots"]
 names = [c for c in cats]
 check("snapshot points sum to their reserved",
       all(sum(q[c] for c in names) == q["reserved"] for q in snaps), True)
 check("... and without cache and temporary to their allocated",
       all(sum(q[c] for c in names if c not in ("cache", "temporary")) == q["allocated"]
           for q in snaps), True)
-fullest = max(snaps, key=lambda q: q["allocated"]) if snaps else {}
-check("the fullest point is the breakdown", {c: fullest.get(c) for c in names},
-      {c: cats[c]["bytes"] for c in names})
+if not replayed:
+    check("the fullest point is the breakdown", {c: fullest.get(c) for c in names},
+          {c: cats[c]["bytes"] for c in names})
 ex = [q for q in snaps if q["why"] == "exit"]
 check("an exit snapshot point", len(ex), 1)
 check("roles known from the first snapshot after step 1 on",
@@ -96,10 +114,10 @@ if ex:
           [ex[0]["weights"], ex[0]["gradients"], ex[0]["optimizer_state"]],
           [last["weights"], kept, last["optimizer_state"]])  # 1 MiB storages: blocks of the same size
 if case == "keepgrad":  # zero_grad(set_to_none=False): the gradients stay, zeroed
-    check("gradients held at the peak (set_to_none=False)", cats["gradients"]["requested_bytes"],
+    check("gradients held at the peak (set_to_none=False)", snap_storage("gradients"),
           p["weights"])
 elif pt["optimizer"] in ("AdamW", "SGD"):  # set_to_none=True: freed before the next forward
-    check("no gradients at the peak (set_to_none=True)", cats["gradients"]["bytes"], 0)
+    check("no gradients at the fullest snapshot (set_to_none=True)", snap_bytes("gradients"), 0)
 if case == "checkpoint":
     base_pt = json.load(open(sys.argv[4]))
     base_cats = cats_of(json.load(open(sys.argv[5])))[1]

@@ -6,7 +6,8 @@ steps(model, opt, x, objective, case, n, pause, set_to_none) runs n steps. Each 
 activations across `pause` seconds at the end of the forward, so that the bridge's peak snapshot
 (taken at the next tick, which the loss's launch after the pause queues) sees them, and returns a
 point per step: the storages of the parameters, their gradients and the optimizer's state,
-memory_allocated(), and what the forward left alive (memory_allocated() after it minus before).
+memory_allocated(), and what the forward left alive (memory_allocated() after it minus before);
+max_memory_allocated() before and after the backward (higher after it: the peak was inside).
 case "autocast" runs the forward under torch.autocast(bfloat16)."""
 import time
 
@@ -58,7 +59,10 @@ def steps(model, opt, x, objective, case, n, pause, set_to_none=True):
                        "weights": sum(w.values()), "gradients": sum(g.values()),
                        "optimizer_state": sum(st.values()), "rest_bytes": allocated - held,
                        "forward_bytes": forward_bytes})
+        max_before = torch.cuda.max_memory_allocated()
         loss.backward()
+        points[-1]["max_before_backward"] = max_before  # the peak so far, and after backward:
+        points[-1]["max_after_backward"] = torch.cuda.max_memory_allocated()  # higher: inside it
         del out, loss
         opt.step()
         after = roles(model, opt)

@@ -200,6 +200,12 @@ static const struct layout layouts[] = {
       F(gt_rec_torch_step, optimizer), F(gt_rec_torch_step, device),
       F(gt_rec_torch_step, weight_tensors), F(gt_rec_torch_step, gradient_tensors),
       F(gt_rec_torch_step, state_tensors), F(gt_rec_torch_step, name_len)),
+    L(gt_torch_trace_entry, -1, F(gt_torch_trace_entry, time_us), F(gt_torch_trace_entry, addr),
+      F(gt_torch_trace_entry, size), F(gt_torch_trace_entry, stack),
+      F(gt_torch_trace_entry, action), F(gt_torch_trace_entry, pad)),
+    L(gt_rec_torch_trace, GT_REC_TORCH_TRACE, F(gt_rec_torch_trace, h), F(gt_rec_torch_trace, ts),
+      F(gt_rec_torch_trace, device), F(gt_rec_torch_trace, entries_len),
+      F(gt_rec_torch_trace, snap), F(gt_rec_torch_trace, flags)),
 };
 
 #define N_LAYOUTS (sizeof(layouts) / sizeof(layouts[0]))

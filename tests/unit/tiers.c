@@ -27,11 +27,17 @@ static void run_report(struct tb *t, struct ga_report *r, const char *name)
     if (ga_report_run(r) != 0) printf("     read error: %s\n", r->read.error);
 }
 
+static uint32_t snap_flags; /* of the snapshots written next */
+
 static void snap(struct tb *t, uint64_t ts, unsigned op, uint32_t id, uint32_t segs,
                  uint64_t blocks)
 {
-    struct gt_rec_torch_snap r = {
-        .ts = t->t0 + ts, .id = id, .why = GT_TORCH_PEAK, .segments = segs, .blocks = blocks};
+    struct gt_rec_torch_snap r = {.ts = t->t0 + ts,
+                                  .id = id,
+                                  .why = GT_TORCH_PEAK,
+                                  .segments = segs,
+                                  .flags = snap_flags,
+                                  .blocks = blocks};
     tb_rec(t, GT_REC_TORCH_SNAP, (uint16_t)op, &r, sizeof(r), NULL, 0);
 }
 
@@ -149,10 +155,12 @@ static void frames(struct tb *t)
     frame(t, 2, "/home/u/model.py", "forward");
     frame(t, 3, "/v/lib/python3/site-packages/torch/nn/modules/module.py", "_call_impl");
     frame(t, 4, "/home/u/train.py", "<module>");
-    uint32_t optim[] = {1, 4}, fwd[] = {2, 3, 4}, top[] = {4};
+    frame(t, 5, "/v/lib/python3/site-packages/torch/_tensor.py", "backward");
+    uint32_t optim[] = {1, 4}, fwd[] = {2, 3, 4}, top[] = {4}, seed[] = {5, 4};
     stack(t, 1, optim, 2);
     stack(t, 2, fwd, 3);
     stack(t, 3, top, 1);
+    stack(t, 4, seed, 2);
 }
 
 static void test_rules(void)
@@ -302,10 +310,216 @@ static void test_series(void)
     ga_report_free(&r);
 }
 
+/* memory.category_series (model/view_cats.c): a snapshot before any step gives no point; one
+ * after it adds the process's memory outside PyTorch's segments as other and sums to the live
+ * bytes; the peak's point comes in time order and sums to the peak; a snapshot whose segments
+ * exceed the live bytes gives none. */
+static void test_process_series(void)
+{
+    struct tb t;
+    struct ga_report r;
+    const uint64_t OUTSIDE = 0x90000000ull;
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    tb_alloc(&t, 1 * MS, GT_API_cuMemAlloc_v2, SEG, 16 * MiB, 0, 0);
+    tb_alloc(&t, 1 * MS, GT_API_cuMemAlloc_v2, OUTSIDE, 4 * MiB, 0, 0); /* the peak: 20 MiB */
+    one_snapshot(&t, 2 * MS, 1);                                         /* no roles yet */
+    roles(&t, 3 * MS, GT_ROLES_FIRST, 1, 3, SET, 3);
+    step(&t, 3 * MS, 1, 1, 1000000, 1000000, 2 * MiB, 9 * MiB);
+    one_snapshot(&t, 4 * MS, 2);
+    tb_free(&t, 5 * MS, GT_API_cuMemFree_v2, OUTSIDE, 0);
+    tb_free(&t, 5 * MS, GT_API_cuMemFree_v2, SEG, 0);
+    one_snapshot(&t, 6 * MS, 3); /* its segment is gone at the driver */
+    tb_end(&t);
+    run_report(&t, &r, "tiers_process_series");
+    const struct ga_vcats *v = &r.peakcats;
+    CHECK_U64("two points: the peak, the snapshot after the step", v->n_points, 2);
+    CHECK_U64("one snapshot out of step with the driver", r.tiers.procs_short, 1);
+    if (v->n_points == 2) {
+        const struct ga_vc_point *pk = &v->points[0], *sn = &v->points[1];
+        CHECK("the peak first (time order)", pk->at == GA_VC_AT_PEAK && sn->at == GA_VC_AT_SNAPSHOT);
+        CHECK_U64("... at the peak's time", pk->ts, r.mem.peak_ts);
+        CHECK_U64("... its total: the peak", pk->total, 20 * MiB);
+        uint64_t sum = 0;
+        for (unsigned c = 0; c < GA_VC_KINDS; c++)
+            sum += pk->bytes[c];
+        CHECK_U64("... its categories add up to it", sum, 20 * MiB);
+        CHECK_U64("the snapshot: the live bytes then", sn->total, 20 * MiB);
+        CHECK_U64("... weights: the optimizer's storage", sn->bytes[GA_CAT_WEIGHTS], 1 * MiB);
+        CHECK_U64("... other: frames outside modules + the allocation outside PyTorch",
+                  sn->bytes[GA_CAT_OTHER], 1 * MiB + 4 * MiB);
+        CHECK_U64("... cache", sn->bytes[GA_CAT_CACHE], 6 * MiB);
+        sum = 0;
+        for (unsigned c = 0; c < GA_VC_KINDS; c++)
+            sum += sn->bytes[c];
+        CHECK_U64("... its categories add up to it", sum, 20 * MiB);
+    }
+    ga_report_free(&r);
+
+    /* no role records: no series */
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    tb_alloc(&t, 1 * MS, GT_API_cuMemAlloc_v2, SEG, 16 * MiB, 0, 0);
+    one_snapshot(&t, 2 * MS, 1);
+    tb_end(&t);
+    run_report(&t, &r, "tiers_process_series2");
+    CHECK_U64("without optimizer records: no points", r.peakcats.n_points, 0);
+    ga_report_free(&r);
+}
+
+static void trace(struct tb *t, uint64_t ts, uint32_t snap_id, uint32_t flags,
+                  const struct gt_torch_trace_entry *e, uint32_t n)
+{
+    struct gt_rec_torch_trace r = {
+        .ts = t->t0 + ts, .entries_len = n * (uint32_t)sizeof(*e), .snap = snap_id, .flags = flags};
+    tb_rec(t, GT_REC_TORCH_TRACE, 0, &r, sizeof(r), (const char *)e, n * sizeof(*e));
+}
+
+/* PyTorch's clock (realtime microseconds) at ts ns after t0 (tb_init's realtime start). */
+#define US(ts) ((1700000000000000000ull + (ts)) / 1000)
+
+/* One segment of 16 MiB with a 1 MiB weight at SEG (the optimizer's) and the rest free. */
+static void base_snapshot(struct tb *t, uint64_t ts, uint32_t id, uint64_t act)
+{
+    snap(t, ts, GT_SNAP_BEGIN, id, 1, act ? 3 : 2);
+    segment(t, ts, id, SEG, 16 * MiB, act ? 3 : 2);
+    block(t, ts, id, GT_TORCH_ACTIVE, SEG, 1 * MiB, 1 * MiB, 0);
+    if (act) block(t, ts, id, GT_TORCH_ACTIVE, SEG + 1 * MiB, act, act, 2);
+    block(t, ts, id, GT_TORCH_INACTIVE, SEG + 1 * MiB + act, 15 * MiB - act, 0, 0);
+    snap(t, ts, GT_SNAP_END, id, 1, act ? 3 : 2);
+}
+
+/* The replay of block events between two snapshots (tiers_replay.c): the peak between them,
+ * exact, with a block freed right after it was made as temporary, a gradient found in the set
+ * read while it lived, the forward's block by its frames and the cache; a batch that does not
+ * end in its snapshot's state, and one after lost events, are not used. */
+static void test_replay(void)
+{
+    static const struct gt_torch_role_entry set[2] = {
+        {.addr = SEG, .bytes = 1 * MiB, .elem_size = 4, .role = GT_ROLE_WEIGHT},
+        {.addr = SEG + 3 * MiB, .bytes = 1 * MiB, .elem_size = 4, .role = GT_ROLE_GRADIENT}};
+#define EV(ms, addr, size, stack, action) {US((ms) * MS), (addr), (size), (stack), (action), 0}
+#define FREE(ms, addr, size)                                                                       \
+    EV(ms, addr, size, 0, GT_TRACE_FREE_REQUESTED), EV(ms, addr, size, 0, GT_TRACE_FREE_COMPLETED)
+    /* the peak at a gradient inside backward: the forward's block still held */
+    struct gt_torch_trace_entry ev[] = {
+        EV(3, SEG + 1 * MiB, 2 * MiB, 2, GT_TRACE_ALLOC), /* forward: frames */
+        EV(5, SEG + 7 * MiB, 4, 4, GT_TRACE_ALLOC),       /* Tensor.backward's seed: 512 */
+        EV(5, SEG + 3 * MiB, 1 * MiB, 0, GT_TRACE_ALLOC), /* the gradient: the peak */
+        FREE(6, SEG + 1 * MiB, 2 * MiB),
+        FREE(6, SEG + 7 * MiB, 4),
+        FREE(7, SEG + 3 * MiB, 1 * MiB), /* zero_grad */
+    };
+    /* the peak inside the forward, at a temporary (freed right after), with a scratch block
+     * freed before the backward began (temporary) and the forward's block held across it */
+    struct gt_torch_trace_entry ev2[] = {
+        EV(3, SEG + 1 * MiB, 2 * MiB, 2, GT_TRACE_ALLOC),
+        EV(3, SEG + 6 * MiB, 1 * MiB, 2, GT_TRACE_ALLOC), /* scratch */
+        EV(4, SEG + 4 * MiB, 2 * MiB, 0, GT_TRACE_ALLOC), /* the peak */
+        FREE(4, SEG + 4 * MiB, 2 * MiB),
+        FREE(4, SEG + 6 * MiB, 1 * MiB),
+        EV(5, SEG + 7 * MiB, 4, 4, GT_TRACE_ALLOC),
+        FREE(6, SEG + 1 * MiB, 2 * MiB),
+        FREE(6, SEG + 7 * MiB, 4),
+    };
+    struct tb t;
+    struct ga_report r;
+    snap_flags = GT_TORCH_HISTORY_OURS;
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    roles(&t, 1 * MS, GT_ROLES_FIRST, 1, 1, set, 1);
+    base_snapshot(&t, 2 * MS, 1, 0);
+    roles(&t, 6500000, GT_ROLES_FIRST, 1, 2, set, 2); /* the step: weight and gradient */
+    step(&t, 6500000, 1, 1, 1 * MiB, 1 * MiB, 0, 3 * MiB);
+    roles(&t, 8 * MS, GT_ROLES_FIRST, 1, 1, set, 1); /* before the snapshot: the weight */
+    trace(&t, 8 * MS, 2, 0, ev, sizeof(ev) / sizeof(ev[0]));
+    base_snapshot(&t, 8 * MS, 2, 0);
+    tb_end(&t);
+    run_report(&t, &r, "tiers_replay");
+    const struct ga_tiers_replay *d = ga_tiers_replay_of(&r.tiers, 0);
+    CHECK("a replay on device 0", d != NULL);
+    if (d) {
+        const struct ga_tiers_breakdown *b = &d->peak;
+        CHECK_U64("one batch, replayed", d->replayed, 1);
+        CHECK_U64("the peak: weight + forward + seed + gradient", b->allocated, 4 * MiB + 512);
+        CHECK_U64("... at the gradient's allocation", b->ts, T0 + 5 * MS);
+        CHECK_U64("weights", b->cat[GA_CAT_WEIGHTS].bytes, 1 * MiB);
+        CHECK_U64("gradients: in the step's set, freed after the step",
+                  b->cat[GA_CAT_GRADIENTS].bytes, 1 * MiB);
+        CHECK_U64("... exact", b->cat[GA_CAT_GRADIENTS].basis, GA_BASIS_EXACT);
+        CHECK_U64("activations: the forward's block, held across the backward's start",
+                  b->cat[GA_CAT_ACTIVATIONS].bytes, 2 * MiB);
+        CHECK_U64("temporary: the seed, freed within the step", b->cat[GA_CAT_TEMPORARY].bytes,
+                  512);
+        CHECK_U64("cache: reserved - allocated", b->cat[GA_CAT_CACHE].bytes, 12 * MiB - 512);
+        const struct ga_tv_dev *v = r.tierview.n_devs ? &r.tierview.devs[0] : NULL;
+        CHECK("the view's peak is the replay's", v && v->replayed && v->peak == b);
+    }
+    ga_report_free(&r);
+
+    /* the peak at temporaries inside the forward */
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    roles(&t, 1 * MS, GT_ROLES_FIRST, 1, 1, set, 1);
+    base_snapshot(&t, 2 * MS, 1, 0);
+    trace(&t, 8 * MS, 2, 0, ev2, sizeof(ev2) / sizeof(ev2[0]));
+    base_snapshot(&t, 8 * MS, 2, 0);
+    tb_end(&t);
+    run_report(&t, &r, "tiers_replay_temp");
+    d = ga_tiers_replay_of(&r.tiers, 0);
+    if (d) {
+        const struct ga_tiers_breakdown *b = &d->peak;
+        CHECK_U64("the peak inside the forward", b->allocated, 6 * MiB);
+        CHECK_U64("temporary: freed right after + the scratch freed before the backward",
+                  b->cat[GA_CAT_TEMPORARY].bytes, 3 * MiB);
+        CHECK_U64("activations: the forward's block", b->cat[GA_CAT_ACTIVATIONS].bytes, 2 * MiB);
+    }
+    ga_report_free(&r);
+
+    /* the same batch leading to a snapshot that still holds the forward's block: it does not
+     * end there, and a batch after lost events: neither is used */
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    base_snapshot(&t, 2 * MS, 1, 0);
+    trace(&t, 8 * MS, 2, 0, ev, sizeof(ev) / sizeof(ev[0]));
+    base_snapshot(&t, 8 * MS, 2, 2 * MiB);
+    trace(&t, 9 * MS, 3, GT_TRACE_GAP, ev, 3);
+    base_snapshot(&t, 9 * MS, 3, 0);
+    tb_end(&t);
+    run_report(&t, &r, "tiers_replay2");
+    d = ga_tiers_replay_of(&r.tiers, 0);
+    CHECK_U64("two batches", d ? d->batches : 0, 2);
+    CHECK_U64("one not ending in its snapshot's state", d ? d->inconsistent : 0, 1);
+    CHECK_U64("none replayed", d ? d->replayed : 9, 0);
+    CHECK_U64("no peak from them", d ? (uint64_t)d->peak.have : 9, 0);
+    ga_report_free(&r);
+
+    /* snapshots without history keep no base: the batch is not replayed */
+    snap_flags = 0;
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    base_snapshot(&t, 2 * MS, 1, 0);
+    trace(&t, 8 * MS, 2, 0, ev, sizeof(ev) / sizeof(ev[0]));
+    base_snapshot(&t, 8 * MS, 2, 0);
+    tb_end(&t);
+    run_report(&t, &r, "tiers_replay3");
+    d = ga_tiers_replay_of(&r.tiers, 0);
+    CHECK_U64("without history: nothing replayed", d ? d->replayed : 0, 0);
+    ga_report_free(&r);
+}
+
 int main(void)
 {
     test_rules();
     test_damaged_sets();
     test_series();
+    test_process_series();
+    test_replay();
     return check_done();
 }

@@ -132,9 +132,13 @@
                     if (w > 70) sv("text", { x: x0 + 4, y: 22, class: "label tierlabel", text: `${c.category.replace("_", " ")} ${bytes(c.bytes)}` }, svg);
                     x0 += w;
                 }
-                sv("text", { x: L - 6, y: 22, "text-anchor": "end", class: "label", text: "fullest" }, svg);
+                const replayed = a.peak_breakdown.categories_source === "replay";
+                sv("text", { x: L - 6, y: 22, "text-anchor": "end", class: "label", text: replayed ? "peak" : "fullest" }, svg);
                 sec.append(legend(cats.filter((c) => c.bytes).map((c) => [TIER_COLORS[c.category], `${c.category.replace("_", " ")} (${c.basis})`])));
-                sec.append(svg, el("p", { class: "note", text: `The fullest snapshot at ${dur(a.peak_breakdown.categories_time_ns)}: ${bytes(a.peak_breakdown.snapshot_allocated_bytes)} allocated (PyTorch's peak ${bytes(a.peak_allocated_bytes)}); blocks of optimizer tensors are exact, "remainder" is what no optimizer holds.` }));
+                sec.append(svg, el("p", { class: "note", text: (replayed ?
+                    `At PyTorch's peak, ${dur(a.peak_breakdown.categories_time_ns)}, found by replaying its block events between snapshots: ${bytes(a.peak_breakdown.categories_allocated_bytes)} allocated (PyTorch's peak ${bytes(a.peak_allocated_bytes)})` :
+                    `The fullest snapshot at ${dur(a.peak_breakdown.categories_time_ns)}: ${bytes(a.peak_breakdown.snapshot_allocated_bytes)} allocated (PyTorch's peak ${bytes(a.peak_allocated_bytes)})`) +
+                    `; blocks of optimizer tensors are exact, "remainder" is what no optimizer holds.` }));
             }
             const ser = a.category_series || [];
             if (ser.length) { /* per optimizer step, stacked: weights, gradients, state, the rest, cache */
@@ -217,12 +221,14 @@
         for (let i = 0; i <= 5; i++)
             sv("text", { x: x(span * i / 5), y: H - 8, "text-anchor": i === 5 ? "end" : i ? "middle" : "start", class: "label", text: dur(Math.round(span * i / 5)) }, svg);
         const items = [];
-        /* per column (bucket, about a pixel wide): the band from its minimum to its maximum, so a
-         * spike and a dip shorter than a column both show; under the band a light area to the
-         * minimum. The band runs left to right along the maxima and back along the minima. */
         svg.setAttribute("data-y0", y(0));
         svg.setAttribute("data-ymax-px", y(ymax));
         svg.setAttribute("data-ymax", ymax);
+        const stacked = catStack(svg, m, ls, x, y, items);
+        /* per column (bucket, about a pixel wide): the band from its minimum to its maximum, so a
+         * spike and a dip shorter than a column both show; under the band a light area to the
+         * minimum (left out over the categories' stack). The band runs left to right along the
+         * maxima and back along the minima. */
         for (const s of ls.series) {
             const c = colorOf("dev" + s.device + s.kind);
             const lo = s.min_bytes || s.max_bytes, n = s.max_bytes.length;
@@ -235,8 +241,8 @@
             for (let i = n - 1; i >= 0; i--)
                 bottom += ` L ${x((i + 1) * ls.bucket_ns)} ${y(lo[i])} L ${x(i * ls.bucket_ns)} ${y(lo[i])}`;
             floor += ` L ${x(n * ls.bucket_ns)} ${y(0)} Z`;
-            sv("path", { d: floor, fill: c, "fill-opacity": 0.15, stroke: "none", class: "series-floor" }, svg);
-            title(sv("path", { d: top + bottom + " Z", fill: c, "fill-opacity": 0.6, stroke: c, "stroke-width": 1, "stroke-linejoin": "round", class: "series", "data-device": s.device, "data-kind": s.kind }, svg),
+            if (!stacked) sv("path", { d: floor, fill: c, "fill-opacity": 0.15, stroke: "none", class: "series-floor" }, svg);
+            title(sv("path", { d: top + bottom + " Z", fill: c, "fill-opacity": stacked ? 0.25 : 0.6, stroke: c, "stroke-width": 1, "stroke-linejoin": "round", class: "series", "data-device": s.device, "data-kind": s.kind }, svg),
                 `device ${s.device} ${s.kind}: live bytes, minimum to maximum per ${dur(ls.bucket_ns)}`);
             items.push([c, `device ${s.device} ${s.kind} live bytes (band: min to max)`]);
         }
@@ -285,7 +291,47 @@
         });
         if ((m.ooms || []).length) items.push(["#c83a3a", "failed allocation (click: evidence)"]);
         sec.append(legend(items), svg, detail);
-        sec.append(el("p", { class: "note", text: `Each column (${dur(ls.bucket_ns)}) is drawn from the minimum to the maximum of live bytes within it, so short spikes and dips both show; the peak is exact (${bytes(m.peak_bytes)}).` }));
+        sec.append(el("p", { class: "note", text: `Each column (${dur(ls.bucket_ns)}) is drawn from the minimum to the maximum of live bytes within it, so short spikes and dips both show; the peak is exact (${bytes(m.peak_bytes)}).` +
+            (stacked ? " Under it, the memory stacked by category: exact at the marked points (PyTorch's snapshots, the peak; hover a point for its figures), joined by straight lines between them and cut at the columns' maxima." : "") }));
+    }
+    /* The process's device memory by category (memory.category_series: at PyTorch's snapshots
+     * and at the peak, each point adding up to the live bytes then), stacked, under the band.
+     * Between points the layers are joined by straight lines; with one series they are clipped
+     * to its maxima, so the stack never shows more than was live. Returns whether it drew. */
+    let clipIds = 0;
+    function catStack(svg, m, ls, x, y, items) {
+        const ps = m.category_series || [];
+        if (!ps.length) return false;
+        const keys = ["weights", "gradients", "optimizer_state", "activations", "temporary", "workspace", "other", "pytorch_reserved", "cache"];
+        const color = (k) => TIER_COLORS[k] || "#d4a6c8";
+        const label = (k) => k === "pytorch_reserved" ? "PyTorch reserved (not split)" : k.replace("_", " ");
+        const g = sv("g", { class: "cat-stack" }, svg);
+        if (ls.series.length === 1) { /* the area under the one series' maxima */
+            const s = ls.series[0], id = "memclip" + clipIds++;
+            let d = `M ${x(0)} ${y(0)}`;
+            s.max_bytes.forEach((v, i) => { d += ` L ${x(i * ls.bucket_ns)} ${y(v)} L ${x((i + 1) * ls.bucket_ns)} ${y(v)}`; });
+            sv("path", { d: d + ` L ${x(s.max_bytes.length * ls.bucket_ns)} ${y(0)} Z` }, sv("clipPath", { id: id }, svg));
+            g.setAttribute("clip-path", `url(#${id})`);
+        }
+        const peak = ps.findIndex((p) => p.at === "peak"), base = ps.map(() => 0);
+        for (const k of keys) {
+            if (!ps.some((p) => p[k])) continue;
+            const top = ps.map((p, i) => base[i] + (p[k] || 0));
+            let d = ps.map((p, i) => `${i ? "L" : "M"} ${x(p.time_ns)} ${y(top[i])}`).join(" ");
+            for (let i = ps.length - 1; i >= 0; i--) d += ` L ${x(ps[i].time_ns)} ${y(base[i])}`;
+            const most = Math.max(...ps.map((p) => p[k] || 0));
+            title(sv("path", { d: d + " Z", fill: color(k), "fill-opacity": 0.75, stroke: "none", class: "cat-layer", "data-category": k,
+                "data-peak": peak >= 0 ? ps[peak][k] : "", "data-peak-top": peak >= 0 ? top[peak] : "" }, g),
+                `${label(k)}: at most ${bytes(most)}` + (peak >= 0 ? `, ${bytes(ps[peak][k])} at the peak` : ""));
+            top.forEach((v, i) => { base[i] = v; });
+            items.push([color(k), label(k)]);
+        }
+        for (const p of ps) { /* a hover target per point: its figures */
+            const px = x(p.time_ns), lines = keys.filter((k) => p[k]).map((k) => `  ${label(k)}: ${bytes(p[k])}`);
+            title(sv("rect", { x: px - 3, y: y(p.total_bytes), width: 6, height: Math.max(1, y(0) - y(p.total_bytes)), fill: "transparent", stroke: "#444", "stroke-opacity": 0.4, class: "cat-point", "data-at": p.at, "data-time": p.time_ns, "data-total": p.total_bytes }, svg),
+                `${p.at === "peak" ? "peak" : "PyTorch snapshot"} at ${dur(p.time_ns)}: ${bytes(p.total_bytes)} live\n` + lines.join("\n"));
+        }
+        return true;
     }
     function oomText(o, i) {
         let t = `OOM #${i + 1} at ${dur(o.time_ns)}: ${o.api} asked for ${bytes(o.requested_bytes)} on device ${o.device}\n` +

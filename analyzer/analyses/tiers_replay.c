@@ -1,0 +1,330 @@
+/* Memory by category at the true peak of PyTorch's allocated memory (tiers.h; level history).
+ * PyTorch keeps a record of its allocator's events (device_traces); the bridge writes the
+ * events of each device since its last snapshot right before the next one (TORCH_TRACE). From
+ * the state of the previous snapshot (its live blocks, allocated and reserved bytes) the batch
+ * is replayed event by event: allocated memory at every event, so a peak between two snapshots
+ * (inside backward: activations freed while gradients are made) is found exactly. A batch is
+ * trusted only when its replay ends in the state of the snapshot it leads to (same allocated
+ * and reserved bytes); its highest point, when above every earlier one, is replayed again to
+ * put the blocks live there in categories:
+ *   1. a temporary: made and freed right after (the allocator's next allocation or free is its
+ *      own free: memory.temporaries' definition on the block level), or made and freed within
+ *      one optimizer step with no backward begun meanwhile (no allocation made by
+ *      Tensor.backward or autograd frames, the gradient's seed): never held for a backward
+ *                                                                      -> temporary, exact
+ *   2. a storage of an optimizer's role set read while the block lived (a set read at a step
+ *      or before a snapshot, since the previous snapshot; the sets in effect at the snapshot
+ *      for blocks still live then)          -> weights / gradients / optimizer_state, exact
+ *   3. its frames (tiers.c, rule 4), else the remainder: activations
+ *   and reserved - allocated at that moment -> cache.
+ * Cost: O(events) per batch, twice for a batch with a new peak, plus O(live blocks) to copy the
+ * base and O(live blocks * log seen) to classify. Memory: the live blocks and one batch per
+ * device, the role storages seen since the latest snapshot (at most GA_TIERS_SEEN_MAX). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/tiers.h"
+#include "base/util.h"
+
+static struct ga_tiers_replay *rdev_of(struct ga_tiers *t, int32_t device)
+{
+    for (size_t i = 0; i < t->n_rdevs; i++)
+        if (t->rdevs[i].device == device) return &t->rdevs[i];
+    t->rdevs = ga_xgrow(t->rdevs, &t->rdevs_cap, t->n_rdevs, sizeof(*t->rdevs));
+    struct ga_tiers_replay *d = &t->rdevs[t->n_rdevs++];
+    memset(d, 0, sizeof(*d));
+    d->device = device;
+    return d;
+}
+
+const struct ga_tiers_replay *ga_tiers_replay_of(const struct ga_tiers *t, int32_t device)
+{
+    for (size_t i = 0; i < t->n_rdevs; i++)
+        if (t->rdevs[i].device == device) return &t->rdevs[i];
+    return NULL;
+}
+
+void ga_tiers_trace(struct ga_tiers *t, const struct ga_event *ev)
+{
+    const struct gt_rec_torch_trace *r = &ev->r->torch_trace;
+    struct ga_tiers_replay *d = rdev_of(t, r->device);
+    size_t n = ev->str_len[0] / sizeof(struct gt_torch_trace_entry);
+    if (d->n_ev && d->snap != r->snap) /* the snapshot of the batch before never came whole */
+        d->n_ev = 0, d->based = 0;
+    if (!d->n_ev) d->batches++, d->gap = 0;
+    d->snap = r->snap;
+    if (r->flags & GT_TRACE_GAP) d->gap = 1;
+    if (!n) return;
+    d->ev = ga_xgrow(d->ev, &d->ev_cap, d->n_ev + n - 1, sizeof(*d->ev));
+    memcpy(d->ev + d->n_ev, ev->str[0], n * sizeof(*d->ev));
+    d->n_ev += n;
+}
+
+/* The bridge's first sample, taken right after it started recording history: blocks made
+ * before are not known one by one, but their bytes are. */
+void ga_tiers_start(struct ga_tiers *t, const struct ga_event *ev)
+{
+    const struct gt_rec_torch_stats *r = &ev->r->torch_stats;
+    struct ga_tiers_replay *d = rdev_of(t, r->device);
+    if (d->based || d->n_ev) return;
+    d->based = 1;
+    d->allocated = r->allocated, d->reserved = r->reserved;
+}
+
+/* The block size PyTorch gives a request of `size` bytes: a multiple of 512 (kMinBlockSize). A
+ * large block not split because the rest was small is bigger: such a batch does not end in its
+ * snapshot's state and is not trusted. */
+static uint64_t block_size(uint64_t size)
+{
+    return size < 512 ? 512 : (size + 511) / 512 * 512;
+}
+
+struct state {
+    struct ga_map live; /* as ga_tiers_replay.live, plus (addr, 2) -> index of its alloc + 1 */
+    uint64_t allocated, reserved;
+};
+
+static void copy_base(struct state *s, const struct ga_tiers_replay *d)
+{
+    const struct ga_map_slot *x;
+    memset(s, 0, sizeof(*s));
+    for (size_t i = 0; ga_map_next(&d->live, &i, &x);)
+        *ga_map_upsert(&s->live, x->a, x->b, 0, NULL) = x->value;
+    s->allocated = d->allocated, s->reserved = d->reserved;
+}
+
+static void apply(struct state *s, const struct gt_torch_trace_entry *e, size_t idx)
+{
+    uint64_t old;
+    switch (e->action) {
+    case GT_TRACE_ALLOC:
+        *ga_map_upsert(&s->live, e->addr, 0, 0, NULL) = block_size(e->size);
+        *ga_map_upsert(&s->live, e->addr, 1, 0, NULL) = e->stack;
+        *ga_map_upsert(&s->live, e->addr, 2, 0, NULL) = idx + 1;
+        s->allocated += block_size(e->size);
+        break;
+    case GT_TRACE_FREE_COMPLETED: {
+        uint64_t bytes = ga_map_remove(&s->live, e->addr, 0, &old) ? old : block_size(e->size);
+        ga_map_remove(&s->live, e->addr, 1, &old);
+        ga_map_remove(&s->live, e->addr, 2, &old);
+        s->allocated -= bytes < s->allocated ? bytes : s->allocated;
+        break;
+    }
+    case GT_TRACE_SEGMENT_ALLOC:
+    case GT_TRACE_SEGMENT_MAP:
+        s->reserved += e->size;
+        break;
+    case GT_TRACE_SEGMENT_FREE:
+    case GT_TRACE_SEGMENT_UNMAP:
+        s->reserved -= e->size < s->reserved ? e->size : s->reserved;
+        break;
+    default:
+        break;
+    }
+}
+
+/* The snapshot's figures for the device: allocated (active and awaiting blocks) and reserved. */
+static void snap_state(const struct ga_torch *torch, int32_t device, uint64_t *alloc,
+                       uint64_t *reserved)
+{
+    *alloc = *reserved = 0;
+    for (size_t i = 0; i < torch->n_segs; i++) {
+        const struct ga_torch_seg *g = &torch->segs[i];
+        if (g->device != device) continue;
+        *reserved += g->size;
+        for (uint32_t k = 0; k < g->n; k++)
+            if (torch->blks[g->first + k].state != GT_TORCH_INACTIVE)
+                *alloc += torch->blks[g->first + k].size;
+    }
+}
+
+static int by_seen(const void *a, const void *b)
+{
+    const struct ga_tiers_seen *x = a, *y = b;
+    if (x->addr != y->addr) return x->addr < y->addr ? -1 : 1;
+    return (x->us > y->us) - (x->us < y->us);
+}
+
+/* The role of the storage at addr in a set read within [from, to] (PyTorch's clock), -1 none. */
+static int seen_role(const struct ga_tiers *t, int32_t device, uint64_t addr, uint64_t from,
+                     uint64_t to)
+{
+    size_t lo = 0, hi = t->n_seen;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->seen[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < t->n_seen && t->seen[lo].addr == addr; lo++)
+        if (t->seen[lo].device == device && t->seen[lo].us >= from && t->seen[lo].us <= to)
+            return t->seen[lo].role;
+    return -1;
+}
+
+/* Whether the next allocation or free after event a is the free of a's block. */
+static int freed_next(const struct ga_tiers_replay *d, size_t a)
+{
+    for (size_t j = a + 1; j < d->n_ev; j++) {
+        const struct gt_torch_trace_entry *e = &d->ev[j];
+        if (e->action == GT_TRACE_ALLOC) return 0;
+        if (e->action == GT_TRACE_FREE_REQUESTED) return e->addr == d->ev[a].addr;
+    }
+    return 0;
+}
+
+/* The first free of addr requested after event p: its index, SIZE_MAX none (live at the end). */
+static size_t freed_at(const struct ga_tiers_replay *d, size_t p, uint64_t addr)
+{
+    for (size_t j = p + 1; j < d->n_ev; j++)
+        if (d->ev[j].action == GT_TRACE_FREE_REQUESTED && d->ev[j].addr == addr) return j;
+    return SIZE_MAX;
+}
+
+/* Whether the block made at event a and freed at event f (f < SIZE_MAX) lived within one
+ * optimizer step and no backward began while it lived (no allocation made by Tensor.backward
+ * or autograd frames, the gradient's seed): it was not held for a backward. */
+static int step_temporary(const struct ga_tiers *t, const struct ga_torch *torch,
+                          const struct ga_tiers_replay *d, size_t a, size_t f)
+{
+    uint64_t from = d->ev[a].time_us, to = d->ev[f].time_us;
+    for (size_t i = 0; i < t->n_steps; i++)
+        if (t->steps_us[i] > from && t->steps_us[i] < to) return 0;
+    for (size_t j = a + 1; j < f; j++)
+        if (d->ev[j].action == GT_TRACE_ALLOC && d->ev[j].stack &&
+            ga_tiers_by_frames(torch, d->ev[j].stack) == GA_CAT_GRADIENTS)
+            return 0;
+    return 1;
+}
+
+static enum ga_cat classify(const struct ga_tiers *t, const struct ga_torch *torch,
+                            const struct ga_tiers_replay *d, const struct state *s, size_t p,
+                            uint64_t addr, uint32_t stack, enum ga_cat_basis *basis)
+{
+    uint64_t *ai = ga_map_find(&s->live, addr, 2), bytes;
+    size_t a = ai ? (size_t)*ai - 1 : SIZE_MAX; /* SIZE_MAX: made before the batch */
+    size_t f = freed_at(d, p, addr);
+    uint64_t from = a == SIZE_MAX ? 0 : d->ev[a].time_us;
+    uint64_t to = f == SIZE_MAX ? UINT64_MAX : d->ev[f].time_us;
+    *basis = GA_BASIS_EXACT;
+    if (a != SIZE_MAX && (freed_next(d, a) || (f != SIZE_MAX && step_temporary(t, torch, d, a, f))))
+        return GA_CAT_TEMPORARY;
+    int role = seen_role(t, d->device, addr, from, to);
+    if (role < 0 && to == UINT64_MAX) role = ga_tiers_role_at(t, d->device, addr, &bytes);
+    if (role >= 0 && role <= GT_ROLE_OPTIMIZER_STATE) return (enum ga_cat)role;
+    enum ga_cat cat = stack ? ga_tiers_by_frames(torch, stack) : GA_CATS;
+    *basis = cat != GA_CATS ? GA_BASIS_FRAMES : GA_BASIS_REMAINDER;
+    return cat != GA_CATS ? cat : GA_CAT_ACTIVATIONS;
+}
+
+/* The breakdown at event p: the batch replayed again up to it. */
+static void breakdown_at(const struct ga_tiers *t, const struct ga_torch *torch,
+                         struct ga_tiers_replay *d, size_t p)
+{
+    struct state s;
+    struct ga_map sites = {0};
+    copy_base(&s, d);
+    for (size_t i = 0; i <= p; i++)
+        apply(&s, &d->ev[i], i);
+    struct ga_tiers_breakdown *b = &d->peak;
+    memset(b, 0, sizeof(*b));
+    b->have = 1, b->snap = d->snap;
+    b->ts = (uint64_t)((int64_t)(d->ev[p].time_us * 1000) - t->real_minus_mono);
+    b->allocated = s.allocated, b->reserved = s.reserved;
+    for (size_t i = 0; i < t->n_opts; i++)
+        if (t->opts[i].whole) b->roles_known = 1;
+    const struct ga_map_slot *x;
+    for (size_t i = 0; ga_map_next(&s.live, &i, &x);) {
+        if (x->b != 0) continue;
+        uint64_t *st = ga_map_find(&s.live, x->a, 1);
+        struct ga_torch_blk k = {.addr = x->a,
+                                 .size = x->value,
+                                 .stack = st ? (uint32_t)*st : 0,
+                                 .state = GT_TORCH_ACTIVE};
+        enum ga_cat_basis basis;
+        enum ga_cat cat = classify(t, torch, d, &s, p, k.addr, k.stack, &basis);
+            ga_tiers_count(b, &sites, cat, basis, &k, k.size);
+    }
+    if (s.reserved > s.allocated) { /* free blocks in the segments: one line, no count */
+        b->cat[GA_CAT_CACHE].bytes = s.reserved - s.allocated;
+        b->cat[GA_CAT_CACHE].basis = GA_BASIS_EXACT;
+    }
+    ga_tiers_top_sites(b, &sites);
+    ga_map_free(&sites);
+    ga_map_free(&s.live);
+}
+
+/* The batch that led to snapshot `snap` on d: replayed from d's base; its highest point, if
+ * above the device's peak so far and the replay ends in the snapshot's state, broken down. */
+static void replay(const struct ga_tiers *t, const struct ga_torch *torch,
+                   struct ga_tiers_replay *d)
+{
+    struct state s;
+    copy_base(&s, d);
+    uint64_t best = d->peak.have ? d->peak.allocated : 0;
+    size_t at = SIZE_MAX;
+    for (size_t i = 0; i < d->n_ev; i++) {
+        apply(&s, &d->ev[i], i);
+        if (s.allocated > best) best = s.allocated, at = i;
+    }
+    uint64_t alloc, reserved;
+    snap_state(torch, d->device, &alloc, &reserved);
+    int ok = s.allocated == alloc && s.reserved == reserved;
+    ga_map_free(&s.live);
+    if (!ok) {
+        d->inconsistent++;
+        return;
+    }
+    d->replayed++;
+    if (at != SIZE_MAX) breakdown_at(t, torch, d, at);
+}
+
+/* The snapshot's live blocks on d's device as the next batch's base. */
+static void rebase(struct ga_tiers_replay *d, const struct ga_torch *torch)
+{
+    ga_map_free(&d->live);
+    memset(&d->live, 0, sizeof(d->live));
+    snap_state(torch, d->device, &d->allocated, &d->reserved);
+    for (size_t i = 0; i < torch->n_segs; i++) {
+        const struct ga_torch_seg *g = &torch->segs[i];
+        if (g->device != d->device) continue;
+        for (uint32_t k = 0; k < g->n; k++) {
+            const struct ga_torch_blk *b = &torch->blks[g->first + k];
+            if (b->state == GT_TORCH_INACTIVE) continue;
+            *ga_map_upsert(&d->live, b->addr, 0, 0, NULL) = b->size;
+            *ga_map_upsert(&d->live, b->addr, 1, 0, NULL) = b->stack;
+        }
+    }
+    d->based = 1;
+}
+
+void ga_tiers_replay_snap(struct ga_tiers *t, const struct ga_torch *torch, uint32_t snap,
+                          int whole, int history)
+{
+    if (whole && history) /* every device of the snapshot gets a base */
+        for (size_t i = 0; i < torch->n_segs; i++)
+            rdev_of(t, torch->segs[i].device);
+    if (t->n_seen) qsort(t->seen, t->n_seen, sizeof(*t->seen), by_seen);
+    for (size_t i = 0; i < t->n_rdevs; i++) {
+        struct ga_tiers_replay *d = &t->rdevs[i];
+        if (whole && d->based && !d->gap && d->n_ev && d->snap == snap) replay(t, torch, d);
+        d->n_ev = 0;
+        if (whole && history)
+            rebase(d, torch);
+        else
+            d->based = 0;
+    }
+    t->n_seen = 0, t->n_steps = 0;
+}
+
+void ga_tiers_replay_free(struct ga_tiers *t)
+{
+    for (size_t i = 0; i < t->n_rdevs; i++) {
+        free(t->rdevs[i].ev);
+        ga_map_free(&t->rdevs[i].live);
+    }
+    free(t->rdevs);
+    free(t->seen);
+    free(t->steps_us);
+}
