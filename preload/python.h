@@ -44,7 +44,8 @@ struct gt_py_chain {
     uint32_t gen;    /* gt_py_forget's generation when read */
     int ok;          /* GT_PY_CHAIN_OK: a full capture was made from these frames since */
     int gil;         /* read with the GIL (the full capture then walks through the API) */
-    uint64_t f[3 * GT_PY_CHAIN_MAX], tmp[3 * GT_PY_CHAIN_MAX]; /* code, key, fingerprint */
+    uint64_t f[3 * GT_PY_CHAIN_MAX];   /* code, key, fingerprint */
+    uint64_t tmp[2 * GT_PY_CHAIN_MAX]; /* the frames being compared: code, key */
 };
 /* Whether the calling thread's Python frames (at most max) are exactly those of c, read by the
  * previous call (with the GIL held or not, as now) and marked ok by gt_py_chain_done since: then
