@@ -383,9 +383,11 @@ static int ok_ptr(uintptr_t p)
  * meanwhile is delivered right at munmap's return). A load there killed the program (SIGSEGV,
  * blocked in our handler); a copy fails with EFAULT instead, and the sample has no Python frames.
  * Each object is copied once per sample, in a window of SR_WIN bytes that holds SR_AHEAD bytes
- * from its address (every offset read lies within), into one of SR_WAYS entries. Set by
- * gt_py_sample_read only (the handler saves and restores the interrupted code's value: it may be a
- * walk of its own). */
+ * from its address (every offset read lies within), into one of SR_WAYS entries. The copier is
+ * passed down the walk (the _r functions below, inlined): with a constant NULL, the walks of the
+ * capture path compile to plain loads, without a per-read check of a thread-local pointer; a
+ * handler that interrupts a walk of its own thread passes its own copier and changes nothing the
+ * interrupted walk reads. */
 #define SR_WIN   1024 /* frames are contiguous in their chunk: one copy holds several */
 #define SR_WAYS  4
 #define SR_AHEAD 256 /* every offset read from an object's address lies below */
@@ -400,7 +402,6 @@ struct safe_rd {
         unsigned char b[SR_WIN];
     } e[SR_WAYS];
 };
-static __thread struct safe_rd *tls_safe __attribute__((tls_model("initial-exec")));
 
 static void safe_copy(struct safe_rd *r, void *dst, uintptr_t src, size_t len)
 {
@@ -433,8 +434,7 @@ static void safe_copy(struct safe_rd *r, void *dst, uintptr_t src, size_t len)
 
 #define INLINE static inline __attribute__((always_inline))
 
-/* A read at base + off: a copy through r (a sample's read), else a plain load. The walks inline
- * these with r fixed once per walk (walk_raw, fingerprint): no per-read check of tls_safe. */
+/* A read at base + off: a copy through r (a host sample's walk), else a plain load. */
 INLINE uintptr_t rd_ptr_r(struct safe_rd *r, uintptr_t base, unsigned off)
 {
     uintptr_t v;
@@ -465,29 +465,11 @@ INLINE uint8_t rd_u8_r(struct safe_rd *r, uintptr_t base, unsigned off)
     return v;
 }
 
-/* Whether p is an object whose type is exactly t (ob_type follows ob_refcnt). */
-INLINE int is_a_r(struct safe_rd *r, uintptr_t p, uintptr_t t)
+/* len bytes at src into dst; through r (a sample's read), a copy (one process_vm_readv where it is
+ * longer than a window holds), which fails cleanly (r->fault) where src is not mapped. */
+static void rd_span_r(struct safe_rd *r, void *dst, uintptr_t src, size_t len)
 {
-    return ok_ptr(p) && rd_ptr_r(r, p, 8) == t;
-}
-
-/* The same, through tls_safe (a copy under a sample's read). */
-static uintptr_t rd_ptr(uintptr_t base, unsigned off)
-{
-    return rd_ptr_r(tls_safe, base, off);
-}
-
-static int32_t rd_i32(uintptr_t base, unsigned off)
-{
-    return rd_i32_r(tls_safe, base, off);
-}
-
-/* len bytes at src into dst; under a sample's read, a copy (one process_vm_readv where it is longer
- * than a window holds), which fails cleanly (r->fault) where src is not mapped. */
-static void rd_span(void *dst, uintptr_t src, size_t len)
-{
-    struct safe_rd *r = tls_safe;
-    if (__builtin_expect(r == NULL, 1)) {
+    if (!r) {
         memcpy(dst, (const void *)src, len);
     } else if (len <= SR_AHEAD) {
         safe_copy(r, dst, src, len);
@@ -500,16 +482,27 @@ static void rd_span(void *dst, uintptr_t src, size_t len)
     }
 }
 
-static int is_a(uintptr_t p, uintptr_t t)
+/* Whether p is an object whose type is exactly t (ob_type follows ob_refcnt). */
+INLINE int is_a_r(struct safe_rd *r, uintptr_t p, uintptr_t t)
 {
-    return is_a_r(tls_safe, p, t);
+    return ok_ptr(p) && rd_ptr_r(r, p, 8) == t;
+}
+
+static uintptr_t rd_ptr(uintptr_t base, unsigned off)
+{
+    return rd_ptr_r(NULL, base, off);
+}
+
+static int32_t rd_i32(uintptr_t base, unsigned off)
+{
+    return rd_i32_r(NULL, base, off);
 }
 
 /* The bytes of a bytes object: the data's address in *d, length returned; -1 if it is not one. */
-static int64_t bytes_of(uintptr_t b, uintptr_t *d)
+static int64_t bytes_of_r(struct safe_rd *r, uintptr_t b, uintptr_t *d)
 {
-    if (!is_a(b, P.t_bytes)) return -1;
-    int64_t n = (int64_t)rd_ptr(b, 16); /* ob_size */
+    if (!is_a_r(r, b, P.t_bytes)) return -1;
+    int64_t n = (int64_t)rd_ptr_r(r, b, 16); /* ob_size */
     if (n < 0 || n > (1 << 28)) return -1;
     *d = b + 32; /* ob_sval */
     return n;
@@ -518,12 +511,12 @@ static int64_t bytes_of(uintptr_t b, uintptr_t *d)
 /* The UTF-8 text of str object s into buf (at most cap bytes, cut as the API path cuts; *cut set
  * when it was); its length, or -1 when s is not a compact str, or 0 when it holds a lone surrogate
  * (not UTF-8: the API path gets an empty text then too). */
-static int64_t str_utf8(uintptr_t s, char *buf, uint32_t cap, int *cut)
+static int64_t str_utf8_r(struct safe_rd *r, uintptr_t s, char *buf, uint32_t cap, int *cut)
 {
-    if (!is_a(s, P.t_str)) return -1;
-    uint32_t state = (uint32_t)rd_i32(s, 32);
+    if (!is_a_r(r, s, P.t_str)) return -1;
+    uint32_t state = (uint32_t)rd_i32_r(r, s, 32);
     unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
-    int64_t len = (int64_t)rd_ptr(s, 16);
+    int64_t len = (int64_t)rd_ptr_r(r, s, 16);
     if (!compact || (P.minor <= 11 && !((state >> 7) & 1)) || len < 0 || len > (1 << 28) ||
         (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1))
         return -1;
@@ -532,13 +525,13 @@ static int64_t str_utf8(uintptr_t s, char *buf, uint32_t cap, int *cut)
     if (ascii) {
         uint32_t n = len > cap ? cap : (uint32_t)len;
         *cut = len > cap;
-        rd_span(buf, data, n);
+        rd_span_r(r, buf, data, n);
         return n;
     }
     uint64_t out = 0;
     for (int64_t i = 0; i < len; i++) {
         uint32_t c = 0; /* (little-endian: the low bytes first) */
-        rd_span(&c, data + (uintptr_t)i * kind, kind);
+        rd_span_r(r, &c, data + (uintptr_t)i * kind, kind);
         uint8_t u[4];
         unsigned k;
         if (c >= 0xD800 && c <= 0xDFFF) return 0;
@@ -559,9 +552,9 @@ static int64_t str_utf8(uintptr_t s, char *buf, uint32_t cap, int *cut)
         for (unsigned j = 0; j < k; j++, out++)
             if (out < cap) buf[out] = (char)u[j];
         /* a sample's read: a fault ends it, and a text cut is of no use (its caller's budget) */
-        if (tls_safe && (tls_safe->fault || out > cap)) {
+        if (r && (r->fault || out > cap)) {
             *cut = 1;
-            return tls_safe->fault ? -1 : (int64_t)cap;
+            return r->fault ? -1 : (int64_t)cap;
         }
     }
     *cut = out > cap;
@@ -574,7 +567,8 @@ static int64_t str_utf8(uintptr_t s, char *buf, uint32_t cap, int *cut)
 /* A line table's bytes, read in order: in place, or under a sample's read copied a window at a
  * time (fault set where a copy failed: the decoders then stop). */
 struct lt {
-    const uint8_t *p; /* in place; NULL: copied from src */
+    const uint8_t *p; /* in place; NULL: copied from src through r */
+    struct safe_rd *r;
     uintptr_t src;
     int64_t n, base, len;
     int fault;
@@ -590,7 +584,7 @@ static uint8_t lt_at(struct lt *t, int64_t i)
         t->base = i;
         t->len = 0;
         if (t->fault || k <= 0 ||
-            syscall(SYS_process_vm_readv, tls_safe->pid, &l, 1, &rm, 1, 0) != (ssize_t)k) {
+            syscall(SYS_process_vm_readv, t->r->pid, &l, 1, &rm, 1, 0) != (ssize_t)k) {
             t->fault = 1;
             return 0;
         }
@@ -665,19 +659,25 @@ static int line_311(struct lt *t, int first, int addrq)
 
 #define LINE_UNREAD INT32_MIN /* code_line: a sample's copy failed */
 
-/* The line of code object co at instruction byte offset addrq, as PyCode_Addr2Line says. */
-static int code_line(uintptr_t co, int addrq)
+/* The line of code object co at instruction byte offset addrq, as PyCode_Addr2Line says (reads
+ * through r as rd_ptr_r; LINE_UNREAD where one failed). */
+static int code_line_r(struct safe_rd *r, uintptr_t co, int addrq)
 {
-    int first = rd_i32(co, P.L.co_first);
+    int first = rd_i32_r(r, co, P.L.co_first);
     if (addrq < 0) return first;
     uintptr_t d;
-    int64_t n = bytes_of(rd_ptr(co, P.L.co_lines), &d);
-    if (n < 0) return tls_safe && tls_safe->fault ? LINE_UNREAD : -1;
-    struct lt t = {.p = tls_safe ? NULL : (const uint8_t *)d, .src = d, .n = n};
+    int64_t n = bytes_of_r(r, rd_ptr_r(r, co, P.L.co_lines), &d);
+    if (n < 0) return r && r->fault ? LINE_UNREAD : -1;
+    struct lt t = {.p = r ? NULL : (const uint8_t *)d, .r = r, .src = d, .n = n};
     int line = P.minor == 9    ? line_lnotab(&t, first, addrq)
                : P.minor == 10 ? line_310(&t, first, addrq)
                                : line_311(&t, first, addrq);
-    return t.fault || (tls_safe && tls_safe->fault) ? LINE_UNREAD : line;
+    return t.fault || (r && r->fault) ? LINE_UNREAD : line;
+}
+
+static int code_line(uintptr_t co, int addrq)
+{
+    return code_line_r(NULL, co, addrq);
 }
 
 /* ---- the table ---------------------------------------------------------------------------------
@@ -780,8 +780,8 @@ static void drop_refs(PyObj *refs[3])
 static long raw_code_facts(uintptr_t co, uint32_t *fl, uint32_t *nl)
 {
     int cut;
-    int64_t f = str_utf8(rd_ptr(co, P.L.co_file), file_buf, GT_MAX_NAME_BYTES, &cut);
-    int64_t n = str_utf8(rd_ptr(co, P.L.co_name), name_buf, GT_MAX_NAME_BYTES, &cut);
+    int64_t f = str_utf8_r(NULL, rd_ptr(co, P.L.co_file), file_buf, GT_MAX_NAME_BYTES, &cut);
+    int64_t n = str_utf8_r(NULL, rd_ptr(co, P.L.co_name), name_buf, GT_MAX_NAME_BYTES, &cut);
     *fl = f > 0 ? (uint32_t)f : 0;
     *nl = n > 0 ? (uint32_t)n : 0;
     return rd_i32(co, P.L.co_first);
@@ -796,11 +796,11 @@ INLINE uint64_t fingerprint_r(struct safe_rd *r, uintptr_t co)
     return x | 1;
 }
 
-/* The same through tls_safe; 0 without a layout. */
+/* The same, 0 without a layout. */
 static uint64_t fingerprint(uintptr_t co)
 {
     if (!atomic_load_explicit(&P.on, memory_order_relaxed)) return 0;
-    return fingerprint_r(tls_safe, co);
+    return fingerprint_r(NULL, co);
 }
 
 /* The id of the code object at co, writing its record the first time (api: the object, when the
@@ -899,28 +899,29 @@ static int raw_line(void *arg)
 INLINE int walk_raw_r(struct safe_rd *r, uintptr_t ts, struct rawf *out, uint32_t max)
 {
     const struct layout *L = &P.L;
+    int minor = P.minor;
     uint32_t n = 0, steps = 0;
-    if (P.minor <= 10) {
+    if (minor <= 10) {
         for (uintptr_t f = rd_ptr_r(r, ts, L->ts_frame); f && n < max;
              f = rd_ptr_r(r, f, L->fr_back)) {
             if (!is_a_r(r, f, P.t_frame) || ++steps > WALK_MAX) return -1;
             uintptr_t co = rd_ptr_r(r, f, L->fr_code);
             if (!is_a_r(r, co, P.t_code)) return -1;
             int lasti = rd_i32_r(r, f, L->fr_lasti), lineno = rd_i32_r(r, f, L->fr_lineno);
-            int traced = P.minor == 9 ? rd_ptr_r(r, f, L->fr_trace) != 0 : lineno != 0;
-            if (P.minor == 10 && lasti >= 0) lasti *= 2; /* code units -> bytes */
+            int traced = minor == 9 ? rd_ptr_r(r, f, L->fr_trace) != 0 : lineno != 0;
+            if (minor == 10 && lasti >= 0) lasti *= 2; /* code units -> bytes */
             out[n].code = co;
             out[n++].key = traced ? KEY_LINE | (uint32_t)lineno : lasti < 0 ? -1 : lasti;
         }
         return (int)n;
     }
     uintptr_t f = rd_ptr_r(r, ts, L->ts_frame);
-    if (P.minor <= 12) f = ok_ptr(f) ? rd_ptr_r(r, f, L->cf_current) : 1; /* tstate->cframe */
+    if (minor <= 12) f = ok_ptr(f) ? rd_ptr_r(r, f, L->cf_current) : 1; /* tstate->cframe */
     for (; f && n < max; f = rd_ptr_r(r, f, L->fr_back)) {
         if (!ok_ptr(f) || ++steps > WALK_MAX) return -1;
         uint8_t owner = rd_u8_r(r, f, L->fr_owner);
-        if (owner > OWNED_BY_CSTACK || (P.minor == 11 && owner == OWNED_BY_CSTACK)) return -1;
-        if (P.minor >= 13 && owner == OWNED_BY_CSTACK) continue; /* f_executable: None */
+        if (owner > OWNED_BY_CSTACK || (minor == 11 && owner == OWNED_BY_CSTACK)) return -1;
+        if (minor >= 13 && owner == OWNED_BY_CSTACK) continue; /* f_executable: None */
         uintptr_t co = rd_ptr_r(r, f, L->fr_code);
         if (!is_a_r(r, co, P.t_code)) return -1;
         uintptr_t code0 = co + L->co_code, instr = rd_ptr_r(r, f, L->fr_lasti);
@@ -941,12 +942,10 @@ INLINE int walk_raw_r(struct safe_rd *r, uintptr_t ts, struct rawf *out, uint32_
     return (int)n;
 }
 
-/* The walk through tls_safe (a copy per object under a sample's read), checked once per walk:
- * the capture path's walk is plain loads. */
+/* The walk of the capture path: plain loads. */
 static int walk_raw(uintptr_t ts, struct rawf *out, uint32_t max)
 {
-    struct safe_rd *r = tls_safe;
-    return r ? walk_raw_r(r, ts, out, max) : walk_raw_r(NULL, ts, out, max);
+    return walk_raw_r(NULL, ts, out, max);
 }
 
 static struct rawf raw[GT_STACK_DEPTH_MAX]; /* under tab_mu */
@@ -1374,14 +1373,14 @@ uint64_t gt_py_thread_state_id(uintptr_t ts)
 /* Whether ts is still the thread state numbered id: found in the main interpreter's list of thread
  * states (its head through the API, a plain field read; the links by copies: another thread's
  * state may be freed under the walk), with that id. Ids are never reused, so a state freed and
- * another made at the same address fails. Under a sample's read (tls_safe). */
-static int ts_alive(uintptr_t ts, uint64_t id)
+ * another made at the same address fails. Reads through r (a sample's copier). */
+static int ts_alive(struct safe_rd *r, uintptr_t ts, uint64_t id)
 {
     unsigned off = atomic_load_explicit(&P.ts_id, memory_order_relaxed);
     if (!off || !P.InterpreterState_Main()) return 0;
     uintptr_t p = (uintptr_t)P.InterpreterState_ThreadHead(P.InterpreterState_Main());
-    for (unsigned n = 0; ok_ptr(p) && n < 4096 && !tls_safe->fault; n++, p = rd_ptr(p, TS_NEXT))
-        if (p == ts) return rd_ptr(ts, off) == id && !tls_safe->fault;
+    for (unsigned n = 0; ok_ptr(p) && n < 4096 && !r->fault; n++, p = rd_ptr_r(r, p, TS_NEXT))
+        if (p == ts) return rd_ptr_r(r, ts, off) == id && !r->fault;
     return 0;
 }
 
@@ -1416,20 +1415,20 @@ struct facts_hdr {
 
 /* Copies code object co's file, name and first line (as raw_code_facts reads them) into s's text;
  * 1 + their offset there, or 0 where they do not fit (a text cut would differ from the API's). */
-static uint32_t copy_facts(struct gt_py_sample *s, uintptr_t co)
+static uint32_t copy_facts(struct safe_rd *r, struct gt_py_sample *s, uintptr_t co)
 {
     uint32_t at = (s->used + 3) & ~3u, room;
     if (at + sizeof(struct facts_hdr) >= GT_PY_SAMPLE_TEXT) return 0;
     room = GT_PY_SAMPLE_TEXT - at - (uint32_t)sizeof(struct facts_hdr);
     char *text = s->text + at + sizeof(struct facts_hdr);
     int cut = 0;
-    int64_t f = str_utf8(rd_ptr(co, P.L.co_file), text, room, &cut);
+    int64_t f = str_utf8_r(r, rd_ptr_r(r, co, P.L.co_file), text, room, &cut);
     if (cut) return 0;
     f = f > 0 ? f : 0;
-    int64_t n = str_utf8(rd_ptr(co, P.L.co_name), text + f, room - (uint32_t)f, &cut);
+    int64_t n = str_utf8_r(r, rd_ptr_r(r, co, P.L.co_name), text + f, room - (uint32_t)f, &cut);
     if (cut) return 0;
     n = n > 0 ? n : 0;
-    struct facts_hdr h = {rd_i32(co, P.L.co_first), (uint16_t)f, (uint16_t)n};
+    struct facts_hdr h = {rd_i32_r(r, co, P.L.co_first), (uint16_t)f, (uint16_t)n};
     memcpy(s->text + at, &h, sizeof(h));
     s->used = at + (uint32_t)sizeof(h) + (uint32_t)(f + n);
     return at + 1;
@@ -1455,31 +1454,32 @@ int gt_py_sample_read(uintptr_t ts, uint64_t id, struct gt_py_sample *s, _Atomic
         return -1;
     atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
     int k = -1;
-    struct safe_rd r, *was = tls_safe; /* (a handler may interrupt a walk of this thread's) */
+    struct safe_rd r;
     r.pid = getpid();
     r.fault = 0;
     r.clock = 0;
     for (unsigned i = 0; i < SR_WAYS; i++)
         r.e[i].n = 0, r.e[i].used = 0;
-    tls_safe = &r;
     struct rawf fr[GT_PY_SAMPLE_FRAMES];
     if (!atomic_load(&P.closing) && P.IsInitialized() == 1 && !P.IsFinalizing() &&
-        (!id || ts_alive(ts, id)))
-        k = walk_raw(ts, fr, GT_PY_SAMPLE_FRAMES);
+        (!id || ts_alive(&r, ts, id)))
+        k = walk_raw_r(&r, ts, fr, GT_PY_SAMPLE_FRAMES);
     for (int i = 0; i < k && !r.fault; i++) {
         struct gt_py_sframe *o = &s->f[i];
         o->code = fr[i].code;
         o->key = fr[i].key;
-        o->fp = fingerprint(fr[i].code);
+        o->fp = fingerprint_r(&r, fr[i].code);
         o->line = GT_PY_NO_LINE;
         o->facts = 0;
         if (!hint_has(hints, hint_of(o->code, o->fp, o->key))) {
-            int line = raw_line(&fr[i]);
+            /* (as raw_line, through the copier) */
+            int line = (fr[i].key & KEY_LINE) ? (int)(fr[i].key & 0xffffffff)
+                                              : code_line_r(&r, fr[i].code, (int)fr[i].key);
             if (line != LINE_UNREAD) o->line = line;
         }
-        if (!hint_has(hints, hint_of(o->code, o->fp, KEY_CODE))) o->facts = copy_facts(s, o->code);
+        if (!hint_has(hints, hint_of(o->code, o->fp, KEY_CODE)))
+            o->facts = copy_facts(&r, s, o->code);
     }
-    tls_safe = was;
     if (r.fault) k = -1;
     atomic_fetch_sub(&P.walkers, 1);
     return s->n = k;

@@ -36,6 +36,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "unwind.h"
 
@@ -632,6 +635,139 @@ static int find_rule(struct dl_phdr_info *info, size_t size, void *arg)
 static __thread int unw_in_signal __attribute__((tls_model("initial-exec")));
 __thread int gt_unw_in_handler __attribute__((tls_model("initial-exec")));
 
+/* Return addresses a signal handler's walk found no rule for. A handler never derives one: the
+ * code it interrupted may hold the loader's own lock (inside dl_iterate_phdr, a dlopen, a C++
+ * exception's unwinder; a plain mutex in glibc), and dl_iterate_phdr from the handler then waits
+ * for itself (seen: a sample landing while the thread was taking that lock, hostsample_exec at
+ * 10 kHz). They are derived outside any handler by gt_unwind_learn (the sampler thread, each
+ * tick), so the next sample there walks on. A full slot drops the address: a later miss there
+ * notes it again. */
+#define MISS_SLOTS 64
+static _Atomic uintptr_t unw_miss[MISS_SLOTS];
+
+/* (not instrumented: it runs in the handler, which may interrupt a sanitizer's runtime) */
+__attribute__((noinline, no_sanitize("address", "thread"))) static void miss_note(uintptr_t ra)
+{
+    uintptr_t none = 0;
+    atomic_compare_exchange_strong_explicit(&unw_miss[(ra >> 4) % MISS_SLOTS], &none, ra,
+                                            memory_order_relaxed, memory_order_relaxed);
+}
+
+/* Code a handler must not derive a rule from inside (dl_iterate_phdr waits for the loader's lock,
+ * a recursive mutex): the mutex's own lock and unlock, where the thread may hold its low-level
+ * lock without being its owner yet (seen: a sample landing in dl_iterate_phdr's
+ * pthread_mutex_lock, the handler's own dl_iterate_phdr then waited for itself), and the dynamic
+ * loader's, which changes the list of modules under that lock. Set once by gt_unwind_configure. */
+static struct {
+    uintptr_t lo, hi;
+} unw_risky[3];
+static __thread int unw_sig_risky __attribute__((tls_model("initial-exec")));
+
+static inline __attribute__((always_inline)) int in_risky(uintptr_t pc)
+{
+    for (unsigned i = 0; i < 3; i++)
+        if (pc - unw_risky[i].lo < unw_risky[i].hi - unw_risky[i].lo) return 1;
+    return 0;
+}
+
+static void risky_fn(unsigned i, void *fn)
+{
+    Dl_info di;
+    const ElfW(Sym) *sym = NULL;
+    if (fn && dladdr1(fn, &di, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size) {
+        unw_risky[i].lo = (uintptr_t)di.dli_saddr;
+        unw_risky[i].hi = (uintptr_t)di.dli_saddr + sym->st_size;
+    }
+}
+
+static int risky_loader(struct dl_phdr_info *info, size_t size, void *base)
+{
+    (void)size;
+    if (info->dlpi_addr != *(uintptr_t *)base) return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            unw_risky[2].lo = info->dlpi_addr + ph->p_vaddr;
+            unw_risky[2].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+        }
+    }
+    return 1;
+}
+
+/* The loader's lock, which dl_iterate_phdr takes (a recursive mutex, _rtld_global's
+ * dl_load_write_lock in glibc: not exported): found once as the mutex in _rtld_global that the
+ * calling thread owns inside a dl_iterate_phdr callback. NULL where not found: handlers then
+ * derive no rule at all. */
+static const pthread_mutex_t *unw_ldlock;
+struct ldlock_find {
+    const char *g;
+    size_t size;
+    pid_t me;
+    const pthread_mutex_t *found;
+};
+
+static int ldlock_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)info;
+    (void)size;
+    struct ldlock_find *f = arg;
+    for (size_t off = 0; off + sizeof(pthread_mutex_t) <= f->size; off += 8) {
+        const pthread_mutex_t *m = (const pthread_mutex_t *)(const void *)(f->g + off);
+        if (m->__data.__owner == f->me && m->__data.__lock != 0 && m->__data.__count >= 1 &&
+            (m->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP) {
+            f->found = m;
+            break;
+        }
+    }
+    return 1;
+}
+
+static void find_ldlock(void)
+{
+    Dl_info di;
+    const ElfW(Sym) *sym = NULL;
+    void *g = dlsym(RTLD_DEFAULT, "_rtld_global");
+    if (!g || !dladdr1(g, &di, (void **)&sym, RTLD_DL_SYMENT) || !sym || !sym->st_size) return;
+    struct ldlock_find f = {g, sym->st_size, (pid_t)syscall(SYS_gettid), NULL};
+    dl_iterate_phdr(ldlock_cb, &f);
+    if (f.found && f.found->__data.__owner == 0) unw_ldlock = f.found; /* released since */
+}
+
+/* From a handler: whether dl_iterate_phdr may be called now without waiting: the loader's lock
+ * free, or held whole by this very thread (it recurses), not half taken or half released (locked
+ * with no owner) and not another thread's. */
+__attribute__((no_sanitize("address", "thread"))) static int ldlock_ok(void)
+{
+    const pthread_mutex_t *m = unw_ldlock;
+    if (!m) return 0;
+    int lk = __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED);
+    int ow = __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED);
+    return lk == 0 || (ow != 0 && ow == (int)syscall(SYS_gettid));
+}
+
+static void find_risky(void)
+{
+    find_ldlock();
+    risky_fn(0, (void *)&pthread_mutex_lock);
+    risky_fn(1, (void *)&pthread_mutex_unlock);
+    uintptr_t base = (uintptr_t)getauxval(AT_BASE);
+    if (base) dl_iterate_phdr(risky_loader, &base);
+}
+
+unsigned gt_unwind_learn(void)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < MISS_SLOTS; i++) {
+        if (!atomic_load_explicit(&unw_miss[i], memory_order_relaxed)) continue;
+        uintptr_t ra = atomic_exchange_explicit(&unw_miss[i], 0, memory_order_relaxed);
+        if (ra) {
+            (void)rule_of(ra); /* derived and cached here, with the locks waited for */
+            n++;
+        }
+    }
+    return n;
+}
+
 __attribute__((noinline)) static uint32_t derive_rule(uintptr_t ra)
 {
     struct find q = {ra - 1, R_LIBUNWIND};
@@ -639,8 +775,14 @@ __attribute__((noinline)) static uint32_t derive_rule(uintptr_t ra)
     if (unw_in_signal) {
 #if defined(__SANITIZE_THREAD__)
         /* no lock from a handler that may interrupt ThreadSanitizer's runtime */
-        if (gt_unw_in_handler) return R_LIBUNWIND;
+        if (gt_unw_in_handler) unw_sig_risky = 1;
 #endif
+        if (gt_unw_in_handler && (unw_sig_risky || !ldlock_ok())) { /* (unw_miss, unw_risky) */
+            miss_note(ra);
+            return R_LIBUNWIND;
+        }
+        /* the sampler thread's walk of a sleeping thread: it interrupts nothing, but tries the
+         * locks all the same, since it holds the sampler's lock */
         if (pthread_mutex_trylock(&U.mu) != 0) return R_LIBUNWIND;
         if (pthread_rwlock_tryrdlock(&loader_lock) != 0) {
             pthread_mutex_unlock(&U.mu);
@@ -934,10 +1076,12 @@ gt_unwind_signal(uint64_t *buf, int max, const struct gt_unw_thread *th, uintptr
     *partial = 1;
     if (sp < th->lo || sp >= hi || max <= 0) return 0;
     unw_in_signal = 1;
+    unw_sig_risky = 0;
     /* The interrupted pc is not a return address: its row is that of pc itself (pc + 1 - 1). */
     uintptr_t ra = pc + 1;
     buf[n++] = pc;
     for (;;) {
+        if (gt_unw_in_handler && in_risky(ra - 1)) unw_sig_risky = 1; /* (for derive_rule) */
         uint32_t rule = rule_of(ra);
         if (rule & R_NOT_SIMPLE) {
             if (rule == R_END) *partial = 0;
@@ -967,6 +1111,11 @@ gt_unwind_signal(uint64_t *buf, int max, const struct gt_unw_thread *th, uintptr
 }
 
 #else /* not x86-64: libunwind always */
+
+unsigned gt_unwind_learn(void)
+{
+    return 0;
+}
 int gt_unwind_signal(uint64_t *buf, int max, const struct gt_unw_thread *th, uintptr_t pc,
                      uintptr_t sp, uintptr_t rbp, int *partial)
 {
@@ -1036,6 +1185,10 @@ void gt_unwind_configure(const char *mode)
 {
     pthread_once(&fork_once, register_fork);
     U.use_libunwind = mode && strcmp(mode, "libunwind") == 0;
+#if defined(__x86_64__)
+    static pthread_once_t risky_once = PTHREAD_ONCE_INIT;
+    pthread_once(&risky_once, find_risky);
+#endif
 #if defined(__SANITIZE_THREAD__)
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL);
 #else

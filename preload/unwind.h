@@ -82,8 +82,13 @@ int gt_unwind(void **buf, int max, struct gt_unw_thread *th);
 int gt_unwind_fast(void **buf, int max, struct gt_unw_thread *th);
 
 /* Set by a signal handler around its gt_unwind_signal (the sampler thread's walk of a sleeping
- * thread is no handler's): under ThreadSanitizer such a walk derives no missing rule. */
+ * thread is no handler's): such a walk derives no missing rule (the interrupted code may hold the
+ * loader's lock) but notes where it stopped for gt_unwind_learn. */
 extern __thread int gt_unw_in_handler;
+
+/* Derives the rules that handlers' walks missed since the last call (outside any handler: it
+ * waits for the rules' and the loader's locks); the number derived. */
+unsigned gt_unwind_learn(void);
 
 /* A signal handler's walk of the code it interrupted, from its registers (pc, sp, rbp): pc then
  * the return addresses minus 1 (call sites), innermost first, at most max; cached rules only, no

@@ -119,7 +119,10 @@ unsigned ga_hostidle_classify(struct ga_sites *sites, struct ga_stacks *st, uint
             ((has(fn, "queue") || has(fn, "Queue") || has(file, "queue.py")) &&
              (has(fn, "get") || has(fn, "pop"))))
             data = 1;
-        if (has(file, "torch/distributed") || has(fn, "nccl") || has(fn, "ncclComm")) comm = 1;
+        /* torch.distributed in Python, its C++ process groups (c10d::), NCCL, gloo */
+        if (has(file, "torch/distributed") || has(fn, "nccl") || has(fn, "c10d::") ||
+            has(fn, "gloo::"))
+            comm = 1;
         unsigned c = ga_sites_frame_class(sites, st, f);
         if (f->source == GA_SYM_PYTHON) {
             if (!py_any) py_any = f;
