@@ -47,7 +47,8 @@ static void usage(FILE *f)
             "the command; its exit status is gputrace's.\n"
             "Environment passed to the program: LD_PRELOAD, GPUTRACE_OUTPUT, GPUTRACE_FOLLOW_FORK.\n"
             "Others it honours:\n"
-            "GPUTRACE_DEBUG=1, GPUTRACE_FLUSH_MS, GPUTRACE_DISABLE=1, GPUTRACE_LIB (library path).\n");
+            "GPUTRACE_DEBUG=1, GPUTRACE_FLUSH_MS, GPUTRACE_DISABLE=1, GPUTRACE_LIB (library path),\n"
+            "GPUTRACE_SAMPLE_HZ (host stack samples per second and thread, default 100; 0: none).\n");
 }
 
 static int exists(const char *p)

@@ -1,7 +1,5 @@
-/* Host stack samples (GPUTRACE_SAMPLE_HZ, e.g. 100 per thread; default 0 = off, see README: under
- * AddressSanitizer the owner's gt_py_sample_frames reads code objects freed since the sample):
- * where each thread that made CUDA calls was, at a fixed rate, on CPU or blocked. Cost:
- * bench/README.md.
+/* Host stack samples (GPUTRACE_SAMPLE_HZ per thread, default 100, 0 = off): where each thread that
+ * made CUDA calls was, at a fixed rate, on CPU or blocked. Cost: bench/README.md.
  *
  * A sampler thread of ours (all signals blocked) wakes every 1/hz s and looks at each registered
  * thread's /proc/self/task/TID/syscall:
@@ -32,11 +30,15 @@
  * drops the sample (counted).
  *
  * Python frames: where the thread runs Python (its thread state is known from its hooked calls),
- * the handler and the sampler read its frame chain by offsets, as (code object, instruction
- * offset, fingerprint) triples (python.c, gt_py_sample_read: reads only, no lock, no API call but
- * state getters, every read a copy that fails cleanly on unmapped memory: a frame being popped
- * may point into a freed chunk); the owner turns them into pseudo-ips at its next hooked call,
- * keeping a code object only while it is mapped and unchanged (gt_py_sample_frames).
+ * the handler and the sampler read its frame chain by offsets (python.c, gt_py_sample_read: reads
+ * only, no lock, no API call but state getters, every read a copy that fails cleanly on unmapped
+ * memory: a frame being popped may point into a freed chunk), each frame as its code object's
+ * address and fingerprint and its instruction offset, plus what the write-out needs and the
+ * owner's code table may not know yet (the line; the code's file, name and first line), copied
+ * then: a code object sampled may be freed before the owner's next hooked call, where it turns
+ * the frames into pseudo-ips from its table and those copies without reading any code object
+ * (gt_py_sample_frames). The owner's hints (py_hints) say which frames its table knows, so that
+ * a thread in the same code copies nothing but addresses.
  *
  * Our signal: the highest real-time signal with no handler at start. A handler the program sets
  * for it later is kept aside (the sigaction wrapper in crash.c asks us) and runs for every signal
@@ -63,15 +65,14 @@
 #define HS_DEPTH   64  /* native frames kept per sample */
 #define HS_RING    64  /* samples a thread may hold between two of its hooked calls */
 #define HS_THREADS 256 /* threads sampled at once */
-#define HS_PY      48  /* Python frames kept per sample */
+#define HS_PY      GT_PY_SAMPLE_FRAMES
 
 struct hs_slot {
     _Atomic uint32_t ready;
     uint32_t n, flags, pad;
     uint64_t ts, interval_ns, cpu_ns;
     uint64_t ip[HS_DEPTH];
-    int32_t npy;            /* Python frames read (-1: none) */
-    uint64_t py[3 * HS_PY]; /* (code, key, fingerprint), innermost first (python.c) */
+    struct gt_py_sample py; /* its Python frames (py.n -1: none), with their code facts */
 };
 
 struct hs_thread {
@@ -86,12 +87,14 @@ struct hs_thread {
     const int *in_hook;      /* the owner's gt_tls_in_hook */
     int *pending;            /* the owner's gt_tls_hs_pending: the sampler thread sets it too */
     _Atomic uintptr_t py_ts; /* the owner's Python thread state (0: none seen yet) */
+    _Atomic uint64_t py_id;  /* its id (0: unknown), published by the owner before py_ts */
     clockid_t cpu_clock;
     /* the previous sample's times: producers take turns (the handler's turn runs from the
      * sampler's store of signalled to the handler's clearing it), relaxed atomics all the same,
      * since the handler runs outside the sanitizers' view of the thread */
     _Atomic uint64_t last_ts, last_cpu;
-    struct gt_unw_thread bounds; /* lo, hi only (no walk log) */
+    struct gt_unw_thread bounds;            /* lo, hi only (no walk log) */
+    _Atomic uint64_t py_hints[GT_PY_HINTS]; /* python.c's: what the owner's code table knows */
     struct hs_slot ring[HS_RING];
 };
 
@@ -220,17 +223,17 @@ HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RBP], &partial);
         gt_unw_in_handler = 0;
-        s->npy = -1;
+        s->py.n = -1;
 #if !defined(__SANITIZE_THREAD__) /* (python.c is instrumented: not from this handler there) */
         /* the thread state asked for anew: a thread that ends deletes its own before our exit
          * hook runs, and the interpreter clears it from the thread before freeing it */
         if (atomic_load_explicit(&h->py_ts, memory_order_relaxed))
-            s->npy = gt_py_sample_read(gt_py_thread_state(), s->py, HS_PY);
+            gt_py_sample_read(gt_py_thread_state(), 0, &s->py, h->py_hints);
 #endif
 #else
         (void)uc;
         s->n = 0;
-        s->npy = -1;
+        s->py.n = -1;
         partial = 1;
 #endif
         fill(h, s, now, flags | (partial ? GT_SAMPLE_PARTIAL : 0));
@@ -308,7 +311,7 @@ static void sample_one(struct hs_thread *h, pid_t pid)
         struct hs_slot *s = claim(h);
         if (!s) return;
         s->n = 0;
-        s->npy = -1;
+        s->py.n = -1;
         fill(h, s, gt_now(),
              GT_SAMPLE_ON_CPU |
                  (__atomic_load_n(h->in_hook, __ATOMIC_RELAXED) ? GT_SAMPLE_IN_HOOK : 0));
@@ -322,27 +325,34 @@ static void sample_one(struct hs_thread *h, pid_t pid)
             atomic_store_explicit(&h->signalled, 0, memory_order_release);
         return;
     }
-    uint64_t now = gt_now();
+    uint64_t now = gt_now(), cpu = cpu_now(h->cpu_clock);
     uint64_t ip[HS_DEPTH];
     int partial = 0;
     /* rbp is unknown: frames whose CFA is rbp-based end the walk (marked partial) */
     int n = gt_unwind_signal(ip, HS_DEPTH, &h->bounds, pc, sp, 0, &partial);
-    /* its Python frames hold still while it sleeps (checked below); the main thread's only: its
-     * thread state lives until the interpreter's finalization, which the read is guarded against,
-     * while another thread's is freed when that thread ends, unknown to us until our exit hook */
-    uint64_t py[3 * HS_PY];
-    int npy =
-        h->tid == (uint32_t)pid
-            ? gt_py_sample_read(atomic_load_explicit(&h->py_ts, memory_order_relaxed), py, HS_PY)
-            : -1;
+    /* its Python frames hold still while it sleeps (checked below). The main thread's state lives
+     * until the interpreter's finalization, which the read is guarded against; another thread's
+     * is freed when that thread ends or leaves Python (PyGILState_Release), which the owner does
+     * not see: it is read only where found still alive with the id the owner published */
+    static struct gt_py_sample py; /* (the sampler thread's only) */
+    py.n = -1;
+    uint64_t id = atomic_load_explicit(&h->py_id, memory_order_relaxed);
+    if (h->tid == (uint32_t)pid || id)
+        gt_py_sample_read(atomic_load_explicit(&h->py_ts, memory_order_relaxed), id, &py,
+                          h->py_hints);
     uintptr_t sp2 = 0, pc2 = 0;
     if (read_blocked(h, &sp2, &pc2) != 1 || sp2 != sp || pc2 != pc) return; /* it woke */
+    if (cpu_now(h->cpu_clock) != cpu) return; /* it ran meanwhile (and blocked at the same place) */
     struct hs_slot *s = claim(h);
     if (!s) return;
     memcpy(s->ip, ip, 8u * (unsigned)n);
     s->n = (uint32_t)n;
-    s->npy = npy;
-    if (npy > 0) memcpy(s->py, py, 24u * (unsigned)npy);
+    s->py.n = py.n;
+    s->py.used = py.used;
+    if (py.n > 0) {
+        memcpy(s->py.f, py.f, sizeof(py.f[0]) * (unsigned)py.n);
+        memcpy(s->py.text, py.text, py.used);
+    }
     /* (the owner's flag, read from here: it sleeps, so it holds still) */
     fill(h, s, now,
          (partial ? GT_SAMPLE_PARTIAL : 0) |
@@ -408,7 +418,7 @@ static void hs_child(void)
 
 void gt_hostsample_configure(void)
 {
-    HS.hz = (unsigned)gt_env_num("GPUTRACE_SAMPLE_HZ", 0, 10000, 0);
+    HS.hz = (unsigned)gt_env_num("GPUTRACE_SAMPLE_HZ", 0, 10000, GT_SAMPLE_HZ_DEFAULT);
     if (!gt_stack_depth) HS.hz = 0; /* GPUTRACE_STACK_DEPTH=0 (or no stack events): no stacks */
     if (!HS.hz) return;
     HS.no_signal = !gt_env_num("GPUTRACE_SAMPLE_SIGNAL", 0, 1, 1);
@@ -456,7 +466,9 @@ void gt_hostsample_thread_start(struct gt_thread *t)
     }
     h->tid = t->tid;
     h->in_hook = &gt_tls_in_hook;
-    atomic_init(&h->py_ts, gt_py_thread_state());
+    uintptr_t ts = gt_py_thread_state();
+    atomic_init(&h->py_id, gt_py_thread_state_id(ts));
+    atomic_init(&h->py_ts, ts);
     h->pending = &gt_tls_hs_pending;
     struct gt_unw_bounds b = gt_unwind_thread_bounds();
     h->bounds.lo = b.lo;
@@ -486,13 +498,13 @@ void gt_hostsample_thread_start(struct gt_thread *t)
  * frame inside the interpreter followed by the Python frames (as stacks.c does for events). */
 static uint32_t intern_sample(struct gt_thread *t, const struct hs_slot *s)
 {
-    if (s->npy <= 0) return gt_stack_intern_ips(t, s->ip, s->n);
+    if (s->py.n <= 0) return gt_stack_intern_ips(t, s->ip, s->n);
     uint64_t ips[HS_DEPTH + HS_PY];
     uint32_t cut = 0;
     while (cut < s->n && !gt_py_interp_ip(s->ip[cut]))
         cut++;
     memcpy(ips, s->ip, 8u * cut);
-    uint32_t m = gt_py_sample_frames(t, s->py, (uint32_t)s->npy, ips + cut, HS_PY);
+    uint32_t m = gt_py_sample_frames(t, &s->py, tls_hs->py_hints, ips + cut, HS_PY);
     if (!m) return gt_stack_intern_ips(t, s->ip, s->n);
     return gt_stack_intern_ips(t, ips, cut + m);
 }
@@ -503,8 +515,14 @@ void gt_hostsample_drain(struct gt_thread *t)
     __atomic_store_n(&gt_tls_hs_pending, 0, __ATOMIC_RELAXED);
     struct hs_thread *h = tls_hs;
     if (!h) return;
-    if (!atomic_load_explicit(&h->py_ts, memory_order_relaxed))
-        atomic_store_explicit(&h->py_ts, gt_py_thread_state(), memory_order_relaxed);
+    /* its state now (a thread may leave Python and come back with a new one). The sampler may
+     * load a torn pair: a state is read only where it holds the id loaded with it (ts_alive) */
+    uintptr_t ts = gt_py_thread_state();
+    if (ts != atomic_load_explicit(&h->py_ts, memory_order_relaxed)) {
+        atomic_store_explicit(&h->py_id, 0, memory_order_relaxed);
+        atomic_store_explicit(&h->py_ts, ts, memory_order_relaxed);
+        atomic_store_explicit(&h->py_id, gt_py_thread_state_id(ts), memory_order_relaxed);
+    }
     while (h->tail != atomic_load_explicit(&h->head, memory_order_acquire)) {
         struct hs_slot *s = &h->ring[h->tail % HS_RING];
         if (!atomic_load_explicit(&s->ready, memory_order_acquire)) {

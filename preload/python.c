@@ -140,6 +140,12 @@ static const struct layout layouts[5] = {
     /* 3.13 */ {16, 72, 0, 8, 0, 56, 0, 0, 70, 48, 40, 68, 112, 128, 136, 184, 200, 40, 56},
 };
 
+/* PyThreadState.id (a number never given to another thread state) of 3.9-3.13, checked like the
+ * layouts (tests/cases/py_offsets.sh; 0 would mean not known: other threads' frames are then not
+ * read while they sleep), and at run time against PyThreadState_GetID. PyThreadState.next. */
+static const uint16_t ts_ids[5] = {256, 256, 240, 224, 224};
+#define TS_NEXT 8
+
 #define OWNED_BY_GENERATOR 1
 #define OWNED_BY_CSTACK    3 /* 3.12+ */
 
@@ -165,6 +171,9 @@ static struct {
     PyObj *(*InterpreterState_Main)(void);
     PyObj *(*InterpreterState_Head)(void);
     PyObj *(*InterpreterState_Next)(PyObj *);
+    PyObj *(*InterpreterState_ThreadHead)(PyObj *);
+    uint64_t (*ThreadState_GetID)(PyObj *);
+    _Atomic unsigned ts_id; /* PyThreadState.id's offset; 0: unknown, or found wrong */
     PyObj *(*ThreadState_GetFrame)(PyObj *);
     PyObj *(*Frame_GetBack)(PyObj *);
     PyObj *(*Frame_GetCode)(PyObj *);
@@ -243,6 +252,7 @@ static int layout_usable(void *h, const char *version)
         return 0;
     }
     P.L = layouts[P.minor - 9];
+    if (P.InterpreterState_ThreadHead && P.ThreadState_GetID) P.ts_id = ts_ids[P.minor - 9];
     return 1;
 }
 
@@ -261,6 +271,8 @@ static int resolve(void *h)
     LOOK(InterpreterState_Main, "PyInterpreterState_Main");
     LOOK(InterpreterState_Head, "PyInterpreterState_Head");
     LOOK(InterpreterState_Next, "PyInterpreterState_Next");
+    LOOK(InterpreterState_ThreadHead, "PyInterpreterState_ThreadHead");
+    LOOK(ThreadState_GetID, "PyThreadState_GetID");
     LOOK(ThreadState_GetFrame, "PyThreadState_GetFrame");
     LOOK(Frame_GetBack, "PyFrame_GetBack");
     LOOK(Frame_GetCode, "PyFrame_GetCode");
@@ -449,26 +461,44 @@ static uint8_t rd_u8(uintptr_t base, unsigned off)
     return v;
 }
 
+/* len bytes at src into dst; under a sample's read, a copy (one process_vm_readv where it is longer
+ * than a window holds), which fails cleanly (r->fault) where src is not mapped. */
+static void rd_span(void *dst, uintptr_t src, size_t len)
+{
+    struct safe_rd *r = tls_safe;
+    if (__builtin_expect(r == NULL, 1)) {
+        memcpy(dst, (const void *)src, len);
+    } else if (len <= SR_AHEAD) {
+        safe_copy(r, dst, src, len);
+    } else {
+        struct iovec l = {dst, len}, rm = {(void *)src, len};
+        if (syscall(SYS_process_vm_readv, r->pid, &l, 1, &rm, 1, 0) != (ssize_t)len) {
+            r->fault = 1;
+            memset(dst, 0, len);
+        }
+    }
+}
+
 /* Whether p is an object whose type is exactly t (ob_type follows ob_refcnt). */
 static int is_a(uintptr_t p, uintptr_t t)
 {
     return ok_ptr(p) && rd_ptr(p, 8) == t;
 }
 
-/* The bytes of a bytes object: data in *d, length returned; -1 if it is not one. */
-static int64_t bytes_of(uintptr_t b, const uint8_t **d)
+/* The bytes of a bytes object: the data's address in *d, length returned; -1 if it is not one. */
+static int64_t bytes_of(uintptr_t b, uintptr_t *d)
 {
     if (!is_a(b, P.t_bytes)) return -1;
     int64_t n = (int64_t)rd_ptr(b, 16); /* ob_size */
     if (n < 0 || n > (1 << 28)) return -1;
-    *d = (const uint8_t *)(b + 32); /* ob_sval */
+    *d = b + 32; /* ob_sval */
     return n;
 }
 
-/* The UTF-8 text of str object s into buf (at most cap bytes, cut as the API path cuts); its
- * length, or -1 when s is not a compact str, or 0 when it holds a lone surrogate (not UTF-8: the
- * API path gets an empty text then too). */
-static int64_t str_utf8(uintptr_t s, char *buf, uint32_t cap)
+/* The UTF-8 text of str object s into buf (at most cap bytes, cut as the API path cuts; *cut set
+ * when it was); its length, or -1 when s is not a compact str, or 0 when it holds a lone surrogate
+ * (not UTF-8: the API path gets an empty text then too). */
+static int64_t str_utf8(uintptr_t s, char *buf, uint32_t cap, int *cut)
 {
     if (!is_a(s, P.t_str)) return -1;
     uint32_t state = (uint32_t)rd_i32(s, 32);
@@ -478,16 +508,17 @@ static int64_t str_utf8(uintptr_t s, char *buf, uint32_t cap)
         (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1))
         return -1;
     uintptr_t data = s + (ascii ? P.L.u_ascii : P.L.u_compact);
+    *cut = 0;
     if (ascii) {
         uint32_t n = len > cap ? cap : (uint32_t)len;
-        memcpy(buf, (const void *)data, n);
+        *cut = len > cap;
+        rd_span(buf, data, n);
         return n;
     }
     uint64_t out = 0;
     for (int64_t i = 0; i < len; i++) {
-        uint32_t c = kind == 1   ? ((const uint8_t *)data)[i]
-                     : kind == 2 ? ((const uint16_t *)data)[i]
-                                 : ((const uint32_t *)data)[i];
+        uint32_t c = 0; /* (little-endian: the low bytes first) */
+        rd_span(&c, data + (uintptr_t)i * kind, kind);
         uint8_t u[4];
         unsigned k;
         if (c >= 0xD800 && c <= 0xDFFF) return 0;
@@ -507,43 +538,77 @@ static int64_t str_utf8(uintptr_t s, char *buf, uint32_t cap)
         }
         for (unsigned j = 0; j < k; j++, out++)
             if (out < cap) buf[out] = (char)u[j];
+        /* a sample's read: a fault ends it, and a text cut is of no use (its caller's budget) */
+        if (tls_safe && (tls_safe->fault || out > cap)) {
+            *cut = 1;
+            return tls_safe->fault ? -1 : (int64_t)cap;
+        }
     }
+    *cut = out > cap;
     return out > cap ? cap : (int64_t)out;
 }
 
 /* ---- line numbers from line tables (PyCode_Addr2Line of each version) --------------------------
  */
 
+/* A line table's bytes, read in order: in place, or under a sample's read copied a window at a
+ * time (fault set where a copy failed: the decoders then stop). */
+struct lt {
+    const uint8_t *p; /* in place; NULL: copied from src */
+    uintptr_t src;
+    int64_t n, base, len;
+    int fault;
+    uint8_t buf[256];
+};
+
+static uint8_t lt_at(struct lt *t, int64_t i)
+{
+    if (t->p) return t->p[i];
+    if (i < t->base || i >= t->base + t->len) {
+        int64_t k = t->n - i < (int64_t)sizeof(t->buf) ? t->n - i : (int64_t)sizeof(t->buf);
+        struct iovec l = {t->buf, (size_t)k}, rm = {(void *)(t->src + (uintptr_t)i), (size_t)k};
+        t->base = i;
+        t->len = 0;
+        if (t->fault || k <= 0 ||
+            syscall(SYS_process_vm_readv, tls_safe->pid, &l, 1, &rm, 1, 0) != (ssize_t)k) {
+            t->fault = 1;
+            return 0;
+        }
+        t->len = k;
+    }
+    return t->buf[i - t->base];
+}
+
 /* 3.9 co_lnotab: (address increment, signed line increment) byte pairs. */
-static int line_lnotab(const uint8_t *p, int64_t n, int first, int addrq)
+static int line_lnotab(struct lt *t, int first, int addrq)
 {
     int line = first, addr = 0;
-    for (int64_t i = 0; i + 1 < n; i += 2) {
-        addr += p[i];
+    for (int64_t i = 0; i + 1 < t->n && !t->fault; i += 2) {
+        addr += lt_at(t, i);
         if (addr > addrq) break;
-        line += (int8_t)p[i + 1];
+        line += (int8_t)lt_at(t, i + 1);
     }
     return line;
 }
 
 /* 3.10 co_linetable: (address delta, signed line delta; -128: no line) pairs, ranges in order. */
-static int line_310(const uint8_t *p, int64_t n, int first, int addrq)
+static int line_310(struct lt *t, int first, int addrq)
 {
     int line = first, end = 0;
-    for (int64_t i = 0; i + 1 < n; i += 2) {
-        end += p[i];
-        int8_t ld = (int8_t)p[i + 1];
+    for (int64_t i = 0; i + 1 < t->n && !t->fault; i += 2) {
+        end += lt_at(t, i);
+        int8_t ld = (int8_t)lt_at(t, i + 1);
         int cur = ld == -128 ? -1 : (line += ld);
         if (addrq < end) return cur;
     }
     return -1;
 }
 
-static int varint(const uint8_t *p, int64_t n, int64_t *i)
+static int varint(struct lt *t, int64_t *i)
 {
-    unsigned read = *i < n ? p[(*i)++] : 0, val = read & 63, shift = 0;
-    while ((read & 64) && *i < n && shift < 30) {
-        read = p[(*i)++];
+    unsigned read = *i < t->n ? lt_at(t, (*i)++) : 0, val = read & 63, shift = 0;
+    while ((read & 64) && *i < t->n && shift < 30) {
+        read = lt_at(t, (*i)++);
         shift += 6;
         val |= (read & 63) << shift;
     }
@@ -552,17 +617,17 @@ static int varint(const uint8_t *p, int64_t n, int64_t *i)
 
 /* 3.11+ co_linetable (the location table): entries of a first byte 1ccccnnn (c: kind, n + 1:
  * code units), then kind-dependent varints; only the line matters here. */
-static int line_311(const uint8_t *p, int64_t n, int first, int addrq)
+static int line_311(struct lt *t, int first, int addrq)
 {
     int line = first, end = 0;
-    int64_t i = 0;
-    while (i < n) {
-        uint8_t b = p[i];
+    int64_t i = 0, n = t->n;
+    while (i < n && !t->fault) {
+        uint8_t b = lt_at(t, i);
         unsigned kind = (b >> 3) & 15;
         int delta = 0;
         if (kind == 13 || kind == 14) { /* NO_COLUMNS, LONG: a signed varint line delta */
             int64_t j = i + 1;
-            unsigned u = (unsigned)varint(p, n, &j);
+            unsigned u = (unsigned)varint(t, &j);
             delta = (u & 1) ? -(int)(u >> 1) : (int)(u >> 1);
         } else if (kind == 11 || kind == 12) { /* ONE_LINE1, ONE_LINE2 */
             delta = (int)kind - 10;
@@ -573,22 +638,26 @@ static int line_311(const uint8_t *p, int64_t n, int first, int addrq)
         if (addrq < end) return cur;
         do
             i++;
-        while (i < n && !(p[i] & 128));
+        while (i < n && !t->fault && !(lt_at(t, i) & 128));
     }
     return -1;
 }
+
+#define LINE_UNREAD INT32_MIN /* code_line: a sample's copy failed */
 
 /* The line of code object co at instruction byte offset addrq, as PyCode_Addr2Line says. */
 static int code_line(uintptr_t co, int addrq)
 {
     int first = rd_i32(co, P.L.co_first);
     if (addrq < 0) return first;
-    const uint8_t *d;
+    uintptr_t d;
     int64_t n = bytes_of(rd_ptr(co, P.L.co_lines), &d);
-    if (n < 0) return -1;
-    return P.minor == 9    ? line_lnotab(d, n, first, addrq)
-           : P.minor == 10 ? line_310(d, n, first, addrq)
-                           : line_311(d, n, first, addrq);
+    if (n < 0) return tls_safe && tls_safe->fault ? LINE_UNREAD : -1;
+    struct lt t = {.p = tls_safe ? NULL : (const uint8_t *)d, .src = d, .n = n};
+    int line = P.minor == 9    ? line_lnotab(&t, first, addrq)
+               : P.minor == 10 ? line_310(&t, first, addrq)
+                               : line_311(&t, first, addrq);
+    return t.fault || (tls_safe && tls_safe->fault) ? LINE_UNREAD : line;
 }
 
 /* ---- the table ---------------------------------------------------------------------------------
@@ -690,8 +759,9 @@ static void drop_refs(PyObj *refs[3])
 /* The same facts by offset into file_buf and name_buf (no GIL needed). */
 static long raw_code_facts(uintptr_t co, uint32_t *fl, uint32_t *nl)
 {
-    int64_t f = str_utf8(rd_ptr(co, P.L.co_file), file_buf, GT_MAX_NAME_BYTES);
-    int64_t n = str_utf8(rd_ptr(co, P.L.co_name), name_buf, GT_MAX_NAME_BYTES);
+    int cut;
+    int64_t f = str_utf8(rd_ptr(co, P.L.co_file), file_buf, GT_MAX_NAME_BYTES, &cut);
+    int64_t n = str_utf8(rd_ptr(co, P.L.co_name), name_buf, GT_MAX_NAME_BYTES, &cut);
     *fl = f > 0 ? (uint32_t)f : 0;
     *nl = n > 0 ? (uint32_t)n : 0;
     return rd_i32(co, P.L.co_first);
@@ -1235,21 +1305,105 @@ uintptr_t gt_py_thread_state(void)
     return own_state();
 }
 
-/* A sample's Python frames as (code, key, fingerprint) triples into w (at most max frames), read
- * by offsets from thread state ts: by a signal handler on its own thread, or by the sampler thread
- * for a thread asleep in a system call (whose frames hold still meanwhile). Only reads: no lock,
- * no API call but the interpreter's state getters, no allocation; the same finalization guard as
- * the walk without the GIL (the atexit guard registered, not closing), and only once the walk by
- * offsets passed its self-checks or runs without the GIL anyway. -1: none. A frame chain caught
- * in the middle of a push or pop fails its checks (-1) or is one frame off, as in faulthandler's
- * dump from a signal handler; one whose memory was just unmapped fails a copy (-1, see
- * safe_copy), never a load. */
-int gt_py_sample_read(uintptr_t ts, uint64_t *w, uint32_t max)
+/* The id of ts, the calling thread's own state (0: unknown): how the sampler thread tells that
+ * state still alive later (ts_alive). The offset is checked against the API's answer each time: a
+ * difference turns the reads of other sleeping threads off for the process (one log line). */
+uint64_t gt_py_thread_state_id(uintptr_t ts)
 {
-    if (!ts || !max || !atomic_load_explicit(&P.on, memory_order_relaxed) ||
+    unsigned off = atomic_load_explicit(&P.ts_id, memory_order_relaxed);
+    if (!ts || !off) return 0;
+    uint64_t id = P.ThreadState_GetID((PyObj *)ts), got;
+    memcpy(&got, (const void *)(ts + off), sizeof(got));
+    if (id && got == id) return id;
+    if (atomic_exchange(&P.ts_id, 0))
+        gt_log("gputrace: Python 3.%d: PyThreadState.id is not at offset %u: the frames of "
+               "other threads are not read while they sleep\n",
+               P.minor, off);
+    return 0;
+}
+
+/* Whether ts is still the thread state numbered id: found in the main interpreter's list of thread
+ * states (its head through the API, a plain field read; the links by copies: another thread's
+ * state may be freed under the walk), with that id. Ids are never reused, so a state freed and
+ * another made at the same address fails. Under a sample's read (tls_safe). */
+static int ts_alive(uintptr_t ts, uint64_t id)
+{
+    unsigned off = atomic_load_explicit(&P.ts_id, memory_order_relaxed);
+    if (!off || !P.InterpreterState_Main()) return 0;
+    uintptr_t p = (uintptr_t)P.InterpreterState_ThreadHead(P.InterpreterState_Main());
+    for (unsigned n = 0; ok_ptr(p) && n < 4096 && !tls_safe->fault; n++, p = rd_ptr(p, TS_NEXT))
+        if (p == ts) return rd_ptr(ts, off) == id && !tls_safe->fault;
+    return 0;
+}
+
+/* The thread's hints: a direct-mapped set of hashes of (code, fingerprint, key) the thread's
+ * write-outs found in the table (key KEY_CODE: the code object itself). Written by the owner only
+ * (a write-out), read by its handler and the sampler thread: relaxed atomics, a hint only. A hash
+ * seen by mistake (a collision, or a table entry replaced since) costs frames, never a wrong one:
+ * the write-out finds the frame not in the table, drops it and the hint. */
+static uint64_t hint_of(uint64_t code, uint64_t fp, int64_t key)
+{
+    return hash2(code * 0x9E3779B97F4A7C15ull ^ fp, key) | 1;
+}
+
+static int hint_has(_Atomic uint64_t *hints, uint64_t h)
+{
+    return atomic_load_explicit(&hints[h & (GT_PY_HINTS - 1)], memory_order_relaxed) == h;
+}
+
+static void hint_set(_Atomic uint64_t *hints, uint64_t h, int on)
+{
+    _Atomic uint64_t *e = &hints[h & (GT_PY_HINTS - 1)];
+    if (on)
+        atomic_store_explicit(e, h, memory_order_relaxed);
+    else if (atomic_load_explicit(e, memory_order_relaxed) == h)
+        atomic_store_explicit(e, 0, memory_order_relaxed);
+}
+
+struct facts_hdr {
+    int32_t first;
+    uint16_t fl, nl;
+};
+
+/* Copies code object co's file, name and first line (as raw_code_facts reads them) into s's text;
+ * 1 + their offset there, or 0 where they do not fit (a text cut would differ from the API's). */
+static uint32_t copy_facts(struct gt_py_sample *s, uintptr_t co)
+{
+    uint32_t at = (s->used + 3) & ~3u, room;
+    if (at + sizeof(struct facts_hdr) >= GT_PY_SAMPLE_TEXT) return 0;
+    room = GT_PY_SAMPLE_TEXT - at - (uint32_t)sizeof(struct facts_hdr);
+    char *text = s->text + at + sizeof(struct facts_hdr);
+    int cut = 0;
+    int64_t f = str_utf8(rd_ptr(co, P.L.co_file), text, room, &cut);
+    if (cut) return 0;
+    f = f > 0 ? f : 0;
+    int64_t n = str_utf8(rd_ptr(co, P.L.co_name), text + f, room - (uint32_t)f, &cut);
+    if (cut) return 0;
+    n = n > 0 ? n : 0;
+    struct facts_hdr h = {rd_i32(co, P.L.co_first), (uint16_t)f, (uint16_t)n};
+    memcpy(s->text + at, &h, sizeof(h));
+    s->used = at + (uint32_t)sizeof(h) + (uint32_t)(f + n);
+    return at + 1;
+}
+
+/* A sample's Python frames into s (see python.h), read by offsets from thread state ts: by a
+ * signal handler on its own thread, or by the sampler thread for a thread asleep in a system call
+ * (whose frames hold still meanwhile). Only reads: no lock, no API call but the interpreter's state
+ * getters, no allocation; the same finalization guard as the walk without the GIL (the atexit
+ * guard registered, not closing), and only once the walk by offsets passed its self-checks or runs
+ * without the GIL anyway. A frame chain caught in the middle of a push or pop fails its checks
+ * (-1) or is one frame off, as in faulthandler's dump from a signal handler; one whose memory was
+ * just unmapped fails a copy (-1, see safe_copy), never a load. The code objects are alive now
+ * (the frames hold them): their lines and facts are copied here, where the hints do not say the
+ * table has them already. id (not 0): ts is another thread's, read only if ts_alive says it is
+ * still that thread's state (the caller checks that the thread slept through the read). */
+int gt_py_sample_read(uintptr_t ts, uint64_t id, struct gt_py_sample *s, _Atomic uint64_t *hints)
+{
+    s->n = -1;
+    s->used = 0;
+    if (!ts || !atomic_load_explicit(&P.on, memory_order_relaxed) ||
         atomic_load(&P.guard) != GUARD_ON)
         return -1;
-    if (max > GT_STACK_DEPTH_MAX) max = GT_STACK_DEPTH_MAX;
     atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
     int k = -1;
     struct safe_rd r, *was = tls_safe; /* (a handler may interrupt a walk of this thread's) */
@@ -1259,51 +1413,83 @@ int gt_py_sample_read(uintptr_t ts, uint64_t *w, uint32_t max)
     for (unsigned i = 0; i < SR_WAYS; i++)
         r.e[i].n = 0, r.e[i].used = 0;
     tls_safe = &r;
-    if (!atomic_load(&P.closing) && P.IsInitialized() == 1 && !P.IsFinalizing())
-        k = walk_raw(ts, (struct rawf *)(void *)w, max);
-    for (int i = k - 1; i >= 0; i--) { /* (code, key) pairs spread to triples */
-        uint64_t code = w[2 * i], key = w[2 * i + 1];
-        w[3 * i] = code, w[3 * i + 1] = key, w[3 * i + 2] = fingerprint((uintptr_t)code);
+    struct rawf fr[GT_PY_SAMPLE_FRAMES];
+    if (!atomic_load(&P.closing) && P.IsInitialized() == 1 && !P.IsFinalizing() &&
+        (!id || ts_alive(ts, id)))
+        k = walk_raw(ts, fr, GT_PY_SAMPLE_FRAMES);
+    for (int i = 0; i < k && !r.fault; i++) {
+        struct gt_py_sframe *o = &s->f[i];
+        o->code = fr[i].code;
+        o->key = fr[i].key;
+        o->fp = fingerprint(fr[i].code);
+        o->line = GT_PY_NO_LINE;
+        o->facts = 0;
+        if (!hint_has(hints, hint_of(o->code, o->fp, o->key))) {
+            int line = raw_line(&fr[i]);
+            if (line != LINE_UNREAD) o->line = line;
+        }
+        if (!hint_has(hints, hint_of(o->code, o->fp, KEY_CODE))) o->facts = copy_facts(s, o->code);
     }
     tls_safe = was;
     if (r.fault) k = -1;
     atomic_fetch_sub(&P.walkers, 1);
-    return k;
+    return s->n = k;
 }
 
-/* Whether [p, p + n) is mapped (a code object read long after the sample may have been freed). */
-static int mapped(uintptr_t p, size_t n)
+/* One sampled frame's pseudo-ip from the table, or from what the sample carries (the caller holds
+ * tab_mu); 0: neither knows it. */
+static uint64_t sample_ip(struct gt_thread *t, const struct gt_py_sample *s,
+                          const struct gt_py_sframe *f, _Atomic uint64_t *hints)
 {
-    long pg = sysconf(_SC_PAGESIZE);
-    uintptr_t a = p & ~(uintptr_t)(pg - 1);
-    unsigned char v[2];
-    return (p + n - a) <= 2 * (size_t)pg && mincore((void *)a, p + n - a, v) == 0;
+    uint64_t hc = hint_of(f->code, f->fp, KEY_CODE), hk = hint_of(f->code, f->fp, f->key);
+    if (!reserve(2)) {
+        note_full(t);
+        return 0;
+    }
+    struct ent *c = slot_of(P.e, P.mask, f->code, KEY_CODE);
+    uint32_t id;
+    if (c->a && (c->fp == f->fp || !c->fp)) {
+        id = (uint32_t)c->val;
+    } else if (f->facts && P.next_code != UINT32_MAX) {
+        struct facts_hdr h;
+        const char *text = s->text + f->facts - 1;
+        memcpy(&h, text, sizeof(h));
+        id = ++P.next_code;
+        if (!c->a) P.used++;
+        *c = (struct ent){f->code, KEY_CODE, id, f->fp};
+        text += sizeof(h);
+        write_code(t, id, h.first, text, h.fl, text + h.fl, h.nl);
+    } else {
+        hint_set(hints, hc, 0);
+        return 0;
+    }
+    hint_set(hints, hc, 1);
+    struct ent *e = slot_of(P.e, P.mask, id, f->key);
+    if (!e->a) {
+        if (f->line == GT_PY_NO_LINE) {
+            hint_set(hints, hk, 0);
+            return 0;
+        }
+        *e = (struct ent){id, f->key, GT_PYFRAME_IP(id, clamp_line(f->line)), 0};
+        P.used++;
+    }
+    hint_set(hints, hk, 1);
+    return e->val;
 }
 
-/* The pseudo-ips of a sample's triples w[0..k) into out, by the thread that took it, later, at a
- * hooked call (never in a handler: it takes the table lock and may write code records). A code
- * object is used only while it is still mapped and still has the fingerprint the sample saw (the
- * same file, name, line table and first line): the frames from the first one that changed on are
- * dropped. Returns the count. */
-uint32_t gt_py_sample_frames(struct gt_thread *t, const uint64_t *w, uint32_t k, uint64_t *out,
-                             uint32_t max)
+uint32_t gt_py_sample_frames(struct gt_thread *t, const struct gt_py_sample *s,
+                             _Atomic uint64_t *hints, uint64_t *out, uint32_t max)
 {
-    if (!gt_py_available() || in_walk || !atomic_load_explicit(&P.on, memory_order_relaxed))
+    /* (read with a layout found wrong since: dropped) */
+    if (!gt_py_available() || in_walk || s->n <= 0 ||
+        !atomic_load_explicit(&P.on, memory_order_relaxed))
         return 0;
     uint32_t n = 0;
     in_walk = 1;
-    atomic_fetch_add(&P.walkers, 1);
-    if (!atomic_load(&P.closing) && atomic_load(&P.guard) == GUARD_ON) {
-        pthread_mutex_lock(&P.tab_mu);
-        for (; n < k && n < max; n++) {
-            uintptr_t co = (uintptr_t)w[3 * n];
-            if (!ok_ptr(co) || !mapped(co, 256) || fingerprint(co) != w[3 * n + 2]) break;
-            struct rawf f = {co, (int64_t)w[3 * n + 1]};
-            if (!(out[n] = frame_ip(t, co, NULL, f.key, raw_line, &f))) break;
-        }
-        pthread_mutex_unlock(&P.tab_mu);
-    }
-    atomic_fetch_sub(&P.walkers, 1);
+    pthread_mutex_lock(&P.tab_mu);
+    for (; n < (uint32_t)s->n && n < max && n < GT_PY_SAMPLE_FRAMES; n++)
+        if (!(out[n] = sample_ip(t, s, &s->f[n], hints))) break;
+    pthread_mutex_unlock(&P.tab_mu);
     in_walk = 0;
     return n;
 }

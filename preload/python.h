@@ -56,13 +56,44 @@ int gt_py_chain_same(struct gt_py_chain *c, uint32_t max);
  * `frames` frames. Marks c ok when those are the frames c holds, all of them. */
 void gt_py_chain_done(struct gt_py_chain *c, uint32_t max, uint32_t frames);
 
-/* Host samples (hostsample.c): the calling thread's Python thread state (0: none); a sample's
- * frames read by offsets from a thread state as (code, key, fingerprint) triples, async-signal-
- * safe (-1: none); and later, by the sampled thread at a hooked call, their pseudo-ips. */
+/* Host samples (hostsample.c). A sample's Python frames are read by offsets from a thread state,
+ * async-signal-safely (every read a copy that fails cleanly), and carry everything their write-out
+ * needs from the code objects: the write-out comes at the thread's next hooked call, when a code
+ * object sampled may have been freed, and it never reads one. Per frame: the code object's
+ * address and fingerprint (which the code table is keyed by), its instruction offset, and where
+ * the thread's hints (hashes of the frames its earlier write-outs found in the table) do not
+ * already say the table knows them, its line and its code's facts (file, name, first line). */
+#define GT_PY_SAMPLE_FRAMES 48        /* Python frames kept per sample */
+#define GT_PY_SAMPLE_TEXT   4096      /* bytes of code facts one sample may carry */
+#define GT_PY_HINTS         1024      /* a thread's hints (a power of 2) */
+#define GT_PY_NO_LINE       INT32_MIN /* gt_py_sframe.line not read */
+struct gt_py_sframe {
+    uint64_t code, fp; /* the code object's address, its fingerprint */
+    int64_t key;       /* instruction offset (or traced line): the line cache's key */
+    int32_t line;      /* its line, or GT_PY_NO_LINE */
+    uint32_t facts;    /* 1 + the offset in text of its code's facts; 0: none copied */
+};
+struct gt_py_sample {
+    int32_t n;     /* frames read; -1: none */
+    uint32_t used; /* bytes of text */
+    struct gt_py_sframe f[GT_PY_SAMPLE_FRAMES];
+    char text[GT_PY_SAMPLE_TEXT]; /* facts: int32 first line, uint16 file and name lengths, texts */
+};
+/* The calling thread's Python thread state (0: none), and that state's id (0: not known for this
+ * interpreter): the state of another thread is read only while it is found alive with that id. */
 uintptr_t gt_py_thread_state(void);
-int gt_py_sample_read(uintptr_t ts, uint64_t *w, uint32_t max);
-uint32_t gt_py_sample_frames(struct gt_thread *t, const uint64_t *w, uint32_t k, uint64_t *out,
-                             uint32_t max);
+uint64_t gt_py_thread_state_id(uintptr_t ts);
+/* Reads the frames of thread state ts into s (innermost first): from a signal handler on its own
+ * thread (id 0), or from the sampler thread for a thread asleep in a system call (id: the one its
+ * owner published with ts; 0 for the main thread's where ids are not known: its state lives until
+ * finalization, which the read is guarded against). No lock, no allocation, no API call but the
+ * interpreter's state getters. hints: the sampled thread's. Returns s->n. */
+int gt_py_sample_read(uintptr_t ts, uint64_t id, struct gt_py_sample *s, _Atomic uint64_t *hints);
+/* Later, by the sampled thread at a hooked call (takes the table lock, may write code records):
+ * the pseudo-ips of s's frames into out (at most max), from the table and what s carries; the
+ * frames from the first one neither resolves on are dropped. Returns the count. */
+uint32_t gt_py_sample_frames(struct gt_thread *t, const struct gt_py_sample *s,
+                             _Atomic uint64_t *hints, uint64_t *out, uint32_t max);
 
 /* For the framework bridge (torch.c), which runs Python code of its own at a safe point. */
 /* A CPython API function or object by name, from the interpreter found; NULL without one. */

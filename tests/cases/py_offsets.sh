@@ -54,6 +54,7 @@ int main(void)
            O(PyCodeObject, _co_firsttraceable), O(PyCodeObject, co_code_adaptive));
 #endif
     printf("%d, %d}, fixed=%d\n", (int)sizeof(PyASCIIObject), (int)sizeof(PyCompactUnicodeObject), fixed);
+    printf("%d %d\n", O(PyThreadState, id), O(PyThreadState, next));
     return 0;
 }
 C
@@ -72,9 +73,17 @@ for py in $cands; do
     [ "$("$py" -c 'import sys; print(sys.version_info[0])')" = 3 ] && [ "$minor" -ge 9 ] && [ "$minor" -le 13 ] || continue
     [ -f "$inc/Python.h" ] && [ -d "$inc/internal" ] || { echo "3.$minor ($py): no headers, skipped"; continue; }
     cc -w -I"$inc" -I"$inc/internal" -I"$confinc" off.c -o off$n 2> cc$n.err || fail "3.$minor: cannot compile against $inc: $(head -5 cc$n.err)"
-    got=$(./off$n) || fail "3.$minor: offsets program failed"
+    ./off$n > got$n || fail "3.$minor: offsets program failed"
     want=$(grep "^    /\* 3\.$minor \*/" "$SRC/preload/python.c" | sed 's/^ *\/\* 3\.[0-9]* \*\/ //; s/,$//')
-    expect_eq "3.$minor ($py) layout" "$got" "$want, fixed=1"
+    expect_eq "3.$minor ($py) layout" "$(head -n 1 got$n)" "$want, fixed=1"
+    # PyThreadState.id (ts_ids, where not 0) and .next (TS_NEXT)
+    set -- $(sed -n 2p got$n)
+    ids=$(sed -n 's/^static const uint16_t ts_ids\[5\] = {\(.*\)};$/\1/p' "$SRC/preload/python.c" | tr -d ' ')
+    id=$(echo "$ids" | cut -d, -f$((minor - 8)))
+    [ -n "$id" ] || fail "no ts_ids table in preload/python.c"
+    [ "$id" = 0 ] || expect_eq "3.$minor ($py) PyThreadState.id" "$1" "$id"
+    expect_eq "3.$minor ($py) PyThreadState.next" "$2" "$(sed -n 's/^#define TS_NEXT \([0-9]*\)$/\1/p' "$SRC/preload/python.c")"
+    echo "3.$minor: layout, PyThreadState.id $1 (table: $id), .next $2"
     n=$((n + 1))
 done
 [ $n -gt 0 ] || skip "no CPython 3.9-3.13 with headers"

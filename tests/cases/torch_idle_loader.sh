@@ -10,7 +10,7 @@ src="$SRC/tests/torch/loader.py"
 for m in "sleep io_wait" "spin cpu"; do
     set -- $m
     line=$(grep -n "LOAD:$1\$" "$src" | cut -d: -f1)
-    GPUTRACE_SAMPLE_HZ=200 torch_run -t "$PWD/$1.trace" "$TORCH_PY" "$src" $1 12 > $1.out 2>&1 ||
+    GPUTRACE_SAMPLE_HZ=${GPUTRACE_SAMPLE_HZ:-200} torch_run -t "$PWD/$1.trace" "$TORCH_PY" "$src" $1 12 > $1.out 2>&1 ||
         { cat $1.out; fail "$1: loader.py failed"; }
     grep -q "loader ok $1 12" $1.out || fail "$1: $(cat $1.out)"
     "$GT_REPORT" --json $1.trace > $1.json || fail "$1: report failed"

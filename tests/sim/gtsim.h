@@ -116,6 +116,10 @@ int gtsim_set_other_bytes(int dev, size_t bytes);
 size_t gtsim_used_bytes(int dev);                   /* device bytes charged to allocations */
 int gtsim_device_memory(int dev, size_t *free_bytes, size_t *total, size_t *other); /* device-wide: free as cuMemGetInfo computes it, capacity, other processes' bytes; 0 ok, -1 bad device */
 unsigned long long gtsim_now_ns(void);              /* the simulated GPU clock (CLOCK_MONOTONIC) */
+/* The SM clock in permille of its maximum at GPU time t (tests/simnvml registers its schedule's):
+ * a kernel that starts at t runs its duration at the maximum clock times 1000 / permille(t), as a
+ * compute-bound kernel does on a throttled GPU. NULL (the default): every kernel at full clock. */
+void gtsim_set_sm_clock(unsigned (*permille)(unsigned long long t_ns));
 
 #ifdef __cplusplus
 }

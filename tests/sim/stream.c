@@ -113,6 +113,25 @@ uint64_t stream_schedule(struct sim_stream *s, uint64_t now, uint64_t dur, uint6
     return st + dur;
 }
 
+/* ---- the SM clock ---------------------------------------------------------------------------- */
+static unsigned (*g_sm_clock)(unsigned long long);
+
+void gtsim_set_sm_clock(unsigned (*permille)(unsigned long long t_ns))
+{
+    __atomic_store_n(&g_sm_clock, permille, __ATOMIC_RELEASE);
+}
+
+/* A kernel's duration when enqueued now on s: its duration at the maximum clock, stretched by the
+ * SM clock at its start (the clock is sampled once: a kernel never spans a clock change here). */
+static uint64_t kernel_duration(struct sim_stream *s, uint64_t now, uint64_t dur)
+{
+    unsigned (*clock)(unsigned long long) = __atomic_load_n(&g_sm_clock, __ATOMIC_ACQUIRE);
+    if (!clock) return dur;
+    uint64_t st = now + g_cfg.launch_latency_ns, r = stream_ready(s);
+    unsigned p = clock(r > st ? r : st);
+    return p && p < 1000 ? dur * 1000 / p : dur;
+}
+
 /* ---- activity log ---------------------------------------------------------------------------- */
 static struct gtsim_activity *g_ring;
 static size_t g_ring_head, g_ring_n;
@@ -126,7 +145,8 @@ uint64_t work_enqueue(struct sim_stream *s, CUstream as_passed, const struct sim
             abort();
     }
     uint64_t now = sim_now(), start;
-    uint64_t end = stream_schedule(s, now, w->dur, &start);
+    uint64_t dur = w->kind == GTSIM_ACT_KERNEL ? kernel_duration(s, now, w->dur) : w->dur;
+    uint64_t end = stream_schedule(s, now, dur, &start);
     if (g_ring_n == g_cfg.activity_cap) {
         g_dropped++;
         return end;

@@ -7,7 +7,9 @@
  *   GTSIM_OTHER_BYTES as one other process.
  * - Clocks, temperature, power, clock-event (throttle) reasons and utilization follow a schedule
  *   read from the file GTSIM_NVML_SCHEDULE, if set: lines "<ms> key=value ...", ms counted from
- *   the first nvmlInit; a line's values hold from its time until a later line changes them.
+ *   the first nvmlInit; a line's values hold from its time until a later line changes them. The
+ *   simulated driver is told the SM clock (gtsim_set_sm_clock): a kernel starting while the clock
+ *   is below its maximum runs longer in proportion.
  * - A PCIe board: no NvLink (NVML_ERROR_NOT_SUPPORTED), fabric state "not supported"; PyTorch's
  *   expandable segments then need no fabric handles. Functions not defined here are not exported.
  */
@@ -136,13 +138,26 @@ static void load_schedule(void)
     fclose(f);
 }
 
-static unsigned long long value(int k)
+static unsigned long long value_at(int k, unsigned long long abs_ns)
 {
-    unsigned long long t = now_ns() - g_t0;
+    unsigned long long t = abs_ns > g_t0 ? abs_ns - g_t0 : 0;
     int i = g_nsteps - 1;
     while (i > 0 && g_steps[i].at_ns > t)
         i--;
     return g_steps[i].v[k];
+}
+
+static unsigned long long value(int k)
+{
+    return value_at(k, now_ns());
+}
+
+/* For the simulated driver: the SM clock against its maximum at GPU time t (both clocks are
+ * CLOCK_MONOTONIC), so that kernels run slower while the schedule holds the clock down. */
+static unsigned sm_clock_permille(unsigned long long t)
+{
+    unsigned long long c = value_at(K_SM_CLOCK, t), m = value_at(K_MAX_SM_CLOCK, t);
+    return m && c < m ? (unsigned)(c * 1000 / m) : 1000;
 }
 
 static void init_once(void)
@@ -176,6 +191,9 @@ static void init_once(void)
     }
     g_t0 = now_ns();
     load_schedule();
+    void (*set_clock)(unsigned (*)(unsigned long long)) =
+        (void (*)(unsigned (*)(unsigned long long)))dlsym(drv, "gtsim_set_sm_clock");
+    if (set_clock && g_nsteps > 1) set_clock(sm_clock_permille);
 }
 
 static int g_inits; /* nvmlInit/nvmlShutdown nest */
