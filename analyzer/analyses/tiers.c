@@ -100,7 +100,7 @@ static uint16_t main_elem(const struct ga_tiers_opt *o, unsigned role)
 /* A whole set's storages, kept with its time until the next snapshot (tiers_replay.c). */
 static void seen_add(struct ga_tiers *t, const struct ga_tiers_opt *o, uint64_t ts)
 {
-    uint64_t us = (uint64_t)((int64_t)ts + t->real_minus_mono) / 1000;
+    uint64_t us = (ts + (uint64_t)t->real_minus_mono) / 1000; /* unsigned: wraps, never UB */
     for (size_t i = 0; i < o->n_set; i++) {
         if (t->n_seen == GA_TIERS_SEEN_MAX) {
             t->seen_dropped += o->n_set - i;
@@ -182,7 +182,7 @@ static void on_step(struct ga_tiers *t, const struct ga_event *ev)
     if (r->step > o->steps) o->steps = r->step;
     if (t->n_steps < GA_TIERS_SEEN_MAX) { /* the steps' times, for the replay (tiers_replay.c) */
         t->steps_us = ga_xgrow(t->steps_us, &t->steps_cap, t->n_steps, sizeof(*t->steps_us));
-        t->steps_us[t->n_steps++] = (uint64_t)((int64_t)r->ts + t->real_minus_mono) / 1000;
+        t->steps_us[t->n_steps++] = (r->ts + (uint64_t)t->real_minus_mono) / 1000;
     }
     if (!o->first_step_ts) o->first_step_ts = r->ts;
     o->last_step_ts = r->ts;

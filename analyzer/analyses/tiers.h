@@ -101,12 +101,12 @@ struct ga_tiers_replay {
     int32_t device;
     struct gt_torch_trace_entry *ev; /* the batch being received */
     size_t n_ev, ev_cap;
-    uint32_t snap; /* the snapshot the batch leads to */
-    int gap;       /* events before the batch were lost */
-    int based;     /* live, allocated and reserved hold the state the batch starts from */
+    uint32_t snap;      /* the snapshot the batch leads to */
+    int gap;            /* events before the batch were lost */
+    int based;          /* live, allocated and reserved hold the state the batch starts from */
     struct ga_map live; /* (addr, 0) -> block size, (addr, 1) -> stack */
     uint64_t allocated, reserved;
-    struct ga_tiers_breakdown peak; /* have = 0: none */
+    struct ga_tiers_breakdown peak;           /* have = 0: none */
     uint64_t batches, replayed, inconsistent; /* received; replayed to the snapshot's state; not */
 };
 
@@ -116,7 +116,9 @@ struct ga_tiers_seen {
     int32_t device;
     uint8_t role;
 };
-#define GA_TIERS_SEEN_MAX (1u << 20)
+#define GA_TIERS_SEEN_MAX    (1u << 20)
+#define GA_TIERS_EVENTS_MAX  (1u << 22) /* events of one batch; PyTorch's ring holds 100,000 */
+#define GA_TIERS_REPLAY_DEVS 64         /* devices replayed; past them a trace is damaged */
 
 struct ga_tiers_dev {
     int32_t device;
@@ -161,7 +163,7 @@ struct ga_tiers {
     size_t n_procs, procs_cap;
     uint32_t procs_stride;
     uint64_t procs_seen;
-    uint64_t procs_short; /* snapshots whose segments exceeded the process's live memory */
+    uint64_t procs_short;          /* snapshots whose segments exceeded the process's live memory */
     struct ga_tiers_replay *rdevs; /* per device, once a TORCH_TRACE record came */
     size_t n_rdevs, rdevs_cap;
     struct ga_tiers_seen *seen; /* role storages of the sets since the latest snapshot */

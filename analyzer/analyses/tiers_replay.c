@@ -17,19 +17,23 @@
  *      for blocks still live then)          -> weights / gradients / optimizer_state, exact
  *   3. its frames (tiers.c, rule 4), else the remainder: activations
  *   and reserved - allocated at that moment -> cache.
- * Cost: O(events) per batch, twice for a batch with a new peak, plus O(live blocks) to copy the
- * base and O(live blocks * log seen) to classify. Memory: the live blocks and one batch per
- * device, the role storages seen since the latest snapshot (at most GA_TIERS_SEEN_MAX). */
+ * Cost: O(events) per batch, twice for a batch with a new peak (then also one index of the
+ * frees after the peak and one count of backward seeds per event), plus O(live blocks) to copy
+ * the base and O(live blocks * log (seen + steps)) to classify. Memory: the live blocks and one
+ * batch per device (at most GA_TIERS_EVENTS_MAX events), the role storages and steps seen since
+ * the latest snapshot (at most GA_TIERS_SEEN_MAX each). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyses/tiers.h"
 #include "base/util.h"
 
+/* The device's replay, NULL past GA_TIERS_REPLAY_DEVS devices (a damaged trace's numbers). */
 static struct ga_tiers_replay *rdev_of(struct ga_tiers *t, int32_t device)
 {
     for (size_t i = 0; i < t->n_rdevs; i++)
         if (t->rdevs[i].device == device) return &t->rdevs[i];
+    if (t->n_rdevs == GA_TIERS_REPLAY_DEVS) return NULL;
     t->rdevs = ga_xgrow(t->rdevs, &t->rdevs_cap, t->n_rdevs, sizeof(*t->rdevs));
     struct ga_tiers_replay *d = &t->rdevs[t->n_rdevs++];
     memset(d, 0, sizeof(*d));
@@ -49,11 +53,16 @@ void ga_tiers_trace(struct ga_tiers *t, const struct ga_event *ev)
     const struct gt_rec_torch_trace *r = &ev->r->torch_trace;
     struct ga_tiers_replay *d = rdev_of(t, r->device);
     size_t n = ev->str_len[0] / sizeof(struct gt_torch_trace_entry);
+    if (!d) return;
     if (d->n_ev && d->snap != r->snap) /* the snapshot of the batch before never came whole */
         d->n_ev = 0, d->based = 0;
     if (!d->n_ev) d->batches++, d->gap = 0;
     d->snap = r->snap;
     if (r->flags & GT_TRACE_GAP) d->gap = 1;
+    if (n > GA_TIERS_EVENTS_MAX - d->n_ev) { /* more than PyTorch's ring holds: damaged */
+        d->gap = 1;
+        return;
+    }
     if (!n) return;
     d->ev = ga_xgrow(d->ev, &d->ev_cap, d->n_ev + n - 1, sizeof(*d->ev));
     memcpy(d->ev + d->n_ev, ev->str[0], n * sizeof(*d->ev));
@@ -66,7 +75,7 @@ void ga_tiers_start(struct ga_tiers *t, const struct ga_event *ev)
 {
     const struct gt_rec_torch_stats *r = &ev->r->torch_stats;
     struct ga_tiers_replay *d = rdev_of(t, r->device);
-    if (d->based || d->n_ev) return;
+    if (!d || d->based || d->n_ev) return;
     d->based = 1;
     d->allocated = r->allocated, d->reserved = r->reserved;
 }
@@ -174,41 +183,68 @@ static int freed_next(const struct ga_tiers_replay *d, size_t a)
     return 0;
 }
 
-/* The first free of addr requested after event p: its index, SIZE_MAX none (live at the end). */
-static size_t freed_at(const struct ga_tiers_replay *d, size_t p, uint64_t addr)
+/* What the classification of the blocks live at event p needs, computed once: each one's
+ * first free after p (map: (addr, 0) -> index + 1) and, per event, how many allocations made
+ * under backward frames (the gradient's seed) came before it. O(events) time and memory. */
+struct after {
+    struct ga_map freed;
+    uint32_t *seeds; /* seeds[j]: seeds among events [0, j) */
+};
+
+static void after_build(struct after *x, const struct ga_torch *torch,
+                        const struct ga_tiers_replay *d, const struct state *s, size_t p)
 {
-    for (size_t j = p + 1; j < d->n_ev; j++)
-        if (d->ev[j].action == GT_TRACE_FREE_REQUESTED && d->ev[j].addr == addr) return j;
-    return SIZE_MAX;
+    memset(x, 0, sizeof(*x));
+    for (size_t j = p + 1; j < d->n_ev; j++) {
+        const struct gt_torch_trace_entry *e = &d->ev[j];
+        if (e->action == GT_TRACE_FREE_REQUESTED && ga_map_find(&s->live, e->addr, 0))
+            ga_map_upsert(&x->freed, e->addr, 0, j + 1, NULL); /* the first one stays */
+    }
+    x->seeds = ga_xmalloc((d->n_ev + 1) * sizeof(*x->seeds));
+    x->seeds[0] = 0;
+    for (size_t j = 0; j < d->n_ev; j++) {
+        const struct gt_torch_trace_entry *e = &d->ev[j];
+        int seed = e->action == GT_TRACE_ALLOC && e->stack &&
+                   ga_tiers_by_frames(torch, e->stack) == GA_CAT_GRADIENTS;
+        x->seeds[j + 1] = x->seeds[j] + (uint32_t)seed;
+    }
 }
 
-/* Whether the block made at event a and freed at event f (f < SIZE_MAX) lived within one
- * optimizer step and no backward began while it lived (no allocation made by Tensor.backward
- * or autograd frames, the gradient's seed): it was not held for a backward. */
-static int step_temporary(const struct ga_tiers *t, const struct ga_torch *torch,
-                          const struct ga_tiers_replay *d, size_t a, size_t f)
+static void after_free(struct after *x)
 {
-    uint64_t from = d->ev[a].time_us, to = d->ev[f].time_us;
-    for (size_t i = 0; i < t->n_steps; i++)
-        if (t->steps_us[i] > from && t->steps_us[i] < to) return 0;
-    for (size_t j = a + 1; j < f; j++)
-        if (d->ev[j].action == GT_TRACE_ALLOC && d->ev[j].stack &&
-            ga_tiers_by_frames(torch, d->ev[j].stack) == GA_CAT_GRADIENTS)
-            return 0;
-    return 1;
+    ga_map_free(&x->freed);
+    free(x->seeds);
+}
+
+/* Whether an optimizer step was recorded strictly between from and to (PyTorch's clock). */
+static int step_between(const struct ga_tiers *t, uint64_t from, uint64_t to)
+{
+    size_t lo = 0, hi = t->n_steps; /* the first step after from (steps_us is in time order) */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->steps_us[mid] <= from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->n_steps && t->steps_us[lo] < to;
 }
 
 static enum ga_cat classify(const struct ga_tiers *t, const struct ga_torch *torch,
-                            const struct ga_tiers_replay *d, const struct state *s, size_t p,
-                            uint64_t addr, uint32_t stack, enum ga_cat_basis *basis)
+                            const struct ga_tiers_replay *d, const struct state *s,
+                            const struct after *x, uint64_t addr, uint32_t stack,
+                            enum ga_cat_basis *basis)
 {
-    uint64_t *ai = ga_map_find(&s->live, addr, 2), bytes;
+    uint64_t *ai = ga_map_find(&s->live, addr, 2), *fi = ga_map_find(&x->freed, addr, 0), bytes;
     size_t a = ai ? (size_t)*ai - 1 : SIZE_MAX; /* SIZE_MAX: made before the batch */
-    size_t f = freed_at(d, p, addr);
+    size_t f = fi ? (size_t)*fi - 1 : SIZE_MAX; /* SIZE_MAX: live at the batch's end */
     uint64_t from = a == SIZE_MAX ? 0 : d->ev[a].time_us;
     uint64_t to = f == SIZE_MAX ? UINT64_MAX : d->ev[f].time_us;
     *basis = GA_BASIS_EXACT;
-    if (a != SIZE_MAX && (freed_next(d, a) || (f != SIZE_MAX && step_temporary(t, torch, d, a, f))))
+    /* a temporary: freed right after it was made, or within one step with no backward begun
+     * while it lived */
+    if (a != SIZE_MAX && (freed_next(d, a) || (f != SIZE_MAX && !step_between(t, from, to) &&
+                                               x->seeds[f] == x->seeds[a + 1])))
         return GA_CAT_TEMPORARY;
     int role = seen_role(t, d->device, addr, from, to);
     if (role < 0 && to == UINT64_MAX) role = ga_tiers_role_at(t, d->device, addr, &bytes);
@@ -223,28 +259,30 @@ static void breakdown_at(const struct ga_tiers *t, const struct ga_torch *torch,
                          struct ga_tiers_replay *d, size_t p)
 {
     struct state s;
+    struct after x;
     struct ga_map sites = {0};
     copy_base(&s, d);
     for (size_t i = 0; i <= p; i++)
         apply(&s, &d->ev[i], i);
+    after_build(&x, torch, d, &s, p);
     struct ga_tiers_breakdown *b = &d->peak;
     memset(b, 0, sizeof(*b));
     b->have = 1, b->snap = d->snap;
-    b->ts = (uint64_t)((int64_t)(d->ev[p].time_us * 1000) - t->real_minus_mono);
+    b->ts = d->ev[p].time_us * 1000 - (uint64_t)t->real_minus_mono; /* wraps on garbage only */
     b->allocated = s.allocated, b->reserved = s.reserved;
     for (size_t i = 0; i < t->n_opts; i++)
         if (t->opts[i].whole) b->roles_known = 1;
-    const struct ga_map_slot *x;
-    for (size_t i = 0; ga_map_next(&s.live, &i, &x);) {
-        if (x->b != 0) continue;
-        uint64_t *st = ga_map_find(&s.live, x->a, 1);
-        struct ga_torch_blk k = {.addr = x->a,
-                                 .size = x->value,
+    const struct ga_map_slot *sl;
+    for (size_t i = 0; ga_map_next(&s.live, &i, &sl);) {
+        if (sl->b != 0) continue;
+        uint64_t *st = ga_map_find(&s.live, sl->a, 1);
+        struct ga_torch_blk k = {.addr = sl->a,
+                                 .size = sl->value,
                                  .stack = st ? (uint32_t)*st : 0,
                                  .state = GT_TORCH_ACTIVE};
         enum ga_cat_basis basis;
-        enum ga_cat cat = classify(t, torch, d, &s, p, k.addr, k.stack, &basis);
-            ga_tiers_count(b, &sites, cat, basis, &k, k.size);
+        enum ga_cat cat = classify(t, torch, d, &s, &x, k.addr, k.stack, &basis);
+        ga_tiers_count(b, &sites, cat, basis, &k, k.size);
     }
     if (s.reserved > s.allocated) { /* free blocks in the segments: one line, no count */
         b->cat[GA_CAT_CACHE].bytes = s.reserved - s.allocated;
@@ -253,6 +291,7 @@ static void breakdown_at(const struct ga_tiers *t, const struct ga_torch *torch,
     ga_tiers_top_sites(b, &sites);
     ga_map_free(&sites);
     ga_map_free(&s.live);
+    after_free(&x);
 }
 
 /* The batch that led to snapshot `snap` on d: replayed from d's base; its highest point, if

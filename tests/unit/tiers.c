@@ -499,6 +499,28 @@ static void test_replay(void)
     CHECK_U64("no peak from them", d ? (uint64_t)d->peak.have : 9, 0);
     ga_report_free(&r);
 
+    /* garbage events (unknown actions, frees of unknown blocks, sizes and times at the limits,
+     * a tail that is not a whole entry): no crash, and the batch is not trusted */
+    struct gt_torch_trace_entry junk[] = {
+        {UINT64_MAX, SEG, UINT64_MAX, 99, GT_TRACE_ALLOC, 0},
+        {0, 0x1234, UINT64_MAX, 0, GT_TRACE_FREE_COMPLETED, 0},
+        {UINT64_MAX / 1000, SEG + 1, 1, 0, 77, 0},
+        {1, SEG, UINT64_MAX, 0, GT_TRACE_SEGMENT_FREE, 0},
+        {2, SEG, UINT64_MAX, 0, GT_TRACE_SEGMENT_ALLOC, 0},
+    };
+    tb_init(&t, 21, T0);
+    tb_begin(&t, GT_CHUNK_HOST, 1);
+    frames(&t);
+    base_snapshot(&t, 2 * MS, 1, 0);
+    struct gt_rec_torch_trace tr = {.ts = T0 + 3 * MS, .entries_len = sizeof(junk) - 8, .snap = 2};
+    tb_rec(&t, GT_REC_TORCH_TRACE, 0, &tr, sizeof(tr), (const char *)junk, sizeof(junk) - 8);
+    base_snapshot(&t, 4 * MS, 2, 0);
+    tb_end(&t);
+    run_report(&t, &r, "tiers_replay_junk");
+    d = ga_tiers_replay_of(&r.tiers, 0);
+    CHECK_U64("garbage: one batch, not trusted", d ? d->inconsistent : 0, 1);
+    ga_report_free(&r);
+
     /* snapshots without history keep no base: the batch is not replayed */
     snap_flags = 0;
     tb_init(&t, 21, T0);
