@@ -3,12 +3,8 @@
 # PyTorch's own memory_allocated() minus the optimizer's storages (tests/torch/tiers_check.py).
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
-# Open defect (issue 21): under AddressSanitizer tiers.py aborts now and then at exit, after
-# its last line ("terminate called without an active exception"; 2 of 8 cases in one .ci/run,
-# 0 of 10 runs outside the runner); until it is understood these cases run in the plain build only.
-[ -z "$asan_rt" ] || skip "AddressSanitizer build: tiers.py aborts intermittently at exit under ASan (std::terminate, open defect of issue 21); the plain build runs this case"
 for c in adamw checkpoint; do
-    torch_run -t "$PWD/$c.trace" "$TORCH_PY" "$SRC/tests/torch/tiers.py" $c $c.pt.json > $c.out 2>&1 ||
+    tiers_run "$PWD/$c.trace" $c.out "$TORCH_PY" "$SRC/tests/torch/tiers.py" $c $c.pt.json ||
         { cat $c.out; fail "tiers.py $c"; }
     "$GT_REPORT" --json $c.trace > $c.json || fail "report $c"
 done

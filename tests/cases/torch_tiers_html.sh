@@ -8,12 +8,8 @@
 # path itself, through the chart's scale) and a hover target per point with its figures.
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
-# Open defect (issue 21): under AddressSanitizer tiers.py aborts now and then at exit, after
-# its last line ("terminate called without an active exception"; 2 of 8 cases in one .ci/run,
-# 0 of 10 runs outside the runner); until it is understood these cases run in the plain build only.
-[ -z "$asan_rt" ] || skip "AddressSanitizer build: tiers.py aborts intermittently at exit under ASan (std::terminate, open defect of issue 21); the plain build runs this case"
 CHROMIUM=$(command -v chromium || command -v chromium-browser) || skip "chromium not installed (make deps)"
-torch_run -t "$PWD/t.trace" "$TORCH_PY" "$SRC/tests/torch/tiers.py" adamw pt.json > out.txt 2>&1 ||
+tiers_run "$PWD/t.trace" out.txt "$TORCH_PY" "$SRC/tests/torch/tiers.py" adamw pt.json ||
     { cat out.txt; fail "tiers.py adamw"; }
 "$GT_REPORT" --json t.trace > r.json || fail "--json"
 "$GT_REPORT" --html t.html t.trace || fail "--html"

@@ -4,11 +4,7 @@
 # weights and optimizer state equal the storages of PyTorch's own parameters and AdamW's state.
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
-# Open defect (issue 21): under AddressSanitizer tiers.py aborts now and then at exit, after
-# its last line ("terminate called without an active exception"; 2 of 8 cases in one .ci/run,
-# 0 of 10 runs outside the runner); until it is understood these cases run in the plain build only.
-[ -z "$asan_rt" ] || skip "AddressSanitizer build: tiers.py aborts intermittently at exit under ASan (std::terminate, open defect of issue 21); the plain build runs this case"
-torch_run -t "$PWD/a.trace" "$TORCH_PY" "$SRC/tests/torch/tiers.py" adamw a.pt.json >a.out 2>&1 ||
+tiers_run "$PWD/a.trace" a.out "$TORCH_PY" "$SRC/tests/torch/tiers.py" adamw a.pt.json ||
     { cat a.out; fail "tiers.py adamw"; }
 "$GT_REPORT" --json a.trace >a.json || fail "report"
 pt() { jget a.pt.json "$1"; }

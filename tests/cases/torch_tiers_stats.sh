@@ -3,11 +3,7 @@
 # AdamW's state is 2.0x its weights and every step's figures are PyTorch's (tests/torch/tiers.py).
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
-# Open defect (issue 21): under AddressSanitizer tiers.py aborts now and then at exit, after
-# its last line ("terminate called without an active exception"; 2 of 8 cases in one .ci/run,
-# 0 of 10 runs outside the runner); until it is understood these cases run in the plain build only.
-[ -z "$asan_rt" ] || skip "AddressSanitizer build: tiers.py aborts intermittently at exit under ASan (std::terminate, open defect of issue 21); the plain build runs this case"
-GPUTRACE_TORCH=stats torch_run -t "$PWD/t.trace" "$TORCH_PY" "$SRC/tests/torch/tiers.py" adamw pt.json > out.txt 2>&1 ||
+GPUTRACE_TORCH=stats tiers_run "$PWD/t.trace" out.txt "$TORCH_PY" "$SRC/tests/torch/tiers.py" adamw pt.json ||
     { cat out.txt; fail "tiers.py adamw"; }
 "$GT_REPORT" --json t.trace > r.json || fail "report"
 "$GT_REPORT" t.trace > r.txt || fail "text report"

@@ -8,11 +8,7 @@
 # AdamW's state equal its objects; the saved tensors stay activations.
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
-# Open defect (issue 21): under AddressSanitizer tiers.py aborts now and then at exit, after
-# its last line ("terminate called without an active exception"; 2 of 8 cases in one .ci/run,
-# 0 of 10 runs outside the runner); until it is understood these cases run in the plain build only.
-[ -z "$asan_rt" ] || skip "AddressSanitizer build: tiers.py aborts intermittently at exit under ASan (std::terminate, open defect of issue 21); the plain build runs this case"
-GPUTRACE_TORCH=history torch_run -t "$PWD/t.trace" "$TORCH_PY" "$SRC/tests/torch/tiers.py" temp pt.json > out.txt 2>&1 ||
+GPUTRACE_TORCH=history tiers_run "$PWD/t.trace" out.txt "$TORCH_PY" "$SRC/tests/torch/tiers.py" temp pt.json ||
     { cat out.txt; fail "tiers.py temp"; }
 "$GT_REPORT" --json t.trace > r.json || fail "report"
 "$PYTHON" - r.json pt.json <<'PY' || fail "the temporaries at the peak differ from PyTorch's figures"

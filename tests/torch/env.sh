@@ -12,3 +12,24 @@ TORCH_PY="${GT_VENV:-$SRC/.venv}/bin/python"
 TORCH_MEM=1073741824 # 1 GiB: the figures of pytorch_allocator.md
 # torch_run [-t TRACE] script args...: the script under the real PyTorch on the simulated stack
 torch_run() { GTSIM_MEM_BYTES=${GTSIM_MEM_BYTES:-$TORCH_MEM} "$SRC/tests/simrt/run-torch" -b "$O" "$@"; }
+# tiers_run TRACE OUT script [args...]: the script under torch_run -t TRACE, its output in OUT.
+# Under AddressSanitizer, tests/torch/tiers.py has now and then aborted at exit after its last
+# line ("terminate called without an active exception", exit 134: 2 of 8 tiers cases in one
+# .ci/run, and 0 of 81 runs since, traced or not, in and outside the runner: issue 21's open
+# defect). That one signature, after "tiers: ok", is printed and the run made once more; any other
+# failure, or the same twice, fails.
+tiers_run() {
+    tr_trace=$1 tr_out=$2
+    shift 2
+    torch_run -t "$tr_trace" "$@" > "$tr_out" 2>&1 && return 0
+    tr_rc=$?
+    if [ -n "$asan_rt" ] && [ $tr_rc -eq 134 ] && grep -q '^tiers: ok' "$tr_out" &&
+        grep -q '^terminate called without an active exception' "$tr_out"; then
+        echo "tiers_run: the known abort at exit under ASan (exit 134 after 'tiers: ok'); once more:"
+        cat "$tr_out"
+        rm -f "$tr_trace"
+        torch_run -t "$tr_trace" "$@" > "$tr_out" 2>&1
+        return
+    fi
+    return $tr_rc
+}
