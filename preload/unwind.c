@@ -695,40 +695,42 @@ static int risky_loader(struct dl_phdr_info *info, size_t size, void *base)
 }
 
 /* The loader's lock, which dl_iterate_phdr takes (a recursive mutex, _rtld_global's
- * dl_load_write_lock in glibc: not exported): found once as the mutex in _rtld_global that the
- * calling thread owns inside a dl_iterate_phdr callback. NULL where not found: handlers then
- * derive no rule at all. */
+ * dl_load_write_lock in glibc: not exported): found once as the mutex in the dynamic loader's
+ * writable data that the calling thread owns inside a dl_iterate_phdr callback. NULL where not
+ * found: handlers then derive no rule at all. */
 static const pthread_mutex_t *unw_ldlock;
 struct ldlock_find {
-    const char *g;
-    size_t size;
+    uintptr_t base;
     pid_t me;
     const pthread_mutex_t *found;
 };
 
 static int ldlock_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    (void)info;
     (void)size;
     struct ldlock_find *f = arg;
-    for (size_t off = 0; off + sizeof(pthread_mutex_t) <= f->size; off += 8) {
-        const pthread_mutex_t *m = (const pthread_mutex_t *)(const void *)(f->g + off);
-        if (m->__data.__owner == f->me && m->__data.__lock != 0 && m->__data.__count >= 1 &&
-            (m->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP) {
-            f->found = m;
-            break;
+    if (info->dlpi_addr != f->base) return 0;
+    for (int i = 0; i < info->dlpi_phnum && !f->found; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W)) continue;
+        uintptr_t lo = (info->dlpi_addr + ph->p_vaddr + 7) & ~(uintptr_t)7;
+        uintptr_t hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+        for (uintptr_t a = lo; a + sizeof(pthread_mutex_t) <= hi; a += 8) {
+            const pthread_mutex_t *m = (const pthread_mutex_t *)a;
+            if (m->__data.__owner == f->me && m->__data.__lock != 0 && m->__data.__count >= 1 &&
+                (m->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP) {
+                f->found = m;
+                break;
+            }
         }
     }
     return 1;
 }
 
-static void find_ldlock(void)
+static void find_ldlock(uintptr_t base)
 {
-    Dl_info di;
-    const ElfW(Sym) *sym = NULL;
-    void *g = dlsym(RTLD_DEFAULT, "_rtld_global");
-    if (!g || !dladdr1(g, &di, (void **)&sym, RTLD_DL_SYMENT) || !sym || !sym->st_size) return;
-    struct ldlock_find f = {g, sym->st_size, (pid_t)syscall(SYS_gettid), NULL};
+    struct ldlock_find f = {base, (pid_t)syscall(SYS_gettid), NULL};
+    if (!base) return;
     dl_iterate_phdr(ldlock_cb, &f);
     if (f.found && f.found->__data.__owner == 0) unw_ldlock = f.found; /* released since */
 }
@@ -747,11 +749,11 @@ __attribute__((no_sanitize("address", "thread"))) static int ldlock_ok(void)
 
 static void find_risky(void)
 {
-    find_ldlock();
     risky_fn(0, (void *)&pthread_mutex_lock);
     risky_fn(1, (void *)&pthread_mutex_unlock);
     uintptr_t base = (uintptr_t)getauxval(AT_BASE);
     if (base) dl_iterate_phdr(risky_loader, &base);
+    find_ldlock(base);
 }
 
 unsigned gt_unwind_learn(void)

@@ -334,7 +334,7 @@ void ga_tlv_finish(struct ga_tlv *v, const struct ga_gpu *g, const struct ga_tim
     /* each window in start order, without what starts at or after its cut */
     for (size_t j = 0; j < GA_TLV_SLOTS; j++) {
         struct ga_tlv_slot *s = &v->slots[j];
-        qsort(s->a, s->n, sizeof(*s->a), act_by_start);
+        if (s->n) qsort(s->a, s->n, sizeof(*s->a), act_by_start); /* (a NULL array is UB for qsort) */
         while (s->n && s->a[s->n - 1].start >= s->cut)
             s->n--;
     }
