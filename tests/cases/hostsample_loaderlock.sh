@@ -19,29 +19,12 @@ expect_eq "spin: output and exit status (124: it hung)" "$got" "loaderlock ok
 rc=0"
 "$GT_REPORT" --dump run.trace > run.dump || fail "dump failed"
 "$PYTHON" - run.dump <<'PY' || fail "samples differ"
-import re, sys
-parent, ip, syms, samples = {}, {}, [], []
-for line in open(sys.argv[1]):
-    m = re.search(r" STACK - first=(\d+) parent=(\d+) count=\d+ ips=(\S+)", line)
-    if m:
-        node, par = int(m.group(1)), int(m.group(2))
-        for a in m.group(3).split(","):
-            parent[node], ip[node] = par, int(a, 16)
-            par, node = node, node + 1
-        continue
-    m = re.search(r" SYMBOL - addr=0x([0-9a-f]+) size=(\d+) name=\"([^\"]*)\"", line)
-    if m:
-        syms.append((int(m.group(1), 16), int(m.group(2)), m.group(3)))
-        continue
-    m = re.search(r" HOST_SAMPLE - .* stack=(\d+) flags=(\S+)", line)
-    if m and "on_cpu" in m.group(2):
-        samples.append(int(m.group(1)))
-def names(node):
-    out = []
-    while node:
-        out += [n for lo, sz, n in syms if lo <= ip[node] < lo + sz]
-        node = parent[node]
-    return out
+import os, sys
+sys.path.insert(0, os.path.join(os.environ["SRC"], "tests", "progs"))
+from sampledump import Dump
+d = Dump(sys.argv[1])
+samples = [s.stack for s in d.samples if "on_cpu" in s.flags]
+names = d.names
 # (the library is closed by the time the trace is written and main is not exported: no names)
 walked = [s for s in samples if {"dl_iterate_phdr", "__libc_start_main"} <= set(names(s))]
 print("%d samples on CPU, %d walked through dl_iterate_phdr to __libc_start_main" % (len(samples), len(walked)))

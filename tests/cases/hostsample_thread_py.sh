@@ -14,30 +14,17 @@ set -- $(echo "$out" | sed -n 's/^loader \([0-9]*\) line \([0-9]*\)$/\1 \2/p')
 tid=$1 line=$2
 "$GT_REPORT" --dump run.trace > run.dump || fail "dump failed"
 "$PYTHON" - run.dump "$tid" "$line" <<'PY' || fail "the loader's samples"
-import re, sys
-dump, tid, line = sys.argv[1], sys.argv[2], int(sys.argv[3])
-parent, ip, codes, off = {}, {}, {}, []
-for l in open(dump):
-    m = re.search(r" STACK - first=(\d+) parent=(\d+) count=\d+ ips=(\S+)", l)
-    if m:
-        node, par = int(m.group(1)), int(m.group(2))
-        for a in m.group(3).split(","):
-            parent[node], ip[node] = par, int(a, 16)
-            par, node = node, node + 1
-        continue
-    m = re.search(r' PYCODE - id=(\d+) first_line=\d+ file="([^"]*)" name="([^"]*)"', l)
-    if m:
-        codes[int(m.group(1))] = (m.group(2), m.group(3))
-        continue
-    m = re.search(r" HOST_SAMPLE - tid=(\d+) .* stack=(\d+) flags=(\S+)", l)
-    if m and m.group(1) == tid and "on_cpu" not in m.group(3).lower():
-        off.append(int(m.group(2)))
-def inner(node):
-    while node:
-        if ip[node] >> 56 == 0x80:
-            return codes.get((ip[node] >> 24) & 0xffffffff, ("?", "?")), ip[node] & 0xffffff
-        node = parent[node]
-    return None, 0
+import os, sys
+sys.path.insert(0, os.path.join(os.environ["SRC"], "tests", "progs"))
+from sampledump import Dump
+dump, tid, line = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d = Dump(dump)
+off = [s.stack for s in d.samples if s.tid == tid and "on_cpu" not in s.flags]
+def inner(node):  # ((file, name), line) of the innermost Python frame, (None, 0) without one
+    code, l = d.innermost_python(node)
+    if code is None and l == 0:
+        return None, 0
+    return (code[1:] if code else ("?", "?")), l
 got = [inner(s) for s in off]
 mine = sum(1 for c, l in got if c and c[1] == "wait_for_batch" and c[0].endswith("sample_thread_py.py") and l == line)
 other = [(c, l) for c, l in got if c and not (c[1] == "wait_for_batch" and l == line)]

@@ -1,37 +1,15 @@
 """Host stack samples of `idle syncload` (issue 20 part 2), from `gputrace-report --dump`: the
 three 30 ms sleeps in load_batch (usleep) are sampled off CPU with usleep on their stack, and the
 samples' weights cover the run. Usage: hostsample_check.py DUMP HZ"""
-import re
 import sys
 
+from sampledump import Dump
+
 dump, hz = sys.argv[1], int(sys.argv[2])
-parent, ip, syms, samples = {}, {}, [], []
-for line in open(dump):
-    m = re.search(r" STACK - first=(\d+) parent=(\d+) count=\d+ ips=(\S+)", line)
-    if m:
-        node, par = int(m.group(1)), int(m.group(2))
-        for a in m.group(3).split(","):
-            parent[node], ip[node] = par, int(a, 16)
-            par, node = node, node + 1
-        continue
-    m = re.search(r" SYMBOL - addr=0x([0-9a-f]+) size=(\d+) name=\"([^\"]*)\"", line)
-    if m:
-        syms.append((int(m.group(1), 16), int(m.group(2)), m.group(3)))
-        continue
-    m = re.search(r" HOST_SAMPLE - tid=(\d+) sample_ts=(\d+) interval_ns=(\d+) cpu_ns=(\d+) "
-                  r"stack=(\d+) flags=(\S+)", line)
-    if m:
-        samples.append((int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5)),
-                        m.group(6).split(","), int(m.group(1))))
-
-
-def names(node):
-    out = []
-    while node:
-        a = ip[node]
-        out += [n for lo, sz, n in syms if lo <= a < lo + sz]
-        node = parent[node]
-    return out
+d = Dump(dump)
+names = d.names
+# (ts, interval, cpu, stack, flags, tid), as the checks below index them
+samples = [(s.ts, s.interval, s.cpu, s.stack, s.flags, s.tid) for s in d.samples]
 
 
 bad = []

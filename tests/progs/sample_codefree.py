@@ -6,23 +6,12 @@ thread writes its samples out. A write-out that read the sampled code objects wo
 memory (AddressSanitizer: heap-use-after-free; with PYTHONMALLOC=malloc every code object is a
 malloc chunk it watches). Argument 1: seconds to run. Prints the rounds and the line of the
 function's loop (the line the samples must carry)."""
-import ctypes
 import sys
 import time
 
-cu = ctypes.PyDLL("libcuda.so.1")
+from simcuda import check, driver
 
-
-def check(r, what):
-    if r != 0:
-        raise SystemExit(f"{what} returned {r}")
-
-
-check(cu.cuInit(0), "cuInit")
-dev, ctx = ctypes.c_int(), ctypes.c_void_p()
-check(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
-check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
-check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+cu, ctx = driver()
 
 # the loop is on line 3 of each function; its file name is made per round too (a str freed with
 # the code object)

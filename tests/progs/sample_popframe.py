@@ -8,23 +8,12 @@ chunk (its locals are never assigned: the frame is large, the call quick), so ev
 maps a chunk and unmaps it there. The thread makes CUDA calls through ctypes (the simulated
 driver), so it is sampled and its Python frames are read. Argument 1: seconds to run. Prints the
 generators made."""
-import ctypes
 import sys
 import time
 
-cu = ctypes.PyDLL("libcuda.so.1")
+from simcuda import check, driver
 
-
-def check(r, what):
-    if r != 0:
-        raise SystemExit(f"{what} returned {r}")
-
-
-check(cu.cuInit(0), "cuInit")
-dev, ctx = ctypes.c_int(), ctypes.c_void_p()
-check(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
-check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
-check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+cu, ctx = driver()
 
 # 4000 locals: a frame of about 32 KiB, over the 16 KiB chunk
 dead = "\n".join(f"    v{i} = 0" for i in range(4000))

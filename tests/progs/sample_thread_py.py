@@ -3,23 +3,13 @@ tests/cases/hostsample_thread_py.sh: a loader thread makes CUDA calls (so it is 
 between them waits in wait_for_batch, a Python function, blocked in time.sleep (off CPU: walked by
 the tracer's sampler thread, no signal); the main thread synchronizes meanwhile. Prints the loader
 thread's native id and the line of its sleep. Argument 1: batches."""
-import ctypes
 import threading
 import time
 import sys
 
-cu = ctypes.PyDLL("libcuda.so.1")
+from simcuda import check, driver
 
-
-def check(r, what):
-    if r != 0:
-        raise SystemExit(f"{what} returned {r}")
-
-
-check(cu.cuInit(0), "cuInit")
-dev, ctx = ctypes.c_int(), ctypes.c_void_p()
-check(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
-check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
+cu, ctx = driver()
 
 
 def wait_for_batch():

@@ -6,20 +6,10 @@ import ctypes
 import sys
 import time
 
-cu = ctypes.CDLL("libcuda.so.1")
+from simcuda import check, driver
 
-
-def check(r, what):
-    if r != 0:
-        raise SystemExit(f"{what} returned {r}")
-
-
-check(cu.cuInit(0), "cuInit")
-dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+cu, ctx = driver(gil=False)
 mod, fn = ctypes.c_void_p(), ctypes.c_void_p()
-check(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
-check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
-check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
 check(cu.cuModuleLoadData(ctypes.byref(mod), b"kernel gemm_tile\n"), "cuModuleLoadData")
 check(cu.cuModuleGetFunction(ctypes.byref(fn), mod, b"gemm_tile"), "cuModuleGetFunction")
 one = ctypes.c_uint(1)
