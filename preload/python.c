@@ -995,7 +995,9 @@ static PyObj *gil_holder(void);
  * object, instruction offset or traced line) pairs into w: with the GIL (only once the
  * self-checks showed the offsets give the API's frames), or without it under the same guard as
  * offset_frames (counted in P.walkers, the atexit guard registered and not closing), but without
- * tab_mu: nothing shared is written. -1: not readable this way. */
+ * tab_mu: nothing shared is written. -1: not readable this way. Without the GIL (*gil 0) the
+ * walk is still counted in P.walkers on return, whatever it returns: the caller leaves it
+ * (atomic_fetch_sub) once it has read what it needs of the code objects. */
 static int chain_read(uint64_t *w, uint32_t max, int *gil)
 {
     int k = -1;
@@ -1012,8 +1014,7 @@ static int chain_read(uint64_t *w, uint32_t max, int *gil)
         if (own) k = walk_raw(own, (struct rawf *)(void *)w, max);
     }
     if (k >= 0 && P.IsFinalizing()) k = -1;
-    atomic_fetch_sub(&P.walkers, 1);
-    return k;
+    return k; /* (still counted in P.walkers: the caller reads the fingerprints, then leaves) */
 }
 
 /* Whether the n pairs in w are the frames of c: the same code objects (address, and the
@@ -1054,17 +1055,21 @@ int gt_py_chain_same(struct gt_py_chain *c, uint32_t max)
     if (!gt_py_available() || in_walk || !atomic_load_explicit(&P.on, memory_order_relaxed) || !max)
         return 0;
     if (max > GT_PY_CHAIN_MAX) max = GT_PY_CHAIN_MAX;
-    int gil = 0, k = chain_read(c->tmp, max, &gil);
-    if (k < 0) return 0;
-    uint32_t n = (uint32_t)k;
-    if (was && n == c->n && gil == c->gil && chain_match(c, c->tmp, n)) {
-        c->ok = CHAIN_OK;
-        return 1;
+    int gil = 0, k = chain_read(c->tmp, max, &gil), same = 0;
+    /* without the GIL, chain_read left this walk counted in P.walkers: the fingerprints below
+     * read the code objects, which finalization must not free meanwhile (exit_guard) */
+    if (k >= 0) {
+        uint32_t n = (uint32_t)k;
+        if (was && n == c->n && gil == c->gil && chain_match(c, c->tmp, n)) {
+            c->ok = CHAIN_OK;
+            same = 1;
+        } else if (chain_keep(c, c->tmp, n)) {
+            c->n = n, c->max = max, c->gen = P.gen, c->gil = gil;
+            c->ok = CHAIN_READ;
+        }
     }
-    if (!chain_keep(c, c->tmp, n)) return 0;
-    c->n = n, c->max = max, c->gen = P.gen, c->gil = gil;
-    c->ok = CHAIN_READ;
-    return 0;
+    if (!gil) atomic_fetch_sub(&P.walkers, 1);
+    return same;
 }
 
 void gt_py_chain_done(struct gt_py_chain *c, uint32_t max, uint32_t frames)

@@ -635,13 +635,14 @@ static int find_rule(struct dl_phdr_info *info, size_t size, void *arg)
 static __thread int unw_in_signal __attribute__((tls_model("initial-exec")));
 __thread int gt_unw_in_handler __attribute__((tls_model("initial-exec")));
 
-/* Return addresses a signal handler's walk found no rule for. A handler never derives one: the
- * code it interrupted may hold the loader's own lock (inside dl_iterate_phdr, a dlopen, a C++
- * exception's unwinder; a plain mutex in glibc), and dl_iterate_phdr from the handler then waits
- * for itself (seen: a sample landing while the thread was taking that lock, hostsample_exec at
- * 10 kHz). They are derived outside any handler by gt_unwind_learn (the sampler thread, each
- * tick), so the next sample there walks on. A full slot drops the address: a later miss there
- * notes it again. */
+/* Return addresses a walk in try mode (a handler's, the sampler thread's of a sleeping thread)
+ * found no rule for and could not derive one without waiting: the code a handler interrupted may
+ * hold the loader's lock (a recursive mutex in glibc: dl_iterate_phdr, dlopen, a C++ exception's
+ * unwinder take it), and a dl_iterate_phdr from the handler waits for itself where the thread is
+ * halfway through taking or releasing it (seen: hostsample_exec at 10 kHz, a sample inside
+ * __pthread_mutex_unlock_usercnt). gt_unwind_learn (the sampler thread, each tick, outside the
+ * sampler's lock) derives them, also in try mode, so that later samples there walk on. A full
+ * slot drops the address: a later miss there notes it again. */
 #define MISS_SLOTS 64
 static _Atomic uintptr_t unw_miss[MISS_SLOTS];
 
@@ -735,16 +736,21 @@ static void find_ldlock(uintptr_t base)
     if (f.found && f.found->__data.__owner == 0) unw_ldlock = f.found; /* released since */
 }
 
-/* From a handler: whether dl_iterate_phdr may be called now without waiting: the loader's lock
- * free, or held whole by this very thread (it recurses), not half taken or half released (locked
- * with no owner) and not another thread's. */
-__attribute__((no_sanitize("address", "thread"))) static int ldlock_ok(void)
+/* A try-mode walk's hold of the loader's lock, so that its dl_iterate_phdr cannot wait: 1 taken
+ * (free, or owned whole by this thread: it recurses; pthread_mutex_unlock(unw_ldlock) after),
+ * 0 not now (another thread's, or this thread's halfway: locked without an owner while being
+ * taken, or owned with a count of 0 while being released; only the owner writes the owner and
+ * the count, and the owner is the interrupted code, so what is read is stable), -1 the lock is
+ * unknown. */
+__attribute__((no_sanitize("address", "thread"))) static int ldlock_take(void)
 {
-    const pthread_mutex_t *m = unw_ldlock;
-    if (!m) return 0;
-    int lk = __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED);
+    pthread_mutex_t *m = (pthread_mutex_t *)unw_ldlock;
+    if (!m) return -1;
     int ow = __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED);
-    return lk == 0 || (ow != 0 && ow == (int)syscall(SYS_gettid));
+    if (ow != 0 && ow == (int)syscall(SYS_gettid) &&
+        __atomic_load_n(&m->__data.__count, __ATOMIC_RELAXED) < 1)
+        return 0;
+    return pthread_mutex_trylock(m) == 0;
 }
 
 static void find_risky(void)
@@ -759,14 +765,16 @@ static void find_risky(void)
 unsigned gt_unwind_learn(void)
 {
     unsigned n = 0;
+    unw_in_signal = 1; /* try mode: what cannot be derived now is noted again */
     for (unsigned i = 0; i < MISS_SLOTS; i++) {
         if (!atomic_load_explicit(&unw_miss[i], memory_order_relaxed)) continue;
         uintptr_t ra = atomic_exchange_explicit(&unw_miss[i], 0, memory_order_relaxed);
         if (ra) {
-            (void)rule_of(ra); /* derived and cached here, with the locks waited for */
+            (void)rule_of(ra);
             n++;
         }
     }
+    unw_in_signal = 0;
     return n;
 }
 
@@ -779,19 +787,28 @@ __attribute__((noinline)) static uint32_t derive_rule(uintptr_t ra)
         /* no lock from a handler that may interrupt ThreadSanitizer's runtime */
         if (gt_unw_in_handler) unw_sig_risky = 1;
 #endif
-        if (gt_unw_in_handler && (unw_sig_risky || !ldlock_ok())) { /* (unw_miss, unw_risky) */
+        /* A handler's walk, the sampler thread's walk of a sleeping thread (under the sampler's
+         * lock) and gt_unwind_learn wait for no lock: what they cannot take now is noted as a
+         * miss and derived at a later learn (see unw_miss, unw_risky). */
+        if ((gt_unw_in_handler && unw_sig_risky) || pthread_mutex_trylock(&U.mu) != 0) {
             miss_note(ra);
             return R_LIBUNWIND;
         }
-        /* the sampler thread's walk of a sleeping thread: it interrupts nothing, but tries the
-         * locks all the same, since it holds the sampler's lock */
-        if (pthread_mutex_trylock(&U.mu) != 0) return R_LIBUNWIND;
         if (pthread_rwlock_tryrdlock(&loader_lock) != 0) {
             pthread_mutex_unlock(&U.mu);
+            miss_note(ra);
+            return R_LIBUNWIND;
+        }
+        int lk = ldlock_take(); /* (unknown: only where no handler is interrupting anything) */
+        if (lk == 0 || (lk < 0 && gt_unw_in_handler)) {
+            pthread_rwlock_unlock(&loader_lock);
+            pthread_mutex_unlock(&U.mu);
+            miss_note(ra);
             return R_LIBUNWIND;
         }
         atomic_store_explicit(&U.used, 1, memory_order_relaxed);
         dl_iterate_phdr(find_rule, &q);
+        if (lk > 0) pthread_mutex_unlock((pthread_mutex_t *)unw_ldlock);
         pthread_rwlock_unlock(&loader_lock);
     } else {
         pthread_mutex_lock(&U.mu);

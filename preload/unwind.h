@@ -86,8 +86,9 @@ int gt_unwind_fast(void **buf, int max, struct gt_unw_thread *th);
  * loader's lock) but notes where it stopped for gt_unwind_learn. */
 extern __thread int gt_unw_in_handler;
 
-/* Derives the rules that handlers' walks missed since the last call (outside any handler: it
- * waits for the rules' and the loader's locks); the number derived. */
+/* Derives the rules that try-mode walks (handlers', the sampler thread's) missed since the last
+ * call, without waiting for a lock (one still busy is noted again); outside any handler and the
+ * sampler's lock. The number tried. */
 unsigned gt_unwind_learn(void);
 
 /* A signal handler's walk of the code it interrupted, from its registers (pc, sp, rbp): pc then
