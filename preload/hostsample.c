@@ -384,8 +384,9 @@ static void *sampler_main(void *arg)
         for (int i = 0; i < HS_THREADS; i++)
             if (HS.threads[i]) sample_one(HS.threads[i], pid);
         pthread_mutex_unlock(&HS.mu);
-        /* the unwind rules the handlers missed (they derive none: see gt_unwind_learn), outside
-         * our lock (a fork's prepare handlers take the loader's lock and ours) */
+        /* the unwind rules the walks missed where they could not take the locks (see
+         * gt_unwind_learn), outside our lock (a fork's prepare handlers take the loader's lock
+         * and ours) */
         gt_unwind_learn();
     }
 }
