@@ -13,7 +13,7 @@ if [ -n "$asan_rt" ]; then
     export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
 elif [ -n "$tsan_rt" ]; then
     GT_PRELOAD="$tsan_rt $GT_LIB"
-    export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:report_signal_unsafe=0:die_after_fork=0}"
+    export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:report_signal_unsafe=0:die_after_fork=0:suppressions=$SRC/tests/tsan.supp}"
 fi
 # Run a command against the simulated driver, traced by the shim, into trace file $1.
 # The simulated CUPTI comes first too, so the shim finds it by the default search.
