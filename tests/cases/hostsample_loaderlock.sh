@@ -17,6 +17,9 @@ rc=0"
 got=$(GPUTRACE_SAMPLE_HZ=10000 timeout 120 sh -c '. "$SRC/tests/lib.sh"; traced run.trace "$PROGS/loaderlock" "$PROGS/libspincb.so" 20' 2>&1; echo "rc=$?")
 expect_eq "spin: output and exit status (124: it hung)" "$got" "loaderlock ok
 rc=0"
+# Under ThreadSanitizer a handler derives no rule at all (it may interrupt TSan's runtime), and the
+# sampler thread cannot take the loader's lock while the callback holds it: no walk gets through.
+[ -z "$tsan_rt" ] || { echo "tight: no hang; spin: walks not checked under ThreadSanitizer"; exit 0; }
 "$GT_REPORT" --dump run.trace > run.dump || fail "dump failed"
 "$PYTHON" - run.dump <<'PY' || fail "samples differ"
 import os, sys
