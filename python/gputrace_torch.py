@@ -235,6 +235,16 @@ def _trace_recs(s, snap, sid, out):
                              _TRACE_GAP if gap and k == 0 else 0)
 
 
+def _max_split(snap):
+    """The allocator's max_split_size (PyTorch 2.5+ says it in the snapshot); 0: no limit (its
+    default, SIZE_MAX) or not said."""
+    try:
+        n = int((snap.get("allocator_settings") or {}).get("max_split_size", 0))
+    except Exception:
+        return 0
+    return n if 0 < n < _MASK64 else 0
+
+
 def _write_snapshot(s, why, sid=0):
     """One full snapshot, with id sid (0: the next one); returns its id (0: none written)."""
     if not _snapshots_on(s):
@@ -252,7 +262,8 @@ def _write_snapshot(s, why, sid=0):
         flags |= _EXPANDABLE
     out = bytearray()
     _trace_recs(s, snap, sid, out)
-    out += _rec("IIIIQ", _SNAP, 0, sid, why, len(segs), flags, nblocks)
+    max_split = _max_split(snap)
+    out += _rec("IIIIQQ", _SNAP, 0, sid, why, len(segs), flags, nblocks, max_split)
     for g in segs:
         blocks = g.get("blocks", ())
         pool = 1 if g.get("segment_type") == "small" else 0
@@ -266,7 +277,7 @@ def _write_snapshot(s, why, sid=0):
             out += _rec("QQQII", _BLOCK, _STATES.get(b.get("state"), 0),
                         b.get("address", 0) & _MASK64, b.get("size", 0),
                         b.get("requested_size", 0), stack, sid)
-    out += _rec("IIIIQ", _SNAP, 1, sid, why, len(segs), flags, nblocks)
+    out += _rec("IIIIQQ", _SNAP, 1, sid, why, len(segs), flags, nblocks, max_split)
     s.emit(bytes(out))
     allocated = {}
     for g in segs:

@@ -104,8 +104,11 @@ struct ga_tiers_replay {
     uint32_t snap;      /* the snapshot the batch leads to */
     int gap;            /* events before the batch were lost */
     int based;          /* live, allocated and reserved hold the state the batch starts from */
-    struct ga_map live; /* (addr, 0) -> block size, (addr, 1) -> stack */
+    struct ga_map live; /* (addr, 0) -> block size, (addr, 1) -> stack; the segments' starts
+                         * and free blocks (tiers_replay.c) */
     uint64_t allocated, reserved;
+    uint64_t max_split; /* PyTorch's max_split_size then (0: no limit) */
+    int expandable;     /* some segment is expandable */
     struct ga_tiers_breakdown peak;           /* have = 0: none */
     uint64_t batches, replayed, inconsistent; /* received; replayed to the snapshot's state; not */
 };
@@ -190,9 +193,10 @@ const struct ga_tiers_replay *ga_tiers_replay_of(const struct ga_tiers *t, int32
 void ga_tiers_trace(struct ga_tiers *t, const struct ga_event *ev);
 void ga_tiers_start(struct ga_tiers *t, const struct ga_event *ev);
 /* whole: the snapshot was whole (else the replay starts again at the next whole one);
- * history: its flags say history is recorded (only then is its state kept as a base). */
+ * history: its flags say history is recorded (only then is its state kept as a base);
+ * max_split: its max_split_size (0: no limit), which decides which blocks PyTorch splits. */
 void ga_tiers_replay_snap(struct ga_tiers *t, const struct ga_torch *torch, uint32_t snap,
-                          int whole, int history);
+                          int whole, int history, uint64_t max_split);
 void ga_tiers_replay_free(struct ga_tiers *t);
 
 /* tiers_rules.c, shared by tiers.c and tiers_replay.c. The set's order (address, device). */

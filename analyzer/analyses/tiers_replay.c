@@ -80,17 +80,30 @@ void ga_tiers_start(struct ga_tiers *t, const struct ga_event *ev)
     d->allocated = r->allocated, d->reserved = r->reserved;
 }
 
-/* The block size PyTorch gives a request of `size` bytes: a multiple of 512 (kMinBlockSize). A
- * large block not split because the rest was small is bigger: such a batch does not end in its
- * snapshot's state and is not trusted. */
-static uint64_t block_size(uint64_t size)
+/* PyTorch's caching allocator (CUDACachingAllocator.cpp): a request is rounded up to 512 bytes
+ * (kMinBlockSize; roundup_power2_divisions is not followed); its block starts where a free block
+ * starts and takes all of it unless the allocator splits it: in the small pool (requests up to
+ * kSmallSize, 1 MiB) when at least 512 bytes remain, in the large pool when more than 1 MiB
+ * remains and the request is under max_split_size; with expandable segments always (a rest is
+ * then at least 512 bytes). A freed block merges with the free blocks beside it in its segment.
+ * The replay keeps the free blocks of every segment for this (keys below), from the snapshot's
+ * inactive blocks and the segments' events; a block whose free block is not known (before the
+ * first snapshot) is taken as its rounded request: a batch that then ends off its snapshot's
+ * state is not trusted. */
+#define MIN_BLOCK  512ull
+#define SMALL_SIZE (1ull << 20)
+enum { K_SIZE, K_STACK, K_ALLOC, K_FREE, K_FREE_END, K_SEG }; /* the live map's second key */
+
+static uint64_t round_size(uint64_t size)
 {
-    return size < 512 ? 512 : (size + 511) / 512 * 512;
+    return size < MIN_BLOCK ? MIN_BLOCK : (size + MIN_BLOCK - 1) / MIN_BLOCK * MIN_BLOCK;
 }
 
 struct state {
-    struct ga_map live; /* as ga_tiers_replay.live, plus (addr, 2) -> index of its alloc + 1 */
+    struct ga_map live; /* as ga_tiers_replay.live, plus (addr, K_ALLOC) -> its alloc's index + 1 */
     uint64_t allocated, reserved;
+    uint64_t max_split; /* PyTorch's max_split_size; 0: no limit */
+    int expandable;
 };
 
 static void copy_base(struct state *s, const struct ga_tiers_replay *d)
@@ -100,30 +113,83 @@ static void copy_base(struct state *s, const struct ga_tiers_replay *d)
     for (size_t i = 0; ga_map_next(&d->live, &i, &x);)
         *ga_map_upsert(&s->live, x->a, x->b, 0, NULL) = x->value;
     s->allocated = d->allocated, s->reserved = d->reserved;
+    s->max_split = d->max_split, s->expandable = d->expandable;
+}
+
+static void free_add(struct ga_map *m, uint64_t addr, uint64_t size)
+{
+    *ga_map_upsert(m, addr, K_FREE, 0, NULL) = size;
+    *ga_map_upsert(m, addr + size, K_FREE_END, 0, NULL) = addr;
+}
+
+static void free_del(struct ga_map *m, uint64_t addr, uint64_t size)
+{
+    uint64_t old;
+    ga_map_remove(m, addr, K_FREE, &old);
+    ga_map_remove(m, addr + size, K_FREE_END, &old);
+}
+
+/* The block PyTorch made for a request of `size` bytes at addr, its free block updated. */
+static uint64_t take_block(struct state *s, uint64_t addr, uint64_t size)
+{
+    uint64_t want = round_size(size), *f = ga_map_find(&s->live, addr, K_FREE);
+    if (!f || *f < want) return want; /* not known */
+    uint64_t have = *f, rest = have - want;
+    int split = want <= SMALL_SIZE || s->expandable
+                    ? rest >= MIN_BLOCK
+                    : (!s->max_split || want < s->max_split) && rest > SMALL_SIZE;
+    free_del(&s->live, addr, have);
+    if (!split) return have;
+    free_add(&s->live, addr + want, rest);
+    return want;
+}
+
+/* The block at addr of `bytes` is free again: merged with its free neighbours in its segment. */
+static void give_block(struct state *s, uint64_t addr, uint64_t bytes)
+{
+    uint64_t start = addr, end = addr + bytes, *x;
+    if (!ga_map_find(&s->live, addr, K_SEG) && (x = ga_map_find(&s->live, addr, K_FREE_END))) {
+        start = *x;
+        free_del(&s->live, start, addr - start);
+    }
+    if (!ga_map_find(&s->live, end, K_SEG) && (x = ga_map_find(&s->live, end, K_FREE))) {
+        uint64_t n = *x;
+        free_del(&s->live, end, n);
+        end += n;
+    }
+    free_add(&s->live, start, end - start);
 }
 
 static void apply(struct state *s, const struct gt_torch_trace_entry *e, size_t idx)
 {
-    uint64_t old;
+    uint64_t old, bytes;
     switch (e->action) {
     case GT_TRACE_ALLOC:
-        *ga_map_upsert(&s->live, e->addr, 0, 0, NULL) = block_size(e->size);
-        *ga_map_upsert(&s->live, e->addr, 1, 0, NULL) = e->stack;
-        *ga_map_upsert(&s->live, e->addr, 2, 0, NULL) = idx + 1;
-        s->allocated += block_size(e->size);
+        bytes = take_block(s, e->addr, e->size);
+        *ga_map_upsert(&s->live, e->addr, K_SIZE, 0, NULL) = bytes;
+        *ga_map_upsert(&s->live, e->addr, K_STACK, 0, NULL) = e->stack;
+        *ga_map_upsert(&s->live, e->addr, K_ALLOC, 0, NULL) = idx + 1;
+        s->allocated += bytes;
         break;
-    case GT_TRACE_FREE_COMPLETED: {
-        uint64_t bytes = ga_map_remove(&s->live, e->addr, 0, &old) ? old : block_size(e->size);
-        ga_map_remove(&s->live, e->addr, 1, &old);
-        ga_map_remove(&s->live, e->addr, 2, &old);
+    case GT_TRACE_FREE_COMPLETED:
+        bytes = ga_map_remove(&s->live, e->addr, K_SIZE, &old) ? old : round_size(e->size);
+        ga_map_remove(&s->live, e->addr, K_STACK, &old);
+        ga_map_remove(&s->live, e->addr, K_ALLOC, &old);
+        give_block(s, e->addr, bytes);
         s->allocated -= bytes < s->allocated ? bytes : s->allocated;
         break;
-    }
     case GT_TRACE_SEGMENT_ALLOC:
-    case GT_TRACE_SEGMENT_MAP:
+        *ga_map_upsert(&s->live, e->addr, K_SEG, 0, NULL) = e->size;
+        free_add(&s->live, e->addr, e->size);
+        s->reserved += e->size;
+        break;
+    case GT_TRACE_SEGMENT_MAP: /* expandable: every block is split, no free block is needed */
         s->reserved += e->size;
         break;
     case GT_TRACE_SEGMENT_FREE:
+        ga_map_remove(&s->live, e->addr, K_SEG, &old);
+        free_del(&s->live, e->addr, e->size);
+        /* fall through */
     case GT_TRACE_SEGMENT_UNMAP:
         s->reserved -= e->size < s->reserved ? e->size : s->reserved;
         break;
@@ -197,7 +263,7 @@ static void after_build(struct after *x, const struct ga_torch *torch,
     memset(x, 0, sizeof(*x));
     for (size_t j = p + 1; j < d->n_ev; j++) {
         const struct gt_torch_trace_entry *e = &d->ev[j];
-        if (e->action == GT_TRACE_FREE_REQUESTED && ga_map_find(&s->live, e->addr, 0))
+        if (e->action == GT_TRACE_FREE_REQUESTED && ga_map_find(&s->live, e->addr, K_SIZE))
             ga_map_upsert(&x->freed, e->addr, 0, j + 1, NULL); /* the first one stays */
     }
     x->seeds = ga_xmalloc((d->n_ev + 1) * sizeof(*x->seeds));
@@ -235,7 +301,7 @@ static enum ga_cat classify(const struct ga_tiers *t, const struct ga_torch *tor
                             const struct after *x, uint64_t addr, uint32_t stack,
                             enum ga_cat_basis *basis)
 {
-    uint64_t *ai = ga_map_find(&s->live, addr, 2), *fi = ga_map_find(&x->freed, addr, 0), bytes;
+    uint64_t *ai = ga_map_find(&s->live, addr, K_ALLOC), *fi = ga_map_find(&x->freed, addr, 0), bytes;
     size_t a = ai ? (size_t)*ai - 1 : SIZE_MAX; /* SIZE_MAX: made before the batch */
     size_t f = fi ? (size_t)*fi - 1 : SIZE_MAX; /* SIZE_MAX: live at the batch's end */
     uint64_t from = a == SIZE_MAX ? 0 : d->ev[a].time_us;
@@ -274,8 +340,8 @@ static void breakdown_at(const struct ga_tiers *t, const struct ga_torch *torch,
         if (t->opts[i].whole) b->roles_known = 1;
     const struct ga_map_slot *sl;
     for (size_t i = 0; ga_map_next(&s.live, &i, &sl);) {
-        if (sl->b != 0) continue;
-        uint64_t *st = ga_map_find(&s.live, sl->a, 1);
+        if (sl->b != K_SIZE) continue;
+        uint64_t *st = ga_map_find(&s.live, sl->a, K_STACK);
         struct ga_torch_blk k = {.addr = sl->a,
                                  .size = sl->value,
                                  .stack = st ? (uint32_t)*st : 0,
@@ -319,27 +385,33 @@ static void replay(const struct ga_tiers *t, const struct ga_torch *torch,
     if (at != SIZE_MAX) breakdown_at(t, torch, d, at);
 }
 
-/* The snapshot's live blocks on d's device as the next batch's base. */
+/* The snapshot's live blocks, segments and free blocks on d's device as the next batch's base. */
 static void rebase(struct ga_tiers_replay *d, const struct ga_torch *torch)
 {
     ga_map_free(&d->live);
     memset(&d->live, 0, sizeof(d->live));
     snap_state(torch, d->device, &d->allocated, &d->reserved);
+    d->expandable = 0;
     for (size_t i = 0; i < torch->n_segs; i++) {
         const struct ga_torch_seg *g = &torch->segs[i];
         if (g->device != d->device) continue;
+        d->expandable |= g->expandable;
+        *ga_map_upsert(&d->live, g->addr, K_SEG, 0, NULL) = g->size;
         for (uint32_t k = 0; k < g->n; k++) {
             const struct ga_torch_blk *b = &torch->blks[g->first + k];
-            if (b->state == GT_TORCH_INACTIVE) continue;
-            *ga_map_upsert(&d->live, b->addr, 0, 0, NULL) = b->size;
-            *ga_map_upsert(&d->live, b->addr, 1, 0, NULL) = b->stack;
+            if (b->state == GT_TORCH_INACTIVE) {
+                free_add(&d->live, b->addr, b->size);
+                continue;
+            }
+            *ga_map_upsert(&d->live, b->addr, K_SIZE, 0, NULL) = b->size;
+            *ga_map_upsert(&d->live, b->addr, K_STACK, 0, NULL) = b->stack;
         }
     }
     d->based = 1;
 }
 
 void ga_tiers_replay_snap(struct ga_tiers *t, const struct ga_torch *torch, uint32_t snap,
-                          int whole, int history)
+                          int whole, int history, uint64_t max_split)
 {
     if (whole && history) /* every device of the snapshot gets a base */
         for (size_t i = 0; i < torch->n_segs; i++)
@@ -347,6 +419,8 @@ void ga_tiers_replay_snap(struct ga_tiers *t, const struct ga_torch *torch, uint
     if (t->n_seen) qsort(t->seen, t->n_seen, sizeof(*t->seen), by_seen);
     for (size_t i = 0; i < t->n_rdevs; i++) {
         struct ga_tiers_replay *d = &t->rdevs[i];
+        /* the settings are the process's: the snapshot's hold for the batch before it too */
+        if (whole) d->max_split = max_split;
         if (whole && d->based && !d->gap && d->n_ev && d->snap == snap) replay(t, torch, d);
         d->n_ev = 0;
         if (whole && history)

@@ -681,8 +681,11 @@ struct gt_rec_torch_snap {
     uint32_t segments; /* begin: segments that follow; end: segments written */
     uint32_t flags;    /* GT_TORCH_* */
     uint64_t blocks;   /* begin: blocks that follow; end: blocks written */
+    /* appended: the allocator's max_split_size (allocator_settings: blocks at least this big are
+     * never split); 0 = no limit, or a writer that did not say */
+    uint64_t max_split_size;
 };
-_Static_assert(sizeof(struct gt_rec_torch_snap) == 40, "gt_rec_torch_snap layout");
+_Static_assert(sizeof(struct gt_rec_torch_snap) == 48, "gt_rec_torch_snap layout");
 
 enum gt_torch_pool { GT_TORCH_POOL_LARGE = 0, GT_TORCH_POOL_SMALL = 1 };
 

@@ -536,6 +536,87 @@ static void test_replay(void)
     ga_report_free(&r);
 }
 
+/* A snapshot of segments given as {addr, size, then blocks as {state, addr, size}}; each a
+ * uint64_t array: n_segs, then per segment addr, size, n_blocks, blocks... */
+static void snapshot_of(struct tb *t, uint64_t ts, uint32_t id, uint64_t max_split,
+                        const uint64_t *d)
+{
+    uint64_t n_segs = d[0], n_blocks = 0;
+    const uint64_t *p = d + 1;
+    for (uint64_t i = 0; i < n_segs; i++)
+        n_blocks += p[2], p += 3 + 3 * p[2];
+    struct gt_rec_torch_snap r = {.ts = t->t0 + ts,
+                                  .id = id,
+                                  .why = GT_TORCH_PEAK,
+                                  .segments = (uint32_t)n_segs,
+                                  .flags = GT_TORCH_HISTORY_OURS,
+                                  .blocks = n_blocks,
+                                  .max_split_size = max_split};
+    tb_rec(t, GT_REC_TORCH_SNAP, GT_SNAP_BEGIN, &r, sizeof(r), NULL, 0);
+    p = d + 1;
+    for (uint64_t i = 0; i < n_segs; i++) {
+        segment(t, ts, id, p[0], p[1], (uint32_t)p[2]);
+        for (uint64_t k = 0; k < p[2]; k++)
+            block(t, ts, id, (unsigned)p[3 + 3 * k], p[4 + 3 * k], p[5 + 3 * k], p[5 + 3 * k], 0);
+        p += 3 + 3 * p[2];
+    }
+    tb_rec(t, GT_REC_TORCH_SNAP, GT_SNAP_END, &r, sizeof(r), NULL, 0);
+}
+
+/* Blocks PyTorch does not split (tiers_replay.c): a large request that leaves 1 MiB or less of
+ * its free block takes all of it, a request at or above max_split_size takes all of it, a freed
+ * block merges with its free neighbours but never across a segment's edge (the second segment
+ * starts where the first ends). Each batch is trusted only when the replay follows these
+ * rules: the same events leading to a snapshot of split blocks are not. */
+static void test_replay_blocks(void)
+{
+    enum { A = GT_TORCH_ACTIVE, I = GT_TORCH_INACTIVE };
+    const uint64_t S2 = SEG + 16 * MiB;
+    static const uint64_t base[] = {1, SEG, 16 * MiB, 2, A, SEG, 1 * MiB, I, SEG + 1 * MiB, 15 * MiB};
+    const uint64_t end[] = {2, SEG, 16 * MiB, 2, A, SEG, 1 * MiB, A, SEG + 1 * MiB, 15 * MiB,
+                            S2, 20 * MiB, 1, I, S2, 20 * MiB};
+    struct gt_torch_trace_entry ev[] = {
+        EV(3, S2, 20 * MiB, 0, GT_TRACE_SEGMENT_ALLOC),
+        EV(3, S2, 2 * MiB, 0, GT_TRACE_ALLOC),
+        FREE(3, S2, 2 * MiB), /* 20 MiB free, right after the first segment's 15 free MiB */
+        EV(4, SEG + 1 * MiB, 13 * MiB + 512 * KiB, 0, GT_TRACE_ALLOC), /* split: 1.5 MiB left */
+        EV(4, SEG + 14 * MiB + 512 * KiB, 1 * MiB + 256 * KiB, 0, GT_TRACE_ALLOC), /* all 1.5 */
+        FREE(5, SEG + 1 * MiB, 13 * MiB + 512 * KiB),
+        FREE(5, SEG + 14 * MiB + 512 * KiB, 1 * MiB + 256 * KiB), /* merged: 15 MiB free */
+        EV(7, SEG + 1 * MiB, 14 * MiB + 512 * KiB, 0, GT_TRACE_ALLOC), /* all 15 MiB */
+    };
+    /* a request above max_split_size (8 MiB) with 1.5 MiB left: not split either */
+    const uint64_t end2[] = {1, SEG, 16 * MiB, 2, A, SEG, 1 * MiB, A, SEG + 1 * MiB, 15 * MiB};
+    struct gt_torch_trace_entry ev2[] = {
+        EV(3, SEG + 1 * MiB, 13 * MiB + 512 * KiB, 0, GT_TRACE_ALLOC),
+    };
+    static const char *const what[] = {"unsplit large blocks, merges", "above max_split_size",
+                                       "the same without max_split_size (doctored)"};
+    for (int c = 0; c < 3; c++) {
+        struct tb t;
+        struct ga_report r;
+        tb_init(&t, 21, T0);
+        tb_begin(&t, GT_CHUNK_HOST, 1);
+        snapshot_of(&t, 2 * MS, 1, 0, base);
+        if (c == 0)
+            trace(&t, 8 * MS, 2, 0, ev, sizeof(ev) / sizeof(ev[0]));
+        else
+            trace(&t, 8 * MS, 2, 0, ev2, 1);
+        snapshot_of(&t, 8 * MS, 2, c == 1 ? 8 * MiB : 0, c == 0 ? end : end2);
+        tb_end(&t);
+        run_report(&t, &r, "tiers_replay_blocks");
+        const struct ga_tiers_replay *d = ga_tiers_replay_of(&r.tiers, 0);
+        printf("     %s:\n", what[c]);
+        CHECK_U64("the batch replayed to its snapshot's state", d ? d->replayed : 9, c < 2);
+        if (c == 0) {
+            CHECK_U64("the peak: 1 + 13.5 + 1.5 MiB", d ? d->peak.allocated : 0, 16 * MiB);
+            CHECK_U64("... at the unsplit block", d ? d->peak.ts : 0, T0 + 4 * MS);
+            CHECK_U64("... reserved then", d ? d->peak.reserved : 0, 36 * MiB);
+        }
+        ga_report_free(&r);
+    }
+}
+
 int main(void)
 {
     test_rules();
@@ -543,5 +624,6 @@ int main(void)
     test_series();
     test_process_series();
     test_replay();
+    test_replay_blocks();
     return check_done();
 }
