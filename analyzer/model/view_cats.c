@@ -14,7 +14,7 @@ const char *ga_vc_cat_name(unsigned cat)
 
 const char *ga_vc_source_name(enum ga_vc_source s)
 {
-    return s == GA_VC_SNAPSHOT ? "snapshot" : "library";
+    return s == GA_VC_SNAPSHOT ? "snapshot" : s == GA_VC_REPLAY ? "replay" : "library";
 }
 
 const char *ga_vc_at_name(enum ga_vc_at at)
@@ -63,13 +63,24 @@ static const struct ga_tiers_snappoint *nearest(const struct ga_tiers_dev *d, ui
     return best;
 }
 
-/* PyTorch's segments split by the snapshot nearest the peak that reserved exactly the bytes the
- * segments held at the peak (between two snapshots PyTorch's reserved bytes change only when it
- * allocates or frees a segment); one device only: the libraries' bytes at the peak are not kept
- * per device. Returns whether it did. */
+/* PyTorch's segments split by their blocks' categories (one device only: the libraries' bytes at
+ * the peak are not kept per device). First the replay of PyTorch's block events at its own peak
+ * (tiers_replay.c; trusted batches only), when its segments held exactly the bytes they held at
+ * the driver-level peak: live bytes stay at the peak until some allocation is freed, and between
+ * two moments PyTorch's reserved bytes change only when it allocates or frees a segment, so the
+ * same total means the same segments, with the blocks inside them as they were at PyTorch's
+ * highest allocated memory. Else the snapshot nearest the peak that reserved exactly those bytes
+ * (the blocks of that moment). Returns whether it split them. */
 static int expand(struct ga_vcats *v, const struct ga_tiers *t, uint64_t peak_ts)
 {
     if (t->n_devs != 1) return 0;
+    const struct ga_tiers_replay *rp = ga_tiers_replay_of(t, t->devs[0].device);
+    if (rp && rp->peak.have && rp->peak.reserved == v->pytorch_bytes) {
+        v->replay_ts = rp->peak.ts, v->replay_allocated = rp->peak.allocated;
+        for (unsigned c = 0; c < GA_CATS; c++)
+            add(v, c, GA_VC_REPLAY, rp->peak.cat[c].bytes, 0);
+        return 1;
+    }
     const struct ga_tiers_snappoint *s = nearest(&t->devs[0], peak_ts, v->pytorch_bytes);
     if (!s) return 0;
     v->snapshot_ts = s->ts, v->snapshot_reserved = s->reserved;

@@ -5,9 +5,10 @@
  * allocator (libc10_cuda) -> its reserved segments; anything else -> other. Temporary
  * allocations (memory.temporaries: freed by their thread right after they were made) live at the
  * peak leave their library's line for `temporary`. On one device,
- * PyTorch's segments are then split into the categories of the snapshot nearest the peak among
- * those that reserved exactly the segments' bytes at the peak; else they stay one
- * `pytorch_reserved` line. The lines add up to the peak exactly. Over time: the same at the peak
+ * PyTorch's segments are then split into categories: by the replay of its block events at its
+ * own peak when its segments then held exactly the bytes they held at the driver-level peak, else
+ * by the snapshot nearest the peak among those that reserved exactly those bytes; else they stay
+ * one `pytorch_reserved` line. The lines add up to the peak exactly. Over time: the same at the peak
  * and, at every whole snapshot, its blocks' categories (tiers.h) with the rest of the process's
  * device memory as `other` (the libraries' share is known at the peak only). */
 #ifndef GA_VIEW_CATS_H
@@ -24,6 +25,7 @@
 enum ga_vc_source {
     GA_VC_LIBRARY,  /* driver allocations live at the peak, by the calling library: exact */
     GA_VC_SNAPSHOT, /* blocks of PyTorch's snapshot nearest the peak: inferred for the peak */
+    GA_VC_REPLAY,   /* PyTorch's blocks replayed at its own peak in the same segments */
 };
 
 #define GA_VC_PYTORCH GA_CATS /* category index of PyTorch's segments left whole */
@@ -55,7 +57,9 @@ struct ga_vcats {
     uint64_t total;             /* = the peak: the check that the lines add up */
     uint64_t pytorch_bytes;     /* PyTorch's segments live at the peak */
     uint64_t temps_left;        /* temporaries live at the peak left in their library's line */
-    int expanded;               /* they were split by a snapshot */
+    int expanded;               /* they were split by the replay or a snapshot */
+    uint64_t replay_ts;         /* the replayed moment that split them, 0 none */
+    uint64_t replay_allocated;  /* PyTorch's allocated bytes then (its peak) */
     uint64_t snapshot_ts;       /* the snapshot that split them, 0 none */
     uint64_t snapshot_reserved; /* its reserved bytes (= pytorch_bytes) */
     /* over time, in time order (the peak after a snapshot of the same time); none without the

@@ -81,7 +81,7 @@ static jobj *top_allocs(const struct ga_report *r, const struct ga_peak_breakdow
     return a;
 }
 
-/* memory.peak_breakdown.by_category and .by_category_snapshot (model/view_cats.h). */
+/* memory.peak_breakdown.by_category, .by_category_snapshot and _replay (model/view_cats.h). */
 static void categories(const struct ga_report *r, jobj *o)
 {
     const struct ga_vcats *v = &r->peakcats;
@@ -104,6 +104,14 @@ static void categories(const struct ga_report *r, jobj *o)
         put(s, "pytorch_reserved_at_peak", ju64(v->pytorch_bytes));
     }
     put(o, "by_category_snapshot", s);
+    s = NULL;
+    if (v->replay_ts) {
+        s = json_object_new_object();
+        put(s, "time_ns", json_object_new_int64(ga_report_rel(r, v->replay_ts)));
+        put(s, "allocated_bytes", ju64(v->replay_allocated));
+        put(s, "reserved_bytes", ju64(v->pytorch_bytes));
+    }
+    put(o, "by_category_replay", s);
 }
 
 /* memory.category_series (model/view_cats.h): null without categories. */

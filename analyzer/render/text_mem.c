@@ -89,8 +89,8 @@ static void peak_kinds(const struct ga_report *r, FILE *o)
     }
 }
 
-/* The peak by category (model/view_cats.h), one line; PyTorch's part, when a snapshot split it,
- * marked as that snapshot's. */
+/* The peak by category (model/view_cats.h), one line; PyTorch's part, when the replay or a
+ * snapshot split it, marked with its moment. */
 static void peak_cats(const struct ga_report *r, FILE *o)
 {
     const struct ga_vcats *v = &r->peakcats;
@@ -99,9 +99,12 @@ static void peak_cats(const struct ga_report *r, FILE *o)
     fprintf(o, "  by what   ");
     for (size_t i = 0; i < v->n; i++)
         fprintf(o, "%s%s%s %s", i ? ", " : "", ga_vc_cat_name(v->lines[i].cat),
-                v->lines[i].source == GA_VC_SNAPSHOT ? "*" : "",
+                v->lines[i].source != GA_VC_LIBRARY ? "*" : "",
                 ga_fmt_bytes(b, v->lines[i].bytes));
-    if (v->expanded)
+    if (v->replay_ts)
+        fprintf(o, "\n            * PyTorch's segments at its peak, %s (block events replayed)",
+                ga_fmt_ms(t, ga_report_rel(r, v->replay_ts)));
+    else if (v->expanded)
         fprintf(o, "\n            * PyTorch's segments as its snapshot at %s held them",
                 ga_fmt_ms(t, ga_report_rel(r, v->snapshot_ts)));
     fputc('\n', o);
