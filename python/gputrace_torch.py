@@ -9,7 +9,8 @@ of include/gputrace/trace_format.h ("framework allocators") packed here and hand
     torch._C._cuda_attach_out_of_memory_observer, called by PyTorch before it raises): a
     TORCH_OOM record with the observer's figures and memory_stats(), then (level snapshots and
     up) a full torch.cuda.memory._snapshot();
-  - memory_stats() samples (tick(), every GPUTRACE_SAMPLE_MS, asked by the shim's flusher);
+  - memory_stats() samples (tick(), every GPUTRACE_SAMPLE_MS, asked by the shim's flusher) of
+    the current device and of every device PyTorch has reserved memory on;
   - snapshots when reserved or allocated memory reaches a new high (at most one per PEAK_MIN_S,
     and only after PEAK_GROWTH more than at the last one), and at exit (atexit);
   - a snapshot at a sample that finds allocated memory at its all-time high
@@ -51,7 +52,7 @@ _NOTE, _STATS, _SNAP, _SEGMENT, _BLOCK, _FRAME, _STACK, _OOM = 33, 60, 61, 62, 6
 _ROLES, _STEP, _TRACE = 80, 81, 82
 _ACTIONS = {"alloc": 0, "free_requested": 1, "free_completed": 2, "segment_alloc": 3,
             "segment_free": 4, "segment_map": 5, "segment_unmap": 6}
-_TRACE_OTHER, _TRACE_GAP = 7, 1
+_TRACE_OTHER, _TRACE_GAP, _TRACE_FROM_EMPTY = 7, 1, 2
 _WEIGHT, _GRADIENT, _OPT_STATE = 0, 1, 2
 _ROLES_PER_REC = 40000  # 24-byte entries: records stay under the shim's 1 MiB bound
 _PERIODIC, _WHY_OOM, _PEAK, _EXIT, _START = 0, 1, 2, 3, 4
@@ -85,6 +86,9 @@ class _State:
         self.opt_count = 0
         self.step_hook = None
         self.trace_tail = {}  # device -> keys of the last TRACE_TAIL events written
+        self.ndev = 0  # torch.cuda.device_count()
+        self.empty_at_start = set()  # devices holding no memory when our history began
+        self.trace_tail_seen = set()  # devices whose events were written at least once
 
 
 def _pad(b):
@@ -223,6 +227,9 @@ def _trace_recs(s, snap, sid, out):
         new, gap = _new_events(s, device, events)
         if events:
             s.trace_tail[device] = tuple(_trace_key(e) for e in events[-TRACE_TAIL:])
+        # a device that held nothing when our history began: its first events start from zero
+        first = device in s.empty_at_start and device not in s.trace_tail_seen
+        s.trace_tail_seen.add(device)
         for k in range(0, len(new), TRACE_PER_REC):
             ents = bytearray()
             for e in new[k:k + TRACE_PER_REC]:
@@ -231,8 +238,9 @@ def _trace_recs(s, snap, sid, out):
                 ents += struct.pack("<QQQIHH", e.get("time_us", 0) & _MASK64,
                                     e.get("addr", 0) & _MASK64, e.get("size", 0) & _MASK64,
                                     stack, action, 0)
+            flags = (_TRACE_GAP if gap else 0) | (_TRACE_FROM_EMPTY if first else 0)
             out += _rec_tail("iIII", _TRACE, 0, bytes(ents), device, len(ents), sid,
-                             _TRACE_GAP if gap and k == 0 else 0)
+                             flags if k == 0 else 0)
 
 
 def _max_split(snap):
@@ -453,6 +461,11 @@ def _on_oom(device, requested, limit, device_free):
         _failed("the OOM observer", e)
 
 
+def _reserved(s, device):
+    """PyTorch's reserved bytes on device (host-side figures: no CUDA call, no context made)."""
+    return s.torch.cuda.memory_stats(device).get("reserved_bytes.all.current", 0)
+
+
 def tick():
     """A periodic sample (the shim's flusher asks for it as a pending call)."""
     s = _S
@@ -460,6 +473,9 @@ def tick():
         return
     try:
         s.devices.add(s.torch.cuda.current_device())
+        for d in range(s.ndev):  # devices the program started using on other threads/streams
+            if d not in s.devices and _reserved(s, d) > 0:
+                s.devices.add(d)
         _sample(s, _PERIODIC)
     except Exception as e:
         _failed("a memory_stats sample", e)
@@ -519,6 +535,9 @@ def install(emit, level, sample_ms):
             torch.cuda.memory._record_memory_history(enabled="all", context="alloc",
                                                      stacks="python", max_entries=TRACE_MAX)
             s.history |= _HISTORY_OURS
+            s.ndev = torch.cuda.device_count()
+            s.empty_at_start = {d for d in range(s.ndev) if _reserved(s, d) == 0}
+        s.ndev = torch.cuda.device_count()
         try:
             torch._C._cuda_attach_out_of_memory_observer(_on_oom)
         except Exception as e:

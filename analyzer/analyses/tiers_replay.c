@@ -59,6 +59,8 @@ void ga_tiers_trace(struct ga_tiers *t, const struct ga_event *ev)
     if (!d->n_ev) d->batches++, d->gap = 0;
     d->snap = r->snap;
     if (r->flags & GT_TRACE_GAP) d->gap = 1;
+    if ((r->flags & GT_TRACE_FROM_EMPTY) && !d->based && !d->n_ev) /* no start sample: empty */
+        d->based = 1, d->allocated = d->reserved = 0;
     if (n > GA_TIERS_EVENTS_MAX - d->n_ev) { /* more than PyTorch's ring holds: damaged */
         d->gap = 1;
         return;

@@ -830,6 +830,9 @@ enum gt_torch_trace_action {
     GT_TRACE_OTHER = 7, /* snapshot, oom, an action this bridge does not know */
 };
 #define GT_TRACE_GAP 1u /* flags: entries before these were lost (PyTorch's ring buffer wrapped) */
+/* flags: the device's first entries written, and it held no memory when the bridge began recording
+ * them: they start from an empty device (the bridge's start sample covers the devices in use) */
+#define GT_TRACE_FROM_EMPTY 2u
 
 struct gt_torch_trace_entry {
     uint64_t time_us; /* PyTorch's time_us: microseconds of the realtime clock */
@@ -847,7 +850,7 @@ struct gt_rec_torch_trace {
     int32_t device;
     uint32_t entries_len; /* bytes of gt_torch_trace_entry following */
     uint32_t snap;        /* id of the snapshot written right after */
-    uint32_t flags;       /* GT_TRACE_GAP */
+    uint32_t flags;       /* GT_TRACE_GAP, GT_TRACE_FROM_EMPTY */
 };
 _Static_assert(sizeof(struct gt_rec_torch_trace) == 32, "gt_rec_torch_trace layout");
 /* ---- device state from NVML (written by the flusher thread, tid 0 chunks) ----------------------

@@ -617,6 +617,46 @@ static void test_replay_blocks(void)
     }
 }
 
+/* A device the bridge's start sample did not cover (it held nothing then): its first batch says
+ * GT_TRACE_FROM_EMPTY and is replayed from zero bytes; without the flag it has no base. */
+static void test_replay_from_empty(void)
+{
+    struct gt_torch_trace_entry ev[] = {
+        EV(3, SEG, 2 * MiB, 0, GT_TRACE_SEGMENT_ALLOC),
+        EV(3, SEG, 1 * MiB, 0, GT_TRACE_ALLOC),
+        EV(4, SEG + 1 * MiB, 512 * KiB, 0, GT_TRACE_ALLOC),
+        FREE(5, SEG + 1 * MiB, 512 * KiB),
+    };
+    for (int flagged = 0; flagged < 2; flagged++) {
+        struct tb t;
+        struct ga_report r;
+        tb_init(&t, 21, T0);
+        tb_begin(&t, GT_CHUNK_HOST, 1);
+        struct gt_rec_torch_trace tr = {.ts = T0 + 8 * MS,
+                                        .device = 1,
+                                        .entries_len = sizeof(ev),
+                                        .snap = 1,
+                                        .flags = flagged ? GT_TRACE_FROM_EMPTY : 0};
+        tb_rec(&t, GT_REC_TORCH_TRACE, 0, &tr, sizeof(tr), (const char *)ev, sizeof(ev));
+        struct gt_rec_torch_snap sn = {.ts = T0 + 8 * MS, .id = 1, .why = GT_TORCH_PEAK,
+                                       .segments = 1, .flags = GT_TORCH_HISTORY_OURS, .blocks = 2};
+        struct gt_rec_torch_segment sg = {
+            .ts = T0 + 8 * MS, .addr = SEG, .size = 2 * MiB, .snap = 1, .device = 1, .blocks = 2};
+        tb_rec(&t, GT_REC_TORCH_SNAP, GT_SNAP_BEGIN, &sn, sizeof(sn), NULL, 0);
+        tb_rec(&t, GT_REC_TORCH_SEGMENT, GT_TORCH_POOL_SMALL, &sg, sizeof(sg), NULL, 0);
+        block(&t, 8 * MS, 1, GT_TORCH_ACTIVE, SEG, 1 * MiB, 1 * MiB, 0);
+        block(&t, 8 * MS, 1, GT_TORCH_INACTIVE, SEG + 1 * MiB, 1 * MiB, 0, 0);
+        tb_rec(&t, GT_REC_TORCH_SNAP, GT_SNAP_END, &sn, sizeof(sn), NULL, 0);
+        tb_end(&t);
+        run_report(&t, &r, "tiers_replay_empty");
+        const struct ga_tiers_replay *d = ga_tiers_replay_of(&r.tiers, 1);
+        printf("     %s:\n", flagged ? "from an empty device" : "without the flag");
+        CHECK_U64("device 1's batch replayed", d ? d->replayed : 9, (uint64_t)flagged);
+        CHECK_U64("its peak", d ? d->peak.allocated : 9, flagged ? 1 * MiB + 512 * KiB : 0);
+        ga_report_free(&r);
+    }
+}
+
 int main(void)
 {
     test_rules();
@@ -625,5 +665,6 @@ int main(void)
     test_process_series();
     test_replay();
     test_replay_blocks();
+    test_replay_from_empty();
     return check_done();
 }

@@ -1,0 +1,37 @@
+# Memory by category on two devices (GPUTRACE_TORCH=history; the simulated driver with
+# GTSIM_DEVICES=2). tests/torch/tiers_blocks.py devices (real PyTorch): one AdamW over parameters
+# on cuda:0 and, twice as large, on cuda:1. Each device is sampled (the bridge samples every
+# device PyTorch reserved memory on, not only the current one) and replayed from its own events
+# (cuda:1 held nothing when the bridge began recording: its first batch starts from zero,
+# GT_TRACE_FROM_EMPTY): per device, the breakdown at the peak is max_memory_allocated(device) to
+# the byte, weights and AdamW's state equal that device's blocks in PyTorch's snapshot.
+. "$SRC/tests/lib.sh"
+. "$SRC/tests/torch/env.sh"
+GTSIM_DEVICES=2 GPUTRACE_TORCH=history tiers_run "$PWD/t.trace" out.txt "$TORCH_PY" "$SRC/tests/torch/tiers_blocks.py" devices pt.json ||
+    { cat out.txt; fail "tiers_blocks.py devices"; }
+"$GT_REPORT" --json t.trace > r.json || fail "report"
+"$PYTHON" - r.json pt.json <<'PY' || fail "the categories per device differ from PyTorch's figures"
+import json, sys
+rep, pt = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+allocs = {str(a["device"]): a for a in rep["memory"]["allocators"]}
+bad = []
+def eq(what, got, want):
+    print(f"{what}: {got} (want {want})")
+    if got != want: bad.append(what)
+eq("one allocator per device", sorted(allocs), ["0", "1"])
+for d, p in pt["devices"].items():
+    a = allocs.get(d)
+    if not a: continue
+    pb = a["peak_breakdown"]
+    cats = {c["category"]: c["bytes"] for c in pb["by_category"]}
+    eq(f"cuda:{d}: peak allocated = max_memory_allocated({d})", a["peak_allocated_bytes"], p["max_memory_allocated"])
+    eq(f"cuda:{d}: categories from the replay", pb["categories_source"], "replay")
+    eq(f"cuda:{d}: every batch replayed", (pb["replay"]["replayed"], pb["replay"]["inconsistent"]), (pb["replay"]["batches"], 0))
+    eq(f"cuda:{d}: allocated at the breakdown = max_memory_allocated({d})", pb["categories_allocated_bytes"], p["max_memory_allocated"])
+    eq(f"cuda:{d}: weights = the device's parameters' blocks", cats["weights"], p["weight_blocks"])
+    eq(f"cuda:{d}: optimizer state = the device's AdamW state blocks", cats["optimizer_state"], p["state_blocks"])
+    eq(f"cuda:{d}: gradients made, at most the weights", 0 < cats["gradients"] <= p["weight_blocks"], True)
+    eq(f"cuda:{d}: the categories add up to reserved then", sum(cats.values()), pb["categories_reserved_bytes"])
+eq("cuda:1 holds twice cuda:0's weights", allocs["1"]["peak_breakdown"] and pt["devices"]["1"]["weight_blocks"], 2 * pt["devices"]["0"]["weight_blocks"])
+sys.exit(1 if bad else 0)
+PY
