@@ -107,8 +107,8 @@ struct ga_tiers_replay {
     struct ga_map live; /* (addr, 0) -> block size, (addr, 1) -> stack; the segments' starts
                          * and free blocks (tiers_replay.c) */
     uint64_t allocated, reserved;
-    uint64_t max_split; /* PyTorch's max_split_size then (0: no limit) */
-    int expandable;     /* some segment is expandable */
+    uint64_t max_split;                       /* PyTorch's max_split_size then (0: no limit) */
+    int expandable;                           /* some segment is expandable */
     struct ga_tiers_breakdown peak;           /* have = 0: none */
     uint64_t batches, replayed, inconsistent; /* received; replayed to the snapshot's state; not */
 };

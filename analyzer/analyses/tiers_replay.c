@@ -303,7 +303,8 @@ static enum ga_cat classify(const struct ga_tiers *t, const struct ga_torch *tor
                             const struct after *x, uint64_t addr, uint32_t stack,
                             enum ga_cat_basis *basis)
 {
-    uint64_t *ai = ga_map_find(&s->live, addr, K_ALLOC), *fi = ga_map_find(&x->freed, addr, 0), bytes;
+    uint64_t *ai = ga_map_find(&s->live, addr, K_ALLOC), *fi = ga_map_find(&x->freed, addr, 0),
+             bytes;
     size_t a = ai ? (size_t)*ai - 1 : SIZE_MAX; /* SIZE_MAX: made before the batch */
     size_t f = fi ? (size_t)*fi - 1 : SIZE_MAX; /* SIZE_MAX: live at the batch's end */
     uint64_t from = a == SIZE_MAX ? 0 : d->ev[a].time_us;

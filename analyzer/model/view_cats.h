@@ -8,9 +8,9 @@
  * PyTorch's segments are then split into categories: by the replay of its block events at its
  * own peak when its segments then held exactly the bytes they held at the driver-level peak, else
  * by the snapshot nearest the peak among those that reserved exactly those bytes; else they stay
- * one `pytorch_reserved` line. The lines add up to the peak exactly. Over time: the same at the peak
- * and, at every whole snapshot, its blocks' categories (tiers.h) with the rest of the process's
- * device memory as `other` (the libraries' share is known at the peak only). */
+ * one `pytorch_reserved` line. The lines add up to the peak exactly. Over time: the same at the
+ * peak and, at every whole snapshot, its blocks' categories (tiers.h) with the rest of the
+ * process's device memory as `other` (the libraries' share is known at the peak only). */
 #ifndef GA_VIEW_CATS_H
 #define GA_VIEW_CATS_H
 

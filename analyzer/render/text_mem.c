@@ -99,8 +99,7 @@ static void peak_cats(const struct ga_report *r, FILE *o)
     fprintf(o, "  by what   ");
     for (size_t i = 0; i < v->n; i++)
         fprintf(o, "%s%s%s %s", i ? ", " : "", ga_vc_cat_name(v->lines[i].cat),
-                v->lines[i].source != GA_VC_LIBRARY ? "*" : "",
-                ga_fmt_bytes(b, v->lines[i].bytes));
+                v->lines[i].source != GA_VC_LIBRARY ? "*" : "", ga_fmt_bytes(b, v->lines[i].bytes));
     if (v->replay_ts)
         fprintf(o, "\n            * PyTorch's segments at its peak, %s (block events replayed)",
                 ga_fmt_ms(t, ga_report_rel(r, v->replay_ts)));

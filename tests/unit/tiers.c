@@ -572,9 +572,14 @@ static void test_replay_blocks(void)
 {
     enum { A = GT_TORCH_ACTIVE, I = GT_TORCH_INACTIVE };
     const uint64_t S2 = SEG + 16 * MiB;
-    static const uint64_t base[] = {1, SEG, 16 * MiB, 2, A, SEG, 1 * MiB, I, SEG + 1 * MiB, 15 * MiB};
-    const uint64_t end[] = {2, SEG, 16 * MiB, 2, A, SEG, 1 * MiB, A, SEG + 1 * MiB, 15 * MiB,
-                            S2, 20 * MiB, 1, I, S2, 20 * MiB};
+    /* n_segs; per segment: addr, size, n_blocks, then {state, addr, size} per block */
+    static const uint64_t base[] = {
+        1, SEG, 16 * MiB, 2, A, SEG, 1 * MiB, I, SEG + 1 * MiB, 15 * MiB, /* */
+    };
+    const uint64_t end[] = {
+        2,  SEG,      16 * MiB, 2, A,  SEG,      1 * MiB, A, SEG + 1 * MiB, 15 * MiB, /* */
+        S2, 20 * MiB, 1,        I, S2, 20 * MiB,                                      /* */
+    };
     struct gt_torch_trace_entry ev[] = {
         EV(3, S2, 20 * MiB, 0, GT_TRACE_SEGMENT_ALLOC),
         EV(3, S2, 2 * MiB, 0, GT_TRACE_ALLOC),
@@ -582,7 +587,7 @@ static void test_replay_blocks(void)
         EV(4, SEG + 1 * MiB, 13 * MiB + 512 * KiB, 0, GT_TRACE_ALLOC), /* split: 1.5 MiB left */
         EV(4, SEG + 14 * MiB + 512 * KiB, 1 * MiB + 256 * KiB, 0, GT_TRACE_ALLOC), /* all 1.5 */
         FREE(5, SEG + 1 * MiB, 13 * MiB + 512 * KiB),
-        FREE(5, SEG + 14 * MiB + 512 * KiB, 1 * MiB + 256 * KiB), /* merged: 15 MiB free */
+        FREE(5, SEG + 14 * MiB + 512 * KiB, 1 * MiB + 256 * KiB),      /* merged: 15 MiB free */
         EV(7, SEG + 1 * MiB, 14 * MiB + 512 * KiB, 0, GT_TRACE_ALLOC), /* all 15 MiB */
     };
     /* a request above max_split_size (8 MiB) with 1.5 MiB left: not split either */
@@ -638,8 +643,12 @@ static void test_replay_from_empty(void)
                                         .snap = 1,
                                         .flags = flagged ? GT_TRACE_FROM_EMPTY : 0};
         tb_rec(&t, GT_REC_TORCH_TRACE, 0, &tr, sizeof(tr), (const char *)ev, sizeof(ev));
-        struct gt_rec_torch_snap sn = {.ts = T0 + 8 * MS, .id = 1, .why = GT_TORCH_PEAK,
-                                       .segments = 1, .flags = GT_TORCH_HISTORY_OURS, .blocks = 2};
+        struct gt_rec_torch_snap sn = {.ts = T0 + 8 * MS,
+                                       .id = 1,
+                                       .why = GT_TORCH_PEAK,
+                                       .segments = 1,
+                                       .flags = GT_TORCH_HISTORY_OURS,
+                                       .blocks = 2};
         struct gt_rec_torch_segment sg = {
             .ts = T0 + 8 * MS, .addr = SEG, .size = 2 * MiB, .snap = 1, .device = 1, .blocks = 2};
         tb_rec(&t, GT_REC_TORCH_SNAP, GT_SNAP_BEGIN, &sn, sizeof(sn), NULL, 0);
