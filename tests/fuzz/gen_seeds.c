@@ -174,6 +174,55 @@ static void torch_paths(struct tb *t)
     tb_end(t);
 }
 
+/* The replay of PyTorch's block events (analyses/tiers_replay.c): history snapshots with
+ * max_split_size, a batch that splits, takes whole free blocks, merges them, allocates and frees
+ * a segment, and a second device's first batch from an empty device (GT_TRACE_FROM_EMPTY). */
+static void torch_replay_paths(struct tb *t)
+{
+    tb_init(t, 1, T0);
+    tb_begin(t, GT_CHUNK_HOST, 1);
+    struct gt_rec_torch_snap sn = {.ts = T0 + 1,
+                                   .id = 1,
+                                   .why = GT_TORCH_PEAK,
+                                   .segments = 1,
+                                   .flags = GT_TORCH_HISTORY_OURS,
+                                   .blocks = 2,
+                                   .max_split_size = 64 << 20};
+    struct gt_rec_torch_segment sg = {
+        .ts = T0 + 1, .addr = 0x10000000, .size = 16 << 20, .snap = 1, .blocks = 2};
+    struct gt_rec_torch_block b = {
+        .ts = T0 + 1, .addr = 0x10000000, .size = 1 << 20, .requested = 1 << 20, .snap = 1};
+    for (uint32_t id = 1; id <= 2; id++) {
+        sn.id = sg.snap = b.snap = id;
+        tb_rec(t, GT_REC_TORCH_SNAP, GT_SNAP_BEGIN, &sn, sizeof(sn), NULL, 0);
+        tb_rec(t, GT_REC_TORCH_SEGMENT, GT_TORCH_POOL_LARGE, &sg, sizeof(sg), NULL, 0);
+        b.addr = 0x10000000, b.size = 1 << 20;
+        tb_rec(t, GT_REC_TORCH_BLOCK, GT_TORCH_ACTIVE, &b, sizeof(b), NULL, 0);
+        b.addr = 0x10100000, b.size = 15 << 20;
+        tb_rec(t, GT_REC_TORCH_BLOCK, GT_TORCH_INACTIVE, &b, sizeof(b), NULL, 0);
+        tb_rec(t, GT_REC_TORCH_SNAP, GT_SNAP_END, &sn, sizeof(sn), NULL, 0);
+        if (id == 2) break;
+        struct gt_torch_trace_entry ev[] = {
+            {1000, 0x10100000, 13 << 20, 0, GT_TRACE_ALLOC, 0},
+            {1001, 0x10e00000, (1 << 20) + 4096, 0, GT_TRACE_ALLOC, 0},
+            {1002, 0x10100000, 13 << 20, 0, GT_TRACE_FREE_REQUESTED, 0},
+            {1002, 0x10100000, 13 << 20, 0, GT_TRACE_FREE_COMPLETED, 0},
+            {1003, 0x10e00000, 0, 0, GT_TRACE_FREE_COMPLETED, 0},
+            {1004, 0x11000000, 20 << 20, 0, GT_TRACE_SEGMENT_ALLOC, 0},
+            {1004, 0x11000000, 2 << 20, 0, GT_TRACE_ALLOC, 0},
+            {1005, 0x11000000, 2 << 20, 0, GT_TRACE_FREE_COMPLETED, 0},
+            {1006, 0x11000000, 20 << 20, 0, GT_TRACE_SEGMENT_FREE, 0},
+        };
+        struct gt_rec_torch_trace tr = {
+            .ts = T0 + 2, .device = 0, .entries_len = sizeof(ev), .snap = 2};
+        tb_rec(t, GT_REC_TORCH_TRACE, 0, &tr, sizeof(tr), (const char *)ev, sizeof(ev));
+        tr.device = 1, tr.flags = GT_TRACE_FROM_EMPTY, tr.entries_len = 3 * sizeof(ev[0]);
+        tb_rec(t, GT_REC_TORCH_TRACE, 0, &tr, sizeof(tr), (const char *)&ev[5], 3 * sizeof(ev[0]));
+    }
+    tb_watermark(t, 3);
+    tb_end(t);
+}
+
 /* The memory analysis: every memory kind, frees matched and not, a double allocation, failed
  * allocations of each verdict, context teardown and primary-context reset/release. */
 static void memory_paths(struct tb *t)
@@ -504,6 +553,9 @@ int main(int argc, char **argv)
     tb_free_all(&t);
     torch_paths(&t);
     put_trace("torch", &t);
+    tb_free_all(&t);
+    torch_replay_paths(&t);
+    put_trace("torch-replay", &t);
     tb_free_all(&t);
     header_variants();
     return 0;
