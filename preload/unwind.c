@@ -988,6 +988,27 @@ __attribute__((no_sanitize_address)) static int log_same(struct gt_unw_log *p, u
     return 1;
 }
 
+#define MISSES_MAX   4    /* logged walks in a row that walked most of their frames anew */
+#define UNLOGGED_MIN 16   /* then that many walks without the log, */
+#define UNLOGGED_MAX 4096 /* doubling up to this while logging keeps missing */
+
+/* A logged walk's outcome (hit: it took at least half its frames from the log). The log costs a
+ * walk that does not repeat the previous one a join attempt and five stores per frame; where the
+ * stack changes at every event (two call paths taken in turn) that is most of the walk's cost and
+ * saves nothing: the thread then walks without the log for a while. A walk without the log
+ * leaves none (the next logged one starts afresh), so "same" is never claimed across it. */
+static void log_outcome(struct gt_unw_thread *th, int hit)
+{
+    if (hit) {
+        th->misses = 0;
+        th->backoff = UNLOGGED_MIN;
+    } else if (++th->misses >= MISSES_MAX) {
+        th->misses = 0;
+        th->unlogged = th->backoff < UNLOGGED_MIN ? UNLOGGED_MIN : th->backoff;
+        th->backoff = th->unlogged < UNLOGGED_MAX / 2 ? 2 * th->unlogged : UNLOGGED_MAX;
+    }
+}
+
 /* Stack slots are read with plain loads: the walker checks their bounds itself, and ASan has
  * nothing to say about return-address and saved-rbp slots. */
 __attribute__((no_sanitize_address, visibility("hidden"))) int
@@ -998,7 +1019,13 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
     uint64_t gen = atomic_load_explicit(&U.clears, memory_order_relaxed);
     int logging = th->log_on && max <= GT_UNW_FRAMES_MAX;
     struct gt_unw_log *p = &th->log[th->cur], *L = &th->log[th->cur ^ 1];
-    uint32_t j = 0, pn = logging && p->gen == gen ? p->n : 0, jmin = 0;
+    if (GT_UNW_UNLIKELY(th->unlogged) && logging) {
+        th->unlogged--;
+        th->walked_unlogged++;
+        logging = 0;
+        p->n = 0; /* the latest walk is no longer the logged one */
+    }
+    uint32_t j = 0, pn = logging && p->gen == gen ? p->n : 0, jmin = 0, taken = 0;
     uintptr_t ra = *(const uintptr_t *)sp;
     int n = 0;
     th->same = 0;
@@ -1011,6 +1038,7 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
         if (log_same(p, upto, rbp)) {
             memcpy(buf, p->ra, sizeof(void *) * pn);
             th->same = upto < pn ? GT_UNW_SAME_PREFIX : 1;
+            th->misses = 0;
             return (int)pn;
         }
         jmin = log_check(p, 0, upto, rbp, 0);
@@ -1029,6 +1057,7 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
                 /* (rbp values copied where they differ from this walk's are dead ones) */
                 th->same = n == 0 && j == 0;
                 th->joined++;
+                taken = (uint32_t)n;
                 for (; j + 1 < pn && n < max; j++, n++) {
                     buf[n] = (void *)(uintptr_t)p->ra[j];
                     L->sp[n] = p->sp[j];
@@ -1037,6 +1066,7 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
                     L->rbp_at[n] = p->rbp_at[j];
                     L->cfa_rbp[n] = p->cfa_rbp[j];
                 }
+                taken = (uint32_t)n - taken;
                 if (n == max) goto done;
                 sp = p->sp[j];
                 rbp = p->rbp[j];
@@ -1076,6 +1106,7 @@ done:
         L->gen = gen;
         th->same &= p->n == (uint32_t)n;
         th->cur ^= 1;
+        log_outcome(th, 2 * taken >= (uint32_t)n);
     }
     return n;
 }

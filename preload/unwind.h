@@ -37,6 +37,12 @@ struct gt_unw_thread {
      * walk's (0: all) */
     uint32_t upto;
     uint32_t cur; /* log[cur]: the latest walk */
+    /* Logged walks in a row that walked more frames than they took from the log (a thread whose
+     * stack differs from one event to the next); after a few, the next `unlogged` walks are made
+     * without the log (its checks and joins cost more than they save there), `backoff` of them
+     * the next time (doubling while logging keeps missing, from the minimum after a hit) */
+    uint32_t misses, unlogged, backoff;
+    uint64_t walked_unlogged; /* walks made so (tests, GPUTRACE_DEBUG) */
     uint64_t walked, fell_back; /* gt_unwind's stacks: by the rules, by libunwind */
     uint64_t joined;            /* walks that took their outer frames from the previous one */
     struct gt_unw_log log[2];
