@@ -978,8 +978,8 @@ static void log_list(struct gt_unw_log *p, uint32_t n)
 }
 
 /* log_check(p, 0, n, rbp, 0) == 0, by the list. */
-__attribute__((no_sanitize_address)) static int log_same(struct gt_unw_log *p, uint32_t n,
-                                                         uint64_t rbp)
+__attribute__((no_sanitize_address, always_inline)) static inline int
+log_same(struct gt_unw_log *p, uint32_t n, uint64_t rbp)
 {
     if (p->chk_n != n) log_list(p, n);
     if (p->chk_rbp && rbp != p->rbp[0]) return 0;
@@ -1018,7 +1018,7 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
     if (sp < lo || sp >= hi || (sp & 7) || max <= 0) return -1;
     uint64_t gen = atomic_load_explicit(&U.clears, memory_order_relaxed);
     int logging = th->log_on && max <= GT_UNW_FRAMES_MAX;
-    struct gt_unw_log *p = &th->log[th->cur], *L = &th->log[th->cur ^ 1];
+    struct gt_unw_log *p = &th->log[th->cur];
     if (GT_UNW_UNLIKELY(th->unlogged) && logging) {
         th->unlogged--;
         th->walked_unlogged++;
@@ -1043,6 +1043,21 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
         }
         jmin = log_check(p, 0, upto, rbp, 0);
     }
+    /* The walk before it, whole (the caller gets every frame: not "same"); it becomes the
+     * latest, the latest the one before */
+    struct gt_unw_log *o = &th->log[th->old];
+    if (logging && o != p && o->gen == gen && o->n && o->max == (uint32_t)max && o->sp[0] == sp &&
+        o->ra[0] == ra && ra >= 4096 && log_same(o, o->n, rbp)) {
+        memcpy(buf, o->ra, sizeof(void *) * o->n);
+        th->old = th->cur;
+        th->cur = (uint32_t)(o - th->log);
+        th->older++;
+        th->misses = 0;
+        return (int)o->n;
+    }
+    /* the third log: this walk's (cur == old only in a state never initialized) */
+    uint32_t lc = th->cur == th->old ? (th->cur + 1) % 3 : 3 - th->cur - th->old;
+    struct gt_unw_log *L = &th->log[lc];
     /* (jmin: no join below the frame whose slot changed; a stricter check than the joins') */
     for (;;) {
         if (GT_UNW_UNLIKELY(ra < 4096)) return -1;
@@ -1105,7 +1120,8 @@ done:
         L->max = (uint32_t)max;
         L->gen = gen;
         th->same &= p->n == (uint32_t)n;
-        th->cur ^= 1;
+        th->old = th->cur;
+        th->cur = lc;
         log_outcome(th, 2 * taken >= (uint32_t)n);
     }
     return n;
@@ -1273,7 +1289,8 @@ void gt_unwind_thread_init(struct gt_unw_thread *th, int log)
     th->lo = b.lo;
     th->hi = b.hi ? b.hi : 1; /* unknown: never a valid sp, libunwind always */
     th->log_on = log;
-    th->log[0].n = th->log[1].n = 0;
+    th->log[0].n = th->log[1].n = th->log[2].n = 0;
+    th->cur = 0, th->old = 1;
 }
 
 __attribute__((noinline)) int gt_unwind(void **buf, int max, struct gt_unw_thread *th)

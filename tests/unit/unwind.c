@@ -163,6 +163,23 @@ static void test_log_off(void)
     CHECK_U64("log off: ... and gt_unwind = libunwind", n_fallback_diff, 0);
 }
 
+/* Two stacks in turn (one call instruction, two chains): each walk is found whole in the walk
+ * before the previous one, and gives libunwind's frames. */
+static void test_log_older(void)
+{
+    reset_counts();
+    uint64_t older = tls_th->older, unlogged = tls_th->walked_unlogged;
+    loop_twice = 1;
+    for (volatile int i = 0; i < 1000; i++)
+        run_chains(1, i & 1 ? 1111 : 2222);
+    loop_twice = 2;
+    CHECK_U64("older log: gt_unwind = libunwind", n_fallback_diff, 0);
+    printf("     (older log: %" PRIu64 " of 1000 walks found in the walk before the previous)\n",
+           tls_th->older - older);
+    CHECK("older log: two stacks in turn are found there", tls_th->older - older >= 990);
+    CHECK_U64("older log: ... with the log on throughout", tls_th->walked_unlogged - unlogged, 0);
+}
+
 static void *thread_main(void *arg)
 {
     (void)arg;
@@ -726,6 +743,7 @@ int main(int argc, char **argv)
     test_dlclose_keep(dir);
     test_log();
     test_log_off();
+    test_log_older();
     test_fork(dir);
     test_fork_list_lock(dir);
     test_heap_stack();
