@@ -44,7 +44,7 @@ struct gt_unw_thread {
      * without the log (its checks and joins cost more than they save there), `backoff` of them
      * the next time (doubling while logging keeps missing, from the minimum after a hit) */
     uint32_t misses, unlogged, backoff;
-    uint64_t walked_unlogged; /* walks made so (tests, GPUTRACE_DEBUG) */
+    uint64_t walked_unlogged; /* walks made so (for tests) */
     uint64_t walked, fell_back; /* gt_unwind's stacks: by the rules, by libunwind */
     uint64_t joined;            /* walks that took their outer frames from the previous one */
     uint64_t older;             /* walks that repeated the one before the previous one */
