@@ -11,12 +11,16 @@
  *   walks the sleeping thread's stack itself, then reads the line again: the same sp and pc mean
  *   the thread slept through the walk and the frames are its own. No signal reaches a blocked
  *   thread, so no sleep, poll or sem_wait of the program ever returns EINTR because of us (those
- *   are not restarted by SA_RESTART). A thread seen running can still enter a system call before
- *   the signal lands (microseconds): SA_RESTART restarts what it can, and the calls it never
- *   restarts (nanosleep, poll, epoll_wait, select, sigtimedwait, ... see signal(7)) return EINTR.
- *   The handler cannot undo that (the call's number is gone from the registers), so where that
- *   matters GPUTRACE_SAMPLE_SIGNAL=0 sends no signal at all: running threads get a sample
- *   without a stack (on CPU, in or out of our hooks), sleeping ones are walked as above.
+ *   are not restarted by SA_RESTART).
+ * A thread seen running can still enter a system call before the signal lands (microseconds):
+ * SA_RESTART restarts what it can, and the calls it never restarts (nanosleep, poll, epoll_wait,
+ * select, sigtimedwait, ... see signal(7)) would return EINTR. Their C library entry points are
+ * wrapped (waits.c): the thread is quiet inside them (tls_quiet), no signal is sent to a quiet
+ * thread, and one on its way is delivered before the wait starts (gt_hostsample_quiet_begin; the
+ * two sides flag, then look, sequentially consistent). What no wrapper sees (syscall(2), socket
+ * timeouts) keeps that window; GPUTRACE_SAMPLE_SIGNAL=0 sends no signal at all: running threads
+ * get a sample without a stack (on CPU, in or out of our hooks), sleeping ones are walked as
+ * above.
  * Samples the sampler thread takes are also the owner's to write: it raises the owner's
  * gt_tls_hs_pending through a pointer (a relaxed store the owner's gt_enter reads).
  * The sampled thread turns its ring into records itself, at its next hooked call (gt_enter sees
@@ -85,6 +89,7 @@ struct hs_thread {
     uint32_t tid;
     int sys_fd;              /* /proc/self/task/TID/syscall */
     const int *in_hook;      /* the owner's gt_tls_in_hook */
+    _Atomic int *quiet;      /* the owner's tls_quiet: in a wait no signal may cut short */
     int *pending;            /* the owner's gt_tls_hs_pending: the sampler thread sets it too */
     _Atomic uintptr_t py_ts; /* the owner's Python thread state (0: none seen yet) */
     _Atomic uint64_t py_id;  /* its id (0: unknown), published by the owner before py_ts */
@@ -100,6 +105,9 @@ struct hs_thread {
 
 __thread int gt_tls_hs_pending __attribute__((tls_model("initial-exec")));
 static __thread struct hs_thread *tls_hs __attribute__((tls_model("initial-exec")));
+/* > 0: inside a wait of waits.c. Thread-local, not in hs_thread: a fork child keeps the count of
+ * the wait it returns through, whatever became of the parent's sampling state. */
+static __thread _Atomic int tls_quiet __attribute__((tls_model("initial-exec")));
 
 static struct {
     unsigned hz;
@@ -320,8 +328,12 @@ static void sample_one(struct hs_thread *h, pid_t pid)
         return;
     }
     if (st == 0) {
-        atomic_store_explicit(&h->signalled, 1, memory_order_release);
-        if (send_sample_signal(pid, h->tid) != 0)
+        /* against gt_hostsample_quiet_begin: flag, then look (both sequentially consistent),
+         * so that either the thread sees the flag and waits for the signal before its wait,
+         * or this sees it quiet and sends nothing */
+        atomic_store_explicit(&h->signalled, 1, memory_order_seq_cst);
+        if (atomic_load_explicit(h->quiet, memory_order_seq_cst) ||
+            send_sample_signal(pid, h->tid) != 0)
             atomic_store_explicit(&h->signalled, 0, memory_order_release);
         return;
     }
@@ -374,7 +386,9 @@ static void *sampler_main(void *arg)
             next.tv_nsec -= 1000000000;
             next.tv_sec++;
         }
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {
+        /* (the system call itself: the C library's is waits.c's wrapper) */
+        while (syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) != 0 &&
+               errno == EINTR) {
         }
         pthread_mutex_lock(&HS.mu);
         if (HS.stop) {
@@ -470,6 +484,7 @@ void gt_hostsample_thread_start(struct gt_thread *t)
     }
     h->tid = t->tid;
     h->in_hook = &gt_tls_in_hook;
+    h->quiet = &tls_quiet;
     uintptr_t ts = gt_py_thread_state();
     atomic_init(&h->py_id, gt_py_thread_state_id(ts));
     atomic_init(&h->py_ts, ts);
@@ -582,6 +597,29 @@ void gt_hostsample_thread_exit(struct gt_thread *t)
     munmap(h, sizeof(*h));
 }
 
+/* A signal of ours on its way to the calling thread, which blocks it, taken back if it is pending
+ * (rt_sigtimedwait, no wait: the system call, as the C library's is waits.c's wrapper). Ours only
+ * if it is still flagged: a delivery just now cleared the flag; the program's own signals of that
+ * number taken on the way are queued again as they were. */
+static void take_back(struct hs_thread *h)
+{
+    sigset_t ours;
+    sigemptyset(&ours);
+    sigaddset(&ours, HS.signo);
+    const struct timespec zero = {0, 0};
+    siginfo_t si, theirs[8];
+    int n = 0;
+    while (atomic_load_explicit(&h->signalled, memory_order_acquire) && n < 8 &&
+           syscall(SYS_rt_sigtimedwait, &ours, &si, &zero, _NSIG / 8) == HS.signo) {
+        if (is_ours(&si))
+            atomic_store_explicit(&h->signalled, 0, memory_order_release);
+        else
+            theirs[n++] = si;
+    }
+    for (int i = 0; i < n; i++)
+        syscall(SYS_rt_tgsigqueueinfo, getpid(), h->tid, HS.signo, &theirs[i]);
+}
+
 /* exec.c: the calling thread is about to call the exec family. From here the sampler sends it
  * no signal (the flag is set under HS.mu, which the sampler holds for a whole round), and one
  * already sent is delivered now or, where the program blocks it, taken back with sigtimedwait:
@@ -600,23 +638,38 @@ int gt_hostsample_exec_begin(void)
         sigemptyset(&ours);
         sigaddset(&ours, HS.signo);
         pthread_sigmask(SIG_BLOCK, &ours, &old);
-        const struct timespec zero = {0, 0};
-        siginfo_t si, theirs[8];
-        int n = 0;
-        /* ours only if it is still flagged: a delivery just now cleared the flag; the program's
-         * own signals of that number taken on the way are queued again as they were */
-        while (atomic_load_explicit(&h->signalled, memory_order_acquire) && n < 8 &&
-               sigtimedwait(&ours, &si, &zero) == HS.signo) {
-            if (is_ours(&si))
-                atomic_store_explicit(&h->signalled, 0, memory_order_release);
-            else
-                theirs[n++] = si;
-        }
-        for (int i = 0; i < n; i++)
-            syscall(SYS_rt_tgsigqueueinfo, getpid(), h->tid, HS.signo, &theirs[i]);
+        take_back(h);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
     return 1;
+}
+
+/* waits.c, before a wait that a handler would cut short: no signal of ours from here to
+ * gt_hostsample_quiet_end, and one already on its way is delivered before the wait begins (the
+ * handler runs at the return of sched_yield) or, where the thread blocks our signal (a ppoll or
+ * sigsuspend mask could let it in), taken back. Returns what quiet_end needs. */
+int gt_hostsample_quiet_begin(void)
+{
+    struct hs_thread *h = tls_hs;
+    if (!h || HS.no_signal) return 0;
+    atomic_fetch_add_explicit(&tls_quiet, 1, memory_order_seq_cst);
+    if (!atomic_load_explicit(&h->signalled, memory_order_seq_cst)) return 1;
+    int e = errno;
+    sigset_t cur;
+    pthread_sigmask(SIG_BLOCK, NULL, &cur);
+    int blocked = sigismember(&cur, HS.signo) == 1;
+    /* bounded: the sampler sends right after flagging, unless descheduled in between */
+    for (int k = 0; k < 100000 && atomic_load_explicit(&h->signalled, memory_order_acquire); k++) {
+        if (blocked) take_back(h);
+        sched_yield();
+    }
+    errno = e;
+    return 1;
+}
+
+void gt_hostsample_quiet_end(int quiet)
+{
+    if (quiet) atomic_fetch_sub_explicit(&tls_quiet, 1, memory_order_release);
 }
 
 /* The exec call failed: the thread is sampled again. */
