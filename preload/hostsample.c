@@ -100,6 +100,7 @@ struct hs_thread {
     _Atomic uint64_t last_ts, last_cpu;
     struct gt_unw_thread bounds;            /* lo, hi only (no walk log) */
     _Atomic uint64_t py_hints[GT_PY_HINTS]; /* python.c's: what the owner's code table knows */
+    struct gt_py_read_scratch py_scratch;   /* the handler's, off the interrupted stack */
     struct hs_slot ring[HS_RING];
 };
 
@@ -236,7 +237,7 @@ HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
         /* the thread state asked for anew: a thread that ends deletes its own before our exit
          * hook runs, and the interpreter clears it from the thread before freeing it */
         if (atomic_load_explicit(&h->py_ts, memory_order_relaxed))
-            gt_py_sample_read(gt_py_thread_state(), 0, &s->py, h->py_hints);
+            gt_py_sample_read(gt_py_thread_state(), 0, &s->py, h->py_hints, &h->py_scratch);
 #endif
 #else
         (void)uc;
@@ -346,12 +347,13 @@ static void sample_one(struct hs_thread *h, pid_t pid)
      * until the interpreter's finalization, which the read is guarded against; another thread's
      * is freed when that thread ends or leaves Python (PyGILState_Release), which the owner does
      * not see: it is read only where found still alive with the id the owner published */
-    static struct gt_py_sample py; /* (the sampler thread's only) */
+    static struct gt_py_sample py; /* (the sampler thread's only, as is scratch) */
+    static struct gt_py_read_scratch scratch;
     py.n = -1;
     uint64_t id = atomic_load_explicit(&h->py_id, memory_order_relaxed);
     if (h->tid == (uint32_t)pid || id)
         gt_py_sample_read(atomic_load_explicit(&h->py_ts, memory_order_relaxed), id, &py,
-                          h->py_hints);
+                          h->py_hints, &scratch);
     uintptr_t sp2 = 0, pc2 = 0;
     if (read_blocked(h, &sp2, &pc2) != 1 || sp2 != sp || pc2 != pc) return; /* it woke */
     if (cpu_now(h->cpu_clock) != cpu) return; /* it ran meanwhile (and blocked at the same place) */

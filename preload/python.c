@@ -1450,7 +1450,14 @@ static uint32_t copy_facts(struct safe_rd *r, struct gt_py_sample *s, uintptr_t 
  * (the frames hold them): their lines and facts are copied here, where the hints do not say the
  * table has them already. id (not 0): ts is another thread's, read only if ts_alive says it is
  * still that thread's state (the caller checks that the thread slept through the read). */
-int gt_py_sample_read(uintptr_t ts, uint64_t id, struct gt_py_sample *s, _Atomic uint64_t *hints)
+struct read_scratch {
+    struct safe_rd r;
+    struct rawf fr[GT_PY_SAMPLE_FRAMES];
+};
+_Static_assert(sizeof(struct read_scratch) <= GT_PY_READ_SCRATCH, "GT_PY_READ_SCRATCH too small");
+
+int gt_py_sample_read(uintptr_t ts, uint64_t id, struct gt_py_sample *s, _Atomic uint64_t *hints,
+                      struct gt_py_read_scratch *scratch)
 {
     s->n = -1;
     s->used = 0;
@@ -1459,33 +1466,34 @@ int gt_py_sample_read(uintptr_t ts, uint64_t id, struct gt_py_sample *s, _Atomic
         return -1;
     atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
     int k = -1;
-    struct safe_rd r;
-    r.pid = getpid();
-    r.fault = 0;
-    r.clock = 0;
+    struct read_scratch *sc = (struct read_scratch *)scratch->b;
+    struct safe_rd *r = &sc->r;
+    struct rawf *fr = sc->fr;
+    r->pid = getpid();
+    r->fault = 0;
+    r->clock = 0;
     for (unsigned i = 0; i < SR_WAYS; i++)
-        r.e[i].n = 0, r.e[i].used = 0;
-    struct rawf fr[GT_PY_SAMPLE_FRAMES];
+        r->e[i].n = 0, r->e[i].used = 0;
     if (!atomic_load(&P.closing) && P.IsInitialized() == 1 && !P.IsFinalizing() &&
-        (!id || ts_alive(&r, ts, id)))
-        k = walk_raw_r(&r, ts, fr, GT_PY_SAMPLE_FRAMES);
-    for (int i = 0; i < k && !r.fault; i++) {
+        (!id || ts_alive(r, ts, id)))
+        k = walk_raw_r(r, ts, fr, GT_PY_SAMPLE_FRAMES);
+    for (int i = 0; i < k && !r->fault; i++) {
         struct gt_py_sframe *o = &s->f[i];
         o->code = fr[i].code;
         o->key = fr[i].key;
-        o->fp = fingerprint_r(&r, fr[i].code);
+        o->fp = fingerprint_r(r, fr[i].code);
         o->line = GT_PY_NO_LINE;
         o->facts = 0;
         if (!hint_has(hints, hint_of(o->code, o->fp, o->key))) {
             /* (as raw_line, through the copier) */
             int line = (fr[i].key & KEY_LINE) ? (int)(fr[i].key & 0xffffffff)
-                                              : code_line_r(&r, fr[i].code, (int)fr[i].key);
+                                              : code_line_r(r, fr[i].code, (int)fr[i].key);
             if (line != LINE_UNREAD) o->line = line;
         }
         if (!hint_has(hints, hint_of(o->code, o->fp, KEY_CODE)))
-            o->facts = copy_facts(&r, s, o->code);
+            o->facts = copy_facts(r, s, o->code);
     }
-    if (r.fault) k = -1;
+    if (r->fault) k = -1;
     atomic_fetch_sub(&P.walkers, 1);
     return s->n = k;
 }
