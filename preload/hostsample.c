@@ -86,6 +86,8 @@ struct hs_thread {
     uint32_t exec_hold;         /* the owner is inside an exec call: no signal (under HS.mu) */
     _Atomic uint64_t dropped;
     uint64_t handled, handler_ns; /* the handler's samples and time in it (owner: GPUTRACE_DEBUG) */
+    uint64_t handler_max,
+        handler_log2[40]; /* and their spread: slowest, counts by floor(log2 ns) */
     uint32_t tid;
     int sys_fd;              /* /proc/self/task/TID/syscall */
     const int *in_hook;      /* the owner's gt_tls_in_hook */
@@ -238,6 +240,7 @@ HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
          * hook runs, and the interpreter clears it from the thread before freeing it */
         if (atomic_load_explicit(&h->py_ts, memory_order_relaxed))
             gt_py_sample_read(gt_py_thread_state(), 0, &s->py, h->py_hints, &h->py_scratch);
+        if (s->py.n > 0 && s->py.capped) partial = 1;
 #endif
 #else
         (void)uc;
@@ -248,8 +251,11 @@ HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
         fill(h, s, now, flags | (partial ? GT_SAMPLE_PARTIAL : 0));
         atomic_store_explicit(&s->ready, 1, memory_order_release);
         __atomic_store_n(&gt_tls_hs_pending, 1, __ATOMIC_RELAXED);
+        uint64_t dt = gt_now() - now;
         h->handled++;
-        h->handler_ns += gt_now() - now;
+        h->handler_ns += dt;
+        h->handler_log2[dt ? 63 - __builtin_clzll(dt) : 0]++;
+        if (dt > h->handler_max) h->handler_max = dt;
     }
     atomic_store_explicit(&h->signalled, 0, memory_order_release);
     errno = e;
@@ -363,6 +369,7 @@ static void sample_one(struct hs_thread *h, pid_t pid)
     s->n = (uint32_t)n;
     s->py.n = py.n;
     s->py.used = py.used;
+    if (py.n > 0 && py.capped) partial = 1;
     if (py.n > 0) {
         memcpy(s->py.f, py.f, sizeof(py.f[0]) * (unsigned)py.n);
         memcpy(s->py.text, py.text, py.used);
@@ -568,6 +575,15 @@ void gt_hostsample_drain(struct gt_thread *t)
     }
 }
 
+/* A power of two that p% of the handler's times were below. */
+static unsigned long long handler_below(const struct hs_thread *h, unsigned p)
+{
+    uint64_t seen = 0;
+    for (unsigned b = 0; b < 40; b++)
+        if ((seen += h->handler_log2[b]) * 100 >= h->handled * p) return 2ull << b;
+    return 2ull << 39;
+}
+
 /* The thread ends (runtime.c, thread_exit, before its last flush), or the process does (the
  * calling thread, from the shutdown): its samples written, it leaves the registry. */
 void gt_hostsample_thread_exit(struct gt_thread *t)
@@ -591,9 +607,11 @@ void gt_hostsample_thread_exit(struct gt_thread *t)
         gt_log("gputrace: thread %u: %llu host samples dropped (ring full)\n", t->tid,
                (unsigned long long)h->dropped);
     if (h->handled)
-        gt_log("gputrace: thread %u: %llu host samples on CPU, %llu ns each in the handler\n",
+        gt_log("gputrace: thread %u: %llu host samples on CPU, %llu ns each in the handler "
+               "(p50 < %llu, p90 < %llu, p99 < %llu, max %llu ns)\n",
                t->tid, (unsigned long long)h->handled,
-               (unsigned long long)(h->handler_ns / h->handled));
+               (unsigned long long)(h->handler_ns / h->handled), handler_below(h, 50),
+               handler_below(h, 90), handler_below(h, 99), (unsigned long long)h->handler_max);
     tls_hs = NULL;
     close(h->sys_fd);
     munmap(h, sizeof(*h));

@@ -393,8 +393,10 @@ static int ok_ptr(uintptr_t p)
 #define SR_AHEAD 256 /* every offset read from an object's address lies below */
 struct safe_rd {
     pid_t pid;
-    int fault;      /* a read failed: the walk is abandoned */
-    unsigned clock; /* use stamps: the least recently used entry is replaced */
+    int fault;       /* a read failed: the walk is abandoned */
+    unsigned clock;  /* use stamps: the least recently used entry is replaced */
+    unsigned copies; /* process_vm_readv calls so far */
+    unsigned limit;  /* a line table's reads stop at this many (see GT_PY_SAMPLE_COPIES) */
     struct {
         uintptr_t base;
         size_t n; /* bytes copied (less at the end of a mapping) */
@@ -420,6 +422,7 @@ static void safe_copy(struct safe_rd *r, void *dst, uintptr_t src, size_t len)
     uintptr_t base = src - (SR_WIN - SR_AHEAD), page = src & ~(uintptr_t)4095;
     if (base > src || base < page) base = page;
     struct iovec l = {r->e[i].b, SR_WIN}, rm = {(void *)base, SR_WIN};
+    r->copies++;
     ssize_t k = syscall(SYS_process_vm_readv, r->pid, &l, 1, &rm, 1, 0);
     r->e[i].base = base;
     r->e[i].n = k > 0 ? (size_t)k : 0;
@@ -583,7 +586,8 @@ static uint8_t lt_at(struct lt *t, int64_t i)
         struct iovec l = {t->buf, (size_t)k}, rm = {(void *)(t->src + (uintptr_t)i), (size_t)k};
         t->base = i;
         t->len = 0;
-        if (t->fault || k <= 0 ||
+        /* (a long line table stops at the sample's bound: its line is then not read) */
+        if (t->fault || k <= 0 || t->r->copies++ >= t->r->limit ||
             syscall(SYS_process_vm_readv, t->r->pid, &l, 1, &rm, 1, 0) != (ssize_t)k) {
             t->fault = 1;
             return 0;
@@ -1472,6 +1476,10 @@ int gt_py_sample_read(uintptr_t ts, uint64_t id, struct gt_py_sample *s, _Atomic
     r->pid = getpid();
     r->fault = 0;
     r->clock = 0;
+    r->copies = 0;
+    r->limit = UINT32_MAX;
+    s->capped = 0;
+    unsigned spent = 0; /* copies for lines and facts */
     for (unsigned i = 0; i < SR_WAYS; i++)
         r->e[i].n = 0, r->e[i].used = 0;
     if (!atomic_load(&P.closing) && P.IsInitialized() == 1 && !P.IsFinalizing() &&
@@ -1484,14 +1492,26 @@ int gt_py_sample_read(uintptr_t ts, uint64_t id, struct gt_py_sample *s, _Atomic
         o->fp = fingerprint_r(r, fr[i].code);
         o->line = GT_PY_NO_LINE;
         o->facts = 0;
-        if (!hint_has(hints, hint_of(o->code, o->fp, o->key))) {
+        /* the copies past the bound are left to later samples: those after this thread's next
+         * write-out find these frames in its hints and spend the bound further out */
+        int need_line = !hint_has(hints, hint_of(o->code, o->fp, o->key));
+        int need_facts = !hint_has(hints, hint_of(o->code, o->fp, KEY_CODE));
+        if (spent >= GT_PY_SAMPLE_COPIES) {
+            s->capped |= need_line || need_facts;
+            continue;
+        }
+        unsigned before = r->copies;
+        if (need_line) {
             /* (as raw_line, through the copier) */
+            r->limit = r->copies + (GT_PY_SAMPLE_COPIES - spent);
             int line = (fr[i].key & KEY_LINE) ? (int)(fr[i].key & 0xffffffff)
                                               : code_line_r(r, fr[i].code, (int)fr[i].key);
+            r->limit = UINT32_MAX;
             if (line != LINE_UNREAD) o->line = line;
+            s->capped |= line == LINE_UNREAD && r->copies - before > GT_PY_SAMPLE_COPIES - spent;
         }
-        if (!hint_has(hints, hint_of(o->code, o->fp, KEY_CODE)))
-            o->facts = copy_facts(r, s, o->code);
+        if (need_facts) o->facts = copy_facts(r, s, o->code);
+        spent += r->copies - before;
     }
     if (r->fault) k = -1;
     atomic_fetch_sub(&P.walkers, 1);

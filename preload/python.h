@@ -74,9 +74,15 @@ struct gt_py_sframe {
     int32_t line;      /* its line, or GT_PY_NO_LINE */
     uint32_t facts;    /* 1 + the offset in text of its code's facts; 0: none copied */
 };
+/* process_vm_readv calls a sample spends on what the owner's table may lack (lines, code facts),
+ * innermost frames first, before it leaves the rest to later samples: a deep stack of new code
+ * with long line tables took milliseconds (tests/cases/hostsample_deep.sh) */
+#define GT_PY_SAMPLE_COPIES 64
 struct gt_py_sample {
-    int32_t n;     /* frames read; -1: none */
-    uint32_t used; /* bytes of text */
+    int32_t n;       /* frames read; -1: none */
+    uint32_t used;   /* bytes of text */
+    uint32_t capped; /* 1: frames left without their line or facts (GT_PY_SAMPLE_COPIES) */
+    uint32_t pad;
     struct gt_py_sframe f[GT_PY_SAMPLE_FRAMES];
     char text[GT_PY_SAMPLE_TEXT]; /* facts: int32 first line, uint16 file and name lengths, texts */
 };
