@@ -76,7 +76,9 @@ struct hs_slot {
     uint32_t n, flags, pad;
     uint64_t ts, interval_ns, cpu_ns;
     uint64_t ip[HS_DEPTH];
-    struct gt_py_sample py; /* its Python frames (py.n -1: none), with their code facts */
+    int32_t py_n;            /* its Python frames read (-1: none), in *py with their code facts */
+    uint32_t pad2;
+    struct gt_py_sample *py; /* (in pys, apart: a thread without Python touches none of it) */
 };
 
 struct hs_thread {
@@ -104,6 +106,7 @@ struct hs_thread {
     _Atomic uint64_t py_hints[GT_PY_HINTS]; /* python.c's: what the owner's code table knows */
     struct gt_py_read_scratch py_scratch;   /* the handler's, off the interrupted stack */
     struct hs_slot ring[HS_RING];
+    struct gt_py_sample pys[HS_RING]; /* ring[i].py */
 };
 
 __thread int gt_tls_hs_pending __attribute__((tls_model("initial-exec")));
@@ -234,18 +237,20 @@ HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RBP], &partial);
         gt_unw_in_handler = 0;
-        s->py.n = -1;
+        s->py_n = -1;
 #if !defined(__SANITIZE_THREAD__) /* (python.c is instrumented: not from this handler there) */
         /* the thread state asked for anew: a thread that ends deletes its own before our exit
          * hook runs, and the interpreter clears it from the thread before freeing it */
-        if (atomic_load_explicit(&h->py_ts, memory_order_relaxed))
-            gt_py_sample_read(gt_py_thread_state(), 0, &s->py, h->py_hints, &h->py_scratch);
-        if (s->py.n > 0 && s->py.capped) partial = 1;
+        if (atomic_load_explicit(&h->py_ts, memory_order_relaxed)) {
+            s->py_n = gt_py_sample_read(gt_py_thread_state(), 0, s->py, h->py_hints,
+                                        &h->py_scratch);
+            if (s->py_n > 0 && s->py->capped) partial = 1;
+        }
 #endif
 #else
         (void)uc;
         s->n = 0;
-        s->py.n = -1;
+        s->py_n = -1;
         partial = 1;
 #endif
         fill(h, s, now, flags | (partial ? GT_SAMPLE_PARTIAL : 0));
@@ -326,7 +331,7 @@ static void sample_one(struct hs_thread *h, pid_t pid)
         struct hs_slot *s = claim(h);
         if (!s) return;
         s->n = 0;
-        s->py.n = -1;
+        s->py_n = -1;
         fill(h, s, gt_now(),
              GT_SAMPLE_ON_CPU |
                  (__atomic_load_n(h->in_hook, __ATOMIC_RELAXED) ? GT_SAMPLE_IN_HOOK : 0));
@@ -367,12 +372,13 @@ static void sample_one(struct hs_thread *h, pid_t pid)
     if (!s) return;
     memcpy(s->ip, ip, 8u * (unsigned)n);
     s->n = (uint32_t)n;
-    s->py.n = py.n;
-    s->py.used = py.used;
+    s->py_n = py.n;
     if (py.n > 0 && py.capped) partial = 1;
     if (py.n > 0) {
-        memcpy(s->py.f, py.f, sizeof(py.f[0]) * (unsigned)py.n);
-        memcpy(s->py.text, py.text, py.used);
+        s->py->n = py.n;
+        s->py->used = py.used;
+        memcpy(s->py->f, py.f, sizeof(py.f[0]) * (unsigned)py.n);
+        memcpy(s->py->text, py.text, py.used);
     }
     /* (the owner's flag, read from here: it sleeps, so it holds still) */
     fill(h, s, now,
@@ -491,6 +497,8 @@ void gt_hostsample_thread_start(struct gt_thread *t)
         munmap(h, sizeof(*h));
         return;
     }
+    for (int i = 0; i < HS_RING; i++)
+        h->ring[i].py = &h->pys[i];
     h->tid = t->tid;
     h->in_hook = &gt_tls_in_hook;
     h->quiet = &tls_quiet;
@@ -526,13 +534,13 @@ void gt_hostsample_thread_start(struct gt_thread *t)
  * frame inside the interpreter followed by the Python frames (as stacks.c does for events). */
 static uint32_t intern_sample(struct gt_thread *t, const struct hs_slot *s)
 {
-    if (s->py.n <= 0) return gt_stack_intern_ips(t, s->ip, s->n);
+    if (s->py_n <= 0) return gt_stack_intern_ips(t, s->ip, s->n);
     uint64_t ips[HS_DEPTH + HS_PY];
     uint32_t cut = 0;
     while (cut < s->n && !gt_py_interp_ip(s->ip[cut]))
         cut++;
     memcpy(ips, s->ip, 8u * cut);
-    uint32_t m = gt_py_sample_frames(t, &s->py, tls_hs->py_hints, ips + cut, HS_PY);
+    uint32_t m = gt_py_sample_frames(t, s->py, tls_hs->py_hints, ips + cut, HS_PY);
     if (!m) return gt_stack_intern_ips(t, s->ip, s->n);
     return gt_stack_intern_ips(t, ips, cut + m);
 }
@@ -575,6 +583,17 @@ void gt_hostsample_drain(struct gt_thread *t)
     }
 }
 
+/* KiB of h's mapping in memory (the ring's slots are touched as far as their samples reach). */
+static unsigned long resident_kib(const struct hs_thread *h)
+{
+    unsigned char v[(sizeof(*h) + 4095) / 4096];
+    unsigned long n = 0;
+    if (mincore((void *)h, sizeof(*h), v) != 0) return 0;
+    for (size_t i = 0; i < sizeof(v); i++)
+        n += v[i] & 1;
+    return n * 4;
+}
+
 /* A power of two that p% of the handler's times were below. */
 static unsigned long long handler_below(const struct hs_thread *h, unsigned p)
 {
@@ -612,6 +631,8 @@ void gt_hostsample_thread_exit(struct gt_thread *t)
                t->tid, (unsigned long long)h->handled,
                (unsigned long long)(h->handler_ns / h->handled), handler_below(h, 50),
                handler_below(h, 90), handler_below(h, 99), (unsigned long long)h->handler_max);
+    gt_log("gputrace: thread %u: host sample state %lu KiB resident of %zu KiB mapped\n", t->tid,
+           resident_kib(h), sizeof(*h) / 1024);
     tls_hs = NULL;
     close(h->sys_fd);
     munmap(h, sizeof(*h));
