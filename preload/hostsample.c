@@ -76,7 +76,7 @@ struct hs_slot {
     uint32_t n, flags, pad;
     uint64_t ts, interval_ns, cpu_ns;
     uint64_t ip[HS_DEPTH];
-    int32_t py_n;            /* its Python frames read (-1: none), in *py with their code facts */
+    int32_t py_n; /* its Python frames read (-1: none), in *py with their code facts */
     uint32_t pad2;
     struct gt_py_sample *py; /* (in pys, apart: a thread without Python touches none of it) */
 };
@@ -242,8 +242,8 @@ HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
         /* the thread state asked for anew: a thread that ends deletes its own before our exit
          * hook runs, and the interpreter clears it from the thread before freeing it */
         if (atomic_load_explicit(&h->py_ts, memory_order_relaxed)) {
-            s->py_n = gt_py_sample_read(gt_py_thread_state(), 0, s->py, h->py_hints,
-                                        &h->py_scratch);
+            s->py_n =
+                gt_py_sample_read(gt_py_thread_state(), 0, s->py, h->py_hints, &h->py_scratch);
             if (s->py_n > 0 && s->py->capped) partial = 1;
         }
 #endif
