@@ -28,6 +28,11 @@
 
 #include "shim.h"
 
+/* The sampler thread walks a thread asleep in one of these from its sp (hostsample.c), and such a
+ * walk stops at a frame whose CFA is rbp-based: no frame pointer here even in the sanitizer
+ * builds (-fno-omit-frame-pointer), so that the walk reaches the program's frames. */
+#pragma GCC optimize("omit-frame-pointer")
+
 /* The real entry point, looked up once (NULL: the call fails with ENOSYS, as a missing libc
  * function would not link at all). */
 #define REAL(type, name)                                                                           \
