@@ -33,11 +33,20 @@
  * builds (-fno-omit-frame-pointer), so that the walk reaches the program's frames. */
 #pragma GCC optimize("omit-frame-pointer")
 
-/* The real entry point, looked up once (NULL: the call fails with ENOSYS, as a missing libc
- * function would not link at all). */
+/* The real entry point, looked up at the first call (threads may race to it: each finds the same
+ * address; relaxed atomics). */
+#define LOOKUP(type, name)                                                                         \
+    static type real_slot_;                                                                        \
+    type real_ = __atomic_load_n(&real_slot_, __ATOMIC_RELAXED);                                   \
+    if (!real_) {                                                                                  \
+        real_ = (type)gt_real_dlsym(RTLD_NEXT, name);                                              \
+        __atomic_store_n(&real_slot_, real_, __ATOMIC_RELAXED);                                    \
+    }
+
+/* The same, failing with ENOSYS where it is missing (a program calling it would not have linked).
+ */
 #define REAL(type, name)                                                                           \
-    static type real_;                                                                             \
-    if (!real_) real_ = (type)gt_real_dlsym(RTLD_NEXT, name);                                      \
+    LOOKUP(type, name)                                                                             \
     if (!real_) {                                                                                  \
         errno = ENOSYS;                                                                            \
         return -1;                                                                                 \
@@ -69,8 +78,7 @@ GT_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 GT_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec *req,
                               struct timespec *rem)
 {
-    static clock_nanosleep_fn real_;
-    if (!real_) real_ = (clock_nanosleep_fn)gt_real_dlsym(RTLD_NEXT, "clock_nanosleep");
+    LOOKUP(clock_nanosleep_fn, "clock_nanosleep");
     if (!real_) return ENOSYS; /* (it returns the error, errno untouched) */
     QUIET(int, real_(clock, flags, req, rem));
 }
@@ -78,8 +86,7 @@ GT_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec 
 /* glibc's sleep, usleep and thrd_sleep reach its nanosleep inside libc, past the wrapper above */
 GT_EXPORT unsigned sleep(unsigned seconds)
 {
-    static sleep_fn real_;
-    if (!real_) real_ = (sleep_fn)gt_real_dlsym(RTLD_NEXT, "sleep");
+    LOOKUP(sleep_fn, "sleep");
     if (!real_) return seconds;
     QUIET(unsigned, real_(seconds));
 }
