@@ -88,8 +88,8 @@ struct hs_thread {
     uint32_t exec_hold;         /* the owner is inside an exec call: no signal (under HS.mu) */
     _Atomic uint64_t dropped;
     uint64_t handled, handler_ns; /* the handler's samples and time in it (owner: GPUTRACE_DEBUG) */
-    uint64_t handler_max,
-        handler_log2[40]; /* and their spread: slowest, counts by floor(log2 ns) */
+    uint64_t handler_max;         /* and their spread: the slowest, */
+    uint64_t handler_log2[40];    /* counts by floor(log2 ns), the last one also for more */
     uint32_t tid;
     int sys_fd;              /* /proc/self/task/TID/syscall */
     const int *in_hook;      /* the owner's gt_tls_in_hook */
@@ -259,7 +259,8 @@ HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
         uint64_t dt = gt_now() - now;
         h->handled++;
         h->handler_ns += dt;
-        h->handler_log2[dt ? 63 - __builtin_clzll(dt) : 0]++;
+        unsigned b = dt ? 63u - (unsigned)__builtin_clzll(dt) : 0;
+        h->handler_log2[b < 40 ? b : 39]++;
         if (dt > h->handler_max) h->handler_max = dt;
     }
     atomic_store_explicit(&h->signalled, 0, memory_order_release);
