@@ -11,12 +11,16 @@
  *   walks the sleeping thread's stack itself, then reads the line again: the same sp and pc mean
  *   the thread slept through the walk and the frames are its own. No signal reaches a blocked
  *   thread, so no sleep, poll or sem_wait of the program ever returns EINTR because of us (those
- *   are not restarted by SA_RESTART). A thread seen running can still enter a system call before
- *   the signal lands (microseconds): SA_RESTART restarts what it can, and the calls it never
- *   restarts (nanosleep, poll, epoll_wait, select, sigtimedwait, ... see signal(7)) return EINTR.
- *   The handler cannot undo that (the call's number is gone from the registers), so where that
- *   matters GPUTRACE_SAMPLE_SIGNAL=0 sends no signal at all: running threads get a sample
- *   without a stack (on CPU, in or out of our hooks), sleeping ones are walked as above.
+ *   are not restarted by SA_RESTART).
+ * A thread seen running can still enter a system call before the signal lands (microseconds):
+ * SA_RESTART restarts what it can, and the calls it never restarts (nanosleep, poll, epoll_wait,
+ * select, sigtimedwait, ... see signal(7)) would return EINTR. Their C library entry points are
+ * wrapped (waits.c): the thread is quiet inside them (tls_quiet), no signal is sent to a quiet
+ * thread, and one on its way is delivered before the wait starts (gt_hostsample_quiet_begin; the
+ * two sides flag, then look, sequentially consistent). What no wrapper sees (syscall(2), socket
+ * timeouts) keeps that window; GPUTRACE_SAMPLE_SIGNAL=0 sends no signal at all: running threads
+ * get a sample without a stack (on CPU, in or out of our hooks), sleeping ones are walked as
+ * above.
  * Samples the sampler thread takes are also the owner's to write: it raises the owner's
  * gt_tls_hs_pending through a pointer (a relaxed store the owner's gt_enter reads).
  * The sampled thread turns its ring into records itself, at its next hooked call (gt_enter sees
@@ -72,7 +76,9 @@ struct hs_slot {
     uint32_t n, flags, pad;
     uint64_t ts, interval_ns, cpu_ns;
     uint64_t ip[HS_DEPTH];
-    struct gt_py_sample py; /* its Python frames (py.n -1: none), with their code facts */
+    int32_t py_n; /* its Python frames read (-1: none), in *py with their code facts */
+    uint32_t pad2;
+    struct gt_py_sample *py; /* (in pys, apart: a thread without Python touches none of it) */
 };
 
 struct hs_thread {
@@ -82,9 +88,12 @@ struct hs_thread {
     uint32_t exec_hold;         /* the owner is inside an exec call: no signal (under HS.mu) */
     _Atomic uint64_t dropped;
     uint64_t handled, handler_ns; /* the handler's samples and time in it (owner: GPUTRACE_DEBUG) */
+    uint64_t handler_max;         /* and their spread: the slowest, */
+    uint64_t handler_log2[40];    /* counts by floor(log2 ns), the last one also for more */
     uint32_t tid;
     int sys_fd;              /* /proc/self/task/TID/syscall */
     const int *in_hook;      /* the owner's gt_tls_in_hook */
+    _Atomic int *quiet;      /* the owner's tls_quiet: in a wait no signal may cut short */
     int *pending;            /* the owner's gt_tls_hs_pending: the sampler thread sets it too */
     _Atomic uintptr_t py_ts; /* the owner's Python thread state (0: none seen yet) */
     _Atomic uint64_t py_id;  /* its id (0: unknown), published by the owner before py_ts */
@@ -95,11 +104,16 @@ struct hs_thread {
     _Atomic uint64_t last_ts, last_cpu;
     struct gt_unw_thread bounds;            /* lo, hi only (no walk log) */
     _Atomic uint64_t py_hints[GT_PY_HINTS]; /* python.c's: what the owner's code table knows */
+    struct gt_py_read_scratch py_scratch;   /* the handler's, off the interrupted stack */
     struct hs_slot ring[HS_RING];
+    struct gt_py_sample pys[HS_RING]; /* ring[i].py */
 };
 
 __thread int gt_tls_hs_pending __attribute__((tls_model("initial-exec")));
 static __thread struct hs_thread *tls_hs __attribute__((tls_model("initial-exec")));
+/* > 0: inside a wait of waits.c. Thread-local, not in hs_thread: a fork child keeps the count of
+ * the wait it returns through, whatever became of the parent's sampling state. */
+static __thread _Atomic int tls_quiet __attribute__((tls_model("initial-exec")));
 
 static struct {
     unsigned hz;
@@ -223,24 +237,31 @@ HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RBP], &partial);
         gt_unw_in_handler = 0;
-        s->py.n = -1;
+        s->py_n = -1;
 #if !defined(__SANITIZE_THREAD__) /* (python.c is instrumented: not from this handler there) */
         /* the thread state asked for anew: a thread that ends deletes its own before our exit
          * hook runs, and the interpreter clears it from the thread before freeing it */
-        if (atomic_load_explicit(&h->py_ts, memory_order_relaxed))
-            gt_py_sample_read(gt_py_thread_state(), 0, &s->py, h->py_hints);
+        if (atomic_load_explicit(&h->py_ts, memory_order_relaxed)) {
+            s->py_n =
+                gt_py_sample_read(gt_py_thread_state(), 0, s->py, h->py_hints, &h->py_scratch);
+            if (s->py_n > 0 && s->py->capped) partial = 1;
+        }
 #endif
 #else
         (void)uc;
         s->n = 0;
-        s->py.n = -1;
+        s->py_n = -1;
         partial = 1;
 #endif
         fill(h, s, now, flags | (partial ? GT_SAMPLE_PARTIAL : 0));
         atomic_store_explicit(&s->ready, 1, memory_order_release);
         __atomic_store_n(&gt_tls_hs_pending, 1, __ATOMIC_RELAXED);
+        uint64_t dt = gt_now() - now;
         h->handled++;
-        h->handler_ns += gt_now() - now;
+        h->handler_ns += dt;
+        unsigned b = dt ? 63u - (unsigned)__builtin_clzll(dt) : 0;
+        h->handler_log2[b < 40 ? b : 39]++;
+        if (dt > h->handler_max) h->handler_max = dt;
     }
     atomic_store_explicit(&h->signalled, 0, memory_order_release);
     errno = e;
@@ -311,7 +332,7 @@ static void sample_one(struct hs_thread *h, pid_t pid)
         struct hs_slot *s = claim(h);
         if (!s) return;
         s->n = 0;
-        s->py.n = -1;
+        s->py_n = -1;
         fill(h, s, gt_now(),
              GT_SAMPLE_ON_CPU |
                  (__atomic_load_n(h->in_hook, __ATOMIC_RELAXED) ? GT_SAMPLE_IN_HOOK : 0));
@@ -320,8 +341,12 @@ static void sample_one(struct hs_thread *h, pid_t pid)
         return;
     }
     if (st == 0) {
-        atomic_store_explicit(&h->signalled, 1, memory_order_release);
-        if (send_sample_signal(pid, h->tid) != 0)
+        /* against gt_hostsample_quiet_begin: flag, then look (both sequentially consistent),
+         * so that either the thread sees the flag and waits for the signal before its wait,
+         * or this sees it quiet and sends nothing */
+        atomic_store_explicit(&h->signalled, 1, memory_order_seq_cst);
+        if (atomic_load_explicit(h->quiet, memory_order_seq_cst) ||
+            send_sample_signal(pid, h->tid) != 0)
             atomic_store_explicit(&h->signalled, 0, memory_order_release);
         return;
     }
@@ -334,12 +359,13 @@ static void sample_one(struct hs_thread *h, pid_t pid)
      * until the interpreter's finalization, which the read is guarded against; another thread's
      * is freed when that thread ends or leaves Python (PyGILState_Release), which the owner does
      * not see: it is read only where found still alive with the id the owner published */
-    static struct gt_py_sample py; /* (the sampler thread's only) */
+    static struct gt_py_sample py; /* (the sampler thread's only, as is scratch) */
+    static struct gt_py_read_scratch scratch;
     py.n = -1;
     uint64_t id = atomic_load_explicit(&h->py_id, memory_order_relaxed);
     if (h->tid == (uint32_t)pid || id)
         gt_py_sample_read(atomic_load_explicit(&h->py_ts, memory_order_relaxed), id, &py,
-                          h->py_hints);
+                          h->py_hints, &scratch);
     uintptr_t sp2 = 0, pc2 = 0;
     if (read_blocked(h, &sp2, &pc2) != 1 || sp2 != sp || pc2 != pc) return; /* it woke */
     if (cpu_now(h->cpu_clock) != cpu) return; /* it ran meanwhile (and blocked at the same place) */
@@ -347,11 +373,13 @@ static void sample_one(struct hs_thread *h, pid_t pid)
     if (!s) return;
     memcpy(s->ip, ip, 8u * (unsigned)n);
     s->n = (uint32_t)n;
-    s->py.n = py.n;
-    s->py.used = py.used;
+    s->py_n = py.n;
+    if (py.n > 0 && py.capped) partial = 1;
     if (py.n > 0) {
-        memcpy(s->py.f, py.f, sizeof(py.f[0]) * (unsigned)py.n);
-        memcpy(s->py.text, py.text, py.used);
+        s->py->n = py.n;
+        s->py->used = py.used;
+        memcpy(s->py->f, py.f, sizeof(py.f[0]) * (unsigned)py.n);
+        memcpy(s->py->text, py.text, py.used);
     }
     /* (the owner's flag, read from here: it sleeps, so it holds still) */
     fill(h, s, now,
@@ -374,7 +402,9 @@ static void *sampler_main(void *arg)
             next.tv_nsec -= 1000000000;
             next.tv_sec++;
         }
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {
+        /* (the system call itself: the C library's is waits.c's wrapper) */
+        while (syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) != 0 &&
+               errno == EINTR) {
         }
         pthread_mutex_lock(&HS.mu);
         if (HS.stop) {
@@ -468,8 +498,11 @@ void gt_hostsample_thread_start(struct gt_thread *t)
         munmap(h, sizeof(*h));
         return;
     }
+    for (int i = 0; i < HS_RING; i++)
+        h->ring[i].py = &h->pys[i];
     h->tid = t->tid;
     h->in_hook = &gt_tls_in_hook;
+    h->quiet = &tls_quiet;
     uintptr_t ts = gt_py_thread_state();
     atomic_init(&h->py_id, gt_py_thread_state_id(ts));
     atomic_init(&h->py_ts, ts);
@@ -502,13 +535,13 @@ void gt_hostsample_thread_start(struct gt_thread *t)
  * frame inside the interpreter followed by the Python frames (as stacks.c does for events). */
 static uint32_t intern_sample(struct gt_thread *t, const struct hs_slot *s)
 {
-    if (s->py.n <= 0) return gt_stack_intern_ips(t, s->ip, s->n);
+    if (s->py_n <= 0) return gt_stack_intern_ips(t, s->ip, s->n);
     uint64_t ips[HS_DEPTH + HS_PY];
     uint32_t cut = 0;
     while (cut < s->n && !gt_py_interp_ip(s->ip[cut]))
         cut++;
     memcpy(ips, s->ip, 8u * cut);
-    uint32_t m = gt_py_sample_frames(t, &s->py, tls_hs->py_hints, ips + cut, HS_PY);
+    uint32_t m = gt_py_sample_frames(t, s->py, tls_hs->py_hints, ips + cut, HS_PY);
     if (!m) return gt_stack_intern_ips(t, s->ip, s->n);
     return gt_stack_intern_ips(t, ips, cut + m);
 }
@@ -551,6 +584,26 @@ void gt_hostsample_drain(struct gt_thread *t)
     }
 }
 
+/* KiB of h's mapping in memory (the ring's slots are touched as far as their samples reach). */
+static unsigned long resident_kib(const struct hs_thread *h)
+{
+    unsigned char v[(sizeof(*h) + 4095) / 4096];
+    unsigned long n = 0;
+    if (mincore((void *)h, sizeof(*h), v) != 0) return 0;
+    for (size_t i = 0; i < sizeof(v); i++)
+        n += v[i] & 1;
+    return n * 4;
+}
+
+/* A power of two that p% of the handler's times were below. */
+static unsigned long long handler_below(const struct hs_thread *h, unsigned p)
+{
+    uint64_t seen = 0;
+    for (unsigned b = 0; b < 40; b++)
+        if ((seen += h->handler_log2[b]) * 100 >= h->handled * p) return 2ull << b;
+    return 2ull << 39;
+}
+
 /* The thread ends (runtime.c, thread_exit, before its last flush), or the process does (the
  * calling thread, from the shutdown): its samples written, it leaves the registry. */
 void gt_hostsample_thread_exit(struct gt_thread *t)
@@ -574,12 +627,39 @@ void gt_hostsample_thread_exit(struct gt_thread *t)
         gt_log("gputrace: thread %u: %llu host samples dropped (ring full)\n", t->tid,
                (unsigned long long)h->dropped);
     if (h->handled)
-        gt_log("gputrace: thread %u: %llu host samples on CPU, %llu ns each in the handler\n",
+        gt_log("gputrace: thread %u: %llu host samples on CPU, %llu ns each in the handler "
+               "(p50 < %llu, p90 < %llu, p99 < %llu, max %llu ns)\n",
                t->tid, (unsigned long long)h->handled,
-               (unsigned long long)(h->handler_ns / h->handled));
+               (unsigned long long)(h->handler_ns / h->handled), handler_below(h, 50),
+               handler_below(h, 90), handler_below(h, 99), (unsigned long long)h->handler_max);
+    gt_log("gputrace: thread %u: host sample state %lu KiB resident of %zu KiB mapped\n", t->tid,
+           resident_kib(h), sizeof(*h) / 1024);
     tls_hs = NULL;
     close(h->sys_fd);
     munmap(h, sizeof(*h));
+}
+
+/* A signal of ours on its way to the calling thread, which blocks it, taken back if it is pending
+ * (rt_sigtimedwait, no wait: the system call, as the C library's is waits.c's wrapper). Ours only
+ * if it is still flagged: a delivery just now cleared the flag; the program's own signals of that
+ * number taken on the way are queued again as they were. */
+static void take_back(struct hs_thread *h)
+{
+    sigset_t ours;
+    sigemptyset(&ours);
+    sigaddset(&ours, HS.signo);
+    const struct timespec zero = {0, 0};
+    siginfo_t si, theirs[8];
+    int n = 0;
+    while (atomic_load_explicit(&h->signalled, memory_order_acquire) && n < 8 &&
+           syscall(SYS_rt_sigtimedwait, &ours, &si, &zero, _NSIG / 8) == HS.signo) {
+        if (is_ours(&si))
+            atomic_store_explicit(&h->signalled, 0, memory_order_release);
+        else
+            theirs[n++] = si;
+    }
+    for (int i = 0; i < n; i++)
+        syscall(SYS_rt_tgsigqueueinfo, getpid(), h->tid, HS.signo, &theirs[i]);
 }
 
 /* exec.c: the calling thread is about to call the exec family. From here the sampler sends it
@@ -600,23 +680,38 @@ int gt_hostsample_exec_begin(void)
         sigemptyset(&ours);
         sigaddset(&ours, HS.signo);
         pthread_sigmask(SIG_BLOCK, &ours, &old);
-        const struct timespec zero = {0, 0};
-        siginfo_t si, theirs[8];
-        int n = 0;
-        /* ours only if it is still flagged: a delivery just now cleared the flag; the program's
-         * own signals of that number taken on the way are queued again as they were */
-        while (atomic_load_explicit(&h->signalled, memory_order_acquire) && n < 8 &&
-               sigtimedwait(&ours, &si, &zero) == HS.signo) {
-            if (is_ours(&si))
-                atomic_store_explicit(&h->signalled, 0, memory_order_release);
-            else
-                theirs[n++] = si;
-        }
-        for (int i = 0; i < n; i++)
-            syscall(SYS_rt_tgsigqueueinfo, getpid(), h->tid, HS.signo, &theirs[i]);
+        take_back(h);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
     return 1;
+}
+
+/* waits.c, before a wait that a handler would cut short: no signal of ours from here to
+ * gt_hostsample_quiet_end, and one already on its way is delivered before the wait begins (the
+ * handler runs at the return of sched_yield) or, where the thread blocks our signal (a ppoll or
+ * sigsuspend mask could let it in), taken back. Returns what quiet_end needs. */
+int gt_hostsample_quiet_begin(void)
+{
+    struct hs_thread *h = tls_hs;
+    if (!h || HS.no_signal) return 0;
+    atomic_fetch_add_explicit(&tls_quiet, 1, memory_order_seq_cst);
+    if (!atomic_load_explicit(&h->signalled, memory_order_seq_cst)) return 1;
+    int e = errno;
+    sigset_t cur;
+    pthread_sigmask(SIG_BLOCK, NULL, &cur);
+    int blocked = sigismember(&cur, HS.signo) == 1;
+    /* bounded: the sampler sends right after flagging, unless descheduled in between */
+    for (int k = 0; k < 100000 && atomic_load_explicit(&h->signalled, memory_order_acquire); k++) {
+        if (blocked) take_back(h);
+        sched_yield();
+    }
+    errno = e;
+    return 1;
+}
+
+void gt_hostsample_quiet_end(int quiet)
+{
+    if (quiet) atomic_fetch_sub_explicit(&tls_quiet, 1, memory_order_release);
 }
 
 /* The exec call failed: the thread is sampled again. */

@@ -393,8 +393,10 @@ static int ok_ptr(uintptr_t p)
 #define SR_AHEAD 256 /* every offset read from an object's address lies below */
 struct safe_rd {
     pid_t pid;
-    int fault;      /* a read failed: the walk is abandoned */
-    unsigned clock; /* use stamps: the least recently used entry is replaced */
+    int fault;       /* a read failed: the walk is abandoned */
+    unsigned clock;  /* use stamps: the least recently used entry is replaced */
+    unsigned copies; /* process_vm_readv calls so far */
+    unsigned limit;  /* a line table's reads stop at this many (see GT_PY_SAMPLE_COPIES) */
     struct {
         uintptr_t base;
         size_t n; /* bytes copied (less at the end of a mapping) */
@@ -420,6 +422,7 @@ static void safe_copy(struct safe_rd *r, void *dst, uintptr_t src, size_t len)
     uintptr_t base = src - (SR_WIN - SR_AHEAD), page = src & ~(uintptr_t)4095;
     if (base > src || base < page) base = page;
     struct iovec l = {r->e[i].b, SR_WIN}, rm = {(void *)base, SR_WIN};
+    r->copies++;
     ssize_t k = syscall(SYS_process_vm_readv, r->pid, &l, 1, &rm, 1, 0);
     r->e[i].base = base;
     r->e[i].n = k > 0 ? (size_t)k : 0;
@@ -583,7 +586,8 @@ static uint8_t lt_at(struct lt *t, int64_t i)
         struct iovec l = {t->buf, (size_t)k}, rm = {(void *)(t->src + (uintptr_t)i), (size_t)k};
         t->base = i;
         t->len = 0;
-        if (t->fault || k <= 0 ||
+        /* (a long line table stops at the sample's bound: its line is then not read) */
+        if (t->fault || k <= 0 || t->r->copies++ >= t->r->limit ||
             syscall(SYS_process_vm_readv, t->r->pid, &l, 1, &rm, 1, 0) != (ssize_t)k) {
             t->fault = 1;
             return 0;
@@ -1508,7 +1512,14 @@ static uint32_t copy_facts(struct safe_rd *r, struct gt_py_sample *s, uintptr_t 
  * (the frames hold them): their lines and facts are copied here, where the hints do not say the
  * table has them already. id (not 0): ts is another thread's, read only if ts_alive says it is
  * still that thread's state (the caller checks that the thread slept through the read). */
-int gt_py_sample_read(uintptr_t ts, uint64_t id, struct gt_py_sample *s, _Atomic uint64_t *hints)
+struct read_scratch {
+    struct safe_rd r;
+    struct rawf fr[GT_PY_SAMPLE_FRAMES];
+};
+_Static_assert(sizeof(struct read_scratch) <= GT_PY_READ_SCRATCH, "GT_PY_READ_SCRATCH too small");
+
+int gt_py_sample_read(uintptr_t ts, uint64_t id, struct gt_py_sample *s, _Atomic uint64_t *hints,
+                      struct gt_py_read_scratch *scratch)
 {
     s->n = -1;
     s->used = 0;
@@ -1517,33 +1528,50 @@ int gt_py_sample_read(uintptr_t ts, uint64_t id, struct gt_py_sample *s, _Atomic
         return -1;
     atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
     int k = -1;
-    struct safe_rd r;
-    r.pid = getpid();
-    r.fault = 0;
-    r.clock = 0;
+    struct read_scratch *sc = (struct read_scratch *)scratch->b;
+    struct safe_rd *r = &sc->r;
+    struct rawf *fr = sc->fr;
+    r->pid = getpid();
+    r->fault = 0;
+    r->clock = 0;
+    r->copies = 0;
+    r->limit = UINT32_MAX;
+    s->capped = 0;
+    unsigned spent = 0; /* copies for lines and facts */
     for (unsigned i = 0; i < SR_WAYS; i++)
-        r.e[i].n = 0, r.e[i].used = 0;
-    struct rawf fr[GT_PY_SAMPLE_FRAMES];
+        r->e[i].n = 0, r->e[i].used = 0;
     if (!atomic_load(&P.closing) && P.IsInitialized() == 1 && !P.IsFinalizing() &&
-        (!id || ts_alive(&r, ts, id)))
-        k = walk_raw_r(&r, ts, fr, GT_PY_SAMPLE_FRAMES);
-    for (int i = 0; i < k && !r.fault; i++) {
+        (!id || ts_alive(r, ts, id)))
+        k = walk_raw_r(r, ts, fr, GT_PY_SAMPLE_FRAMES);
+    for (int i = 0; i < k && !r->fault; i++) {
         struct gt_py_sframe *o = &s->f[i];
         o->code = fr[i].code;
         o->key = fr[i].key;
-        o->fp = fingerprint_r(&r, fr[i].code);
+        o->fp = fingerprint_r(r, fr[i].code);
         o->line = GT_PY_NO_LINE;
         o->facts = 0;
-        if (!hint_has(hints, hint_of(o->code, o->fp, o->key))) {
-            /* (as raw_line, through the copier) */
-            int line = (fr[i].key & KEY_LINE) ? (int)(fr[i].key & 0xffffffff)
-                                              : code_line_r(&r, fr[i].code, (int)fr[i].key);
-            if (line != LINE_UNREAD) o->line = line;
+        /* the copies past the bound are left to later samples: those after this thread's next
+         * write-out find these frames in its hints and spend the bound further out */
+        int need_line = !hint_has(hints, hint_of(o->code, o->fp, o->key));
+        int need_facts = !hint_has(hints, hint_of(o->code, o->fp, KEY_CODE));
+        if (spent >= GT_PY_SAMPLE_COPIES) {
+            s->capped |= need_line || need_facts;
+            continue;
         }
-        if (!hint_has(hints, hint_of(o->code, o->fp, KEY_CODE)))
-            o->facts = copy_facts(&r, s, o->code);
+        unsigned before = r->copies;
+        if (need_line) {
+            /* (as raw_line, through the copier) */
+            r->limit = r->copies + (GT_PY_SAMPLE_COPIES - spent);
+            int line = (fr[i].key & KEY_LINE) ? (int)(fr[i].key & 0xffffffff)
+                                              : code_line_r(r, fr[i].code, (int)fr[i].key);
+            r->limit = UINT32_MAX;
+            if (line != LINE_UNREAD) o->line = line;
+            s->capped |= line == LINE_UNREAD && r->copies - before > GT_PY_SAMPLE_COPIES - spent;
+        }
+        if (need_facts) o->facts = copy_facts(r, s, o->code);
+        spent += r->copies - before;
     }
-    if (r.fault) k = -1;
+    if (r->fault) k = -1;
     atomic_fetch_sub(&P.walkers, 1);
     return s->n = k;
 }

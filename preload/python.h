@@ -75,11 +75,23 @@ struct gt_py_sframe {
     int32_t line;      /* its line, or GT_PY_NO_LINE */
     uint32_t facts;    /* 1 + the offset in text of its code's facts; 0: none copied */
 };
+/* process_vm_readv calls a sample spends on what the owner's table may lack (lines, code facts),
+ * innermost frames first, before it leaves the rest to later samples: a deep stack of new code
+ * with long line tables took milliseconds (tests/cases/hostsample_deep.sh) */
+#define GT_PY_SAMPLE_COPIES 64
 struct gt_py_sample {
-    int32_t n;     /* frames read; -1: none */
-    uint32_t used; /* bytes of text */
+    int32_t n;       /* frames read; -1: none */
+    uint32_t used;   /* bytes of text */
+    uint32_t capped; /* 1: frames left without their line or facts (GT_PY_SAMPLE_COPIES) */
+    uint32_t pad;
     struct gt_py_sframe f[GT_PY_SAMPLE_FRAMES];
     char text[GT_PY_SAMPLE_TEXT]; /* facts: int32 first line, uint16 file and name lengths, texts */
+};
+/* gt_py_sample_read's working memory (its copies of the target's memory, the frames read): 5 KiB a
+ * signal handler keeps off the interrupted thread's stack, which may be small. */
+#define GT_PY_READ_SCRATCH 5120
+struct gt_py_read_scratch {
+    _Alignas(16) unsigned char b[GT_PY_READ_SCRATCH];
 };
 /* The calling thread's Python thread state (0: none), and that state's id (0: not known for this
  * interpreter): the state of another thread is read only while it is found alive with that id. */
@@ -89,8 +101,10 @@ uint64_t gt_py_thread_state_id(uintptr_t ts);
  * thread (id 0), or from the sampler thread for a thread asleep in a system call (id: the one its
  * owner published with ts; 0 for the main thread's where ids are not known: its state lives until
  * finalization, which the read is guarded against). No lock, no allocation, no API call but the
- * interpreter's state getters. hints: the sampled thread's. Returns s->n. */
-int gt_py_sample_read(uintptr_t ts, uint64_t id, struct gt_py_sample *s, _Atomic uint64_t *hints);
+ * interpreter's state getters. hints: the sampled thread's; scratch: the caller's alone while the
+ * read runs. Returns s->n. */
+int gt_py_sample_read(uintptr_t ts, uint64_t id, struct gt_py_sample *s, _Atomic uint64_t *hints,
+                      struct gt_py_read_scratch *scratch);
 /* Later, by the sampled thread at a hooked call (takes the table lock, may write code records):
  * the pseudo-ips of s's frames into out (at most max), from the table and what s carries; the
  * frames from the first one neither resolves on are dropped. Returns the count. */

@@ -654,31 +654,19 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static void miss_not
                                             memory_order_relaxed, memory_order_relaxed);
 }
 
-/* Code a handler must not derive a rule from inside (dl_iterate_phdr waits for the loader's lock,
- * a recursive mutex): the mutex's own lock and unlock, where the thread may hold its low-level
- * lock without being its owner yet (seen: a sample landing in dl_iterate_phdr's
- * pthread_mutex_lock, the handler's own dl_iterate_phdr then waited for itself), and the dynamic
- * loader's, which changes the list of modules under that lock. Set once by gt_unwind_configure. */
+/* Code a handler must not derive a rule from inside: the dynamic loader's, which changes the list
+ * of modules under the loader's lock (ldlock_take below would take it recursively from the very
+ * thread that is halfway through that change). A sample inside the mutex's own lock or unlock
+ * needs no range: ldlock_take sees the lock halfway taken or released and declines. Set once by
+ * gt_unwind_configure. */
 static struct {
     uintptr_t lo, hi;
-} unw_risky[3];
+} unw_loader_code;
 static __thread int unw_sig_risky __attribute__((tls_model("initial-exec")));
 
 static inline __attribute__((always_inline)) int in_risky(uintptr_t pc)
 {
-    for (unsigned i = 0; i < 3; i++)
-        if (pc - unw_risky[i].lo < unw_risky[i].hi - unw_risky[i].lo) return 1;
-    return 0;
-}
-
-static void risky_fn(unsigned i, void *fn)
-{
-    Dl_info di;
-    const ElfW(Sym) *sym = NULL;
-    if (fn && dladdr1(fn, &di, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size) {
-        unw_risky[i].lo = (uintptr_t)di.dli_saddr;
-        unw_risky[i].hi = (uintptr_t)di.dli_saddr + sym->st_size;
-    }
+    return pc - unw_loader_code.lo < unw_loader_code.hi - unw_loader_code.lo;
 }
 
 static int risky_loader(struct dl_phdr_info *info, size_t size, void *base)
@@ -688,8 +676,8 @@ static int risky_loader(struct dl_phdr_info *info, size_t size, void *base)
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-            unw_risky[2].lo = info->dlpi_addr + ph->p_vaddr;
-            unw_risky[2].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+            unw_loader_code.lo = info->dlpi_addr + ph->p_vaddr;
+            unw_loader_code.hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
         }
     }
     return 1;
@@ -755,8 +743,6 @@ __attribute__((no_sanitize("address", "thread"))) static int ldlock_take(void)
 
 static void find_risky(void)
 {
-    risky_fn(0, (void *)&pthread_mutex_lock);
-    risky_fn(1, (void *)&pthread_mutex_unlock);
     uintptr_t base = (uintptr_t)getauxval(AT_BASE);
     if (base) dl_iterate_phdr(risky_loader, &base);
     find_ldlock(base);
@@ -789,7 +775,7 @@ __attribute__((noinline)) static uint32_t derive_rule(uintptr_t ra)
 #endif
         /* A handler's walk, the sampler thread's walk of a sleeping thread (under the sampler's
          * lock) and gt_unwind_learn wait for no lock: what they cannot take now is noted as a
-         * miss and derived at a later learn (see unw_miss, unw_risky). */
+         * miss and derived at a later learn (see unw_miss, unw_loader_code). */
         if ((gt_unw_in_handler && unw_sig_risky) || pthread_mutex_trylock(&U.mu) != 0) {
             miss_note(ra);
             return R_LIBUNWIND;

@@ -75,6 +75,85 @@ static void replay_pending(struct ga_nvml_device *d)
     }
 }
 
+/* The device's state at t from its closed intervals: 1 below the maximum SM clock, 0 at it, -1
+ * not known (before the first sample, or no clock in it), -2 past the last closed interval (the
+ * samples read so far do not tell). The intervals are in time order (samples come in order). */
+static int slow_at(const struct ga_nvml_device *d, uint64_t t)
+{
+    size_t lo = 0, hi = d->n_iv;
+    while (lo < hi) { /* the first interval that starts after t */
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->iv[mid].start <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo && t < d->iv[lo - 1].end) return d->iv[lo - 1].slow;
+    if (d->n_iv && t < d->iv[d->n_iv - 1].end) return -1; /* before the first sample */
+    return -2;
+}
+
+/* The open interval's state (the last sample's), for a kernel still waiting at the end. */
+static int slow_after_last(const struct ga_nvml_device *d, uint64_t t)
+{
+    if (!d->have_last || d->last.ts > t || !(d->last.valid & GT_NVML_HAS_SM_CLOCK) ||
+        !d->max_sm_mhz)
+        return -1;
+    return d->last.sm_mhz < d->max_sm_mhz;
+}
+
+static void count_kernel(struct ga_nvml_device *d, uint32_t name_id, int slow, uint64_t ns)
+{
+    uint64_t *i = ga_map_find(&d->kname_idx, name_id, 0);
+    if (!i) {
+        if (d->n_knames == GA_NVML_KNAMES_MAX) {
+            d->kernels_dropped++;
+            return;
+        }
+        int added = 0;
+        i = ga_map_upsert(&d->kname_idx, name_id, 0, d->n_knames, &added);
+        d->knames = ga_xgrow(d->knames, &d->knames_cap, d->n_knames, sizeof(*d->knames));
+        d->knames[d->n_knames++] = (struct ga_nvml_kname){.name_id = name_id};
+    }
+    struct ga_nvml_kname *e = &d->knames[*i];
+    e->n[slow]++;
+    e->ns[slow] += ns;
+}
+
+/* A new closed interval may hold the start of kernels that came before its closing sample. */
+static void replay_kernels(struct ga_nvml_device *d)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < d->n_kpend; i++) {
+        struct ga_nvml_kpend k = d->kpend[i];
+        int slow = slow_at(d, k.start);
+        if (slow == -2)
+            d->kpend[keep++] = k;
+        else if (slow >= 0)
+            count_kernel(d, k.name_id, slow, k.ns);
+    }
+    d->n_kpend = keep;
+}
+
+void ga_nvml_kernel(struct ga_nvml *x, const struct gt_rec_gpu_kernel *k)
+{
+    struct ga_nvml_device *d = NULL;
+    for (size_t i = 0; i < x->n_devices && !d; i++)
+        if (x->devices[i].device == (int32_t)k->device) d = &x->devices[i];
+    if (!d || k->end < k->start) return;
+    int slow = slow_at(d, k->start);
+    if (slow >= 0) count_kernel(d, k->name_id, slow, k->end - k->start);
+    if (slow != -2) return;
+    if (d->n_kpend >= GA_NVML_PENDING_MAX) { /* samples stopped while the GPU went on */
+        slow = slow_after_last(d, k->start);
+        if (slow >= 0) count_kernel(d, k->name_id, slow, k->end - k->start);
+        return;
+    }
+    d->kpend = ga_xgrow(d->kpend, &d->kpend_cap, d->n_kpend, sizeof(*d->kpend));
+    d->kpend[d->n_kpend++] =
+        (struct ga_nvml_kpend){.start = k->start, .ns = k->end - k->start, .name_id = k->name_id};
+}
+
 static void merge_point(struct ga_nvml_point *a, const struct ga_nvml_point *b)
 {
     if (b->sm_mhz < a->sm_mhz) a->sm_mhz = b->sm_mhz;
@@ -130,6 +209,7 @@ static void on_sample(struct ga_nvml *x, const struct gt_rec_nvml_sample *r)
             (uint8_t)((l->valid & GT_NVML_HAS_SM_CLOCK) && d->max_sm_mhz &&
                       l->sm_mhz < d->max_sm_mhz)};
         replay_pending(d);
+        replay_kernels(d);
     }
     if (!d->have_last || r->ts > d->last.ts) d->last = *r;
     d->have_last = 1;
@@ -237,6 +317,13 @@ void ga_nvml_finish(struct ga_nvml *x)
                     d->reason_busy_ns[b] += v->busy;
                 }
         }
+        for (size_t k = 0; k < d->n_kpend; k++) {
+            int slow = slow_after_last(d, d->kpend[k].start);
+            if (slow >= 0) count_kernel(d, d->kpend[k].name_id, slow, d->kpend[k].ns);
+        }
+        free(d->kpend);
+        d->kpend = NULL;
+        d->n_kpend = 0;
         free(d->iv);
         free(d->pending);
         d->iv = NULL;
@@ -244,49 +331,6 @@ void ga_nvml_finish(struct ga_nvml *x)
         d->n_iv = d->n_pending = 0;
     }
     if (x->n_devices > 1) qsort(x->devices, x->n_devices, sizeof(*x->devices), by_ordinal);
-}
-
-/* The device's state at t: 1 below the maximum SM clock, 0 at it, -1 not known (before the first
- * sample, or no clock in it). The intervals are in time order (samples come in order). */
-static int slow_at(const struct ga_nvml_device *d, uint64_t t)
-{
-    size_t lo = 0, hi = d->n_iv;
-    while (lo < hi) { /* the first interval that starts after t */
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->iv[mid].start <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo && t < d->iv[lo - 1].end) return d->iv[lo - 1].slow;
-    if (!d->have_last || d->last.ts > t || !(d->last.valid & GT_NVML_HAS_SM_CLOCK) ||
-        !d->max_sm_mhz)
-        return -1;
-    return d->last.sm_mhz < d->max_sm_mhz;
-}
-
-void ga_nvml_kernel(struct ga_nvml *x, const struct gt_rec_gpu_kernel *k)
-{
-    struct ga_nvml_device *d = NULL;
-    for (size_t i = 0; i < x->n_devices && !d; i++)
-        if (x->devices[i].device == (int32_t)k->device) d = &x->devices[i];
-    if (!d || k->end < k->start) return;
-    int slow = slow_at(d, k->start);
-    if (slow < 0) return;
-    uint64_t *i = ga_map_find(&d->kname_idx, k->name_id, 0);
-    if (!i) {
-        if (d->n_knames == GA_NVML_KNAMES_MAX) {
-            d->kernels_dropped++;
-            return;
-        }
-        int added = 0;
-        i = ga_map_upsert(&d->kname_idx, k->name_id, 0, d->n_knames, &added);
-        d->knames = ga_xgrow(d->knames, &d->knames_cap, d->n_knames, sizeof(*d->knames));
-        d->knames[d->n_knames++] = (struct ga_nvml_kname){.name_id = k->name_id};
-    }
-    struct ga_nvml_kname *e = &d->knames[*i];
-    e->n[slow]++;
-    e->ns[slow] += k->end - k->start;
 }
 
 /* The time a name's runs below the maximum clock took beyond its full-clock mean. */
@@ -318,6 +362,7 @@ void ga_nvml_free(struct ga_nvml *x)
         free(x->devices[i].pending);
         free(x->devices[i].points);
         free(x->devices[i].knames);
+        free(x->devices[i].kpend);
         ga_map_free(&x->devices[i].kname_idx);
     }
     free(x->devices);

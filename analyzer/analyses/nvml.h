@@ -44,13 +44,21 @@ struct ga_nvml_point {
 };
 
 /* Kernels by name, at the SM clock's maximum ([0]) and below it ([1]): the state of the NVML
- * sample in effect at the kernel's start (as far as the samples read so far tell; a kernel that
- * starts before the device's first sample is not counted). At most GA_NVML_KNAMES_MAX names per
- * device (the rest counted in kernels_dropped). */
+ * sample in effect at the kernel's start. A kernel whose start is past the last interval closed so
+ * far waits (kpend) for the sample that closes the interval holding it: a sample read after the
+ * kernel may still begin before its start. Those still waiting at the end, and those past
+ * GA_NVML_PENDING_MAX waiting, take the last sample's state; a kernel that starts before the
+ * device's first sample is not counted. At most GA_NVML_KNAMES_MAX names per device (the rest
+ * counted in kernels_dropped). */
 #define GA_NVML_KNAMES_MAX 4096
 struct ga_nvml_kname {
     uint32_t name_id;
     uint64_t n[2], ns[2];
+};
+
+struct ga_nvml_kpend {
+    uint64_t start, ns;
+    uint32_t name_id, pad;
 };
 
 struct ga_nvml_device {
@@ -80,7 +88,9 @@ struct ga_nvml_device {
     uint64_t in_last;
     struct ga_nvml_kname *knames;
     size_t n_knames, knames_cap;
-    struct ga_map kname_idx; /* name_id -> index into knames */
+    struct ga_map kname_idx;     /* name_id -> index into knames */
+    struct ga_nvml_kpend *kpend; /* kernels past the last closed interval */
+    size_t n_kpend, kpend_cap;
     uint64_t kernels_dropped;
 };
 

@@ -923,7 +923,8 @@ _Static_assert(sizeof(struct gt_rec_nvml_proc) == 40, "gt_rec_nvml_proc layout")
 enum gt_sample_flags {
     GT_SAMPLE_ON_CPU = 1u << 0,  /* the thread's CPU time advanced >= half the interval */
     GT_SAMPLE_IN_HOOK = 1u << 1, /* inside the tracer's hook or the CUDA call it forwards */
-    GT_SAMPLE_PARTIAL = 1u << 2, /* the walk stopped early (a frame the signal-safe walk skips) */
+    GT_SAMPLE_PARTIAL = 1u << 2, /* the walk stopped early (a frame the signal-safe walk skips,
+                                  * or Python frames past the sample's bound on copies) */
 };
 
 struct gt_rec_host_sample {

@@ -210,21 +210,48 @@ static void test_kernels(void)
           k7 && k7->name_id == 7 && k7->n[0] == 2 && k7->ns[0] == 200 * US && k7->n[1] == 2 &&
               k7->ns[1] == 300 * US && d->knames[1].name_id == 8 && d->knames[1].n[1] == 1 &&
               d->knames[1].n[0] == 0);
-    kernel(&x, 0, 410 * US, 420 * US, 9); /* full, 10 us (the latest sample's state) */
+    kernel(&x, 0, 410 * US, 420 * US, 9); /* full, 10 us (the latest sample's state, at the end) */
     kernel(&x, 0, 250 * US, 750 * US, 9); /* slow, 500 us */
+    ga_nvml_finish(&x);
     const struct ga_nvml_kname *v[3];
     size_t n = d ? ga_nvml_slow_kernels(d, v, 3) : 0;
     CHECK("slower below the maximum: 9 (490 us lost) before 7 (100 us); 8 never ran at full clock",
           n == 2 && v[0]->name_id == 9 && ga_nvml_kname_extra(v[0]) == 490.0 * US &&
               v[1]->name_id == 7 && ga_nvml_kname_extra(v[1]) == 100.0 * US);
     CHECK("at most max", d && ga_nvml_slow_kernels(d, v, 1) == 1 && v[0]->name_id == 9);
+    ga_nvml_free(&x);
+}
+
+/* Kernels read before the sample in effect at their start (the stream is not in time order
+ * across record kinds): a kernel at 15 us read before the first sample (10 us), and one at
+ * 250 us read while the latest sample (200 us) is slow, before the sample at 240 us that put the
+ * clock back to its maximum. Both wait for the sample that closes their interval. */
+static void test_kernels_early(void)
+{
+    struct ga_nvml x;
+    ga_nvml_init(&x);
+    status(&x, 0, 2000);
+    kernel(&x, 0, 15 * US, 25 * US, 7); /* full (sample at 10), 10 us */
+    sample(&x, 0, 10 * US, 2000, 0);
+    sample(&x, 0, 200 * US, 1000, 0x4);
+    kernel(&x, 0, 250 * US, 280 * US, 7); /* full (sample at 240), 30 us */
+    kernel(&x, 0, 210 * US, 230 * US, 7); /* slow (sample at 200), 20 us */
+    sample(&x, 0, 240 * US, 2000, 0);
+    kernel(&x, 0, 5 * US, 9 * US, 7); /* before the first sample: not counted */
+    sample(&x, 0, 300 * US, 2000, 0);
     ga_nvml_finish(&x);
+    const struct ga_nvml_device *d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    const struct ga_nvml_kname *k = d && d->n_knames == 1 ? &d->knames[0] : NULL;
+    CHECK("early kernels: twice at full clock (40 us), once below (20 us)",
+          k && k->n[0] == 2 && k->ns[0] == 40 * US && k->n[1] == 1 && k->ns[1] == 20 * US &&
+              d->kernels_dropped == 0);
     ga_nvml_free(&x);
 }
 
 int main(void)
 {
     test_kernels();
+    test_kernels_early();
     test_series_bound();
     test_intervals();
     test_pending_bound();

@@ -1,0 +1,268 @@
+/* The C library's timed and signal waits, wrapped so that a host-sample signal never cuts one
+ * short. These are the calls signal(7) lists as never restarted after a handler, whatever
+ * SA_RESTART says: a handler that runs while the thread waits in one makes it fail with EINTR (or
+ * return early), and a program that does not retry would change behaviour because of us.
+ *
+ * Around each call the thread is marked quiet (gt_hostsample_quiet_begin, a per-thread counter):
+ * the sampler thread sends no signal to a quiet thread, and a signal already on its way is
+ * delivered (or taken back) before the call starts. The sampler still walks the thread's stack
+ * itself while it sleeps (hostsample.c). Threads that are not sampled pay one thread-local load.
+ * Return value and errno are the real call's.
+ *
+ * Not covered (docs/ANALYSES.md): the same system calls made without these entry points
+ * (syscall(2), inline system calls), reads and writes on sockets with a timeout
+ * (SO_RCVTIMEO/SO_SNDTIMEO), inotify reads, io_getevents; a thread seen running by the sampler
+ * that enters one of those in the microseconds before the signal lands gets EINTR. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/msg.h>
+#include <sys/select.h>
+#include <sys/sem.h>
+#include <threads.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/* The sampler thread walks a thread asleep in one of these from its sp (hostsample.c), and such a
+ * walk stops at a frame whose CFA is rbp-based: no frame pointer here even in the sanitizer
+ * builds (-fno-omit-frame-pointer), so that the walk reaches the program's frames. */
+#pragma GCC optimize("omit-frame-pointer")
+
+/* The real entry point, looked up at the first call (threads may race to it: each finds the same
+ * address; relaxed atomics). */
+#define LOOKUP(type, name)                                                                         \
+    static type real_slot_;                                                                        \
+    type real_ = __atomic_load_n(&real_slot_, __ATOMIC_RELAXED);                                   \
+    if (!real_) {                                                                                  \
+        real_ = (type)gt_real_dlsym(RTLD_NEXT, name);                                              \
+        __atomic_store_n(&real_slot_, real_, __ATOMIC_RELAXED);                                    \
+    }
+
+/* The same, failing with ENOSYS where it is missing (a program calling it would not have linked).
+ */
+#define REAL(type, name)                                                                           \
+    LOOKUP(type, name)                                                                             \
+    if (!real_) {                                                                                  \
+        errno = ENOSYS;                                                                            \
+        return -1;                                                                                 \
+    }
+
+/* Forwards a call that returns rtype, the thread quiet around it. */
+#define QUIET(rtype, call)                                                                         \
+    do {                                                                                           \
+        int quiet_ = gt_hostsample_quiet_begin();                                                  \
+        rtype r_ = call;                                                                           \
+        gt_hostsample_quiet_end(quiet_);                                                           \
+        return r_;                                                                                 \
+    } while (0)
+
+/* ---- sleeps ---------------------------------------------------------------------------------- */
+
+typedef int (*nanosleep_fn)(const struct timespec *, struct timespec *);
+typedef int (*clock_nanosleep_fn)(clockid_t, int, const struct timespec *, struct timespec *);
+typedef unsigned (*sleep_fn)(unsigned);
+typedef int (*usleep_fn)(useconds_t);
+typedef int (*thrd_sleep_fn)(const struct timespec *, struct timespec *);
+
+GT_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+    REAL(nanosleep_fn, "nanosleep");
+    QUIET(int, real_(req, rem));
+}
+
+GT_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec *req,
+                              struct timespec *rem)
+{
+    LOOKUP(clock_nanosleep_fn, "clock_nanosleep");
+    if (!real_) return ENOSYS; /* (it returns the error, errno untouched) */
+    QUIET(int, real_(clock, flags, req, rem));
+}
+
+/* glibc's sleep, usleep and thrd_sleep reach its nanosleep inside libc, past the wrapper above */
+GT_EXPORT unsigned sleep(unsigned seconds)
+{
+    LOOKUP(sleep_fn, "sleep");
+    if (!real_) return seconds;
+    QUIET(unsigned, real_(seconds));
+}
+
+GT_EXPORT int usleep(useconds_t usec)
+{
+    REAL(usleep_fn, "usleep");
+    QUIET(int, real_(usec));
+}
+
+GT_EXPORT int thrd_sleep(const struct timespec *req, struct timespec *rem)
+{
+    REAL(thrd_sleep_fn, "thrd_sleep");
+    QUIET(int, real_(req, rem));
+}
+
+/* ---- file descriptor multiplexing ------------------------------------------------------------ */
+
+typedef int (*poll_fn)(struct pollfd *, nfds_t, int);
+typedef int (*poll_chk_fn)(struct pollfd *, nfds_t, int, size_t);
+typedef int (*ppoll_fn)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+typedef int (*ppoll_chk_fn)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *,
+                            size_t);
+typedef int (*select_fn)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+typedef int (*pselect_fn)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
+                          const sigset_t *);
+typedef int (*epoll_wait_fn)(int, struct epoll_event *, int, int);
+typedef int (*epoll_pwait_fn)(int, struct epoll_event *, int, int, const sigset_t *);
+typedef int (*epoll_pwait2_fn)(int, struct epoll_event *, int, const struct timespec *,
+                               const sigset_t *);
+
+GT_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+    REAL(poll_fn, "poll");
+    QUIET(int, real_(fds, n, timeout));
+}
+
+/* _FORTIFY_SOURCE builds call these, which reach poll inside libc */
+int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t len);
+int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout, const sigset_t *mask,
+                size_t len);
+
+GT_EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t len)
+{
+    REAL(poll_chk_fn, "__poll_chk");
+    QUIET(int, real_(fds, n, timeout, len));
+}
+
+GT_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
+                    const sigset_t *mask)
+{
+    REAL(ppoll_fn, "ppoll");
+    QUIET(int, real_(fds, n, timeout, mask));
+}
+
+GT_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
+                          const sigset_t *mask, size_t len)
+{
+    REAL(ppoll_chk_fn, "__ppoll_chk");
+    QUIET(int, real_(fds, n, timeout, mask, len));
+}
+
+GT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *x, struct timeval *timeout)
+{
+    REAL(select_fn, "select");
+    QUIET(int, real_(n, r, w, x, timeout));
+}
+
+GT_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *x, const struct timespec *timeout,
+                      const sigset_t *mask)
+{
+    REAL(pselect_fn, "pselect");
+    QUIET(int, real_(n, r, w, x, timeout, mask));
+}
+
+GT_EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int timeout)
+{
+    REAL(epoll_wait_fn, "epoll_wait");
+    QUIET(int, real_(ep, ev, max, timeout));
+}
+
+GT_EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int timeout,
+                          const sigset_t *mask)
+{
+    REAL(epoll_pwait_fn, "epoll_pwait");
+    QUIET(int, real_(ep, ev, max, timeout, mask));
+}
+
+GT_EXPORT int epoll_pwait2(int ep, struct epoll_event *ev, int max, const struct timespec *timeout,
+                           const sigset_t *mask)
+{
+    REAL(epoll_pwait2_fn, "epoll_pwait2");
+    QUIET(int, real_(ep, ev, max, timeout, mask));
+}
+
+/* ---- waits for signals ----------------------------------------------------------------------- */
+
+typedef int (*pause_fn)(void);
+typedef int (*sigsuspend_fn)(const sigset_t *);
+typedef int (*sigtimedwait_fn)(const sigset_t *, siginfo_t *, const struct timespec *);
+typedef int (*sigwaitinfo_fn)(const sigset_t *, siginfo_t *);
+
+/* pause and sigsuspend return after any handler: one of ours would end them */
+GT_EXPORT int pause(void)
+{
+    REAL(pause_fn, "pause");
+    QUIET(int, real_());
+}
+
+GT_EXPORT int sigsuspend(const sigset_t *mask)
+{
+    REAL(sigsuspend_fn, "sigsuspend");
+    QUIET(int, real_(mask));
+}
+
+GT_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
+{
+    REAL(sigtimedwait_fn, "sigtimedwait");
+    QUIET(int, real_(set, info, timeout));
+}
+
+GT_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+    REAL(sigwaitinfo_fn, "sigwaitinfo");
+    QUIET(int, real_(set, info));
+}
+
+/* ---- System V IPC, POSIX semaphores ---------------------------------------------------------- */
+
+typedef int (*semop_fn)(int, struct sembuf *, size_t);
+typedef int (*semtimedop_fn)(int, struct sembuf *, size_t, const struct timespec *);
+typedef ssize_t (*msgrcv_fn)(int, void *, size_t, long, int);
+typedef int (*msgsnd_fn)(int, const void *, size_t, int);
+typedef int (*sem_wait_fn)(sem_t *);
+typedef int (*sem_timedwait_fn)(sem_t *, const struct timespec *);
+typedef int (*sem_clockwait_fn)(sem_t *, clockid_t, const struct timespec *);
+
+GT_EXPORT int semop(int id, struct sembuf *ops, size_t n)
+{
+    REAL(semop_fn, "semop");
+    QUIET(int, real_(id, ops, n));
+}
+
+GT_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *timeout)
+{
+    REAL(semtimedop_fn, "semtimedop");
+    QUIET(int, real_(id, ops, n, timeout));
+}
+
+GT_EXPORT ssize_t msgrcv(int id, void *msg, size_t size, long type, int flags)
+{
+    REAL(msgrcv_fn, "msgrcv");
+    QUIET(ssize_t, real_(id, msg, size, type, flags));
+}
+
+GT_EXPORT int msgsnd(int id, const void *msg, size_t size, int flags)
+{
+    REAL(msgsnd_fn, "msgsnd");
+    QUIET(int, real_(id, msg, size, flags));
+}
+
+/* a semaphore's futex wait with a time limit fails with EINTR after a handler (sem_wait(3)) */
+GT_EXPORT int sem_wait(sem_t *sem)
+{
+    REAL(sem_wait_fn, "sem_wait");
+    QUIET(int, real_(sem));
+}
+
+GT_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *at)
+{
+    REAL(sem_timedwait_fn, "sem_timedwait");
+    QUIET(int, real_(sem, at));
+}
+
+GT_EXPORT int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *at)
+{
+    REAL(sem_clockwait_fn, "sem_clockwait");
+    QUIET(int, real_(sem, clock, at));
+}
