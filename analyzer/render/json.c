@@ -4,6 +4,7 @@
 
 #include "render/json.h"
 #include "render/nvml.h"
+#include "render/sites.h"
 #include "base/util.h"
 
 static jobj *json_cupti(const struct ga_report *r)
@@ -178,7 +179,7 @@ int ga_render_json(const struct ga_report *r, FILE *out)
     put(root, "devices", json_devices(r));
     put(root, "threads", json_threads(r));
     jobj *memory = ga_json_memory(r), *timeline = ga_json_timeline(r);
-    ga_json_sites(r, root, memory, timeline);
+    ga_json_sites(&r->siteview, root, memory, timeline);
     put(root, "memory", memory);
     put(root, "timeline", timeline);
     put(root, "device_state", ga_json_device_state(&r->nvmlview));
