@@ -228,6 +228,8 @@ void ga_report_finish(struct ga_report *r)
     ga_report_gpu_timeline(r, r->run.gpu_timeline, sizeof(r->run.gpu_timeline));
     r->run.caveat = ga_report_gpu_caveat(r, r->run.caveat_buf, sizeof(r->run.caveat_buf));
     ga_views_build(&r->views, &r->mem, &r->sites);
+    ga_vstacks_init(&r->stackview, &r->stacks, &r->sites);
+    ga_vsites_build(&r->siteview, &r->sites, &r->stackview);
     ga_vpools_build(&r->poolview, &r->pools, r->read.header.start_monotonic_ns);
     ga_vnvml_build(&r->nvmlview, &r->nvml, &r->mem, &r->facts, &r->gpu,
                    r->read.header.start_monotonic_ns);
@@ -336,6 +338,8 @@ void ga_report_free(struct ga_report *r)
     ga_views_free(&r->views);
     ga_vpools_free(&r->poolview);
     ga_vnvml_free(&r->nvmlview);
+    ga_vsites_free(&r->siteview);
+    ga_vstacks_free(&r->stackview);
     ga_facts_free(&r->facts);
     ga_memory_free(&r->mem);
     ga_pools_free(&r->pools);

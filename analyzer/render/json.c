@@ -5,6 +5,7 @@
 #include "render/json.h"
 #include "render/nvml.h"
 #include "render/run.h"
+#include "render/sites.h"
 #include "base/util.h"
 
 int ga_render_json(const struct ga_report *r, FILE *out)
@@ -14,7 +15,7 @@ int ga_render_json(const struct ga_report *r, FILE *out)
     put(root, "generator", ga_json_str(GA_GENERATOR));
     ga_json_run_head(&r->run, root);
     jobj *memory = ga_json_memory(r), *timeline = ga_json_timeline(r);
-    ga_json_sites(r, root, memory, timeline);
+    ga_json_sites(&r->siteview, root, memory, timeline);
     put(root, "memory", memory);
     put(root, "timeline", timeline);
     put(root, "device_state", ga_json_device_state(&r->nvmlview));

@@ -29,11 +29,7 @@ struct json_object *ga_json_timeline(const struct ga_report *r);
  * timeline fields added to the timeline object. */
 struct json_object *ga_json_top_kernels(const struct ga_report *r);
 void ga_json_gpu_timeline(const struct ga_report *r, struct json_object *timeline);
-/* json_sites.c: memory.by_site/by_library, timeline.launch_sites/sync_sites, and the
- * top-level stacks object. */
-void ga_json_sites(const struct ga_report *r, struct json_object *root, struct json_object *memory,
-                   struct json_object *timeline);
-/* One call-site object (site, function, file, line, module, library, stack of `stack`), for
+/* json_site_report.c, for the files not yet on the model's views. One call-site object (site, function, file, line, module, library, stack of `stack`), for
  * sites outside lists: their stacks share one frame budget per report. */
 struct json_object *ga_json_site(const struct ga_report *r, const struct ga_site *x, uint32_t stack);
 /* A site list: at most 1,000 sites (the rest counted), its stacks sharing one frame budget. */

@@ -9,6 +9,7 @@
 #include "render/nvml.h"
 #include "render/pools.h"
 #include "render/run.h"
+#include "render/sites.h"
 #include "render/torch_render.h"
 #include "base/util.h"
 
@@ -139,7 +140,7 @@ void ga_render_text(const struct ga_report *r, FILE *o)
     text_memory(r, o);
     text_ooms(r, o);
     ga_text_run_calls(&r->run, o);
-    ga_text_sites(r, o);
+    ga_text_sites(&r->siteview, r->show_stacks, o);
     ga_text_gpu(r, o);
     ga_text_nvml(&r->nvmlview, o);
     ga_text_run_tail(&r->run, o);
