@@ -335,6 +335,7 @@ const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t 
 void ga_report_free(struct ga_report *r)
 {
     ga_vrun_free(&r->run);
+    ga_vfolded_free(&r->folded);
     ga_views_free(&r->views);
     ga_vpools_free(&r->poolview);
     ga_vnvml_free(&r->nvmlview);
@@ -392,6 +393,14 @@ const char *ga_report_oom_advice(const struct ga_report *r, const struct ga_oom 
                  "; stop them or give the job its own GPU (CUDA_VISIBLE_DEVICES), "
                  "or cap the others (MPS memory limits)");
     return buf;
+}
+
+const struct ga_vfolded *ga_report_folded(struct ga_report *r, int what)
+{
+    if (r->folded.built && r->folded.what == what) return &r->folded;
+    ga_vfolded_free(&r->folded);
+    ga_vfolded_build(&r->folded, what, &r->mem, &r->sites, &r->gaps, &r->stackview);
+    return &r->folded;
 }
 
 const char *ga_report_kernel_name(const struct ga_report *r, uint32_t name_id)

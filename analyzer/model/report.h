@@ -29,6 +29,7 @@
 #include "model/view_stack.h"
 #include "model/view_torchmap.h"
 #include "model/view_run.h"
+#include "model/view_folded.h"
 
 struct ga_report {
     const char *path;
@@ -46,6 +47,7 @@ struct ga_report {
     struct ga_nvml nvml;     /* device state from NVML samples */
     struct ga_hostidle hostidle; /* host stack samples joined with the gaps */
     struct ga_idle_host idle_host; /* idle time by host site and class (model/idle_host.h) */
+    struct ga_vfolded folded; /* --folded's lines, built on demand (ga_report_folded) */
     struct ga_vrun run;      /* the process, the trace as read, calls, notes (model/view_run.h) */
     struct ga_views views;   /* what every renderer shows alike (model/views.h) */
     struct ga_vpools poolview; /* the pools and their fragmentation (model/view_pools.h) */
@@ -76,6 +78,8 @@ int ga_report_run(struct ga_report *r);
 void ga_report_event(void *report, const struct ga_event *ev);
 void ga_report_finish(struct ga_report *r);
 void ga_report_free(struct ga_report *r);
+/* The folded stacks for WHAT (enum ga_folded_what), built on the first call: after the pass. */
+const struct ga_vfolded *ga_report_folded(struct ga_report *r, int what);
 
 /* Nanoseconds from the trace start (file header's monotonic start time). */
 int64_t ga_report_rel(const struct ga_report *r, uint64_t ts);
@@ -99,11 +103,5 @@ const char *ga_report_oom_advice(const struct ga_report *r, const struct ga_oom 
 /* Renderers. */
 void ga_render_text(const struct ga_report *r, FILE *out);
 int ga_render_json(const struct ga_report *r, FILE *out);
-/* --dump: one line per record, in time order; reads the trace itself. */
-/* *late: records printed out of time order (GPU records delivered too late for their place). */
-int ga_dump_trace(const char *path, FILE *out, struct ga_read_stats *stats, uint64_t *late);
-void ga_dump_event(FILE *out, uint64_t t0, const struct ga_event *ev);
-/* --dump's text of the PyTorch bridge's records (torch_dump.c). */
-void ga_dump_torch(FILE *out, const struct ga_event *ev);
 
 #endif
