@@ -3,7 +3,9 @@
 #include <string.h>
 
 #include "render/json.h"
+#include "render/mem.h"
 #include "render/nvml.h"
+#include "render/torch_render.h"
 #include "base/util.h"
 
 static jobj *json_cupti(const struct ga_report *r)
@@ -177,7 +179,9 @@ int ga_render_json(const struct ga_report *r, FILE *out)
     put(root, "process", json_process(r));
     put(root, "devices", json_devices(r));
     put(root, "threads", json_threads(r));
-    jobj *memory = ga_json_memory(r), *timeline = ga_json_timeline(r);
+    jobj *memory = ga_json_memory(&r->memview, &r->poolview, &r->nvmlview);
+    jobj *timeline = ga_json_timeline(r);
+    ga_json_torch(r, memory);
     ga_json_sites(r, root, memory, timeline);
     put(root, "memory", memory);
     put(root, "timeline", timeline);

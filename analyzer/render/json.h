@@ -20,7 +20,6 @@ static inline jobj *jtime(const struct ga_report *r, uint64_t ts, int known)
     return known ? json_object_new_int64(ga_report_rel(r, ts)) : NULL;
 }
 
-struct json_object *ga_json_memory(const struct ga_report *r);
 /* json_gpu.c: writes the document root (with flags) and a newline; with --all-gaps streams each
  * device's gaps where the document holds their marker. 0, or -1 (said on stderr) on an error. */
 int ga_json_write(const struct ga_report *r, struct json_object *root, int flags, FILE *out);
@@ -47,10 +46,5 @@ struct json_object *ga_json_list_site(const struct ga_report *r, struct ga_json_
                                       const struct ga_site *x, uint32_t stack);
 /* parent.KEY = the list, parent.KEY_omitted = sites left out. */
 void ga_json_list_put(struct json_object *parent, const char *key, struct ga_json_list *l);
-/* json_peak.c: memory.peak_breakdown, memory.leaks, memory.temporaries, and the evidence
- * fields of one memory.ooms[] entry. */
-void ga_json_peak(const struct ga_report *r, struct json_object *memory);
-void ga_json_oom_evidence(const struct ga_report *r, const struct ga_oom *x,
-                          const struct ga_oom_view *v, struct json_object *o);
 
 #endif

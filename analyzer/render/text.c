@@ -9,6 +9,7 @@
 #include "render/nvml.h"
 #include "render/pools.h"
 #include "base/demangle.h"
+#include "render/mem.h"
 #include "render/torch_render.h"
 #include "base/util.h"
 
@@ -144,7 +145,7 @@ static void text_memory(const struct ga_report *r, FILE *o)
     fprintf(o, "\nmemory    %" PRIu64 " allocations (%s), %" PRIu64 " frees, %" PRIu64 " failed\n",
             m->alloc_count, ga_fmt_bytes(b, m->alloc_bytes), m->free_count, m->failed_count);
     text_peaks(r, o);
-    ga_text_peak(r, o);
+    ga_text_peak(&r->memview, o);
     ga_text_pools(&r->poolview, o);
     ga_text_torch(r, o);
     fprintf(o, "  leaked    %s in %" PRIu64 " allocation%s (device memory live at the end)\n",
@@ -191,7 +192,7 @@ static void text_ooms(const struct ga_report *r, FILE *o)
     if (m->n_ooms + m->ooms_dropped > TOP_OOMS)
         fprintf(o, "  ... and %" PRIu64 " more (see --json)\n",
                 m->n_ooms + m->ooms_dropped - TOP_OOMS);
-    ga_text_oom_details(r, o);
+    ga_text_oom_details(&r->memview, &r->nvmlview, o);
 }
 
 static void text_launches(const struct ga_report *r, FILE *o)

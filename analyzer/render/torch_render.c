@@ -10,13 +10,6 @@
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
-static jobj *jsite(const struct ga_report *r, uint32_t stack)
-{
-    char buf[1024];
-    const char *s = ga_torch_site_label(&r->torch, stack, buf, sizeof(buf));
-    return json_object_new_string(s ? s : "(no Python frames: history off)");
-}
-
 static jobj *sites_arr(const struct ga_report *r, const struct ga_torch_sites *s)
 {
     jobj *a = json_object_new_array();
@@ -58,34 +51,6 @@ static jobj *frag_obj(const struct ga_report *r, const struct ga_torch_frag *f)
     put(o, "partly_used_segments", jmaybe(f->partly_used));
     put(o, "inactive_split_bytes", jmaybe(f->inactive_split));
     return o;
-}
-
-void ga_json_torch_oom(const struct ga_report *r, const struct ga_oom *x, jobj *o)
-{
-    const struct ga_torch_oom *a = x->alloc;
-    put(o, "level", json_object_new_string(a ? "allocator" : "driver"));
-    if (!a && !x->allocator_cached) return;
-    put(o, "allocator", json_object_new_string("pytorch"));
-    if (!a) return;
-    uint64_t unalloc = a->reserved > a->allocated ? a->reserved - a->allocated : 0;
-    put(o, "reserved_bytes", ju64(a->reserved));
-    put(o, "allocated_bytes", ju64(a->allocated));
-    put(o, "free_in_segments_bytes", ju64(unalloc));
-    put(o, "largest_free_block_bytes", jmaybe(a->have_snap ? a->largest_fit : UINT64_MAX));
-    put(o, "device_free_bytes", ju64(a->device_free));
-    put(o, "device_total_bytes", ju64(a->device_total));
-    put(o, "limit_bytes", ju64(a->limit));
-    put(o, "memory_fraction_set", json_object_new_boolean(a->fraction_set));
-    put(o, "driver_failures_merged", ju64(a->driver_failures));
-    put(o, "python_site", a->stack ? jsite(r, a->stack) : NULL);
-    if (a->have_snap) {
-        put(o, "partly_used_segments", ju64(a->frag.partly_used));
-        put(o, "partly_used_segment_bytes", ju64(a->frag.partly_used_bytes));
-        put(o, "pinning_blocks", ju64(a->frag.pinning_blocks));
-        put(o, "pinning_bytes", ju64(a->frag.pinning_bytes));
-        put(o, "pinned_by", sites_arr(r, &a->pinning));
-    }
-    put(o, "advice", json_object_new_string(ga_torch_verdict_advice(a->verdict)));
 }
 
 /* ---- memory by category (model/view_tiers.h) ------------------------------------------- */
@@ -283,35 +248,6 @@ static void text_sites(const struct ga_report *r, FILE *o, const struct ga_torch
         ga_put_trimmed(o, l ? l : "(no Python frames)", 64);
     }
     fputc('\n', o);
-}
-
-void ga_text_torch_oom(const struct ga_report *r, FILE *o, const struct ga_oom *x)
-{
-    const struct ga_torch_oom *a = x->alloc;
-    char b[6][32], label[1024];
-    if (!a) return;
-    const char *site = ga_torch_site_label(&r->torch, a->stack, label, sizeof(label));
-    if (site) fprintf(o, "      raised at %s\n", site);
-    fprintf(o, "      PyTorch: %s allocated, %s reserved but unallocated; device %s free of %s",
-            ga_fmt_bytes(b[0], a->allocated),
-            ga_fmt_bytes(b[1], a->reserved > a->allocated ? a->reserved - a->allocated : 0),
-            ga_fmt_bytes(b[2], a->device_free), ga_fmt_bytes(b[3], a->device_total));
-    if (a->fraction_set) fprintf(o, "; fraction allows %s", ga_fmt_bytes(b[4], a->limit));
-    if (a->driver_failures)
-        fprintf(o, " (%u driver failure%s merged)", a->driver_failures,
-                a->driver_failures == 1 ? "" : "s");
-    fputc('\n', o);
-    if (a->have_snap) {
-        fprintf(o,
-                "      largest free block %s against %s; %" PRIu64 " partly used segment%s (%s) "
-                "pinned by %" PRIu64 " live block%s (%s)\n",
-                ga_fmt_bytes(b[0], a->largest_fit), ga_fmt_bytes(b[1], a->requested),
-                a->frag.partly_used, a->frag.partly_used == 1 ? "" : "s",
-                ga_fmt_bytes(b[2], a->frag.partly_used_bytes), a->frag.pinning_blocks,
-                a->frag.pinning_blocks == 1 ? "" : "s", ga_fmt_bytes(b[3], a->frag.pinning_bytes));
-        text_sites(r, o, &a->pinning, "      pinned by: ");
-    }
-    fprintf(o, "      advice: %s\n", ga_torch_verdict_advice(a->verdict));
 }
 
 #define TEXT_WIDTH 100 /* the category lines wrap here */

@@ -1,0 +1,207 @@
+/* Device memory as every renderer shows it: the counts, the peaks per device and kind, the
+ * allocation APIs, the live-bytes series, what was live at the peak (by site, library, API, size
+ * class, device, category; the largest allocations), leaks and temporaries by site, and each
+ * failed allocation with its evidence, its holders, its advice already decided and PyTorch's
+ * figures when its allocator raised it. Copied from the memory, sites, stacks, PyTorch and NVML
+ * analyses once, at the end of the pass (ga_vmem_build), with times from the trace start and
+ * names resolved. A renderer reads this and includes no analysis header. */
+#ifndef GA_VIEW_MEM_H
+#define GA_VIEW_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/view_site.h"
+
+#define GA_VMEM_KINDS        8  /* memory kinds (gt_mem_kind), slot 0 unused */
+#define GA_VMEM_CLASSES      7  /* size classes (GA_SIZE_CLASSES) */
+#define GA_VMEM_CATS         16 /* categories of the peak's chart (GA_VC_KINDS at most) */
+#define GA_VMEM_OOM_HOLDERS  5  /* call sites listed per failed allocation */
+#define GA_VMEM_OOM_DETAILS  3  /* failed allocations the text report explains in full */
+#define GA_VMEM_TORCH_BRIEF  3  /* PyTorch sites the text report lists per breakdown */
+#define GA_VMEM_ADVICE_PROCS 3  /* other processes named in the advice */
+
+struct ga_vmem_peak {
+    uint64_t peak;
+    int64_t peak_ns; /* meaningful when peak is not 0 */
+    uint64_t live;   /* at the end */
+};
+
+struct ga_vmem_kind {
+    const char *name; /* "device", "async", ...; NULL: nothing of that kind */
+    struct ga_vmem_peak p;
+    uint64_t live_count;
+};
+
+struct ga_vmem_dev {
+    int32_t device; /* -1 host memory or unknown */
+    uint64_t peak_total, live_total;
+    int64_t peak_total_ns;
+    struct ga_vmem_kind kinds[GA_VMEM_KINDS]; /* by kind, name NULL where its peak is 0 */
+    int listed; /* JSON's peak_by_device lists it (a device, or host memory with a peak) */
+};
+
+/* An allocation or free API that was called. */
+struct ga_vmem_api {
+    char api[16];
+    const char *kind, *family; /* "device", ...; "alloc", "free", "other" */
+    uint64_t calls, count, bytes, failed, frees, live_count, live_bytes;
+};
+
+struct ga_vmem_series {
+    int32_t device;
+    const char *kind;          /* "total" or a memory kind */
+    const uint64_t *max, *min; /* buckets of them (min UINT64_MAX: not reached) */
+};
+
+struct ga_vmem_amount {
+    char name[32]; /* an API's name, a size class */
+    int32_t device;
+    uint64_t bytes, count;
+};
+
+struct ga_vmem_lib {
+    const char *path, *name; /* NULL: an unknown library */
+    uint64_t bytes, count;
+};
+
+/* One allocation live at the peak. */
+struct ga_vmem_alloc {
+    uint64_t addr, size;
+    char api[16];
+    int32_t device;
+    int64_t ns;
+    int freed;
+    int64_t free_ns; /* when freed */
+    struct ga_vsite site;
+};
+
+/* A line of the peak by category (model/view_cats.h), largest first. */
+struct ga_vmem_cat {
+    const char *name, *source; /* "weights", ...; "library", "snapshot" */
+    int from_snapshot;         /* PyTorch's segments as a snapshot held them (count unknown) */
+    uint64_t bytes, count;
+};
+struct ga_vmem_catpoint {
+    int64_t ns;
+    const char *at; /* "snapshot", "peak" */
+    uint64_t total;
+    uint64_t bytes[GA_VMEM_CATS]; /* by cat_names[] */
+};
+
+struct ga_vmem_peakview {
+    int valid;
+    int64_t ns;
+    struct ga_vsite_list by_site;
+    struct ga_vmem_amount no_stack;
+    struct ga_vmem_lib *libs;
+    size_t n_libs;
+    struct ga_vmem_amount *by_api; /* APIs with bytes or allocations live at the peak */
+    size_t n_by_api;
+    struct ga_vmem_amount by_class[GA_VMEM_CLASSES]; /* classes with allocations */
+    size_t n_by_class;
+    struct ga_vmem_amount *by_device;
+    size_t n_by_device;
+    struct ga_vmem_alloc *largest; /* largest first */
+    size_t n_largest;
+    /* by category */
+    int cats_valid;
+    struct ga_vmem_cat *cats;
+    size_t n_cats;
+    int cats_expanded; /* PyTorch's segments split by a snapshot */
+    int have_cat_snapshot;
+    int64_t cat_snapshot_ns;
+    uint64_t cat_snapshot_reserved, cat_pytorch_bytes, cat_temps_left;
+    const char *cat_names[GA_VMEM_CATS];
+    size_t n_cat_names;
+    struct ga_vmem_catpoint *cat_points;
+    size_t n_cat_points;
+};
+
+/* A Python site (or a segment's call site) holding PyTorch's blocks. */
+struct ga_vtorch_site {
+    char *label;        /* NULL: neither known */
+    const char *source; /* "block", "segment", "none" */
+    int in_segments;    /* attributed to its segments' call site */
+    uint64_t bytes, count;
+};
+struct ga_vtorch_sites {
+    struct ga_vtorch_site *v;
+    size_t n;
+    uint64_t other_bytes, other_count;
+};
+
+/* What PyTorch's caching allocator said of a failure it raised. */
+struct ga_vtorch_oom {
+    uint64_t requested, reserved, allocated, unallocated, device_free, device_total, limit;
+    int fraction_set;
+    uint32_t driver_failures;
+    int have_stack;
+    char *site;       /* "file:line" of the Python stack; NULL unknown */
+    int have_snap;    /* the snapshot was read whole: the figures below */
+    uint64_t largest_fit, partly_used, partly_used_bytes, pinning_blocks, pinning_bytes;
+    struct ga_vtorch_sites pinned_by;
+    const char *advice;
+};
+
+struct ga_vmem_oom {
+    int64_t ns;
+    uint32_t tid;
+    int have_api; /* 0: an allocator-level failure no driver call saw */
+    char api[16];
+    int32_t result, device;
+    int out_of_memory; /* result is CUDA_ERROR_OUT_OF_MEMORY */
+    uint64_t requested, free_bytes, total_bytes, held, unaccounted, overhead, others;
+    const char *verdict;
+    int have_pools;
+    uint64_t pools, reserved_unused, largest_free, pool;
+    const char *pool_name;
+    int retry; /* 0 none, 1 succeeded, 2 failed */
+    const char *retry_name;
+    uint64_t freed_before_retry, freed_count, retry_size;
+    int64_t retry_ns;
+    char *advice;
+    struct ga_vsite site;
+    struct ga_vsite_amount holders[GA_VMEM_OOM_HOLDERS]; /* by site, largest first */
+    size_t n_holders;
+    int have_holders; /* 0: no snapshot was kept for this failure */
+    int64_t repeat_of; /* the failure this one repeats, -1 none: explained once */
+    int allocator_cached; /* a driver failure PyTorch's allocator resolved from its cache */
+    const struct ga_vtorch_oom *torch; /* NULL: a driver failure */
+};
+
+struct ga_vmem {
+    uint64_t alloc_count, alloc_bytes, free_count, failed_count;
+    uint64_t ctx_release_count, ctx_release_bytes;
+    uint64_t peak_total, leaked_bytes, leaked_count, cached_bytes, cached_count;
+    int64_t peak_ns;
+    struct ga_vmem_peak pinned, va;
+    uint64_t unmatched_frees, failed_frees, null_frees, double_allocs, meminfo_samples;
+    uint64_t vmm_maps, vmm_unmaps, vmm_failed, ctx_created, ctx_destroyed, primary_resets;
+    struct ga_vmem_dev *devs;
+    size_t n_devs;
+    struct ga_vmem_api *apis;
+    size_t n_apis;
+    uint64_t series_bucket_ns;
+    size_t series_buckets;
+    struct ga_vmem_series *series;
+    size_t n_series;
+    struct ga_vmem_peakview peak;
+    uint64_t temp_count, temp_bytes;
+    char *temps_most_from;    /* the text label of the top temporaries' site, NULL none */
+    struct ga_vsite_list leaks, temporaries;
+    struct ga_vmem_oom *ooms;
+    size_t n_ooms;
+    uint64_t ooms_omitted;
+    size_t *explained; /* the failures the text report explains in full (indices into ooms) */
+    size_t n_explained;
+    struct ga_vtorch_oom *torch_ooms;
+    size_t n_torch_ooms;
+};
+
+struct ga_report;
+/* After every analysis finished and the views of model/views.h and view_cats.h were built. */
+void ga_vmem_build(struct ga_vmem *v, struct ga_report *r);
+void ga_vmem_free(struct ga_vmem *v);
+
+#endif
