@@ -231,6 +231,7 @@ void ga_report_finish(struct ga_report *r)
     ga_vcats_build(&r->peakcats, &r->mem, &r->stacks, &r->sites, r->views.libs_at_peak,
                    r->views.n_libs_at_peak, &r->tiers);
     ga_vmem_build(&r->memview, r);
+    ga_vtorch_build(&r->torchview, r);
 }
 
 int ga_report_run(struct ga_report *r)
@@ -345,6 +346,7 @@ void ga_report_free(struct ga_report *r)
     ga_tv_free(&r->tierview);
     ga_vcats_free(&r->peakcats);
     ga_vmem_free(&r->memview);
+    ga_vtorch_free(&r->torchview);
     ga_tiers_free(&r->tiers);
     ga_nvml_free(&r->nvml);
     ga_idle_host_free(&r->idle_host);

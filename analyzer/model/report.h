@@ -27,6 +27,7 @@
 #include "model/view_nvml.h"
 #include "model/view_torchmap.h"
 #include "model/view_mem.h"
+#include "model/view_torch.h"
 
 struct ga_report {
     const char *path;
@@ -51,6 +52,7 @@ struct ga_report {
     struct ga_tv tierview;   /* memory by category per device, ordered, with advice */
     struct ga_vcats peakcats; /* device memory at the process peak by category */
     struct ga_vmem memview;  /* device memory, its peak and failures (model/view_mem.h) */
+    struct ga_vtorch torchview; /* PyTorch's allocator per device (model/view_torch.h) */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started;             /* the first event has been seen (the time base is set) */
     /* set before reading, or NULL: handed every record after the analyses took it (views that

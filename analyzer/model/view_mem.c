@@ -226,32 +226,6 @@ static void peak_view(struct ga_vmem *v, struct ga_report *r, size_t *loose)
 
 /* ---- PyTorch's part of a failure -------------------------------------------------------------- */
 
-static void torch_sites(struct ga_vtorch_sites *o, const struct ga_report *r,
-                        const struct ga_torch_sites *s)
-{
-    char buf[1024];
-    o->v = ga_xcalloc(s->n + 1, sizeof(*o->v));
-    o->n = s->n;
-    o->other_bytes = s->other_bytes;
-    o->other_count = s->other_count;
-    for (size_t i = 0; i < s->n; i++) {
-        const char *l = ga_torch_entry_label(&r->torch, &r->stacks, &s->s[i], buf, sizeof(buf));
-        o->v[i] = (struct ga_vtorch_site){
-            .label = l ? ga_xstrdup(l) : NULL,
-            .source = ga_torch_site_source_name(l ? s->s[i].source : GA_TORCH_SITE_NONE),
-            .in_segments = l && s->s[i].source == GA_TORCH_SITE_SEGMENT,
-            .bytes = s->s[i].bytes,
-            .count = s->s[i].count};
-    }
-}
-
-static void torch_sites_free(struct ga_vtorch_sites *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i].label);
-    free(s->v);
-}
-
 static void torch_oom(struct ga_vtorch_oom *o, const struct ga_report *r,
                       const struct ga_torch_oom *a)
 {
@@ -274,7 +248,7 @@ static void torch_oom(struct ga_vtorch_oom *o, const struct ga_report *r,
     o->partly_used_bytes = a->frag.partly_used_bytes;
     o->pinning_blocks = a->frag.pinning_blocks;
     o->pinning_bytes = a->frag.pinning_bytes;
-    if (a->have_snap) torch_sites(&o->pinned_by, r, &a->pinning);
+    if (a->have_snap) ga_vtorch_sites_make(&o->pinned_by, r, &a->pinning);
     o->advice = ga_torch_verdict_advice(a->verdict);
 }
 
@@ -479,7 +453,7 @@ void ga_vmem_free(struct ga_vmem *v)
             ga_vsite_free(&o->holders[k].site);
         if (o->torch) {
             free(v->torch_ooms[i].site);
-            torch_sites_free(&v->torch_ooms[i].pinned_by);
+            ga_vtorch_sites_free(&v->torch_ooms[i].pinned_by);
         }
     }
     free(v->ooms);

@@ -12,13 +12,13 @@
 #include <stdint.h>
 
 #include "model/view_site.h"
+#include "model/view_torch.h"
 
 #define GA_VMEM_KINDS        8  /* memory kinds (gt_mem_kind), slot 0 unused */
 #define GA_VMEM_CLASSES      7  /* size classes (GA_SIZE_CLASSES) */
 #define GA_VMEM_CATS         16 /* categories of the peak's chart (GA_VC_KINDS at most) */
 #define GA_VMEM_OOM_HOLDERS  5  /* call sites listed per failed allocation */
 #define GA_VMEM_OOM_DETAILS  3  /* failed allocations the text report explains in full */
-#define GA_VMEM_TORCH_BRIEF  3  /* PyTorch sites the text report lists per breakdown */
 #define GA_VMEM_ADVICE_PROCS 3  /* other processes named in the advice */
 
 struct ga_vmem_peak {
@@ -116,19 +116,6 @@ struct ga_vmem_peakview {
     size_t n_cat_names;
     struct ga_vmem_catpoint *cat_points;
     size_t n_cat_points;
-};
-
-/* A Python site (or a segment's call site) holding PyTorch's blocks. */
-struct ga_vtorch_site {
-    char *label;        /* NULL: neither known */
-    const char *source; /* "block", "segment", "none" */
-    int in_segments;    /* attributed to its segments' call site */
-    uint64_t bytes, count;
-};
-struct ga_vtorch_sites {
-    struct ga_vtorch_site *v;
-    size_t n;
-    uint64_t other_bytes, other_count;
 };
 
 /* What PyTorch's caching allocator said of a failure it raised. */

@@ -181,7 +181,7 @@ int ga_render_json(const struct ga_report *r, FILE *out)
     put(root, "threads", json_threads(r));
     jobj *memory = ga_json_memory(&r->memview, &r->poolview, &r->nvmlview);
     jobj *timeline = ga_json_timeline(r);
-    ga_json_torch(r, memory);
+    ga_json_torch(&r->torchview, memory);
     ga_json_sites(r, root, memory, timeline);
     put(root, "memory", memory);
     put(root, "timeline", timeline);

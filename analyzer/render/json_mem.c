@@ -7,6 +7,7 @@
 #include "render/mem.h"
 #include "render/nvml.h"
 #include "render/pools.h"
+#include "render/torch_render.h"
 #include "base/util.h"
 
 static jobj *jname(const char *s)
@@ -57,29 +58,6 @@ static jobj *jmaybe(uint64_t v, int known)
     return known ? ju64(v) : NULL;
 }
 
-/* The Python sites holding PyTorch's blocks, and the rest as "(other sites)". */
-static jobj *torch_sites(const struct ga_vtorch_sites *s)
-{
-    jobj *a = json_object_new_array();
-    for (size_t i = 0; i < s->n; i++) {
-        jobj *o = json_object_new_object();
-        const char *l = s->v[i].label;
-        put(o, "site", jname(l ? l : "(no Python frames: history off)"));
-        put(o, "site_source", jname(s->v[i].source));
-        put(o, "bytes", ju64(s->v[i].bytes));
-        put(o, "count", ju64(s->v[i].count));
-        json_object_array_add(a, o);
-    }
-    if (s->other_count) {
-        jobj *o = json_object_new_object();
-        put(o, "site", jname("(other sites)"));
-        put(o, "bytes", ju64(s->other_bytes));
-        put(o, "count", ju64(s->other_count));
-        json_object_array_add(a, o);
-    }
-    return a;
-}
-
 /* memory.ooms[] entry fields: level, and for PyTorch's OOMs allocator, its figures, evidence. */
 static void torch_oom(const struct ga_vmem_oom *x, jobj *o)
 {
@@ -104,7 +82,7 @@ static void torch_oom(const struct ga_vmem_oom *x, jobj *o)
         put(o, "partly_used_segment_bytes", ju64(a->partly_used_bytes));
         put(o, "pinning_blocks", ju64(a->pinning_blocks));
         put(o, "pinning_bytes", ju64(a->pinning_bytes));
-        put(o, "pinned_by", torch_sites(&a->pinned_by));
+        put(o, "pinned_by", ga_json_torch_sites(&a->pinned_by));
     }
     put(o, "advice", jname(a->advice));
 }

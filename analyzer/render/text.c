@@ -147,7 +147,7 @@ static void text_memory(const struct ga_report *r, FILE *o)
     text_peaks(r, o);
     ga_text_peak(&r->memview, o);
     ga_text_pools(&r->poolview, o);
-    ga_text_torch(r, o);
+    ga_text_torch(&r->torchview, o);
     fprintf(o, "  leaked    %s in %" PRIu64 " allocation%s (device memory live at the end)\n",
             ga_fmt_bytes(b, m->leaked_bytes), m->leaked_count, m->leaked_count == 1 ? "" : "s");
     if (m->cached_count)

@@ -7,6 +7,7 @@
 
 #include "render/mem.h"
 #include "render/nvml.h"
+#include "render/torch_render.h"
 #include "base/util.h"
 
 #define TOP_HOLDERS 5 /* sites listed at the peak (per failed allocation: GA_VMEM_OOM_HOLDERS) */
@@ -101,19 +102,6 @@ static void oom_holders(const struct ga_vmem_oom *x, FILE *o)
     }
 }
 
-static void torch_sites(const struct ga_vtorch_sites *s, FILE *o, const char *lead)
-{
-    char b[32];
-    if (!s->n) return;
-    fprintf(o, "%s", lead);
-    for (size_t i = 0; i < s->n && i < GA_VMEM_TORCH_BRIEF; i++) {
-        fprintf(o, "%s%s ", i ? "; " : "", ga_fmt_bytes(b, s->v[i].bytes));
-        if (s->v[i].in_segments) fputs("in segments allocated at ", o);
-        ga_put_trimmed(o, s->v[i].label ? s->v[i].label : "(no Python frames)", 64);
-    }
-    fputc('\n', o);
-}
-
 /* What PyTorch's allocator said of a failure it raised. */
 static void torch_oom(const struct ga_vtorch_oom *a, FILE *o)
 {
@@ -135,7 +123,7 @@ static void torch_oom(const struct ga_vtorch_oom *a, FILE *o)
                 a->partly_used, a->partly_used == 1 ? "" : "s",
                 ga_fmt_bytes(b[2], a->partly_used_bytes), a->pinning_blocks,
                 a->pinning_blocks == 1 ? "" : "s", ga_fmt_bytes(b[3], a->pinning_bytes));
-        torch_sites(&a->pinned_by, o, "      pinned by: ");
+        ga_text_torch_sites(&a->pinned_by, o, "      pinned by: ");
     }
     fprintf(o, "      advice: %s\n", a->advice);
 }
