@@ -224,6 +224,8 @@ void ga_report_finish(struct ga_report *r)
     ga_hostidle_finish(&r->hostidle, &r->sites, &r->stacks); /* after the last gap */
     ga_idle_host_build(&r->idle_host, &r->hostidle, &r->sites, &r->stacks);
     ga_views_build(&r->views, &r->mem, &r->sites);
+    ga_vstacks_init(&r->stackview, &r->stacks, &r->sites);
+    ga_vsites_build(&r->siteview, &r->sites, &r->stackview);
     ga_vpools_build(&r->poolview, &r->pools, r->read.header.start_monotonic_ns);
     ga_vnvml_build(&r->nvmlview, &r->nvml, &r->mem, &r->facts, &r->gpu,
                    r->read.header.start_monotonic_ns);
@@ -333,6 +335,8 @@ void ga_report_free(struct ga_report *r)
     ga_views_free(&r->views);
     ga_vpools_free(&r->poolview);
     ga_vnvml_free(&r->nvmlview);
+    ga_vsites_free(&r->siteview);
+    ga_vstacks_free(&r->stackview);
     ga_facts_free(&r->facts);
     ga_memory_free(&r->mem);
     ga_pools_free(&r->pools);

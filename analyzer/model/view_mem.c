@@ -95,19 +95,36 @@ static void series(struct ga_vmem *v, const struct ga_memory *m)
     }
 }
 
-/* Sites in order k, each weighed by it, at most GA_VSITE_LIST_MAX sharing one frame budget. */
-static void site_list(struct ga_vsite_list *l, struct ga_report *r, enum ga_site_order k)
+/* Site x (NULL: the site of `stack`, or none) with `stack`'s frames, spending *budget. in_list:
+ * x is ranked in a list (its text label says "<unknown stack>" whatever the stack). */
+static void site(struct ga_vmem_site *o, struct ga_report *r, const struct ga_site *x,
+                 uint32_t stack, size_t *budget, int in_list)
 {
-    size_t n, budget = GA_VSITE_LIST_FRAMES;
+    if (!x) x = ga_sites_of_stack(&r->sites, stack);
+    o->site = ga_vstacks_site(&r->stackview, x);
+    o->stack = x ? ga_vstacks_stack(&r->stackview, stack) : NULL;
+    size_t k = o->stack ? o->stack->n : 0;
+    if (k > *budget) k = *budget;
+    *budget -= k;
+    o->frames = (uint32_t)k;
+    o->text = o->site && o->site->frame ? o->site->frame->label
+              : in_list || stack        ? "<unknown stack>"
+                                        : "<no stack recorded>";
+}
+
+/* Sites in order k, each weighed by it, at most GA_VMEM_SITES sharing one frame budget. */
+static void site_list(struct ga_vmem_sites *l, struct ga_report *r, enum ga_site_order k)
+{
+    size_t n, budget = GA_VMEM_LIST_FRAMES;
     const struct ga_site **s = ga_sites_sorted(&r->sites, k, &n);
-    size_t kept = n < GA_VSITE_LIST_MAX ? n : GA_VSITE_LIST_MAX;
+    size_t kept = n < GA_VMEM_SITES ? n : GA_VMEM_SITES;
     l->v = ga_xcalloc(kept + 1, sizeof(*l->v));
     l->n = kept;
     l->omitted = n - kept;
     for (size_t i = 0; i < kept; i++) {
         const struct ga_site_stats *st = &s[i]->st;
-        struct ga_vsite_amount *o = &l->v[i];
-        ga_vsite_make(&o->site, &r->stacks, &r->sites, s[i], s[i]->top_alloc, &budget, 1);
+        struct ga_vmem_site_amount *o = &l->v[i];
+        site(&o->site, r, s[i], s[i]->top_alloc, &budget, 1);
         o->bytes = k == GA_SITES_BY_PEAK   ? st->peak_bytes
                    : k == GA_SITES_BY_TEMP ? st->temp_bytes
                                            : st->leaked_bytes;
@@ -175,7 +192,7 @@ static void largest(struct ga_vmem_peakview *p, struct ga_report *r, size_t *bud
         o->ns = rel(r, x->ts);
         o->freed = x->free_ts != 0;
         o->free_ns = x->free_ts ? rel(r, x->free_ts) : 0;
-        ga_vsite_make(&o->site, &r->stacks, &r->sites, NULL, x->stack, budget, 0);
+        site(&o->site, r, NULL, x->stack, budget, 0);
     }
 }
 
@@ -266,7 +283,7 @@ static void oom_holders(struct ga_vmem_oom *o, struct ga_report *r, const struct
     o->n_holders = w->n_holders;
     for (size_t k = 0; k < w->n_holders; k++) {
         const struct ga_holder_view *h = &w->holders[k];
-        ga_vsite_make(&o->holders[k].site, &r->stacks, &r->sites, h->site, h->stack, budget, 0);
+        site(&o->holders[k].site, r, h->site, h->stack, budget, 0);
         o->holders[k].bytes = h->bytes;
         o->holders[k].count = h->count;
     }
@@ -344,7 +361,7 @@ static void oom(struct ga_vmem *v, struct ga_report *r, size_t i, size_t *budget
     o->retry_ns = rel(r, x->retry_ts);
     o->retry_size = x->retry_size;
     o->advice = ga_xstrdup(oom_advice(r, x, adv, sizeof(adv)));
-    ga_vsite_make(&o->site, &r->stacks, &r->sites, NULL, x->stack, budget, 0);
+    site(&o->site, r, NULL, x->stack, budget, 0);
     oom_holders(o, r, &r->views.ooms[i], budget);
     o->repeat_of = r->views.ooms[i].repeat_of;
     o->allocator_cached = x->allocator_cached;
@@ -408,7 +425,7 @@ void ga_vmem_build(struct ga_vmem *v, struct ga_report *r)
 {
     /* the sites outside lists share one frame budget, spent in the JSON report's order: each
      * failure's site and holders, then the largest allocations at the peak */
-    size_t loose = GA_VSITE_LOOSE_FRAMES;
+    size_t loose = GA_VMEM_LOOSE_FRAMES;
     memset(v, 0, sizeof(*v));
     counts(v, r);
     devices(v, r);
@@ -418,11 +435,9 @@ void ga_vmem_build(struct ga_vmem *v, struct ga_report *r)
     peak_view(v, r, &loose);
     if (r->mem.n_temps && r->mem.temps[0].stack) {
         size_t none = 0;
-        struct ga_vsite s;
-        ga_vsite_make(&s, &r->stacks, &r->sites, NULL, r->mem.temps[0].stack, &none, 0);
+        struct ga_vmem_site s;
+        site(&s, r, NULL, r->mem.temps[0].stack, &none, 0);
         v->temps_most_from = s.text;
-        s.text = NULL;
-        ga_vsite_free(&s);
     }
     site_list(&v->leaks, r, GA_SITES_BY_LEAK);
     site_list(&v->temporaries, r, GA_SITES_BY_TEMP);
@@ -433,24 +448,18 @@ void ga_vmem_free(struct ga_vmem *v)
     free(v->devs);
     free(v->apis);
     free(v->series);
-    ga_vsite_list_free(&v->peak.by_site);
+    free(v->peak.by_site.v);
     free(v->peak.libs);
     free(v->peak.by_api);
     free(v->peak.by_device);
-    for (size_t i = 0; i < v->peak.n_largest; i++)
-        ga_vsite_free(&v->peak.largest[i].site);
     free(v->peak.largest);
     free(v->peak.cats);
     free(v->peak.cat_points);
-    free(v->temps_most_from);
-    ga_vsite_list_free(&v->leaks);
-    ga_vsite_list_free(&v->temporaries);
+    free(v->leaks.v);
+    free(v->temporaries.v);
     for (size_t i = 0; i < v->n_ooms; i++) {
         struct ga_vmem_oom *o = &v->ooms[i];
         free(o->advice);
-        ga_vsite_free(&o->site);
-        for (size_t k = 0; k < o->n_holders; k++)
-            ga_vsite_free(&o->holders[k].site);
         if (o->torch) {
             free(v->torch_ooms[i].site);
             ga_vtorch_sites_free(&v->torch_ooms[i].pinned_by);

@@ -11,15 +11,44 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/view_site.h"
+#include "model/view_stack.h"
 #include "model/view_torch.h"
 
+/* Bounds (docs/REPORT_JSON.md, "Bounds"): a site list keeps at most GA_VMEM_SITES sites (the
+ * rest counted) whose stacks list GA_VMEM_LIST_FRAMES frames together; the sites outside lists
+ * (failed allocations, their holders, the largest allocations) list GA_VMEM_LOOSE_FRAMES
+ * together, spent in the JSON report's order. */
+#define GA_VMEM_SITES        1000
+#define GA_VMEM_LIST_FRAMES  16384
+#define GA_VMEM_LOOSE_FRAMES 16384
 #define GA_VMEM_KINDS        8  /* memory kinds (gt_mem_kind), slot 0 unused */
 #define GA_VMEM_CLASSES      7  /* size classes (GA_SIZE_CLASSES) */
 #define GA_VMEM_CATS         16 /* categories of the peak's chart (GA_VC_KINDS at most) */
 #define GA_VMEM_OOM_HOLDERS  5  /* call sites listed per failed allocation */
 #define GA_VMEM_OOM_DETAILS  3  /* failed allocations the text report explains in full */
 #define GA_VMEM_ADVICE_PROCS 3  /* other processes named in the advice */
+
+/* A call site as the memory view shows it. */
+struct ga_vmem_site {
+    const struct ga_vsite *site;   /* NULL: the stack has no site (only `text` then) */
+    const struct ga_vstack *stack; /* its stack, NULL none */
+    uint32_t frames;               /* of the stack's frames, those listed (the budget's share) */
+    const char *text; /* the text report's label: the site's frame, or "<unknown stack>",
+                       * "<no stack recorded>" */
+};
+
+/* One site with a weight. */
+struct ga_vmem_site_amount {
+    struct ga_vmem_site site;
+    uint64_t bytes, count;
+};
+
+/* Sites in a ranking: at most GA_VMEM_SITES, `omitted` left out. */
+struct ga_vmem_sites {
+    struct ga_vmem_site_amount *v;
+    size_t n;
+    uint64_t omitted;
+};
 
 struct ga_vmem_peak {
     uint64_t peak;
@@ -73,7 +102,7 @@ struct ga_vmem_alloc {
     int64_t ns;
     int freed;
     int64_t free_ns; /* when freed */
-    struct ga_vsite site;
+    struct ga_vmem_site site;
 };
 
 /* A line of the peak by category (model/view_cats.h), largest first. */
@@ -92,7 +121,7 @@ struct ga_vmem_catpoint {
 struct ga_vmem_peakview {
     int valid;
     int64_t ns;
-    struct ga_vsite_list by_site;
+    struct ga_vmem_sites by_site;
     struct ga_vmem_amount no_stack;
     struct ga_vmem_lib *libs;
     size_t n_libs;
@@ -148,8 +177,8 @@ struct ga_vmem_oom {
     uint64_t freed_before_retry, freed_count, retry_size;
     int64_t retry_ns;
     char *advice;
-    struct ga_vsite site;
-    struct ga_vsite_amount holders[GA_VMEM_OOM_HOLDERS]; /* by site, largest first */
+    struct ga_vmem_site site;
+    struct ga_vmem_site_amount holders[GA_VMEM_OOM_HOLDERS]; /* by site, largest first */
     size_t n_holders;
     int have_holders; /* 0: no snapshot was kept for this failure */
     int64_t repeat_of; /* the failure this one repeats, -1 none: explained once */
@@ -175,8 +204,8 @@ struct ga_vmem {
     size_t n_series;
     struct ga_vmem_peakview peak;
     uint64_t temp_count, temp_bytes;
-    char *temps_most_from;    /* the text label of the top temporaries' site, NULL none */
-    struct ga_vsite_list leaks, temporaries;
+    const char *temps_most_from; /* the text label of the top temporaries' site, NULL none */
+    struct ga_vmem_sites leaks, temporaries;
     struct ga_vmem_oom *ooms;
     size_t n_ooms;
     uint64_t ooms_omitted;

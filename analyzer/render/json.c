@@ -5,6 +5,7 @@
 #include "render/json.h"
 #include "render/mem.h"
 #include "render/nvml.h"
+#include "render/sites.h"
 #include "render/torch_render.h"
 #include "base/util.h"
 
@@ -182,7 +183,7 @@ int ga_render_json(const struct ga_report *r, FILE *out)
     jobj *memory = ga_json_memory(&r->memview, &r->poolview, &r->nvmlview);
     jobj *timeline = ga_json_timeline(r);
     ga_json_torch(&r->torchview, memory);
-    ga_json_sites(r, root, memory, timeline);
+    ga_json_sites(&r->siteview, root, memory, timeline);
     put(root, "memory", memory);
     put(root, "timeline", timeline);
     put(root, "device_state", ga_json_device_state(&r->nvmlview));

@@ -28,23 +28,4 @@ struct json_object *ga_json_timeline(const struct ga_report *r);
  * timeline fields added to the timeline object. */
 struct json_object *ga_json_top_kernels(const struct ga_report *r);
 void ga_json_gpu_timeline(const struct ga_report *r, struct json_object *timeline);
-/* json_sites.c: memory.by_site/by_library, timeline.launch_sites/sync_sites, and the
- * top-level stacks object. */
-void ga_json_sites(const struct ga_report *r, struct json_object *root, struct json_object *memory,
-                   struct json_object *timeline);
-/* One call-site object (site, function, file, line, module, library, stack of `stack`), for
- * sites outside lists: their stacks share one frame budget per report. */
-struct json_object *ga_json_site(const struct ga_report *r, const struct ga_site *x, uint32_t stack);
-/* A site list: at most 1,000 sites (the rest counted), its stacks sharing one frame budget. */
-struct ga_json_list {
-    struct json_object *arr;
-    size_t omitted, frames_left;
-};
-void ga_json_list_init(struct ga_json_list *l);
-/* Appends x's site object and returns it for the caller's fields; NULL (and counted) when full. */
-struct json_object *ga_json_list_site(const struct ga_report *r, struct ga_json_list *l,
-                                      const struct ga_site *x, uint32_t stack);
-/* parent.KEY = the list, parent.KEY_omitted = sites left out. */
-void ga_json_list_put(struct json_object *parent, const char *key, struct ga_json_list *l);
-
 #endif

@@ -7,6 +7,7 @@
 
 #include "render/json_put.h"
 #include "render/mem.h"
+#include "render/sites.h"
 #include "base/util.h"
 
 static jobj *amount(jobj *o, uint64_t bytes, uint64_t count)
@@ -16,46 +17,22 @@ static jobj *amount(jobj *o, uint64_t bytes, uint64_t count)
     return o;
 }
 
-static jobj *frame_obj(const struct ga_vframe *f)
+/* A site's object (render/sites.h), or {"site": label} for a stack without a site. */
+static jobj *site_obj(const struct ga_vmem_site *s)
 {
+    if (s->site) return ga_json_vsite(s->site, s->stack, s->frames);
     jobj *o = json_object_new_object();
-    put(o, "function", ga_json_str(f->function));
-    put(o, "file", ga_json_str(f->file));
-    put(o, "line", f->line ? ju64(f->line) : NULL);
-    put(o, "module", ga_json_str(f->module));
-    put(o, "offset", f->have_offset ? ju64(f->offset) : NULL);
-    put(o, "inlined", json_object_new_boolean(f->inlined));
-    put(o, "symbolized_by", ga_json_str(f->symbolized_by));
-    return o;
-}
-
-jobj *ga_json_vsite(const struct ga_vsite *s)
-{
-    jobj *o = json_object_new_object(), *a;
-    put(o, "site", ga_json_str(s->label));
-    if (!s->have_site) return o;
-    put(o, "function", ga_json_str(s->function));
-    put(o, "file", ga_json_str(s->file));
-    put(o, "line", s->line ? ju64(s->line) : NULL);
-    put(o, "module", ga_json_str(s->module));
-    put(o, "library", ga_json_str(s->library));
-    put(o, "symbolized_by", ga_json_str(s->symbolized_by));
-    put(o, "stacks", ju64(s->stacks));
-    a = json_object_new_array();
-    for (size_t i = 0; i < s->n_frames; i++)
-        json_object_array_add(a, frame_obj(&s->frames[i]));
-    put(o, "stack", a);
-    put(o, "frames_truncated", ju64(s->frames_truncated));
+    put(o, "site", json_object_new_string(s->text));
     return o;
 }
 
 /* parent.key: the sites of a ranking with their weights; parent.key_omitted: those left out. */
-static void site_list(const struct ga_vsite_list *l, jobj *parent, const char *key)
+static void site_list(const struct ga_vmem_sites *l, jobj *parent, const char *key)
 {
     char k[128];
     jobj *a = json_object_new_array();
     for (size_t i = 0; i < l->n; i++)
-        json_object_array_add(a, amount(ga_json_vsite(&l->v[i].site), l->v[i].bytes,
+        json_object_array_add(a, amount(site_obj(&l->v[i].site), l->v[i].bytes,
                                         l->v[i].count));
     snprintf(k, sizeof(k), "%s_omitted", key);
     put(parent, key, a);
@@ -87,7 +64,7 @@ static jobj *largest(const struct ga_vmem_peakview *p)
         put(o, "device", ji64(x->device));
         put(o, "time_ns", ji64(x->ns));
         put(o, "freed_time_ns", x->freed ? ji64(x->free_ns) : NULL);
-        put(o, "site", ga_json_vsite(&x->site));
+        put(o, "site", site_obj(&x->site));
         json_object_array_add(a, o);
     }
     return a;
@@ -184,7 +161,7 @@ static jobj *holders(const struct ga_vmem_oom *x)
 {
     jobj *a = json_object_new_array();
     for (size_t k = 0; k < x->n_holders; k++)
-        json_object_array_add(a, amount(ga_json_vsite(&x->holders[k].site),
+        json_object_array_add(a, amount(site_obj(&x->holders[k].site),
                                         x->holders[k].bytes, x->holders[k].count));
     return a;
 }
@@ -212,7 +189,7 @@ void ga_json_oom_evidence(const struct ga_vmem_oom *x, jobj *o)
     put(rt, "requested_bytes", x->retry ? ju64(x->retry_size) : NULL);
     put(o, "retry", rt);
     put(o, "advice", json_object_new_string(x->advice));
-    put(o, "site", ga_json_vsite(&x->site));
+    put(o, "site", site_obj(&x->site));
     put(o, "top_holders", x->have_holders ? holders(x) : NULL);
     put(o, "repeat_of", x->repeat_of >= 0 ? ju64((uint64_t)x->repeat_of) : NULL);
 }

@@ -21,7 +21,5 @@ struct json_object *ga_json_memory(const struct ga_vmem *v, const struct ga_vpoo
  * the evidence fields of one memory.ooms[] entry. */
 void ga_json_peak(const struct ga_vmem *v, struct json_object *memory);
 void ga_json_oom_evidence(const struct ga_vmem_oom *x, struct json_object *o);
-/* json_peak.c: a call site's object (site, function, file, line, module, library, stack). */
-struct json_object *ga_json_vsite(const struct ga_vsite *s);
 
 #endif

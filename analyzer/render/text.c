@@ -8,6 +8,7 @@
 #include "render/text.h"
 #include "render/nvml.h"
 #include "render/pools.h"
+#include "render/sites.h"
 #include "base/demangle.h"
 #include "render/mem.h"
 #include "render/torch_render.h"
@@ -263,7 +264,7 @@ void ga_render_text(const struct ga_report *r, FILE *o)
     text_ooms(r, o);
     text_launches(r, o);
     text_spans(r, o);
-    ga_text_sites(r, o);
+    ga_text_sites(&r->siteview, r->show_stacks, o);
     ga_text_gpu(r, o);
     ga_text_nvml(&r->nvmlview, o);
     text_misc(r, o);

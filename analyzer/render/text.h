@@ -10,8 +10,6 @@
 void ga_text_gpu(const struct ga_report *r, FILE *o);
 
 
-/* text_sites.c: allocations, launches and blocking time by call site and library. */
-void ga_text_sites(const struct ga_report *r, FILE *o);
 
 
 

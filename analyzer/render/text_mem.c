@@ -27,7 +27,7 @@ static void peak_holders(const struct ga_vmem_peakview *p, FILE *o)
     if (!n) return;
     fprintf(o, "  at peak   %10s %7s  site\n", "bytes", "count");
     for (size_t i = 0; i < p->by_site.n && i < TOP_HOLDERS; i++) {
-        const struct ga_vsite_amount *x = &p->by_site.v[i];
+        const struct ga_vmem_site_amount *x = &p->by_site.v[i];
         fprintf(o, "            %10s %7" PRIu64 "  ", ga_fmt_bytes(b, x->bytes), x->count);
         put_label(o, x->site.text);
     }
