@@ -15,10 +15,10 @@ _Static_assert(GA_VMEM_CATS >= GA_VC_KINDS, "a slot per category of the chart");
 _Static_assert(GA_VMEM_OOM_HOLDERS == GA_VIEW_OOM_HOLDERS, "the holders views.c keeps");
 
 /* An API's name into buf ("api#N" for ids this reader does not know). */
-static void api_name(char buf[16], unsigned api)
+static void api_name(char buf[GA_VMEM_NAME], unsigned api)
 {
     char lb[16];
-    snprintf(buf, 16, "%s", ga_api_label(api, lb));
+    snprintf(buf, GA_VMEM_NAME, "%s", ga_api_label(api, lb));
 }
 
 static int64_t rel(const struct ga_report *r, uint64_t ts)

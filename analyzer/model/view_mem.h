@@ -21,6 +21,7 @@
 #define GA_VMEM_SITES        1000
 #define GA_VMEM_LIST_FRAMES  16384
 #define GA_VMEM_LOOSE_FRAMES 16384
+#define GA_VMEM_NAME         64 /* an API's name: "api#N" for ids this reader does not know */
 #define GA_VMEM_KINDS        8  /* memory kinds (gt_mem_kind), slot 0 unused */
 #define GA_VMEM_CLASSES      7  /* size classes (GA_SIZE_CLASSES) */
 #define GA_VMEM_CATS         16 /* categories of the peak's chart (GA_VC_KINDS at most) */
@@ -72,7 +73,7 @@ struct ga_vmem_dev {
 
 /* An allocation or free API that was called. */
 struct ga_vmem_api {
-    char api[16];
+    char api[GA_VMEM_NAME];
     const char *kind, *family; /* "device", ...; "alloc", "free", "other" */
     uint64_t calls, count, bytes, failed, frees, live_count, live_bytes;
 };
@@ -84,7 +85,7 @@ struct ga_vmem_series {
 };
 
 struct ga_vmem_amount {
-    char name[32]; /* an API's name, a size class */
+    char name[GA_VMEM_NAME]; /* an API's name, a size class */
     int32_t device;
     uint64_t bytes, count;
 };
@@ -97,7 +98,7 @@ struct ga_vmem_lib {
 /* One allocation live at the peak. */
 struct ga_vmem_alloc {
     uint64_t addr, size;
-    char api[16];
+    char api[GA_VMEM_NAME];
     int32_t device;
     int64_t ns;
     int freed;
@@ -164,7 +165,7 @@ struct ga_vmem_oom {
     int64_t ns;
     uint32_t tid;
     int have_api; /* 0: an allocator-level failure no driver call saw */
-    char api[16];
+    char api[GA_VMEM_NAME];
     int32_t result, device;
     int out_of_memory; /* result is CUDA_ERROR_OUT_OF_MEMORY */
     uint64_t requested, free_bytes, total_bytes, held, unaccounted, overhead, others;

@@ -32,7 +32,7 @@ struct ga_vpage_timeline {
     const char **gap_cause; /* per gap */
     size_t n_gaps;
     const struct ga_tlv_host *host;
-    char (*host_api)[16]; /* per host call */
+    char (*host_api)[64]; /* per host call: its API's name */
     size_t n_host;
 };
 
