@@ -223,6 +223,10 @@ void ga_report_finish(struct ga_report *r)
     ga_nvml_finish(&r->nvml); /* after the last busy intervals, which the gaps' finish sweeps */
     ga_hostidle_finish(&r->hostidle, &r->sites, &r->stacks); /* after the last gap */
     ga_idle_host_build(&r->idle_host, &r->hostidle, &r->sites, &r->stacks);
+    ga_vrun_build(&r->run, r->path, &r->read, &r->facts, &r->tl, &r->gpu,
+                  r->read.header.start_monotonic_ns, ga_report_duration(r));
+    ga_report_gpu_timeline(r, r->run.gpu_timeline, sizeof(r->run.gpu_timeline));
+    r->run.caveat = ga_report_gpu_caveat(r, r->run.caveat_buf, sizeof(r->run.caveat_buf));
     ga_views_build(&r->views, &r->mem, &r->sites);
     ga_vstacks_init(&r->stackview, &r->stacks, &r->sites);
     ga_vsites_build(&r->siteview, &r->sites, &r->stackview);
@@ -332,6 +336,7 @@ const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t 
 
 void ga_report_free(struct ga_report *r)
 {
+    ga_vrun_free(&r->run);
     ga_views_free(&r->views);
     ga_vpools_free(&r->poolview);
     ga_vnvml_free(&r->nvmlview);

@@ -30,6 +30,7 @@
 #include "model/view_torchmap.h"
 #include "model/view_mem.h"
 #include "model/view_torch.h"
+#include "model/view_run.h"
 
 struct ga_report {
     const char *path;
@@ -47,6 +48,7 @@ struct ga_report {
     struct ga_nvml nvml;     /* device state from NVML samples */
     struct ga_hostidle hostidle; /* host stack samples joined with the gaps */
     struct ga_idle_host idle_host; /* idle time by host site and class (model/idle_host.h) */
+    struct ga_vrun run;      /* the process, the trace as read, calls, notes (model/view_run.h) */
     struct ga_views views;   /* what every renderer shows alike (model/views.h) */
     struct ga_vpools poolview; /* the pools and their fragmentation (model/view_pools.h) */
     struct ga_vnvml nvmlview;  /* the device state from NVML (model/view_nvml.h) */

@@ -8,75 +8,14 @@
 #include "render/text.h"
 #include "render/nvml.h"
 #include "render/pools.h"
+#include "render/run.h"
 #include "render/sites.h"
-#include "base/demangle.h"
 #include "render/mem.h"
 #include "render/torch_render.h"
 #include "base/util.h"
 
-#define TOP_KERNELS 10
 #define TOP_OOMS    10
 #define SPARK_COLS  60
-
-static void text_process(const struct ga_report *r, FILE *o)
-{
-    const struct ga_facts *f = &r->facts;
-    char t[32];
-    fputs("gputrace report: ", o);
-    ga_put_escaped(o, r->path, strlen(r->path));
-    fputc('\n', o);
-    fprintf(o, "  process   pid %u (ppid %u)", f->have_process ? f->pid : r->read.header.pid,
-            f->have_process ? f->ppid : r->read.header.ppid);
-    for (size_t i = 0, len = 0; i < f->argc && len < 100; len += strlen(f->argv[i++]) + 1) {
-        fputc(' ', o);
-        ga_put_trimmed(o, f->argv[i], 100 - len > 4 ? 100 - len : 4);
-    }
-    fputc('\n', o);
-    if (f->host) {
-        fputs("  host      ", o);
-        ga_put_escaped(o, f->host, strlen(f->host));
-        fputs(", exe ", o);
-        ga_put_escaped(o, f->exe, strlen(f->exe));
-        fputc('\n', o);
-    }
-    fprintf(o, "  duration  %s, %s\n", ga_fmt_ms(t, (int64_t)ga_report_duration(r)),
-            f->have_end ? "ended cleanly"
-                        : "no end record: the program ended without the tracer's exit path "
-                          "(crash, _exit, kill) or the file was cut");
-}
-
-static void text_trace(const struct ga_report *r, FILE *o)
-{
-    const struct ga_read_stats *s = &r->read;
-    fprintf(o, "  trace     %" PRIu64 " records in %" PRIu64 " chunks, %" PRIu64 " lost",
-            s->records, s->chunks, r->facts.lost_records);
-    if (s->unknown_records)
-        fprintf(o, ", %" PRIu64 " of unknown types skipped", s->unknown_records);
-    if (s->malformed_records) fprintf(o, ", %" PRIu64 " malformed skipped", s->malformed_records);
-    if (s->late_records) fprintf(o, ", %" PRIu64 " out of watermark order", s->late_records);
-    if (s->duplicate_chunks)
-        fprintf(o, ", %" PRIu64 " repeated chunk%s skipped", s->duplicate_chunks,
-                s->duplicate_chunks == 1 ? "" : "s");
-    fputc('\n', o);
-    if (s->truncated) fprintf(o, "  TRUNCATED %s\n", s->stop_reason);
-}
-
-static void text_devices(const struct ga_report *r, FILE *o)
-{
-    const struct ga_facts *f = &r->facts;
-    char b[32];
-    if (f->have_driver)
-        fprintf(o, "  driver    CUDA %d.%d, %d device%s\n", f->driver_version / 1000,
-                f->driver_version % 1000 / 10, f->device_count, f->device_count == 1 ? "" : "s");
-    for (size_t i = 0; i < f->n_devices; i++) {
-        const struct ga_device_info *d = &f->devices[i];
-        fprintf(o, "  device %-2d ", d->ordinal);
-        ga_put_trimmed(o, d->name, 60);
-        fprintf(o, ", %s", ga_fmt_bytes(b, d->total_bytes));
-        if (d->cc_major >= 0) fprintf(o, ", cc %d.%d", d->cc_major, d->cc_minor);
-        fputc('\n', o);
-    }
-}
 
 /* One row per API that allocated or freed. */
 static void text_by_api(const struct ga_report *r, FILE *o)
@@ -196,76 +135,14 @@ static void text_ooms(const struct ga_report *r, FILE *o)
     ga_text_oom_details(&r->memview, &r->nvmlview, o);
 }
 
-static void text_launches(const struct ga_report *r, FILE *o)
-{
-    const struct ga_timeline *tl = &r->tl;
-    char lb[16];
-    fprintf(o, "\nlaunches  %" PRIu64 " (%" PRIu64 " failed)", tl->launch_count, tl->launch_failed);
-    for (unsigned api = 0; api < GT_API_MAX; api++)
-        if (tl->launch[api].count)
-            fprintf(o, ", %s %" PRIu64, ga_api_label(api, lb), tl->launch[api].count);
-    fputc('\n', o);
-    if (r->gpu.kernel_count) return; /* kernels by GPU time follow in the GPU timeline */
-    for (size_t i = 0; i < tl->n_kernels && i < TOP_KERNELS; i++) {
-        char *d = ga_demangle(tl->kernels[i].name);
-        fprintf(o, "  %10" PRIu64 "  ", tl->kernels[i].count);
-        ga_put_trimmed(o, d ? d : tl->kernels[i].name, 100);
-        free(d);
-        fputc('\n', o);
-    }
-    if (tl->n_kernels > TOP_KERNELS)
-        fprintf(o, "  ... %zu more kernel names (see --json)\n", tl->n_kernels - TOP_KERNELS);
-}
-
-static void text_spans(const struct ga_report *r, FILE *o)
-{
-    char t[32], lb[16];
-    if (!r->tl.span_count) return;
-    fprintf(o, "\nblocking calls\n");
-    for (unsigned api = 0; api < GT_API_MAX; api++) {
-        const struct ga_api_calls *c = &r->tl.span[api];
-        if (!c->count && !c->failed) continue;
-        fprintf(o, "  %-30s %8" PRIu64 " calls %14s", ga_api_label(api, lb), c->count + c->failed,
-                ga_fmt_ms(t, (int64_t)c->total_ns));
-        if (c->failed) fprintf(o, " (%" PRIu64 " failed)", c->failed);
-        fputc('\n', o);
-    }
-}
-
-static void text_misc(const struct ga_report *r, FILE *o)
-{
-    const struct ga_facts *f = &r->facts;
-    char t[32];
-    fprintf(o,
-            "\nresolver  %" PRIu64 " entry-point lookups: %" PRIu64 " wrapped, %" PRIu64
-            " passed through",
-            f->resolve_total.lookups, f->resolve_total.wrapped, f->resolve_total.passed_through);
-    for (unsigned how = 1; how < 4; how++)
-        if (f->resolve[how].lookups)
-            fprintf(o, "; %s %" PRIu64, ga_resolve_how_name(how), f->resolve[how].lookups);
-    fputc('\n', o);
-    if (f->lost_records)
-        fprintf(o, "LOST      %" PRIu64 " records were dropped by the tracer\n", f->lost_records);
-    for (size_t i = 0; i < f->n_notes; i++) {
-        fprintf(o, "%-9s %s ", f->notes[i].level == GT_NOTE_WARNING ? "WARNING" : "note",
-                ga_fmt_ms(t, ga_report_rel(r, f->notes[i].ts)));
-        ga_put_escaped(o, f->notes[i].text, strlen(f->notes[i].text));
-        fputc('\n', o);
-    }
-    if (f->notes_dropped) fprintf(o, "          ... %" PRIu64 " more notes\n", f->notes_dropped);
-}
-
 void ga_render_text(const struct ga_report *r, FILE *o)
 {
-    text_process(r, o);
-    text_trace(r, o);
-    text_devices(r, o);
+    ga_text_run_head(&r->run, o);
     text_memory(r, o);
     text_ooms(r, o);
-    text_launches(r, o);
-    text_spans(r, o);
+    ga_text_run_calls(&r->run, o);
     ga_text_sites(&r->siteview, r->show_stacks, o);
     ga_text_gpu(r, o);
     ga_text_nvml(&r->nvmlview, o);
-    text_misc(r, o);
+    ga_text_run_tail(&r->run, o);
 }
