@@ -31,6 +31,19 @@ static struct ga_vmem_peak peak(const struct ga_report *r, uint64_t p, uint64_t 
     return (struct ga_vmem_peak){.peak = p, .peak_ns = rel(r, ts), .live = live};
 }
 
+/* The most live bytes of each of at most GA_VMEM_SPARK_COLS columns over the device's total
+ * series. */
+static void spark(struct ga_vmem_dev *o, const struct ga_memory *m)
+{
+    const struct ga_series *s = ga_series_get(&m->series, o->device, GA_SERIES_TOTAL);
+    size_t n = m->series.buckets, cols = n < GA_VMEM_SPARK_COLS ? n : GA_VMEM_SPARK_COLS;
+    if (!s || !o->peak_total || !n) return;
+    o->n_spark = cols;
+    for (size_t c = 0; c < cols; c++)
+        for (size_t b = c * n / cols; b < (c + 1) * n / cols; b++)
+            if (s->max[b] > o->spark[c]) o->spark[c] = s->max[b];
+}
+
 static void devices(struct ga_vmem *v, const struct ga_report *r)
 {
     const struct ga_memory *m = &r->mem;
@@ -50,6 +63,7 @@ static void devices(struct ga_vmem *v, const struct ga_report *r)
             o->kinds[k].p = peak(r, d->peak[k], d->peak_ts[k], d->live[k]);
             o->kinds[k].live_count = d->live_count[k];
         }
+        spark(o, m);
     }
 }
 

@@ -22,6 +22,7 @@
 #define GA_VMEM_LIST_FRAMES  16384
 #define GA_VMEM_LOOSE_FRAMES 16384
 #define GA_VMEM_NAME         64 /* an API's name: "api#N" for ids this reader does not know */
+#define GA_VMEM_SPARK_COLS   60 /* columns of a device's sparkline in the text report */
 #define GA_VMEM_KINDS        8  /* memory kinds (gt_mem_kind), slot 0 unused */
 #define GA_VMEM_CLASSES      7  /* size classes (GA_SIZE_CLASSES) */
 #define GA_VMEM_CATS         16 /* categories of the peak's chart (GA_VC_KINDS at most) */
@@ -69,6 +70,10 @@ struct ga_vmem_dev {
     int64_t peak_total_ns;
     struct ga_vmem_kind kinds[GA_VMEM_KINDS]; /* by kind, name NULL where its peak is 0 */
     int listed; /* JSON's peak_by_device lists it (a device, or host memory with a peak) */
+    /* its live device bytes over the trace in n_spark columns (the most in each), when it has a
+     * peak and a series */
+    uint64_t spark[GA_VMEM_SPARK_COLS];
+    size_t n_spark;
 };
 
 /* An allocation or free API that was called. */

@@ -11,9 +11,12 @@
 
 struct json_object;
 
-/* text_mem.c: what filled memory at the peak, temporaries; the failed allocations explained. */
-void ga_text_peak(const struct ga_vmem *v, FILE *o);
-void ga_text_oom_details(const struct ga_vmem *v, const struct ga_vnvml *nv, FILE *o);
+/* text_mem.c: the memory section (counts, peaks with sparklines, what filled memory at the peak,
+ * temporaries, the pools, PyTorch's allocator, leaks, by API) and the failed allocations (a
+ * table, then the first ones explained). */
+void ga_text_memory(const struct ga_vmem *v, const struct ga_vpools *pools,
+                    const struct ga_vtorch *torch, FILE *o);
+void ga_text_ooms(const struct ga_vmem *v, const struct ga_vnvml *nv, FILE *o);
 /* json_mem.c: the memory object (docs/REPORT_JSON.md), up to its PyTorch allocators. */
 struct json_object *ga_json_memory(const struct ga_vmem *v, const struct ga_vpools *pools,
                                    const struct ga_vnvml *nv);

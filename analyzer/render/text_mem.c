@@ -1,18 +1,21 @@
-/* The text report's memory details: what filled memory at the peak, temporaries, and for each
- * failed allocation explained in full its verdict with the evidence in numbers, its top holders
- * and advice. Reads the memory view alone (model/view_mem.h). */
+/* The text report's memory section (counts, peaks, what filled memory at the peak, temporaries,
+ * the pools, PyTorch's allocator, leaks, by API) and its failed allocations: a table, then for
+ * the first ones their verdict with the evidence in numbers, their top holders and advice.
+ * Reads the memory view alone (model/view_mem.h), with the pools' and the allocator's. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render/mem.h"
 #include "render/nvml.h"
+#include "render/pools.h"
 #include "render/torch_render.h"
 #include "base/util.h"
 
 #define TOP_HOLDERS 5 /* sites listed at the peak (per failed allocation: GA_VMEM_OOM_HOLDERS) */
 #define TOP_LARGEST 3 /* single allocations listed at the peak */
 #define SITE_COLS   60
+#define TOP_OOMS    10 /* rows of the failed allocations' table */
 
 static void put_label(FILE *o, const char *label)
 {
@@ -75,7 +78,7 @@ static void peak_cats(const struct ga_vmem_peakview *p, FILE *o)
     fputc('\n', o);
 }
 
-void ga_text_peak(const struct ga_vmem *v, FILE *o)
+static void text_peak(const struct ga_vmem *v, FILE *o)
 {
     char b[32];
     if (v->peak.valid) {
@@ -128,7 +131,7 @@ static void torch_oom(const struct ga_vtorch_oom *a, FILE *o)
     fprintf(o, "      advice: %s\n", a->advice);
 }
 
-void ga_text_oom_details(const struct ga_vmem *v, const struct ga_vnvml *nv, FILE *o)
+static void oom_details(const struct ga_vmem *v, const struct ga_vnvml *nv, FILE *o)
 {
     char t[32], b[6][32];
     for (size_t k = 0; k < v->n_explained; k++) {
@@ -155,4 +158,109 @@ void ga_text_oom_details(const struct ga_vmem *v, const struct ga_vnvml *nv, FIL
         else
             fprintf(o, "      advice: %s\n", x->advice);
     }
+}
+
+/* One row per API that allocated or freed. */
+static void text_by_api(const struct ga_vmem *v, FILE *o)
+{
+    char b[32];
+    for (size_t i = 0; i < v->n_apis; i++) {
+        const struct ga_vmem_api *m = &v->apis[i];
+        if (!i)
+            fprintf(o, "  %-30s %-12s %8s %10s %7s %8s\n", "api", "kind", "calls", "bytes",
+                    "failed", "released");
+        fprintf(o, "  %-30s %-12s %8" PRIu64 " %10s %7" PRIu64 " %8" PRIu64 "\n", m->api, m->kind,
+                m->calls, ga_fmt_bytes(b, m->bytes), m->failed, m->frees);
+    }
+}
+
+/* Sparkline level 0..8 of v against peak: ceil(8 v / peak). Live bytes are sums modulo 2^64,
+ * so absurd sizes in a corrupt trace can leave a bucket above the recorded peak: that is a full
+ * bar, never an index past the table. */
+static unsigned spark_level(uint64_t v, uint64_t peak)
+{
+    if (v >= peak) return 8;
+    return (unsigned)(((unsigned __int128)v * 8 + peak - 1) / peak);
+}
+
+/* A sparkline of one device's live device bytes over the trace. */
+static void text_spark(const struct ga_vmem_dev *d, FILE *o)
+{
+    static const char *const lv[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+    if (!d->n_spark) return;
+    fprintf(o, "  dev %-3d   |", d->device);
+    for (size_t c = 0; c < d->n_spark; c++)
+        fputs(lv[spark_level(d->spark[c], d->peak_total)], o);
+    fputs("|\n", o);
+}
+
+static void text_peaks(const struct ga_vmem *v, FILE *o)
+{
+    char b[32], t[32];
+    fprintf(o, "  peak      %s", ga_fmt_bytes(b, v->peak_total));
+    if (v->peak_total) fprintf(o, " at %s", ga_fmt_ms(t, v->peak_ns));
+    fprintf(o, " (device memory, whole process)\n");
+    for (size_t i = 0; i < v->n_devs; i++) {
+        const struct ga_vmem_dev *d = &v->devs[i];
+        if (!d->peak_total) continue;
+        fprintf(o, "  dev %-3d   peak %s at %s", d->device, ga_fmt_bytes(b, d->peak_total),
+                ga_fmt_ms(t, d->peak_total_ns));
+        fprintf(o, ", %s live at end\n", ga_fmt_bytes(b, d->live_total));
+        text_spark(d, o);
+    }
+}
+
+void ga_text_memory(const struct ga_vmem *v, const struct ga_vpools *pools,
+                    const struct ga_vtorch *torch, FILE *o)
+{
+    char b[32], b2[32];
+    fprintf(o, "\nmemory    %" PRIu64 " allocations (%s), %" PRIu64 " frees, %" PRIu64 " failed\n",
+            v->alloc_count, ga_fmt_bytes(b, v->alloc_bytes), v->free_count, v->failed_count);
+    text_peaks(v, o);
+    text_peak(v, o);
+    ga_text_pools(pools, o);
+    ga_text_torch(torch, o);
+    fprintf(o, "  leaked    %s in %" PRIu64 " allocation%s (device memory live at the end)\n",
+            ga_fmt_bytes(b, v->leaked_bytes), v->leaked_count, v->leaked_count == 1 ? "" : "s");
+    if (v->cached_count)
+        fprintf(o, "  cached    %s in %" PRIu64 " segment%s PyTorch's allocator held at exit "
+                   "(its cache, not a leak)\n",
+                ga_fmt_bytes(b, v->cached_bytes), v->cached_count,
+                v->cached_count == 1 ? "" : "s");
+    if (v->pinned.peak)
+        fprintf(o, "  pinned    host memory: peak %s, %s live at the end\n",
+                ga_fmt_bytes(b, v->pinned.peak), ga_fmt_bytes(b2, v->pinned.live));
+    if (v->va.peak)
+        fprintf(o, "  va        reserved address space: peak %s, %s at the end\n",
+                ga_fmt_bytes(b, v->va.peak), ga_fmt_bytes(b2, v->va.live));
+    if (v->ctx_release_count)
+        fprintf(o, "  teardown  %" PRIu64 " allocations (%s) released with their context\n",
+                v->ctx_release_count, ga_fmt_bytes(b, v->ctx_release_bytes));
+    if (v->unmatched_frees || v->failed_frees || v->double_allocs)
+        fprintf(o,
+                "  oddities  %" PRIu64 " frees of unknown addresses, %" PRIu64
+                " failed frees, %" PRIu64 " allocations of a live address\n",
+                v->unmatched_frees, v->failed_frees, v->double_allocs);
+    text_by_api(v, o);
+}
+
+void ga_text_ooms(const struct ga_vmem *v, const struct ga_vnvml *nv, FILE *o)
+{
+    char t[32], b[5][32];
+    if (!v->n_ooms) return;
+    fprintf(o, "\nfailed allocations (%zu)\n", v->n_ooms + (size_t)v->ooms_omitted);
+    fprintf(o, "  %11s %-24s %3s %10s %10s %10s %10s %11s  %s\n", "time", "api", "dev", "request",
+            "free", "total", "held", "unaccounted", "verdict");
+    for (size_t i = 0; i < v->n_ooms && i < TOP_OOMS; i++) {
+        const struct ga_vmem_oom *x = &v->ooms[i];
+        fprintf(o, "  %11s %-24s %3d %10s %10s %10s %10s %11s  %s\n", ga_fmt_ms(t, x->ns),
+                x->torch ? "pytorch allocator" : x->api, x->device,
+                ga_fmt_bytes(b[0], x->requested), ga_fmt_bytes(b[1], x->free_bytes),
+                ga_fmt_bytes(b[2], x->total_bytes), ga_fmt_bytes(b[3], x->held),
+                ga_fmt_bytes(b[4], x->unaccounted), x->verdict);
+    }
+    if (v->n_ooms + v->ooms_omitted > TOP_OOMS)
+        fprintf(o, "  ... and %" PRIu64 " more (see --json)\n",
+                v->n_ooms + v->ooms_omitted - TOP_OOMS);
+    oom_details(v, nv, o);
 }
