@@ -236,6 +236,8 @@ void ga_report_finish(struct ga_report *r)
     ga_tv_build(&r->tierview, &r->tiers, &r->torch);
     ga_vcats_build(&r->peakcats, &r->mem, &r->stacks, &r->sites, r->views.libs_at_peak,
                    r->views.n_libs_at_peak, &r->tiers);
+    ga_vmem_build(&r->memview, r);
+    ga_vtorch_build(&r->torchview, r);
 }
 
 int ga_report_run(struct ga_report *r)
@@ -353,46 +355,12 @@ void ga_report_free(struct ga_report *r)
     ga_tmv_free(&r->torchmap);
     ga_tv_free(&r->tierview);
     ga_vcats_free(&r->peakcats);
+    ga_vmem_free(&r->memview);
+    ga_vtorch_free(&r->torchview);
     ga_tiers_free(&r->tiers);
     ga_nvml_free(&r->nvml);
     ga_idle_host_free(&r->idle_host);
     ga_hostidle_free(&r->hostidle);
-}
-
-const char *ga_report_oom_advice(const struct ga_report *r, const struct ga_oom *x, char *buf,
-                                 size_t n)
-{
-    const char *base = ga_verdict_advice(x->verdict);
-    size_t k = 0;
-    const struct ga_nvml_proc *p = x->verdict == GA_VERDICT_OTHER_PROCESSES
-                                       ? ga_nvml_procs_after(&r->nvml, x->device, x->ts, &k)
-                                       : NULL;
-    const struct ga_nvml_proc *top[GA_ADVICE_PROCS];
-    size_t nt = 0, others = 0;
-    for (size_t i = 0; p && i < k; i++) { /* the others, heaviest first (unknown bytes last) */
-        if (r->facts.have_process && p[i].pid == r->facts.pid) continue;
-        others++;
-        size_t j = nt < GA_ADVICE_PROCS ? nt++ : GA_ADVICE_PROCS;
-        uint64_t b = p[i].bytes == UINT64_MAX ? 0 : p[i].bytes;
-        for (; j > 0 && (top[j - 1]->bytes == UINT64_MAX ? 0 : top[j - 1]->bytes) < b; j--)
-            if (j < GA_ADVICE_PROCS) top[j] = top[j - 1];
-        if (j < GA_ADVICE_PROCS) top[j] = &p[i];
-    }
-    if (!nt) return base;
-    size_t w = (size_t)snprintf(buf, n, "other processes hold memory on this device:");
-    for (size_t i = 0; i < nt && w < n; i++) {
-        char b[32];
-        w += (size_t)snprintf(buf + w, n - w, "%s pid %u%s%s (%s)", i ? "," : "", top[i]->pid,
-                              top[i]->name[0] ? " " : "", top[i]->name,
-                              top[i]->bytes == UINT64_MAX ? "? bytes"
-                                                          : ga_fmt_bytes(b, top[i]->bytes));
-    }
-    if (w < n && others > nt) w += (size_t)snprintf(buf + w, n - w, " and %zu more", others - nt);
-    if (w < n)
-        snprintf(buf + w, n - w,
-                 "; stop them or give the job its own GPU (CUDA_VISIBLE_DEVICES), "
-                 "or cap the others (MPS memory limits)");
-    return buf;
 }
 
 const struct ga_vfolded *ga_report_folded(struct ga_report *r, int what)

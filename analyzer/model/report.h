@@ -28,6 +28,8 @@
 #include "model/view_sites.h"
 #include "model/view_stack.h"
 #include "model/view_torchmap.h"
+#include "model/view_mem.h"
+#include "model/view_torch.h"
 #include "model/view_run.h"
 #include "model/view_folded.h"
 
@@ -57,6 +59,8 @@ struct ga_report {
     struct ga_tmv torchmap;  /* PyTorch's address maps at its OOMs and fullest snapshot */
     struct ga_tv tierview;   /* memory by category per device, ordered, with advice */
     struct ga_vcats peakcats; /* device memory at the process peak by category */
+    struct ga_vmem memview;  /* device memory, its peak and failures (model/view_mem.h) */
+    struct ga_vtorch torchview; /* PyTorch's allocator per device (model/view_torch.h) */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started;             /* the first event has been seen (the time base is set) */
     /* set before reading, or NULL: handed every record after the analyses took it (views that
@@ -91,14 +95,8 @@ const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t 
 /* When CUPTI dropped GPU activity records: what that does to the GPU timeline's figures, written
  * into buf (said next to each figure, on stderr and in the JSON notes); NULL when none were. */
 const char *ga_report_gpu_caveat(const struct ga_report *r, char *buf, size_t n);
-/* The advice line of a failed allocation: its verdict's; for other_processes it names the other
- * processes NVML listed on the device at that moment (pid, name, bytes; heaviest first, at most
- * GA_ADVICE_PROCS) when the trace has that listing. */
 /* A kernel's name from its gt_rec_gpu_name id (NULL: never named). */
 const char *ga_report_kernel_name(const struct ga_report *r, uint32_t name_id);
-#define GA_ADVICE_PROCS 3
-const char *ga_report_oom_advice(const struct ga_report *r, const struct ga_oom *x, char *buf,
-                                 size_t n);
 
 /* Renderers. */
 void ga_render_text(const struct ga_report *r, FILE *out);

@@ -3,9 +3,11 @@
 #include <string.h>
 
 #include "render/json.h"
+#include "render/mem.h"
 #include "render/nvml.h"
 #include "render/run.h"
 #include "render/sites.h"
+#include "render/torch_render.h"
 #include "base/util.h"
 
 int ga_render_json(const struct ga_report *r, FILE *out)
@@ -14,7 +16,9 @@ int ga_render_json(const struct ga_report *r, FILE *out)
     put(root, "schema_version", ji64(GA_SCHEMA_VERSION));
     put(root, "generator", ga_json_str(GA_GENERATOR));
     ga_json_run_head(&r->run, root);
-    jobj *memory = ga_json_memory(r), *timeline = ga_json_timeline(r);
+    jobj *memory = ga_json_memory(&r->memview, &r->poolview, &r->nvmlview);
+    jobj *timeline = ga_json_timeline(r);
+    ga_json_torch(&r->torchview, memory);
     ga_json_sites(&r->siteview, root, memory, timeline);
     put(root, "memory", memory);
     put(root, "timeline", timeline);
