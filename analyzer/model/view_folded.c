@@ -9,7 +9,6 @@
 #include "analyses/gaps.h"
 #include "analyses/memory.h"
 #include "analyses/sites.h"
-#include "analyses/stacks.h"
 #include "base/util.h"
 
 static const char *const whats[] = {"peak", "alloc", "leak", "launch", "sync", "idle"};
@@ -38,20 +37,6 @@ const char *ga_vframe_flame_label(const struct ga_vframe *f, char *buf, size_t n
         snprintf(buf, n, "%s", f->func);
     } else {
         snprintf(buf, n, "%s", f->label);
-    }
-    return separators_out(buf);
-}
-
-const char *ga_flame_label(const struct ga_stacks *st, const struct ga_frame *f, char *buf,
-                           size_t n, int lines)
-{
-    if (f->source == GA_SYM_PYTHON) {
-        const char *file = f->file ? f->file : "?", *slash = strrchr(file, '/');
-        snprintf(buf, n, "%s:%u %s", slash ? slash + 1 : file, f->line, f->func ? f->func : "?");
-    } else if (f->func && !(lines && f->file)) {
-        snprintf(buf, n, "%s", f->func);
-    } else {
-        ga_frame_label(st, f, buf, n, 0);
     }
     return separators_out(buf);
 }

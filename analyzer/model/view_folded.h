@@ -45,13 +45,8 @@ const char *ga_vframe_flame_label(const struct ga_vframe *f, char *buf, size_t n
 struct ga_memory;
 struct ga_sites;
 struct ga_gaps;
-struct ga_stacks;
-struct ga_frame;
 void ga_vfolded_build(struct ga_vfolded *v, int what, const struct ga_memory *m,
                       const struct ga_sites *s, const struct ga_gaps *g, struct ga_vstacks *t);
 void ga_vfolded_free(struct ga_vfolded *v);
-/* ga_vframe_flame_label of an analysis frame (for the page's renderer until it reads the view). */
-const char *ga_flame_label(const struct ga_stacks *st, const struct ga_frame *f, char *buf,
-                           size_t n, int lines);
 
 #endif
