@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "model/multi.h"
-#include "model/report.h"
+#include "model/state.h"
 #include "base/progress.h"
 #include "base/util.h"
 #include "render/chrome_trace.h"

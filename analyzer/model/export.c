@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "model/export.h"
-#include "model/report.h"
+#include "model/state.h"
 #include "base/demangle.h"
 #include "base/hashmap.h"
 #include "base/util.h"

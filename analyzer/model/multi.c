@@ -1,7 +1,7 @@
 /* Several processes: per-rank summaries, clock alignment, the straggler (see multi.h and
  * docs/ANALYSES.md, "Several processes"). */
 #include "model/multi.h"
-#include "model/report.h"
+#include "model/state.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -1,5 +1,5 @@
 /* One pass: the reader feeds every host record, in time order, to each analysis. */
-#include "model/report.h"
+#include "model/state.h"
 
 #include <inttypes.h>
 #include <stdio.h>

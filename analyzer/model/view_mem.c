@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/report.h"
+#include "model/state.h"
 #include "base/util.h"
 
 _Static_assert(GA_VMEM_KINDS >= GT_MEM_KIND_COUNT, "a slot per memory kind");

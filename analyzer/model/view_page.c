@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/report.h"
+#include "model/state.h"
 #include "model/view_timeline.h"
 #include "base/util.h"
 

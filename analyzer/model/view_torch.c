@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/report.h"
+#include "model/state.h"
 #include "base/util.h"
 
 _Static_assert(GA_VTORCH_CATS >= GA_CATS, "a slot per category");

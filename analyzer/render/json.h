@@ -4,7 +4,7 @@
 
 #include <json-c/json.h>
 
-#include "model/report.h"
+#include "model/state.h"
 #include "render/json_put.h" /* put, ju64, ji64, ga_json_str */
 
 /* The API's name ("api#N" for ids this reader does not know). */

@@ -1,6 +1,6 @@
 /* The terminal report: one screen, most important first. Sizes are human (KiB/MiB/GiB), times
  * are milliseconds from the trace start; --json has the exact numbers. */
-#include "model/report.h"
+#include "model/state.h"
 #include "render/text.h"
 #include "render/nvml.h"
 #include "render/run.h"

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "model/report.h"
+#include "model/state.h"
 
 /* text_gpu.c: the GPU timeline section, or one line saying why there is none. */
 void ga_text_gpu(const struct ga_report *r, FILE *o);

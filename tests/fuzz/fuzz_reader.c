@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "format.h"
-#include "model/report.h"
+#include "model/state.h"
 #include "render/dump.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

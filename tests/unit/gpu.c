@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "base/demangle.h"
-#include "model/report.h"
+#include "model/state.h"
 #include "check.h"
 #include "collect.h"
 #include "jpath.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/report.h"
+#include "model/state.h"
 #include "check.h"
 #include "collect.h"
 #include "tracebuild.h"

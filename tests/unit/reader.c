@@ -7,7 +7,7 @@
 
 #include "check.h"
 #include "collect.h"
-#include "model/report.h"
+#include "model/state.h"
 #include "render/dump.h"
 #include "tracebuild.h"
 

@@ -18,7 +18,7 @@
 #include <zstd.h>
 
 #include "check.h"
-#include "model/report.h"
+#include "model/state.h"
 #include "render/dump.h"
 #include "repack.h"
 #include "tracebuild.h"
