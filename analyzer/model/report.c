@@ -163,8 +163,8 @@ void ga_report_event(void *report, const struct ga_event *ev)
     if (!r->started) {
         r->mem.t0 = r->read.header.start_monotonic_ns;
         r->pools.t0 = r->mem.t0;
-        r->tiers.real_minus_mono = (int64_t)(r->read.header.start_realtime_ns -
-                                             r->read.header.start_monotonic_ns);
+        r->tiers.real_minus_mono =
+            (int64_t)(r->read.header.start_realtime_ns - r->read.header.start_monotonic_ns);
         r->started = 1;
     }
     switch (ev->type) {
@@ -225,13 +225,19 @@ void ga_report_finish(struct ga_report *r)
     ga_idle_host_build(&r->idle_host, &r->hostidle, &r->sites, &r->stacks);
     ga_views_build(&r->views, &r->mem, &r->sites);
     ga_vstacks_init(&r->stackview, &r->stacks, &r->sites);
-    ga_vsites_build(&r->siteview, &r->sites, &r->stackview);
+    ga_vgpu_build(&r->gpuview, &r->gpu, &r->tl, &r->gaps, &r->hostidle, &r->idle_host, &r->sites,
+                  &r->stackview, r->read.header.start_monotonic_ns);
+    ga_report_gpu_timeline(r, r->gpuview.status, sizeof(r->gpuview.status));
+    r->gpuview.have_caveat =
+        ga_report_gpu_caveat(r, r->gpuview.caveat, sizeof(r->gpuview.caveat)) != NULL;
     ga_vpools_build(&r->poolview, &r->pools, r->read.header.start_monotonic_ns);
     ga_vnvml_build(&r->nvmlview, &r->nvml, &r->mem, &r->facts, &r->gpu,
                    r->read.header.start_monotonic_ns);
     ga_tv_build(&r->tierview, &r->tiers, &r->torch);
     ga_vcats_build(&r->peakcats, &r->mem, &r->stacks, &r->sites, r->views.libs_at_peak,
                    r->views.n_libs_at_peak, &r->tiers);
+    /* last: it copies the symbolizer's counts, after every view that resolves stacks */
+    ga_vsites_build(&r->siteview, &r->sites, &r->stackview);
 }
 
 int ga_report_run(struct ga_report *r)
@@ -334,6 +340,7 @@ void ga_report_free(struct ga_report *r)
     ga_vpools_free(&r->poolview);
     ga_vnvml_free(&r->nvmlview);
     ga_vsites_free(&r->siteview);
+    ga_vgpu_free(&r->gpuview);
     ga_vstacks_free(&r->stackview);
     ga_facts_free(&r->facts);
     ga_memory_free(&r->mem);

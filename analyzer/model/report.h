@@ -25,6 +25,7 @@
 #include "model/view_cats.h"
 #include "model/view_pools.h"
 #include "model/view_nvml.h"
+#include "model/view_gpu.h"
 #include "model/view_sites.h"
 #include "model/view_stack.h"
 #include "model/view_torchmap.h"
@@ -50,6 +51,7 @@ struct ga_report {
     struct ga_vnvml nvmlview;  /* the device state from NVML (model/view_nvml.h) */
     struct ga_vstacks stackview; /* stacks and sites resolved for the views (model/view_stack.h) */
     struct ga_vsites siteview;   /* events by call site and library (model/view_sites.h) */
+    struct ga_vgpu gpuview;      /* the GPU timeline and its idle gaps (model/view_gpu.h) */
     struct ga_tmv torchmap;  /* PyTorch's address maps at its OOMs and fullest snapshot */
     struct ga_tv tierview;   /* memory by category per device, ordered, with advice */
     struct ga_vcats peakcats; /* device memory at the process peak by category */

@@ -188,7 +188,7 @@ int ga_render_json(const struct ga_report *r, FILE *out)
     put(root, "notes", json_notes(r));
     put(root, "notes_omitted", ju64(r->facts.notes_dropped));
     int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE;
-    int rc = ga_json_write(r, root, flags, out);
+    int rc = ga_json_write(&r->gpuview, root, flags, out);
     json_object_put(root);
     return rc;
 }

@@ -5,6 +5,7 @@
 #include <json-c/json.h>
 
 #include "model/report.h"
+#include "render/gpu.h"
 #include "render/json_put.h" /* put, ju64, ji64, ga_json_str */
 
 /* The API's name ("api#N" for ids this reader does not know). */
@@ -21,14 +22,7 @@ static inline jobj *jtime(const struct ga_report *r, uint64_t ts, int known)
 }
 
 struct json_object *ga_json_memory(const struct ga_report *r);
-/* json_gpu.c: writes the document root (with flags) and a newline; with --all-gaps streams each
- * device's gaps where the document holds their marker. 0, or -1 (said on stderr) on an error. */
-int ga_json_write(const struct ga_report *r, struct json_object *root, int flags, FILE *out);
 struct json_object *ga_json_timeline(const struct ga_report *r);
-/* json_gpu.c: top_kernels (by GPU time, or by launches without GPU kernels), and the GPU
- * timeline fields added to the timeline object. */
-struct json_object *ga_json_top_kernels(const struct ga_report *r);
-void ga_json_gpu_timeline(const struct ga_report *r, struct json_object *timeline);
 /* json_site_report.c, for the files not yet on the model's views. One call-site object (site, function, file, line, module, library, stack of `stack`), for
  * sites outside lists: their stacks share one frame budget per report. */
 struct json_object *ga_json_site(const struct ga_report *r, const struct ga_site *x, uint32_t stack);

@@ -228,8 +228,8 @@ jobj *ga_json_timeline(const struct ga_report *r)
     put(o, "kernel_count", ju64(r->gpu.kernel_count)); /* kernels seen executing on the GPU */
     put(o, "kernel_names", ju64(r->tl.n_kernels));
     put(o, "launches_by_api", launches_by_api(r));
-    put(o, "top_kernels", ga_json_top_kernels(r));
+    put(o, "top_kernels", ga_json_top_kernels(&r->gpuview));
     put(o, "spans", spans(r));
-    ga_json_gpu_timeline(r, o);
+    ga_json_gpu_timeline(&r->gpuview, o);
     return o;
 }

@@ -6,6 +6,7 @@
 
 #include "model/report.h"
 #include "render/text.h"
+#include "render/gpu.h"
 #include "render/nvml.h"
 #include "render/pools.h"
 #include "render/sites.h"
@@ -264,7 +265,7 @@ void ga_render_text(const struct ga_report *r, FILE *o)
     text_launches(r, o);
     text_spans(r, o);
     ga_text_sites(&r->siteview, r->show_stacks, o);
-    ga_text_gpu(r, o);
+    ga_text_gpu(&r->gpuview, r->show_stacks, o);
     ga_text_nvml(&r->nvmlview, o);
     text_misc(r, o);
 }
