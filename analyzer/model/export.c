@@ -230,11 +230,11 @@ int ga_report_export(struct ga_report *r, const struct ga_xsink *s, void *ctx)
     ga_gaps_keep_all(&r->gaps);
     r->gpu.act_sink = on_act;
     r->gpu.act_ctx = &x;
-    int rc = ga_read_trace(r->path, sink, &x, &r->read);
+    int rc = ga_read_trace(r->m.path, sink, &x, &r->read);
     if (rc == 0) {
         if (!r->started) start(&x);
         ga_report_finish(r); /* the held activities leave through on_act */
-        s->run(ctx, &r->run);
+        s->run(ctx, &r->m.run);
         rc = gaps(&x);
     }
     r->gpu.act_sink = NULL;

@@ -1,6 +1,7 @@
-/* The report model as renderers and main.c see it: struct ga_report is opaque here (its state,
- * the analyses', is model/state.h's); renderers read the views a report hands them (model/view_*.h)
- * and the few facts below. Includes no analysis or input header (tests/cases/layers.sh). */
+/* The report model as renderers see it: struct ga_model, the views every renderer reads, built
+ * once at the end of the pass. struct ga_report, the pass's state (every analysis's, then these
+ * views as its member m), is model/state.h's and opaque here. Includes no analysis or input
+ * header (tests/cases/layers.sh). */
 #ifndef GA_REPORT_H
 #define GA_REPORT_H
 
@@ -8,9 +9,30 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/view_folded.h"
+#include "model/view_gpu.h"
+#include "model/view_mem.h"
+#include "model/view_nvml.h"
+#include "model/view_pools.h"
+#include "model/view_run.h"
+#include "model/view_sites.h"
+#include "model/view_torch.h"
+
+struct ga_model {
+    const char *path;
+    int show_stacks;            /* renderers: the full stack of each listed site (--stacks) */
+    struct ga_vrun run;         /* the process, the trace as read, calls, notes */
+    struct ga_vmem memview;     /* device memory, its peak and failures */
+    struct ga_vpools poolview;  /* the pools and their fragmentation */
+    struct ga_vtorch torchview; /* PyTorch's allocator per device */
+    struct ga_vsites siteview;  /* events by call site and library */
+    struct ga_vgpu gpuview;     /* the GPU timeline and its idle gaps */
+    struct ga_vnvml nvmlview;   /* the device state from NVML */
+    struct ga_vfolded folded;   /* --folded's lines, built on demand (ga_report_folded) */
+};
+
 struct ga_report;
 struct ga_event;
-struct ga_vfolded;
 
 void ga_report_init(struct ga_report *r, const char *path);
 /* Frames matching this POSIX extended regex (function or object file name) are framework
@@ -40,8 +62,8 @@ const char *ga_report_gpu_caveat(const struct ga_report *r, char *buf, size_t n)
 /* A kernel's name from its gt_rec_gpu_name id (NULL: never named). */
 const char *ga_report_kernel_name(const struct ga_report *r, uint32_t name_id);
 
-/* Renderers. */
-void ga_render_text(const struct ga_report *r, FILE *out);
-int ga_render_json(const struct ga_report *r, FILE *out);
+/* Renderers of the whole report (render/text.c, json.c). */
+void ga_render_text(const struct ga_model *m, FILE *out);
+int ga_render_json(const struct ga_model *m, FILE *out);
 
 #endif

@@ -1,10 +1,8 @@
 /* The report model's own state: the reader's statistics and every analysis's, filled by one pass
- * over the trace (model/report.c), and the views built from them at its end. Included by model/
- * (the only code that reads the analyses' structs), by the tests and tools that drive the pass by
- * hand, and, until they read views, by the GPU timeline's renderers (render/text_gpu.c,
- * json_gpu.c) and the dispatchers that hand them the report (text.c, json.c, json_timeline.c,
- * json_process.c) and main.c (the reader's statistics, --all-gaps). A renderer includes
- * model/report.h and the view headers instead, which reach no analysis header
+ * over the trace (model/report.c), and the views built from them at its end (member m, the
+ * struct ga_model of model/report.h that renderers are handed). Included by model/ (the only
+ * code that reads the analyses' structs), by main.c (which holds reports and reads the reader's
+ * statistics) and by the tests and tools that drive the pass by hand; never by a renderer
  * (tests/cases/layers.sh). */
 #ifndef GA_STATE_H
 #define GA_STATE_H
@@ -29,6 +27,7 @@
 #include "model/view_cats.h"
 #include "model/view_pools.h"
 #include "model/view_nvml.h"
+#include "model/view_gpu.h"
 #include "model/view_sites.h"
 #include "model/view_stack.h"
 #include "model/view_torchmap.h"
@@ -38,7 +37,7 @@
 #include "model/view_folded.h"
 
 struct ga_report {
-    const char *path;
+    struct ga_model m; /* what the renderers are handed (model/report.h) */
     struct ga_read_stats read;
     struct ga_facts facts;
     struct ga_memory mem;
@@ -53,19 +52,11 @@ struct ga_report {
     struct ga_nvml nvml;     /* device state from NVML samples */
     struct ga_hostidle hostidle; /* host stack samples joined with the gaps */
     struct ga_idle_host idle_host; /* idle time by host site and class (model/idle_host.h) */
-    struct ga_vfolded folded; /* --folded's lines, built on demand (ga_report_folded) */
-    struct ga_vrun run;      /* the process, the trace as read, calls, notes (model/view_run.h) */
     struct ga_views views;   /* what every renderer shows alike (model/views.h) */
-    struct ga_vpools poolview; /* the pools and their fragmentation (model/view_pools.h) */
-    struct ga_vnvml nvmlview;  /* the device state from NVML (model/view_nvml.h) */
     struct ga_vstacks stackview; /* stacks and sites resolved for the views (model/view_stack.h) */
-    struct ga_vsites siteview;   /* events by call site and library (model/view_sites.h) */
     struct ga_tmv torchmap;  /* PyTorch's address maps at its OOMs and fullest snapshot */
     struct ga_tv tierview;   /* memory by category per device, ordered, with advice */
     struct ga_vcats peakcats; /* device memory at the process peak by category */
-    struct ga_vmem memview;  /* device memory, its peak and failures (model/view_mem.h) */
-    struct ga_vtorch torchview; /* PyTorch's allocator per device (model/view_torch.h) */
-    int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started;             /* the first event has been seen (the time base is set) */
     /* set before reading, or NULL: handed every record after the analyses took it (views that
      * the page renderers need, exports) */

@@ -4,12 +4,12 @@
 #include "render/json.h"
 #include "render/run.h"
 
-jobj *ga_json_timeline(const struct ga_report *r)
+jobj *ga_json_timeline(const struct ga_model *r)
 {
     jobj *o = json_object_new_object();
     ga_json_run_launches(&r->run, o);
-    put(o, "top_kernels", ga_json_top_kernels(r));
+    put(o, "top_kernels", ga_json_top_kernels(&r->gpuview));
     ga_json_run_spans(&r->run, o);
-    ga_json_gpu_timeline(r, o);
+    ga_json_gpu_timeline(&r->gpuview, o);
     return o;
 }

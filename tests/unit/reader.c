@@ -294,8 +294,8 @@ static void test_truncation(void)
         ga_report_init(&r, path);
         bad_report += ga_report_run(&r) != 0;
         FILE *devnull = fopen("/dev/null", "w");
-        ga_render_text(&r, devnull);
-        ga_render_json(&r, devnull);
+        ga_render_text(&r.m, devnull);
+        ga_render_json(&r.m, devnull);
         fclose(devnull);
         ga_report_free(&r);
     }
