@@ -162,12 +162,12 @@ static void torch_map(struct ga_vpage *v, struct ga_vpage_map *o, const struct g
         s->blks = ga_xcalloc(g->n + 1, sizeof(*s->blks));
         for (uint32_t j = 0; j < g->n; j++) {
             const struct ga_torch_blk *b = &m->blks[g->first + j];
-            s->blks[j] = (struct ga_vpage_blk){
-                .offset = b->addr - g->addr,
-                .size = b->size,
-                .requested = b->requested,
-                .state = b->state,
-                .site = torch_site(v, &r->torch, idx, cap, b->stack)};
+            s->blks[j] =
+                (struct ga_vpage_blk){.offset = b->addr - g->addr,
+                                      .size = b->size,
+                                      .requested = b->requested,
+                                      .state = b->state,
+                                      .site = torch_site(v, &r->torch, idx, cap, b->stack)};
         }
     }
 }
