@@ -17,6 +17,7 @@
 #include "base/progress.h"
 #include "base/util.h"
 #include "render/chrome_trace.h"
+#include "render/dump.h"
 #include "render/folded.h"
 #include "render/html.h"
 
@@ -386,7 +387,7 @@ static int run(const struct opts *o, const char *trace, FILE *out)
     if (o->mode == MODE_JSON)
         ga_render_json(&r, out);
     else if (o->mode == MODE_FOLDED)
-        ga_render_folded(&r, o->folded, out);
+        ga_render_folded(ga_report_folded(&r, o->folded), out);
     else if (o->mode == MODE_TEXT)
         ga_render_text(&r, out);
     ga_report_free(&r);
@@ -542,18 +543,17 @@ static int run_html(const struct opts *o, char *const *paths, size_t n, int mult
     if (multi) ga_json_multi_begin(h.data_f);
     for (size_t i = 0; i < n && rc == 0; i++) {
         struct ga_report r;
-        struct ga_tlv v;
+        struct ga_vpage v;
         if (prepare(o, &r, paths[i]) != 0) {
             rc = 1;
             break;
         }
-        ga_html_attach(&r, &v);
+        ga_vpage_attach(&v, &r);
         ga_progress_begin(paths[i]);
         int bad = multi ? ga_multi_run(&m, &r) : ga_report_run(&r);
         ga_progress_end();
         if (bad) {
             fprintf(stderr, "%s: %s: %s\n", GA_PROG, paths[i], r.read.error);
-            ga_tlv_free(&v);
             rc = 2;
         } else {
             warn_reading(paths[i], &r.read);
@@ -562,8 +562,10 @@ static int run_html(const struct opts *o, char *const *paths, size_t n, int mult
                 ga_json_multi_process(&r, i, h.data_f);
             else
                 ga_render_json(&r, h.data_f);
-            ga_html_rank(&h, &r, &v);
+            ga_vpage_build(&v, &r);
+            ga_html_rank(&h, &v);
         }
+        ga_vpage_free(&v);
         ga_report_free(&r);
     }
     if (multi && rc == 0) {

@@ -29,6 +29,10 @@
 #include "model/view_sites.h"
 #include "model/view_stack.h"
 #include "model/view_torchmap.h"
+#include "model/view_mem.h"
+#include "model/view_torch.h"
+#include "model/view_run.h"
+#include "model/view_folded.h"
 
 struct ga_report {
     const char *path;
@@ -46,6 +50,8 @@ struct ga_report {
     struct ga_nvml nvml;     /* device state from NVML samples */
     struct ga_hostidle hostidle; /* host stack samples joined with the gaps */
     struct ga_idle_host idle_host; /* idle time by host site and class (model/idle_host.h) */
+    struct ga_vfolded folded; /* --folded's lines, built on demand (ga_report_folded) */
+    struct ga_vrun run;      /* the process, the trace as read, calls, notes (model/view_run.h) */
     struct ga_views views;   /* what every renderer shows alike (model/views.h) */
     struct ga_vpools poolview; /* the pools and their fragmentation (model/view_pools.h) */
     struct ga_vnvml nvmlview;  /* the device state from NVML (model/view_nvml.h) */
@@ -55,6 +61,8 @@ struct ga_report {
     struct ga_tmv torchmap;  /* PyTorch's address maps at its OOMs and fullest snapshot */
     struct ga_tv tierview;   /* memory by category per device, ordered, with advice */
     struct ga_vcats peakcats; /* device memory at the process peak by category */
+    struct ga_vmem memview;  /* device memory, its peak and failures (model/view_mem.h) */
+    struct ga_vtorch torchview; /* PyTorch's allocator per device (model/view_torch.h) */
     int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
     int started;             /* the first event has been seen (the time base is set) */
     /* set before reading, or NULL: handed every record after the analyses took it (views that
@@ -76,6 +84,8 @@ int ga_report_run(struct ga_report *r);
 void ga_report_event(void *report, const struct ga_event *ev);
 void ga_report_finish(struct ga_report *r);
 void ga_report_free(struct ga_report *r);
+/* The folded stacks for WHAT (enum ga_folded_what), built on the first call: after the pass. */
+const struct ga_vfolded *ga_report_folded(struct ga_report *r, int what);
 
 /* Nanoseconds from the trace start (file header's monotonic start time). */
 int64_t ga_report_rel(const struct ga_report *r, uint64_t ts);
@@ -87,23 +97,11 @@ const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t 
 /* When CUPTI dropped GPU activity records: what that does to the GPU timeline's figures, written
  * into buf (said next to each figure, on stderr and in the JSON notes); NULL when none were. */
 const char *ga_report_gpu_caveat(const struct ga_report *r, char *buf, size_t n);
-/* The advice line of a failed allocation: its verdict's; for other_processes it names the other
- * processes NVML listed on the device at that moment (pid, name, bytes; heaviest first, at most
- * GA_ADVICE_PROCS) when the trace has that listing. */
 /* A kernel's name from its gt_rec_gpu_name id (NULL: never named). */
 const char *ga_report_kernel_name(const struct ga_report *r, uint32_t name_id);
-#define GA_ADVICE_PROCS 3
-const char *ga_report_oom_advice(const struct ga_report *r, const struct ga_oom *x, char *buf,
-                                 size_t n);
 
 /* Renderers. */
 void ga_render_text(const struct ga_report *r, FILE *out);
 int ga_render_json(const struct ga_report *r, FILE *out);
-/* --dump: one line per record, in time order; reads the trace itself. */
-/* *late: records printed out of time order (GPU records delivered too late for their place). */
-int ga_dump_trace(const char *path, FILE *out, struct ga_read_stats *stats, uint64_t *late);
-void ga_dump_event(FILE *out, uint64_t t0, const struct ga_event *ev);
-/* --dump's text of the PyTorch bridge's records (torch_dump.c). */
-void ga_dump_torch(FILE *out, const struct ga_event *ev);
 
 #endif

@@ -9,9 +9,6 @@
 
 
 
-/* text_mem.c: what filled memory at the peak, temporaries; failed allocations explained. */
-void ga_text_peak(const struct ga_report *r, FILE *o);
-void ga_text_oom_details(const struct ga_report *r, FILE *o);
 
 
 #endif
