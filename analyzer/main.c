@@ -17,6 +17,7 @@
 #include "base/progress.h"
 #include "base/util.h"
 #include "render/chrome_trace.h"
+#include "render/dump.h"
 #include "render/folded.h"
 #include "render/html.h"
 
@@ -386,7 +387,7 @@ static int run(const struct opts *o, const char *trace, FILE *out)
     if (o->mode == MODE_JSON)
         ga_render_json(&r, out);
     else if (o->mode == MODE_FOLDED)
-        ga_render_folded(&r, o->folded, out);
+        ga_render_folded(ga_report_folded(&r, o->folded), out);
     else if (o->mode == MODE_TEXT)
         ga_render_text(&r, out);
     ga_report_free(&r);

@@ -163,8 +163,8 @@ void ga_report_event(void *report, const struct ga_event *ev)
     if (!r->started) {
         r->mem.t0 = r->read.header.start_monotonic_ns;
         r->pools.t0 = r->mem.t0;
-        r->tiers.real_minus_mono = (int64_t)(r->read.header.start_realtime_ns -
-                                             r->read.header.start_monotonic_ns);
+        r->tiers.real_minus_mono =
+            (int64_t)(r->read.header.start_realtime_ns - r->read.header.start_monotonic_ns);
         r->started = 1;
     }
     switch (ev->type) {
@@ -229,7 +229,11 @@ void ga_report_finish(struct ga_report *r)
     r->run.caveat = ga_report_gpu_caveat(r, r->run.caveat_buf, sizeof(r->run.caveat_buf));
     ga_views_build(&r->views, &r->mem, &r->sites);
     ga_vstacks_init(&r->stackview, &r->stacks, &r->sites);
-    ga_vsites_build(&r->siteview, &r->sites, &r->stackview);
+    ga_vgpu_build(&r->gpuview, &r->gpu, &r->tl, &r->gaps, &r->hostidle, &r->idle_host, &r->sites,
+                  &r->stackview, r->read.header.start_monotonic_ns);
+    ga_report_gpu_timeline(r, r->gpuview.status, sizeof(r->gpuview.status));
+    r->gpuview.have_caveat =
+        ga_report_gpu_caveat(r, r->gpuview.caveat, sizeof(r->gpuview.caveat)) != NULL;
     ga_vpools_build(&r->poolview, &r->pools, r->read.header.start_monotonic_ns);
     ga_vnvml_build(&r->nvmlview, &r->nvml, &r->mem, &r->facts, &r->gpu,
                    r->read.header.start_monotonic_ns);
@@ -238,6 +242,8 @@ void ga_report_finish(struct ga_report *r)
                    r->views.n_libs_at_peak, &r->tiers);
     ga_vmem_build(&r->memview, r);
     ga_vtorch_build(&r->torchview, r);
+    /* last: it copies the symbolizer's counts, after every view that resolves stacks */
+    ga_vsites_build(&r->siteview, &r->sites, &r->stackview);
 }
 
 int ga_report_run(struct ga_report *r)
@@ -337,10 +343,12 @@ const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t 
 void ga_report_free(struct ga_report *r)
 {
     ga_vrun_free(&r->run);
+    ga_vfolded_free(&r->folded);
     ga_views_free(&r->views);
     ga_vpools_free(&r->poolview);
     ga_vnvml_free(&r->nvmlview);
     ga_vsites_free(&r->siteview);
+    ga_vgpu_free(&r->gpuview);
     ga_vstacks_free(&r->stackview);
     ga_facts_free(&r->facts);
     ga_memory_free(&r->mem);
@@ -360,6 +368,14 @@ void ga_report_free(struct ga_report *r)
     ga_nvml_free(&r->nvml);
     ga_idle_host_free(&r->idle_host);
     ga_hostidle_free(&r->hostidle);
+}
+
+const struct ga_vfolded *ga_report_folded(struct ga_report *r, int what)
+{
+    if (r->folded.built && r->folded.what == what) return &r->folded;
+    ga_vfolded_free(&r->folded);
+    ga_vfolded_build(&r->folded, what, &r->mem, &r->sites, &r->gaps, &r->stackview);
+    return &r->folded;
 }
 
 const char *ga_report_kernel_name(const struct ga_report *r, uint32_t name_id)

@@ -25,12 +25,14 @@
 #include "model/view_cats.h"
 #include "model/view_pools.h"
 #include "model/view_nvml.h"
+#include "model/view_gpu.h"
 #include "model/view_sites.h"
 #include "model/view_stack.h"
 #include "model/view_torchmap.h"
 #include "model/view_mem.h"
 #include "model/view_torch.h"
 #include "model/view_run.h"
+#include "model/view_folded.h"
 
 struct ga_report {
     const char *path;
@@ -48,12 +50,14 @@ struct ga_report {
     struct ga_nvml nvml;     /* device state from NVML samples */
     struct ga_hostidle hostidle; /* host stack samples joined with the gaps */
     struct ga_idle_host idle_host; /* idle time by host site and class (model/idle_host.h) */
+    struct ga_vfolded folded; /* --folded's lines, built on demand (ga_report_folded) */
     struct ga_vrun run;      /* the process, the trace as read, calls, notes (model/view_run.h) */
     struct ga_views views;   /* what every renderer shows alike (model/views.h) */
     struct ga_vpools poolview; /* the pools and their fragmentation (model/view_pools.h) */
     struct ga_vnvml nvmlview;  /* the device state from NVML (model/view_nvml.h) */
     struct ga_vstacks stackview; /* stacks and sites resolved for the views (model/view_stack.h) */
     struct ga_vsites siteview;   /* events by call site and library (model/view_sites.h) */
+    struct ga_vgpu gpuview;      /* the GPU timeline and its idle gaps (model/view_gpu.h) */
     struct ga_tmv torchmap;  /* PyTorch's address maps at its OOMs and fullest snapshot */
     struct ga_tv tierview;   /* memory by category per device, ordered, with advice */
     struct ga_vcats peakcats; /* device memory at the process peak by category */
@@ -80,6 +84,8 @@ int ga_report_run(struct ga_report *r);
 void ga_report_event(void *report, const struct ga_event *ev);
 void ga_report_finish(struct ga_report *r);
 void ga_report_free(struct ga_report *r);
+/* The folded stacks for WHAT (enum ga_folded_what), built on the first call: after the pass. */
+const struct ga_vfolded *ga_report_folded(struct ga_report *r, int what);
 
 /* Nanoseconds from the trace start (file header's monotonic start time). */
 int64_t ga_report_rel(const struct ga_report *r, uint64_t ts);
@@ -97,11 +103,5 @@ const char *ga_report_kernel_name(const struct ga_report *r, uint32_t name_id);
 /* Renderers. */
 void ga_render_text(const struct ga_report *r, FILE *out);
 int ga_render_json(const struct ga_report *r, FILE *out);
-/* --dump: one line per record, in time order; reads the trace itself. */
-/* *late: records printed out of time order (GPU records delivered too late for their place). */
-int ga_dump_trace(const char *path, FILE *out, struct ga_read_stats *stats, uint64_t *late);
-void ga_dump_event(FILE *out, uint64_t t0, const struct ga_event *ev);
-/* --dump's text of the PyTorch bridge's records (torch_dump.c). */
-void ga_dump_torch(FILE *out, const struct ga_event *ev);
 
 #endif

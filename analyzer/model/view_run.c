@@ -91,6 +91,14 @@ static void api_name(unsigned api, char name[64])
     snprintf(name, 64, "%s", ga_api_label(api, lb));
 }
 
+static const char *family(unsigned api)
+{
+    static const char *const fam[] = {
+        [GT_FAM_SYNC] = "sync", [GT_FAM_COPY] = "copy", [GT_FAM_WAIT] = "wait"};
+    unsigned f = api < GT_API_MAX ? gt_api_table[api].family : GT_API_MAX;
+    return f <= GT_FAM_WAIT && fam[f] ? fam[f] : "other";
+}
+
 /* The APIs with calls in `per` (count or failed not 0), in the API table's order. */
 static struct ga_vrun_api *by_api(const struct ga_api_calls *per, size_t *n)
 {
@@ -103,6 +111,8 @@ static struct ga_vrun_api *by_api(const struct ga_api_calls *per, size_t *n)
         o->count = per[api].count;
         o->failed = per[api].failed;
         o->total_ns = per[api].total_ns;
+        o->bytes = per[api].bytes;
+        o->family = family(api);
     }
     return a;
 }
@@ -114,7 +124,7 @@ static void calls(struct ga_vrun *v, const struct ga_timeline *tl, const struct 
     v->span_count = tl->span_count;
     v->launches = by_api(tl->launch, &v->n_launches);
     v->spans = by_api(tl->span, &v->n_spans);
-    v->gpu_kernels = g->kernel_count != 0;
+    v->gpu_kernel_count = g->kernel_count;
     v->n_kernel_names = tl->n_kernels;
     for (size_t i = 0; i < tl->n_kernels && i < GA_VRUN_KERNELS; i++) {
         char *d = ga_demangle(tl->kernels[i].name);

@@ -32,8 +32,9 @@ struct ga_vrun_note {
 
 /* One API's calls: launches, blocking spans or objects made. */
 struct ga_vrun_api {
-    char name[64]; /* "cuLaunchKernel", "api#N" for ids this reader does not know */
-    uint64_t count, failed, total_ns;
+    char name[64];      /* "cuLaunchKernel", "api#N" for ids this reader does not know */
+    const char *family; /* spans: "sync", "copy", "wait", "other" */
+    uint64_t count, failed, total_ns, bytes; /* bytes: copies' */
 };
 
 struct ga_vrun_resolve {
@@ -84,7 +85,8 @@ struct ga_vrun {
     uint64_t launch_count, launch_failed, span_count;
     struct ga_vrun_api *launches, *spans;
     size_t n_launches, n_spans;
-    int gpu_kernels; /* the GPU timeline has kernels (it lists them by GPU time) */
+    uint64_t gpu_kernel_count; /* kernels seen executing on the GPU (the GPU timeline lists
+                                * them by GPU time) */
     struct ga_vrun_kernel kernels[GA_VRUN_KERNELS]; /* by launches, most first */
     size_t n_kernels_kept, n_kernel_names;
     /* the entry-point resolver: the total, then each way of lookup with lookups */

@@ -25,7 +25,7 @@ int ga_render_json(const struct ga_report *r, FILE *out)
     put(root, "device_state", ga_json_device_state(&r->nvmlview));
     ga_json_run_tail(&r->run, root);
     int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE;
-    int rc = ga_json_write(r, root, flags, out);
+    int rc = ga_json_write(&r->gpuview, root, flags, out);
     json_object_put(root);
     return rc;
 }

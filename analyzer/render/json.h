@@ -5,6 +5,7 @@
 #include <json-c/json.h>
 
 #include "model/report.h"
+#include "render/gpu.h"
 #include "render/json_put.h" /* put, ju64, ji64, ga_json_str */
 
 /* The API's name ("api#N" for ids this reader does not know). */
@@ -20,12 +21,7 @@ static inline jobj *jtime(const struct ga_report *r, uint64_t ts, int known)
     return known ? json_object_new_int64(ga_report_rel(r, ts)) : NULL;
 }
 
-/* json_gpu.c: writes the document root (with flags) and a newline; with --all-gaps streams each
- * device's gaps where the document holds their marker. 0, or -1 (said on stderr) on an error. */
-int ga_json_write(const struct ga_report *r, struct json_object *root, int flags, FILE *out);
+/* json_timeline.c: the timeline object (the run's launches and spans, the GPU view's fields). */
 struct json_object *ga_json_timeline(const struct ga_report *r);
-/* json_gpu.c: top_kernels (by GPU time, or by launches without GPU kernels), and the GPU
- * timeline fields added to the timeline object. */
-struct json_object *ga_json_top_kernels(const struct ga_report *r);
-void ga_json_gpu_timeline(const struct ga_report *r, struct json_object *timeline);
+
 #endif

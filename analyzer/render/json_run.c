@@ -163,3 +163,39 @@ void ga_json_run_tail(const struct ga_vrun *v, jobj *root)
     put(root, "notes", notes(v));
     put(root, "notes_omitted", ju64(v->notes_dropped));
 }
+
+void ga_json_run_launches(const struct ga_vrun *v, jobj *timeline)
+{
+    jobj *a = json_object_new_array();
+    put(timeline, "launch_count", ju64(v->launch_count));
+    put(timeline, "launch_failed", ju64(v->launch_failed));
+    put(timeline, "kernel_count", ju64(v->gpu_kernel_count));
+    put(timeline, "kernel_names", ju64(v->n_kernel_names));
+    for (size_t i = 0; i < v->n_launches; i++) {
+        const struct ga_vrun_api *c = &v->launches[i];
+        jobj *o = json_object_new_object();
+        put(o, "api", json_object_new_string(c->name));
+        put(o, "count", ju64(c->count));
+        put(o, "failed", ju64(c->failed));
+        put(o, "call_ns", ju64(c->total_ns));
+        json_object_array_add(a, o);
+    }
+    put(timeline, "launches_by_api", a);
+}
+
+void ga_json_run_spans(const struct ga_vrun *v, jobj *timeline)
+{
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < v->n_spans; i++) {
+        const struct ga_vrun_api *c = &v->spans[i];
+        jobj *o = json_object_new_object();
+        put(o, "api", json_object_new_string(c->name));
+        put(o, "family", json_object_new_string(c->family));
+        put(o, "count", ju64(c->count));
+        put(o, "failed", ju64(c->failed));
+        put(o, "total_ns", ju64(c->total_ns));
+        put(o, "bytes", ju64(c->bytes));
+        json_object_array_add(a, o);
+    }
+    put(timeline, "spans", a);
+}

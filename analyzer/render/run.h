@@ -17,5 +17,9 @@ void ga_text_run_tail(const struct ga_vrun *v, FILE *o);
  * resolver, notes and notes_omitted. */
 void ga_json_run_head(const struct ga_vrun *v, struct json_object *root);
 void ga_json_run_tail(const struct ga_vrun *v, struct json_object *root);
+/* json_run.c: the timeline object's counts and launches by API (before its top kernels), and its
+ * blocking calls by API (after them). */
+void ga_json_run_launches(const struct ga_vrun *v, struct json_object *timeline);
+void ga_json_run_spans(const struct ga_vrun *v, struct json_object *timeline);
 
 #endif

@@ -2,6 +2,7 @@
  * are milliseconds from the trace start; --json has the exact numbers. */
 #include "model/report.h"
 #include "render/text.h"
+#include "render/gpu.h"
 #include "render/nvml.h"
 #include "render/run.h"
 #include "render/sites.h"
@@ -14,7 +15,7 @@ void ga_render_text(const struct ga_report *r, FILE *o)
     ga_text_ooms(&r->memview, &r->nvmlview, o);
     ga_text_run_calls(&r->run, o);
     ga_text_sites(&r->siteview, r->show_stacks, o);
-    ga_text_gpu(r, o);
+    ga_text_gpu(&r->gpuview, r->show_stacks, o);
     ga_text_nvml(&r->nvmlview, o);
     ga_text_run_tail(&r->run, o);
 }

@@ -6,8 +6,6 @@
 
 #include "model/report.h"
 
-/* text_gpu.c: the GPU timeline section, or one line saying why there is none. */
-void ga_text_gpu(const struct ga_report *r, FILE *o);
 
 
 

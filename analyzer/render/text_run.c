@@ -77,7 +77,7 @@ static void launches(const struct ga_vrun *v, FILE *o)
         if (v->launches[i].count)
             fprintf(o, ", %s %" PRIu64, v->launches[i].name, v->launches[i].count);
     fputc('\n', o);
-    if (v->gpu_kernels) return; /* kernels by GPU time follow in the GPU timeline */
+    if (v->gpu_kernel_count) return; /* kernels by GPU time follow in the GPU timeline */
     for (size_t i = 0; i < v->n_kernels_kept; i++) {
         fprintf(o, "  %10" PRIu64 "  ", v->kernels[i].count);
         ga_put_trimmed(o, v->kernels[i].name, 100);

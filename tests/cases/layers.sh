@@ -17,9 +17,10 @@ fi
 # render/*.c is here and model/report.h includes no analysis header): neither their includes, to
 # the last header (the compiler's dependency file), nor their symbols reach analyses/ or input/.
 MODEL_ONLY="text_multi json_multi json_str text_pools json_pools text_nvml json_nvml"
-MODEL_ONLY="$MODEL_ONLY text_run json_run"
+MODEL_ONLY="$MODEL_ONLY text_run json_run folded dump torch_dump chrome_trace"
 MODEL_ONLY="$MODEL_ONLY text_sites json_sites"
 MODEL_ONLY="$MODEL_ONLY text_mem json_mem json_peak torch_render html"
+MODEL_ONLY="$MODEL_ONLY text_gpu json_gpu"
 below_model() { # a dependency file: the analysis and input headers it lists
     tr ' \\' '\n\n' < "$1" | grep -E '(^|/)analyzer/(analyses|input)/[^/]*\.h$' | sort -u
 }

@@ -23,6 +23,7 @@
 
 #include "format.h"
 #include "model/report.h"
+#include "render/dump.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -94,7 +95,9 @@ struct dump_ctx {
 static void dump_sink(void *p, const struct ga_event *ev)
 {
     const struct dump_ctx *d = p;
-    ga_dump_event(devnull, d->st->header.start_monotonic_ns, ev);
+    struct ga_vrecord rec;
+    ga_vrecord_of(&rec, ev);
+    ga_dump_record(devnull, d->st->header.start_monotonic_ns, &rec);
 }
 
 /* What `gputrace-report --dump` does. */

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "collect.h"
 #include "model/report.h"
+#include "render/dump.h"
 #include "tracebuild.h"
 
 #define T0 1000000000ull
@@ -189,8 +190,11 @@ static void test_round_trip(void)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    for (size_t i = 0; i < c.n; i++)
-        ga_dump_event(f, T0, &c.ev[i]);
+    for (size_t i = 0; i < c.n; i++) {
+        struct ga_vrecord rec;
+        ga_vrecord_of(&rec, &c.ev[i]);
+        ga_dump_record(f, T0, &rec);
+    }
     fclose(f);
     size_t lines = 0;
     for (size_t i = 0; i < len; i++)

@@ -19,6 +19,7 @@
 
 #include "check.h"
 #include "model/report.h"
+#include "render/dump.h"
 #include "repack.h"
 #include "tracebuild.h"
 
@@ -55,7 +56,9 @@ static int memfd_of(const void *buf, size_t n)
 static void dump_sink(void *p, const struct ga_event *ev)
 {
     const struct ga_read_stats *st = p;
-    ga_dump_event(devnull, st->header.start_monotonic_ns, ev);
+    struct ga_vrecord rec;
+    ga_vrecord_of(&rec, ev);
+    ga_dump_record(devnull, st->header.start_monotonic_ns, &rec);
 }
 
 static double cpu_now(void)
