@@ -13,10 +13,11 @@
 #include <sys/stat.h>
 
 #include "model/multi.h"
-#include "model/report.h"
+#include "model/state.h"
 #include "base/progress.h"
 #include "base/util.h"
 #include "render/chrome_trace.h"
+#include "render/dump.h"
 #include "render/folded.h"
 #include "render/html.h"
 
@@ -358,7 +359,7 @@ static int prepare(const struct opts *o, struct ga_report *r, const char *path)
 {
     char err[200];
     ga_report_init(r, path);
-    r->show_stacks = o->show_stacks;
+    r->m.show_stacks = o->show_stacks;
     if (o->all_gaps && o->mode == MODE_JSON) ga_gaps_keep_all(&r->gaps);
     if (o->ignore_frames && ga_report_ignore_frames(r, o->ignore_frames, err, sizeof(err)) != 0) {
         fprintf(stderr, "%s: --ignore-frames: %s\n", GA_PROG, err);
@@ -384,11 +385,11 @@ static int run(const struct opts *o, const char *trace, FILE *out)
     warn_reading(trace, &r.read);
     warn_report(trace, &r);
     if (o->mode == MODE_JSON)
-        ga_render_json(&r, out);
+        ga_render_json(&r.m, out);
     else if (o->mode == MODE_FOLDED)
-        ga_render_folded(&r, o->folded, out);
+        ga_render_folded(ga_report_folded(&r, o->folded), out);
     else if (o->mode == MODE_TEXT)
-        ga_render_text(&r, out);
+        ga_render_text(&r.m, out);
     ga_report_free(&r);
     return 0;
 }
@@ -501,10 +502,10 @@ static int run_rank(const struct opts *o, struct ga_multi *m, size_t i, size_t n
     warn_reading(path, &r.read);
     warn_report(path, &r);
     if (o->mode == MODE_JSON) {
-        ga_json_multi_process(&r, i, out);
+        ga_json_multi_process(&r.m, i, out);
     } else {
         ga_text_multi_banner(i, n, path, out);
-        ga_render_text(&r, out);
+        ga_render_text(&r.m, out);
     }
     ga_report_free(&r);
     return 0;
@@ -542,28 +543,29 @@ static int run_html(const struct opts *o, char *const *paths, size_t n, int mult
     if (multi) ga_json_multi_begin(h.data_f);
     for (size_t i = 0; i < n && rc == 0; i++) {
         struct ga_report r;
-        struct ga_tlv v;
+        struct ga_vpage v;
         if (prepare(o, &r, paths[i]) != 0) {
             rc = 1;
             break;
         }
-        ga_html_attach(&r, &v);
+        ga_vpage_attach(&v, &r);
         ga_progress_begin(paths[i]);
         int bad = multi ? ga_multi_run(&m, &r) : ga_report_run(&r);
         ga_progress_end();
         if (bad) {
             fprintf(stderr, "%s: %s: %s\n", GA_PROG, paths[i], r.read.error);
-            ga_tlv_free(&v);
             rc = 2;
         } else {
             warn_reading(paths[i], &r.read);
             warn_report(paths[i], &r);
             if (multi)
-                ga_json_multi_process(&r, i, h.data_f);
+                ga_json_multi_process(&r.m, i, h.data_f);
             else
-                ga_render_json(&r, h.data_f);
-            ga_html_rank(&h, &r, &v);
+                ga_render_json(&r.m, h.data_f);
+            ga_vpage_build(&v, &r);
+            ga_html_rank(&h, &v);
         }
+        ga_vpage_free(&v);
         ga_report_free(&r);
     }
     if (multi && rc == 0) {

@@ -1,7 +1,7 @@
 /* Several processes: per-rank summaries, clock alignment, the straggler (see multi.h and
  * docs/ANALYSES.md, "Several processes"). */
 #include "model/multi.h"
-#include "model/report.h"
+#include "model/state.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -295,7 +295,7 @@ static void summarize_idle(const struct ga_report *r, struct ga_rank *k)
 static void summarize(const struct ga_report *r, struct collect *c, struct ga_rank *k)
 {
     const struct ga_read_stats *s = &r->read;
-    k->path = ga_xstrdup(r->path);
+    k->path = ga_xstrdup(r->m.path);
     k->pid = r->facts.have_process ? r->facts.pid : s->header.pid;
     k->host = r->facts.host ? ga_xstrdup(r->facts.host) : NULL;
     k->start_realtime_ns = s->header.start_realtime_ns;
@@ -329,7 +329,7 @@ int ga_multi_run(struct ga_multi *m, struct ga_report *r)
 {
     struct collect c = {.r = r};
     r->gpu.keep_acts = 1; /* own_work looks at every activity */
-    if (ga_read_trace(r->path, sink, &c, &r->read) != 0) {
+    if (ga_read_trace(r->m.path, sink, &c, &r->read) != 0) {
         free(c.sync.s);
         return -1;
     }

@@ -16,6 +16,7 @@
 /* The renderers of several traces read only this file's structs; ga_multi_run and the process
  * object take one trace's report (model/report.h), which only its callers need in full. */
 struct ga_report;
+struct ga_model;
 
 struct ga_rank {
     char *path;
@@ -88,7 +89,7 @@ void ga_text_multi(const struct ga_multi *m, FILE *o);
  * begin, one process object per rank as it is analyzed (render/json_process.c), then the cross
  * object. */
 void ga_json_multi_begin(FILE *o);
-int ga_json_multi_process(const struct ga_report *r, size_t i, FILE *o);
+int ga_json_multi_process(const struct ga_model *m, size_t i, FILE *o);
 int ga_json_multi_end(const struct ga_multi *m, FILE *o);
 /* Writes lead to o, then runs write(ctx, f) with f a stream into o that puts indent after every
  * newline but the trailing ones (a pretty JSON document nested in another). 0 or -1. */

@@ -1,5 +1,5 @@
 /* One pass: the reader feeds every host record, in time order, to each analysis. */
-#include "model/report.h"
+#include "model/state.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -53,7 +53,7 @@ static void set_routes(struct ga_report *r)
 void ga_report_init(struct ga_report *r, const char *path)
 {
     memset(r, 0, sizeof(*r));
-    r->path = path;
+    r->m.path = path;
     set_routes(r);
     ga_facts_init(&r->facts);
     ga_memory_init(&r->mem);
@@ -163,8 +163,8 @@ void ga_report_event(void *report, const struct ga_event *ev)
     if (!r->started) {
         r->mem.t0 = r->read.header.start_monotonic_ns;
         r->pools.t0 = r->mem.t0;
-        r->tiers.real_minus_mono = (int64_t)(r->read.header.start_realtime_ns -
-                                             r->read.header.start_monotonic_ns);
+        r->tiers.real_minus_mono =
+            (int64_t)(r->read.header.start_realtime_ns - r->read.header.start_monotonic_ns);
         r->started = 1;
     }
     switch (ev->type) {
@@ -223,18 +223,32 @@ void ga_report_finish(struct ga_report *r)
     ga_nvml_finish(&r->nvml); /* after the last busy intervals, which the gaps' finish sweeps */
     ga_hostidle_finish(&r->hostidle, &r->sites, &r->stacks); /* after the last gap */
     ga_idle_host_build(&r->idle_host, &r->hostidle, &r->sites, &r->stacks);
+    ga_vrun_build(&r->m.run, r->m.path, &r->read, &r->facts, &r->tl, &r->gpu,
+                  r->read.header.start_monotonic_ns, ga_report_duration(r));
+    ga_report_gpu_timeline(r, r->m.run.gpu_timeline, sizeof(r->m.run.gpu_timeline));
+    r->m.run.caveat = ga_report_gpu_caveat(r, r->m.run.caveat_buf, sizeof(r->m.run.caveat_buf));
     ga_views_build(&r->views, &r->mem, &r->sites);
-    ga_vpools_build(&r->poolview, &r->pools, r->read.header.start_monotonic_ns);
-    ga_vnvml_build(&r->nvmlview, &r->nvml, &r->mem, &r->facts, &r->gpu,
+    ga_vstacks_init(&r->stackview, &r->stacks, &r->sites);
+    ga_vgpu_build(&r->m.gpuview, &r->gpu, &r->tl, &r->gaps, &r->hostidle, &r->idle_host, &r->sites,
+                  &r->stackview, r->read.header.start_monotonic_ns);
+    ga_report_gpu_timeline(r, r->m.gpuview.status, sizeof(r->m.gpuview.status));
+    r->m.gpuview.have_caveat =
+        ga_report_gpu_caveat(r, r->m.gpuview.caveat, sizeof(r->m.gpuview.caveat)) != NULL;
+    ga_vpools_build(&r->m.poolview, &r->pools, r->read.header.start_monotonic_ns);
+    ga_vnvml_build(&r->m.nvmlview, &r->nvml, &r->mem, &r->facts, &r->gpu,
                    r->read.header.start_monotonic_ns);
     ga_tv_build(&r->tierview, &r->tiers, &r->torch);
     ga_vcats_build(&r->peakcats, &r->mem, &r->stacks, &r->sites, r->views.libs_at_peak,
                    r->views.n_libs_at_peak, &r->tiers);
+    ga_vmem_build(&r->m.memview, r);
+    ga_vtorch_build(&r->m.torchview, r);
+    /* last: it copies the symbolizer's counts, after every view that resolves stacks */
+    ga_vsites_build(&r->m.siteview, &r->sites, &r->stackview);
 }
 
 int ga_report_run(struct ga_report *r)
 {
-    if (ga_read_trace(r->path, ga_report_event, r, &r->read) != 0) return -1;
+    if (ga_read_trace(r->m.path, ga_report_event, r, &r->read) != 0) return -1;
     ga_report_finish(r);
     return 0;
 }
@@ -328,9 +342,14 @@ const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t 
 
 void ga_report_free(struct ga_report *r)
 {
+    ga_vrun_free(&r->m.run);
+    ga_vfolded_free(&r->m.folded);
     ga_views_free(&r->views);
-    ga_vpools_free(&r->poolview);
-    ga_vnvml_free(&r->nvmlview);
+    ga_vpools_free(&r->m.poolview);
+    ga_vnvml_free(&r->m.nvmlview);
+    ga_vsites_free(&r->m.siteview);
+    ga_vgpu_free(&r->m.gpuview);
+    ga_vstacks_free(&r->stackview);
     ga_facts_free(&r->facts);
     ga_memory_free(&r->mem);
     ga_pools_free(&r->pools);
@@ -343,46 +362,20 @@ void ga_report_free(struct ga_report *r)
     ga_tmv_free(&r->torchmap);
     ga_tv_free(&r->tierview);
     ga_vcats_free(&r->peakcats);
+    ga_vmem_free(&r->m.memview);
+    ga_vtorch_free(&r->m.torchview);
     ga_tiers_free(&r->tiers);
     ga_nvml_free(&r->nvml);
     ga_idle_host_free(&r->idle_host);
     ga_hostidle_free(&r->hostidle);
 }
 
-const char *ga_report_oom_advice(const struct ga_report *r, const struct ga_oom *x, char *buf,
-                                 size_t n)
+const struct ga_vfolded *ga_report_folded(struct ga_report *r, int what)
 {
-    const char *base = ga_verdict_advice(x->verdict);
-    size_t k = 0;
-    const struct ga_nvml_proc *p = x->verdict == GA_VERDICT_OTHER_PROCESSES
-                                       ? ga_nvml_procs_after(&r->nvml, x->device, x->ts, &k)
-                                       : NULL;
-    const struct ga_nvml_proc *top[GA_ADVICE_PROCS];
-    size_t nt = 0, others = 0;
-    for (size_t i = 0; p && i < k; i++) { /* the others, heaviest first (unknown bytes last) */
-        if (r->facts.have_process && p[i].pid == r->facts.pid) continue;
-        others++;
-        size_t j = nt < GA_ADVICE_PROCS ? nt++ : GA_ADVICE_PROCS;
-        uint64_t b = p[i].bytes == UINT64_MAX ? 0 : p[i].bytes;
-        for (; j > 0 && (top[j - 1]->bytes == UINT64_MAX ? 0 : top[j - 1]->bytes) < b; j--)
-            if (j < GA_ADVICE_PROCS) top[j] = top[j - 1];
-        if (j < GA_ADVICE_PROCS) top[j] = &p[i];
-    }
-    if (!nt) return base;
-    size_t w = (size_t)snprintf(buf, n, "other processes hold memory on this device:");
-    for (size_t i = 0; i < nt && w < n; i++) {
-        char b[32];
-        w += (size_t)snprintf(buf + w, n - w, "%s pid %u%s%s (%s)", i ? "," : "", top[i]->pid,
-                              top[i]->name[0] ? " " : "", top[i]->name,
-                              top[i]->bytes == UINT64_MAX ? "? bytes"
-                                                          : ga_fmt_bytes(b, top[i]->bytes));
-    }
-    if (w < n && others > nt) w += (size_t)snprintf(buf + w, n - w, " and %zu more", others - nt);
-    if (w < n)
-        snprintf(buf + w, n - w,
-                 "; stop them or give the job its own GPU (CUDA_VISIBLE_DEVICES), "
-                 "or cap the others (MPS memory limits)");
-    return buf;
+    if (r->m.folded.built && r->m.folded.what == what) return &r->m.folded;
+    ga_vfolded_free(&r->m.folded);
+    ga_vfolded_build(&r->m.folded, what, &r->mem, &r->sites, &r->gaps, &r->stackview);
+    return &r->m.folded;
 }
 
 const char *ga_report_kernel_name(const struct ga_report *r, uint32_t name_id)

@@ -1,62 +1,38 @@
-/* The report model: what the reader saw plus every analysis, filled by one pass over the trace.
- * Renderers (render/text.c, render/json.c, render/dump.c) only read it. */
+/* The report model as renderers see it: struct ga_model, the views every renderer reads, built
+ * once at the end of the pass. struct ga_report, the pass's state (every analysis's, then these
+ * views as its member m), is model/state.h's and opaque here. Includes no analysis or input
+ * header (tests/cases/layers.sh). */
 #ifndef GA_REPORT_H
 #define GA_REPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analyses/facts.h"
-#include "analyses/gaps.h"
-#include "analyses/gpu.h"
-#include "analyses/memory.h"
-#include "analyses/nvml.h"
-#include "analyses/hostidle.h"
-#include "model/idle_host.h"
-#include "analyses/pools.h"
-#include "input/reader.h"
-#include "analyses/sites.h"
-#include "analyses/stacks.h"
-#include "analyses/timeline.h"
-#include "analyses/tiers.h"
-#include "analyses/torch_alloc.h"
-#include "model/views.h"
-#include "model/view_tiers.h"
-#include "model/view_cats.h"
-#include "model/view_pools.h"
+#include "model/view_folded.h"
+#include "model/view_gpu.h"
+#include "model/view_mem.h"
 #include "model/view_nvml.h"
-#include "model/view_torchmap.h"
+#include "model/view_pools.h"
+#include "model/view_run.h"
+#include "model/view_sites.h"
+#include "model/view_torch.h"
 
-struct ga_report {
+struct ga_model {
     const char *path;
-    struct ga_read_stats read;
-    struct ga_facts facts;
-    struct ga_memory mem;
-    struct ga_pools pools; /* pools and fragmentation (second level of memory) */
-    struct ga_timeline tl;
-    struct ga_gpu gpu;
-    struct ga_gaps gaps; /* GPU idle gaps and their causes; gaps.top = 0 keeps all (--all-gaps) */
-    struct ga_stacks stacks; /* host call stacks as the trace defines them */
-    struct ga_sites sites;   /* events by call site and library */
-    struct ga_torch torch;   /* PyTorch's caching allocator (the bridge's records) */
-    struct ga_tiers tiers;   /* PyTorch's memory by category (weights, gradients, ...) */
-    struct ga_nvml nvml;     /* device state from NVML samples */
-    struct ga_hostidle hostidle; /* host stack samples joined with the gaps */
-    struct ga_idle_host idle_host; /* idle time by host site and class (model/idle_host.h) */
-    struct ga_views views;   /* what every renderer shows alike (model/views.h) */
-    struct ga_vpools poolview; /* the pools and their fragmentation (model/view_pools.h) */
-    struct ga_vnvml nvmlview;  /* the device state from NVML (model/view_nvml.h) */
-    struct ga_tmv torchmap;  /* PyTorch's address maps at its OOMs and fullest snapshot */
-    struct ga_tv tierview;   /* memory by category per device, ordered, with advice */
-    struct ga_vcats peakcats; /* device memory at the process peak by category */
-    int show_stacks;         /* renderers: the full stack of each listed site (--stacks) */
-    int started;             /* the first event has been seen (the time base is set) */
-    /* set before reading, or NULL: handed every record after the analyses took it (views that
-     * the page renderers need, exports) */
-    ga_sink_fn tap;
-    void *tap_ctx;
-    uint8_t routes[64];      /* per record type, the analyses that take it (report.c) */
+    int show_stacks;            /* renderers: the full stack of each listed site (--stacks) */
+    struct ga_vrun run;         /* the process, the trace as read, calls, notes */
+    struct ga_vmem memview;     /* device memory, its peak and failures */
+    struct ga_vpools poolview;  /* the pools and their fragmentation */
+    struct ga_vtorch torchview; /* PyTorch's allocator per device */
+    struct ga_vsites siteview;  /* events by call site and library */
+    struct ga_vgpu gpuview;     /* the GPU timeline and its idle gaps */
+    struct ga_vnvml nvmlview;   /* the device state from NVML */
+    struct ga_vfolded folded;   /* --folded's lines, built on demand (ga_report_folded) */
 };
+
+struct ga_report;
+struct ga_event;
 
 void ga_report_init(struct ga_report *r, const char *path);
 /* Frames matching this POSIX extended regex (function or object file name) are framework
@@ -70,6 +46,8 @@ int ga_report_run(struct ga_report *r);
 void ga_report_event(void *report, const struct ga_event *ev);
 void ga_report_finish(struct ga_report *r);
 void ga_report_free(struct ga_report *r);
+/* The folded stacks for WHAT (enum ga_folded_what), built on the first call: after the pass. */
+const struct ga_vfolded *ga_report_folded(struct ga_report *r, int what);
 
 /* Nanoseconds from the trace start (file header's monotonic start time). */
 int64_t ga_report_rel(const struct ga_report *r, uint64_t ts);
@@ -81,23 +59,11 @@ const char *ga_report_gpu_timeline(const struct ga_report *r, char *buf, size_t 
 /* When CUPTI dropped GPU activity records: what that does to the GPU timeline's figures, written
  * into buf (said next to each figure, on stderr and in the JSON notes); NULL when none were. */
 const char *ga_report_gpu_caveat(const struct ga_report *r, char *buf, size_t n);
-/* The advice line of a failed allocation: its verdict's; for other_processes it names the other
- * processes NVML listed on the device at that moment (pid, name, bytes; heaviest first, at most
- * GA_ADVICE_PROCS) when the trace has that listing. */
 /* A kernel's name from its gt_rec_gpu_name id (NULL: never named). */
 const char *ga_report_kernel_name(const struct ga_report *r, uint32_t name_id);
-#define GA_ADVICE_PROCS 3
-const char *ga_report_oom_advice(const struct ga_report *r, const struct ga_oom *x, char *buf,
-                                 size_t n);
 
-/* Renderers. */
-void ga_render_text(const struct ga_report *r, FILE *out);
-int ga_render_json(const struct ga_report *r, FILE *out);
-/* --dump: one line per record, in time order; reads the trace itself. */
-/* *late: records printed out of time order (GPU records delivered too late for their place). */
-int ga_dump_trace(const char *path, FILE *out, struct ga_read_stats *stats, uint64_t *late);
-void ga_dump_event(FILE *out, uint64_t t0, const struct ga_event *ev);
-/* --dump's text of the PyTorch bridge's records (torch_dump.c). */
-void ga_dump_torch(FILE *out, const struct ga_event *ev);
+/* Renderers of the whole report (render/text.c, json.c). */
+void ga_render_text(const struct ga_model *m, FILE *out);
+int ga_render_json(const struct ga_model *m, FILE *out);
 
 #endif

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/report.h"
+#include "render/dump.h"
 #include "base/util.h"
 
-static void api_col(FILE *o, const struct ga_event *ev)
+static void api_col(FILE *o, const struct ga_vrecord *ev)
 {
     char buf[16];
-    fprintf(o, " %s", ga_api_label(ev->sub, buf));
+    fprintf(o, " %s", ga_vrec_api_name(ev->sub, buf));
 }
 
 static void str_kv(FILE *o, const char *key, const char *s, uint32_t n)
@@ -31,7 +31,7 @@ static void stack_kv(FILE *o, uint32_t stack)
     if (stack) fprintf(o, " stack=%u", stack);
 }
 
-static void dump_process(FILE *o, const struct ga_event *ev)
+static void dump_process(FILE *o, const struct ga_vrecord *ev)
 {
     const struct gt_rec_process *r = &ev->r->process;
     fprintf(o, " - pid=%u ppid=%u argc=%u", r->pid, r->ppid, r->argc);
@@ -40,7 +40,7 @@ static void dump_process(FILE *o, const struct ga_event *ev)
     str_kv(o, "exe", ev->str[2], ev->str_len[2]);
 }
 
-static void dump_device(FILE *o, const struct ga_event *ev)
+static void dump_device(FILE *o, const struct ga_vrecord *ev)
 {
     const struct gt_rec_device *r = &ev->r->device;
     fprintf(o, " - ordinal=%d cc=%d.%d total=%" PRIu64, r->ordinal, r->cc_major, r->cc_minor,
@@ -48,7 +48,7 @@ static void dump_device(FILE *o, const struct ga_event *ev)
     str_kv(o, "name", ev->str[0], ev->str_len[0]);
 }
 
-static void dump_alloc(FILE *o, const struct ga_event *ev)
+static void dump_alloc(FILE *o, const struct ga_vrecord *ev)
 {
     const struct gt_rec_alloc *r = &ev->r->alloc;
     api_col(o, ev);
@@ -59,7 +59,7 @@ static void dump_alloc(FILE *o, const struct ga_event *ev)
     stack_kv(o, r->stack);
 }
 
-static void dump_free(FILE *o, const struct ga_event *ev)
+static void dump_free(FILE *o, const struct ga_vrecord *ev)
 {
     const struct gt_rec_free *r = &ev->r->free;
     api_col(o, ev);
@@ -68,7 +68,7 @@ static void dump_free(FILE *o, const struct ga_event *ev)
     stack_kv(o, r->stack);
 }
 
-static void dump_fail(FILE *o, const struct ga_event *ev)
+static void dump_fail(FILE *o, const struct ga_vrecord *ev)
 {
     const struct gt_rec_alloc_fail *r = &ev->r->alloc_fail;
     api_col(o, ev);
@@ -80,7 +80,7 @@ static void dump_fail(FILE *o, const struct ga_event *ev)
     stack_kv(o, r->stack);
 }
 
-static void dump_map(FILE *o, const struct ga_event *ev)
+static void dump_map(FILE *o, const struct ga_vrecord *ev)
 {
     const struct gt_rec_vmm_map *r = &ev->r->vmm_map;
     api_col(o, ev);
@@ -102,7 +102,7 @@ static const char *block_op_name(unsigned op)
 }
 
 /* POOL <op> pool=... addr=... size=... device=... [name="..."] [stack=...] */
-static void dump_pool(FILE *o, const struct ga_event *ev)
+static void dump_pool(FILE *o, const struct ga_vrecord *ev)
 {
     const struct gt_rec_pool *r = &ev->r->pool;
     fprintf(o, " %s pool=0x%" PRIx64 " addr=0x%" PRIx64 " size=%" PRIu64 " device=%d",
@@ -111,7 +111,7 @@ static void dump_pool(FILE *o, const struct ga_event *ev)
     stack_kv(o, r->stack);
 }
 
-static void dump_block(FILE *o, const struct ga_event *ev)
+static void dump_block(FILE *o, const struct ga_vrecord *ev)
 {
     const struct gt_rec_block *r = &ev->r->block;
     fprintf(o, " %s pool=0x%" PRIx64 " addr=0x%" PRIx64 " size=%" PRIu64, block_op_name(ev->sub),
@@ -119,7 +119,7 @@ static void dump_block(FILE *o, const struct ga_event *ev)
     stack_kv(o, r->stack);
 }
 
-static void dump_pool_usage(FILE *o, const struct ga_event *ev)
+static void dump_pool_usage(FILE *o, const struct ga_vrecord *ev)
 {
     const struct gt_rec_pool_usage *r = &ev->r->pool_usage;
     fprintf(o,
@@ -129,7 +129,7 @@ static void dump_pool_usage(FILE *o, const struct ga_event *ev)
             r->used_high);
 }
 
-static void dump_launch(FILE *o, const struct ga_event *ev)
+static void dump_launch(FILE *o, const struct ga_vrecord *ev)
 {
     const struct gt_rec_launch *r = &ev->r->launch;
     api_col(o, ev);
@@ -141,7 +141,7 @@ static void dump_launch(FILE *o, const struct ga_event *ev)
     stack_kv(o, r->stack);
 }
 
-static void dump_span(FILE *o, const struct ga_event *ev)
+static void dump_span(FILE *o, const struct ga_vrecord *ev)
 {
     const struct gt_rec_span *r = &ev->r->span;
     api_col(o, ev);
@@ -150,7 +150,7 @@ static void dump_span(FILE *o, const struct ga_event *ev)
     stack_kv(o, r->stack);
 }
 
-static void dump_object(FILE *o, const struct ga_event *ev)
+static void dump_object(FILE *o, const struct ga_vrecord *ev)
 {
     const struct gt_rec_object *r = &ev->r->object;
     api_col(o, ev);
@@ -158,17 +158,17 @@ static void dump_object(FILE *o, const struct ga_event *ev)
             r->device, r->result);
 }
 
-static void dump_resolve(FILE *o, const struct ga_event *ev)
+static void dump_resolve(FILE *o, const struct ga_vrecord *ev)
 {
     const struct gt_rec_resolve *r = &ev->r->resolve;
-    fprintf(o, " %s", ga_resolve_how_name(ev->sub));
+    fprintf(o, " %s", ga_vrec_resolve_how_name(ev->sub));
     str_kv(o, "name", ev->str[0], ev->str_len[0]);
     char buf[16];
     fprintf(o, " version=%d flags=0x%x api=%s status=%u", r->version, r->flags,
-            r->api ? ga_api_label(r->api, buf) : "0", r->status);
+            r->api ? ga_vrec_api_name(r->api, buf) : "0", r->status);
 }
 
-static void dump_gpu_act(FILE *o, const struct ga_event *ev)
+static void dump_gpu_act(FILE *o, const struct ga_vrecord *ev)
 {
     const struct gt_rec_gpu_kernel *k = &ev->r->gpu_kernel;
     const struct gt_rec_gpu_memcpy *c = &ev->r->gpu_memcpy;
@@ -185,7 +185,7 @@ static void dump_gpu_act(FILE *o, const struct ga_event *ev)
         fprintf(o,
                 " %s dur_ns=%" PRId64 " bytes=%" PRIu64 " corr=%u device=%u dst_device=%u"
                 " stream=%u src_kind=%u dst_kind=%u flags=0x%x",
-                ga_copy_kind_name(ev->sub), (int64_t)(c->end - c->start), c->bytes, c->corr,
+                ga_vrec_copy_kind_name(ev->sub), (int64_t)(c->end - c->start), c->bytes, c->corr,
                 c->device, c->dst_device, c->stream, c->src_kind, c->dst_kind, c->flags);
         break;
     default:
@@ -198,7 +198,7 @@ static void dump_gpu_act(FILE *o, const struct ga_event *ev)
     }
 }
 
-static void dump_gpu_other(FILE *o, const struct ga_event *ev)
+static void dump_gpu_other(FILE *o, const struct ga_vrecord *ev)
 {
     switch (ev->type) {
     case GT_REC_GPU_EXTCORR:
@@ -222,7 +222,7 @@ static void dump_gpu_other(FILE *o, const struct ga_event *ev)
 
 /* STACK: its nodes as id:ip<parent ...; MODULE: range, bias, build-id in hex, path; SYMBOL;
  * PYCODE: id, first line, file, name. */
-static void dump_stacks(FILE *o, const struct ga_event *ev)
+static void dump_stacks(FILE *o, const struct ga_vrecord *ev)
 {
     if (ev->type == GT_REC_STACK) {
         const struct gt_rec_stack *r = &ev->r->stack;
@@ -251,7 +251,7 @@ static void dump_stacks(FILE *o, const struct ga_event *ev)
 }
 
 /* NVML: status and device mapping; a sample's answered fields (valid bits as hex); a process. */
-static void dump_nvml(FILE *o, const struct ga_event *ev)
+static void dump_nvml(FILE *o, const struct ga_vrecord *ev)
 {
     static const char *const status[] = {"device", "absent", "failed", "unmatched"};
     if (ev->type == GT_REC_NVML) {
@@ -276,7 +276,7 @@ static void dump_nvml(FILE *o, const struct ga_event *ev)
             r->util_gpu, r->util_mem, r->reasons, r->mem_used);
 }
 
-static void dump_host_sample(FILE *o, const struct ga_event *ev)
+static void dump_host_sample(FILE *o, const struct ga_vrecord *ev)
 {
     const struct gt_rec_host_sample *r = &ev->r->host_sample;
     fprintf(o,
@@ -288,7 +288,7 @@ static void dump_host_sample(FILE *o, const struct ga_event *ev)
             (r->flags & GT_SAMPLE_PARTIAL) ? ",partial" : "");
 }
 
-static void dump_misc(FILE *o, const struct ga_event *ev)
+static void dump_misc(FILE *o, const struct ga_vrecord *ev)
 {
     switch (ev->type) {
     case GT_REC_DRIVER:
@@ -320,7 +320,7 @@ static void dump_misc(FILE *o, const struct ga_event *ev)
         break;
     case GT_REC_CUPTI:
         fprintf(o, " %s version=%d result=%d clock_offset_ns=%" PRId64,
-                ga_cupti_status_name(ev->sub), ev->r->cupti.version, ev->r->cupti.result,
+                ga_vrec_cupti_status_name(ev->sub), ev->r->cupti.version, ev->r->cupti.result,
                 ev->r->cupti.clock_offset_ns);
         str_kv(o, "path", ev->str[0], ev->str_len[0]);
         str_kv(o, "reason", ev->str[1], ev->str_len[1]);
@@ -331,15 +331,15 @@ static void dump_misc(FILE *o, const struct ga_event *ev)
     }
 }
 
-void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
+void ga_dump_record(FILE *o, uint64_t t0, const struct ga_vrecord *ev)
 {
     if (ev->ts == UINT64_MAX) /* the final watermark: "everything has been written" */
-        fprintf(o, "inf tid=%u %s", ev->tid, ga_rec_type_name(ev->type));
+        fprintf(o, "inf tid=%u %s", ev->tid, ga_vrec_type_name(ev->type));
     else if (ev->type == GT_REC_GPU_EXTCORR || ev->type == GT_REC_GPU_NAME) /* no time */
-        fprintf(o, "- tid=%u %s", ev->tid, ga_rec_type_name(ev->type));
+        fprintf(o, "- tid=%u %s", ev->tid, ga_vrec_type_name(ev->type));
     else
         fprintf(o, "%" PRId64 " tid=%u %s", (int64_t)(ev->ts - t0), ev->tid,
-                ga_rec_type_name(ev->type));
+                ga_vrec_type_name(ev->type));
     switch (ev->type) {
     case GT_REC_PROCESS:
         dump_process(o, ev);
@@ -418,116 +418,12 @@ void ga_dump_event(FILE *o, uint64_t t0, const struct ga_event *ev)
     fputc('\n', o);
 }
 
-/* ---- time order ---------------------------------------------------------------------------
- * The reader hands host records in time order and GPU records as CUPTI delivered them: late, by
- * up to a flush period or more. The dump holds every timed record in a heap by (time, file
- * order) and prints one when it is DUMP_WINDOW_NS older than the newest host record seen, or
- * when DUMP_HELD_MAX are held; one that arrives older than what was printed is printed at once
- * and counted (the caller says so). Records without a time (GPU_EXTCORR, GPU_NAME) are printed
- * as they come. Memory: the records of DUMP_WINDOW_NS of trace, at most DUMP_HELD_MAX. */
-#define DUMP_WINDOW_NS 1000000000ull
-#define DUMP_HELD_MAX  (1u << 18)
-
-struct held {
-    struct ga_event ev; /* its strings point into `strings` */
-    char strings[];
-};
-
-struct dump_ctx {
-    FILE *out;
-    struct ga_read_stats *stats;
-    struct held **heap;
-    size_t n, cap;
-    uint64_t newest_host, printed; /* printed: time of the last record printed from the heap */
-    int any_printed;
-    uint64_t late;
-};
-
-static int held_before(const struct held *a, const struct held *b)
+static void print(void *out, uint64_t t0, const struct ga_vrecord *rec)
 {
-    return a->ev.ts != b->ev.ts ? a->ev.ts < b->ev.ts : a->ev.order < b->ev.order;
-}
-
-static void heap_push(struct dump_ctx *d, struct held *h)
-{
-    d->heap = ga_xgrow(d->heap, &d->cap, d->n, sizeof(*d->heap));
-    size_t i = d->n++;
-    while (i && held_before(h, d->heap[(i - 1) / 2])) {
-        d->heap[i] = d->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    d->heap[i] = h;
-}
-
-static struct held *heap_pop(struct dump_ctx *d)
-{
-    struct held *top = d->heap[0], *last = d->heap[--d->n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= d->n) break;
-        if (c + 1 < d->n && held_before(d->heap[c + 1], d->heap[c])) c++;
-        if (!held_before(d->heap[c], last)) break;
-        d->heap[i] = d->heap[c];
-        i = c;
-    }
-    if (d->n) d->heap[i] = last;
-    return top;
-}
-
-/* A copy of ev that outlives the sink call: its fixed part and its strings. */
-static struct held *hold(const struct ga_event *ev)
-{
-    size_t n = 0;
-    for (int i = 0; i < 3; i++)
-        n += ev->str_len[i];
-    struct held *h = ga_xmalloc(sizeof(*h) + n);
-    ga_event_keep(&h->ev, ev);
-    char *s = h->strings;
-    for (int i = 0; i < 3; i++) {
-        if (!ev->str[i]) continue;
-        memcpy(s, ev->str[i], ev->str_len[i]);
-        h->ev.str[i] = s;
-        s += ev->str_len[i];
-    }
-    return h;
-}
-
-static void print_oldest(struct dump_ctx *d)
-{
-    struct held *h = heap_pop(d);
-    ga_dump_event(d->out, d->stats->header.start_monotonic_ns, &h->ev);
-    d->printed = h->ev.ts;
-    d->any_printed = 1;
-    free(h);
-}
-
-static void dump_sink(void *p, const struct ga_event *ev)
-{
-    struct dump_ctx *d = p;
-    if (ev->type == GT_REC_GPU_EXTCORR || ev->type == GT_REC_GPU_NAME) { /* no time */
-        ga_dump_event(d->out, d->stats->header.start_monotonic_ns, ev);
-        return;
-    }
-    if (d->any_printed && ev->ts < d->printed) { /* too late for its place */
-        d->late++;
-        ga_dump_event(d->out, d->stats->header.start_monotonic_ns, ev);
-        return;
-    }
-    if (!ga_rec_is_gpu(ev->type) && ev->ts != UINT64_MAX && ev->ts > d->newest_host)
-        d->newest_host = ev->ts;
-    heap_push(d, hold(ev));
-    while (d->n && (d->n > DUMP_HELD_MAX || d->heap[0]->ev.ts + DUMP_WINDOW_NS < d->newest_host))
-        print_oldest(d);
+    ga_dump_record(out, t0, rec);
 }
 
 int ga_dump_trace(const char *path, FILE *out, struct ga_read_stats *stats, uint64_t *late)
 {
-    struct dump_ctx d = {.out = out, .stats = stats};
-    int rc = ga_read_trace(path, dump_sink, &d, stats);
-    while (d.n)
-        print_oldest(&d);
-    free(d.heap);
-    *late = d.late;
-    return rc;
+    return ga_vrecords_each(path, print, out, stats, late);
 }

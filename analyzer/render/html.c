@@ -1,7 +1,7 @@
-/* --html: the page. The renderer only serializes the model (the JSON report, the timeline view)
- * and wraps it in the page; the drawing is the script's (analyzer/render/html/report.js). JSON
- * inside <script> must never contain "</": every '<' is written as \u003c (it only occurs in
- * strings). */
+/* --html: the page. The renderer only serializes the model (the JSON report, the page's view:
+ * model/view_page.h) and wraps it in the page; the drawing is the script's
+ * (analyzer/render/html/report.js). JSON inside <script> must never contain "</": every '<' is
+ * written as \u003c (it only occurs in strings). */
 #include "render/html.h"
 
 #include <inttypes.h>
@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "base/util.h"
-#include "render/folded.h"
 
 void ga_html_begin(struct ga_html *h)
 {
@@ -22,89 +21,50 @@ void ga_html_begin(struct ga_html *h)
     }
 }
 
-static void tap(void *ctx, const struct ga_event *ev)
-{
-    if (!ga_rec_is_gpu(ev->type)) ga_tlv_host_event(ctx, ev);
-}
-
-void ga_html_attach(struct ga_report *r, struct ga_tlv *v)
-{
-    ga_tlv_init(v, &r->read.header.start_monotonic_ns);
-    r->gpu.act_sink = ga_tlv_act;
-    r->gpu.act_ctx = v;
-    r->tap = tap;
-    r->tap_ctx = v;
-    v->next_gap_hook = r->gaps.gap_hook;
-    v->next_gap_ctx = r->gaps.gap_ctx;
-    r->gaps.gap_hook = ga_tlv_gap;
-    r->gaps.gap_ctx = v;
-}
-
 /* The bytes live at the peak per stack, largest first (the model's order), frames outermost
- * first: [[bytes, [frame...]], ...]; past GA_HTML_PEAK_STACKS one [bytes, ["[other stacks]"]],
- * stacks the trace does not define under "[unknown stack]", the bytes without a stack under
+ * first: [[bytes, [frame...]], ...]; past the view's cap one [bytes, ["[other stacks]"]], stacks
+ * the trace does not define under "[unknown stack]", the bytes without a stack under
  * "[no stack]": they add up to the peak. */
-static void put_peak_stacks(FILE *o, struct ga_report *r)
+static void put_peak_stacks(FILE *o, const struct ga_vpage *v)
 {
-    const struct ga_peak_breakdown *p = &r->mem.peak;
-    const struct ga_frame *fr[256];
-    char buf[1024];
-    uint64_t other = 0, unknown = 0;
     int first = 1;
     fputs(",\n\"peak_stacks\":[", o);
-    for (size_t i = 0; i < p->n_by_stack; i++) {
-        const struct ga_holder *x = &p->by_stack[i];
-        size_t n = x->stack ? ga_sites_stack_frames(&r->stacks, x->stack, fr, 256) : 0;
-        if (i >= GA_HTML_PEAK_STACKS || !n) {
-            *(n ? &other : &unknown) += x->bytes;
-            continue;
-        }
+    for (size_t i = 0; i < v->n_peak; i++) {
+        const struct ga_vpage_stack *x = &v->peak[i];
         fprintf(o, "%s[%" PRIu64 ",[", first ? "" : ",\n", x->bytes);
         first = 0;
-        for (size_t k = n; k-- > 0;) {
-            const char *l = ga_flame_label(&r->stacks, fr[k], buf, sizeof(buf), 1);
-            ga_put_json_str(o, l, strlen(l));
+        for (size_t k = x->stack->n; k-- > 0;) {
+            ga_put_json_str(o, x->labels[k], strlen(x->labels[k]));
             if (k) fputc(',', o);
         }
         fputs("]]", o);
     }
-    if (other)
-        fprintf(o, "%s[%" PRIu64 ",[\"[other stacks]\"]]", first ? "" : ",\n", other), first = 0;
-    if (unknown)
-        fprintf(o, "%s[%" PRIu64 ",[\"[unknown stack]\"]]", first ? "" : ",\n", unknown), first = 0;
-    if (p->no_stack.bytes)
-        fprintf(o, "%s[%" PRIu64 ",[\"[no stack]\"]]", first ? "" : ",\n", p->no_stack.bytes);
+    if (v->peak_other)
+        fprintf(o, "%s[%" PRIu64 ",[\"[other stacks]\"]]", first ? "" : ",\n", v->peak_other),
+            first = 0;
+    if (v->peak_unknown)
+        fprintf(o, "%s[%" PRIu64 ",[\"[unknown stack]\"]]", first ? "" : ",\n", v->peak_unknown),
+            first = 0;
+    if (v->peak_no_stack)
+        fprintf(o, "%s[%" PRIu64 ",[\"[no stack]\"]]", first ? "" : ",\n", v->peak_no_stack);
     fputc(']', o);
 }
 
-/* PyTorch's address maps (model/view_torchmap.h): [{device, time_ns, oom (index into the JSON
- * report's memory.ooms, null: the fullest snapshot), requested, allocated, largest_free,
- * segments, bytes, other: {segments, bytes, live_bytes, free_bytes, blocks}, segs: [[addr, size,
- * small, expandable, [[offset, size, requested, state, site], ...]], ...]}], and the sites named
- * by the blocks: torch_sites [[label, [frame, ... innermost first]], ...], 0 = no stack;
- * torch_ooms_not_drawn: allocator OOMs past GA_TMV_OOMS, counted. */
-static void put_torch_maps(FILE *o, struct ga_report *r)
+/* PyTorch's address maps: [{device, time_ns, oom (index into the JSON report's memory.ooms,
+ * null: the fullest snapshot), requested, allocated, largest_free, segments, bytes, other:
+ * {segments, bytes, live_bytes, free_bytes, blocks}, segs: [[addr, size, small, expandable,
+ * [[offset, size, requested, state, site], ...]], ...]}], and the sites named by the blocks:
+ * torch_sites [[label, [frame, ... innermost first]], ...]; torch_ooms_not_drawn: allocator OOMs
+ * past the view's cap, counted. */
+static void put_torch_maps(FILE *o, const struct ga_vpage *v)
 {
-    const struct ga_torch *t = &r->torch;
-    const struct ga_torch_frame *fr[64];
-    struct ga_map site_idx = {0};
-    uint32_t *sites = NULL;
-    size_t n_sites = 0, sites_cap = 0;
-    char buf[1024];
     fputs(",\n\"torch_maps\":[", o);
-    for (size_t i = 0; i < r->torchmap.n_maps; i++) {
-        const struct ga_tmv_map *m = &r->torchmap.maps[i];
-        const struct ga_torch_oom *to = m->oom >= 0 ? &t->ooms[m->oom] : NULL;
-        int64_t oom = -1;
-        for (size_t k = 0; to && k < r->mem.n_ooms && oom < 0; k++)
-            if (r->mem.ooms[k].alloc == to) oom = (int64_t)k;
-        uint64_t allocated = 0;
-        for (size_t k = 0; k < m->n_blks; k++)
-            if (m->blks[k].state == GT_TORCH_ACTIVE) allocated += m->blks[k].size;
+    for (size_t i = 0; i < v->n_maps; i++) {
+        const struct ga_vpage_map *m = &v->maps[i];
         fprintf(o, "%s{\"device\":%d,\"time_ns\":%" PRId64 ",\"oom\":", i ? ",\n" : "", m->device,
-                ga_report_rel(r, m->ts));
-        if (oom >= 0)
-            fprintf(o, "%" PRId64, oom);
+                m->ns);
+        if (m->oom >= 0)
+            fprintf(o, "%" PRId64, m->oom);
         else
             fputs("null", o);
         fprintf(o,
@@ -112,47 +72,35 @@ static void put_torch_maps(FILE *o, struct ga_report *r)
                 ",\"largest_free\":%" PRIu64 ",\"segments\":%" PRIu64 ",\"bytes\":%" PRIu64
                 ",\"other\":{\"segments\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"live_bytes\":%" PRIu64
                 ",\"free_bytes\":%" PRIu64 ",\"blocks\":%" PRIu64 "},\n\"segs\":[",
-                to ? to->requested : 0, allocated, m->largest_free, m->segments, m->bytes,
+                m->requested, m->drawn_allocated, m->largest_free, m->segments, m->bytes,
                 m->other_segs, m->other_bytes, m->other_live_bytes, m->other_free_bytes,
                 m->other_blocks);
         for (size_t k = 0; k < m->n_segs; k++) {
-            const struct ga_torch_seg *g = &m->segs[k];
+            const struct ga_vpage_seg *g = &m->segs[k];
             fprintf(o, "%s[%" PRIu64 ",%" PRIu64 ",%d,%d,[", k ? ",\n" : "", g->addr, g->size,
                     g->small, g->expandable);
             for (uint32_t j = 0; j < g->n; j++) {
-                const struct ga_torch_blk *b = &m->blks[g->first + j];
-                int added;
-                uint64_t *v = ga_map_upsert(&site_idx, b->stack, 0, 0, &added);
-                if (added) {
-                    sites = ga_xgrow(sites, &sites_cap, n_sites, sizeof(*sites));
-                    sites[n_sites] = b->stack;
-                    *v = n_sites++;
-                }
-                fprintf(o, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64 "]", j ? "," : "",
-                        b->addr - g->addr, b->size, b->requested, b->state, *v);
+                const struct ga_vpage_blk *b = &g->blks[j];
+                fprintf(o, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u]", j ? "," : "", b->offset,
+                        b->size, b->requested, b->state, b->site);
             }
             fputs("]]", o);
         }
         fputs("]}", o);
     }
     fputs("],\n\"torch_sites\":[", o);
-    for (size_t i = 0; i < n_sites; i++) {
-        const char *l = ga_torch_site_label(t, sites[i], buf, sizeof(buf));
+    for (size_t i = 0; i < v->n_torch_sites; i++) {
+        const struct ga_vpage_tsite *t = &v->torch_sites[i];
         fprintf(o, "%s[", i ? ",\n" : "");
-        l = l ? l : sites[i] ? "(unknown stack)" : "(no Python frames: history off)";
-        ga_put_json_str(o, l, strlen(l));
+        ga_put_json_str(o, t->label, strlen(t->label));
         fputs(",[", o);
-        size_t n = ga_torch_stack_frames(t, sites[i], fr, 64);
-        for (size_t k = 0; k < n; k++) {
-            snprintf(buf, sizeof(buf), "%s:%u %s", fr[k]->file, fr[k]->line, fr[k]->name);
+        for (size_t k = 0; k < t->n_frames; k++) {
             if (k) fputc(',', o);
-            ga_put_json_str(o, buf, strlen(buf));
+            ga_put_json_str(o, t->frames[k], strlen(t->frames[k]));
         }
         fputs("]]", o);
     }
-    fprintf(o, "],\n\"torch_ooms_not_drawn\":%" PRIu64, r->torchmap.ooms_not_drawn);
-    free(sites);
-    ga_map_free(&site_idx);
+    fprintf(o, "],\n\"torch_ooms_not_drawn\":%" PRIu64, v->torch_ooms_not_drawn);
 }
 
 /* Base64 of a byte stream, written as it comes (inside a JSON string: no escaping needed). */
@@ -185,18 +133,17 @@ static void b64_varint(struct b64 *w, uint64_t x)
     } while (x);
 }
 
-/* The timeline view (model/view_timeline.h; the format in docs/HTML.md): times in ns from the
- * trace start. */
-static void put_timeline(FILE *o, const struct ga_tlv *v)
+/* The timeline (the page view's; the format in docs/HTML.md): times in ns from the trace
+ * start. */
+static void put_timeline(FILE *o, const struct ga_vpage_timeline *v)
 {
-    char lb[16];
-    size_t cols = ga_tlv_cols(v);
+    size_t cols = v->cols;
     fprintf(o,
             "\"acts_total\":%" PRIu64 ",\"host_total\":%" PRIu64 ",\"gaps_total\":%" PRIu64
             ",\"acts_outside\":%" PRIu64 ",\"acts_no_lane\":%" PRIu64 ",\"col_ns\":%" PRIu64
             ",\"cols\":%zu,\"slot_cols\":%u,\"slot_acts\":%u",
-            v->acts_total, v->host_total, v->gaps_total, v->outside, v->lanes_dropped,
-            ga_tlv_col_ns(v), cols, GA_TLV_SLOT_COLS, v->cap);
+            v->acts_total, v->host_total, v->gaps_total, v->outside, v->lanes_dropped, v->col_ns,
+            cols, GA_TLV_SLOT_COLS, v->cap);
     fputs(",\n\"names\":[", o);
     for (size_t i = 0; i < v->n_names; i++) {
         if (i) fputc(',', o);
@@ -216,8 +163,8 @@ static void put_timeline(FILE *o, const struct ga_tlv *v)
     /* per window [activities kept, cut (ns after the window's start) or -1: none lost]; then
      * the kept activities of all windows in order, base64 of varints: lane, name * 3 + kind,
      * start - the previous start (the first: the window's start), duration */
-    uint64_t slot_ns = ga_tlv_col_ns(v) * GA_TLV_SLOT_COLS;
-    size_t n_slots = (cols + GA_TLV_SLOT_COLS - 1) / GA_TLV_SLOT_COLS;
+    uint64_t slot_ns = v->col_ns * GA_TLV_SLOT_COLS;
+    size_t n_slots = v->n_slots;
     fputs("],\n\"slots\":[", o);
     for (size_t j = 0; j < n_slots; j++) {
         const struct ga_tlv_slot *s = &v->slots[j];
@@ -252,7 +199,7 @@ static void put_timeline(FILE *o, const struct ga_tlv *v)
     for (size_t i = 0; i < v->n_gaps; i++) {
         const struct ga_tlv_gap *g = &v->gaps[i];
         fprintf(o, "%s[%u,%" PRIu64 ",%" PRIu64 ",\"%s\"]", i ? ",\n" : "", g->device, g->start,
-                g->dur, ga_cause_name(g->cause));
+                g->dur, v->gap_cause[i]);
     }
     /* [thread, start, duration, api] */
     fputs("],\n\"host\":[", o);
@@ -260,23 +207,20 @@ static void put_timeline(FILE *o, const struct ga_tlv *v)
         const struct ga_tlv_host *c = &v->host[i];
         fprintf(o, "%s[%u,%" PRIu64 ",%" PRIu64 ",", i ? ",\n" : "", c->tid, c->start,
                 c->end - c->start);
-        const char *api = ga_api_label(c->api, lb);
-        ga_put_json_str(o, api, strlen(api));
+        ga_put_json_str(o, v->host_api[i], strlen(v->host_api[i]));
         fputc(']', o);
     }
     fputc(']', o);
 }
 
-void ga_html_rank(struct ga_html *h, struct ga_report *r, struct ga_tlv *v)
+void ga_html_rank(struct ga_html *h, const struct ga_vpage *v)
 {
     FILE *o = h->events_f;
-    ga_tlv_finish(v, &r->gpu, &r->tl);
     fputs(h->n_ranks++ ? ",\n{" : "{", o);
-    put_timeline(o, v);
-    put_peak_stacks(o, r);
-    put_torch_maps(o, r);
+    put_timeline(o, &v->tl);
+    put_peak_stacks(o, v);
+    put_torch_maps(o, v);
     fputc('}', o);
-    ga_tlv_free(v);
 }
 
 /* JSON text into the page: '<' only occurs inside its strings, where \u003c means the same. */

@@ -1,13 +1,12 @@
 /* --html: one self-contained page (inline CSS, JS and SVG, nothing fetched) drawn in the browser
- * from the report model: the JSON report (docs/REPORT_JSON.md) and the timeline view
- * (view_timeline.h) of each trace, embedded as JSON data blocks. docs/HTML.md. */
+ * from the report model: the JSON report (docs/REPORT_JSON.md) and the page's view
+ * (model/view_page.h) of each trace, embedded as JSON data blocks. docs/HTML.md. */
 #ifndef GA_HTML_H
 #define GA_HTML_H
 
 #include <stdio.h>
 
-#include "model/report.h"
-#include "model/view_timeline.h"
+#include "model/view_page.h"
 
 /* A page being made: the data of each trace is written into memory streams, the page at the
  * end. */
@@ -19,14 +18,10 @@ struct ga_html {
 };
 
 void ga_html_begin(struct ga_html *h);
-/* Initializes v and prepares r (before reading) so that its run fills v too: the GPU analysis'
- * activities, the idle gaps and the host records go to the view. */
-void ga_html_attach(struct ga_report *r, struct ga_tlv *v);
-/* Stacks of the peak breakdown written for the icicle (the largest; the rest as one "other"). */
-#define GA_HTML_PEAK_STACKS 2000
-/* After the run: the rank's timeline view and the peak's stacks into the page's data (r's JSON goes
- * through the data stream, by the caller's JSON renderer: single or several-process). */
-void ga_html_rank(struct ga_html *h, struct ga_report *r, struct ga_tlv *v);
+/* After the run: the rank's page view (timeline, the peak's stacks, PyTorch's maps) into the
+ * page's data (the trace's JSON goes through the data stream, by the caller's JSON renderer:
+ * single or several-process). */
+void ga_html_rank(struct ga_html *h, const struct ga_vpage *v);
 /* Frees h without writing (a trace could not be read). */
 void ga_html_discard(struct ga_html *h);
 /* Writes the page to out and frees h; -1 on a write error. */

@@ -1,5 +1,5 @@
-/* --json: the GPU timeline parts of `timeline` (docs/REPORT_JSON.md). */
-#include <errno.h>
+/* --json: the GPU timeline parts of `timeline` (docs/REPORT_JSON.md). Reads the GPU view alone
+ * (model/view_gpu.h). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -7,8 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "render/json.h"
-#include "base/demangle.h"
+#include "render/gpu.h"
+#include "render/json_put.h"
 #include "base/util.h"
 
 /* A ratio rounded to 6 decimals (JSON stays readable, nothing a script needs is lost). */
@@ -17,45 +17,32 @@ static jobj *jratio(double v)
     return json_object_new_double(round(v * 1e6) / 1e6);
 }
 
-static jobj *kernel_obj(const char *name, const char *demangled, uint64_t count, uint64_t total,
-                        uint64_t max)
+static jobj *jstr(const char *s)
+{
+    return json_object_new_string(s);
+}
+
+static jobj *kernel_obj(const struct ga_vkernel *k)
 {
     jobj *o = json_object_new_object();
-    put(o, "name", ga_json_str(name));
-    put(o, "demangled", ga_json_str(demangled));
-    put(o, "count", ju64(count));
-    put(o, "total_ns", ju64(total));
-    put(o, "mean_ns", ju64(count ? total / count : 0));
-    put(o, "max_ns", ju64(max));
+    put(o, "name", ga_json_str(k->name));
+    put(o, "demangled", ga_json_str(k->demangled));
+    put(o, "count", ju64(k->count));
+    put(o, "total_ns", ju64(k->total_ns));
+    put(o, "mean_ns", ju64(k->count ? k->total_ns / k->count : 0));
+    put(o, "max_ns", ju64(k->max_ns));
     return o;
 }
 
-/* Without GPU kernels: every kernel name launched, by launch count, GPU times 0. */
-static jobj *kernels_by_launches(const struct ga_report *r)
+jobj *ga_json_top_kernels(const struct ga_vgpu *v)
 {
     jobj *a = json_object_new_array();
-    for (size_t i = 0; i < r->tl.n_kernels; i++) {
-        const struct ga_kernel *k = &r->tl.kernels[i];
-        char *d = ga_demangle(k->name);
-        json_object_array_add(a, kernel_obj(k->name, d ? d : k->name, k->count, 0, 0));
-        free(d);
-    }
+    for (size_t i = 0; i < v->n_top_kernels; i++)
+        json_object_array_add(a, kernel_obj(&v->top_kernels[i]));
     return a;
 }
 
-jobj *ga_json_top_kernels(const struct ga_report *r)
-{
-    if (!r->gpu.kernel_count) return kernels_by_launches(r);
-    jobj *a = json_object_new_array();
-    for (size_t i = 0; i < r->gpu.n_kernels; i++) {
-        const struct ga_gpu_kstat *k = &r->gpu.kernels[i];
-        json_object_array_add(a,
-                              kernel_obj(k->name, k->demangled, k->count, k->total_ns, k->max_ns));
-    }
-    return a;
-}
-
-static jobj *streams(const struct ga_gpu_device *d)
+static jobj *streams(const struct ga_vgpu_device *d)
 {
     jobj *a = json_object_new_array();
     for (size_t i = 0; i < d->n_streams; i++) {
@@ -68,104 +55,95 @@ static jobj *streams(const struct ga_gpu_device *d)
     return a;
 }
 
-static jobj *act_obj(const struct ga_report *r, const struct ga_gpu_act *a)
+static jobj *act_obj(const struct ga_vact *a)
 {
-    static const char *const kinds[] = {"kernel", "memcpy", "memset"};
     jobj *o = json_object_new_object();
-    put(o, "name", ga_json_str(ga_gpu_act_name(&r->gpu, &r->tl, a)));
-    put(o, "kind", json_object_new_string(kinds[a->kind <= GA_GPU_MEMSET ? a->kind : 0]));
+    put(o, "name", ga_json_str(a->name));
+    put(o, "kind", jstr(a->kind));
     put(o, "stream", ju64(a->stream));
-    put(o, "start_ns", ji64(ga_report_rel(r, a->start)));
-    put(o, "end_ns", ji64(ga_report_rel(r, a->end)));
+    put(o, "start_ns", ji64(a->start_ns));
+    put(o, "end_ns", ji64(a->end_ns));
     return o;
 }
 
-static const char *site_label(const struct ga_report *r, uint32_t stack, char *buf, size_t n)
+/* A site's label, "<unknown>" for a site of an unknown stack, null without a site. */
+static jobj *site_label(const struct ga_vsite *s)
 {
-    const struct ga_site *s = stack ? ga_sites_of_stack(&r->sites, stack) : NULL;
     if (!s) return NULL;
-    return s->frame ? ga_frame_label(&r->stacks, s->frame, buf, n, 1) : "<unknown>";
+    return ga_json_str(s->frame ? s->frame->label_path : "<unknown>");
 }
 
-static jobj *launch_obj(const struct ga_report *r, const struct ga_gap *gp)
+static jobj *launch_obj(const struct ga_vgap *gp)
 {
-    const struct ga_gpu_launch *l = gp->launch;
-    if (!l) return NULL;
+    const struct ga_vlaunch *l = &gp->launch;
+    if (!gp->have_launch) return NULL;
     jobj *o = json_object_new_object();
-    put(o, "api", api_name(l->api));
+    put(o, "api", jstr(l->api));
     put(o, "tid", ju64(l->tid));
-    put(o, "time_ns", ji64(ga_report_rel(r, l->ts)));
-    put(o, "before_gap", json_object_new_boolean(l->ts < gp->start));
-    put(o, "since_previous_call_ns",
-        l->prev_end && l->ts >= l->prev_end ? ju64(l->ts - l->prev_end) : NULL);
-    put(o, "previous_call", l->prev_end ? api_name(l->prev_api) : NULL);
+    put(o, "time_ns", ji64(l->time_ns));
+    put(o, "before_gap", json_object_new_boolean(l->before_gap));
+    put(o, "since_previous_call_ns", l->have_since ? ju64(l->since_prev_ns) : NULL);
+    put(o, "previous_call", l->have_prev ? jstr(l->prev_api) : NULL);
     return o;
 }
 
-static jobj *host_call_obj(const struct ga_report *r, const struct ga_gap *gp)
+static jobj *host_call_obj(const struct ga_vgap *gp)
 {
-    const struct ga_host_call *c = &gp->call;
-    char label[1024];
+    const struct ga_vcall *c = &gp->call;
     if (!c->kind) return NULL;
     jobj *o = json_object_new_object();
-    put(o, "api", api_name(c->api));
+    put(o, "api", jstr(c->api));
     put(o, "tid", ju64(c->tid));
-    put(o, "enter_ns", ji64(ga_report_rel(r, c->start)));
-    put(o, "exit_ns", ji64(ga_report_rel(r, c->end)));
-    put(o, "overlap_ns", ju64(gp->call_ns));
-    put(o, "site", ga_json_str(site_label(r, c->stack, label, sizeof(label))));
+    put(o, "enter_ns", ji64(c->enter_ns));
+    put(o, "exit_ns", ji64(c->exit_ns));
+    put(o, "overlap_ns", ju64(c->overlap_ns));
+    put(o, "site", site_label(c->site));
     return o;
 }
 
-static jobj *phases_obj(const struct ga_gap *gp)
+static jobj *phases_obj(const struct ga_vgpu *v, const struct ga_vgap *gp)
 {
     jobj *o = json_object_new_object();
-    for (unsigned c = 0; c < GA_CAUSES; c++)
-        put(o, ga_cause_name(c), ju64(gp->phase_ns[c]));
+    for (unsigned c = 0; c < GA_VGPU_CAUSES; c++)
+        put(o, v->cause_names[c], ju64(gp->phase_ns[c]));
     return o;
 }
 
-static jobj *gap_obj(const struct ga_report *r, const struct ga_gap *gp)
+static jobj *gap_obj(const struct ga_vgpu *v, const struct ga_vgap *gp)
 {
-    char label[1024];
     jobj *o = json_object_new_object();
-    put(o, "start_ns", ji64(ga_report_rel(r, gp->start)));
+    put(o, "start_ns", ji64(gp->start_ns));
     put(o, "duration_ns", ju64(gp->dur));
-    put(o, "cause", json_object_new_string(ga_cause_name(gp->cause)));
-    put(o, "phases", phases_obj(gp));
-    put(o, "site", ga_json_str(site_label(r, gp->stack, label, sizeof(label))));
-    put(o, "before", act_obj(r, &gp->before));
-    put(o, "after", act_obj(r, &gp->after));
-    put(o, "launch", launch_obj(r, gp));
-    put(o, "host_call", host_call_obj(r, gp));
+    put(o, "cause", jstr(v->cause_names[gp->cause]));
+    put(o, "phases", phases_obj(v, gp));
+    put(o, "site", site_label(gp->site));
+    put(o, "before", act_obj(&gp->before));
+    put(o, "after", act_obj(&gp->after));
+    put(o, "launch", launch_obj(gp));
+    put(o, "host_call", host_call_obj(gp));
     return o;
 }
 
-static jobj *idle_by_cause(const struct ga_gaps_device *x)
+static jobj *idle_by_cause(const struct ga_vgpu *v, const struct ga_vidle *x)
 {
     jobj *o = json_object_new_object();
-    for (unsigned c = 0; c < GA_CAUSES; c++) {
+    for (unsigned c = 0; c < GA_VGPU_CAUSES; c++) {
         jobj *e = json_object_new_object();
         put(e, "idle_ns", ju64(x->cause_ns[c]));
         put(e, "gaps", ju64(x->cause_n[c]));
-        put(o, ga_cause_name(c), e);
+        put(o, v->cause_names[c], e);
     }
     return o;
 }
 
-static jobj *idle_by_site(const struct ga_report *r, const struct ga_gaps_device *x)
+static jobj *idle_by_site(const struct ga_vgpu *v, const struct ga_vidle *x)
 {
-    char label[1024];
     jobj *a = json_object_new_array();
-    for (size_t i = 0; i < x->n_sites && i < GA_GAPS_TOP; i++) {
-        const struct ga_idle_site *s = &x->sites[i];
+    for (size_t i = 0; i < x->n_sites; i++) {
+        const struct ga_vidle_site *s = &x->sites[i];
         jobj *o = json_object_new_object();
-        put(o, "cause", json_object_new_string(ga_cause_name(s->cause)));
-        put(o, "site",
-            s->site ? ga_json_str(s->site->frame ? ga_frame_label(&r->stacks, s->site->frame, label,
-                                                             sizeof(label), 1)
-                                            : "<unknown>")
-                    : NULL);
+        put(o, "cause", jstr(v->cause_names[s->cause]));
+        put(o, "site", site_label(s->site));
         put(o, "idle_ns", ju64(s->idle_ns));
         put(o, "gaps", ju64(s->gaps));
         json_object_array_add(a, o);
@@ -174,50 +152,42 @@ static jobj *idle_by_site(const struct ga_report *r, const struct ga_gaps_device
 }
 
 /* idle_by_host_site and idle_by_class (docs/REPORT_JSON.md), from the host stack samples. */
-static void idle_host(const struct ga_report *r, const struct ga_gaps_device *x, jobj *o)
+static void idle_host(const struct ga_vgpu *v, const struct ga_vidle *x, jobj *o)
 {
-    const struct ga_ih_device *d = ga_idle_host_device(&r->idle_host, x->device);
-    if (!r->idle_host.have_samples || !d) {
+    if (!x->have_host) {
         put(o, "idle_by_host_site", NULL);
         put(o, "idle_by_class", NULL);
         return;
     }
-    char label[1024];
     jobj *a = json_object_new_array();
-    for (size_t i = 0; i < d->n_sites; i++) {
-        const struct ga_ih_site *s = &d->sites[i];
+    for (size_t i = 0; i < x->n_host_sites; i++) {
+        const struct ga_vhost_site *s = &x->host_sites[i];
         jobj *e = json_object_new_object();
-        put(e, "site", s->site ? ga_json_str(ga_frame_label(&r->stacks, s->site, label,
-                                                            sizeof(label), 1))
-                               : NULL);
-        put(e, "class", json_object_new_string(ga_hi_class_name(s->cls)));
+        put(e, "site", s->site ? ga_json_str(s->site->label_path) : NULL);
+        put(e, "class", jstr(v->class_names[s->cls]));
         put(e, "idle_ns", ju64(s->idle_ns));
         put(e, "on_cpu_ns", ju64(s->on_cpu_ns));
         put(e, "off_cpu_ns", ju64(s->off_cpu_ns));
         put(e, "samples", ju64(s->samples));
-        const struct ga_frame *fr[64];
-        size_t n = s->stack ? ga_sites_stack_frames((struct ga_stacks *)&r->stacks, s->stack, fr, 64)
-                            : 0;
         jobj *f = json_object_new_array();
-        for (size_t k = 0; k < n; k++)
-            json_object_array_add(f, ga_json_str(ga_frame_label(&r->stacks, fr[k], label,
-                                                                sizeof(label), 1)));
+        for (size_t k = 0; s->stack && k < s->stack->n && k < 64; k++)
+            json_object_array_add(f, ga_json_str(s->stack->frames[k]->label_path));
         put(e, "frames", f);
         json_object_array_add(a, e);
     }
     put(o, "idle_by_host_site", a);
     jobj *c = json_object_new_object();
-    for (unsigned k = 0; k < GA_HI_CLASSES; k++)
-        put(c, ga_hi_class_name(k), ju64(d->d->class_ns[k]));
+    for (unsigned k = 0; k < GA_VGPU_HI_CLASSES; k++)
+        put(c, v->class_names[k], ju64(x->class_ns[k]));
     put(o, "idle_by_class", c);
 }
 
-static jobj *histogram(const struct ga_gaps_device *x)
+static jobj *histogram(const struct ga_vgpu *v, const struct ga_vidle *x)
 {
     jobj *a = json_object_new_array();
-    for (unsigned b = 0; b < GA_GAP_BUCKETS; b++) {
+    for (unsigned b = 0; b < GA_VGPU_BUCKETS; b++) {
         jobj *o = json_object_new_object();
-        put(o, "bucket", json_object_new_string(ga_gap_bucket_name(b)));
+        put(o, "bucket", jstr(v->bucket_names[b]));
         put(o, "count", ju64(x->bucket_n[b]));
         put(o, "idle_ns", ju64(x->bucket_ns[b]));
         json_object_array_add(a, o);
@@ -243,7 +213,7 @@ static const char *gaps_marker(char buf[64], uint32_t device)
 }
 
 struct gap_writer {
-    const struct ga_report *r;
+    const struct ga_vgpu *v;
     FILE *out;
     const char *indent;
     int flags;
@@ -260,10 +230,10 @@ static void put_reindented(FILE *out, const char *s, const char *indent)
     fputs(s, out);
 }
 
-static int write_gap(void *ctx, const struct ga_gap *gp)
+static int write_gap(void *ctx, const struct ga_vgap *gp)
 {
     struct gap_writer *w = ctx;
-    jobj *o = gap_obj(w->r, gp);
+    jobj *o = gap_obj(w->v, gp);
     fprintf(w->out, "%s\n%s  ", w->n++ ? "," : "", w->indent);
     char in[80];
     snprintf(in, sizeof(in), "%s  ", w->indent);
@@ -272,11 +242,11 @@ static int write_gap(void *ctx, const struct ga_gap *gp)
     return ferror(w->out) ? -1 : 0;
 }
 
-int ga_json_write(const struct ga_report *r, jobj *root, int flags, FILE *out)
+int ga_json_write(const struct ga_vgpu *v, jobj *root, int flags, FILE *out)
 {
     const char *s = json_object_to_json_string_ext(root, flags);
     char mark[64], quoted[80];
-    if (!r->gaps.spill) return fprintf(out, "%s\n", s) < 0 ? -1 : 0;
+    if (!v->all_gaps_streamed) return fprintf(out, "%s\n", s) < 0 ? -1 : 0;
     gaps_marker(mark, 0); /* "\x01gaps 0 NONCE": as JSON "\u0001gaps 0 NONCE" */
     const char *nonce = strrchr(mark, ' ');
     static const char prefix[] = "\"\\u0001gaps ";
@@ -298,11 +268,12 @@ int ga_json_write(const struct ga_report *r, jobj *root, int flags, FILE *out)
         memcpy(indent, line, k);
         indent[k] = 0;
         fwrite(s, 1, (size_t)(at - s), out);
-        struct gap_writer w = {r, out, indent, flags, 0};
+        struct gap_writer w = {v, out, indent, flags, 0};
         fputc('[', out);
-        if (ga_gaps_each(&r->gaps, device, write_gap, &w) != 0) {
+        int err = ga_vgpu_each_gap(v, device, write_gap, &w);
+        if (err) {
             fprintf(stderr, "%s: --all-gaps: the temporary file of gaps: %s\n", GA_PROG,
-                    strerror(r->gaps.spill_errno ? r->gaps.spill_errno : EIO));
+                    strerror(err));
             return -1;
         }
         fprintf(out, w.n ? "\n%s]" : " ]", indent);
@@ -312,36 +283,36 @@ int ga_json_write(const struct ga_report *r, jobj *root, int flags, FILE *out)
 }
 
 /* The idle fields of one device (docs/REPORT_JSON.md, timeline.devices[]). */
-static void device_gaps(const struct ga_report *r, const struct ga_gpu_device *d, jobj *o)
+static void device_gaps(const struct ga_vgpu *v, const struct ga_vgpu_device *d, jobj *o)
 {
-    const struct ga_gaps_device *x = ga_gaps_device_of(&r->gaps, d->device);
-    uint64_t span = d->last - d->first;
+    const struct ga_vidle *x = d->idle;
+    uint64_t span = d->span;
     if (!x) return;
     put(o, "idle_share", span ? jratio((double)x->idle_ns / (double)span) : NULL);
     put(o, "gap_count", ju64(x->n_gaps));
-    if (r->gaps.spill) { /* every gap: written by ga_json_write, one at a time */
+    if (v->all_gaps_streamed) { /* every gap: written by ga_json_write, one at a time */
         char mark[64];
         put(o, "gaps", json_object_new_string(gaps_marker(mark, x->device)));
         put(o, "gaps_omitted", ju64(0));
     } else {
         jobj *gaps = json_object_new_array();
         for (size_t i = 0; i < x->n_kept; i++)
-            json_object_array_add(gaps, gap_obj(r, &x->gaps[i]));
+            json_object_array_add(gaps, gap_obj(v, &x->gaps[i]));
         put(o, "gaps", gaps);
         put(o, "gaps_omitted", ju64(x->n_gaps - x->n_kept));
     }
-    put(o, "idle_by_cause", idle_by_cause(x));
-    put(o, "idle_by_site", idle_by_site(r, x));
-    idle_host(r, x, o);
-    put(o, "gap_histogram", histogram(x));
+    put(o, "idle_by_cause", idle_by_cause(v, x));
+    put(o, "idle_by_site", idle_by_site(v, x));
+    idle_host(v, x, o);
+    put(o, "gap_histogram", histogram(v, x));
 }
 
-static jobj *devices(const struct ga_report *r)
+static jobj *devices(const struct ga_vgpu *v)
 {
     jobj *a = json_object_new_array();
-    for (size_t i = 0; i < r->gpu.n_devices; i++) {
-        const struct ga_gpu_device *d = &r->gpu.devices[i];
-        uint64_t span = d->last - d->first;
+    for (size_t i = 0; i < v->n_devices; i++) {
+        const struct ga_vgpu_device *d = &v->devices[i];
+        uint64_t span = d->span;
         jobj *o = json_object_new_object();
         put(o, "device", ju64(d->device));
         put(o, "span_ns", ju64(span));
@@ -349,17 +320,17 @@ static jobj *devices(const struct ga_report *r)
         put(o, "compute_ns", ju64(d->compute_ns));
         put(o, "idle_ns", ju64(span - d->busy_ns));
         put(o, "utilization", span ? jratio((double)d->busy_ns / (double)span) : NULL);
-        put(o, "first_ns", ji64(ga_report_rel(r, d->first)));
-        put(o, "last_ns", ji64(ga_report_rel(r, d->last)));
+        put(o, "first_ns", ji64(d->first_ns));
+        put(o, "last_ns", ji64(d->last_ns));
         put(o, "kernel_count", ju64(d->kernels));
         put(o, "streams", streams(d));
-        device_gaps(r, d, o);
+        device_gaps(v, d, o);
         json_object_array_add(a, o);
     }
     return a;
 }
 
-static jobj *sum_obj(const struct ga_gpu_sum *s)
+static jobj *sum_obj(const struct ga_vsum *s)
 {
     jobj *o = json_object_new_object();
     put(o, "count", ju64(s->count));
@@ -368,14 +339,14 @@ static jobj *sum_obj(const struct ga_gpu_sum *s)
     return o;
 }
 
-static jobj *copies(const struct ga_report *r)
+static jobj *copies(const struct ga_vgpu *v)
 {
     jobj *a = json_object_new_array();
-    for (unsigned k = 0; k < GA_COPY_KINDS; k++) {
-        const struct ga_gpu_sum *s = &r->gpu.copies[k];
+    for (unsigned k = 0; k < GA_VGPU_COPY_KINDS; k++) {
+        const struct ga_vsum *s = &v->copies[k];
         if (!s->count) continue;
         jobj *o = sum_obj(s);
-        put(o, "kind", json_object_new_string(ga_copy_kind_name(k)));
+        put(o, "kind", jstr(v->copy_kind_names[k]));
         /* bytes per ns = GB/s (10^9 bytes per second) */
         put(o, "bandwidth_gbps",
             s->total_ns ? jratio((double)s->bytes / (double)s->total_ns) : NULL);
@@ -384,7 +355,7 @@ static jobj *copies(const struct ga_report *r)
     return a;
 }
 
-static jobj *latency(const struct ga_gpu_link *l)
+static jobj *latency(const struct ga_vlink *l)
 {
     if (!l->latency_n) return NULL;
     jobj *o = json_object_new_object();
@@ -395,9 +366,8 @@ static jobj *latency(const struct ga_gpu_link *l)
     return o;
 }
 
-static jobj *linking(const struct ga_report *r)
+static jobj *linking(const struct ga_vlink *l)
 {
-    const struct ga_gpu_link *l = &r->gpu.link;
     jobj *o = json_object_new_object(), *t = json_object_new_array();
     put(o, "kernels", ju64(l->kernels));
     put(o, "linked", ju64(l->linked));
@@ -414,14 +384,14 @@ static jobj *linking(const struct ga_report *r)
     return o;
 }
 
-static jobj *hta(const struct ga_report *r)
+static jobj *hta(const struct ga_vgpu *v)
 {
     jobj *o = json_object_new_object(), *a = json_object_new_array();
-    put(o, "kernel_wait_threshold_ns", ju64(GA_HTA_KERNEL_WAIT_NS));
-    for (size_t i = 0; i < r->gaps.n_devices; i++) {
-        const struct ga_gaps_device *x = &r->gaps.devices[i];
+    put(o, "kernel_wait_threshold_ns", ju64(v->hta_kernel_wait_ns));
+    for (size_t i = 0; i < v->n_idle; i++) {
+        const struct ga_vidle *x = &v->idle[i];
         for (size_t k = 0; k < x->n_hta; k++) {
-            const struct ga_hta_stream *h = &x->hta[k];
+            const struct ga_vhta *h = &x->hta[k];
             jobj *s = json_object_new_object();
             put(s, "device", ju64(x->device));
             put(s, "stream", ju64(h->stream));
@@ -438,25 +408,24 @@ static jobj *hta(const struct ga_report *r)
     return o;
 }
 
-static jobj *windows(const struct ga_report *r)
+static jobj *windows(const struct ga_vgpu *v)
 {
     jobj *a = json_object_new_array();
-    for (size_t i = 0; i < r->gaps.n_devices; i++) {
-        const struct ga_gaps_device *x = &r->gaps.devices[i];
+    for (size_t i = 0; i < v->n_idle; i++) {
+        const struct ga_vidle *x = &v->idle[i];
         jobj *o = json_object_new_object(), *w = json_object_new_array();
         put(o, "device", ju64(x->device));
         put(o, "window_ns", ju64(x->window_ns));
-        put(o, "low_threshold", jratio(GA_WINDOW_LOW));
+        put(o, "low_threshold", jratio(v->window_low));
         put(o, "low_count", ju64(x->low_windows));
         for (size_t k = 0; k < x->n_windows; k++) {
-            const struct ga_window *g = &x->windows[k];
+            const struct ga_vwindow *g = &x->windows[k];
             jobj *e = json_object_new_object();
-            put(e, "start_ns", ji64(ga_report_rel(r, g->start)));
+            put(e, "start_ns", ji64(g->start_ns));
             put(e, "duration_ns", ju64(g->len));
             put(e, "busy_ns", ju64(g->busy));
             put(e, "utilization", jratio((double)g->busy / (double)g->len));
-            put(e, "low",
-                json_object_new_boolean((double)g->busy < GA_WINDOW_LOW * (double)g->len));
+            put(e, "low", json_object_new_boolean(g->low));
             json_object_array_add(w, e);
         }
         put(o, "windows", w);
@@ -465,21 +434,19 @@ static jobj *windows(const struct ga_report *r)
     return a;
 }
 
-void ga_json_gpu_timeline(const struct ga_report *r, jobj *timeline)
+void ga_json_gpu_timeline(const struct ga_vgpu *v, jobj *timeline)
 {
-    put(timeline, "top_kernels_by",
-        json_object_new_string(r->gpu.kernel_count ? "gpu_time" : "launch_count"));
-    put(timeline, "devices", devices(r));
-    put(timeline, "copies", copies(r));
-    put(timeline, "memsets", sum_obj(&r->gpu.memsets));
-    put(timeline, "linking", linking(r));
-    put(timeline, "skipped_activities", ju64(r->gpu.skipped));
-    put(timeline, "late_activities", ju64(r->gpu.late));
-    put(timeline, "launches_evicted", ju64(r->gpu.launches_evicted));
-    put(timeline, "correlations_evicted", ju64(r->gpu.extcorr_evicted));
-    put(timeline, "launch_latency_median_exact",
-        json_object_new_boolean(r->gpu.link.latency_exact));
-    put(timeline, "hta", hta(r));
-    put(timeline, "windows", windows(r));
-    put(timeline, "idle_host_calls_dropped", ju64(r->gaps.calls_dropped));
+    put(timeline, "top_kernels_by", jstr(v->top_by));
+    put(timeline, "devices", devices(v));
+    put(timeline, "copies", copies(v));
+    put(timeline, "memsets", sum_obj(&v->memsets));
+    put(timeline, "linking", linking(&v->link));
+    put(timeline, "skipped_activities", ju64(v->skipped));
+    put(timeline, "late_activities", ju64(v->late));
+    put(timeline, "launches_evicted", ju64(v->launches_evicted));
+    put(timeline, "correlations_evicted", ju64(v->correlations_evicted));
+    put(timeline, "launch_latency_median_exact", json_object_new_boolean(v->link.latency_exact));
+    put(timeline, "hta", hta(v));
+    put(timeline, "windows", windows(v));
+    put(timeline, "idle_host_calls_dropped", ju64(v->calls_dropped));
 }

@@ -1,11 +1,14 @@
 /* --json: what filled memory at the peak (memory.peak_breakdown), leaks and temporary
- * allocations by call site, and the evidence of each failed allocation (docs/REPORT_JSON.md). */
+ * allocations by call site, and the evidence of each failed allocation (docs/REPORT_JSON.md).
+ * Reads the memory view alone (model/view_mem.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/json.h"
+#include "render/json_put.h"
+#include "render/mem.h"
+#include "render/sites.h"
 #include "base/util.h"
-
 
 static jobj *amount(jobj *o, uint64_t bytes, uint64_t count)
 {
@@ -14,216 +17,186 @@ static jobj *amount(jobj *o, uint64_t bytes, uint64_t count)
     return o;
 }
 
-/* The call-site object of a stack: its site with this stack, or an unknown site. */
-static jobj *stack_site(const struct ga_report *r, uint32_t stack)
+/* A site's object (render/sites.h), or {"site": label} for a stack without a site. */
+static jobj *site_obj(const struct ga_vmem_site *s)
 {
-    const struct ga_site *x = ga_sites_of_stack(&r->sites, stack);
-    if (x) return ga_json_site(r, x, stack);
+    if (s->site) return ga_json_vsite(s->site, s->stack, s->frames);
     jobj *o = json_object_new_object();
-    put(o, "site", json_object_new_string(stack ? "<unknown stack>" : "<no stack recorded>"));
+    put(o, "site", json_object_new_string(s->text));
     return o;
 }
 
-/* parent.key: sites with a weight in order k, each with bytes/count of that weight (a bounded
- * site list: parent.key_omitted counts the sites left out). */
-static void sites_by(const struct ga_report *r, enum ga_site_order k, jobj *parent, const char *key)
+/* parent.key: the sites of a ranking with their weights; parent.key_omitted: those left out. */
+static void site_list(const struct ga_vmem_sites *l, jobj *parent, const char *key)
 {
-    size_t n;
-    struct ga_json_list l;
-    const struct ga_site **v = ga_sites_sorted(&r->sites, k, &n);
-    ga_json_list_init(&l);
-    for (size_t i = 0; i < n; i++) {
-        const struct ga_site_stats *s = &v[i]->st;
-        jobj *o = ga_json_list_site(r, &l, v[i], v[i]->top_alloc);
-        if (!o) continue;
-        if (k == GA_SITES_BY_PEAK)
-            amount(o, s->peak_bytes, s->peak_count);
-        else if (k == GA_SITES_BY_TEMP)
-            amount(o, s->temp_bytes, s->temp_count);
-        else
-            amount(o, s->leaked_bytes, s->leaked_count);
-    }
-    free(v);
-    ga_json_list_put(parent, key, &l);
+    char k[128];
+    jobj *a = json_object_new_array();
+    for (size_t i = 0; i < l->n; i++)
+        json_object_array_add(a, amount(site_obj(&l->v[i].site), l->v[i].bytes, l->v[i].count));
+    snprintf(k, sizeof(k), "%s_omitted", key);
+    put(parent, key, a);
+    put(parent, k, ju64(l->omitted));
 }
 
-static jobj *libs_at_peak(const struct ga_report *r)
+static jobj *libs_at_peak(const struct ga_vmem_peakview *p)
 {
-    const struct ga_library *v = r->views.libs_at_peak;
     jobj *a = json_object_new_array();
-    for (size_t i = 0; i < r->views.n_libs_at_peak; i++) {
+    for (size_t i = 0; i < p->n_libs; i++) {
         jobj *o = json_object_new_object();
-        const char *path = v[i].module == GA_NO_MODULE ? NULL : r->stacks.mods[v[i].module].path;
-        put(o, "library", ga_json_str(path));
-        put(o, "name", path ? ga_json_str(r->stacks.mods[v[i].module].name) : NULL);
-        amount(o, v[i].st.peak_bytes, v[i].st.peak_count);
+        put(o, "library", ga_json_str(p->libs[i].path));
+        put(o, "name", p->libs[i].path ? ga_json_str(p->libs[i].name) : NULL);
+        amount(o, p->libs[i].bytes, p->libs[i].count);
         json_object_array_add(a, o);
     }
     return a;
 }
 
-static jobj *top_allocs(const struct ga_report *r, const struct ga_peak_breakdown *p)
+static jobj *largest(const struct ga_vmem_peakview *p)
 {
     jobj *a = json_object_new_array();
-    for (size_t i = 0; i < p->n_top; i++) {
-        const struct ga_peak_alloc *x = &p->top[i];
+    for (size_t i = 0; i < p->n_largest; i++) {
+        const struct ga_vmem_alloc *x = &p->largest[i];
         jobj *o = json_object_new_object();
         put(o, "address", ju64(x->addr));
         put(o, "bytes", ju64(x->size));
-        put(o, "api", api_name(x->api));
-        put(o, "device", json_object_new_int64(x->device));
-        put(o, "time_ns", json_object_new_int64(ga_report_rel(r, x->ts)));
-        put(o, "freed_time_ns",
-            x->free_ts ? json_object_new_int64(ga_report_rel(r, x->free_ts)) : NULL);
-        put(o, "site", stack_site(r, x->stack));
+        put(o, "api", json_object_new_string(x->api));
+        put(o, "device", ji64(x->device));
+        put(o, "time_ns", ji64(x->ns));
+        put(o, "freed_time_ns", x->freed ? ji64(x->free_ns) : NULL);
+        put(o, "site", site_obj(&x->site));
         json_object_array_add(a, o);
     }
     return a;
 }
 
-/* memory.peak_breakdown.by_category, .by_category_snapshot and _replay (model/view_cats.h). */
-static void categories(const struct ga_report *r, jobj *o)
+/* memory.peak_breakdown.by_category, .by_category_snapshot and _replay. */
+static void categories(const struct ga_vmem_peakview *p, jobj *o)
 {
-    const struct ga_vcats *v = &r->peakcats;
     jobj *a = json_object_new_array(), *s = NULL;
-    for (size_t i = 0; i < v->n; i++) {
+    for (size_t i = 0; i < p->n_cats; i++) {
+        const struct ga_vmem_cat *c = &p->cats[i];
         jobj *e = json_object_new_object();
-        put(e, "category", json_object_new_string(ga_vc_cat_name(v->lines[i].cat)));
-        put(e, "source", json_object_new_string(ga_vc_source_name(v->lines[i].source)));
-        put(e, "bytes", ju64(v->lines[i].bytes));
+        put(e, "category", json_object_new_string(c->name));
+        put(e, "source", json_object_new_string(c->source));
+        put(e, "bytes", ju64(c->bytes));
         /* a snapshot's points keep bytes per category, not blocks */
-        put(e, "count", v->lines[i].source == GA_VC_LIBRARY ? ju64(v->lines[i].count) : NULL);
+        put(e, "count", c->from_snapshot ? NULL : ju64(c->count));
         json_object_array_add(a, e);
     }
-    put(o, "by_category", v->valid ? a : (json_object_put(a), NULL));
-    put(o, "by_category_temporaries_left", ju64(v->temps_left));
-    if (v->snapshot_ts) {
+    put(o, "by_category", p->cats_valid ? a : (json_object_put(a), NULL));
+    put(o, "by_category_temporaries_left", ju64(p->cat_temps_left));
+    if (p->have_cat_snapshot) {
         s = json_object_new_object();
-        put(s, "time_ns", json_object_new_int64(ga_report_rel(r, v->snapshot_ts)));
-        put(s, "reserved_bytes", ju64(v->snapshot_reserved));
-        put(s, "pytorch_reserved_at_peak", ju64(v->pytorch_bytes));
+        put(s, "time_ns", ji64(p->cat_snapshot_ns));
+        put(s, "reserved_bytes", ju64(p->cat_snapshot_reserved));
+        put(s, "pytorch_reserved_at_peak", ju64(p->cat_pytorch_bytes));
     }
     put(o, "by_category_snapshot", s);
     s = NULL;
-    if (v->replay_ts) {
+    if (p->have_cat_replay) {
         s = json_object_new_object();
-        put(s, "time_ns", json_object_new_int64(ga_report_rel(r, v->replay_ts)));
-        put(s, "allocated_bytes", ju64(v->replay_allocated));
-        put(s, "reserved_bytes", ju64(v->pytorch_bytes));
+        put(s, "time_ns", ji64(p->cat_replay_ns));
+        put(s, "allocated_bytes", ju64(p->cat_replay_allocated));
+        put(s, "reserved_bytes", ju64(p->cat_pytorch_bytes));
     }
     put(o, "by_category_replay", s);
 }
 
-/* memory.category_series (model/view_cats.h): null without categories. */
-static jobj *category_series(const struct ga_report *r)
+/* memory.category_series: null without categories. */
+static jobj *category_series(const struct ga_vmem_peakview *p)
 {
-    const struct ga_vcats *v = &r->peakcats;
-    if (!v->n_points) return NULL;
+    if (!p->n_cat_points) return NULL;
     jobj *a = json_object_new_array();
-    for (size_t i = 0; i < v->n_points; i++) {
-        const struct ga_vc_point *p = &v->points[i];
+    for (size_t i = 0; i < p->n_cat_points; i++) {
+        const struct ga_vmem_catpoint *x = &p->cat_points[i];
         jobj *e = json_object_new_object();
-        put(e, "time_ns", json_object_new_int64(ga_report_rel(r, p->ts)));
-        put(e, "at", json_object_new_string(ga_vc_at_name(p->at)));
-        put(e, "total_bytes", ju64(p->total));
-        for (unsigned c = 0; c < GA_VC_KINDS; c++)
-            put(e, ga_vc_cat_name(c), ju64(p->bytes[c]));
+        put(e, "time_ns", ji64(x->ns));
+        put(e, "at", json_object_new_string(x->at));
+        put(e, "total_bytes", ju64(x->total));
+        for (size_t c = 0; c < p->n_cat_names; c++)
+            put(e, p->cat_names[c], ju64(x->bytes[c]));
         json_object_array_add(a, e);
     }
     return a;
 }
 
-static jobj *breakdown(const struct ga_report *r)
-{
-    const struct ga_memory *m = &r->mem;
-    const struct ga_peak_breakdown *p = &m->peak;
-    jobj *o = json_object_new_object(), *api = json_object_new_array(),
-         *cls = json_object_new_array(), *dev = json_object_new_array();
-    put(o, "peak_bytes", ju64(m->peak_total));
-    put(o, "peak_time_ns", p->valid ? json_object_new_int64(ga_report_rel(r, m->peak_ts)) : NULL);
-    sites_by(r, GA_SITES_BY_PEAK, o, "by_site");
-    put(o, "no_stack", amount(json_object_new_object(), p->no_stack.bytes, p->no_stack.count));
-    put(o, "by_library", libs_at_peak(r));
-    categories(r, o);
-    for (unsigned i = 0; i < GT_API_MAX; i++) {
-        if (!p->by_api[i].bytes && !p->by_api[i].count) continue;
-        jobj *e = json_object_new_object();
-        put(e, "api", api_name(i));
-        json_object_array_add(api, amount(e, p->by_api[i].bytes, p->by_api[i].count));
-    }
-    put(o, "by_api", api);
-    for (unsigned c = 0; c < GA_SIZE_CLASSES; c++) {
-        if (!p->by_class[c].count) continue;
-        jobj *e = json_object_new_object();
-        put(e, "class", json_object_new_string(ga_size_class_name(c)));
-        json_object_array_add(cls, amount(e, p->by_class[c].bytes, p->by_class[c].count));
-    }
-    put(o, "by_size_class", cls);
-    for (size_t i = 0; i < p->n_by_device; i++) {
-        jobj *e = json_object_new_object();
-        put(e, "device", json_object_new_int64(p->by_device[i].device));
-        json_object_array_add(dev, amount(e, p->by_device[i].bytes, p->by_device[i].count));
-    }
-    put(o, "by_device", dev);
-    put(o, "largest_allocations", top_allocs(r, p));
-    return o;
-}
-
-void ga_json_peak(const struct ga_report *r, jobj *memory)
-{
-    jobj *t = json_object_new_object();
-    put(memory, "peak_breakdown", breakdown(r));
-    put(memory, "category_series", category_series(r));
-    sites_by(r, GA_SITES_BY_LEAK, memory, "leaks");
-    put(t, "count", ju64(r->mem.temp_count));
-    put(t, "bytes", ju64(r->mem.temp_bytes));
-    put(memory, "temporary_allocations", t);
-    sites_by(r, GA_SITES_BY_TEMP, memory, "temporaries");
-}
-
-static const char *retry_name(enum ga_retry x)
-{
-    return x == GA_RETRY_OK ? "succeeded" : x == GA_RETRY_FAILED ? "failed" : "none";
-}
-
-/* The holders at the failed allocation (the model's view: grouped by site, largest first). */
-static jobj *holders(const struct ga_report *r, const struct ga_oom_view *v)
+static jobj *amounts(const struct ga_vmem_amount *v, size_t n, const char *key)
 {
     jobj *a = json_object_new_array();
-    for (size_t k = 0; k < v->n_holders; k++) {
-        const struct ga_holder_view *h = &v->holders[k];
-        jobj *o = h->site ? ga_json_site(r, h->site, h->stack) : stack_site(r, h->stack);
-        json_object_array_add(a, amount(o, h->bytes, h->count));
+    for (size_t i = 0; i < n; i++) {
+        jobj *e = json_object_new_object();
+        if (key)
+            put(e, key, json_object_new_string(v[i].name));
+        else
+            put(e, "device", ji64(v[i].device));
+        json_object_array_add(a, amount(e, v[i].bytes, v[i].count));
     }
     return a;
 }
 
-void ga_json_oom_evidence(const struct ga_report *r, const struct ga_oom *x,
-                          const struct ga_oom_view *v, jobj *o)
+static jobj *breakdown(const struct ga_vmem *v)
+{
+    const struct ga_vmem_peakview *p = &v->peak;
+    jobj *o = json_object_new_object();
+    put(o, "peak_bytes", ju64(v->peak_total));
+    put(o, "peak_time_ns", p->valid ? ji64(p->ns) : NULL);
+    site_list(&p->by_site, o, "by_site");
+    put(o, "no_stack", amount(json_object_new_object(), p->no_stack.bytes, p->no_stack.count));
+    put(o, "by_library", libs_at_peak(p));
+    categories(p, o);
+    put(o, "by_api", amounts(p->by_api, p->n_by_api, "api"));
+    put(o, "by_size_class", amounts(p->by_class, p->n_by_class, "class"));
+    put(o, "by_device", amounts(p->by_device, p->n_by_device, NULL));
+    put(o, "largest_allocations", largest(p));
+    return o;
+}
+
+void ga_json_peak(const struct ga_vmem *v, jobj *memory)
+{
+    jobj *t = json_object_new_object();
+    put(memory, "peak_breakdown", breakdown(v));
+    put(memory, "category_series", category_series(&v->peak));
+    site_list(&v->leaks, memory, "leaks");
+    put(t, "count", ju64(v->temp_count));
+    put(t, "bytes", ju64(v->temp_bytes));
+    put(memory, "temporary_allocations", t);
+    site_list(&v->temporaries, memory, "temporaries");
+}
+
+/* The holders at the failed allocation (grouped by site, largest first). */
+static jobj *holders(const struct ga_vmem_oom *x)
+{
+    jobj *a = json_object_new_array();
+    for (size_t k = 0; k < x->n_holders; k++)
+        json_object_array_add(
+            a, amount(site_obj(&x->holders[k].site), x->holders[k].bytes, x->holders[k].count));
+    return a;
+}
+
+void ga_json_oom_evidence(const struct ga_vmem_oom *x, jobj *o)
 {
     put(o, "overhead_estimate_bytes", ju64(x->overhead));
     put(o, "others_bytes", ju64(x->others));
     if (x->have_pools) {
         jobj *p = json_object_new_object();
-        put(p, "pools", ju64(x->pools.pools));
-        put(p, "reserved_unused_bytes", ju64(x->pools.reserved_unused));
-        put(p, "largest_free_bytes", ju64(x->pools.largest_free));
-        put(p, "pool", x->pools.pool ? ju64(x->pools.pool) : NULL);
-        put(p, "pool_name", ga_json_str(x->pools.pool_name));
+        put(p, "pools", ju64(x->pools));
+        put(p, "reserved_unused_bytes", ju64(x->reserved_unused));
+        put(p, "largest_free_bytes", ju64(x->largest_free));
+        put(p, "pool", x->pool ? ju64(x->pool) : NULL);
+        put(p, "pool_name", ga_json_str(x->pool_name));
         put(o, "pools", p);
     } else {
         put(o, "pools", NULL);
     }
     jobj *rt = json_object_new_object();
-    put(rt, "outcome", json_object_new_string(retry_name(x->retry)));
+    put(rt, "outcome", json_object_new_string(x->retry_name));
     put(rt, "freed_bytes", ju64(x->freed_before_retry));
     put(rt, "freed_count", ju64(x->freed_count));
-    put(rt, "time_ns", x->retry ? json_object_new_int64(ga_report_rel(r, x->retry_ts)) : NULL);
+    put(rt, "time_ns", x->retry ? ji64(x->retry_ns) : NULL);
     put(rt, "requested_bytes", x->retry ? ju64(x->retry_size) : NULL);
     put(o, "retry", rt);
-    char adv[512];
-    put(o, "advice", json_object_new_string(ga_report_oom_advice(r, x, adv, sizeof(adv))));
-    put(o, "site", stack_site(r, x->stack));
-    put(o, "top_holders", v->have_holders ? holders(r, v) : NULL);
-    put(o, "repeat_of", v->repeat_of >= 0 ? ju64((uint64_t)v->repeat_of) : NULL);
+    put(o, "advice", json_object_new_string(x->advice));
+    put(o, "site", site_obj(&x->site));
+    put(o, "top_holders", x->have_holders ? holders(x) : NULL);
+    put(o, "repeat_of", x->repeat_of >= 0 ? ju64((uint64_t)x->repeat_of) : NULL);
 }

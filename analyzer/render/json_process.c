@@ -10,7 +10,7 @@ static int render(const void *r, FILE *f)
     return ga_render_json(r, f);
 }
 
-int ga_json_multi_process(const struct ga_report *r, size_t i, FILE *o)
+int ga_json_multi_process(const struct ga_model *r, size_t i, FILE *o)
 {
     return ga_json_indented(o, i ? ",\n    " : "\n    ", "    ", render, r);
 }

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/report.h"
+#include "render/dump.h"
 #include "base/util.h"
 
 static void dump_stats(FILE *o, const struct gt_rec_torch_stats *r, unsigned why)
@@ -13,12 +13,12 @@ static void dump_stats(FILE *o, const struct gt_rec_torch_stats *r, unsigned why
             " %s device=%d allocated=%" PRIu64 " allocated_peak=%" PRIu64 " reserved=%" PRIu64
             " reserved_peak=%" PRIu64 " active=%" PRIu64 " inactive_split=%" PRIu64
             " requested=%" PRIu64 " retries=%u ooms=%u segments=%u",
-            ga_torch_why_name(why), r->device, r->allocated, r->allocated_peak, r->reserved,
+            ga_vrec_torch_why_name(why), r->device, r->allocated, r->allocated_peak, r->reserved,
             r->reserved_peak, r->active, r->inactive_split, r->requested, r->alloc_retries, r->ooms,
             r->segments);
 }
 
-static void dump_frame_ids(FILE *o, const struct ga_event *ev)
+static void dump_frame_ids(FILE *o, const struct ga_vrecord *ev)
 {
     uint32_t n = ev->str_len[0] / 4;
     fprintf(o, " - id=%u frames=", ev->r->torch_stack.id);
@@ -29,7 +29,7 @@ static void dump_frame_ids(FILE *o, const struct ga_event *ev)
     }
 }
 
-void ga_dump_torch(FILE *o, const struct ga_event *ev)
+void ga_dump_torch(FILE *o, const struct ga_vrecord *ev)
 {
     const union ga_rec *r = ev->r;
     switch (ev->type) {
@@ -39,8 +39,8 @@ void ga_dump_torch(FILE *o, const struct ga_event *ev)
     case GT_REC_TORCH_SNAP:
         fprintf(o, " %s id=%u why=%s segments=%u blocks=%" PRIu64 " flags=0x%x",
                 ev->sub == GT_SNAP_END ? "end" : "begin", r->torch_snap.id,
-                ga_torch_why_name(r->torch_snap.why), r->torch_snap.segments, r->torch_snap.blocks,
-                r->torch_snap.flags);
+                ga_vrec_torch_why_name(r->torch_snap.why), r->torch_snap.segments,
+                r->torch_snap.blocks, r->torch_snap.flags);
         break;
     case GT_REC_TORCH_SEGMENT: {
         const struct gt_rec_torch_segment *g = &r->torch_segment;
@@ -55,7 +55,7 @@ void ga_dump_torch(FILE *o, const struct ga_event *ev)
     }
     case GT_REC_TORCH_BLOCK:
         fprintf(o, " %s snap=%u addr=0x%" PRIx64 " size=%" PRIu64 " requested=%" PRIu64,
-                ga_torch_state_name(ev->sub), r->torch_block.snap, r->torch_block.addr,
+                ga_vrec_torch_state_name(ev->sub), r->torch_block.snap, r->torch_block.addr,
                 r->torch_block.size, r->torch_block.requested);
         if (r->torch_block.stack) fprintf(o, " stack=%u", r->torch_block.stack);
         break;
@@ -89,7 +89,7 @@ void ga_dump_torch(FILE *o, const struct ga_event *ev)
         for (uint32_t i = 0; i < n; i++) {
             struct gt_torch_role_entry e;
             memcpy(&e, ev->str[0] + i * sizeof(e), sizeof(e));
-            fprintf(o, " %s@%d:0x%" PRIx64 "+%" PRIu64, ga_tiers_role_name(e.role), e.device,
+            fprintf(o, " %s@%d:0x%" PRIx64 "+%" PRIu64, ga_vrec_tiers_role_name(e.role), e.device,
                     e.addr, e.bytes);
         }
         break;

@@ -1,40 +1,36 @@
 /* The PyTorch allocator's part of the text and JSON reports (docs/REPORT_JSON.md:
- * memory.ooms[] allocator fields, memory.allocators[]). Reads torch_alloc's results only. */
+ * memory.allocators[]; the allocator fields of memory.ooms[] are json_mem.c's). Reads the
+ * allocator view alone (model/view_torch.h). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "render/json.h"
+#include "render/json_put.h"
 #include "render/torch_render.h"
 #include "base/util.h"
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
-static jobj *jsite(const struct ga_report *r, uint32_t stack)
+static jobj *jstr(const char *s)
 {
-    char buf[1024];
-    const char *s = ga_torch_site_label(&r->torch, stack, buf, sizeof(buf));
-    return json_object_new_string(s ? s : "(no Python frames: history off)");
+    return json_object_new_string(s);
 }
 
-static jobj *sites_arr(const struct ga_report *r, const struct ga_torch_sites *s)
+jobj *ga_json_torch_sites(const struct ga_vtorch_sites *s)
 {
     jobj *a = json_object_new_array();
     for (size_t i = 0; i < s->n; i++) {
         jobj *o = json_object_new_object();
-        char buf[1024];
-        const char *l = ga_torch_entry_label(&r->torch, &r->stacks, &s->s[i], buf, sizeof(buf));
-        put(o, "site", json_object_new_string(l ? l : "(no Python frames: history off)"));
-        put(o, "site_source",
-            json_object_new_string(
-                ga_torch_site_source_name(l ? s->s[i].source : GA_TORCH_SITE_NONE)));
-        put(o, "bytes", ju64(s->s[i].bytes));
-        put(o, "count", ju64(s->s[i].count));
+        const char *l = s->v[i].label;
+        put(o, "site", jstr(l ? l : "(no Python frames: history off)"));
+        put(o, "site_source", jstr(s->v[i].source));
+        put(o, "bytes", ju64(s->v[i].bytes));
+        put(o, "count", ju64(s->v[i].count));
         json_object_array_add(a, o);
     }
     if (s->other_count) {
         jobj *o = json_object_new_object();
-        put(o, "site", json_object_new_string("(other sites)"));
+        put(o, "site", jstr("(other sites)"));
         put(o, "bytes", ju64(s->other_bytes));
         put(o, "count", ju64(s->other_count));
         json_object_array_add(a, o);
@@ -44,13 +40,13 @@ static jobj *sites_arr(const struct ga_report *r, const struct ga_torch_sites *s
 
 static jobj *jmaybe(uint64_t v)
 {
-    return v == UINT64_MAX ? NULL : ju64(v);
+    return v == GA_VTORCH_UNKNOWN ? NULL : ju64(v);
 }
 
-static jobj *frag_obj(const struct ga_report *r, const struct ga_torch_frag *f)
+static jobj *frag_obj(const struct ga_vtorch_frag *f)
 {
     jobj *o = json_object_new_object();
-    put(o, "time_ns", jtime(r, f->ts, 1));
+    put(o, "time_ns", ji64(f->ns));
     put(o, "reserved_bytes", ju64(f->reserved));
     put(o, "allocated_bytes", ju64(f->allocated));
     put(o, "free_in_segments_bytes", ju64(f->free_in_segments));
@@ -60,57 +56,22 @@ static jobj *frag_obj(const struct ga_report *r, const struct ga_torch_frag *f)
     return o;
 }
 
-void ga_json_torch_oom(const struct ga_report *r, const struct ga_oom *x, jobj *o)
-{
-    const struct ga_torch_oom *a = x->alloc;
-    put(o, "level", json_object_new_string(a ? "allocator" : "driver"));
-    if (!a && !x->allocator_cached) return;
-    put(o, "allocator", json_object_new_string("pytorch"));
-    if (!a) return;
-    uint64_t unalloc = a->reserved > a->allocated ? a->reserved - a->allocated : 0;
-    put(o, "reserved_bytes", ju64(a->reserved));
-    put(o, "allocated_bytes", ju64(a->allocated));
-    put(o, "free_in_segments_bytes", ju64(unalloc));
-    put(o, "largest_free_block_bytes", jmaybe(a->have_snap ? a->largest_fit : UINT64_MAX));
-    put(o, "device_free_bytes", ju64(a->device_free));
-    put(o, "device_total_bytes", ju64(a->device_total));
-    put(o, "limit_bytes", ju64(a->limit));
-    put(o, "memory_fraction_set", json_object_new_boolean(a->fraction_set));
-    put(o, "driver_failures_merged", ju64(a->driver_failures));
-    put(o, "python_site", a->stack ? jsite(r, a->stack) : NULL);
-    if (a->have_snap) {
-        put(o, "partly_used_segments", ju64(a->frag.partly_used));
-        put(o, "partly_used_segment_bytes", ju64(a->frag.partly_used_bytes));
-        put(o, "pinning_blocks", ju64(a->frag.pinning_blocks));
-        put(o, "pinning_bytes", ju64(a->frag.pinning_bytes));
-        put(o, "pinned_by", sites_arr(r, &a->pinning));
-    }
-    put(o, "advice", json_object_new_string(ga_torch_verdict_advice(a->verdict)));
-}
+/* ---- memory by category ---------------------------------------------------------------------- */
 
-/* ---- memory by category (model/view_tiers.h) ------------------------------------------- */
-
-static const struct ga_tv_dev *tv_dev(const struct ga_report *r, int32_t device)
-{
-    for (size_t i = 0; i < r->tierview.n_devs; i++)
-        if (r->tierview.devs[i].device == device) return &r->tierview.devs[i];
-    return NULL;
-}
-
-static jobj *by_category(const struct ga_tv_dev *v)
+static jobj *by_category(const struct ga_vtorch_tiers *v)
 {
     jobj *a = json_object_new_array();
-    for (int i = 0; i < GA_CATS; i++) {
-        const struct ga_tv_cat *c = &v->cats[i];
+    for (size_t i = 0; i < v->n_cats; i++) {
+        const struct ga_vtorch_cat *c = &v->cats[i];
         jobj *o = json_object_new_object(), *top = json_object_new_array();
-        put(o, "category", json_object_new_string(ga_cat_name(c->cat)));
+        put(o, "category", jstr(c->name));
         put(o, "bytes", ju64(c->bytes));
         put(o, "requested_bytes", ju64(c->requested));
         put(o, "count", ju64(c->count));
-        put(o, "basis", json_object_new_string(ga_cat_basis_name(c->basis)));
+        put(o, "basis", jstr(c->basis));
         for (size_t k = 0; k < c->n_top; k++) {
             jobj *t = json_object_new_object();
-            put(t, "site", c->top[k][0] ? json_object_new_string(c->top[k]) : NULL);
+            put(t, "site", c->top[k] ? jstr(c->top[k]) : NULL);
             put(t, "bytes", ju64(c->top_bytes[k]));
             json_object_array_add(top, t);
         }
@@ -120,20 +81,19 @@ static jobj *by_category(const struct ga_tv_dev *v)
     return a;
 }
 
-static jobj *category_series(const struct ga_report *r, const struct ga_tv_dev *v)
+static jobj *category_series(const struct ga_vtorch_tiers *v)
 {
     jobj *a = json_object_new_array();
-    for (size_t i = 0; i < v->n_series; i++) {
-        const struct ga_tiers_point *p = &v->series[i];
-        uint64_t roles = p->weights + p->gradients + p->optimizer_state;
+    for (size_t i = 0; i < v->n_points; i++) {
+        const struct ga_vtorch_point *p = &v->points[i];
         jobj *o = json_object_new_object();
-        put(o, "time_ns", jtime(r, p->ts, 1));
+        put(o, "time_ns", ji64(p->ns));
         put(o, "step", ju64(p->step));
         put(o, "weights", ju64(p->weights));
         put(o, "gradients", ju64(p->gradients));
         put(o, "optimizer_state", ju64(p->optimizer_state));
-        put(o, "other_allocated", p->allocated >= roles ? ju64(p->allocated - roles) : NULL);
-        put(o, "cache", ju64(p->reserved > p->allocated ? p->reserved - p->allocated : 0));
+        put(o, "other_allocated", p->have_other ? ju64(p->other_allocated) : NULL);
+        put(o, "cache", ju64(p->cache));
         put(o, "allocated", ju64(p->allocated));
         put(o, "reserved", ju64(p->reserved));
         json_object_array_add(a, o);
@@ -141,17 +101,17 @@ static jobj *category_series(const struct ga_report *r, const struct ga_tv_dev *
     return a;
 }
 
-static jobj *category_snapshots(const struct ga_report *r, const struct ga_tv_dev *v)
+static jobj *category_snapshots(const struct ga_vtorch *t, const struct ga_vtorch_tiers *v)
 {
     jobj *a = json_object_new_array();
     for (size_t i = 0; i < v->n_snaps; i++) {
-        const struct ga_tiers_snappoint *p = &v->snaps[i];
+        const struct ga_vtorch_snap *p = &v->snaps[i];
         jobj *o = json_object_new_object();
-        put(o, "time_ns", jtime(r, p->ts, 1));
-        put(o, "why", json_object_new_string(ga_torch_why_name(p->why)));
+        put(o, "time_ns", ji64(p->ns));
+        put(o, "why", jstr(p->why));
         put(o, "roles_known", json_object_new_boolean(p->roles_known));
-        for (int c = 0; c < GA_CATS; c++)
-            put(o, ga_cat_name((enum ga_cat)c), ju64(p->bytes[c]));
+        for (size_t c = 0; c < t->n_cat_names; c++)
+            put(o, t->cat_names[c], ju64(p->bytes[c]));
         put(o, "allocated", ju64(p->allocated));
         put(o, "reserved", ju64(p->reserved));
         json_object_array_add(a, o);
@@ -159,15 +119,14 @@ static jobj *category_snapshots(const struct ga_report *r, const struct ga_tv_de
     return a;
 }
 
-static jobj *optimizers(const struct ga_tv_dev *v)
+static jobj *optimizers(const struct ga_vtorch_tiers *v)
 {
-    char eb[2][16];
     jobj *a = json_object_new_array();
     for (size_t i = 0; i < v->n_opts; i++) {
-        const struct ga_tv_opt *x = &v->opts[i];
+        const struct ga_vtorch_opt *x = &v->opts[i];
         jobj *o = json_object_new_object();
         put(o, "optimizer", ju64(x->num));
-        put(o, "class", json_object_new_string(x->name));
+        put(o, "class", jstr(x->name));
         put(o, "steps", ju64(x->steps));
         put(o, "weights_bytes", ju64(x->weights));
         put(o, "gradients_bytes", ju64(x->gradients));
@@ -175,83 +134,75 @@ static jobj *optimizers(const struct ga_tv_dev *v)
         put(o, "weight_tensors", ju64(x->weight_tensors));
         put(o, "gradient_tensors", ju64(x->gradient_tensors));
         put(o, "state_tensors", ju64(x->state_tensors));
-        put(o, "weight_dtype",
-            x->weight_elem
-                ? json_object_new_string(ga_tv_elem_name(x->weight_elem, eb[0], sizeof(eb[0])))
-                : NULL);
-        put(o, "state_dtype",
-            x->state_elem
-                ? json_object_new_string(ga_tv_elem_name(x->state_elem, eb[1], sizeof(eb[1])))
-                : NULL);
-        put(o, "state_to_weights", x->weights ? json_object_new_double(x->state_ratio) : NULL);
-        put(o, "meaning", json_object_new_string(x->meaning));
+        put(o, "weight_dtype", x->weight_dtype[0] ? jstr(x->weight_dtype) : NULL);
+        put(o, "state_dtype", x->state_dtype[0] ? jstr(x->state_dtype) : NULL);
+        put(o, "state_to_weights", x->have_ratio ? json_object_new_double(x->state_ratio) : NULL);
+        put(o, "meaning", jstr(x->meaning));
         json_object_array_add(a, o);
     }
     return a;
 }
 
-static void tiers_obj(const struct ga_report *r, int32_t device, jobj *dev, jobj *pb)
+static void tiers_obj(const struct ga_vtorch *t, const struct ga_vtorch_dev *d, jobj *dev, jobj *pb)
 {
-    const struct ga_tv_dev *v = tv_dev(r, device);
-    if (!v) {
+    const struct ga_vtorch_tiers *v = &d->tiers;
+    if (!d->have_tiers) {
         put(pb, "by_category", NULL);
         put(dev, "category_series", NULL);
         put(dev, "category_snapshots", NULL);
         put(dev, "optimizers", NULL);
         return;
     }
-    put(pb, "by_category", v->peak ? by_category(v) : NULL);
-    if (v->peak) {
-        put(pb, "categories_time_ns", jtime(r, v->peak->ts, 1));
-        put(pb, "roles_unmatched_bytes", ju64(v->peak->roles_unmatched_bytes));
-        put(pb, "roles_known", json_object_new_boolean(v->peak->roles_known));
-        put(pb, "categories_source", json_object_new_string(v->replayed ? "replay" : "snapshot"));
-        put(pb, "categories_allocated_bytes", ju64(v->peak->allocated));
-        put(pb, "categories_reserved_bytes", ju64(v->peak->reserved));
+    put(pb, "by_category", v->have_peak ? by_category(v) : NULL);
+    if (v->have_peak) {
+        put(pb, "categories_time_ns", ji64(v->peak_ns));
+        put(pb, "roles_unmatched_bytes", ju64(v->roles_unmatched_bytes));
+        put(pb, "roles_known", json_object_new_boolean(v->roles_known));
+        put(pb, "categories_source", jstr(v->replayed ? "replay" : "snapshot"));
+        put(pb, "categories_allocated_bytes", ju64(v->allocated));
+        put(pb, "categories_reserved_bytes", ju64(v->reserved));
     }
-    if (v->replay) {
+    if (v->have_replay) {
         jobj *rp = json_object_new_object();
-        put(rp, "batches", ju64(v->replay->batches));
-        put(rp, "replayed", ju64(v->replay->replayed));
-        put(rp, "inconsistent", ju64(v->replay->inconsistent));
+        put(rp, "batches", ju64(v->batches));
+        put(rp, "replayed", ju64(v->batches_replayed));
+        put(rp, "inconsistent", ju64(v->batches_inconsistent));
         put(pb, "replay", rp);
     } else {
         put(pb, "replay", NULL);
     }
     jobj *adv = json_object_new_array();
     for (size_t i = 0; i < v->n_advice; i++)
-        json_object_array_add(adv, json_object_new_string(v->advice[i]));
+        json_object_array_add(adv, jstr(v->advice[i]));
     put(pb, "advice", adv);
-    put(dev, "category_series", category_series(r, v));
-    put(dev, "category_snapshots", category_snapshots(r, v));
+    put(dev, "category_series", category_series(v));
+    put(dev, "category_snapshots", category_snapshots(t, v));
     put(dev, "optimizers", optimizers(v));
 }
 
-static jobj *dev_obj(const struct ga_report *r, const struct ga_torch_dev *d)
+static jobj *dev_obj(const struct ga_vtorch *t, const struct ga_vtorch_dev *d)
 {
     jobj *o = json_object_new_object();
-    put(o, "allocator", json_object_new_string("pytorch"));
+    put(o, "allocator", jstr("pytorch"));
     put(o, "device", ji64(d->device));
     put(o, "peak_allocated_bytes", ju64(d->peak_allocated));
     put(o, "peak_reserved_bytes", ju64(d->peak_reserved));
-    put(o, "expandable_segments",
-        json_object_new_boolean((r->torch.snapshot_flags & GT_TORCH_EXPANDABLE) != 0));
+    put(o, "expandable_segments", json_object_new_boolean(t->expandable_segments));
     jobj *pb = json_object_new_object();
-    put(pb, "by_site", sites_arr(r, &d->peak_sites));
+    put(pb, "by_site", ga_json_torch_sites(&d->peak_sites));
     put(pb, "snapshot_allocated_bytes", d->have_at_peak ? ju64(d->at_peak.allocated) : NULL);
     put(pb, "exact",
         json_object_new_boolean(d->have_at_peak && d->at_peak.allocated == d->peak_allocated));
-    tiers_obj(r, d->device, o, pb);
+    tiers_obj(t, d, o, pb);
     put(o, "peak_breakdown", pb);
     jobj *fr = json_object_new_object(), *series = json_object_new_array();
     for (size_t i = 0; i < d->n_series; i++)
-        json_object_array_add(series, frag_obj(r, &d->series[i]));
+        json_object_array_add(series, frag_obj(&d->series[i]));
     put(fr, "series", series);
-    put(fr, "at_peak", d->have_at_peak ? frag_obj(r, &d->at_peak) : NULL);
+    put(fr, "at_peak", d->have_at_peak ? frag_obj(&d->at_peak) : NULL);
     jobj *at = json_object_new_array();
-    for (size_t i = 0; i < r->torch.n_ooms; i++)
-        if (r->torch.ooms[i].device == d->device && r->torch.ooms[i].have_snap)
-            json_object_array_add(at, frag_obj(r, &r->torch.ooms[i].frag));
+    for (size_t i = 0; i < d->n_at_ooms; i++)
+        json_object_array_add(at, frag_obj(&d->at_ooms[i]));
     put(fr, "at_ooms", at);
     put(o, "fragmentation", fr);
     put(o, "cached_at_exit_bytes", d->have_exit ? ju64(d->cached_at_exit) : NULL);
@@ -259,59 +210,27 @@ static jobj *dev_obj(const struct ga_report *r, const struct ga_torch_dev *d)
     return o;
 }
 
-void ga_json_torch(const struct ga_report *r, jobj *memory)
+void ga_json_torch(const struct ga_vtorch *v, jobj *memory)
 {
     jobj *a = json_object_new_array();
-    for (size_t i = 0; i < r->torch.n_devs; i++)
-        json_object_array_add(a, dev_obj(r, &r->torch.devs[i]));
+    for (size_t i = 0; i < v->n_devs; i++)
+        json_object_array_add(a, dev_obj(v, &v->devs[i]));
     put(memory, "allocators", a);
 }
 
 /* ---- text ------------------------------------------------------------------------------------ */
 
-static void text_sites(const struct ga_report *r, FILE *o, const struct ga_torch_sites *s,
-                       const char *lead)
+void ga_text_torch_sites(const struct ga_vtorch_sites *s, FILE *o, const char *lead)
 {
-    char b[32], label[1024];
+    char b[32];
     if (!s->n) return;
     fprintf(o, "%s", lead);
-    for (size_t i = 0; i < s->n && i < 3; i++) {
-        const char *l = ga_torch_entry_label(&r->torch, &r->stacks, &s->s[i], label, sizeof(label));
-        fprintf(o, "%s%s ", i ? "; " : "", ga_fmt_bytes(b, s->s[i].bytes));
-        if (l && s->s[i].source == GA_TORCH_SITE_SEGMENT) /* not the blocks' own lines */
-            fputs("in segments allocated at ", o);
-        ga_put_trimmed(o, l ? l : "(no Python frames)", 64);
+    for (size_t i = 0; i < s->n && i < GA_VTORCH_BRIEF; i++) {
+        fprintf(o, "%s%s ", i ? "; " : "", ga_fmt_bytes(b, s->v[i].bytes));
+        if (s->v[i].in_segments) fputs("in segments allocated at ", o); /* not the blocks' own */
+        ga_put_trimmed(o, s->v[i].label ? s->v[i].label : "(no Python frames)", 64);
     }
     fputc('\n', o);
-}
-
-void ga_text_torch_oom(const struct ga_report *r, FILE *o, const struct ga_oom *x)
-{
-    const struct ga_torch_oom *a = x->alloc;
-    char b[6][32], label[1024];
-    if (!a) return;
-    const char *site = ga_torch_site_label(&r->torch, a->stack, label, sizeof(label));
-    if (site) fprintf(o, "      raised at %s\n", site);
-    fprintf(o, "      PyTorch: %s allocated, %s reserved but unallocated; device %s free of %s",
-            ga_fmt_bytes(b[0], a->allocated),
-            ga_fmt_bytes(b[1], a->reserved > a->allocated ? a->reserved - a->allocated : 0),
-            ga_fmt_bytes(b[2], a->device_free), ga_fmt_bytes(b[3], a->device_total));
-    if (a->fraction_set) fprintf(o, "; fraction allows %s", ga_fmt_bytes(b[4], a->limit));
-    if (a->driver_failures)
-        fprintf(o, " (%u driver failure%s merged)", a->driver_failures,
-                a->driver_failures == 1 ? "" : "s");
-    fputc('\n', o);
-    if (a->have_snap) {
-        fprintf(o,
-                "      largest free block %s against %s; %" PRIu64 " partly used segment%s (%s) "
-                "pinned by %" PRIu64 " live block%s (%s)\n",
-                ga_fmt_bytes(b[0], a->largest_fit), ga_fmt_bytes(b[1], a->requested),
-                a->frag.partly_used, a->frag.partly_used == 1 ? "" : "s",
-                ga_fmt_bytes(b[2], a->frag.partly_used_bytes), a->frag.pinning_blocks,
-                a->frag.pinning_blocks == 1 ? "" : "s", ga_fmt_bytes(b[3], a->frag.pinning_bytes));
-        text_sites(r, o, &a->pinning, "      pinned by: ");
-    }
-    fprintf(o, "      advice: %s\n", ga_torch_verdict_advice(a->verdict));
 }
 
 #define TEXT_WIDTH 100 /* the category lines wrap here */
@@ -347,42 +266,43 @@ static void put_wrapped(FILE *o, const char *lead, const char *text, int indent)
 }
 
 /* "weights 4.00 MiB" and, for optimizer state, what it is against the weights. */
-static void text_cat(char *buf, size_t n, const struct ga_tv_dev *v, const struct ga_tv_cat *c)
+static void text_cat(char *buf, size_t n, const struct ga_vtorch_tiers *v,
+                     const struct ga_vtorch_cat *c)
 {
     char b[32];
-    int k = snprintf(buf, n, "%s %s", ga_cat_label(c->cat), ga_fmt_bytes(b, c->bytes));
+    int k = snprintf(buf, n, "%s %s", c->label, ga_fmt_bytes(b, c->bytes));
     if (k < 0 || (size_t)k >= n) return;
-    if (c->cat == GA_CAT_OPTIMIZER_STATE && v->n_opts == 1 && v->opts[0].weights)
+    if (c->optimizer_state && v->n_opts == 1 && v->opts[0].weights)
         snprintf(buf + k, n - (size_t)k, " (%.1fx weights: %s)", v->opts[0].state_ratio,
                  v->opts[0].meaning);
-    else if (c->basis == GA_BASIS_REMAINDER)
+    else if (c->remainder)
         snprintf(buf + k, n - (size_t)k,
                  " (what no optimizer holds: activations, temporaries, inputs)");
 }
 
-static void text_tiers(const struct ga_report *r, FILE *o, int32_t device)
+static void text_tiers(const struct ga_vtorch_dev *d, FILE *o)
 {
-    const struct ga_tv_dev *v = tv_dev(r, device);
+    const struct ga_vtorch_tiers *v = &d->tiers;
     char b[3][32], piece[400];
-    if (!v || !v->peak) return;
+    if (!d->have_tiers || !v->have_peak) return;
     fprintf(o, "    by category at %s (%s allocated of %s reserved):\n      ",
             v->replayed ? "the peak (block events replayed)" : "the fullest snapshot",
-            ga_fmt_bytes(b[0], v->peak->allocated), ga_fmt_bytes(b[1], v->peak->reserved));
+            ga_fmt_bytes(b[0], v->allocated), ga_fmt_bytes(b[1], v->reserved));
     int col = 6;
-    for (int i = 0, n = 0; i < GA_CATS; i++) {
+    for (size_t i = 0, n = 0; i < v->n_cats; i++) {
         if (!v->cats[i].bytes) continue;
         text_cat(piece + 1, sizeof(piece) - 3, v, &v->cats[i]);
         piece[0] = n++ ? ' ' : 0;
         put_piece(o, &col, piece[0] ? piece : piece + 1, 8);
-        if (i + 1 < GA_CATS && v->cats[i + 1].bytes) fputc(';', o), col++;
+        if (i + 1 < v->n_cats && v->cats[i + 1].bytes) fputc(';', o), col++;
     }
     fputc('\n', o);
-    if (!v->peak->roles_known)
+    if (!v->roles_known)
         fputs("      (no optimizer had stepped yet: weights, gradients and optimizer state are in "
               "the remainder)\n",
               o);
     for (size_t i = 0; i < v->n_opts; i++)
-        if (v->n_opts > 1 || !v->peak->cat[GA_CAT_OPTIMIZER_STATE].bytes)
+        if (v->n_opts > 1 || !v->optimizer_state_bytes)
             fprintf(o, "      optimizer %u (%s): state %s = %.1fx weights: %s\n", v->opts[i].num,
                     v->opts[i].name, ga_fmt_bytes(b[2], v->opts[i].optimizer_state),
                     v->opts[i].state_ratio, v->opts[i].meaning);
@@ -390,11 +310,11 @@ static void text_tiers(const struct ga_report *r, FILE *o, int32_t device)
         put_wrapped(o, "      advice: ", v->advice[i], 14);
 }
 
-void ga_text_torch(const struct ga_report *r, FILE *o)
+void ga_text_torch(const struct ga_vtorch *v, FILE *o)
 {
     char b[4][32];
-    for (size_t i = 0; i < r->torch.n_devs; i++) {
-        const struct ga_torch_dev *d = &r->torch.devs[i];
+    for (size_t i = 0; i < v->n_devs; i++) {
+        const struct ga_vtorch_dev *d = &v->devs[i];
         fprintf(o, "  PyTorch allocator dev %d: peak allocated %s, peak reserved %s", d->device,
                 ga_fmt_bytes(b[0], d->peak_allocated), ga_fmt_bytes(b[1], d->peak_reserved));
         if (d->have_exit)
@@ -402,15 +322,15 @@ void ga_text_torch(const struct ga_report *r, FILE *o)
                     ga_fmt_bytes(b[3], d->allocated_at_exit));
         fputc('\n', o);
         if (d->have_at_peak) {
-            const struct ga_torch_frag *f = &d->at_peak;
+            const struct ga_vtorch_frag *f = &d->at_peak;
             fprintf(o,
                     "    fullest snapshot: %s allocated of %s reserved, largest free block %s, "
                     "%" PRIu64 " partly used segment%s\n",
                     ga_fmt_bytes(b[0], f->allocated), ga_fmt_bytes(b[1], f->reserved),
                     ga_fmt_bytes(b[2], f->largest_free), f->partly_used,
                     f->partly_used == 1 ? "" : "s");
-            text_sites(r, o, &d->peak_sites, "    held by: ");
+            ga_text_torch_sites(&d->peak_sites, o, "    held by: ");
         }
-        text_tiers(r, o, d->device);
+        text_tiers(d, o);
     }
 }

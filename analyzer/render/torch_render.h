@@ -1,20 +1,23 @@
-/* The PyTorch allocator's part of the reports (torch_render.c). */
+/* The PyTorch allocator's part of the reports (torch_render.c): it reads the allocator view
+ * alone (model/view_torch.h). */
 #ifndef GA_TORCH_RENDER_H
 #define GA_TORCH_RENDER_H
 
 #include <stdio.h>
 
-#include <json-c/json.h>
+#include "model/view_torch.h"
 
-#include "model/report.h"
+struct json_object;
 
-/* memory.ooms[] entry fields: level, and for PyTorch's OOMs allocator, its figures, evidence. */
-void ga_json_torch_oom(const struct ga_report *r, const struct ga_oom *x, struct json_object *o);
 /* memory.allocators[]. */
-void ga_json_torch(const struct ga_report *r, struct json_object *memory);
-/* Lines under one OOM of the text report (nothing for a driver failure). */
-void ga_text_torch_oom(const struct ga_report *r, FILE *o, const struct ga_oom *x);
+void ga_json_torch(const struct ga_vtorch *v, struct json_object *memory);
+/* A breakdown's Python sites, and the rest as "(other sites)" (memory.allocators[].
+ * peak_breakdown.by_site, memory.ooms[].pinned_by). */
+struct json_object *ga_json_torch_sites(const struct ga_vtorch_sites *s);
 /* The allocator section of the text report (nothing without the bridge's records). */
-void ga_text_torch(const struct ga_report *r, FILE *o);
+void ga_text_torch(const struct ga_vtorch *v, FILE *o);
+/* "3.00 MiB file:line; ..." of a breakdown's first GA_VTORCH_BRIEF sites after lead, one line
+ * (nothing without sites). */
+void ga_text_torch_sites(const struct ga_vtorch_sites *s, FILE *o, const char *lead);
 
 #endif

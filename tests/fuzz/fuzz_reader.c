@@ -22,7 +22,8 @@
 #include <unistd.h>
 
 #include "format.h"
-#include "model/report.h"
+#include "model/state.h"
+#include "render/dump.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -60,7 +61,7 @@ static void render_json_checked(const struct ga_report *r)
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     if (!m) abort();
-    ga_render_json(r, m);
+    ga_render_json(&r->m, m);
     fclose(m);
     json_object *o = json_tokener_parse(text);
     if (!o) {
@@ -76,10 +77,10 @@ static void report_once(void)
 {
     struct ga_report r;
     ga_report_init(&r, "fuzz.trace");
-    r.show_stacks = 1; /* --stacks: the renderers print every listed site's whole stack */
+    r.m.show_stacks = 1; /* --stacks: the renderers print every listed site's whole stack */
     if (ga_read_fd(input_fd, ga_report_event, &r, &r.read) == 0) {
         ga_report_finish(&r);
-        ga_render_text(&r, devnull);
+        ga_render_text(&r.m, devnull);
         render_json_checked(&r);
     } else if (!r.read.error[0]) {
         abort(); /* a refused file must say why */
@@ -94,7 +95,9 @@ struct dump_ctx {
 static void dump_sink(void *p, const struct ga_event *ev)
 {
     const struct dump_ctx *d = p;
-    ga_dump_event(devnull, d->st->header.start_monotonic_ns, ev);
+    struct ga_vrecord rec;
+    ga_vrecord_of(&rec, ev);
+    ga_dump_record(devnull, d->st->header.start_monotonic_ns, &rec);
 }
 
 /* What `gputrace-report --dump` does. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/report.h"
+#include "model/state.h"
 #include "check.h"
 #include "collect.h"
 #include "jpath.h"
@@ -424,7 +424,7 @@ static void check_json(const struct ga_report *r)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    ga_render_json(r, f);
+    ga_render_json(&r->m, f);
     fclose(f);
     json_object *root = json_tokener_parse(buf), *d = JGET(root, "timeline", "devices", "#0");
     CHECK_STR("json: longest gap's cause", JSTR(d, "gaps", "#0", "cause"), "allocation");

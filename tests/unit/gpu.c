@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "base/demangle.h"
-#include "model/report.h"
+#include "model/state.h"
 #include "check.h"
 #include "collect.h"
 #include "jpath.h"
@@ -58,9 +58,9 @@ static char *render(const struct ga_report *r, int json)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (json)
-        ga_render_json(r, f);
+        ga_render_json(&r->m, f);
     else
-        ga_render_text(r, f);
+        ga_render_text(&r->m, f);
     fclose(f);
     return buf;
 }

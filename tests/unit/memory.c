@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/report.h"
+#include "model/state.h"
 #include "check.h"
 #include "collect.h"
 #include "tracebuild.h"
@@ -288,7 +288,7 @@ static void test_json(void)
     CHECK_U64("final watermark: +inf does not stretch the duration", ga_report_duration(&r),
               14 * MS);
     FILE *f = open_memstream(&buf, &len);
-    CHECK("json: renders", ga_render_json(&r, f) == 0);
+    CHECK("json: renders", ga_render_json(&r.m, f) == 0);
     fclose(f);
     json_object *root = json_tokener_parse(buf);
     CHECK("json: parses with json-c", root != NULL);

@@ -7,7 +7,8 @@
 
 #include "check.h"
 #include "collect.h"
-#include "model/report.h"
+#include "model/state.h"
+#include "render/dump.h"
 #include "tracebuild.h"
 
 #define T0 1000000000ull
@@ -189,8 +190,11 @@ static void test_round_trip(void)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    for (size_t i = 0; i < c.n; i++)
-        ga_dump_event(f, T0, &c.ev[i]);
+    for (size_t i = 0; i < c.n; i++) {
+        struct ga_vrecord rec;
+        ga_vrecord_of(&rec, &c.ev[i]);
+        ga_dump_record(f, T0, &rec);
+    }
     fclose(f);
     size_t lines = 0;
     for (size_t i = 0; i < len; i++)
@@ -290,8 +294,8 @@ static void test_truncation(void)
         ga_report_init(&r, path);
         bad_report += ga_report_run(&r) != 0;
         FILE *devnull = fopen("/dev/null", "w");
-        ga_render_text(&r, devnull);
-        ga_render_json(&r, devnull);
+        ga_render_text(&r.m, devnull);
+        ga_render_json(&r.m, devnull);
         fclose(devnull);
         ga_report_free(&r);
     }

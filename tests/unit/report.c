@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "model/report.h"
+#include "model/state.h"
 
 static char text[64] = "name\0more\0and more";
 

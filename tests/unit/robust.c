@@ -18,7 +18,8 @@
 #include <zstd.h>
 
 #include "check.h"
-#include "model/report.h"
+#include "model/state.h"
+#include "render/dump.h"
 #include "repack.h"
 #include "tracebuild.h"
 
@@ -55,7 +56,9 @@ static int memfd_of(const void *buf, size_t n)
 static void dump_sink(void *p, const struct ga_event *ev)
 {
     const struct ga_read_stats *st = p;
-    ga_dump_event(devnull, st->header.start_monotonic_ns, ev);
+    struct ga_vrecord rec;
+    ga_vrecord_of(&rec, ev);
+    ga_dump_record(devnull, st->header.start_monotonic_ns, &rec);
 }
 
 static double cpu_now(void)
@@ -72,7 +75,7 @@ static int json_parses(const struct ga_report *r)
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     if (!m) abort();
-    ga_render_json(r, m);
+    ga_render_json(&r->m, m);
     fclose(m);
     /* strict, UTF-8 checked: every string from the trace must come out valid */
     json_tokener *tok = json_tokener_new();
@@ -99,11 +102,11 @@ static void analyze(const void *buf, size_t n, int check_json, struct outcome *o
     o->rc = ga_read_fd(fd, ga_report_event, &r, &r.read);
     if (o->rc == 0) {
         ga_report_finish(&r);
-        ga_render_text(&r, devnull);
+        ga_render_text(&r.m, devnull);
         if (check_json)
             o->json_ok = json_parses(&r);
         else
-            ga_render_json(&r, devnull);
+            ga_render_json(&r.m, devnull);
         o->notes = r.facts.n_notes;
         o->notes_dropped = r.facts.notes_dropped;
         o->ooms = r.mem.n_ooms;
@@ -768,7 +771,7 @@ static char *json_of(const void *buf, size_t n)
         ga_report_finish(&r);
         FILE *m = open_memstream(&text, &len);
         if (!m) abort();
-        ga_render_json(&r, m);
+        ga_render_json(&r.m, m);
         fclose(m);
     }
     ga_report_free(&r);

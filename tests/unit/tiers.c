@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "model/report.h"
+#include "model/state.h"
 #include "collect.h"
 #include "tracebuild.h"
 
