@@ -871,8 +871,10 @@ def stk_section(d, K):
                     'copies of the chain, alternating): gputrace adds **%s ns** of CPU per pair, heaptrack '
                     '**%s ns**: **%.2f×**. gputrace\'s unwinder reuses the part of its previous walk whose '
                     'return-address slots still hold (preload/unwind.c), so a loop allocating from one '
-                    'place pays only for the changed frames; the alternating run walks all %s frames '
-                    'each time (and finds the stack in the node table rather than as the last one).' % (
+                    'place pays only for the changed frames, and keeps the walk before that one whole: '
+                    'the alternating run finds each of its %s-frame stacks there (a compare of the '
+                    'slots that walk read) and in the two-way cache of recent stacks; a thread whose '
+                    'stack differs at every event from both walks stops logging them for a while.' % (
                         fmt(ga['add_cpu']), fmt(ha['add_cpu']), V['ratio_alt_cpu'], g['frames']), '']
     P = [(dll, K[('py', dll)]) for dll in ('pydll', 'cdll') if ('py', dll) in K]
     if P:
@@ -918,7 +920,7 @@ def stk_section(d, K):
             'per-thread cache); gputrace with its own walker over per-return-address rules derived '
             'once from `.eh_frame` (libunwind for any frame outside those rules; '
             '`GPUTRACE_UNWIND=libunwind` forces it), which also reuses the unchanged part of its '
-            'previous walk: see the alternating run above for a stack walked anew. Both intern '
+            'previous walk, or the whole walk before it (the alternating run above). Both intern '
             'stacks in a tree.',
             '- heaptrack writes a short text line per event into a pipe and a second process '
             '(`heaptrack_interpret`) resolves, deduplicates and compresses it while the program '
@@ -1236,8 +1238,8 @@ def extra_targets(K, M, T):
                             fmt(K['malloc_ht_alt']['add_cpu'], 1), V['ratio_alt_cpu'],
                             'met' if ok else '**missed** (%.1f× the allowed share)' %
                             (V['ratio_alt_cpu'] / TARGET_STACK_VS_HEAPTRACK),
-                            '' if ok else 'every frame is walked anew (~4-5 ns a frame against '
-                            'libunwind\'s ~6-9) and the stack looked up in the node table; the records '
+                            '' if ok else 'the stack is found in neither of the two walks kept (or '
+                            'is walked anew: ~4-5 ns a frame against libunwind\'s ~6-9); the records '
                             'without stacks as above'))
         ok = g['add_cpu'] < TARGET_STACK_NS
         rows.append('| allocation with a %s-frame stack < 1 µs | %s CPU ns (%s ns wall) added per allocation+free '

@@ -803,6 +803,20 @@ static uint64_t fingerprint(uintptr_t co)
     return fingerprint_r(NULL, co);
 }
 
+/* What fingerprint_r hashes, kept as it is: comparing the four words is what comparing the
+ * fingerprints would say (and more), without the two hashes per code object. */
+INLINE void code_ident(uintptr_t co, uint64_t *id)
+{
+    id[0] = rd_ptr(co, P.L.co_file), id[1] = rd_ptr(co, P.L.co_name);
+    id[2] = rd_ptr(co, P.L.co_lines), id[3] = (uint32_t)rd_i32(co, P.L.co_first);
+}
+
+INLINE int code_ident_same(uintptr_t co, const uint64_t *id)
+{
+    return rd_ptr(co, P.L.co_file) == id[0] && rd_ptr(co, P.L.co_name) == id[1] &&
+           rd_ptr(co, P.L.co_lines) == id[2] && (uint32_t)rd_i32(co, P.L.co_first) == id[3];
+}
+
 /* The id of the code object at co, writing its record the first time (api: the object, when the
  * GIL is held; its record is then made through the API); 0 when ids ran out. The caller reserved
  * room for one entry. */
@@ -991,47 +1005,83 @@ _Static_assert(sizeof(struct rawf) == 16 && GT_PY_CHAIN_MAX == GT_STACK_DEPTH_MA
 static uintptr_t own_state(void);
 static PyObj *gil_holder(void);
 
-/* The thread's own frames, read by offsets as the full walk by offsets reads them, as (code
- * object, instruction offset or traced line) pairs into w: with the GIL (only once the
- * self-checks showed the offsets give the API's frames), or without it under the same guard as
- * offset_frames (counted in P.walkers, the atexit guard registered and not closing), but without
- * tab_mu: nothing shared is written. -1: not readable this way. Without the GIL (*gil 0) the
- * walk is still counted in P.walkers on return, whatever it returns: the caller leaves it
- * (atomic_fetch_sub) once it has read what it needs of the code objects. */
-static int chain_read(uint64_t *w, uint32_t max, int *gil)
+/* The thread state whose frames the chain is read from: the calling thread's when it holds the
+ * GIL (*gil 1; only once the self-checks showed the offsets give the API's frames), else its own
+ * state read without the GIL under the same guard as offset_frames (counted in P.walkers, the
+ * atexit guard registered and not closing), but without tab_mu: nothing shared is written. 0: not
+ * readable this way. Without the GIL (*gil 0) the read is counted in P.walkers on return, whatever
+ * it returns: the caller leaves it (atomic_fetch_sub) once it has read what it needs of the code
+ * objects. */
+static uintptr_t chain_state(int *gil)
 {
-    int k = -1;
     PyObj *ts = gil_holder();
     if (ts) {
         *gil = 1;
-        if (P.checks < SELF_CHECKS) return -1;
-        return walk_raw((uintptr_t)ts, (struct rawf *)(void *)w, max);
+        return P.checks < SELF_CHECKS ? 0 : (uintptr_t)ts;
     }
     *gil = 0;
     atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
-    if (!(atomic_load(&P.closing) && !closer) && atomic_load(&P.guard) == GUARD_ON) {
-        uintptr_t own = own_state();
-        if (own) k = walk_raw(own, (struct rawf *)(void *)w, max);
+    if (!(atomic_load(&P.closing) && !closer) && atomic_load(&P.guard) == GUARD_ON)
+        return own_state();
+    return 0;
+}
+
+/* Whether the frames of ts (3.11 on) are the n frames of c, compared while walking: a frame that
+ * holds c's next code object at c's next instruction is that frame again (it was complete then,
+ * so it is now; the code object is alive, its frame holds it), and only a frame that is not gets
+ * the checks of walk_raw_r, to be skipped as that walk skips it (not yet past its RESUME, a C
+ * stack entry) or to end the compare. Without the (code, offset) pairs written out first and
+ * compared after, and without reading a code object whose address differs. The code objects'
+ * identities follow (chain_match's reason). */
+static int chain_cmp(const struct gt_py_chain *c, uintptr_t ts, uint32_t max)
+{
+    const struct layout *L = &P.L;
+    int minor = P.minor;
+    uint32_t i = 0, n = c->n, steps = 0;
+    uintptr_t f = rd_ptr(ts, L->ts_frame);
+    if (minor <= 12) f = ok_ptr(f) ? rd_ptr(f, L->cf_current) : 1; /* tstate->cframe */
+    for (; f && i < max; f = rd_ptr(f, L->fr_back)) {
+        if (!ok_ptr(f) || ++steps > WALK_MAX) return 0;
+        uint8_t owner = rd_u8_r(NULL, f, L->fr_owner);
+        if (owner > OWNED_BY_CSTACK || (minor == 11 && owner == OWNED_BY_CSTACK)) return 0;
+        if (owner == OWNED_BY_CSTACK) continue; /* skipped by walk_raw_r, or its layout check */
+        uintptr_t co = rd_ptr(f, L->fr_code), instr = rd_ptr(f, L->fr_lasti);
+        if (i < n && co == c->f[2 * i]) {
+            int64_t key = (int64_t)c->f[2 * i + 1];
+            if (instr != co + L->co_code + (uintptr_t)(key < 0 ? -2 : key)) return 0;
+            uintptr_t fo = rd_ptr(f, L->fr_obj); /* a traced line: c never holds one */
+            if (fo && is_a_r(NULL, fo, P.t_frame) && rd_i32(fo, L->fo_lineno) > 0) return 0;
+            i++;
+            continue;
+        }
+        /* not c's next frame: equal only where walk_raw_r skips it as not yet started */
+        if (!is_a_r(NULL, co, P.t_code) || owner == OWNED_BY_GENERATOR) return 0;
+        uintptr_t code0 = co + L->co_code;
+        int64_t units = (int64_t)rd_ptr(co, 16);
+        if (instr < code0 - 2 || instr > code0 + 2 * (uint64_t)units || (instr & 1)) return 0;
+        if (instr >= code0 + 2 * (uint64_t)(uint32_t)rd_i32(co, L->co_traceable)) return 0;
     }
-    if (k >= 0 && P.IsFinalizing()) k = -1;
-    return k; /* (still counted in P.walkers: the caller reads the fingerprints, then leaves) */
+    if (i != n) return 0;
+    for (i = 0; i < n; i++)
+        if (!code_ident_same((uintptr_t)c->f[2 * i], c->id + 4 * i)) return 0;
+    return 1;
 }
 
 /* Whether the n pairs in w are the frames of c: the same code objects (address, and the
- * fingerprint that tells a code object from another made later at the same address, which
- * code_id checks) at the same instruction offsets. The fingerprints (four reads of the code
- * object each) are taken only once every pair matched. c's frames never hold a traced line
+ * fields of the fingerprint that tells a code object from another made later at the same
+ * address, which code_id checks) at the same instruction offsets. The fields (four reads of the
+ * code object each) are read only once every pair matched. c's frames never hold a traced line
  * (chain_keep refuses them), so neither do matching pairs. */
 static int chain_match(const struct gt_py_chain *c, const uint64_t *w, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
-        if (w[2 * i] != c->f[3 * i] || w[2 * i + 1] != c->f[3 * i + 1]) return 0;
+        if (w[2 * i] != c->f[2 * i] || w[2 * i + 1] != c->f[2 * i + 1]) return 0;
     for (uint32_t i = 0; i < n; i++)
-        if (fingerprint_r(NULL, (uintptr_t)w[2 * i]) != c->f[3 * i + 2]) return 0;
+        if (!code_ident_same((uintptr_t)w[2 * i], c->id + 4 * i)) return 0;
     return 1;
 }
 
-/* Keeps the n pairs in w as c's frames, with their code objects' fingerprints; 0 (c not usable)
+/* Keeps the n pairs in w as c's frames, with their code objects' identities; 0 (c not usable)
  * when a frame is keyed by a traced line (f_lineno set by a tracer), whose offset could differ
  * under the same line. */
 static int chain_keep(struct gt_py_chain *c, const uint64_t *w, uint32_t n)
@@ -1039,15 +1089,16 @@ static int chain_keep(struct gt_py_chain *c, const uint64_t *w, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         uint64_t code = w[2 * i], key = w[2 * i + 1];
         if ((int64_t)key > 0 && (key & KEY_LINE)) return 0;
-        c->f[3 * i] = code, c->f[3 * i + 1] = key;
-        c->f[3 * i + 2] = fingerprint_r(NULL, (uintptr_t)code);
+        c->f[2 * i] = code, c->f[2 * i + 1] = key;
+        code_ident((uintptr_t)code, c->id + 4 * i);
     }
     return 1;
 }
 
-/* Same code objects (same address and fingerprint), same instruction offsets, same count, read
- * the same way (with or without the GIL): the full walk would look up the same (code, offset)
- * entries, whose pseudo-ips never change (until gt_py_forget, which P.gen tells). */
+/* Same code objects (same address and fingerprint fields), same instruction offsets, same count,
+ * read the same way (with or without the GIL): the full walk would look up the same (code,
+ * offset) entries, whose pseudo-ips never change (until gt_py_forget, which P.gen tells). From
+ * 3.11 on the frames are compared while walking them (chain_cmp), before any full walk. */
 int gt_py_chain_same(struct gt_py_chain *c, uint32_t max)
 {
     int was = c->ok == CHAIN_OK && c->gen == P.gen && c->max == max;
@@ -1055,9 +1106,16 @@ int gt_py_chain_same(struct gt_py_chain *c, uint32_t max)
     if (!gt_py_available() || in_walk || !atomic_load_explicit(&P.on, memory_order_relaxed) || !max)
         return 0;
     if (max > GT_PY_CHAIN_MAX) max = GT_PY_CHAIN_MAX;
-    int gil = 0, k = chain_read(c->tmp, max, &gil), same = 0;
-    /* without the GIL, chain_read left this walk counted in P.walkers: the fingerprints below
-     * read the code objects, which finalization must not free meanwhile (exit_guard) */
+    int gil = 0, same = 0;
+    uintptr_t ts = chain_state(&gil);
+    /* without the GIL, chain_state left this read counted in P.walkers: the compare reads the
+     * code objects, which finalization must not free meanwhile (exit_guard) */
+    if (ts && was && gil == c->gil && P.minor >= 11) {
+        same = chain_cmp(c, ts, max) && !P.IsFinalizing();
+        if (same) c->ok = CHAIN_OK;
+    }
+    int k = same || !ts ? -1 : walk_raw(ts, (struct rawf *)(void *)c->tmp, max);
+    if (k >= 0 && P.IsFinalizing()) k = -1;
     if (k >= 0) {
         uint32_t n = (uint32_t)k;
         if (was && n == c->n && gil == c->gil && chain_match(c, c->tmp, n)) {

@@ -35,8 +35,8 @@ void gt_py_forget(void);
 uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max);
 
 /* The previous capture's Python frame chain, so that a capture from the same place can reuse its
- * stack id (stacks.c, one per thread): each frame's code object (and its fingerprint) and
- * instruction offset (or traced line), as the walk by offsets reads them. */
+ * stack id (stacks.c, one per thread): each frame's code object (and the fields its fingerprint
+ * hashes) and instruction offset, as the walk by offsets reads them. */
 #define GT_PY_CHAIN_MAX 256u
 #define GT_PY_CHAIN_OK  2
 struct gt_py_chain {
@@ -44,7 +44,8 @@ struct gt_py_chain {
     uint32_t gen;    /* gt_py_forget's generation when read */
     int ok;          /* GT_PY_CHAIN_OK: a full capture was made from these frames since */
     int gil;         /* read with the GIL (the full capture then walks through the API) */
-    uint64_t f[3 * GT_PY_CHAIN_MAX];   /* code, key, fingerprint */
+    uint64_t f[2 * GT_PY_CHAIN_MAX];   /* code, key */
+    uint64_t id[4 * GT_PY_CHAIN_MAX];  /* what tells each code object from a later one there */
     uint64_t tmp[2 * GT_PY_CHAIN_MAX]; /* the frames being compared: code, key */
 };
 /* Whether the calling thread's Python frames (at most max) are exactly those of c, read by the

@@ -64,8 +64,10 @@ struct gt_stk {
     struct {
         uint64_t hash;
         uint32_t n, id; /* id 0: empty */
+        uint64_t used;  /* clock when last found or stored */
         uint64_t ip[GT_STACK_DEPTH_MAX];
     } recent[RECENT]; /* stacks this thread interned lately, by a hash of all their frames */
+    uint64_t clock;   /* use stamps of recent[] */
     struct gt_unw_thread unw; /* this thread's unwinder state */
 };
 
@@ -369,30 +371,55 @@ static uint32_t lookup_memo(struct gt_stk *s, uint64_t ip, uint32_t parent)
     return id;
 }
 
+/* A stack's hash: hash_end(n, the xor of hash_frame(ip[i], i) over its n frames), so that a
+ * capture can hash its frames as it copies them. */
+static inline uint64_t hash_frame(uint64_t ip, uint32_t i)
+{
+    return (ip + i) * 0x9E3779B97F4A7C15ull;
+}
+
+static inline uint64_t hash_end(uint32_t n, uint64_t x)
+{
+    uint64_t h = n ^ x;
+    return h ^ (h >> 29);
+}
+
 static uint64_t stack_hash(const uint64_t *ip, uint32_t n)
 {
-    uint64_t h = n;
+    uint64_t x = 0;
     for (uint32_t i = 0; i < n; i++)
-        h ^= (ip[i] + i) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
+        x ^= hash_frame(ip[i], i);
+    return hash_end(n, x);
 }
 
 static uint32_t intern_nodes(struct gt_thread *t, struct gt_stk *s, uint32_t n);
 
-/* Interns the innermost-first stack in s->cur[0..n): a recent one, or node by node. */
-static uint32_t intern(struct gt_thread *t, struct gt_stk *s, uint32_t n)
+/* Interns the innermost-first stack in s->cur[0..n) (h: its stack_hash): a recent one, or node
+ * by node. The recent stacks are sets of two ways: two stacks a thread alternates between share a
+ * set one time in RECENT / 2, and then keep a way each instead of evicting each other. */
+static uint32_t intern_hashed(struct gt_thread *t, struct gt_stk *s, uint32_t n, uint64_t h)
 {
-    uint64_t h = stack_hash(s->cur, n);
-    __typeof__(s->recent[0]) *r = &s->recent[(h >> 32) % RECENT];
-    if (r->id && r->hash == h && r->n == n && memcmp(r->ip, s->cur, 8u * n) == 0) return r->id;
+    __typeof__(s->recent[0]) *r = &s->recent[(h >> 32) % (RECENT / 2) * 2];
+    for (int w = 0; w < 2; w++)
+        if (r[w].id && r[w].hash == h && r[w].n == n && memcmp(r[w].ip, s->cur, 8u * n) == 0) {
+            r[w].used = ++s->clock;
+            return r[w].id;
+        }
+    r += r[1].used < r[0].used; /* the way used less lately */
     uint32_t id = intern_nodes(t, s, n);
     if (id) {
+        r->used = ++s->clock;
         r->hash = h;
         r->n = n;
         r->id = id;
         memcpy(r->ip, s->cur, 8u * n);
     }
     return id;
+}
+
+static uint32_t intern(struct gt_thread *t, struct gt_stk *s, uint32_t n)
+{
+    return intern_hashed(t, s, n, stack_hash(s->cur, n));
 }
 
 static uint32_t intern_nodes(struct gt_thread *t, struct gt_stk *s, uint32_t n)
@@ -478,8 +505,14 @@ walk:;
         k++;
     int k0 = k;
     uint32_t n = 0, cut = UINT32_MAX;
-    for (; k < got && n < gt_stack_depth; k++)
-        if ((uintptr_t)s->raw[k] > 1) s->cur[n++] = (uint64_t)(uintptr_t)s->raw[k] - 1;
+    uint64_t x = 0; /* the native frames' hash, taken while copying them */
+    for (; k < got && n < gt_stack_depth; k++) {
+        uint64_t ip = (uint64_t)(uintptr_t)s->raw[k];
+        if (ip > 1) {
+            s->cur[n] = ip - 1;
+            x ^= hash_frame(ip - 1, n++);
+        }
+    }
     if (py) n = with_python(t, s, n, read, &cut);
     uint32_t kc = cut == UINT32_MAX ? UINT32_MAX : raw_index(s, k0, got, cut);
     if (s->unw.same == GT_UNW_SAME_PREFIX && (kc == UINT32_MAX || kc >= s->unw.upto)) {
@@ -491,7 +524,7 @@ walk:;
         goto walk;
     }
     s->upto = kc == UINT32_MAX ? 0 : kc + 1;
-    uint32_t id = n ? intern(t, s, n) : 0;
+    uint32_t id = !n ? 0 : py ? intern(t, s, n) : intern_hashed(t, s, n, hash_end(n, x));
     s->last_id = !py || s->py.ok == GT_PY_CHAIN_OK ? id : 0;
     return id;
 }

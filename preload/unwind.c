@@ -978,14 +978,35 @@ static void log_list(struct gt_unw_log *p, uint32_t n)
 }
 
 /* log_check(p, 0, n, rbp, 0) == 0, by the list. */
-__attribute__((no_sanitize_address)) static int log_same(struct gt_unw_log *p, uint32_t n,
-                                                         uint64_t rbp)
+__attribute__((no_sanitize_address, always_inline)) static inline int
+log_same(struct gt_unw_log *p, uint32_t n, uint64_t rbp)
 {
     if (p->chk_n != n) log_list(p, n);
     if (p->chk_rbp && rbp != p->rbp[0]) return 0;
     for (uint32_t i = 0; i < p->nchk; i++)
         if (*(const uint64_t *)p->chk_at[i] != p->chk_val[i]) return 0;
     return 1;
+}
+
+#define MISSES_MAX   4    /* logged walks in a row that walked most of their frames anew */
+#define UNLOGGED_MIN 16   /* then that many walks without the log, */
+#define UNLOGGED_MAX 4096 /* doubling up to this while logging keeps missing */
+
+/* A logged walk's outcome (hit: it took at least half its frames from the log). The log costs a
+ * walk that does not repeat the previous one a join attempt and five stores per frame; where the
+ * stack changes at every event (two call paths taken in turn) that is most of the walk's cost and
+ * saves nothing: the thread then walks without the log for a while. A walk without the log
+ * leaves none (the next logged one starts afresh), so "same" is never claimed across it. */
+static void log_outcome(struct gt_unw_thread *th, int hit)
+{
+    if (hit) {
+        th->misses = 0;
+        th->backoff = UNLOGGED_MIN;
+    } else if (++th->misses >= MISSES_MAX) {
+        th->misses = 0;
+        th->unlogged = th->backoff < UNLOGGED_MIN ? UNLOGGED_MIN : th->backoff;
+        th->backoff = th->unlogged < UNLOGGED_MAX / 2 ? 2 * th->unlogged : UNLOGGED_MAX;
+    }
 }
 
 /* Stack slots are read with plain loads: the walker checks their bounds itself, and ASan has
@@ -997,8 +1018,14 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
     if (sp < lo || sp >= hi || (sp & 7) || max <= 0) return -1;
     uint64_t gen = atomic_load_explicit(&U.clears, memory_order_relaxed);
     int logging = th->log_on && max <= GT_UNW_FRAMES_MAX;
-    struct gt_unw_log *p = &th->log[th->cur], *L = &th->log[th->cur ^ 1];
-    uint32_t j = 0, pn = logging && p->gen == gen ? p->n : 0, jmin = 0;
+    struct gt_unw_log *p = &th->log[th->cur];
+    if (GT_UNW_UNLIKELY(th->unlogged) && logging) {
+        th->unlogged--;
+        th->walked_unlogged++;
+        logging = 0;
+        p->n = 0; /* the latest walk is no longer the logged one */
+    }
+    uint32_t j = 0, pn = logging && p->gen == gen ? p->n : 0, jmin = 0, taken = 0;
     uintptr_t ra = *(const uintptr_t *)sp;
     int n = 0;
     th->same = 0;
@@ -1011,10 +1038,26 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
         if (log_same(p, upto, rbp)) {
             memcpy(buf, p->ra, sizeof(void *) * pn);
             th->same = upto < pn ? GT_UNW_SAME_PREFIX : 1;
+            th->misses = 0;
             return (int)pn;
         }
         jmin = log_check(p, 0, upto, rbp, 0);
     }
+    /* The walk before it, whole (the caller gets every frame: not "same"); it becomes the
+     * latest, the latest the one before */
+    struct gt_unw_log *o = &th->log[th->old];
+    if (logging && o != p && o->gen == gen && o->n && o->max == (uint32_t)max && o->sp[0] == sp &&
+        o->ra[0] == ra && ra >= 4096 && log_same(o, o->n, rbp)) {
+        memcpy(buf, o->ra, sizeof(void *) * o->n);
+        th->old = th->cur;
+        th->cur = (uint32_t)(o - th->log);
+        th->older++;
+        th->misses = 0;
+        return (int)o->n;
+    }
+    /* the third log: this walk's (cur == old only in a state never initialized) */
+    uint32_t lc = th->cur == th->old ? (th->cur + 1) % 3 : 3 - th->cur - th->old;
+    struct gt_unw_log *L = &th->log[lc];
     /* (jmin: no join below the frame whose slot changed; a stricter check than the joins') */
     for (;;) {
         if (GT_UNW_UNLIKELY(ra < 4096)) return -1;
@@ -1029,6 +1072,7 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
                 /* (rbp values copied where they differ from this walk's are dead ones) */
                 th->same = n == 0 && j == 0;
                 th->joined++;
+                taken = (uint32_t)n;
                 for (; j + 1 < pn && n < max; j++, n++) {
                     buf[n] = (void *)(uintptr_t)p->ra[j];
                     L->sp[n] = p->sp[j];
@@ -1037,6 +1081,7 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
                     L->rbp_at[n] = p->rbp_at[j];
                     L->cfa_rbp[n] = p->cfa_rbp[j];
                 }
+                taken = (uint32_t)n - taken;
                 if (n == max) goto done;
                 sp = p->sp[j];
                 rbp = p->rbp[j];
@@ -1075,7 +1120,9 @@ done:
         L->max = (uint32_t)max;
         L->gen = gen;
         th->same &= p->n == (uint32_t)n;
-        th->cur ^= 1;
+        th->old = th->cur;
+        th->cur = lc;
+        log_outcome(th, 2 * taken >= (uint32_t)n);
     }
     return n;
 }
@@ -1242,7 +1289,8 @@ void gt_unwind_thread_init(struct gt_unw_thread *th, int log)
     th->lo = b.lo;
     th->hi = b.hi ? b.hi : 1; /* unknown: never a valid sp, libunwind always */
     th->log_on = log;
-    th->log[0].n = th->log[1].n = 0;
+    th->log[0].n = th->log[1].n = th->log[2].n = 0;
+    th->cur = 0, th->old = 1;
 }
 
 __attribute__((noinline)) int gt_unwind(void **buf, int max, struct gt_unw_thread *th)

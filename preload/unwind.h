@@ -36,10 +36,19 @@ struct gt_unw_thread {
     /* set by the caller: it needs only the innermost upto frames when they repeat the previous
      * walk's (0: all) */
     uint32_t upto;
-    uint32_t cur; /* log[cur]: the latest walk */
+    /* log[cur]: the latest walk; log[old]: the one before it, kept whole (a thread that calls
+     * from two places in turn finds each walk in one of them); the third: the walk being made */
+    uint32_t cur, old;
+    /* Logged walks in a row that walked more frames than they took from the log (a thread whose
+     * stack differs from one event to the next); after a few, the next `unlogged` walks are made
+     * without the log (its checks and joins cost more than they save there), `backoff` of them
+     * the next time (doubling while logging keeps missing, from the minimum after a hit) */
+    uint32_t misses, unlogged, backoff;
+    uint64_t walked_unlogged; /* walks made so (for tests) */
     uint64_t walked, fell_back; /* gt_unwind's stacks: by the rules, by libunwind */
     uint64_t joined;            /* walks that took their outer frames from the previous one */
-    struct gt_unw_log log[2];
+    uint64_t older;             /* walks that repeated the one before the previous one */
+    struct gt_unw_log log[3];
 };
 
 /* GPUTRACE_UNWIND: "libunwind" walks every stack with libunwind (comparison, escape hatch);

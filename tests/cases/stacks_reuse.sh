@@ -1,11 +1,12 @@
 # A launch whose native frames and Python frames are those of the previous launch on the thread
 # reuses its stack id (issue 23); one whose Python frames differ in anything does not: the same
 # code object at another line (line_a / line_b), the same innermost frame under another caller
-# line (line_x / line_y) or caller (caller_z). Per-site launch counts stay exact (the caller is
-# made the site with --ignore-frames '^site$'), the repeated launches are counted by
-# GPUTRACE_DEBUG's "reused" figure (and, among them, those whose walk checked the native frames
-# only up to the interpreter), and the reports equal those of GPUTRACE_UNWIND=libunwind,
-# which never reuses. With the GIL held (ctypes.PyDLL) and released (ctypes.CDLL: frames read by
+# line (line_x / line_y) or caller (caller_z), a generator's frame at the same instruction resumed
+# from another caller (gen_p / gen_q: the frame and its instruction repeat, its caller does not).
+# Per-site launch counts stay exact (the caller is made the site with --ignore-frames '^site$',
+# '^gsite$'), the repeated launches are counted by GPUTRACE_DEBUG's "reused" figure (and, among
+# them, those whose walk checked the native frames only up to the interpreter), and the reports
+# equal those of GPUTRACE_UNWIND=libunwind, which never reuses. With the GIL held (ctypes.PyDLL) and released (ctypes.CDLL: frames read by
 # offsets, as in PyTorch's calls). Runs with $PYTHON and every pyenv CPython from 3.9 on.
 . "$SRC/tests/lib.sh"
 # It compares the stacks of two runs (ips_symbolized_by counts every stack's ips): host samples,
@@ -28,10 +29,13 @@ for py in $pys; do for mode in pydll cdll; do
     expect_eq "$v output" "$got" "ok $N $mode"
     "$GT_REPORT" --json r$n.trace > r$n.json || fail "$v: report failed"
     expect_eq "$v launch sites" "$(sites r$n.json)" \
-        "[('repeat', $(line line_r), $N, 'python'), ('site', $(line site), $((3 * N)), 'python'), ('two_lines', $(line line_a), $N, 'python'), ('two_lines', $(line line_b), $N, 'python')]"
+        "[('gsite', $(line gsite), $((2 * N)), 'python'), ('repeat', $(line line_r), $N, 'python'), ('site', $(line site), $((3 * N)), 'python'), ('two_lines', $(line line_a), $N, 'python'), ('two_lines', $(line line_b), $N, 'python')]"
     "$GT_REPORT" --json --ignore-frames '^site$' r$n.trace > i$n.json || fail "$v: --ignore-frames report failed"
-    expect_eq "$v callers" "$(jget i$n.json "sorted((s['function'], s['line'], s['count']) for s in d['timeline']['launch_sites'] if s['function'] != 'two_lines' and s['function'] != 'repeat')")" \
+    expect_eq "$v callers" "$(jget i$n.json "sorted((s['function'], s['line'], s['count']) for s in d['timeline']['launch_sites'] if s['function'] in ('caller_z', 'via'))")" \
         "[('caller_z', $(line caller_z), $N), ('via', $(line line_x), $N), ('via', $(line line_y), $N)]"
+    "$GT_REPORT" --json --ignore-frames '^gsite$' r$n.trace > g$n.json || fail "$v: --ignore-frames report failed"
+    expect_eq "$v generator's callers" "$(jget g$n.json "sorted((s['function'], s['line'], s['count']) for s in d['timeline']['launch_sites'] if s['function'].startswith('gen_'))")" \
+        "[('gen_p', $(line gen_p), $N), ('gen_q', $(line gen_q), $N)]"
     # The repeated launches (line_r) reused their stack: all but the first few of the N.
     reused=$(sed -n 's/^gputrace: thread [0-9]*: .*; \([0-9]*\) reused with their Python frames, [0-9]* of those .*/\1/p' r$n.err | head -1)
     [ -n "$reused" ] && [ "$reused" -ge $((N - 5)) ] || fail "$v: reused '$reused' (want >= $((N - 5))): $(cat r$n.err)"
@@ -43,8 +47,10 @@ for py in $pys; do for mode in pydll cdll; do
     GPUTRACE_UNWIND=libunwind traced u$n.trace "$py" "$prog" $N $mode > /dev/null 2> u$n.err || fail "$v: libunwind run failed: $(cat u$n.err)"
     "$GT_REPORT" --json u$n.trace > u$n.json || fail "$v: libunwind report failed"
     "$GT_REPORT" --json --ignore-frames '^site$' u$n.trace > j$n.json || fail "$v: libunwind report failed"
+    "$GT_REPORT" --json --ignore-frames '^gsite$' u$n.trace > h$n.json || fail "$v: libunwind report failed"
     expect_eq "$v sites, libunwind" "$(sites u$n.json)" "$(sites r$n.json)"
     expect_eq "$v callers, libunwind" "$(sites j$n.json)" "$(sites i$n.json)"
+    expect_eq "$v generator's callers, libunwind" "$(sites h$n.json)" "$(sites g$n.json)"
     expect_eq "$v stacks, libunwind" "$(jget u$n.json "d['stacks']['ips_symbolized_by']")" "$(jget r$n.json "d['stacks']['ips_symbolized_by']")"
     echo "$v: $reused of the $N repeated launches reused their stack"
 done; done

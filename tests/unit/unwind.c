@@ -141,6 +141,47 @@ static void test_chains(void)
     CHECK("chains: some stacks are deeper than 40 frames", max_depth_seen > 40);
 }
 
+/* Stacks that differ from one walk to the next (random chains, one walk each): after a few walks
+ * that took little from the log, the thread walks without it for a while (each walk still equal
+ * to libunwind's); where walks repeat again, the log is back and repeated stacks are reused. */
+static void test_log_off(void)
+{
+    reset_counts();
+    uint64_t before = tls_th->walked_unlogged;
+    loop_twice = 1;
+    run_chains(3000, 4242);
+    loop_twice = 2;
+    CHECK_U64("log off: gt_unwind = libunwind", n_fallback_diff, 0);
+    printf("     (log off: %" PRIu64 " of 3000 walks without the log)\n",
+           tls_th->walked_unlogged - before);
+    CHECK("log off: most walks of changing stacks made without the log",
+          tls_th->walked_unlogged - before > 1500);
+    expect_fast = 0; /* (the last run without the log ends within 4096 walks: no reuse there) */
+    run_chains(3000, 99);
+    expect_fast = 1;
+    reset_counts();
+    run_chains(1000, 7);
+    CHECK_U64("log off: then a repeated stack is reused again", n_same_missed, 0);
+    CHECK_U64("log off: ... and gt_unwind = libunwind", n_fallback_diff, 0);
+}
+
+/* Two stacks in turn (one call instruction, two chains): each walk is found whole in the walk
+ * before the previous one, and gives libunwind's frames. */
+static void test_log_older(void)
+{
+    reset_counts();
+    uint64_t older = tls_th->older, unlogged = tls_th->walked_unlogged;
+    loop_twice = 1;
+    for (volatile int i = 0; i < 1000; i++)
+        run_chains(1, i & 1 ? 1111 : 2222);
+    loop_twice = 2;
+    CHECK_U64("older log: gt_unwind = libunwind", n_fallback_diff, 0);
+    printf("     (older log: %" PRIu64 " of 1000 walks found in the walk before the previous)\n",
+           tls_th->older - older);
+    CHECK("older log: two stacks in turn are found there", tls_th->older - older >= 990);
+    CHECK_U64("older log: ... with the log on throughout", tls_th->walked_unlogged - unlogged, 0);
+}
+
 static void *thread_main(void *arg)
 {
     (void)arg;
@@ -703,6 +744,8 @@ int main(int argc, char **argv)
     test_dlopen(dir);
     test_dlclose_keep(dir);
     test_log();
+    test_log_off();
+    test_log_older();
     test_fork(dir);
     test_fork_list_lock(dir);
     test_heap_stack();
