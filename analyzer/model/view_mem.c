@@ -162,7 +162,8 @@ static void peak_libs(struct ga_vmem_peakview *p, const struct ga_report *r)
     p->libs = ga_xcalloc(r->views.n_libs_at_peak + 1, sizeof(*p->libs));
     p->n_libs = r->views.n_libs_at_peak;
     for (size_t i = 0; i < p->n_libs; i++) {
-        const struct ga_module *mod = l[i].module == GA_NO_MODULE ? NULL : &r->stacks.mods[l[i].module];
+        const struct ga_module *mod =
+            l[i].module == GA_NO_MODULE ? NULL : &r->stacks.mods[l[i].module];
         p->libs[i] = (struct ga_vmem_lib){.path = mod ? mod->path : NULL,
                                           .name = mod ? mod->name : NULL,
                                           .bytes = l[i].st.peak_bytes,
@@ -255,7 +256,8 @@ static void peak_view(struct ga_vmem *v, struct ga_report *r, size_t *loose)
     categories(p, r);
 }
 
-/* ---- PyTorch's part of a failure -------------------------------------------------------------- */
+/* ---- PyTorch's part of a failure --------------------------------------------------------------
+ */
 
 static void torch_oom(struct ga_vtorch_oom *o, const struct ga_report *r,
                       const struct ga_torch_oom *a)

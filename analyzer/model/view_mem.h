@@ -159,8 +159,8 @@ struct ga_vtorch_oom {
     int fraction_set;
     uint32_t driver_failures;
     int have_stack;
-    char *site;       /* "file:line" of the Python stack; NULL unknown */
-    int have_snap;    /* the snapshot was read whole: the figures below */
+    char *site;    /* "file:line" of the Python stack; NULL unknown */
+    int have_snap; /* the snapshot was read whole: the figures below */
     uint64_t largest_fit, partly_used, partly_used_bytes, pinning_blocks, pinning_bytes;
     struct ga_vtorch_sites pinned_by;
     const char *advice;
@@ -186,8 +186,8 @@ struct ga_vmem_oom {
     struct ga_vmem_site site;
     struct ga_vmem_site_amount holders[GA_VMEM_OOM_HOLDERS]; /* by site, largest first */
     size_t n_holders;
-    int have_holders; /* 0: no snapshot was kept for this failure */
-    int64_t repeat_of; /* the failure this one repeats, -1 none: explained once */
+    int have_holders;     /* 0: no snapshot was kept for this failure */
+    int64_t repeat_of;    /* the failure this one repeats, -1 none: explained once */
     int allocator_cached; /* a driver failure PyTorch's allocator resolved from its cache */
     const struct ga_vtorch_oom *torch; /* NULL: a driver failure */
 };

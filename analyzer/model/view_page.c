@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/report.h"
+#include "model/view_folded.h"
 #include "model/view_timeline.h"
 #include "base/util.h"
 
@@ -62,32 +63,13 @@ static void timeline(struct ga_vpage_timeline *o, struct ga_tlv *v)
         snprintf(o->host_api[i], sizeof(o->host_api[i]), "%s", ga_api_label(v->host[i].api, lb));
 }
 
-/* A frame's label in flame graphs: Python frames `file.py:line function`, native ones their
- * demangled name (with lines: and " (file:line)" where known; else module+offset), without ';'
- * or newlines (the folded format's separators). */
-static char *flame_label(const struct ga_vframe *f)
-{
-    char buf[1024];
-    if (f->python) {
-        const char *file = f->file ? f->file : "?", *slash = strrchr(file, '/');
-        snprintf(buf, sizeof(buf), "%s:%u %s", slash ? slash + 1 : file, f->line,
-                 f->func ? f->func : "?");
-    } else if (f->func && !f->file) {
-        snprintf(buf, sizeof(buf), "%s", f->func);
-    } else {
-        snprintf(buf, sizeof(buf), "%s", f->label);
-    }
-    for (char *p = buf; *p; p++)
-        if (*p == ';' || *p == '\n' || *p == '\r') *p = '_';
-    return ga_xstrdup(buf);
-}
-
 /* The bytes live at the peak per stack, largest first: the first GA_VPAGE_PEAK_STACKS with
  * frames listed, the rest summed; stacks the trace does not define and bytes without a stack
  * apart. They add up to the peak. */
 static void peak_stacks(struct ga_vpage *v, struct ga_report *r)
 {
     const struct ga_peak_breakdown *p = &r->mem.peak;
+    char buf[1024];
     v->peak = ga_xcalloc(p->n_by_stack + 1, sizeof(*v->peak));
     for (size_t i = 0; i < p->n_by_stack; i++) {
         const struct ga_holder *x = &p->by_stack[i];
@@ -101,7 +83,7 @@ static void peak_stacks(struct ga_vpage *v, struct ga_report *r)
         o->stack = s;
         o->labels = ga_xcalloc(s->n, sizeof(*o->labels));
         for (uint32_t k = 0; k < s->n; k++)
-            o->labels[k] = flame_label(s->frames[k]);
+            o->labels[k] = ga_xstrdup(ga_vframe_flame_label(s->frames[k], buf, sizeof(buf), 1));
     }
     v->peak_no_stack = p->no_stack.bytes;
 }
@@ -162,12 +144,12 @@ static void torch_map(struct ga_vpage *v, struct ga_vpage_map *o, const struct g
         s->blks = ga_xcalloc(g->n + 1, sizeof(*s->blks));
         for (uint32_t j = 0; j < g->n; j++) {
             const struct ga_torch_blk *b = &m->blks[g->first + j];
-            s->blks[j] = (struct ga_vpage_blk){
-                .offset = b->addr - g->addr,
-                .size = b->size,
-                .requested = b->requested,
-                .state = b->state,
-                .site = torch_site(v, &r->torch, idx, cap, b->stack)};
+            s->blks[j] =
+                (struct ga_vpage_blk){.offset = b->addr - g->addr,
+                                      .size = b->size,
+                                      .requested = b->requested,
+                                      .state = b->state,
+                                      .site = torch_site(v, &r->torch, idx, cap, b->stack)};
         }
     }
 }

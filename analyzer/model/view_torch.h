@@ -10,11 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GA_VTORCH_CATS     16 /* categories (GA_CATS at most) */
-#define GA_VTORCH_TOP      3  /* top sites per category (GA_TIERS_TOP_SITES) */
-#define GA_VTORCH_ADVICE   3  /* advice lines per device (GA_TV_ADVICE) */
-#define GA_VTORCH_BRIEF    3  /* sites the text report lists per breakdown */
-#define GA_VTORCH_UNKNOWN  UINT64_MAX /* a figure the sample did not have */
+#define GA_VTORCH_CATS    16         /* categories (GA_CATS at most) */
+#define GA_VTORCH_TOP     3          /* top sites per category (GA_TIERS_TOP_SITES) */
+#define GA_VTORCH_ADVICE  3          /* advice lines per device (GA_TV_ADVICE) */
+#define GA_VTORCH_BRIEF   3          /* sites the text report lists per breakdown */
+#define GA_VTORCH_UNKNOWN UINT64_MAX /* a figure the sample did not have */
 
 /* A Python site (or a segment's call site) holding PyTorch's blocks. */
 struct ga_vtorch_site {

@@ -1,7 +1,7 @@
 /* --html: the page. The renderer only serializes the model (the JSON report, the page's view:
- * model/view_page.h) and wraps it in the page; the drawing is the script's (analyzer/render/html/report.js). JSON
- * inside <script> must never contain "</": every '<' is written as \u003c (it only occurs in
- * strings). */
+ * model/view_page.h) and wraps it in the page; the drawing is the script's
+ * (analyzer/render/html/report.js). JSON inside <script> must never contain "</": every '<' is
+ * written as \u003c (it only occurs in strings). */
 #include "render/html.h"
 
 #include <inttypes.h>
@@ -81,8 +81,8 @@ static void put_torch_maps(FILE *o, const struct ga_vpage *v)
                     g->small, g->expandable);
             for (uint32_t j = 0; j < g->n; j++) {
                 const struct ga_vpage_blk *b = &g->blks[j];
-                fprintf(o, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u]", j ? "," : "",
-                        b->offset, b->size, b->requested, b->state, b->site);
+                fprintf(o, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u]", j ? "," : "", b->offset,
+                        b->size, b->requested, b->state, b->site);
             }
             fputs("]]", o);
         }

@@ -32,8 +32,7 @@ static void site_list(const struct ga_vmem_sites *l, jobj *parent, const char *k
     char k[128];
     jobj *a = json_object_new_array();
     for (size_t i = 0; i < l->n; i++)
-        json_object_array_add(a, amount(site_obj(&l->v[i].site), l->v[i].bytes,
-                                        l->v[i].count));
+        json_object_array_add(a, amount(site_obj(&l->v[i].site), l->v[i].bytes, l->v[i].count));
     snprintf(k, sizeof(k), "%s_omitted", key);
     put(parent, key, a);
     put(parent, k, ju64(l->omitted));
@@ -161,8 +160,8 @@ static jobj *holders(const struct ga_vmem_oom *x)
 {
     jobj *a = json_object_new_array();
     for (size_t k = 0; k < x->n_holders; k++)
-        json_object_array_add(a, amount(site_obj(&x->holders[k].site),
-                                        x->holders[k].bytes, x->holders[k].count));
+        json_object_array_add(
+            a, amount(site_obj(&x->holders[k].site), x->holders[k].bytes, x->holders[k].count));
     return a;
 }
 

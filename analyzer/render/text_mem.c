@@ -37,7 +37,8 @@ static void peak_holders(const struct ga_vmem_peakview *p, FILE *o)
     if (p->no_stack.count)
         fprintf(o, "            %10s %7" PRIu64 "  <no stack recorded>\n",
                 ga_fmt_bytes(b, p->no_stack.bytes), p->no_stack.count);
-    if (n > TOP_HOLDERS) fprintf(o, "            ... %zu more sites (see --json)\n", n - TOP_HOLDERS);
+    if (n > TOP_HOLDERS)
+        fprintf(o, "            ... %zu more sites (see --json)\n", n - TOP_HOLDERS);
 }
 
 static void peak_kinds(const struct ga_vmem_peakview *p, FILE *o)
@@ -45,7 +46,8 @@ static void peak_kinds(const struct ga_vmem_peakview *p, FILE *o)
     char b[32], t[32];
     fprintf(o, "  by api    ");
     for (size_t i = 0; i < p->n_by_api; i++)
-        fprintf(o, "%s%s %s", i ? ", " : "", p->by_api[i].name, ga_fmt_bytes(b, p->by_api[i].bytes));
+        fprintf(o, "%s%s %s", i ? ", " : "", p->by_api[i].name,
+                ga_fmt_bytes(b, p->by_api[i].bytes));
     fprintf(o, "\n  by size   ");
     for (size_t c = 0; c < p->n_by_class; c++)
         fprintf(o, "%s%s %s (%" PRIu64 ")", c ? ", " : "", p->by_class[c].name,
@@ -70,8 +72,8 @@ static void peak_cats(const struct ga_vmem_peakview *p, FILE *o)
     if (!p->cats_valid || !p->n_cats) return;
     fprintf(o, "  by what   ");
     for (size_t i = 0; i < p->n_cats; i++)
-        fprintf(o, "%s%s%s %s", i ? ", " : "", p->cats[i].name,
-                p->cats[i].from_snapshot ? "*" : "", ga_fmt_bytes(b, p->cats[i].bytes));
+        fprintf(o, "%s%s%s %s", i ? ", " : "", p->cats[i].name, p->cats[i].from_snapshot ? "*" : "",
+                ga_fmt_bytes(b, p->cats[i].bytes));
     if (p->cats_expanded)
         fprintf(o, "\n            * PyTorch's segments as its snapshot at %s held them",
                 ga_fmt_ms(t, p->cat_snapshot_ns));
@@ -99,8 +101,8 @@ static void oom_holders(const struct ga_vmem_oom *x, FILE *o)
 {
     char b[32];
     for (size_t i = 0; i < x->n_holders; i++) {
-        fprintf(o, "      %s %s ", i ? "        " : "held by:",
-                ga_fmt_bytes(b, x->holders[i].bytes));
+        fprintf(o, "      %s %s ",
+                i ? "        " : "held by:", ga_fmt_bytes(b, x->holders[i].bytes));
         put_label(o, x->holders[i].site.text);
     }
 }
@@ -223,10 +225,10 @@ void ga_text_memory(const struct ga_vmem *v, const struct ga_vpools *pools,
     fprintf(o, "  leaked    %s in %" PRIu64 " allocation%s (device memory live at the end)\n",
             ga_fmt_bytes(b, v->leaked_bytes), v->leaked_count, v->leaked_count == 1 ? "" : "s");
     if (v->cached_count)
-        fprintf(o, "  cached    %s in %" PRIu64 " segment%s PyTorch's allocator held at exit "
-                   "(its cache, not a leak)\n",
-                ga_fmt_bytes(b, v->cached_bytes), v->cached_count,
-                v->cached_count == 1 ? "" : "s");
+        fprintf(o,
+                "  cached    %s in %" PRIu64 " segment%s PyTorch's allocator held at exit "
+                "(its cache, not a leak)\n",
+                ga_fmt_bytes(b, v->cached_bytes), v->cached_count, v->cached_count == 1 ? "" : "s");
     if (v->pinned.peak)
         fprintf(o, "  pinned    host memory: peak %s, %s live at the end\n",
                 ga_fmt_bytes(b, v->pinned.peak), ga_fmt_bytes(b2, v->pinned.live));

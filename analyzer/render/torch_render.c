@@ -143,8 +143,7 @@ static jobj *optimizers(const struct ga_vtorch_tiers *v)
     return a;
 }
 
-static void tiers_obj(const struct ga_vtorch *t, const struct ga_vtorch_dev *d, jobj *dev,
-                      jobj *pb)
+static void tiers_obj(const struct ga_vtorch *t, const struct ga_vtorch_dev *d, jobj *dev, jobj *pb)
 {
     const struct ga_vtorch_tiers *v = &d->tiers;
     if (!d->have_tiers) {
