@@ -12,50 +12,9 @@
 #include "model/view_sites.h"
 #include "model/view_stack.h"
 #include "check.h"
+#include "stack_events.h"
 
 #define SITES 70 /* 70 stacks of 256 frames: past the list's frame budget (64 of them) */
-
-static void pycode(struct ga_stacks *s, uint32_t id, const char *file, const char *name)
-{
-    struct ga_event ev;
-    memset(&ev, 0, sizeof(ev));
-    ev.r = &ev.own;
-    ev.type = GT_REC_PYCODE;
-    ev.own.pycode.id = id;
-    ev.own.pycode.first_line = 1;
-    ev.str[0] = file;
-    ev.str_len[0] = (uint32_t)strlen(file);
-    ev.str[1] = name;
-    ev.str_len[1] = (uint32_t)strlen(name);
-    ga_stacks_event(s, &ev);
-}
-
-/* Nodes first..first+n-1, ips outermost first: the stack of the last is all of them. */
-static void nodes(struct ga_stacks *s, uint32_t first, uint32_t parent, const uint64_t *ips,
-                  uint32_t n)
-{
-    struct ga_event ev;
-    memset(&ev, 0, sizeof(ev));
-    ev.r = &ev.own;
-    ev.type = GT_REC_STACK;
-    ev.own.stack.first_id = first;
-    ev.own.stack.parent = parent;
-    ev.own.stack.ips_len = 8 * n;
-    ev.str[0] = (const char *)ips;
-    ev.str_len[0] = 8 * n;
-    ga_stacks_event(s, &ev);
-}
-
-static void alloc(struct ga_sites *s, uint32_t stack, uint64_t size)
-{
-    struct ga_event ev;
-    memset(&ev, 0, sizeof(ev));
-    ev.r = &ev.own;
-    ev.type = GT_REC_ALLOC;
-    ev.own.alloc.size = size;
-    ev.own.alloc.stack = stack;
-    ga_sites_event(s, &ev);
-}
 
 /* Stacks: 1..255 a shared chain of main.py lines (the outer frames); 1000 + k: site k's
  * innermost frame, function fK of /src/s.py, under it (256 frames); 2000..2299: 300 frames. */
