@@ -864,9 +864,8 @@ static void device_finish(struct ga_gaps *x, struct ga_gaps_device *d, const str
     ga_map_free(&d->hta_idx);
 }
 
-void ga_gaps_finish(struct ga_gaps *x, const struct ga_gpu *g, const struct ga_sites *sites)
+void ga_gaps_finish(struct ga_gaps *x, const struct ga_sites *sites)
 {
-    (void)g;
     for (size_t i = 0; i < x->n_devices; i++)
         device_finish(x, &x->devices[i], sites);
     if (x->n_devices > 1) qsort(x->devices, x->n_devices, sizeof(*x->devices), by_device_id);

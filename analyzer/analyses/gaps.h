@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analyses/gpu.h"
+#include "analyses/gpu_act.h"
 #include "base/hashmap.h"
 #include "input/records.h"
 #include "analyses/sites.h"
@@ -202,7 +202,7 @@ void ga_gaps_span_event(struct ga_gaps *x, const struct ga_event *ev);
 /* One GPU activity, in time order (ga_gpu's reorder heap), with its launch or NULL. */
 void ga_gaps_act(struct ga_gaps *x, const struct ga_gpu_act *a, const struct ga_gpu_launch *l);
 /* After ga_gpu_finish (which hands over the last activities) and ga_sites_finish. */
-void ga_gaps_finish(struct ga_gaps *x, const struct ga_gpu *g, const struct ga_sites *sites);
+void ga_gaps_finish(struct ga_gaps *x, const struct ga_sites *sites);
 void ga_gaps_free(struct ga_gaps *x);
 
 const struct ga_gaps_device *ga_gaps_device_of(const struct ga_gaps *x, uint32_t device);

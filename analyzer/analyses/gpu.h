@@ -24,9 +24,9 @@
 
 #include "base/hashmap.h"
 #include "input/records.h"
+#include "analyses/gaps.h"
+#include "analyses/gpu_act.h"
 #include "analyses/timeline.h"
-
-#define GA_COPY_KINDS 11 /* CUpti_ActivityMemcpyKind 0..10 (PtoP); other values count as 0 */
 
 /* How long an activity waits for earlier ones that CUPTI delivers later: the shim's traces of the
  * test suite arrive up to 26 ms out of start order (cupti_exit, 100,000 launches on 4 threads),
@@ -54,25 +54,6 @@
 #define GA_TIDS_MAX       (1u << 16)
 #define GA_LATENCY_VALUES (1u << 17) /* distinct launch latencies kept exactly (gpu_latency.c) */
 
-enum ga_gpu_kind { GA_GPU_KERNEL = 0, GA_GPU_MEMCPY = 1, GA_GPU_MEMSET = 2 };
-
-/* One interval of GPU activity, as recorded; kernels carry what their launch tells about them. */
-struct ga_gpu_act {
-    uint64_t start, end;
-    union {
-        uint64_t bytes; /* copies and memsets */
-        uint64_t func;  /* kernels: the linked launch's function handle */
-    };
-    uint32_t corr, device, stream;
-    uint32_t name_id;  /* kernels: gt_rec_gpu_name id */
-    uint32_t graph_id; /* kernels: 0 unless launched from a graph */
-    uint16_t api;      /* kernels: the linked launch's api */
-    uint8_t kind;      /* enum ga_gpu_kind */
-    uint8_t copy_kind; /* copies: CUpti_ActivityMemcpyKind, clamped below GA_COPY_KINDS */
-    uint8_t linked;    /* kernels: 1 when linked to a launch */
-    uint32_t slot;     /* kernels while held: 1 + the slab entry of its launch, 0 none yet */
-};
-
 /* A reorder heap entry: an activity's start and its index in ga_gpu.held. */
 struct ga_gpu_held {
     uint64_t start;
@@ -86,17 +67,6 @@ struct ga_gpu_run {
 };
 #define GA_GPU_RUNS     8
 #define GA_GPU_RUN_KEEP (1u << 14) /* a queue this large (256 KiB) is freed when it empties */
-
-struct ga_gpu_launch {
-    uint64_t ts, func;
-    uint64_t corr;     /* the launch record's tracer correlation id */
-    uint32_t dur_ns;   /* time inside the launch call (gt_rec_launch.dur_ns) */
-    uint64_t prev_end; /* end of the launching thread's previous CUDA call, 0 none */
-    uint32_t tid;
-    uint32_t stack; /* host call stack (gt_rec_stack node id), 0 none */
-    uint16_t api;
-    uint16_t prev_api; /* that previous call's api, 0 none */
-};
 
 #define GA_GPU_CALL_CACHE 64 /* a power of two */
 
@@ -122,8 +92,8 @@ struct ga_gpu_device {
     struct ga_gpu_stream *streams; /* by stream id after ga_gpu_finish */
     size_t n_streams, streams_cap;
     /* while reading */
-    uint64_t s, e;            /* the open merged busy interval */
-    uint64_t cs, ce;          /* the open merged compute interval, when c_open */
+    uint64_t s, e;   /* the open merged busy interval */
+    uint64_t cs, ce; /* the open merged compute interval, when c_open */
     int c_open;
     struct ga_map stream_idx; /* stream -> index into streams */
     size_t last_stream;
@@ -194,8 +164,6 @@ struct ga_kacc {
     int collective; /* its name, known when it was added, is a collective's */
 };
 
-struct ga_gaps;
-
 struct ga_gpu {
     /* the last GT_REC_CUPTI record */
     int cupti_seen;
@@ -244,7 +212,7 @@ struct ga_gpu {
     struct ga_map seen_devices; /* devices let in (GA_DEVICES_MAX) */
     size_t n_seen_devices;
     uint32_t last_seen_device; /* with n_seen_devices: one of them, the last asked about */
-    struct ga_map device_idx; /* device -> index into devices */
+    struct ga_map device_idx;  /* device -> index into devices */
     size_t devices_cap, last_device;
     struct ga_map kacc_idx; /* (name_id, func) -> index into kacc */
     struct ga_kacc *kacc;

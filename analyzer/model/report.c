@@ -219,7 +219,7 @@ void ga_report_finish(struct ga_report *r)
     ga_torch_attribute(&r->torch, &r->sites);       /* segments' driver stacks -> call sites */
     ga_memory_judge(&r->mem, same_site, &r->sites); /* a retry comes from the failure's site */
     ga_torch_finish(&r->torch, &r->mem);            /* after the driver failures' verdicts */
-    ga_gaps_finish(&r->gaps, &r->gpu, &r->sites);
+    ga_gaps_finish(&r->gaps, &r->sites);
     ga_nvml_finish(&r->nvml); /* after the last busy intervals, which the gaps' finish sweeps */
     ga_hostidle_finish(&r->hostidle, &r->sites, &r->stacks); /* after the last gap */
     ga_idle_host_build(&r->idle_host, &r->hostidle, &r->sites, &r->stacks);
