@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "model/multi.h"
-#include "model/state.h"
+#include "model/report.h"
 #include "base/progress.h"
 #include "base/util.h"
 #include "render/chrome_trace.h"
@@ -184,7 +184,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
         fprintf(stderr,
                 "%s: --all-gaps lists every gap in the JSON report (--json); the text report "
                 "shows the %d longest gaps per device\n",
-                GA_PROG, GA_GAPS_TOP);
+                GA_PROG, GA_VGPU_GAPS_KEPT);
     for (size_t i = 0; o->n_traces > 1 && i < o->n_traces; i++)
         if (strcmp(o->traces[i], "-") == 0)
             usage_error("standard input can only be read as the one trace: ", "-");
@@ -198,7 +198,7 @@ static void warn_report(const char *path, const struct ga_report *r)
         fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, caveat);
 }
 
-static void warn_reading(const char *path, const struct ga_read_stats *s)
+static void warn_reading(const char *path, const struct ga_read_notes *s)
 {
     if (s->truncated) fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, s->stop_reason);
     if (s->malformed_records)
@@ -335,7 +335,7 @@ static int close_output(struct output *o, int keep)
 
 static int dump_one(const char *path, FILE *out)
 {
-    struct ga_read_stats st;
+    struct ga_read_notes st;
     uint64_t late = 0;
     ga_progress_begin(path);
     int rc = ga_dump_trace(path, out, &st, &late);
@@ -353,44 +353,55 @@ static int dump_one(const char *path, FILE *out)
     return 0;
 }
 
-/* A report model for path with the options applied; 1 (and a message) when --ignore-frames
+/* A report model for path with the options applied; NULL (and a message) when --ignore-frames
  * does not compile. */
-static int prepare(const struct opts *o, struct ga_report *r, const char *path)
+static struct ga_report *prepare(const struct opts *o, const char *path)
 {
     char err[200];
-    ga_report_init(r, path);
-    r->m.show_stacks = o->show_stacks;
-    if (o->all_gaps && o->mode == MODE_JSON) ga_gaps_keep_all(&r->gaps);
+    struct ga_report *r = ga_report_new(path);
+    ga_report_model(r)->show_stacks = o->show_stacks;
+    if (o->all_gaps && o->mode == MODE_JSON) ga_report_keep_all_gaps(r);
     if (o->ignore_frames && ga_report_ignore_frames(r, o->ignore_frames, err, sizeof(err)) != 0) {
         fprintf(stderr, "%s: --ignore-frames: %s\n", GA_PROG, err);
-        ga_report_free(r);
-        return 1;
+        ga_report_delete(r);
+        return NULL;
     }
+    return r;
+}
+
+/* After a pass: 2 and the reader's error when it failed, else its warnings and the report's. */
+static int read_outcome(const char *path, const struct ga_report *r, int failed)
+{
+    struct ga_read_notes notes;
+    ga_report_read_notes(r, &notes);
+    if (failed) {
+        fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, notes.error);
+        return 2;
+    }
+    warn_reading(path, &notes);
+    warn_report(path, r);
     return 0;
 }
 
 static int run(const struct opts *o, const char *trace, FILE *out)
 {
     if (o->mode == MODE_DUMP) return dump_one(trace, out);
-    struct ga_report r;
-    if (prepare(o, &r, trace) != 0) return 1;
+    struct ga_report *r = prepare(o, trace);
+    if (!r) return 1;
     ga_progress_begin(trace);
-    int rc = o->mode == MODE_CHROME ? ga_chrome_trace(&r, 0, 0, out) : ga_report_run(&r);
+    int rc = o->mode == MODE_CHROME ? ga_chrome_trace(r, 0, 0, out) : ga_report_run(r);
     ga_progress_end();
-    if (rc != 0) {
-        fprintf(stderr, "%s: %s: %s\n", GA_PROG, trace, r.read.error);
-        ga_report_free(&r);
+    if (read_outcome(trace, r, rc != 0) != 0) {
+        ga_report_delete(r);
         return 2;
     }
-    warn_reading(trace, &r.read);
-    warn_report(trace, &r);
     if (o->mode == MODE_JSON)
-        ga_render_json(&r.m, out);
+        ga_render_json(ga_report_model(r), out);
     else if (o->mode == MODE_FOLDED)
-        ga_render_folded(ga_report_folded(&r, o->folded), out);
+        ga_render_folded(ga_report_folded(r, o->folded), out);
     else if (o->mode == MODE_TEXT)
-        ga_render_text(&r.m, out);
-    ga_report_free(&r);
+        ga_render_text(ga_report_model(r), out);
+    ga_report_delete(r);
     return 0;
 }
 
@@ -485,29 +496,26 @@ static int expand(struct opts *o, struct trace_list *l)
 static int run_rank(const struct opts *o, struct ga_multi *m, size_t i, size_t n, const char *path,
                     FILE *out)
 {
-    struct ga_report r;
     if (o->mode == MODE_DUMP) {
         ga_text_multi_banner(i, n, path, out);
         return dump_one(path, out);
     }
-    if (prepare(o, &r, path) != 0) return 1;
+    struct ga_report *r = prepare(o, path);
+    if (!r) return 1;
     ga_progress_begin(path);
-    int rc = ga_multi_run(m, &r);
+    int rc = ga_multi_run(m, r);
     ga_progress_end();
-    if (rc != 0) {
-        fprintf(stderr, "%s: %s: %s\n", GA_PROG, path, r.read.error);
-        ga_report_free(&r);
+    if (read_outcome(path, r, rc != 0) != 0) {
+        ga_report_delete(r);
         return 2;
     }
-    warn_reading(path, &r.read);
-    warn_report(path, &r);
     if (o->mode == MODE_JSON) {
-        ga_json_multi_process(&r.m, i, out);
+        ga_json_multi_process(ga_report_model(r), i, out);
     } else {
         ga_text_multi_banner(i, n, path, out);
-        ga_render_text(&r.m, out);
+        ga_render_text(ga_report_model(r), out);
     }
-    ga_report_free(&r);
+    ga_report_delete(r);
     return 0;
 }
 
@@ -542,31 +550,27 @@ static int run_html(const struct opts *o, char *const *paths, size_t n, int mult
     ga_multi_init(&m);
     if (multi) ga_json_multi_begin(h.data_f);
     for (size_t i = 0; i < n && rc == 0; i++) {
-        struct ga_report r;
         struct ga_vpage v;
-        if (prepare(o, &r, paths[i]) != 0) {
+        struct ga_report *r = prepare(o, paths[i]);
+        if (!r) {
             rc = 1;
             break;
         }
-        ga_vpage_attach(&v, &r);
+        ga_vpage_attach(&v, r);
         ga_progress_begin(paths[i]);
-        int bad = multi ? ga_multi_run(&m, &r) : ga_report_run(&r);
+        int bad = multi ? ga_multi_run(&m, r) : ga_report_run(r);
         ga_progress_end();
-        if (bad) {
-            fprintf(stderr, "%s: %s: %s\n", GA_PROG, paths[i], r.read.error);
-            rc = 2;
-        } else {
-            warn_reading(paths[i], &r.read);
-            warn_report(paths[i], &r);
+        rc = read_outcome(paths[i], r, bad != 0);
+        if (rc == 0) {
             if (multi)
-                ga_json_multi_process(&r.m, i, h.data_f);
+                ga_json_multi_process(ga_report_model(r), i, h.data_f);
             else
-                ga_render_json(&r.m, h.data_f);
-            ga_vpage_build(&v, &r);
+                ga_render_json(ga_report_model(r), h.data_f);
+            ga_vpage_build(&v, r);
             ga_html_rank(&h, &v);
         }
         ga_vpage_free(&v);
-        ga_report_free(&r);
+        ga_report_delete(r);
     }
     if (multi && rc == 0) {
         ga_multi_finish(&m);
@@ -609,19 +613,21 @@ static int export_multi(const struct opts *o, const struct trace_list *l)
     }
     for (size_t i = 0; i < l->n; i++) {
         char path[4096];
-        struct ga_report r;
         struct output out;
         snprintf(path, sizeof(path), "%s/rank-%zu.json", dir, i);
-        if (prepare(o, &r, l->paths[i]) != 0) return 1;
+        struct ga_report *r = prepare(o, l->paths[i]);
+        if (!r) return 1;
         open_output(&out, path);
         ga_progress_begin(l->paths[i]);
-        int rc = ga_chrome_trace(&r, (int)i, origin, out.f) != 0 ? 2 : 0;
+        int rc = ga_chrome_trace(r, (int)i, origin, out.f) != 0 ? 2 : 0;
         ga_progress_end();
+        struct ga_read_notes notes;
+        ga_report_read_notes(r, &notes);
         if (rc)
-            fprintf(stderr, "%s: %s: %s\n", GA_PROG, l->paths[i], r.read.error);
+            fprintf(stderr, "%s: %s: %s\n", GA_PROG, l->paths[i], notes.error);
         else
-            warn_reading(l->paths[i], &r.read);
-        ga_report_free(&r);
+            warn_reading(l->paths[i], &notes);
+        ga_report_delete(r);
         if (close_output(&out, rc == 0) && rc == 0) rc = 1;
         if (rc) return rc;
     }
@@ -640,7 +646,7 @@ int main(int argc, char **argv)
         isatty(1))
         o.progress = GA_PROGRESS_OFF;
     ga_progress_setup(o.progress);
-    ga_read_set_progress(ga_progress_update, NULL);
+    ga_report_set_progress(ga_progress_update, NULL);
     single = o.n_traces == 1 && !is_dir(o.traces[0]); /* one trace: the single-process report */
     if (single)
         list_add(&l, ga_xstrdup(o.traces[0]));

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/demangle.h"
@@ -382,4 +383,38 @@ const char *ga_report_kernel_name(const struct ga_report *r, uint32_t name_id)
 {
     const uint64_t *i = ga_map_find(&r->gpu.name_idx, name_id, 0);
     return i && *i < r->gpu.n_names ? r->gpu.names[*i] : NULL;
+}
+
+struct ga_report *ga_report_new(const char *path)
+{
+    struct ga_report *r = ga_xcalloc(1, sizeof(*r));
+    ga_report_init(r, path);
+    return r;
+}
+
+void ga_report_delete(struct ga_report *r)
+{
+    if (!r) return;
+    ga_report_free(r);
+    free(r);
+}
+
+struct ga_model *ga_report_model(struct ga_report *r)
+{
+    return &r->m;
+}
+
+void ga_report_keep_all_gaps(struct ga_report *r)
+{
+    ga_gaps_keep_all(&r->gaps);
+}
+
+void ga_report_read_notes(const struct ga_report *r, struct ga_read_notes *notes)
+{
+    ga_read_notes_of(&r->read, notes);
+}
+
+void ga_report_set_progress(void (*fn)(void *ctx, uint64_t bytes, uint64_t records), void *ctx)
+{
+    ga_read_set_progress(fn, ctx);
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/read_notes.h"
 #include "model/view_folded.h"
 #include "model/view_gpu.h"
 #include "model/view_mem.h"
@@ -35,6 +36,17 @@ struct ga_report;
 struct ga_event;
 
 void ga_report_init(struct ga_report *r, const char *path);
+/* For front ends (main.c), which hold reports only through a pointer: a report made by
+ * ga_report_init on the heap (ga_report_delete frees both), its model, the JSON report's
+ * --all-gaps (every gap listed, not only the longest), what the reader said (after
+ * ga_report_run: notes->error when it failed, the warnings when it did not), and the reader's
+ * progress hook (bytes read, records delivered; all reports). */
+struct ga_report *ga_report_new(const char *path);
+void ga_report_delete(struct ga_report *r);
+struct ga_model *ga_report_model(struct ga_report *r);
+void ga_report_keep_all_gaps(struct ga_report *r);
+void ga_report_read_notes(const struct ga_report *r, struct ga_read_notes *notes);
+void ga_report_set_progress(void (*fn)(void *ctx, uint64_t bytes, uint64_t records), void *ctx);
 /* Frames matching this POSIX extended regex (function or object file name) are framework
  * internals, never a call site; replaces the built-in list ("" ignores none). -1 with a
  * message in err when it does not compile. Call before ga_report_run. */

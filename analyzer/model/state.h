@@ -65,4 +65,7 @@ struct ga_report {
     uint8_t routes[64];      /* per record type, the analyses that take it (report.c) */
 };
 
+/* The reader's statistics as the notes front ends read (model/view_records.c). */
+void ga_read_notes_of(const struct ga_read_stats *s, struct ga_read_notes *n);
+
 #endif

@@ -26,6 +26,7 @@ _Static_assert(GA_VGPU_HI_CLASSES == GA_HI_CLASSES &&
                    (int)GA_VGPU_HI_DATA_LOADING == (int)GA_HI_DATA_LOADING,
                "the same host classes, same values");
 _Static_assert(GA_VGPU_IDLE_SITES == GA_GAPS_TOP, "the idle sites JSON always listed");
+_Static_assert(GA_VGPU_GAPS_KEPT == GA_GAPS_TOP, "the gaps kept, as main.c says");
 _Static_assert(GA_VGPU_GAP_SAMPLES <= 16, "ga_idle_host_in_gap groups 16 rows at most");
 
 static int64_t rel(const struct ga_vgpu *v, uint64_t ts)

@@ -21,6 +21,7 @@
 #define GA_VGPU_HI_CLASSES  8  /* GA_HI_CLASSES */
 #define GA_VGPU_GAP_SAMPLES 3  /* host sample rows kept per listed gap */
 #define GA_VGPU_IDLE_SITES  20 /* idle-by-site rows kept per device (GA_GAPS_TOP) */
+#define GA_VGPU_GAPS_KEPT   20 /* gaps kept per device without --all-gaps (GA_GAPS_TOP) */
 
 /* Gap causes, as the analysis numbers them (docs/ANALYSES.md, "GPU idle gaps"). */
 enum ga_vgpu_cause {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model/view_records.h"
+#include "model/state.h"
 #include "analyses/facts.h"
 #include "analyses/gpu.h"
 #include "analyses/tiers.h"
@@ -172,14 +173,26 @@ static void order_sink(void *p, const struct ga_event *ev)
         hand_oldest(d);
 }
 
-int ga_vrecords_each(const char *path, ga_vrecord_fn fn, void *ctx, struct ga_read_stats *stats,
+void ga_read_notes_of(const struct ga_read_stats *s, struct ga_read_notes *n)
+{
+    n->truncated = s->truncated;
+    n->malformed_records = s->malformed_records;
+    n->duplicate_chunks = s->duplicate_chunks;
+    n->late_records = s->late_records;
+    snprintf(n->stop_reason, sizeof(n->stop_reason), "%s", s->stop_reason);
+    snprintf(n->error, sizeof(n->error), "%s", s->error);
+}
+
+int ga_vrecords_each(const char *path, ga_vrecord_fn fn, void *ctx, struct ga_read_notes *notes,
                      uint64_t *late)
 {
-    struct order_ctx d = {.fn = fn, .ctx = ctx, .stats = stats};
-    int rc = ga_read_trace(path, order_sink, &d, stats);
+    struct ga_read_stats stats;
+    struct order_ctx d = {.fn = fn, .ctx = ctx, .stats = &stats};
+    int rc = ga_read_trace(path, order_sink, &d, &stats);
     while (d.n)
         hand_oldest(&d);
     free(d.heap);
     *late = d.late;
+    ga_read_notes_of(&stats, notes);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "base/rec.h"
+#include "model/read_notes.h"
 
 struct ga_vrecord {
     uint16_t type; /* enum gt_rec_type */
@@ -25,12 +26,11 @@ struct ga_vrecord {
 /* t0: the trace start (the file header's monotonic time). */
 typedef void (*ga_vrecord_fn)(void *ctx, uint64_t t0, const struct ga_vrecord *rec);
 
-struct ga_read_stats;
 /* Reads the trace at path and hands every record to fn: timed records in time order (GPU
  * records, which CUPTI delivers late, are held up to 1 s of trace time for their place; *late
  * counts those that came later and were handed at once), GPU_EXTCORR and GPU_NAME (no time) as
- * they come. 0, or -1 when the file cannot be read as a trace (stats->error says why). */
-int ga_vrecords_each(const char *path, ga_vrecord_fn fn, void *ctx, struct ga_read_stats *stats,
+ * they come. 0, or -1 when the file cannot be read as a trace (notes->error says why). */
+int ga_vrecords_each(const char *path, ga_vrecord_fn fn, void *ctx, struct ga_read_notes *notes,
                      uint64_t *late);
 
 /* Names of the format's codes: record type ("ALLOC"; NULL unknown), API ("api#N" for ids this

@@ -423,7 +423,7 @@ static void print(void *out, uint64_t t0, const struct ga_vrecord *rec)
     ga_dump_record(out, t0, rec);
 }
 
-int ga_dump_trace(const char *path, FILE *out, struct ga_read_stats *stats, uint64_t *late)
+int ga_dump_trace(const char *path, FILE *out, struct ga_read_notes *notes, uint64_t *late)
 {
-    return ga_vrecords_each(path, print, out, stats, late);
+    return ga_vrecords_each(path, print, out, notes, late);
 }

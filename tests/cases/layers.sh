@@ -13,9 +13,9 @@ command -v nm > /dev/null 2>&1 || skip "binutils (nm) not installed"
 if grep -n '#include "\(analyses\|input\)/' "$SRC"/analyzer/render/*.[ch] "$SRC"/analyzer/main.c; then
     fail "a renderer or main.c includes an analysis or input header (above)"
 fi
-# Every renderer reads only the report model (model/report.h and the view headers): neither its
-# includes, to the last header (the compiler's dependency file), nor its symbols reach analyses/
-# or input/.
+# Every renderer, and main.c, reads only the report model (model/report.h and the view headers):
+# neither its includes, to the last header (the compiler's dependency file), nor its symbols reach
+# analyses/ or input/.
 MODEL_ONLY=$(cd "$SRC/analyzer/render" && ls -- *.c | sed 's/\.c$//')
 below_model() { # a dependency file: the analysis and input headers it lists
     tr ' \\' '\n\n' < "$1" | grep -E '(^|/)analyzer/(analyses|input)/[^/]*\.h$' | sort -u
@@ -45,4 +45,10 @@ for f in $MODEL_ONLY; do
     [ -z "$bad" ] || fail "render/$f.c reads the model only, but includes: $(echo $bad)"
     objs="$objs analyzer/render/$f.c.o"
 done
+# main.c too: it holds reports through model/report.h's functions, not the model's state.
+d="$O/obj/analyzer/main.c.d"
+[ -f "$d" ] || fail "no $d (run make first)"
+bad=$(below_model "$d")
+[ -z "$bad" ] || fail "main.c reads the model only, but includes: $(echo $bad)"
+objs="$objs analyzer/main.c.o"
 "$PYTHON" "$SRC/tests/layers.py" --model-only "$O/obj" $objs || fail "a renderer that reads only the model uses an analysis"
