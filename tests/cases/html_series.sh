@@ -9,8 +9,9 @@
 CHROMIUM=$(command -v chromium || command -v chromium-browser) || skip "chromium not installed (make deps)"
 # the spike and the dip fall in one column unless they straddle a column's edge (a few microseconds
 # of a 512-us column): then run again. No host samples: a sample's handler landing between the two
-# would stretch them (under ThreadSanitizer one takes about a millisecond: 3 straddles of 3 there)
-for try in 1 2 3; do
+# would stretch them (under ThreadSanitizer one takes about a millisecond: 3 straddles of 3 there).
+# The spike alone may straddle too (its allocation in one column, its free in the next): run again
+for try in 1 2 3 4 5; do
     GPUTRACE_SAMPLE_HZ=0 traced s.trace "$PROGS/spike" > /dev/null || fail "spike failed"
     "$GT_REPORT" --json s.trace > s.json || fail "--json failed"
     "$PYTHON" - s.json > cols.txt <<'PY' || fail "the report's series: $(cat cols.txt)"
@@ -20,13 +21,16 @@ MiB = 1 << 20
 s = [x for x in d["memory"]["live_series"]["series"] if x["kind"] == "total"][0]
 hi = [i for i, v in enumerate(s["max_bytes"]) if v == 500 * MiB]
 lo = [i for i, v in enumerate(s["min_bytes"]) if v == 10 * MiB]
-if d["memory"]["peak_bytes"] != 500 * MiB or len(hi) != 1 or not lo:
+# the spike itself may straddle a column edge (its allocation in one column, its free in the
+# next: two adjacent columns reach the peak); that is a straddle too, and the case runs again
+if d["memory"]["peak_bytes"] != 500 * MiB or not lo or not (
+        len(hi) == 1 or (len(hi) == 2 and hi[1] == hi[0] + 1)):
     sys.exit(f"peak {d['memory']['peak_bytes']}, spike columns {hi}, dip columns {lo}")
-print("same" if hi[0] in lo else "straddle", hi[0])
+print("same" if len(hi) == 1 and hi[0] in lo else "straddle", hi[0])
 PY
     [ "$(cut -d' ' -f1 cols.txt)" = same ] && break
 done
-[ "$(cut -d' ' -f1 cols.txt)" = same ] || fail "the spike and the dip straddled a column edge 3 times"
+[ "$(cut -d' ' -f1 cols.txt)" = same ] || fail "the spike and the dip straddled a column edge 5 times"
 col=$(cut -d' ' -f2 cols.txt)
 "$GT_REPORT" --dump s.trace | awk '/ALLOC .*size=419430400/ {a=$1} /FREE/ && a && !f {f=$1} END {print "spike lasted", f - a, "ns"}'
 
