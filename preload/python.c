@@ -982,11 +982,45 @@ static uintptr_t own_state(void)
     return ts;
 }
 
+/* own_state's last answer on this thread, and the main interpreter it was checked against */
+static __thread uintptr_t own_ts __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t own_main __attribute__((tls_model("initial-exec")));
+
+/* own_state for a read without the GIL counted in P.walkers that saw `closing` clear (every
+ * caller but the closer): finalization cannot start before the count drops (exit_guard waits for
+ * it, and Py_FinalizeEx sets its flag after the atexit callbacks), and the guard was registered
+ * by a running interpreter, so Py_IsInitialized and Py_IsFinalizing cannot have changed since
+ * own_state last answered. What can change is this thread's state (PyGILState_Release frees a
+ * state made by PyGILState_Ensure; a later Ensure makes another) and other interpreters coming
+ * or going: the thread's state is read again (a TSS load) and compared, and the list's head is
+ * compared with the main interpreter (new interpreters are put at the head, the main one is the
+ * oldest, so the head is main exactly when main is alone). 2 CPython calls instead of 6. */
+static uintptr_t walker_state(void)
+{
+    if (closer) return own_state(); /* its walks go on into finalization: ask each time */
+    uintptr_t ts = (uintptr_t)P.GILState_GetThisThreadState();
+    if (!ts) return 0;
+    if (ts == own_ts && (uintptr_t)P.InterpreterState_Head() == own_main &&
+        rd_ptr(ts, P.L.ts_interp) == own_main)
+        return ts;
+    ts = own_state();
+    own_ts = ts, own_main = ts ? rd_ptr(ts, P.L.ts_interp) : 0;
+    return ts;
+}
+
+/* Whether the interpreter finalizes, for a reader that may be past the guard: one holding the
+ * GIL (the finalizing thread itself, tearing modules down) or the closer. Any other walker that
+ * saw `closing` clear keeps finalization from starting (walker_state). */
+static int finalizing_here(int gil)
+{
+    return (gil || closer) && P.IsFinalizing();
+}
+
 /* Without the GIL: this thread's frames by offset (the caller holds tab_mu and counts itself
  * in P.walkers, the atexit guard being registered and not closing). */
 static uint32_t offset_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
 {
-    uintptr_t ts = own_state();
+    uintptr_t ts = walker_state();
     if (!ts) return 0;
     if (max > GT_STACK_DEPTH_MAX) max = GT_STACK_DEPTH_MAX;
     int k = walk_raw(ts, raw, max);
@@ -998,7 +1032,7 @@ static uint32_t offset_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
     for (; n < (uint32_t)k; n++)
         if (!(out[n] = frame_ip(t, raw[n].code, NULL, raw[n].key, raw_line, &raw[n]))) break;
     if (n < (uint32_t)k) note_full(t);
-    return P.IsFinalizing() ? 0 : n; /* its thread state may be gone: drop what was read */
+    return finalizing_here(0) ? 0 : n; /* its thread state may be gone: drop what was read */
 }
 
 /* ---- the previous capture's chain ------------------------------------------------------------
@@ -1026,7 +1060,7 @@ static uintptr_t chain_state(int *gil)
     *gil = 0;
     atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
     if (!(atomic_load(&P.closing) && !closer) && atomic_load(&P.guard) == GUARD_ON)
-        return own_state();
+        return walker_state();
     return 0;
 }
 
@@ -1115,11 +1149,11 @@ int gt_py_chain_same(struct gt_py_chain *c, uint32_t max)
     /* without the GIL, chain_state left this read counted in P.walkers: the compare reads the
      * code objects, which finalization must not free meanwhile (exit_guard) */
     if (ts && was && gil == c->gil && P.minor >= 11) {
-        same = chain_cmp(c, ts, max) && !P.IsFinalizing();
+        same = chain_cmp(c, ts, max) && !finalizing_here(gil);
         if (same) c->ok = CHAIN_OK;
     }
     int k = same || !ts ? -1 : walk_raw(ts, (struct rawf *)(void *)c->tmp, max);
-    if (k >= 0 && P.IsFinalizing()) k = -1;
+    if (k >= 0 && finalizing_here(gil)) k = -1;
     if (k >= 0) {
         uint32_t n = (uint32_t)k;
         if (was && n == c->n && gil == c->gil && chain_match(c, c->tmp, n)) {
@@ -1147,9 +1181,10 @@ void gt_py_chain_done(struct gt_py_chain *c, uint32_t max, uint32_t frames)
 /* The thread state of the calling thread when it holds the main interpreter's GIL, else NULL. */
 static PyObj *gil_holder(void)
 {
-    if (P.IsInitialized() != 1) return NULL;
-    PyObj *ts = P.ThreadState_Unchecked();
-    if (!ts || ts != P.GILState_GetThisThreadState() || P.GILState_Check() != 1) return NULL;
+    PyObj *ts = P.ThreadState_Unchecked(); /* a static's or a TLS variable's load, even before
+                                            * initialization: no state, no GIL, one call */
+    if (!ts || P.IsInitialized() != 1) return NULL;
+    if (ts != P.GILState_GetThisThreadState() || P.GILState_Check() != 1) return NULL;
     return P.ThreadState_GetInterpreter(ts) == P.InterpreterState_Main() ? ts : NULL;
 }
 
