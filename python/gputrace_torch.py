@@ -12,7 +12,8 @@ of include/gputrace/trace_format.h ("framework allocators") packed here and hand
   - memory_stats() samples (tick(), every GPUTRACE_SAMPLE_MS, asked by the shim's flusher) of
     the current device and of every device PyTorch has reserved memory on;
   - snapshots when reserved or allocated memory reaches a new high (at most one per PEAK_MIN_S,
-    and only after PEAK_GROWTH more than at the last one), and at exit (atexit);
+    and only after PEAK_GROWTH more than at the last one), and at exit (atexit, or os._exit,
+    where the shim calls exit_flush: preload/exit.c);
   - a snapshot at a sample that finds allocated memory at its all-time high
     (allocated_bytes.all.current == .peak, i.e. max_memory_allocated()) above every snapshot
     written for that device: that snapshot holds the very blocks of the peak, so the report's
@@ -496,6 +497,12 @@ def _at_exit():
         s.emit(b"")  # the shim queues no more samples
     except Exception:
         pass
+
+
+def exit_flush():
+    """The shim calls this at os._exit (preload/torch.c, gt_torch_exit), which skips atexit: the
+    exit sample and snapshot, with the block events since the last snapshot, are written now."""
+    _at_exit()
 
 
 def _install_step_hook(s):
