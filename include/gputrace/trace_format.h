@@ -810,7 +810,7 @@ struct gt_rec_torch_step {
     uint64_t gradients;
     uint64_t optimizer_state;
     uint64_t roles_hash;      /* of the whole set (all devices) */
-    uint64_t allocated;       /* memory_stats(device) allocated_bytes.all.current, in the hook */
+    uint64_t allocated;       /* allocated_bytes.all.current (memory_stats), in the hook */
     uint64_t reserved;        /* reserved_bytes.all.current, in the hook */
     uint32_t optimizer;
     int32_t device;
