@@ -207,7 +207,7 @@ static int send_sample_signal(pid_t pid, uint32_t tid)
     si.si_pid = pid;
     si.si_uid = getuid();
     si.si_value.sival_ptr = &HS;
-    return (int)syscall(SYS_rt_tgsigqueueinfo, pid, tid, HS.signo, &si);
+    return (int)gt_syscall(SYS_rt_tgsigqueueinfo, pid, tid, HS.signo, &si);
 }
 
 HS_HANDLER static int is_ours(const siginfo_t *si)
@@ -402,8 +402,8 @@ static void *sampler_main(void *arg)
             next.tv_nsec -= 1000000000;
             next.tv_sec++;
         }
-        /* (the system call itself: the C library's is waits.c's wrapper) */
-        while (syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) != 0 &&
+        /* (the system call itself: the C library's clock_nanosleep is waits.c's wrapper) */
+        while (gt_syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) != 0 &&
                errno == EINTR) {
         }
         pthread_mutex_lock(&HS.mu);
@@ -652,14 +652,14 @@ static void take_back(struct hs_thread *h)
     siginfo_t si, theirs[8];
     int n = 0;
     while (atomic_load_explicit(&h->signalled, memory_order_acquire) && n < 8 &&
-           syscall(SYS_rt_sigtimedwait, &ours, &si, &zero, _NSIG / 8) == HS.signo) {
+           gt_syscall(SYS_rt_sigtimedwait, &ours, &si, &zero, _NSIG / 8) == HS.signo) {
         if (is_ours(&si))
             atomic_store_explicit(&h->signalled, 0, memory_order_release);
         else
             theirs[n++] = si;
     }
     for (int i = 0; i < n; i++)
-        syscall(SYS_rt_tgsigqueueinfo, getpid(), h->tid, HS.signo, &theirs[i]);
+        gt_syscall(SYS_rt_tgsigqueueinfo, getpid(), h->tid, HS.signo, &theirs[i]);
 }
 
 /* exec.c: the calling thread is about to call the exec family. From here the sampler sends it
@@ -671,7 +671,7 @@ static void take_back(struct hs_thread *h)
 int gt_hostsample_exec_begin(void)
 {
     struct hs_thread *h = tls_hs;
-    if (!h || (uint32_t)syscall(SYS_gettid) != h->tid) return 0;
+    if (!h || (uint32_t)gt_syscall(SYS_gettid) != h->tid) return 0;
     pthread_mutex_lock(&HS.mu);
     h->exec_hold = 1;
     pthread_mutex_unlock(&HS.mu);

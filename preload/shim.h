@@ -302,6 +302,9 @@ int gt_hostsample_signo(void); /* 0: no sampling */
 int gt_hostsample_exec_begin(void); /* exec.c: around the exec family */
 int gt_hostsample_quiet_begin(void); /* waits.c: around waits a handler would cut short */
 void gt_hostsample_quiet_end(int quiet);
+/* waits.c: the C library's syscall(2), for the shim's own system calls (the exported syscall is
+ * the program's, and runs some of them quiet). */
+long gt_syscall(long nr, ...);
 void gt_hostsample_exec_end(int paused);
 void gt_flush_before_exec(void); /* runtime.c; inside the tracer, when gt_tracing_here */
 int gt_hostsample_sigaction(int sig, const struct sigaction *act, struct sigaction *old);

@@ -9,19 +9,25 @@
  * itself while it sleeps (hostsample.c). Threads that are not sampled pay one thread-local load.
  * Return value and errno are the real call's.
  *
- * Not covered (docs/ANALYSES.md): the same system calls made without these entry points
- * (syscall(2), inline system calls), reads and writes on sockets with a timeout
- * (SO_RCVTIMEO/SO_SNDTIMEO), inotify reads, io_getevents; a thread seen running by the sampler
- * that enters one of those in the microseconds before the signal lands gets EINTR. */
+ * syscall(2) is wrapped too: the numbers of those waits (and io_getevents, futex waits with a time
+ * limit) run quiet, every other number goes to the C library's syscall as it came, six arguments.
+ *
+ * Not covered (docs/ANALYSES.md): inline system calls (a statically linked C library, runtimes
+ * that make their own), reads and writes on sockets with a timeout (SO_RCVTIMEO/SO_SNDTIMEO),
+ * inotify reads; a thread seen running by the sampler that enters one of those in the
+ * microseconds before the signal lands gets EINTR. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/msg.h>
 #include <sys/select.h>
+#include <stdarg.h>
 #include <sys/sem.h>
+#include <sys/syscall.h>
 #include <threads.h>
 #include <time.h>
 #include <unistd.h>
@@ -265,4 +271,119 @@ GT_EXPORT int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *
 {
     REAL(sem_clockwait_fn, "sem_clockwait");
     QUIET(int, real_(sem, clock, at));
+}
+
+/* ---- syscall(2) ------------------------------------------------------------------------------ */
+
+/* glibc's syscall takes the number and six longs whatever the call (x86-64: rdi, then rsi, rdx,
+ * rcx, r8, r9 and the first stack slot; aarch64: x0, then x1-x6) and hands all six to the kernel,
+ * which reads those it needs. Variadic integer arguments travel where named ones do on both
+ * (System V AMD64, AAPCS64 on Linux), so the wrapper below takes seven named longs: a number it
+ * does not wait for is forwarded by a tail jump, the stack slot untouched, a handful of
+ * instructions (bench/syscall.sh). */
+typedef long (*syscall_fn)(long, long, long, long, long, long, long);
+static syscall_fn _Atomic real_syscall;
+
+/* Looked up at load, before any handler of ours or the program's may call it (dlsym is not
+ * async-signal-safe); a call from another library's constructor before that looks it up then. */
+__attribute__((constructor)) static void resolve_syscall(void)
+{
+    __atomic_store_n(&real_syscall, (syscall_fn)gt_real_dlsym(RTLD_NEXT, "syscall"),
+                     __ATOMIC_RELAXED);
+}
+
+/* (NULL only where the C library has none: then the program could not have linked a call) */
+static syscall_fn libc_syscall(void)
+{
+    syscall_fn f = __atomic_load_n(&real_syscall, __ATOMIC_RELAXED);
+    if (GT_LIKELY(f != NULL)) return f;
+    resolve_syscall();
+    return __atomic_load_n(&real_syscall, __ATOMIC_RELAXED);
+}
+
+static long no_syscall(void)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+/* The system calls signal(7) says a handler ends with EINTR whatever SA_RESTART says (or that
+ * return early), by number; b and d are its second and fourth arguments (a futex's op and time
+ * limit). */
+static int never_restarted(long nr, long b, long d)
+{
+    switch (nr) {
+    case SYS_nanosleep:
+    case SYS_clock_nanosleep:
+    case SYS_ppoll:
+    case SYS_pselect6:
+    case SYS_epoll_pwait:
+#ifdef SYS_epoll_pwait2
+    case SYS_epoll_pwait2:
+#endif
+#ifdef SYS_poll
+    case SYS_poll:
+#endif
+#ifdef SYS_select
+    case SYS_select:
+#endif
+#ifdef SYS_epoll_wait
+    case SYS_epoll_wait:
+#endif
+#ifdef SYS_pause
+    case SYS_pause:
+#endif
+    case SYS_rt_sigsuspend:
+    case SYS_rt_sigtimedwait:
+    case SYS_semop:
+    case SYS_semtimedop:
+    case SYS_msgrcv:
+    case SYS_msgsnd:
+    case SYS_io_getevents:
+#ifdef SYS_io_pgetevents
+    case SYS_io_pgetevents:
+#endif
+        return 1;
+    case SYS_futex: {
+        /* a wait with a time limit ends with EINTR (the kernel's restart block); one without is
+         * restarted by SA_RESTART */
+        int op = (int)b & FUTEX_CMD_MASK;
+        return (op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET) && d != 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* syscall(2) under another C name: <unistd.h> declares it variadic */
+GT_EXPORT long gt_syscall_wrapper(long nr, long a, long b, long c, long d, long e,
+                                  long f) __asm__("syscall");
+/* Apart, so that the wrapper's other numbers pay no frame for it. */
+__attribute__((noinline)) static long quiet_syscall(syscall_fn real, long nr, long a, long b,
+                                                    long c, long d, long e, long f)
+{
+    QUIET(long, real(nr, a, b, c, d, e, f));
+}
+
+GT_EXPORT long gt_syscall_wrapper(long nr, long a, long b, long c, long d, long e, long f)
+{
+    syscall_fn real = libc_syscall();
+    if (GT_UNLIKELY(!real)) return no_syscall();
+    if (GT_LIKELY(!never_restarted(nr, b, d))) return real(nr, a, b, c, d, e, f);
+    return quiet_syscall(real, nr, a, b, c, d, e, f);
+}
+
+/* The shim's own system calls: the C library's syscall, never the wrapper above (whose quiet wait
+ * would call back into the sampler's state from its own signal handler and sampler thread). Not
+ * instrumented: the arguments a caller did not pass are read where glibc's reads them (on x86-64
+ * the sixth from the caller's frame, which AddressSanitizer may have poisoned). */
+__attribute__((no_sanitize("address", "thread"))) long gt_syscall(long nr, ...)
+{
+    va_list ap;
+    va_start(ap, nr);
+    long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+    long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+    va_end(ap);
+    syscall_fn real = libc_syscall();
+    return real ? real(nr, a, b, c, d, e, f) : no_syscall();
 }
