@@ -17,10 +17,10 @@
  * select, sigtimedwait, ... see signal(7)) would return EINTR. Their C library entry points are
  * wrapped (waits.c): the thread is quiet inside them (tls_quiet), no signal is sent to a quiet
  * thread, and one on its way is delivered before the wait starts (gt_hostsample_quiet_begin; the
- * two sides flag, then look, sequentially consistent). What no wrapper sees (syscall(2), socket
- * timeouts) keeps that window; GPUTRACE_SAMPLE_SIGNAL=0 sends no signal at all: running threads
- * get a sample without a stack (on CPU, in or out of our hooks), sleeping ones are walked as
- * above.
+ * two sides flag, then look, sequentially consistent); so is syscall(2) with their numbers. What
+ * no wrapper sees (inline system calls, socket timeouts) keeps that window;
+ * GPUTRACE_SAMPLE_SIGNAL=0 sends no signal at all: running threads get a sample without a stack
+ * (on CPU, in or out of our hooks), sleeping ones are walked as above.
  * Samples the sampler thread takes are also the owner's to write: it raises the owner's
  * gt_tls_hs_pending through a pointer (a relaxed store the owner's gt_enter reads).
  * The sampled thread turns its ring into records itself, at its next hooked call (gt_enter sees

@@ -13,9 +13,9 @@
  * limit) run quiet, every other number goes to the C library's syscall as it came, six arguments.
  *
  * Not covered (docs/ANALYSES.md): inline system calls (a statically linked C library, runtimes
- * that make their own), reads and writes on sockets with a timeout (SO_RCVTIMEO/SO_SNDTIMEO),
- * inotify reads; a thread seen running by the sampler that enters one of those in the
- * microseconds before the signal lands gets EINTR. */
+ * that make their own), reads and writes on sockets with a timeout (SO_RCVTIMEO/SO_SNDTIMEO);
+ * a thread seen running by the sampler that enters one of those in the microseconds before the
+ * signal lands gets EINTR. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <linux/futex.h>
