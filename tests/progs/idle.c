@@ -4,7 +4,8 @@
  *          whose kernel ends 1 ms after its start)
  *   sync   4 kernels of 20 ms, each followed by cuStreamSynchronize: 3 sync bubbles (>= the
  *          simulated launch latency, 2 us, each; 20 ms so that the thread is surely inside the
- *          synchronize when the kernel ends, even when an overloaded machine delays it)
+ *          synchronize when the kernel ends, even when an overloaded machine delays it; the
+ *          case runs it with GTSIM_SYNC_WAKE_NS=10000000: the synchronize phase is >= 10 ms)
  *   alloc  4 kernels of 200 us with a cuMemAlloc between them; run with
  *          GTSIM_ALLOC_LATENCY_NS=10000000: 3 gaps caused by allocation (>= 9.8 ms each: the
  *          allocation starts after the launch and takes 10 ms, the kernel 200 us)

@@ -178,6 +178,8 @@ elif scenario == "sync":
     expect(causes_of(0) == ["synchronize"] * 3, f"causes {causes_of(0)}")
     for g in g0:
         expect(g["duration_ns"] >= 2 * US, f"gap {g['duration_ns']} ns < 2 us")
+        # tests/cases/idle_sync.sh: each synchronize returns 10 ms after its kernel ends
+        expect(g["phases"]["synchronize"] >= 10 * MS, f"phases {g['phases']}: synchronize < 10 ms")
         expect(g["host_call"]["api"] == "cuStreamSynchronize", f"host call {g['host_call']}")
         expect(site_in(g, "sync_bubble"), f"site {g['site']}")
 elif scenario == "syncload":

@@ -115,6 +115,7 @@ static void init_once(void)
         g_cfg.alloc_gran = 1;
     g_cfg.alloc_latency_ns = env_u64("GTSIM_ALLOC_LATENCY_NS", 0);
     g_cfg.launch_latency_ns = env_u64("GTSIM_LAUNCH_LATENCY_NS", 2000);
+    g_cfg.sync_wake_ns = env_u64("GTSIM_SYNC_WAKE_NS", 0);
     g_cfg.kernel_ns = env_u64("GTSIM_KERNEL_NS", 10000);
     g_cfg.copy_bps = env_double("GTSIM_COPY_BYTES_PER_SEC", 10e9);
     g_cfg.distinct = (int)env_u64("GTSIM_DISTINCT_POINTERS", 0) != 0;

@@ -28,7 +28,7 @@ struct sim_config {
     int driver_version;
     int ndev;
     uint64_t mem_bytes, other_bytes, ctx_overhead, alloc_gran;
-    uint64_t alloc_latency_ns, launch_latency_ns, kernel_ns;
+    uint64_t alloc_latency_ns, launch_latency_ns, kernel_ns, sync_wake_ns;
     double copy_bps;
     int distinct;
     size_t activity_cap;

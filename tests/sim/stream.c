@@ -444,8 +444,12 @@ static struct wait_spec stream_wait_spec(const struct sim_stream *s)
     return w;
 }
 
-static void do_wait(struct wait_spec w) /* called without g_lock */
+/* called without g_lock. A call that finds work still queued returns GTSIM_SYNC_WAKE_NS after the
+ * work ends: the time a blocking synchronize takes to wake its thread (0 by default). */
+static void do_wait(struct wait_spec w)
 {
+    if (g_cfg.sync_wake_ns && w.until > sim_now())
+        w.until += g_cfg.sync_wake_ns;
     sim_sleep_until(w.until);
     pthread_mutex_lock(&g_lock);
     wait_hostfns(w.ctx_id, w.stream_id, w.seq);
