@@ -8,7 +8,8 @@ LAUNCHER := $(O)/gputrace
 all: $(LIB) $(LAUNCHER)
 
 # The shim exports only the CUDA symbols it wraps, dlsym, sigaction and signal (preload/crash.c),
-# the exec family (preload/exec.c), the C library's timed and signal waits (preload/waits.c)
+# the exec family (preload/exec.c), the C library's timed and signal waits and syscall
+# (preload/waits.c), socket calls that a timeout makes waits (preload/sockets.c)
 # and the public API.
 $(LIB): $(call obj,$(PRELOAD_SRC) $(COMMON_SRC))
 	@echo "  LD      $@"

@@ -10,12 +10,13 @@
  * Return value and errno are the real call's.
  *
  * syscall(2) is wrapped too: the numbers of those waits (and io_getevents, futex waits with a time
- * limit) run quiet, every other number goes to the C library's syscall as it came, six arguments.
+ * limit, and sockets.c's socket calls on a socket with a timeout) run quiet, every other number
+ * goes to the C library's syscall as it came, six arguments.
  *
  * Not covered (docs/ANALYSES.md): inline system calls (a statically linked C library, runtimes
- * that make their own), reads and writes on sockets with a timeout (SO_RCVTIMEO/SO_SNDTIMEO);
- * a thread seen running by the sampler that enters one of those in the microseconds before the
- * signal lands gets EINTR. */
+ * that make their own), read and write on sockets with a timeout (sockets.c); a thread seen
+ * running by the sampler that enters one of those in the microseconds before the signal lands
+ * gets EINTR. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <linux/futex.h>
@@ -25,7 +26,6 @@
 #include <sys/epoll.h>
 #include <sys/msg.h>
 #include <sys/select.h>
-#include <stdarg.h>
 #include <sys/sem.h>
 #include <sys/syscall.h>
 #include <threads.h>
@@ -281,36 +281,17 @@ GT_EXPORT int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *
  * (System V AMD64, AAPCS64 on Linux), so the wrapper below takes seven named longs: a number it
  * does not wait for is forwarded by a tail jump, the stack slot untouched, a handful of
  * instructions (bench/syscall.sh). */
-typedef long (*syscall_fn)(long, long, long, long, long, long, long);
-static syscall_fn _Atomic real_syscall;
-
-/* Looked up at load, before any handler of ours or the program's may call it (dlsym is not
- * async-signal-safe); a call from another library's constructor before that looks it up then. */
-__attribute__((constructor)) static void resolve_syscall(void)
-{
-    __atomic_store_n(&real_syscall, (syscall_fn)gt_real_dlsym(RTLD_NEXT, "syscall"),
-                     __ATOMIC_RELAXED);
-}
-
-/* (NULL only where the C library has none: then the program could not have linked a call) */
-static syscall_fn libc_syscall(void)
-{
-    syscall_fn f = __atomic_load_n(&real_syscall, __ATOMIC_RELAXED);
-    if (GT_LIKELY(f != NULL)) return f;
-    resolve_syscall();
-    return __atomic_load_n(&real_syscall, __ATOMIC_RELAXED);
-}
-
 static long no_syscall(void)
 {
     errno = ENOSYS;
     return -1;
 }
 
-/* The system calls signal(7) says a handler ends with EINTR whatever SA_RESTART says (or that
- * return early), by number; b and d are its second and fourth arguments (a futex's op and time
- * limit). */
-static int never_restarted(long nr, long b, long d)
+/* What the wrapper does with a number: forwards it (0), runs it quiet (1: the system calls
+ * signal(7) says a handler ends with EINTR whatever SA_RESTART says, or that return early), or
+ * notes a socket's timeout after it (2). a, b, d, e are the call's arguments 1, 2, 4 and 5 (a
+ * socket; a futex's op and time limit; recvmmsg's time limit). */
+static int classify(long nr, long a, long b, long d, long e)
 {
     switch (nr) {
     case SYS_nanosleep:
@@ -350,6 +331,20 @@ static int never_restarted(long nr, long b, long d)
         int op = (int)b & FUTEX_CMD_MASK;
         return (op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET) && d != 0;
     }
+    /* (sockets.c) on a socket with SO_RCVTIMEO or SO_SNDTIMEO */
+    case SYS_recvmmsg:
+        return e != 0 || gt_sock_timed(a);
+    case SYS_recvfrom:
+    case SYS_recvmsg:
+    case SYS_accept:
+    case SYS_accept4:
+    case SYS_connect:
+    case SYS_sendto:
+    case SYS_sendmsg:
+    case SYS_sendmmsg:
+        return gt_sock_timed(a);
+    case SYS_setsockopt:
+        return 2;
     default:
         return 0;
     }
@@ -359,31 +354,26 @@ static int never_restarted(long nr, long b, long d)
 GT_EXPORT long gt_syscall_wrapper(long nr, long a, long b, long c, long d, long e,
                                   long f) __asm__("syscall");
 /* Apart, so that the wrapper's other numbers pay no frame for it. */
-__attribute__((noinline)) static long quiet_syscall(syscall_fn real, long nr, long a, long b,
+__attribute__((noinline)) static long quiet_syscall(gt_syscall_fn real, long nr, long a, long b,
                                                     long c, long d, long e, long f)
 {
     QUIET(long, real(nr, a, b, c, d, e, f));
 }
 
-GT_EXPORT long gt_syscall_wrapper(long nr, long a, long b, long c, long d, long e, long f)
+__attribute__((noinline)) static long setsockopt_syscall(gt_syscall_fn real, long nr, long a,
+                                                         long b, long c, long d, long e, long f)
 {
-    syscall_fn real = libc_syscall();
-    if (GT_UNLIKELY(!real)) return no_syscall();
-    if (GT_LIKELY(!never_restarted(nr, b, d))) return real(nr, a, b, c, d, e, f);
-    return quiet_syscall(real, nr, a, b, c, d, e, f);
+    long r = real(nr, a, b, c, d, e, f);
+    if (r == 0) gt_sock_note_timeout((int)a, (int)b, (int)c);
+    return r;
 }
 
-/* The shim's own system calls: the C library's syscall, never the wrapper above (whose quiet wait
- * would call back into the sampler's state from its own signal handler and sampler thread). Not
- * instrumented: the arguments a caller did not pass are read where glibc's reads them (on x86-64
- * the sixth from the caller's frame, which AddressSanitizer may have poisoned). */
-__attribute__((no_sanitize("address", "thread"))) long gt_syscall(long nr, ...)
+GT_EXPORT long gt_syscall_wrapper(long nr, long a, long b, long c, long d, long e, long f)
 {
-    va_list ap;
-    va_start(ap, nr);
-    long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
-    long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
-    va_end(ap);
-    syscall_fn real = libc_syscall();
-    return real ? real(nr, a, b, c, d, e, f) : no_syscall();
+    gt_syscall_fn real = gt_libc_syscall();
+    if (GT_UNLIKELY(!real)) return no_syscall();
+    int what = classify(nr, a, b, d, e);
+    if (GT_LIKELY(what == 0)) return real(nr, a, b, c, d, e, f);
+    if (what == 1) return quiet_syscall(real, nr, a, b, c, d, e, f);
+    return setsockopt_syscall(real, nr, a, b, c, d, e, f);
 }

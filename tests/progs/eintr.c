@@ -7,7 +7,10 @@
  * "eintr K early E" over all. "sys" makes the waits as bare system calls through syscall(2), in
  * turn nanosleep, clock_nanosleep (relative, absolute), ppoll, pselect6, epoll_pwait,
  * rt_sigtimedwait, a futex wait with a time limit, io_getevents, semtimedop and, where the
- * architecture has them, poll, select and epoll_wait. Used by tests/cases/hostsample_eintr.sh. */
+ * architecture has them, poll, select and epoll_wait. "sock" waits on sockets with a 1 ms
+ * SO_RCVTIMEO/SO_SNDTIMEO (which signal(7) says a handler ends with EINTR): recv, recvfrom,
+ * recvmsg, accept on a listening socket, send and sendto on a full one, and recvfrom through
+ * syscall(2). Used by tests/cases/hostsample_eintr.sh. */
 #include <errno.h>
 #include <linux/aio_abi.h>
 #include <linux/futex.h>
@@ -20,7 +23,9 @@
 #include <sys/ipc.h>
 #include <sys/select.h>
 #include <sys/sem.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -235,6 +240,94 @@ static int run_sys(int n, int ep)
     return other ? 1 : 0;
 }
 
+/* the "sock" rounds */
+enum { K_RECV, K_RECVFROM, K_RECVMSG, K_ACCEPT, K_SEND, K_SENDTO, K_SYS_RECVFROM, NSOCK };
+static const char *const sock_names[NSOCK] = {"recv", "recvfrom", "recvmsg",     "accept",
+                                              "send", "sendto",   "SYS_recvfrom"};
+
+/* One wait on a socket with a 1 ms timeout: 0 when it timed out (EAGAIN), else -1 with errno. */
+static int sock_once(int which, int rd, int wr, int lis)
+{
+    char b[64];
+    struct iovec iov = {b, sizeof(b)};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+    long r;
+    switch (which) {
+    case K_RECV:
+        r = recv(rd, b, sizeof(b), 0);
+        break;
+    case K_RECVFROM:
+        r = recvfrom(rd, b, sizeof(b), 0, NULL, NULL);
+        break;
+    case K_RECVMSG:
+        r = recvmsg(rd, &m, 0);
+        break;
+    case K_ACCEPT:
+        r = accept(lis, NULL, NULL);
+        break;
+    case K_SEND:
+        r = send(wr, b, sizeof(b), 0);
+        break;
+    case K_SENDTO:
+        r = sendto(wr, b, sizeof(b), 0, NULL, 0);
+        break;
+    default:
+        r = syscall(SYS_recvfrom, rd, b, sizeof(b), 0, NULL, NULL);
+        break;
+    }
+    if (r >= 0) return errno = EPROTO, -1; /* nothing was ever sent or accepted */
+    return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+}
+
+static int run_sock(int n)
+{
+    int rd[2], wr[2], lis = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "gputrace-eintr-%d", (int)getpid());
+    struct timeval tv = {0, 1000};
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, rd) || socketpair(AF_UNIX, SOCK_STREAM, 0, wr) ||
+        lis < 0 || bind(lis, (struct sockaddr *)&a, sizeof(a)) || listen(lis, 1))
+        return perror("eintr sock"), 1;
+    /* the write side full (its peer never reads), then the timeouts */
+    char fill[4096] = {0};
+    while (send(wr[0], fill, sizeof(fill), MSG_DONTWAIT) > 0) {
+    }
+    if (setsockopt(rd[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+        setsockopt(wr[0], SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+        setsockopt(lis, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
+        return perror("eintr setsockopt"), 1;
+    int calls[NSOCK] = {0}, eintr[NSOCK] = {0}, early[NSOCK] = {0}, other = 0;
+    volatile unsigned long spin = 0;
+    CUdeviceptr p;
+    for (int i = 0; i < n; i++) {
+        for (long long end = now_ns() + 200000; now_ns() < end;)
+            spin++;
+        int which = i % NSOCK;
+        long long t0 = now_ns();
+        int r = sock_once(which, rd[0], wr[0], lis);
+        long long took = now_ns() - t0;
+        calls[which]++;
+        if (r < 0 && errno == EINTR)
+            eintr[which]++;
+        else if (r < 0)
+            other++, fprintf(stderr, "%s: %s\n", sock_names[which], strerror(errno));
+        else if (took < 1000000)
+            early[which]++;
+        if (i % 10 == 0) {
+            CHECK(cuMemAlloc(&p, 4096));
+            CHECK(cuMemFree(p));
+        }
+    }
+    int ke = 0, kr = 0;
+    for (int c = 0; c < NSOCK; c++) {
+        printf("%s calls %d eintr %d early %d\n", sock_names[c], calls[c], eintr[c], early[c]);
+        ke += eintr[c];
+        kr += early[c];
+    }
+    printf("eintr %d early %d\n", ke, kr);
+    return other ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 1000, sys = argc > 2 && !strcmp(argv[2], "sys");
@@ -252,6 +345,7 @@ int main(int argc, char **argv)
     sigaddset(&usr2, SIGUSR2);
     if (ep < 0 || sigprocmask(SIG_BLOCK, &usr2, NULL) != 0) return perror("eintr"), 1;
     if (sys) return run_sys(n, ep);
+    if (argc > 2 && !strcmp(argv[2], "sock")) return run_sock(n);
     volatile unsigned long spin = 0;
     for (int i = 0; i < n; i++) {
         for (long long end = now_ns() + 200000; now_ns() < end;)
