@@ -293,7 +293,8 @@ static long no_syscall(void)
  * socket; a futex's op and time limit; recvmmsg's time limit). */
 static int classify(long nr, long a, long b, long d, long e)
 {
-    switch (nr) {
+    /* (an int argument may come with any upper half: the kernel reads 32 bits of those) */
+    switch ((int)nr) {
     case SYS_nanosleep:
     case SYS_clock_nanosleep:
     case SYS_ppoll:
@@ -333,7 +334,7 @@ static int classify(long nr, long a, long b, long d, long e)
     }
     /* (sockets.c) on a socket with SO_RCVTIMEO or SO_SNDTIMEO */
     case SYS_recvmmsg:
-        return e != 0 || gt_sock_timed(a);
+        return e != 0 || gt_sock_timed((int)a);
     case SYS_recvfrom:
     case SYS_recvmsg:
     case SYS_accept:
@@ -342,7 +343,7 @@ static int classify(long nr, long a, long b, long d, long e)
     case SYS_sendto:
     case SYS_sendmsg:
     case SYS_sendmmsg:
-        return gt_sock_timed(a);
+        return gt_sock_timed((int)a);
     case SYS_setsockopt:
         return 2;
     default:
