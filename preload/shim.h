@@ -206,6 +206,9 @@ static inline void gt_torch_poke(void)
 void gt_torch_tick(uint64_t now);
 extern _Atomic uint32_t gt_torch_due;
 void gt_torch_poll_slow(void);
+/* exit.c, at _exit, outside the tracer: the bridge's exit work (torch.c says when it runs).
+ * caller: the return address of the _exit call. */
+void gt_torch_exit(uintptr_t caller);
 static inline void gt_torch_poll(const struct gt_thread *t)
 {
     uint32_t due = atomic_load_explicit(&gt_torch_due, memory_order_relaxed);
@@ -325,7 +328,8 @@ static inline int gt_sock_timed(long fd)
     return (int)(__atomic_load_n(&gt_sock_timed_fds[fd / 64], __ATOMIC_RELAXED) >> (fd % 64)) & 1;
 }
 void gt_hostsample_exec_end(int paused);
-void gt_flush_before_exec(void); /* runtime.c; inside the tracer, when gt_tracing_here */
+void gt_flush_before_exec(void); /* runtime.c; inside the tracer, when gt_tracing_here: exec.c,
+                                  * and exit.c at _exit */
 int gt_hostsample_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* At exit: the dladdr names of the stacks' ips, as whole records handed to emit. */
 void gt_stacks_exit(void (*emit)(const void *p, uint32_t size));

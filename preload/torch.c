@@ -23,6 +23,13 @@
  *     that makes no CUDA call, or stays in native code, gets no samples meanwhile (the exit
  *     and OOM samples are taken anyway). Pending calls are queued from the main thread because
  *     CPython 3.9-3.11 only signal the main thread's eval loop when it adds them itself.
+ *   - _exit (os._exit: exit.c): the module's atexit work (the exit sample and snapshot, with the
+ *     block events since the last one) would be lost with the process, so gt_torch_exit calls
+ *     its exit_flush() first, only where running Python is safe as at a pending call: the caller
+ *     is the interpreter itself (os._exit, not a C signal handler of an extension interrupting a
+ *     thread that holds the GIL), the calling thread holds the GIL of the initialized, not
+ *     finalizing, main interpreter, and it is not inside the tracer (a handler interrupting a
+ *     hook). Anything it raises is cleared; the exit status is the caller's.
  *   - Failure: an exception inside the module is caught by the module and written as a
  *     GT_REC_NOTE; one that escapes to here is cleared, the bridge is turned off and a note is
  *     written. The program's own pending exception and errno are kept.
@@ -58,6 +65,7 @@ static struct {
     PyObj *mod;         /* the module once loaded; owned, like tick (never released:
                          * the bridge lives as long as the interpreter) */
     PyObj *tick;        /* the module's tick() */
+    PyObj *exit_flush;  /* the module's exit_flush(): its atexit work, asked for at _exit */
     char module_path[PATH_MAX];
 } T;
 
@@ -275,6 +283,7 @@ static int load_and_install(void)
     if (r) {
         rc = A.IsTrue(r) == 1;
         if (rc == 1 && !(T.tick = A.GetAttrString(T.mod, "tick"))) rc = -1;
+        if (rc == 1 && !(T.exit_flush = A.GetAttrString(T.mod, "exit_flush"))) rc = -1;
         A.DecRef(r);
     }
     PyObj *refs[] = {inst, ms, lv, fn};
@@ -366,5 +375,22 @@ void gt_torch_poll_slow(void)
     if (due && atomic_compare_exchange_strong(&T.tick_queued, &zero, 1) &&
         gt_py_pending(tick_call, NULL) != 0)
         atomic_store(&T.tick_queued, 0);
+    errno = saved;
+}
+
+/* ---- _exit (exit.c, before the records are written) ---------------------------------------- */
+
+void gt_torch_exit(uintptr_t caller)
+{
+    if (atomic_load(&gt_torch_state) != T_ON || !T.exit_flush ||
+        __atomic_load_n(&gt_tls_in_hook, __ATOMIC_RELAXED) ||
+        !gt_py_interp_ip(caller) || !gt_py_safe_here())
+        return;
+    int saved = errno;
+    struct gt_py_err err;
+    gt_py_err_save(&err);
+    PyObj *r = A.CallFunctionObjArgs(T.exit_flush, NULL);
+    if (r) A.DecRef(r);
+    gt_py_err_restore(&err); /* what exit_flush raised is dropped */
     errno = saved;
 }

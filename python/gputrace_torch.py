@@ -12,7 +12,8 @@ of include/gputrace/trace_format.h ("framework allocators") packed here and hand
   - memory_stats() samples (tick(), every GPUTRACE_SAMPLE_MS, asked by the shim's flusher) of
     the current device and of every device PyTorch has reserved memory on;
   - snapshots when reserved or allocated memory reaches a new high (at most one per PEAK_MIN_S,
-    and only after PEAK_GROWTH more than at the last one), and at exit (atexit);
+    and only after PEAK_GROWTH more than at the last one), and at exit (atexit, or os._exit,
+    where the shim calls exit_flush: preload/exit.c);
   - a snapshot at a sample that finds allocated memory at its all-time high
     (allocated_bytes.all.current == .peak, i.e. max_memory_allocated()) above every snapshot
     written for that device: that snapshot holds the very blocks of the peak, so the report's
@@ -253,6 +254,27 @@ def _max_split(snap):
     return n if 0 < n < _MASK64 else 0
 
 
+_ROUNDUP_INTERVALS = 16  # GT_TORCH_ROUNDUP_INTERVALS
+
+
+def _roundup(snap):
+    """The allocator's roundup_power2_divisions per size interval, as PyTorch parsed them from
+    PYTORCH_CUDA_ALLOC_CONF (both forms: one number, or a list per interval with its '>' rule):
+    allocator_settings says them as {interval start in MiB: divisions}, "1" to "32768". Read from
+    the snapshot, not from the environment, so the replay rounds with PyTorch's own table. Zeros
+    where not said (the default, and a PyTorch without them)."""
+    out = [0] * _ROUNDUP_INTERVALS
+    try:
+        for k, v in ((snap.get("allocator_settings") or {}).get("roundup_power2_divisions")
+                     or {}).items():
+            i = int(k).bit_length() - 1
+            if 0 <= i < _ROUNDUP_INTERVALS and 0 <= int(v) <= 0xffffffff:
+                out[i] = int(v)
+    except Exception:
+        return [0] * _ROUNDUP_INTERVALS
+    return out
+
+
 def _write_snapshot(s, why, sid=0):
     """One full snapshot, with id sid (0: the next one); returns its id (0: none written)."""
     if not _snapshots_on(s):
@@ -270,8 +292,8 @@ def _write_snapshot(s, why, sid=0):
         flags |= _EXPANDABLE
     out = bytearray()
     _trace_recs(s, snap, sid, out)
-    max_split = _max_split(snap)
-    out += _rec("IIIIQQ", _SNAP, 0, sid, why, len(segs), flags, nblocks, max_split)
+    settings = [_max_split(snap)] + _roundup(snap)
+    out += _rec("IIIIQQ16I", _SNAP, 0, sid, why, len(segs), flags, nblocks, *settings)
     for g in segs:
         blocks = g.get("blocks", ())
         pool = 1 if g.get("segment_type") == "small" else 0
@@ -285,7 +307,7 @@ def _write_snapshot(s, why, sid=0):
             out += _rec("QQQII", _BLOCK, _STATES.get(b.get("state"), 0),
                         b.get("address", 0) & _MASK64, b.get("size", 0),
                         b.get("requested_size", 0), stack, sid)
-    out += _rec("IIIIQQ", _SNAP, 1, sid, why, len(segs), flags, nblocks, max_split)
+    out += _rec("IIIIQQ16I", _SNAP, 1, sid, why, len(segs), flags, nblocks, *settings)
     s.emit(bytes(out))
     allocated = {}
     for g in segs:
@@ -496,6 +518,12 @@ def _at_exit():
         s.emit(b"")  # the shim queues no more samples
     except Exception:
         pass
+
+
+def exit_flush():
+    """The shim calls this at os._exit (preload/torch.c, gt_torch_exit), which skips atexit: the
+    exit sample and snapshot, with the block events since the last snapshot, are written now."""
+    _at_exit()
 
 
 def _install_step_hook(s):

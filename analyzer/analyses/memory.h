@@ -113,6 +113,11 @@ struct ga_amount {
     uint64_t bytes, count;
 };
 
+/* What bucket b (of m->buckets) held at the process peak (after ga_peak_finish). */
+struct ga_memory;
+void ga_peak_bucket_value(const struct ga_memory *m, const struct ga_bucket *b,
+                          struct ga_amount *v);
+
 /* One allocation live at the process peak. */
 struct ga_peak_alloc {
     uint64_t addr, size, ts;

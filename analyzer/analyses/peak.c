@@ -219,7 +219,7 @@ static void live_value(const struct ga_memory *m, const struct ga_bucket *b, str
     v->count = b->live_count;
 }
 
-static void peak_value(const struct ga_memory *m, const struct ga_bucket *b, struct ga_amount *v)
+void ga_peak_bucket_value(const struct ga_memory *m, const struct ga_bucket *b, struct ga_amount *v)
 {
     int saved = b->ver == m->peak_ver;
     v->bytes = saved ? b->peak_bytes : b->live_bytes;
@@ -266,7 +266,7 @@ void ga_peak_finish(struct ga_memory *m)
     for (size_t i = 0; i < m->n_buckets; i++) {
         const struct ga_bucket *b = &m->buckets[i];
         struct ga_amount v;
-        peak_value(m, b, &v);
+        ga_peak_bucket_value(m, b, &v);
         if (!v.bytes && !v.count) continue;
         if (b->api < GT_API_MAX) {
             p->by_api[b->api].bytes += v.bytes;
@@ -281,7 +281,7 @@ void ga_peak_finish(struct ga_memory *m)
             p->no_stack.count += v.count;
         }
     }
-    p->by_stack = per_stack(m, -2, peak_value, &p->n_by_stack);
+    p->by_stack = per_stack(m, -2, ga_peak_bucket_value, &p->n_by_stack);
     /* the largest allocations live at the peak: freed since, or still live */
     memcpy(p->top, m->freed_top, m->n_freed_top * sizeof(*p->top));
     p->n_top = m->n_freed_top;

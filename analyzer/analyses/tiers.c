@@ -342,7 +342,7 @@ void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const s
     if (ev->sub != GT_SNAP_END) return;
     if (torch->in_snap || r->id != torch->cur_snap || torch->n_segs != r->segments ||
         torch->n_blks != r->blocks) { /* not a whole snapshot: ga_torch ignored it too */
-        ga_tiers_replay_snap(t, torch, r->id, 0, 0, 0);
+        ga_tiers_replay_snap(t, torch, r->id, 0, 0, NULL);
         return;
     }
     int32_t devs[64];
@@ -370,7 +370,7 @@ void ga_tiers_snap_end(struct ga_tiers *t, const struct ga_torch *torch, const s
     if (nd < 64) procs_add(t, &p); /* past 64 devices the sums would miss some */
     ga_tiers_replay_snap(t, torch, r->id, 1,
                          (r->flags & (GT_TORCH_HISTORY_OURS | GT_TORCH_HISTORY_USER)) != 0,
-                         r->max_split_size);
+                         r);
 }
 
 void ga_tiers_free(struct ga_tiers *t)

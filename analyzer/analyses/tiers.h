@@ -107,9 +107,10 @@ struct ga_tiers_replay {
     struct ga_map live; /* (addr, 0) -> block size, (addr, 1) -> stack; the segments' starts
                          * and free blocks (tiers_replay.c) */
     uint64_t allocated, reserved;
-    uint64_t max_split;                       /* PyTorch's max_split_size then (0: no limit) */
-    int expandable;                           /* some segment is expandable */
-    struct ga_tiers_breakdown peak;           /* have = 0: none */
+    uint64_t max_split; /* PyTorch's max_split_size then (0: no limit) */
+    uint32_t divisions[GT_TORCH_ROUNDUP_INTERVALS]; /* its roundup_power2_divisions then */
+    int expandable;                                 /* some segment is expandable */
+    struct ga_tiers_breakdown peak;                 /* have = 0: none */
     uint64_t batches, replayed, inconsistent; /* received; replayed to the snapshot's state; not */
 };
 
@@ -194,10 +195,14 @@ void ga_tiers_trace(struct ga_tiers *t, const struct ga_event *ev);
 void ga_tiers_start(struct ga_tiers *t, const struct ga_event *ev);
 /* whole: the snapshot was whole (else the replay starts again at the next whole one);
  * history: its flags say history is recorded (only then is its state kept as a base);
- * max_split: its max_split_size (0: no limit), which decides which blocks PyTorch splits. */
+ * settings: the snapshot's end record, whose max_split_size (which blocks PyTorch splits) and
+ * roundup_divisions (how it rounds a request) the replay follows; NULL when not whole. */
 void ga_tiers_replay_snap(struct ga_tiers *t, const struct ga_torch *torch, uint32_t snap,
-                          int whole, int history, uint64_t max_split);
+                          int whole, int history, const struct gt_rec_torch_snap *settings);
 void ga_tiers_replay_free(struct ga_tiers *t);
+/* The block size PyTorch's round_size gives a request of `size` bytes under divisions, its
+ * roundup_power2_divisions per interval (GT_TORCH_ROUNDUP_INTERVALS of them: gt_rec_torch_snap). */
+uint64_t ga_tiers_round_size(const uint32_t *divisions, uint64_t size);
 
 /* tiers_rules.c, shared by tiers.c and tiers_replay.c. The set's order (address, device). */
 int ga_tiers_entry_cmp(const void *a, const void *b);

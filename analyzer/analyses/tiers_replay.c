@@ -83,7 +83,9 @@ void ga_tiers_start(struct ga_tiers *t, const struct ga_event *ev)
 }
 
 /* PyTorch's caching allocator (CUDACachingAllocator.cpp): a request is rounded up to 512 bytes
- * (kMinBlockSize; roundup_power2_divisions is not followed); its block starts where a free block
+ * (kMinBlockSize), or with roundup_power2_divisions N > 1 for its size interval and a request
+ * above 512 N bytes, up to the next of N equal steps between the powers of 2 around it (round_size
+ * below); its block starts where a free block
  * starts and takes all of it unless the allocator splits it: in the small pool (requests up to
  * kSmallSize, 1 MiB) when at least 512 bytes remain, in the large pool when more than 1 MiB
  * remains and the request is under max_split_size; with expandable segments always (a rest is
@@ -96,17 +98,40 @@ void ga_tiers_start(struct ga_tiers *t, const struct ga_event *ev)
 #define SMALL_SIZE (1ull << 20)
 enum { K_SIZE, K_STACK, K_ALLOC, K_FREE, K_FREE_END, K_SEG }; /* the live map's second key */
 
-static uint64_t round_size(uint64_t size)
-{
-    return size < MIN_BLOCK ? MIN_BLOCK : (size + MIN_BLOCK - 1) / MIN_BLOCK * MIN_BLOCK;
-}
-
 struct state {
     struct ga_map live; /* as ga_tiers_replay.live, plus (addr, K_ALLOC) -> its alloc's index + 1 */
     uint64_t allocated, reserved;
-    uint64_t max_split; /* PyTorch's max_split_size; 0: no limit */
+    uint64_t max_split;        /* PyTorch's max_split_size; 0: no limit */
+    const uint32_t *divisions; /* roundup_power2_divisions per interval (GT_TORCH_ROUNDUP_*) */
     int expandable;
 };
+
+static unsigned log2_floor(uint64_t x)
+{
+    return 63u - (unsigned)__builtin_clzll(x);
+}
+
+/* c10's round_size (tiers.h): the divisions of the request's interval (1 MiB up: [0] below 2 MiB,
+ * one per power of 2, the last from 32 GiB up) apply above 512 N bytes; a power of 2 stays as it
+ * is, anything else goes up to the next multiple of its power-of-2 floor / N (PyTorch's divisions
+ * are powers of 2; a step under one byte rounds to the next power of 2). */
+uint64_t ga_tiers_round_size(const uint32_t *divisions, uint64_t size)
+{
+    if (size < MIN_BLOCK) return MIN_BLOCK;
+    unsigned k = log2_floor(size), i = k > 20 ? k - 20 : 0;
+    uint64_t n = divisions[i < GT_TORCH_ROUNDUP_INTERVALS ? i : GT_TORCH_ROUNDUP_INTERVALS - 1];
+    if (n <= 1 || size <= MIN_BLOCK * n) return (size + MIN_BLOCK - 1) / MIN_BLOCK * MIN_BLOCK;
+    uint64_t floor = 1ull << k, step = floor >> log2_floor(n);
+    if (size == floor) return size;
+    if (!step) return floor << 1;
+    uint64_t down = size & ~(step - 1);
+    return down == size ? size : down + step;
+}
+
+static uint64_t round_size(const struct state *s, uint64_t size)
+{
+    return ga_tiers_round_size(s->divisions, size);
+}
 
 static void copy_base(struct state *s, const struct ga_tiers_replay *d)
 {
@@ -116,6 +141,7 @@ static void copy_base(struct state *s, const struct ga_tiers_replay *d)
         *ga_map_upsert(&s->live, x->a, x->b, 0, NULL) = x->value;
     s->allocated = d->allocated, s->reserved = d->reserved;
     s->max_split = d->max_split, s->expandable = d->expandable;
+    s->divisions = d->divisions;
 }
 
 static void free_add(struct ga_map *m, uint64_t addr, uint64_t size)
@@ -134,7 +160,7 @@ static void free_del(struct ga_map *m, uint64_t addr, uint64_t size)
 /* The block PyTorch made for a request of `size` bytes at addr, its free block updated. */
 static uint64_t take_block(struct state *s, uint64_t addr, uint64_t size)
 {
-    uint64_t want = round_size(size), *f = ga_map_find(&s->live, addr, K_FREE);
+    uint64_t want = round_size(s, size), *f = ga_map_find(&s->live, addr, K_FREE);
     if (!f || *f < want) return want; /* not known */
     uint64_t have = *f, rest = have - want;
     int split = want <= SMALL_SIZE || s->expandable
@@ -174,7 +200,7 @@ static void apply(struct state *s, const struct gt_torch_trace_entry *e, size_t 
         s->allocated += bytes;
         break;
     case GT_TRACE_FREE_COMPLETED:
-        bytes = ga_map_remove(&s->live, e->addr, K_SIZE, &old) ? old : round_size(e->size);
+        bytes = ga_map_remove(&s->live, e->addr, K_SIZE, &old) ? old : round_size(s, e->size);
         ga_map_remove(&s->live, e->addr, K_STACK, &old);
         ga_map_remove(&s->live, e->addr, K_ALLOC, &old);
         give_block(s, e->addr, bytes);
@@ -414,7 +440,7 @@ static void rebase(struct ga_tiers_replay *d, const struct ga_torch *torch)
 }
 
 void ga_tiers_replay_snap(struct ga_tiers *t, const struct ga_torch *torch, uint32_t snap,
-                          int whole, int history, uint64_t max_split)
+                          int whole, int history, const struct gt_rec_torch_snap *settings)
 {
     if (whole && history) /* every device of the snapshot gets a base */
         for (size_t i = 0; i < torch->n_segs; i++)
@@ -423,7 +449,10 @@ void ga_tiers_replay_snap(struct ga_tiers *t, const struct ga_torch *torch, uint
     for (size_t i = 0; i < t->n_rdevs; i++) {
         struct ga_tiers_replay *d = &t->rdevs[i];
         /* the settings are the process's: the snapshot's hold for the batch before it too */
-        if (whole) d->max_split = max_split;
+        if (whole) {
+            d->max_split = settings->max_split_size;
+            memcpy(d->divisions, settings->roundup_divisions, sizeof(d->divisions));
+        }
         if (whole && d->based && !d->gap && d->n_ev && d->snap == snap) replay(t, torch, d);
         d->n_ev = 0;
         if (whole && history)

@@ -63,30 +63,92 @@ static const struct ga_tiers_snappoint *nearest(const struct ga_tiers_dev *d, ui
     return best;
 }
 
-/* PyTorch's segments split by their blocks' categories (one device only: the libraries' bytes at
- * the peak are not kept per device). First the replay of PyTorch's block events at its own peak
- * (tiers_replay.c; trusted batches only), when its segments held exactly the bytes they held at
- * the driver-level peak: live bytes stay at the peak until some allocation is freed, and between
- * two moments PyTorch's reserved bytes change only when it allocates or frees a segment, so the
- * same total means the same segments, with the blocks inside them as they were at PyTorch's
- * highest allocated memory. Else the snapshot nearest the peak that reserved exactly those bytes
- * (the blocks of that moment). Returns whether it split them. */
-static int expand(struct ga_vcats *v, const struct ga_tiers *t, uint64_t peak_ts)
+/* The category of the library that made the allocations of `stack`. */
+static unsigned stack_cat(const struct ga_stacks *st, const struct ga_sites *sites, uint32_t stack)
 {
-    if (t->n_devs != 1) return 0;
-    const struct ga_tiers_replay *rp = ga_tiers_replay_of(t, t->devs[0].device);
-    if (rp && rp->peak.have && rp->peak.reserved == v->pytorch_bytes) {
-        v->replay_ts = rp->peak.ts, v->replay_allocated = rp->peak.allocated;
+    const struct ga_site *x = stack ? ga_sites_of_stack(sites, stack) : NULL;
+    if (!x || x->library == GA_NO_MODULE || x->library >= st->n_mods) return GA_CAT_OTHER;
+    return ga_vc_library_cat(st->mods[x->library].name);
+}
+
+/* PyTorch's segments live at the process peak on each device (the peak's buckets whose stack's
+ * library is PyTorch's allocator); their number, 0 when they do not add up to the PyTorch line
+ * (then nothing is split). */
+static size_t pytorch_by_device(const struct ga_vcats *v, const struct ga_memory *m,
+                                const struct ga_stacks *st, const struct ga_sites *sites,
+                                struct ga_vc_split *out)
+{
+    size_t n = 0;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < m->n_buckets; i++) {
+        const struct ga_bucket *b = &m->buckets[i];
+        struct ga_amount a;
+        ga_peak_bucket_value(m, b, &a);
+        if (!a.bytes || stack_cat(st, sites, b->stack) != GA_VC_PYTORCH) continue;
+        size_t k = 0;
+        while (k < n && out[k].device != b->device)
+            k++;
+        if (k == n) {
+            if (n == GA_VC_SPLITS) return 0; /* a corrupt trace naming thousands of devices */
+            out[n++] = (struct ga_vc_split){.device = b->device};
+        }
+        out[k].reserved += a.bytes, out[k].count += a.count, sum += a.bytes;
+    }
+    return sum == v->pytorch_bytes ? n : 0;
+}
+
+/* One device's PyTorch segments split by their blocks' categories. First the replay of
+ * PyTorch's block events at its own peak on that device (tiers_replay.c; trusted batches only),
+ * when its segments there held exactly the bytes they held at the driver-level peak: live bytes
+ * stay at the peak until some allocation is freed, and between two moments PyTorch's reserved
+ * bytes change only when it allocates or frees a segment, so the same total means the same
+ * segments, with the blocks inside them as they were at PyTorch's highest allocated memory. Else
+ * the device's snapshot nearest the peak that reserved exactly those bytes (the blocks of that
+ * moment). Else they stay in the pytorch_reserved line (source library). */
+static void expand_device(struct ga_vcats *v, const struct ga_tiers *t, uint64_t peak_ts,
+                          struct ga_vc_split *x)
+{
+    const struct ga_tiers_replay *rp = ga_tiers_replay_of(t, x->device);
+    const struct ga_tiers_dev *d = ga_tiers_dev_of(t, x->device);
+    const struct ga_tiers_snappoint *s;
+    if (rp && rp->peak.have && rp->peak.reserved == x->reserved) {
+        x->source = GA_VC_REPLAY, x->ts = rp->peak.ts, x->allocated = rp->peak.allocated;
         for (unsigned c = 0; c < GA_CATS; c++)
             add(v, c, GA_VC_REPLAY, rp->peak.cat[c].bytes, 0);
-        return 1;
+    } else if (d && (s = nearest(d, peak_ts, x->reserved))) {
+        x->source = GA_VC_SNAPSHOT, x->ts = s->ts;
+        for (unsigned c = 0; c < GA_CATS; c++)
+            add(v, c, GA_VC_SNAPSHOT, s->bytes[c], 0);
+    } else {
+        x->source = GA_VC_LIBRARY;
     }
-    const struct ga_tiers_snappoint *s = nearest(&t->devs[0], peak_ts, v->pytorch_bytes);
-    if (!s) return 0;
-    v->snapshot_ts = s->ts, v->snapshot_reserved = s->reserved;
-    for (unsigned c = 0; c < GA_CATS; c++)
-        add(v, c, GA_VC_SNAPSHOT, s->bytes[c], 0);
-    return 1;
+}
+
+/* PyTorch's segments split by device (each device by its own replay or snapshots); the summary
+ * of each source: the latest moment among its devices, the bytes summed. Returns whether some
+ * device's segments were split; the pytorch_reserved line then holds the others'. */
+static int expand(struct ga_vcats *v, const struct ga_memory *m, const struct ga_stacks *st,
+                  const struct ga_sites *sites, const struct ga_tiers *t)
+{
+    size_t n = pytorch_by_device(v, m, st, sites, v->splits);
+    uint64_t rest = 0, rest_n = 0;
+    int split = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct ga_vc_split *x = &v->splits[i];
+        expand_device(v, t, m->peak_ts, x);
+        if (x->source == GA_VC_REPLAY) {
+            if (x->ts > v->replay_ts) v->replay_ts = x->ts;
+            v->replay_allocated += x->allocated, v->replay_reserved += x->reserved;
+        } else if (x->source == GA_VC_SNAPSHOT) {
+            if (x->ts > v->snapshot_ts) v->snapshot_ts = x->ts;
+            v->snapshot_reserved += x->reserved;
+        } else
+            rest += x->reserved, rest_n += x->count;
+        split |= x->source != GA_VC_LIBRARY;
+    }
+    v->n_splits = split ? n : 0;
+    if (split) add(v, GA_VC_PYTORCH, GA_VC_LIBRARY, rest, rest_n);
+    return split; /* else the caller adds the whole line */
 }
 
 static int by_bytes(const void *a, const void *b)
@@ -95,14 +157,6 @@ static int by_bytes(const void *a, const void *b)
     if (x->bytes != y->bytes) return x->bytes < y->bytes ? 1 : -1;
     if (x->cat != y->cat) return x->cat < y->cat ? -1 : 1;
     return (int)x->source - (int)y->source;
-}
-
-/* The category of the library that made the allocations of `stack`. */
-static unsigned stack_cat(const struct ga_stacks *st, const struct ga_sites *sites, uint32_t stack)
-{
-    const struct ga_site *x = stack ? ga_sites_of_stack(sites, stack) : NULL;
-    if (!x || x->library == GA_NO_MODULE || x->library >= st->n_mods) return GA_CAT_OTHER;
-    return ga_vc_library_cat(st->mods[x->library].name);
 }
 
 /* The snapshots' points and the peak's, in time order. A snapshot before any optimizer stepped
@@ -186,7 +240,7 @@ void ga_vcats_build(struct ga_vcats *v, const struct ga_memory *m, const struct 
     add(v, GA_CAT_WORKSPACE, GA_VC_LIBRARY, bytes[GA_CAT_WORKSPACE], count[GA_CAT_WORKSPACE]);
     add(v, GA_CAT_TEMPORARY, GA_VC_LIBRARY, bytes[GA_CAT_TEMPORARY], count[GA_CAT_TEMPORARY]);
     add(v, GA_CAT_OTHER, GA_VC_LIBRARY, bytes[GA_CAT_OTHER], count[GA_CAT_OTHER]);
-    if (v->pytorch_bytes) v->expanded = expand(v, t, m->peak_ts);
+    if (v->pytorch_bytes) v->expanded = expand(v, m, st, sites, t);
     if (!v->expanded)
         add(v, GA_VC_PYTORCH, GA_VC_LIBRARY, bytes[GA_VC_PYTORCH], count[GA_VC_PYTORCH]);
     qsort(v->lines, v->n, sizeof(*v->lines), by_bytes);

@@ -4,13 +4,14 @@
  * a known GPU library (NCCL, cuBLAS(Lt), cuDNN, cuFFT, ...) -> workspace; PyTorch's caching
  * allocator (libc10_cuda) -> its reserved segments; anything else -> other. Temporary
  * allocations (memory.temporaries: freed by their thread right after they were made) live at the
- * peak leave their library's line for `temporary`. On one device,
+ * peak leave their library's line for `temporary`. On each device,
  * PyTorch's segments are then split into categories: by the replay of its block events at its
- * own peak when its segments then held exactly the bytes they held at the driver-level peak, else
- * by the snapshot nearest the peak among those that reserved exactly those bytes; else they stay
- * one `pytorch_reserved` line. The lines add up to the peak exactly. Over time: the same at the
- * peak and, at every whole snapshot, its blocks' categories (tiers.h) with the rest of the
- * process's device memory as `other` (the libraries' share is known at the peak only). */
+ * own peak there when its segments then held exactly the bytes they held at the driver-level
+ * peak, else by the device's snapshot nearest the peak among those that reserved exactly those
+ * bytes; else they stay in one `pytorch_reserved` line. The lines add up to the peak exactly. Over
+ * time: the same at the peak and, at every whole snapshot, its blocks' categories (tiers.h) with
+ * the rest of the process's device memory as `other` (the libraries' share is known at the peak
+ * only). */
 #ifndef GA_VIEW_CATS_H
 #define GA_VIEW_CATS_H
 
@@ -28,8 +29,8 @@ enum ga_vc_source {
     GA_VC_REPLAY,   /* PyTorch's blocks replayed at its own peak in the same segments */
 };
 
-#define GA_VC_PYTORCH GA_CATS /* category index of PyTorch's segments left whole */
-#define GA_VC_LINES   (2 * (GA_CATS + 1))
+#define GA_VC_PYTORCH GA_CATS             /* category index of PyTorch's segments left whole */
+#define GA_VC_LINES   (3 * (GA_CATS + 1)) /* per source: library, replay, snapshot */
 #define GA_VC_KINDS   (GA_VC_PYTORCH + 1)
 
 /* One point of the process's device memory by category over time (the stacked memory chart):
@@ -50,6 +51,16 @@ struct ga_vc_line {
     uint64_t bytes, count; /* count: allocations (library); 0 for a snapshot line */
 };
 
+/* One device's PyTorch segments live at the process peak, and what split them. */
+#define GA_VC_SPLITS 64
+struct ga_vc_split {
+    int32_t device;
+    enum ga_vc_source source; /* replay, snapshot, or library: left whole */
+    uint64_t reserved, count; /* PyTorch's segments there at the peak */
+    uint64_t ts;              /* the replayed moment or the snapshot (0: left whole) */
+    uint64_t allocated;       /* replay: PyTorch's allocated bytes on the device then */
+};
+
 struct ga_vcats {
     int valid;                            /* a peak, and the libraries' figures fit in it */
     struct ga_vc_line lines[GA_VC_LINES]; /* largest first, no empty line */
@@ -58,10 +69,15 @@ struct ga_vcats {
     uint64_t pytorch_bytes;     /* PyTorch's segments live at the peak */
     uint64_t temps_left;        /* temporaries live at the peak left in their library's line */
     int expanded;               /* they were split by the replay or a snapshot */
+    /* by device (none when nothing was split); per source: the latest moment of its devices,
+     * their bytes summed */
+    struct ga_vc_split splits[GA_VC_SPLITS];
+    size_t n_splits;
     uint64_t replay_ts;         /* the replayed moment that split them, 0 none */
     uint64_t replay_allocated;  /* PyTorch's allocated bytes then (its peak) */
+    uint64_t replay_reserved;   /* its reserved bytes then (= its segments at the peak) */
     uint64_t snapshot_ts;       /* the snapshot that split them, 0 none */
-    uint64_t snapshot_reserved; /* its reserved bytes (= pytorch_bytes) */
+    uint64_t snapshot_reserved; /* its reserved bytes (= its segments at the peak) */
     /* over time, in time order (the peak after a snapshot of the same time); none without the
      * bridge's optimizer records (no categories beyond PyTorch's remainder to show) */
     struct ga_vc_point *points;

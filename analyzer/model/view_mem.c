@@ -229,7 +229,19 @@ static void categories(struct ga_vmem_peakview *p, const struct ga_report *r)
     p->have_cat_replay = c->replay_ts != 0;
     p->cat_replay_ns = rel(r, c->replay_ts);
     p->cat_replay_allocated = c->replay_allocated;
+    p->cat_replay_reserved = c->replay_reserved;
     p->cat_snapshot_reserved = c->snapshot_reserved;
+    p->cat_splits = ga_xcalloc(c->n_splits + 1, sizeof(*p->cat_splits));
+    p->n_cat_splits = c->n_splits;
+    for (size_t i = 0; i < c->n_splits; i++) {
+        const struct ga_vc_split *x = &c->splits[i];
+        p->cat_splits[i] = (struct ga_vmem_catsplit){.device = x->device,
+                                                     .source = ga_vc_source_name(x->source),
+                                                     .have_time = x->ts != 0,
+                                                     .ns = rel(r, x->ts),
+                                                     .reserved = x->reserved,
+                                                     .allocated = x->allocated};
+    }
     p->cat_pytorch_bytes = c->pytorch_bytes;
     p->cat_temps_left = c->temps_left;
     p->n_cat_names = GA_VC_KINDS;
@@ -474,6 +486,7 @@ void ga_vmem_free(struct ga_vmem *v)
     free(v->peak.largest);
     free(v->peak.cats);
     free(v->peak.cat_points);
+    free(v->peak.cat_splits);
     free(v->leaks.v);
     free(v->temporaries.v);
     for (size_t i = 0; i < v->n_ooms; i++) {

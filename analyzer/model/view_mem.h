@@ -117,6 +117,14 @@ struct ga_vmem_cat {
     int from_snapshot; /* PyTorch's segments as a snapshot or the replay split them (no count) */
     uint64_t bytes, count;
 };
+/* One device's PyTorch segments at the peak and what split them. */
+struct ga_vmem_catsplit {
+    int32_t device;
+    const char *source; /* "replay", "snapshot", "library" (left whole) */
+    int have_time;
+    int64_t ns;                   /* the replayed moment or the snapshot */
+    uint64_t reserved, allocated; /* allocated: the replay's */
+};
 struct ga_vmem_catpoint {
     int64_t ns;
     const char *at; /* "snapshot", "peak" */
@@ -148,8 +156,10 @@ struct ga_vmem_peakview {
     int64_t cat_snapshot_ns;
     int have_cat_replay; /* split by the replay of its block events at its peak */
     int64_t cat_replay_ns;
-    uint64_t cat_replay_allocated;
+    uint64_t cat_replay_allocated, cat_replay_reserved;
     uint64_t cat_snapshot_reserved, cat_pytorch_bytes, cat_temps_left;
+    struct ga_vmem_catsplit *cat_splits; /* by device; none when nothing was split */
+    size_t n_cat_splits;
     const char *cat_names[GA_VMEM_CATS];
     size_t n_cat_names;
     struct ga_vmem_catpoint *cat_points;

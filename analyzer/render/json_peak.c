@@ -97,9 +97,24 @@ static void categories(const struct ga_vmem_peakview *p, jobj *o)
         s = json_object_new_object();
         put(s, "time_ns", ji64(p->cat_replay_ns));
         put(s, "allocated_bytes", ju64(p->cat_replay_allocated));
-        put(s, "reserved_bytes", ju64(p->cat_pytorch_bytes));
+        put(s, "reserved_bytes", ju64(p->cat_replay_reserved));
     }
     put(o, "by_category_replay", s);
+    s = NULL;
+    if (p->n_cat_splits) {
+        s = json_object_new_array();
+        for (size_t i = 0; i < p->n_cat_splits; i++) {
+            const struct ga_vmem_catsplit *x = &p->cat_splits[i];
+            jobj *e = json_object_new_object();
+            put(e, "device", ji64(x->device));
+            put(e, "source", json_object_new_string(x->source));
+            put(e, "reserved_bytes", ju64(x->reserved));
+            put(e, "time_ns", x->have_time ? ji64(x->ns) : NULL);
+            put(e, "allocated_bytes", strcmp(x->source, "replay") ? NULL : ju64(x->allocated));
+            json_object_array_add(s, e);
+        }
+    }
+    put(o, "by_category_devices", s);
 }
 
 /* memory.category_series: null without categories. */

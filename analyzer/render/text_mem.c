@@ -74,7 +74,12 @@ static void peak_cats(const struct ga_vmem_peakview *p, FILE *o)
     for (size_t i = 0; i < p->n_cats; i++)
         fprintf(o, "%s%s%s %s", i ? ", " : "", p->cats[i].name, p->cats[i].from_snapshot ? "*" : "",
                 ga_fmt_bytes(b, p->cats[i].bytes));
-    if (p->have_cat_replay)
+    if (p->have_cat_replay && p->n_cat_splits > 1)
+        fprintf(o,
+                "\n            * PyTorch's segments at its peak on each of %zu devices, the last "
+                "at %s (block events replayed)",
+                p->n_cat_splits, ga_fmt_ms(t, p->cat_replay_ns));
+    else if (p->have_cat_replay)
         fprintf(o, "\n            * PyTorch's segments at its peak, %s (block events replayed)",
                 ga_fmt_ms(t, p->cat_replay_ns));
     else if (p->cats_expanded)

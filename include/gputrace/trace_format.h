@@ -673,6 +673,8 @@ enum gt_snap_op { GT_SNAP_BEGIN = 0, GT_SNAP_END = 1 };
 #define GT_TORCH_EXPANDABLE   4u /* flags: some segment is expandable (expandable_segments:True) */
 #define GT_TORCH_ASYNC        8u /* flags: backend cudaMallocAsync (no segments or blocks) */
 
+#define GT_TORCH_ROUNDUP_INTERVALS 16 /* gt_rec_torch_snap.roundup_divisions */
+
 struct gt_rec_torch_snap {
     struct gt_rec_header h; /* sub = enum gt_snap_op */
     uint64_t ts;
@@ -684,8 +686,12 @@ struct gt_rec_torch_snap {
     /* appended: the allocator's max_split_size (allocator_settings: blocks at least this big are
      * never split); 0 = no limit, or a writer that did not say */
     uint64_t max_split_size;
+    /* appended: the allocator's roundup_power2_divisions per size interval (allocator_settings):
+     * [0] requests under 2 MiB, [k] those in [2^(20+k), 2^(21+k)) bytes, [15] from 32 GiB up; 0 or
+     * 1 = rounded to 512 bytes (PyTorch's default), or a writer that did not say */
+    uint32_t roundup_divisions[GT_TORCH_ROUNDUP_INTERVALS];
 };
-_Static_assert(sizeof(struct gt_rec_torch_snap) == 48, "gt_rec_torch_snap layout");
+_Static_assert(sizeof(struct gt_rec_torch_snap) == 112, "gt_rec_torch_snap layout");
 
 enum gt_torch_pool { GT_TORCH_POOL_LARGE = 0, GT_TORCH_POOL_SMALL = 1 };
 

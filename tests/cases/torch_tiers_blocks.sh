@@ -6,13 +6,22 @@
 # these rules (tiers_replay.c; max_split_size from the snapshot record), so every batch ends in
 # its snapshot's state and the breakdown at the peak is PyTorch's max_memory_allocated() to the
 # byte, with weights and AdamW's state equal to their blocks in PyTorch's own snapshot.
+# roundup: with roundup_power2_divisions:4 PyTorch rounds 1,200,000-byte parameters to 1,310,720
+# and 2,400,000-byte inputs to 2,621,440 (the next quarter of their power-of-2 interval), and with
+# the list form [1:4,2:2,>:8] the inputs (interval 2 MiB: 2 divisions) to 3 MiB: the replay
+# rounds as PyTorch did, from the divisions per interval the snapshot record carries (the
+# snapshot's allocator_settings), and the same checks hold; rounding to 512 fails them.
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
-for c in unsplit maxsplit; do
-    conf=
-    [ $c = maxsplit ] && conf=max_split_size_mb:32
+for c in unsplit maxsplit roundup roundup_list; do
+    conf= script=$c
+    case $c in
+        maxsplit) conf=max_split_size_mb:32 ;;
+        roundup) conf=roundup_power2_divisions:4 ;;
+        roundup_list) conf='roundup_power2_divisions:[1:4,2:2,>:8]' script=roundup ;;
+    esac
     PYTORCH_CUDA_ALLOC_CONF=$conf GPUTRACE_TORCH=history \
-        tiers_run "$PWD/$c.trace" $c.out "$TORCH_PY" "$SRC/tests/torch/tiers_blocks.py" $c $c.json ||
+        tiers_run "$PWD/$c.trace" $c.out "$TORCH_PY" "$SRC/tests/torch/tiers_blocks.py" $script $c.json ||
         { cat $c.out; fail "tiers_blocks.py $c"; }
     "$GT_REPORT" --json $c.trace > $c.r.json || fail "report $c"
     "$PYTHON" - $c.r.json $c.json <<'PY' || fail "$c: the replayed peak differs from PyTorch's figures"

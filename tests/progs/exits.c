@@ -1,6 +1,7 @@
 /* exits MODE: 100 allocations of 1 MiB (none freed) and 10 launches, then a pause long enough
  * for the tracer's periodic flush, then ends by MODE:
  *   return | exit | _exit | abort | segv | kill | exec | fork
+ * _exit_now: _exit(5) with no pause: only the shim's _exit wrapper writes the records.
  * fork: the child also allocates (untraced by policy) while the parent's threads keep calling
  * the driver; the parent waits for it. Prints what it did; exit codes are part of the check. */
 #include <pthread.h>
@@ -47,6 +48,11 @@ int main(int argc, char **argv)
         CHECK(cuMemAlloc(&p, 1 << 20));
     }
     for (int i = 0; i < 10; i++) CHECK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
+    if (strcmp(mode, "_exit_now") == 0) {
+        printf("%s\n", mode);
+        fflush(stdout);
+        _exit(5);
+    }
     usleep(400 * 1000); /* > 2 flush periods */
     printf("%s\n", mode);
     fflush(stdout);

@@ -15,7 +15,9 @@ torch_run() { GTSIM_MEM_BYTES=${GTSIM_MEM_BYTES:-$TORCH_MEM} "$SRC/tests/simrt/r
 # tiers_run TRACE OUT script [args...]: the script under torch_run -t TRACE, its output in OUT.
 # Under AddressSanitizer, tests/torch/tiers.py has now and then aborted at exit after its last
 # line ("terminate called without an active exception", exit 134: 2 of 8 tiers cases in one
-# .ci/run, and 0 of 81 runs since, traced or not, in and outside the runner: issue 21's open
+# .ci/run, and 0 of 81 runs since, traced or not, in and outside the runner; 0 again in 40
+# traced ASan runs of tiers.py and tiers_blocks.py last: torch_tiers and torch_tiers_last looped
+# 10 times beside the plain suite, load average 3.5 to 5.2, 2026-12-05: issue 21's open
 # defect). That one signature, after "tiers: ok", is printed and the run made once more; any other
 # failure, or the same twice, fails.
 tiers_run() {

@@ -10,8 +10,14 @@ Usage: tiers_blocks.py CASE OUT.json; CASE:
   maxsplit  (run with PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:32) tensors of 40.5 MiB: 42 MiB
             segments, 1.5 MiB left, which PyTorch would split but not for a request above
             max_split_size: every block is 42 MiB;
+  roundup   (run with PYTORCH_CUDA_ALLOC_CONF=roundup_power2_divisions:4, or a list form)
+            parameters of 1,200,000 bytes and inputs of 2,400,000: PyTorch rounds them to the next
+            quarter of their power-of-2 interval (1,310,720 and 2,621,440 bytes) where the
+            default rounds to 512 (1,200,128 and 2,400,256);
   last      the last of 4 steps runs a batch 4 times larger: its peak comes after every peak
             snapshot, in the batch the exit snapshot closes;
+  last_exit the same, then os._exit(3) (no atexit): the exit snapshot is the one the shim asks
+            the bridge for at _exit;
   devices   (2 devices: GTSIM_DEVICES=2) the same model on cuda:0 and, twice as large, on
             cuda:1, one AdamW over both.
 OUT.json: PyTorch's own figures per device: max_memory_allocated(), and after the last step the
@@ -31,7 +37,9 @@ if case == "unsplit":
     shapes, batches = [(0, (11 * MiB + MiB // 4) // 4)] * 2, [1] * 3
 elif case == "maxsplit":
     shapes, batches = [(0, (40 * MiB + MiB // 2) // 4)] * 2, [1] * 3
-elif case == "last":
+elif case == "roundup":
+    shapes, batches = [(0, 300000)] * 2, [2] * 3
+elif case in ("last", "last_exit"):
     shapes, batches = [(0, 1 << 18)] * 4, [2, 2, 2, 8]
 elif case == "devices":
     shapes, batches = [(0, 1 << 18)] * 2 + [(1, 1 << 19)] * 2, [2] * 3
@@ -79,5 +87,10 @@ for dev in sorted({d for d, _ in shapes}):
         "weights": sum(v for k, v in w_all.items() if k in ptrs),
         "optimizer_state": sum(tiers_steps.storages(state).values()),
         "rounded_request": tiers_steps.rounded(shapes[0][1] * 4)}
-json.dump(out, open(out_path, "w"))
-print("tiers_blocks: ok", case)
+with open(out_path, "w") as f:
+    json.dump(out, f)
+print("tiers_blocks: ok", case, "max_memory_allocated", torch.cuda.max_memory_allocated(0))
+if case == "last_exit":
+    import os
+    sys.stdout.flush()
+    os._exit(3)

@@ -153,7 +153,7 @@ static const struct layout layouts[] = {
     L(gt_rec_torch_snap, GT_REC_TORCH_SNAP, F(gt_rec_torch_snap, h), F(gt_rec_torch_snap, ts),
       F(gt_rec_torch_snap, id), F(gt_rec_torch_snap, why), F(gt_rec_torch_snap, segments),
       F(gt_rec_torch_snap, flags), F(gt_rec_torch_snap, blocks),
-      F(gt_rec_torch_snap, max_split_size)),
+      F(gt_rec_torch_snap, max_split_size), F(gt_rec_torch_snap, roundup_divisions)),
     L(gt_rec_torch_segment, GT_REC_TORCH_SEGMENT, F(gt_rec_torch_segment, h),
       F(gt_rec_torch_segment, ts), F(gt_rec_torch_segment, addr), F(gt_rec_torch_segment, size),
       F(gt_rec_torch_segment, allocated), F(gt_rec_torch_segment, active),

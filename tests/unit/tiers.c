@@ -622,6 +622,61 @@ static void test_replay_blocks(void)
     }
 }
 
+/* PyTorch's round_size with roundup_power2_divisions (tiers_replay.c): the block sizes PyTorch
+ * 2.15 gave a 1,228,800-byte request on the simulated stack (default 1,228,800; 4 divisions
+ * 1,310,720; 2 divisions 1,572,864; 1 division: as the default), then random requests and
+ * divisions per interval against an oracle that walks the N steps of the request's power-of-2
+ * interval one by one. */
+static uint64_t oracle_round(const uint32_t *div, uint64_t size)
+{
+    uint64_t p = 1;
+    while (p <= size / 2)
+        p *= 2; /* the power of 2 at or below size */
+    unsigned k = 0;
+    while ((1ull << (k + 1)) <= p)
+        k++;
+    uint64_t n = div[k <= 20 ? 0 : (k - 20 > 15 ? 15 : k - 20)];
+    if (size < 512) return 512;
+    if (n > 1 && size > 512 * n) {
+        for (uint64_t j = 0; j <= n; j++)
+            if (p + j * (p / n) >= size) return p + j * (p / n);
+    }
+    return (size + 511) / 512 * 512;
+}
+
+static void test_round_size(void)
+{
+    uint32_t div[GT_TORCH_ROUNDUP_INTERVALS] = {0};
+    CHECK_U64("default", ga_tiers_round_size(div, 1228800), 1228800);
+    CHECK_U64("default: 512-byte multiples", ga_tiers_round_size(div, 1200000), 1200128);
+    CHECK_U64("under 512", ga_tiers_round_size(div, 1), 512);
+    div[0] = 4;
+    CHECK_U64("4 divisions", ga_tiers_round_size(div, 1228800), 1310720);
+    CHECK_U64("... not above 512 x 4 bytes", ga_tiers_round_size(div, 2000), 2048);
+    CHECK_U64("... a power of 2 stays", ga_tiers_round_size(div, 1 << 20), 1 << 20);
+    CHECK_U64("... the interval's own divisions (2 MiB up: none)",
+              ga_tiers_round_size(div, 2400000), 2400256);
+    div[1] = 2;
+    CHECK_U64("... 2 from 2 MiB", ga_tiers_round_size(div, 2400000), 3 * MiB);
+    div[0] = 2;
+    CHECK_U64("2 divisions", ga_tiers_round_size(div, 1228800), 1572864);
+    div[0] = 1;
+    CHECK_U64("1 division: as the default", ga_tiers_round_size(div, 1228800), 1228800);
+    uint64_t seed = 0x9E3779B97F4A7C15ull, bad = 0;
+    for (int i = 0; i < 200000; i++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        if (i % 1000 == 0)
+            for (int j = 0; j < GT_TORCH_ROUNDUP_INTERVALS; j++)
+                div[j] = (seed >> (4 * j)) % 5 ? 1u << ((seed >> (4 * j + 2)) % 6) : 0;
+        uint64_t size = (seed >> 20) % ((seed & 1) ? 64 * MiB : 4096ull * MiB);
+        if (ga_tiers_round_size(div, size) != oracle_round(div, size) && bad++ < 3)
+            printf("     size %llu: %llu, oracle %llu\n", (unsigned long long)size,
+                   (unsigned long long)ga_tiers_round_size(div, size),
+                   (unsigned long long)oracle_round(div, size));
+    }
+    CHECK_U64("200,000 random requests as the oracle", bad, 0);
+}
+
 /* A device the bridge's start sample did not cover (it held nothing then): its first batch says
  * GT_TRACE_FROM_EMPTY and is replayed from zero bytes; without the flag it has no base. */
 static void test_replay_from_empty(void)
@@ -674,6 +729,7 @@ int main(void)
     test_process_series();
     test_replay();
     test_replay_blocks();
+    test_round_size();
     test_replay_from_empty();
     return check_done();
 }
