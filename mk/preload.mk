@@ -9,7 +9,8 @@ all: $(LIB) $(LAUNCHER)
 
 # The shim exports only the CUDA symbols it wraps, dlsym, sigaction and signal (preload/crash.c),
 # the exec family (preload/exec.c), _exit and _Exit (preload/exit.c), the C library's timed and
-# signal waits (preload/waits.c) and the public API.
+# signal waits and syscall (preload/waits.c), socket calls that a timeout makes waits
+# (preload/sockets.c) and the public API.
 $(LIB): $(call obj,$(PRELOAD_SRC) $(COMMON_SRC))
 	@echo "  LD      $@"
 	$(Q)$(CC) -shared -o $@ $^ $(LDFLAGS) -Wl,--no-undefined -Wl,-z,nodelete -ldl -lpthread -lz $(CRC_LIBS) -lzstd -lunwind

@@ -31,7 +31,7 @@ static _Noreturn void forward(const char *name, int status)
     if (!fn[i]) fn[i] = (exit_fn)gt_real_dlsym(RTLD_NEXT, name);
     if (fn[i]) fn[i](status);
     for (;;)
-        syscall(SYS_exit_group, status);
+        gt_syscall(SYS_exit_group, status);
 }
 
 GT_EXPORT void _exit(int status)

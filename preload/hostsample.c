@@ -17,10 +17,10 @@
  * select, sigtimedwait, ... see signal(7)) would return EINTR. Their C library entry points are
  * wrapped (waits.c): the thread is quiet inside them (tls_quiet), no signal is sent to a quiet
  * thread, and one on its way is delivered before the wait starts (gt_hostsample_quiet_begin; the
- * two sides flag, then look, sequentially consistent). What no wrapper sees (syscall(2), socket
- * timeouts) keeps that window; GPUTRACE_SAMPLE_SIGNAL=0 sends no signal at all: running threads
- * get a sample without a stack (on CPU, in or out of our hooks), sleeping ones are walked as
- * above.
+ * two sides flag, then look, sequentially consistent); so is syscall(2) with their numbers. What
+ * no wrapper sees (inline system calls, socket timeouts) keeps that window;
+ * GPUTRACE_SAMPLE_SIGNAL=0 sends no signal at all: running threads get a sample without a stack
+ * (on CPU, in or out of our hooks), sleeping ones are walked as above.
  * Samples the sampler thread takes are also the owner's to write: it raises the owner's
  * gt_tls_hs_pending through a pointer (a relaxed store the owner's gt_enter reads).
  * The sampled thread turns its ring into records itself, at its next hooked call (gt_enter sees
@@ -53,6 +53,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,15 +71,20 @@
 #define HS_RING    64  /* samples a thread may hold between two of its hooked calls */
 #define HS_THREADS 256 /* threads sampled at once */
 #define HS_PY      GT_PY_SAMPLE_FRAMES
+/* bytes of the Python parts of the ring's samples: each packed to its size (its frames and code
+ * facts), so that a full ring of the largest still fits while a
+ * thread touches only as many pages as its pending samples fill */
+#define HS_PY_ROOM ((HS_RING + 2) * (uint32_t)sizeof(struct gt_py_sample))
 
 struct hs_slot {
     _Atomic uint32_t ready;
     uint32_t n, flags, pad;
     uint64_t ts, interval_ns, cpu_ns;
     uint64_t ip[HS_DEPTH];
-    int32_t py_n; /* its Python frames read (-1: none), in *py with their code facts */
+    int32_t py_n;    /* its Python frames read (-1: none), with their code facts */
+    uint32_t py_off; /* where they are packed in py_room */
+    uint32_t py_len; /* their bytes there (0: none) */
     uint32_t pad2;
-    struct gt_py_sample *py; /* (in pys, apart: a thread without Python touches none of it) */
 };
 
 struct hs_thread {
@@ -105,8 +111,13 @@ struct hs_thread {
     struct gt_unw_thread bounds;            /* lo, hi only (no walk log) */
     _Atomic uint64_t py_hints[GT_PY_HINTS]; /* python.c's: what the owner's code table knows */
     struct gt_py_read_scratch py_scratch;   /* the handler's, off the interrupted stack */
+    _Atomic uint32_t py_pos;                /* producers': the next free byte of py_room */
+    _Atomic uint64_t py_lost;               /* samples whose Python part found no room */
     struct hs_slot ring[HS_RING];
-    struct gt_py_sample pys[HS_RING]; /* ring[i].py */
+    /* apart, so that a thread without Python touches none of it: */
+    struct gt_py_sample py_read; /* the handler's read, packed into py_room from there */
+    struct gt_py_sample py_out;  /* the owner's copy of the sample it writes */
+    _Alignas(4096) unsigned char py_room[HS_PY_ROOM];
 };
 
 __thread int gt_tls_hs_pending __attribute__((tls_model("initial-exec")));
@@ -119,6 +130,7 @@ static struct {
     unsigned hz;
     int signo;
     int no_signal;      /* GPUTRACE_SAMPLE_SIGNAL=0: running threads get a sample without a stack */
+    uint32_t py_room;   /* bytes of py_room used: HS_PY_ROOM, less only in tests */
     pthread_mutex_t mu; /* the registry, against the sampler's round and thread exits */
     struct hs_thread *threads[HS_THREADS];
     int started, stop;
@@ -154,14 +166,58 @@ HS_HANDLER static uint64_t cpu_now(clockid_t c)
         }                                                                                          \
     } while (!atomic_compare_exchange_weak_explicit(&h->head, &at, at + 1, memory_order_acq_rel,   \
                                                     memory_order_relaxed));                        \
+    *index = at;                                                                                   \
     return &h->ring[at % HS_RING];
 
-HS_HANDLER static struct hs_slot *claim_in_handler(struct hs_thread *h)
+HS_HANDLER static struct hs_slot *claim_in_handler(struct hs_thread *h, uint64_t *index)
 {
     HS_CLAIM_BODY
 }
 
-static struct hs_slot *claim(struct hs_thread *h){HS_CLAIM_BODY}
+static struct hs_slot *claim(struct hs_thread *h, uint64_t *index){HS_CLAIM_BODY}
+
+/* Packs the Python part py (NULL: none) of the sample in slot s (index at) into py_room: its
+ * header and frames, then its text, at py_pos, which only grows until a sample finds no slot
+ * pending before its own and starts over at 0: the parts of pending samples are never written
+ * over, and a thread touches as many pages as it ever had parts pending (the owner writes out all
+ * that is ready at each hooked call). The producers take turns (above): py_pos is theirs alone.
+ * A part that finds no room is left out: the sample keeps its native frames, marked partial
+ * (counted; with HS_PY_ROOM not before 66 of the largest parts since the last start). Returns 1
+ * where it was left out. */
+HS_HANDLER static int pack_py(struct hs_thread *h, struct hs_slot *s, uint64_t at,
+                              const struct gt_py_sample *py)
+{
+    uint32_t pos = atomic_load_explicit(&h->py_pos, memory_order_relaxed);
+    if (__atomic_load_n(&h->tail, __ATOMIC_ACQUIRE) == at) pos = 0;
+    s->py_n = -1;
+    s->py_off = pos;
+    s->py_len = 0;
+    atomic_store_explicit(&h->py_pos, pos, memory_order_relaxed);
+    if (!py || py->n <= 0) return 0;
+    size_t head = offsetof(struct gt_py_sample, f) + sizeof(py->f[0]) * (unsigned)py->n;
+    uint32_t need = (uint32_t)((head + py->used + 15) & ~(size_t)15);
+    if (need > HS.py_room - pos) {
+        atomic_fetch_add_explicit(&h->py_lost, 1, memory_order_relaxed);
+        return 1;
+    }
+    memcpy(h->py_room + pos, py, head);
+    memcpy(h->py_room + pos + head, py->text, py->used);
+    s->py_n = py->n;
+    s->py_len = need;
+    atomic_store_explicit(&h->py_pos, pos + need, memory_order_relaxed);
+    return 0;
+}
+
+/* The owner: slot s's Python part, unpacked into h->py_out. */
+static const struct gt_py_sample *unpack_py(struct hs_thread *h, const struct hs_slot *s)
+{
+    struct gt_py_sample *py = &h->py_out;
+    const unsigned char *p = h->py_room + s->py_off;
+    size_t head = offsetof(struct gt_py_sample, f) + sizeof(py->f[0]) * (unsigned)s->py_n;
+    memcpy(py, p, head);
+    memcpy(py->text, p + head, py->used);
+    return py;
+}
 
 HS_HANDLER static void fill(struct hs_thread *h, struct hs_slot *s, uint64_t now, uint32_t flags)
 {
@@ -207,7 +263,7 @@ static int send_sample_signal(pid_t pid, uint32_t tid)
     si.si_pid = pid;
     si.si_uid = getuid();
     si.si_value.sival_ptr = &HS;
-    return (int)syscall(SYS_rt_tgsigqueueinfo, pid, tid, HS.signo, &si);
+    return (int)gt_syscall(SYS_rt_tgsigqueueinfo, pid, tid, HS.signo, &si);
 }
 
 HS_HANDLER static int is_ours(const siginfo_t *si)
@@ -224,8 +280,8 @@ HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
         run_prog_action(sig, si, ucv);
         return;
     }
-    uint64_t now = gt_now();
-    struct hs_slot *s = claim_in_handler(h);
+    uint64_t now = gt_now(), at;
+    struct hs_slot *s = claim_in_handler(h, &at);
     if (s) {
         const ucontext_t *uc = ucv;
         uint32_t flags = GT_SAMPLE_ON_CPU | (gt_tls_in_hook ? GT_SAMPLE_IN_HOOK : 0);
@@ -237,20 +293,23 @@ HS_HANDLER static void on_sample(int sig, siginfo_t *si, void *ucv)
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
                                           (uintptr_t)uc->uc_mcontext.gregs[REG_RBP], &partial);
         gt_unw_in_handler = 0;
-        s->py_n = -1;
+        const struct gt_py_sample *py = NULL;
 #if !defined(__SANITIZE_THREAD__) /* (python.c is instrumented: not from this handler there) */
         /* the thread state asked for anew: a thread that ends deletes its own before our exit
          * hook runs, and the interpreter clears it from the thread before freeing it */
         if (atomic_load_explicit(&h->py_ts, memory_order_relaxed)) {
-            s->py_n =
-                gt_py_sample_read(gt_py_thread_state(), 0, s->py, h->py_hints, &h->py_scratch);
-            if (s->py_n > 0 && s->py->capped) partial = 1;
+            py = &h->py_read;
+            if (gt_py_sample_read(gt_py_thread_state(), 0, &h->py_read, h->py_hints,
+                                  &h->py_scratch) > 0 &&
+                py->capped)
+                partial = 1;
         }
 #endif
+        if (pack_py(h, s, at, py)) partial = 1;
 #else
         (void)uc;
         s->n = 0;
-        s->py_n = -1;
+        pack_py(h, s, at, NULL);
         partial = 1;
 #endif
         fill(h, s, now, flags | (partial ? GT_SAMPLE_PARTIAL : 0));
@@ -328,11 +387,12 @@ static void sample_one(struct hs_thread *h, pid_t pid)
     uintptr_t sp = 0, pc = 0;
     int st = read_blocked(h, &sp, &pc);
     if (st < 0) return;
+    uint64_t at;
     if (st == 0 && HS.no_signal) { /* on CPU, where is not known: no signal, so never EINTR */
-        struct hs_slot *s = claim(h);
+        struct hs_slot *s = claim(h, &at);
         if (!s) return;
         s->n = 0;
-        s->py_n = -1;
+        pack_py(h, s, at, NULL);
         fill(h, s, gt_now(),
              GT_SAMPLE_ON_CPU |
                  (__atomic_load_n(h->in_hook, __ATOMIC_RELAXED) ? GT_SAMPLE_IN_HOOK : 0));
@@ -369,18 +429,12 @@ static void sample_one(struct hs_thread *h, pid_t pid)
     uintptr_t sp2 = 0, pc2 = 0;
     if (read_blocked(h, &sp2, &pc2) != 1 || sp2 != sp || pc2 != pc) return; /* it woke */
     if (cpu_now(h->cpu_clock) != cpu) return; /* it ran meanwhile (and blocked at the same place) */
-    struct hs_slot *s = claim(h);
+    struct hs_slot *s = claim(h, &at);
     if (!s) return;
     memcpy(s->ip, ip, 8u * (unsigned)n);
     s->n = (uint32_t)n;
-    s->py_n = py.n;
     if (py.n > 0 && py.capped) partial = 1;
-    if (py.n > 0) {
-        s->py->n = py.n;
-        s->py->used = py.used;
-        memcpy(s->py->f, py.f, sizeof(py.f[0]) * (unsigned)py.n);
-        memcpy(s->py->text, py.text, py.used);
-    }
+    if (pack_py(h, s, at, &py)) partial = 1;
     /* (the owner's flag, read from here: it sleeps, so it holds still) */
     fill(h, s, now,
          (partial ? GT_SAMPLE_PARTIAL : 0) |
@@ -402,8 +456,8 @@ static void *sampler_main(void *arg)
             next.tv_nsec -= 1000000000;
             next.tv_sec++;
         }
-        /* (the system call itself: the C library's is waits.c's wrapper) */
-        while (syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) != 0 &&
+        /* (the system call itself: the C library's clock_nanosleep is waits.c's wrapper) */
+        while (gt_syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) != 0 &&
                errno == EINTR) {
         }
         pthread_mutex_lock(&HS.mu);
@@ -456,6 +510,9 @@ void gt_hostsample_configure(void)
     if (!gt_stack_depth) HS.hz = 0; /* GPUTRACE_STACK_DEPTH=0 (or no stack events): no stacks */
     if (!HS.hz) return;
     HS.no_signal = !gt_env_num("GPUTRACE_SAMPLE_SIGNAL", 0, 1, 1);
+    /* tests only: a smaller room, so that running out of it happens */
+    HS.py_room = (uint32_t)gt_env_num("GPUTRACE_TEST_SAMPLE_PY_ROOM", sizeof(struct gt_py_sample),
+                                      HS_PY_ROOM, HS_PY_ROOM);
     if (HS.no_signal) goto registered;
     extern int __sigaction(int, const struct sigaction *, struct sigaction *);
     for (int sig = SIGRTMAX; sig > SIGRTMIN + 2 && !HS.signo; sig--) {
@@ -498,8 +555,6 @@ void gt_hostsample_thread_start(struct gt_thread *t)
         munmap(h, sizeof(*h));
         return;
     }
-    for (int i = 0; i < HS_RING; i++)
-        h->ring[i].py = &h->pys[i];
     h->tid = t->tid;
     h->in_hook = &gt_tls_in_hook;
     h->quiet = &tls_quiet;
@@ -541,7 +596,7 @@ static uint32_t intern_sample(struct gt_thread *t, const struct hs_slot *s)
     while (cut < s->n && !gt_py_interp_ip(s->ip[cut]))
         cut++;
     memcpy(ips, s->ip, 8u * cut);
-    uint32_t m = gt_py_sample_frames(t, s->py, tls_hs->py_hints, ips + cut, HS_PY);
+    uint32_t m = gt_py_sample_frames(t, unpack_py(tls_hs, s), tls_hs->py_hints, ips + cut, HS_PY);
     if (!m) return gt_stack_intern_ips(t, s->ip, s->n);
     return gt_stack_intern_ips(t, ips, cut + m);
 }
@@ -626,6 +681,9 @@ void gt_hostsample_thread_exit(struct gt_thread *t)
     if (h->dropped)
         gt_log("gputrace: thread %u: %llu host samples dropped (ring full)\n", t->tid,
                (unsigned long long)h->dropped);
+    if (h->py_lost)
+        gt_log("gputrace: thread %u: %llu host samples without their Python frames (no room)\n",
+               t->tid, (unsigned long long)atomic_load(&h->py_lost));
     if (h->handled)
         gt_log("gputrace: thread %u: %llu host samples on CPU, %llu ns each in the handler "
                "(p50 < %llu, p90 < %llu, p99 < %llu, max %llu ns)\n",
@@ -652,14 +710,14 @@ static void take_back(struct hs_thread *h)
     siginfo_t si, theirs[8];
     int n = 0;
     while (atomic_load_explicit(&h->signalled, memory_order_acquire) && n < 8 &&
-           syscall(SYS_rt_sigtimedwait, &ours, &si, &zero, _NSIG / 8) == HS.signo) {
+           gt_syscall(SYS_rt_sigtimedwait, &ours, &si, &zero, _NSIG / 8) == HS.signo) {
         if (is_ours(&si))
             atomic_store_explicit(&h->signalled, 0, memory_order_release);
         else
             theirs[n++] = si;
     }
     for (int i = 0; i < n; i++)
-        syscall(SYS_rt_tgsigqueueinfo, getpid(), h->tid, HS.signo, &theirs[i]);
+        gt_syscall(SYS_rt_tgsigqueueinfo, getpid(), h->tid, HS.signo, &theirs[i]);
 }
 
 /* exec.c: the calling thread is about to call the exec family. From here the sampler sends it
@@ -671,7 +729,7 @@ static void take_back(struct hs_thread *h)
 int gt_hostsample_exec_begin(void)
 {
     struct hs_thread *h = tls_hs;
-    if (!h || (uint32_t)syscall(SYS_gettid) != h->tid) return 0;
+    if (!h || (uint32_t)gt_syscall(SYS_gettid) != h->tid) return 0;
     pthread_mutex_lock(&HS.mu);
     h->exec_hold = 1;
     pthread_mutex_unlock(&HS.mu);

@@ -82,7 +82,7 @@ static void nvml_at_exit(void)
     struct timespec ms = {0, 1000000};
     for (int i = 0; i < 500 && atomic_load(&procs_wanted) && atomic_load(&state) >= 0; i++) {
         if (i % 10 == 0) gt_flusher_wake();
-        syscall(SYS_nanosleep, &ms, NULL); /* (not waits.c's wrapper, which is above us) */
+        gt_syscall(SYS_nanosleep, &ms, NULL); /* (the C library's: waits.c wraps syscall) */
     }
 }
 

@@ -423,7 +423,7 @@ static void safe_copy(struct safe_rd *r, void *dst, uintptr_t src, size_t len)
     if (base > src || base < page) base = page;
     struct iovec l = {r->e[i].b, SR_WIN}, rm = {(void *)base, SR_WIN};
     r->copies++;
-    ssize_t k = syscall(SYS_process_vm_readv, r->pid, &l, 1, &rm, 1, 0);
+    ssize_t k = gt_syscall(SYS_process_vm_readv, r->pid, &l, 1, &rm, 1, 0);
     r->e[i].base = base;
     r->e[i].n = k > 0 ? (size_t)k : 0;
     if (r->e[i].n < src - base + len) {
@@ -478,7 +478,7 @@ static void rd_span_r(struct safe_rd *r, void *dst, uintptr_t src, size_t len)
         safe_copy(r, dst, src, len);
     } else {
         struct iovec l = {dst, len}, rm = {(void *)src, len};
-        if (syscall(SYS_process_vm_readv, r->pid, &l, 1, &rm, 1, 0) != (ssize_t)len) {
+        if (gt_syscall(SYS_process_vm_readv, r->pid, &l, 1, &rm, 1, 0) != (ssize_t)len) {
             r->fault = 1;
             memset(dst, 0, len);
         }
@@ -588,7 +588,7 @@ static uint8_t lt_at(struct lt *t, int64_t i)
         t->len = 0;
         /* (a long line table stops at the sample's bound: its line is then not read) */
         if (t->fault || k <= 0 || t->r->copies++ >= t->r->limit ||
-            syscall(SYS_process_vm_readv, t->r->pid, &l, 1, &rm, 1, 0) != (ssize_t)k) {
+            gt_syscall(SYS_process_vm_readv, t->r->pid, &l, 1, &rm, 1, 0) != (ssize_t)k) {
             t->fault = 1;
             return 0;
         }

@@ -72,10 +72,10 @@ static void setup_inflight_barrier(void)
 #if defined(__linux__) && defined(SYS_membarrier)
     const char *why = "GPUTRACE_INFLIGHT_FENCE=1";
     if (!gt_env_flag("GPUTRACE_INFLIGHT_FENCE")) {
-        long cmds = syscall(SYS_membarrier, GT_MB_QUERY, 0, 0);
+        long cmds = gt_syscall(SYS_membarrier, GT_MB_QUERY, 0, 0);
         why = "no private expedited membarrier";
         if (cmds >= 0 && (cmds & GT_MB_PRIVATE_EXPEDITED) &&
-            syscall(SYS_membarrier, GT_MB_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0) {
+            gt_syscall(SYS_membarrier, GT_MB_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0) {
             atomic_store(&gt_inflight_fenced, 0);
             gt_log("gputrace: in-flight marks: plain stores, a membarrier per flush round\n");
             return;
@@ -90,7 +90,7 @@ static void setup_inflight_barrier(void)
 static int process_barrier(void)
 {
 #if defined(__linux__) && defined(SYS_membarrier)
-    return (int)syscall(SYS_membarrier, GT_MB_PRIVATE_EXPEDITED, 0, 0);
+    return (int)gt_syscall(SYS_membarrier, GT_MB_PRIVATE_EXPEDITED, 0, 0);
 #else
     return -1;
 #endif
@@ -302,7 +302,7 @@ static int lock_mu(pthread_mutex_t *m)
     struct timespec ms = {0, 1000000};
     for (int i = 0; i < GT_CRASH_LOCK_WAIT_MS; i++) {
         if (pthread_mutex_trylock(m) == 0) return 0;
-        syscall(SYS_nanosleep, &ms, NULL); /* (not waits.c's wrapper, which is above us) */
+        gt_syscall(SYS_nanosleep, &ms, NULL); /* (the C library's: waits.c wraps syscall) */
     }
     return -1;
 }
@@ -564,7 +564,7 @@ static struct gt_thread *thread_slow(void)
         t->buf = buf;
         t->cap = GT_BUF_SIZE;
         RT(t)->n_bufs = 1;
-        t->tid = (uint32_t)syscall(SYS_gettid);
+        t->tid = (uint32_t)gt_syscall(SYS_gettid);
         t->index = atomic_fetch_add(&G.next_index, 1) + 1;
         pthread_mutex_init(&t->mu, NULL);
         pthread_mutex_lock(&G.list_mu);
@@ -885,7 +885,7 @@ static void crash_flush_gpu(void)
     struct timespec ms = {0, 1000000};
     for (int i = 0; i < GT_CRASH_GPU_WAIT_MS && atomic_load(&G.crash_gpu); i++) {
         if (i % 10 == 0) pthread_cond_signal(&G.flush_cv);
-        syscall(SYS_nanosleep, &ms, NULL);
+        gt_syscall(SYS_nanosleep, &ms, NULL);
     }
 }
 

@@ -305,6 +305,28 @@ int gt_hostsample_signo(void); /* 0: no sampling */
 int gt_hostsample_exec_begin(void); /* exec.c: around the exec family */
 int gt_hostsample_quiet_begin(void); /* waits.c: around waits a handler would cut short */
 void gt_hostsample_quiet_end(int quiet);
+/* sys.c: the C library's syscall(2), for the shim's own system calls (the exported syscall is
+ * the program's, waits.c, and runs some of them quiet). */
+long gt_syscall(long nr, ...);
+typedef long (*gt_syscall_fn)(long, long, long, long, long, long, long);
+extern gt_syscall_fn _Atomic gt_real_syscall;
+gt_syscall_fn gt_libc_syscall_slow(void);
+/* (NULL only where the C library has none: then the program could not have linked a call) */
+static inline gt_syscall_fn gt_libc_syscall(void)
+{
+    gt_syscall_fn f = __atomic_load_n(&gt_real_syscall, __ATOMIC_RELAXED);
+    return GT_LIKELY(f != NULL) ? f : gt_libc_syscall_slow();
+}
+/* sockets.c: a socket timeout set (setsockopt), and whether fd may have one (calls on it run
+ * quiet) */
+void gt_sock_note_timeout(int fd, int level, int name);
+#define GT_SOCK_FDS 65536
+extern _Atomic uint64_t gt_sock_timed_fds[GT_SOCK_FDS / 64];
+static inline int gt_sock_timed(long fd)
+{
+    if (fd < 0 || fd >= GT_SOCK_FDS) return 1;
+    return (int)(__atomic_load_n(&gt_sock_timed_fds[fd / 64], __ATOMIC_RELAXED) >> (fd % 64)) & 1;
+}
 void gt_hostsample_exec_end(int paused);
 void gt_flush_before_exec(void); /* runtime.c; inside the tracer, when gt_tracing_here: exec.c,
                                   * and exit.c at _exit */

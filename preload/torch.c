@@ -306,7 +306,7 @@ static int install_call(void *arg)
     int rc = load_and_install();
     gt_py_err_restore(&err); /* clears whatever the module left */
     if (rc == 1) {
-        T.main_tid = (uint32_t)syscall(SYS_gettid);
+        T.main_tid = (uint32_t)gt_syscall(SYS_gettid);
         atomic_store(&gt_torch_state, T_ON);
         gt_log("gputrace: PyTorch allocator bridge installed (%s)\n", T.level);
     } else if (rc == 0) {

@@ -718,7 +718,7 @@ static int ldlock_cb(struct dl_phdr_info *info, size_t size, void *arg)
 
 static void find_ldlock(uintptr_t base)
 {
-    struct ldlock_find f = {base, (pid_t)syscall(SYS_gettid), NULL};
+    struct ldlock_find f = {base, gettid(), NULL};
     if (!base) return;
     dl_iterate_phdr(ldlock_cb, &f);
     if (f.found && f.found->__data.__owner == 0) unw_ldlock = f.found; /* released since */
@@ -735,7 +735,7 @@ __attribute__((no_sanitize("address", "thread"))) static int ldlock_take(void)
     pthread_mutex_t *m = (pthread_mutex_t *)unw_ldlock;
     if (!m) return -1;
     int ow = __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED);
-    if (ow != 0 && ow == (int)syscall(SYS_gettid) &&
+    if (ow != 0 && ow == gettid() &&
         __atomic_load_n(&m->__data.__count, __ATOMIC_RELAXED) < 1)
         return 0;
     return pthread_mutex_trylock(m) == 0;

@@ -9,12 +9,17 @@
  * itself while it sleeps (hostsample.c). Threads that are not sampled pay one thread-local load.
  * Return value and errno are the real call's.
  *
- * Not covered (docs/ANALYSES.md): the same system calls made without these entry points
- * (syscall(2), inline system calls), reads and writes on sockets with a timeout
- * (SO_RCVTIMEO/SO_SNDTIMEO), inotify reads, io_getevents; a thread seen running by the sampler
- * that enters one of those in the microseconds before the signal lands gets EINTR. */
+ * syscall(2) is wrapped too: the numbers of those waits (and io_getevents, futex waits with a time
+ * limit, and sockets.c's socket calls on a socket with a timeout) run quiet, every other number
+ * goes to the C library's syscall as it came, six arguments.
+ *
+ * Not covered (docs/ANALYSES.md): inline system calls (a statically linked C library, runtimes
+ * that make their own), read and write on sockets with a timeout (sockets.c); a thread seen
+ * running by the sampler that enters one of those in the microseconds before the signal lands
+ * gets EINTR. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -22,6 +27,7 @@
 #include <sys/msg.h>
 #include <sys/select.h>
 #include <sys/sem.h>
+#include <sys/syscall.h>
 #include <threads.h>
 #include <time.h>
 #include <unistd.h>
@@ -265,4 +271,110 @@ GT_EXPORT int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *
 {
     REAL(sem_clockwait_fn, "sem_clockwait");
     QUIET(int, real_(sem, clock, at));
+}
+
+/* ---- syscall(2) ------------------------------------------------------------------------------ */
+
+/* glibc's syscall takes the number and six longs whatever the call (x86-64: rdi, then rsi, rdx,
+ * rcx, r8, r9 and the first stack slot; aarch64: x0, then x1-x6) and hands all six to the kernel,
+ * which reads those it needs. Variadic integer arguments travel where named ones do on both
+ * (System V AMD64, AAPCS64 on Linux), so the wrapper below takes seven named longs: a number it
+ * does not wait for is forwarded by a tail jump, the stack slot untouched, a handful of
+ * instructions (bench/syscall.sh). */
+static long no_syscall(void)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+/* What the wrapper does with a number: forwards it (0), runs it quiet (1: the system calls
+ * signal(7) says a handler ends with EINTR whatever SA_RESTART says, or that return early), or
+ * notes a socket's timeout after it (2). a, b, d, e are the call's arguments 1, 2, 4 and 5 (a
+ * socket; a futex's op and time limit; recvmmsg's time limit). */
+static int classify(long nr, long a, long b, long d, long e)
+{
+    /* (an int argument may come with any upper half: the kernel reads 32 bits of those) */
+    switch ((int)nr) {
+    case SYS_nanosleep:
+    case SYS_clock_nanosleep:
+    case SYS_ppoll:
+    case SYS_pselect6:
+    case SYS_epoll_pwait:
+#ifdef SYS_epoll_pwait2
+    case SYS_epoll_pwait2:
+#endif
+#ifdef SYS_poll
+    case SYS_poll:
+#endif
+#ifdef SYS_select
+    case SYS_select:
+#endif
+#ifdef SYS_epoll_wait
+    case SYS_epoll_wait:
+#endif
+#ifdef SYS_pause
+    case SYS_pause:
+#endif
+    case SYS_rt_sigsuspend:
+    case SYS_rt_sigtimedwait:
+    case SYS_semop:
+    case SYS_semtimedop:
+    case SYS_msgrcv:
+    case SYS_msgsnd:
+    case SYS_io_getevents:
+#ifdef SYS_io_pgetevents
+    case SYS_io_pgetevents:
+#endif
+        return 1;
+    case SYS_futex: {
+        /* a wait with a time limit ends with EINTR (the kernel's restart block); one without is
+         * restarted by SA_RESTART */
+        int op = (int)b & FUTEX_CMD_MASK;
+        return (op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET) && d != 0;
+    }
+    /* (sockets.c) on a socket with SO_RCVTIMEO or SO_SNDTIMEO */
+    case SYS_recvmmsg:
+        return e != 0 || gt_sock_timed((int)a);
+    case SYS_recvfrom:
+    case SYS_recvmsg:
+    case SYS_accept:
+    case SYS_accept4:
+    case SYS_connect:
+    case SYS_sendto:
+    case SYS_sendmsg:
+    case SYS_sendmmsg:
+        return gt_sock_timed((int)a);
+    case SYS_setsockopt:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+/* syscall(2) under another C name: <unistd.h> declares it variadic */
+GT_EXPORT long gt_syscall_wrapper(long nr, long a, long b, long c, long d, long e,
+                                  long f) __asm__("syscall");
+/* Apart, so that the wrapper's other numbers pay no frame for it. */
+__attribute__((noinline)) static long quiet_syscall(gt_syscall_fn real, long nr, long a, long b,
+                                                    long c, long d, long e, long f)
+{
+    QUIET(long, real(nr, a, b, c, d, e, f));
+}
+
+__attribute__((noinline)) static long setsockopt_syscall(gt_syscall_fn real, long nr, long a,
+                                                         long b, long c, long d, long e, long f)
+{
+    long r = real(nr, a, b, c, d, e, f);
+    if (r == 0) gt_sock_note_timeout((int)a, (int)b, (int)c);
+    return r;
+}
+
+GT_EXPORT long gt_syscall_wrapper(long nr, long a, long b, long c, long d, long e, long f)
+{
+    gt_syscall_fn real = gt_libc_syscall();
+    if (GT_UNLIKELY(!real)) return no_syscall();
+    int what = classify(nr, a, b, d, e);
+    if (GT_LIKELY(what == 0)) return real(nr, a, b, c, d, e, f);
+    if (what == 1) return quiet_syscall(real, nr, a, b, c, d, e, f);
+    return setsockopt_syscall(real, nr, a, b, c, d, e, f);
 }

@@ -5,6 +5,12 @@
 # samples after the thread's next CUDA call; one that left frames without their line is marked
 # partial. Checked: the handler's median time (GPUTRACE_DEBUG's power-of-two bound) under 2 ms,
 # the innermost Python frame (spin) resolved in most samples, and partial samples among them.
+# Memory: the thread's sample state was 404-408 KiB resident (every slot's fixed 5.5 KiB Python
+# part touched); packed to their size in a room that starts over whenever the ring is empty, the
+# parts take what the pending samples need: 120-128 KiB here, asserted <= 256 KiB, with no
+# sample's Python part left out for room. A room of 8000 bytes (GPUTRACE_TEST_SAMPLE_PY_ROOM,
+# tests only) runs out: the samples left without their Python frames are counted, and those
+# packed are still read back whole (in spin).
 . "$SRC/tests/lib.sh"
 [ -r /proc/self/task/$$/syscall ] || skip "no /proc/PID/task/TID/syscall on this kernel"
 [ -z "$tsan_rt" ] || skip "under ThreadSanitizer the handler reads no Python frames"
@@ -13,10 +19,15 @@ out=$(cd "$SRC/tests/progs" && GPUTRACE_DEBUG=1 GPUTRACE_SAMPLE_HZ=1000 traced "
 [ $rc -eq 0 ] || fail "traced run exited with $rc: $out"
 line=$(echo "$out" | grep "host samples on CPU") || fail "no handler times: $out"
 echo "$line"
+kib=$(echo "$out" | sed -n 's/.*host sample state \([0-9]*\) KiB resident.*/\1/p' | head -1)
+[ -n "$kib" ] && [ "$kib" -le 256 ] || fail "host sample state ${kib:-?} KiB resident, want <= 256"
+echo "host sample state $kib KiB resident"
+! echo "$out" | grep "without their Python frames" || fail "Python parts left out for room"
 p50=$(echo "$line" | sed -n 's/.*(p50 < \([0-9]*\),.*/\1/p')
 [ -n "$p50" ] && [ "$p50" -le 2097152 ] || fail "handler median below $p50 ns, want <= 2097152"
 "$GT_REPORT" --dump run.trace > run.dump || fail "dump failed"
-"$PYTHON" - run.dump <<'PY' || fail "the deep samples"
+check_dump() { # DUMP MIN_SAMPLES
+"$PYTHON" - "$1" "$2" <<'PY' || fail "the deep samples ($1)"
 import os, sys
 sys.path.insert(0, os.path.join(os.environ["SRC"], "tests", "progs"))
 from sampledump import Dump
@@ -26,6 +37,17 @@ py = [(s, code) for s, (code, _) in py if code]
 spin = [s for s, code in py if code[2] == "spin"]
 partial = [s for s in spin if "partial" in s.flags]
 print(f"{len(py)} samples with Python frames, {len(spin)} in spin, {len(partial)} of them partial")
-if len(py) < 20 or len(spin) * 2 < len(py) or not partial:
-    sys.exit("want >= 20 samples with Python frames, most in spin, some partial")
+want = int(sys.argv[2])
+if len(py) < want or len(spin) * 2 < len(py) or not partial:
+    sys.exit(f"want >= {want} samples with Python frames, most in spin, some partial")
 PY
+}
+check_dump run.dump 20
+rc=0
+out=$(cd "$SRC/tests/progs" && GPUTRACE_TEST_SAMPLE_PY_ROOM=8000 GPUTRACE_DEBUG=1 GPUTRACE_SAMPLE_HZ=1000 traced "$OLDPWD/small.trace" "$PYTHON" sample_deep.py 4 40 3000 2>&1) || rc=$?
+[ $rc -eq 0 ] || fail "traced run (small room) exited with $rc: $out"
+lost=$(echo "$out" | sed -n 's/.* \([0-9]*\) host samples without their Python frames (no room)/\1/p')
+[ "${lost:-0}" -ge 1 ] || fail "a room of 8000 bytes: no Python part left out for room"
+echo "a room of 8000 bytes: $lost samples left without their Python frames"
+"$GT_REPORT" --dump small.trace > small.dump || fail "dump failed"
+check_dump small.dump 4
