@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "quiet.h"
 #include "shim.h"
 
 /* the same frame-pointer-free code as waits.c, for the sampler's walk of a sleeping thread */
@@ -37,28 +38,6 @@ void gt_sock_note_timeout(int fd, int level, int name)
     __atomic_fetch_or(&gt_sock_timed_fds[fd / 64], 1ull << (fd % 64), __ATOMIC_RELAXED);
 }
 
-#define LOOKUP(type, name)                                                                         \
-    static type real_slot_;                                                                        \
-    type real_ = __atomic_load_n(&real_slot_, __ATOMIC_RELAXED);                                   \
-    if (!real_) {                                                                                  \
-        real_ = (type)gt_real_dlsym(RTLD_NEXT, name);                                              \
-        __atomic_store_n(&real_slot_, real_, __ATOMIC_RELAXED);                                    \
-    }                                                                                              \
-    if (!real_) {                                                                                  \
-        errno = ENOSYS;                                                                            \
-        return -1;                                                                                 \
-    }
-
-/* Forwards a call that returns rtype, the thread quiet around it where quiet_if holds. */
-#define FORWARD(rtype, quiet_if, call)                                                             \
-    do {                                                                                           \
-        if (!(quiet_if)) return call;                                                              \
-        int quiet_ = gt_hostsample_quiet_begin();                                                  \
-        rtype r_ = call;                                                                           \
-        gt_hostsample_quiet_end(quiet_);                                                           \
-        return r_;                                                                                 \
-    } while (0)
-
 typedef int (*setsockopt_fn)(int, int, int, const void *, socklen_t);
 typedef ssize_t (*recv_fn)(int, void *, size_t, int);
 typedef ssize_t (*recv_chk_fn)(int, void *, size_t, size_t, int);
@@ -77,7 +56,7 @@ typedef int (*sendmmsg_fn)(int, struct mmsghdr *, unsigned, int);
 
 GT_EXPORT int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 {
-    LOOKUP(setsockopt_fn, "setsockopt");
+    REAL(setsockopt_fn, "setsockopt");
     int r = real_(fd, level, name, val, len);
     if (r == 0) gt_sock_note_timeout(fd, level, name);
     return r;
@@ -85,7 +64,7 @@ GT_EXPORT int setsockopt(int fd, int level, int name, const void *val, socklen_t
 
 GT_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
-    LOOKUP(recv_fn, "recv");
+    REAL(recv_fn, "recv");
     FORWARD(ssize_t, gt_sock_timed(fd), real_(fd, buf, n, flags));
 }
 
@@ -96,75 +75,75 @@ ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags, st
 
 GT_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
 {
-    LOOKUP(recv_chk_fn, "__recv_chk");
+    REAL(recv_chk_fn, "__recv_chk");
     FORWARD(ssize_t, gt_sock_timed(fd), real_(fd, buf, n, buflen, flags));
 }
 
 GT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from,
                            socklen_t *fromlen)
 {
-    LOOKUP(recvfrom_fn, "recvfrom");
+    REAL(recvfrom_fn, "recvfrom");
     FORWARD(ssize_t, gt_sock_timed(fd), real_(fd, buf, n, flags, from, fromlen));
 }
 
 GT_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
                                  struct sockaddr *from, socklen_t *fromlen)
 {
-    LOOKUP(recvfrom_chk_fn, "__recvfrom_chk");
+    REAL(recvfrom_chk_fn, "__recvfrom_chk");
     FORWARD(ssize_t, gt_sock_timed(fd), real_(fd, buf, n, buflen, flags, from, fromlen));
 }
 
 GT_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
-    LOOKUP(recvmsg_fn, "recvmsg");
+    REAL(recvmsg_fn, "recvmsg");
     FORWARD(ssize_t, gt_sock_timed(fd), real_(fd, msg, flags));
 }
 
 GT_EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned n, int flags, struct timespec *timeout)
 {
-    LOOKUP(recvmmsg_fn, "recvmmsg");
+    REAL(recvmmsg_fn, "recvmmsg");
     FORWARD(int, timeout || gt_sock_timed(fd), real_(fd, v, n, flags, timeout));
 }
 
 GT_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
-    LOOKUP(accept_fn, "accept");
+    REAL(accept_fn, "accept");
     FORWARD(int, gt_sock_timed(fd), real_(fd, addr, len));
 }
 
 GT_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
-    LOOKUP(accept4_fn, "accept4");
+    REAL(accept4_fn, "accept4");
     FORWARD(int, gt_sock_timed(fd), real_(fd, addr, len, flags));
 }
 
 GT_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
-    LOOKUP(connect_fn, "connect");
+    REAL(connect_fn, "connect");
     FORWARD(int, gt_sock_timed(fd), real_(fd, addr, len));
 }
 
 GT_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
-    LOOKUP(send_fn, "send");
+    REAL(send_fn, "send");
     FORWARD(ssize_t, gt_sock_timed(fd), real_(fd, buf, n, flags));
 }
 
 GT_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to,
                          socklen_t tolen)
 {
-    LOOKUP(sendto_fn, "sendto");
+    REAL(sendto_fn, "sendto");
     FORWARD(ssize_t, gt_sock_timed(fd), real_(fd, buf, n, flags, to, tolen));
 }
 
 GT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-    LOOKUP(sendmsg_fn, "sendmsg");
+    REAL(sendmsg_fn, "sendmsg");
     FORWARD(ssize_t, gt_sock_timed(fd), real_(fd, msg, flags));
 }
 
 GT_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned n, int flags)
 {
-    LOOKUP(sendmmsg_fn, "sendmmsg");
+    REAL(sendmmsg_fn, "sendmmsg");
     FORWARD(int, gt_sock_timed(fd), real_(fd, v, n, flags));
 }

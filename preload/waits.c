@@ -32,40 +32,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "quiet.h"
 #include "shim.h"
 
 /* The sampler thread walks a thread asleep in one of these from its sp (hostsample.c), and such a
  * walk stops at a frame whose CFA is rbp-based: no frame pointer here even in the sanitizer
  * builds (-fno-omit-frame-pointer), so that the walk reaches the program's frames. */
 #pragma GCC optimize("omit-frame-pointer")
-
-/* The real entry point, looked up at the first call (threads may race to it: each finds the same
- * address; relaxed atomics). */
-#define LOOKUP(type, name)                                                                         \
-    static type real_slot_;                                                                        \
-    type real_ = __atomic_load_n(&real_slot_, __ATOMIC_RELAXED);                                   \
-    if (!real_) {                                                                                  \
-        real_ = (type)gt_real_dlsym(RTLD_NEXT, name);                                              \
-        __atomic_store_n(&real_slot_, real_, __ATOMIC_RELAXED);                                    \
-    }
-
-/* The same, failing with ENOSYS where it is missing (a program calling it would not have linked).
- */
-#define REAL(type, name)                                                                           \
-    LOOKUP(type, name)                                                                             \
-    if (!real_) {                                                                                  \
-        errno = ENOSYS;                                                                            \
-        return -1;                                                                                 \
-    }
-
-/* Forwards a call that returns rtype, the thread quiet around it. */
-#define QUIET(rtype, call)                                                                         \
-    do {                                                                                           \
-        int quiet_ = gt_hostsample_quiet_begin();                                                  \
-        rtype r_ = call;                                                                           \
-        gt_hostsample_quiet_end(quiet_);                                                           \
-        return r_;                                                                                 \
-    } while (0)
 
 /* ---- sleeps ---------------------------------------------------------------------------------- */
 

@@ -4,6 +4,8 @@ interpreter has no module to create subinterpreters, "no subinterpreters"."""
 import ctypes
 import sys
 
+from simcuda import check, driver
+
 try:
     import _xxsubinterpreters as interps  # 3.9-3.12
 except ImportError:
@@ -13,13 +15,8 @@ except ImportError:
         print("no subinterpreters")
         sys.exit(0)
 
-cu = ctypes.CDLL("libcuda.so.1")
+cu = None  # main: the driver through ctypes.CDLL, which releases the GIL around each call
 one = ctypes.c_uint(1)
-
-
-def check(r, what):
-    if r != 0:
-        raise SystemExit(f"{what} returned {r}")
 
 
 def before(fn, n):
@@ -38,11 +35,8 @@ def after(fn, n):
 
 
 def main(n):
-    check(cu.cuInit(0), "cuInit")
-    dev, ctx = ctypes.c_int(), ctypes.c_void_p()
-    check(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
-    check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
-    check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    global cu
+    cu, _ = driver(gil=False)
     mod, fn = ctypes.c_void_p(), ctypes.c_void_p()
     check(cu.cuModuleLoadData(ctypes.byref(mod), b"kernel sub_kernel 1000\n"), "cuModuleLoadData")
     check(cu.cuModuleGetFunction(ctypes.byref(fn), mod, b"sub_kernel"), "cuModuleGetFunction")
