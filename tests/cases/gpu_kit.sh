@@ -3,9 +3,9 @@
 # step) and the library comparisons are checked here on given figures; then the whole kit runs on
 # the simulated stack behind a stand-in nvidia-smi: a failed build is FAIL (not PASS), a library
 # that is not installed is SKIP (not PASS), a failed gputrace-report fails its check, the results
-# land in $OUT only and the checkout is left as it was. Then its PyTorch sections of issues 17
-# and 21 (frag, tiers) run with the real PyTorch on a 1 GiB simulated GPU and must pass, and
-# their checks must fail on figures one block off.
+# land in $OUT only and the checkout is left as it was. Then its PyTorch sections of issues 17,
+# 21 and 20 (frag, tiers, idle) run with the real PyTorch on a 1 GiB simulated GPU and must pass,
+# and their checks must fail on figures one block off (idle: without host or NVML samples).
 . "$SRC/tests/lib.sh"
 kit="$SRC/tests/gpu/run.sh"
 command -v bash >/dev/null || skip "no bash"
@@ -104,14 +104,23 @@ exec "$SRC/tests/simrt/run-torch" -b "$O" -t "\$t" "\$@"
 SH
 chmod +x simbin/py simbin/gputrace
 out=$(set +e; env PATH="$PWD/fakebin:$PATH" LD_LIBRARY_PATH="$SIMCUPTI_DIR:$SIM_DIR" \
-    PYTHON="$PWD/simbin/py" GPUKIT_MAKE=true GPUKIT_BIN="$PWD/simbin" GPUKIT_ONLY="frag tiers" \
+    PYTHON="$PWD/simbin/py" GPUKIT_MAKE=true GPUKIT_BIN="$PWD/simbin" GPUKIT_ONLY="frag tiers idle" \
     GTSIM_MEM_BYTES=1073741824 OUT="$PWD/out3" timeout 900 bash "$kit" 2>&1; echo "rc=$?")
 echo "$out" | grep "^\[gpu-kit\] \(PASS\|FAIL\|SKIP\)"
 expect_eq "PyTorch's OOM figures" "$(r "PyTorch OOM: allocator figures = PyTorch's")" PASS
 expect_eq "memory by category, fp32" "$(r "memory by category (adamw, elementwise (simulated GPU: no matmul))")" PASS
 expect_eq "memory by category, autocast" "$(r "memory by category (autocast, elementwise (simulated GPU: no matmul))")" PASS
-expect_eq "rows (build, frag, 2 tiers)" "$(echo "$out" | grep -c "^\[gpu-kit\] \(PASS\|FAIL\|SKIP\) ")" 4
+expect_eq "idle time: data loading" "$(r "idle time: data loading")" PASS
+expect_eq "device state (NVML)" "$(r "device state (NVML)")" PASS
+expect_eq "rows (build, frag, 2 tiers, 2 idle)" "$(echo "$out" | grep -c "^\[gpu-kit\] \(PASS\|FAIL\|SKIP\) ")" 6
 expect_eq "the kit's status" "$(echo "$out" | tail -n 1)" "rc=0"
+# the idle rows fail without host samples (no idle time is data loading) and without NVML samples
+out=$(set +e; env PATH="$PWD/fakebin:$PATH" LD_LIBRARY_PATH="$SIMCUPTI_DIR:$SIM_DIR" \
+    PYTHON="$PWD/simbin/py" GPUKIT_MAKE=true GPUKIT_BIN="$PWD/simbin" GPUKIT_ONLY="idle" \
+    GPUKIT_SAMPLE_HZ=0 GPUTRACE_NVML_MS=0 OUT="$PWD/out4" timeout 900 bash "$kit" 2>&1; echo "rc=$?")
+echo "$out" | grep "^\[gpu-kit\] \(PASS\|FAIL\|SKIP\)"
+expect_eq "idle time without host samples" "$(r "idle time: data loading")" FAIL
+expect_eq "device state without NVML samples" "$(r "device state (NVML)")" FAIL
 # the rows compare exact figures: one byte off in PyTorch's figures and the same checks fail
 mkdir rep && tar -xzf out3/reports.tar.gz -C rep || fail "no reports"
 "$PYTHON" - rep/reports <<'PY' || fail "could not alter PyTorch's figures"

@@ -8,13 +8,17 @@
 # GPUKIT_OVERHEAD_MAX: the largest traced/untraced ratio of the median PyTorch step that passes
 # (1.01: under 1 % of a step). GPUKIT_MAKE: the build command (make -j$(nproc) all);
 # GPUKIT_BIN: where gputrace, gputrace-report and libgputrace.so are (build/). GPUKIT_ONLY: the
-# sections to run, among driver static train frag tiers cupy jax (all when unset).
+# sections to run, among driver static train frag tiers idle cupy jax (all when unset).
 # PyTorch sections: train (the training loop under three allocator settings, kernels against
 # torch.profiler, the overhead), frag (issue 17: a fragmentation OOM raised by PyTorch, the
 # report's allocator figures equal to PyTorch's own, tests/torch/bridge_check.py) and tiers
 # (issue 21: memory by category of a transformer's training steps, fp32 and bf16 autocast,
 # exactly PyTorch's objects, tests/torch/tiers_check.py). frag and tiers also run on the
 # simulated stack (tests/cases/gpu_kit.sh), tiers there with elementwise layers (no matmul).
+# idle (issue 20): a DataLoader-bound loop (tests/torch/loader.py dataloader) whose idle time must
+# be data loading at the dataset's line, and the device's state read from NVML in the same run
+# (clocks, temperature, power against its limit, the reasons of slow intervals); also on the
+# simulated stack (its NVML). GPUKIT_SAMPLE_HZ: the host sample rate there (200).
 # Each check is PASS, FAIL or SKIP (a library that is not installed: never a PASS).
 # Exits 77 (and says so) where there is no usable GPU; 1 when a check failed; 0 when none did.
 set -u
@@ -53,7 +57,7 @@ judge_atleast() { # gputrace library
     case "${2:-x}" in *[!0-9]*) echo FAIL; return ;; esac
     [ "$1" -ge "$2" ] && [ "$2" -gt 0 ] && echo PASS || echo FAIL
 }
-# GPUKIT_ONLY="driver static train frag tiers cupy jax": the sections to run (all when unset)
+# GPUKIT_ONLY="driver static train frag tiers idle cupy jax": the sections to run (all when unset)
 section() { [ -z "${GPUKIT_ONLY:-}" ] || case " $GPUKIT_ONLY " in *" $1 "*) ;; *) return 1 ;; esac; }
 [ "${GPUKIT_LIB_ONLY:-0}" = 1 ] && return 0 2>/dev/null # sourced by tests/cases/gpu_kit.sh
 
@@ -225,14 +229,43 @@ if "$PY" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
             else row FAIL "memory by category ($c)" "exit $? $(tail -3 "$WORK/tiers-$c.err" | tr '\n' ' ')"; fi
         done
     fi
+    # ---- 6b. why the GPU waits (issue 20): a loop bound by a torch.utils.data.DataLoader whose
+    # dataset sleeps 5 ms an item (num_workers=0: the main thread reads), host samples at 200 Hz.
+    # PASS when data loading holds >= 60% of the idle time by class and the dataset's line
+    # (Items.__getitem__) is the first idle host site. The NVML row reads the same run's device
+    # state: NVML available and matched by UUID, >= 2 samples, 0 < min SM clock <= max SM clock,
+    # temperature 10-110 C, power limit 50-2,000 W, 0 < power <= 2x the limit, and every slow
+    # interval with a reason.
+    if section idle; then
+        if GPUTRACE_SAMPLE_HZ=${GPUKIT_SAMPLE_HZ:-200} trace_run idle "$PY" tests/torch/loader.py dataloader 40; then
+            j=$WORK/reports/idle.json
+            v=$(jv "$j" "(lambda t: (lambda c, s, site: '%s|%.3f|%s' % ('ok' if sum(c.values()) and c.get('data_loading', 0) >= 0.6 * sum(c.values()) and site.startswith('Items.__getitem__ (') and s[0]['class'] == 'data_loading' else 'no', c.get('data_loading', 0) / max(1, sum(c.values())), '%s, %s' % (site.split(' (')[0] + ' (' + site.split('/')[-1], s[0]['class']) if s else 'none'))(t['idle_by_class'] or {}, t['idle_by_host_site'] or [], ((t['idle_by_host_site'] or [{}])[0].get('site') or '')))(d['timeline']['devices'][0])")
+            IFS='|' read -r iok ishare isite <<EOF_IDLE
+$v
+EOF_IDLE
+            if [ "${iok:-}" = ok ]; then row PASS "idle time: data loading" "data_loading $ishare of the idle time by class; first idle host site $isite"
+            else row FAIL "idle time: data loading" "data_loading ${ishare:-?} of the idle time; first idle host site ${isite:-?}"; fi
+            nv=$(jv "$j" "(lambda ds: (lambda x: '%s %s' % ('ok' if ds['nvml'] == 'available' and x and x['matched'] and x['samples'] >= 2 and 0 < (x['min_sm_mhz'] or 0) <= x['max_sm_mhz'] and 10 <= (x['max_temp_c'] or 0) <= 110 and 50000 <= (x['power_limit_mw'] or 0) <= 2000000 and 0 < (x['max_power_mw'] or 0) <= 2 * x['power_limit_mw'] and (x['slow_ns'] == 0 or x['reasons']) else 'no', ('nvml %s; %s samples, SM %s-%s MHz (max %s), memory max %s MHz, up to %s C, up to %.1f W of %.1f W, slow %.1f%% of %.3f s, reasons %s' % (ds['nvml'], x['samples'], x['min_sm_mhz'], x['max_sm_mhz'], x['max_sm_mhz'], x['max_mem_mhz'], x['max_temp_c'], (x['max_power_mw'] or 0) / 1e3, (x['power_limit_mw'] or 0) / 1e3, 100.0 * x['slow_ns'] / max(1, x['covered_ns']), x['covered_ns'] / 1e9, ','.join(r['reason'] for r in x['reasons']) or 'none')) if x else 'nvml %s (%s): no device' % (ds['nvml'], ds['reason'])))(([e for e in ds['devices'] if e['device'] == 0] or [None])[0]))(d['device_state'])")
+            case "$nv" in
+                "ok "*) row PASS "device state (NVML)" "${nv#ok }" ;;
+                *) row FAIL "device state (NVML)" "${nv#no }" ;;
+            esac
+        else
+            row FAIL "idle time: data loading" "exit $? $(tail -3 "$WORK/idle.err" | tr '\n' ' ')"
+            row FAIL "device state (NVML)" "the traced run failed"
+        fi
+    fi
     if section train; then
         # ---- 7. overhead --------------------------------------------------------------------------
         base=$(timeout 300 "$PY" tests/gpu/workloads.py train "$STEPS" 2>/dev/null | tail -1)
         b=$(echo "$base" | "$PY" -c "import json,sys; print(json.load(sys.stdin)['step_ms_median'])" 2>/dev/null)
         t=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['step_ms_median'])" "$WORK/reports/torch-native.facts.json" 2>/dev/null)
         p=$(echo "$prof" | "$PY" -c "import json,sys; print(json.load(sys.stdin)['step_ms_median'])" 2>/dev/null)
+        # launches per step: the traced run's launches over its steps (set-up launches included: the
+        # per-launch figure is a slight underestimate)
+        lps=$(jv "$WORK/reports/torch-native.json" "d['timeline']['launch_count'] / $STEPS")
         if [ -n "$b" ] && [ -n "$t" ]; then
-            row "$(judge_overhead "$b" "$t")" "overhead (median step, at most ${OVERHEAD_MAX}x)" "$("$PY" -c "b,t,p=$b,$t,${p:-0}; print(f'no shim {b:.3f} ms, gputrace {t:.3f} ms ({t/b:.3f}x), torch.profiler {p:.3f} ms ({p/b:.3f}x)')")"
+            row "$(judge_overhead "$b" "$t")" "overhead (median step, at most ${OVERHEAD_MAX}x)" "$("$PY" -c "b,t,p,l=$b,$t,${p:-0},${lps:-0}; print(f'no shim {b:.3f} ms, gputrace {t:.3f} ms ({t/b:.3f}x), torch.profiler {p:.3f} ms ({p/b:.3f}x); {l:.0f} launches per step: {(t-b)*1e6/l if l else 0:.0f} ns added per launch')")"
         else row FAIL "overhead" "could not time the loop (untraced '$b' ms, traced '$t' ms)"; fi
     fi
 elif "$PY" -c "import torch" 2>/dev/null; then
