@@ -459,13 +459,33 @@ static void setup(struct gt_thread *t)
             return;
         }
     }
-    /* External correlation records come with API records: ask for those of launches only. */
+    /* External correlation records come with API records: ask for those of launches, async copies
+     * and memsets only. */
     static const CUpti_CallbackId launch_cbids[] = {
         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
         CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
         CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
+        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+        /* async copies and memsets push our id too (hooks_exec.c) */
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync, CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DAsync_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DAsync_v2_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync, CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async, CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async, CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8Async, CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8Async_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D16Async,
+        CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D16Async_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32Async,
+        CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32Async_ptsz};
     enable_api_fn api = (enable_api_fn)gt_real_dlsym(C.lib, "cuptiActivityEnableDriverApi");
     int api_ok = api != NULL;
     for (size_t i = 0; api && i < sizeof(launch_cbids) / sizeof(launch_cbids[0]); i++)

@@ -314,6 +314,100 @@ COPY_HOOK(cuMemcpy3D_v2, PFN_cuMemcpy3D_v3020, (const CUDA_MEMCPY3D *pCopy), (pC
 COPY_HOOK(cuMemcpy3D_v2_ptds, PFN_cuMemcpy3D_v7000_ptds, (const CUDA_MEMCPY3D *pCopy), (pCopy),
           copy3d_dst(pCopy), copy3d_bytes(pCopy))
 
+/* ---- async copies and memsets: GPU work queued like a launch's ----------------------------------- */
+
+/* The launch record with the api telling it apart (GT_FAM_ENQUEUE): func = destination,
+ * grid[0..1] = bytes (low, high 32 bits); our correlation id is pushed to CUPTI around the call,
+ * as for launches, so the copy or memset the GPU runs is linked to the call that queued it. */
+static GT_ALWAYS_INLINE void rec_enqueue(struct gt_thread *t, unsigned api, uint64_t t0,
+                                         uint64_t t1, uint64_t corr, uint64_t dst, CUstream s,
+                                         uint64_t bytes, int result)
+{
+    unsigned grid[3] = {(unsigned)bytes, (unsigned)(bytes >> 32), 0}, block[3] = {0, 0, 0};
+    uint32_t stack = gt_stack(t, GT_STK_LAUNCH);
+    struct gt_rec_launch *r = gt_reserve(t, sizeof(*r));
+    if (GT_UNLIKELY(!r)) return;
+    r->ts = t0;
+    r->func = dst;
+    r->stream = PTR(s);
+    r->corr = corr;
+    for (int i = 0; i < 3; i++) {
+        r->grid[i] = grid[i];
+        r->block[i] = block[i];
+    }
+    r->shmem = 0;
+    r->result = result;
+    uint64_t d = t1 > t0 ? t1 - t0 : 0;
+    r->dur_ns = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+    r->stack = stack;
+    gt_commit(t, r, GT_REC_LAUNCH, (uint16_t)api, sizeof(*r), t0);
+}
+
+#define ENQUEUE_HOOK(e, pfn, params, args, stream, dst, bytes)                                     \
+    GT_EXPORT CUresult e params                                                                    \
+    {                                                                                              \
+        REAL(real, e, pfn);                                                                        \
+        struct gt_thread *t = gt_enter();                                                          \
+        if (!t) return real args;                                                                  \
+        LAUNCH_CALL(r, real args);                                                                 \
+        uint64_t t1 = gt_mark_end(&mk_);                                                           \
+        int e_ = errno;                                                                            \
+        rec_enqueue(t, GT_API_##e, t0, t1, corr, (uint64_t)(uintptr_t)(dst), stream, (bytes), r); \
+        gt_leave(t);                                                                               \
+        errno = e_;                                                                                \
+        return r;                                                                                  \
+    }
+
+/* Both the default-stream form and its _ptsz twin of a call. */
+#define ENQUEUE_PAIR(e, pfn, pfn_ptsz, params, args, stream, dst, bytes)                           \
+    ENQUEUE_HOOK(e, pfn, params, args, stream, dst, bytes)                                         \
+    ENQUEUE_HOOK(e##_ptsz, pfn_ptsz, params, args, stream, dst, bytes)
+
+ENQUEUE_PAIR(cuMemcpyAsync, PFN_cuMemcpyAsync_v4000, PFN_cuMemcpyAsync_v7000_ptsz,
+             (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream),
+             (dst, src, ByteCount, hStream), hStream, dst, ByteCount)
+ENQUEUE_PAIR(cuMemcpyHtoDAsync_v2, PFN_cuMemcpyHtoDAsync_v3020,
+             PFN_cuMemcpyHtoDAsync_v7000_ptsz,
+             (CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream),
+             (dstDevice, srcHost, ByteCount, hStream), hStream, dstDevice, ByteCount)
+ENQUEUE_PAIR(cuMemcpyDtoHAsync_v2, PFN_cuMemcpyDtoHAsync_v3020,
+             PFN_cuMemcpyDtoHAsync_v7000_ptsz,
+             (void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream),
+             (dstHost, srcDevice, ByteCount, hStream), hStream, dstHost, ByteCount)
+ENQUEUE_PAIR(cuMemcpyDtoDAsync_v2, PFN_cuMemcpyDtoDAsync_v3020,
+             PFN_cuMemcpyDtoDAsync_v7000_ptsz,
+             (CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream),
+             (dstDevice, srcDevice, ByteCount, hStream), hStream, dstDevice, ByteCount)
+ENQUEUE_PAIR(cuMemcpy2DAsync_v2, PFN_cuMemcpy2DAsync_v3020, PFN_cuMemcpy2DAsync_v7000_ptsz,
+             (const CUDA_MEMCPY2D *pCopy, CUstream hStream), (pCopy, hStream), hStream,
+             copy2d_dst(pCopy), copy2d_bytes(pCopy))
+ENQUEUE_PAIR(cuMemcpy3DAsync_v2, PFN_cuMemcpy3DAsync_v3020, PFN_cuMemcpy3DAsync_v7000_ptsz,
+             (const CUDA_MEMCPY3D *pCopy, CUstream hStream), (pCopy, hStream), hStream,
+             copy3d_dst(pCopy), copy3d_bytes(pCopy))
+ENQUEUE_PAIR(cuMemcpyPeerAsync, PFN_cuMemcpyPeerAsync_v4000, PFN_cuMemcpyPeerAsync_v7000_ptsz,
+             (CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+              CUcontext srcContext, size_t ByteCount, CUstream hStream),
+             (dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream), hStream,
+             dstDevice, ByteCount)
+
+#define MEMSET_PAIR(e, type, size)                                                                 \
+    ENQUEUE_PAIR(e, PFN_##e##_v3020, PFN_##e##_v7000_ptsz,                                         \
+                 (CUdeviceptr dstDevice, type v, size_t N, CUstream hStream),                      \
+                 (dstDevice, v, N, hStream), hStream, dstDevice, (uint64_t)N * (size))
+#define MEMSET2D_PAIR(e, type, size)                                                               \
+    ENQUEUE_PAIR(e, PFN_##e##_v3020, PFN_##e##_v7000_ptsz,                                         \
+                 (CUdeviceptr dstDevice, size_t dstPitch, type v, size_t Width, size_t Height,     \
+                  CUstream hStream),                                                               \
+                 (dstDevice, dstPitch, v, Width, Height, hStream), hStream, dstDevice,             \
+                 (uint64_t)Width * (size) * Height)
+
+MEMSET_PAIR(cuMemsetD8Async, unsigned char, 1)
+MEMSET_PAIR(cuMemsetD16Async, unsigned short, 2)
+MEMSET_PAIR(cuMemsetD32Async, unsigned int, 4)
+MEMSET2D_PAIR(cuMemsetD2D8Async, unsigned char, 1)
+MEMSET2D_PAIR(cuMemsetD2D16Async, unsigned short, 2)
+MEMSET2D_PAIR(cuMemsetD2D32Async, unsigned int, 4)
+
 /* ---- contexts and streams ---------------------------------------------------------------------- */
 
 GT_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)

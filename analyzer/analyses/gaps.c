@@ -824,7 +824,7 @@ void ga_gaps_act(struct ga_gaps *x, const struct ga_gpu_act *a, const struct ga_
     x->visits_left += 16;
     x->frontier = a->start;
     if (a->end > d->last) d->last = a->end;
-    hta_add(d, a, l);
+    hta_add(d, a, a->kind == GA_GPU_KERNEL ? l : NULL); /* HTA's own: kernels' launches */
     pending_look(x, d, a, l);
     it.a = *a;
     it.i = d->sw.n;

@@ -391,6 +391,8 @@ static void on_memcpy(struct ga_gpu *g, const struct ga_event *ev)
                            .stream = m->stream,
                            .kind = GA_GPU_MEMCPY,
                            .copy_kind = (uint8_t)(ev->sub < GA_COPY_KINDS ? ev->sub : 0)};
+    if (a.start && a.end && a.end >= a.start)
+        link_early(g, &a, !(g->left && a.start < g->frontier) && device_room(g, a.device));
     add_act(g, &a);
 }
 
@@ -403,6 +405,8 @@ static void on_memset(struct ga_gpu *g, const struct gt_rec_gpu_memset *m)
                            .device = m->device,
                            .stream = m->stream,
                            .kind = GA_GPU_MEMSET};
+    if (a.start && a.end && a.end >= a.start)
+        link_early(g, &a, !(g->left && a.start < g->frontier) && device_room(g, a.device));
     add_act(g, &a);
 }
 
@@ -614,7 +618,7 @@ __attribute__((noinline)) static void on_launch(struct ga_gpu *g, const struct g
                                                   .api = ev->sub,
                                                   .prev_api = prev->api}};
     if ((launches_kernel(ev->sub) || ev->sub == GT_API_cuGraphLaunch ||
-         ev->sub == GT_API_cuGraphLaunch_ptsz) &&
+         ev->sub == GT_API_cuGraphLaunch_ptsz || ga_api_enqueues(ev->sub)) &&
         !(g->early.count && ga_map_find(&g->early, l->corr, 0)))
         pend_push(g, i, l->ts);
 }
@@ -745,9 +749,9 @@ static void count_tid(struct ga_gpu *g, uint32_t tid)
     if (n) (*n)++;
 }
 
-/* Only launches push our correlation id, so only kernels are linked (a copy's CUPTI corr has no
- * external-correlation record, and could not name a launch if it had). A launch that ran one
- * kernel is forgotten once linked; a graph's stays for its other kernels until evicted. */
+/* Launches, async copies and memsets push our correlation id (blocking copies do not: their
+ * CUPTI corr has no external-correlation record). A launch that ran one kernel is forgotten once
+ * linked; a graph's stays for its other kernels until evicted. */
 static const struct ga_gpu_launch *link_kernel(struct ga_gpu *g, struct ga_gpu_act *a,
                                                struct ga_gpu_launch *out)
 {
@@ -794,6 +798,36 @@ static const struct ga_gpu_launch *link_kernel(struct ga_gpu *g, struct ga_gpu_a
     slab_free(g, *idx);
     ga_map_remove(lold ? &g->launch_idx.old : &g->launch_idx.young, launch_corr, 0, NULL);
     ga_map_remove(eold ? &g->extcorr.old : &g->extcorr.young, a->corr, 0, NULL);
+    return out;
+}
+
+/* A copy or memset and the async call that queued it (GT_FAM_ENQUEUE): linked like a kernel,
+ * but neither counted among the kernels linked nor in the launch latency, and its bytes kept. */
+static const struct ga_gpu_launch *link_copy(struct ga_gpu *g, struct ga_gpu_act *a,
+                                             struct ga_gpu_launch *out)
+{
+    int eold = 0, lold = 0;
+    uint64_t *ext = NULL, *idx = NULL;
+    if (a->slot) {
+        *out = g->launches[a->slot - 1].l;
+        slab_free(g, a->slot - 1);
+        a->slot = 0;
+    } else {
+        ext = gen_find(&g->extcorr, a->corr, &eold);
+        if (ext && g->early.count) {
+            uint64_t *n = ga_map_find(&g->early, *ext, 0);
+            if (n && !--*n) ga_map_remove_at(&g->early, n);
+        }
+        idx = ext ? gen_find(&g->launch_idx, *ext, &lold) : NULL;
+        if (!idx || !ga_api_enqueues(g->launches[*idx].l.api)) return NULL;
+        *out = g->launches[*idx].l;
+        uint64_t launch_corr = *ext;
+        slab_free(g, *idx);
+        ga_map_remove(lold ? &g->launch_idx.old : &g->launch_idx.young, launch_corr, 0, NULL);
+        ga_map_remove(eold ? &g->extcorr.old : &g->extcorr.young, a->corr, 0, NULL);
+    }
+    a->linked = 1;
+    a->api = out->api;
     return out;
 }
 
@@ -935,7 +969,10 @@ static void leave(struct ga_gpu *g, struct ga_gpu_act *a)
     g->frontier = a->start;
     g->left = 1;
     rotate(g);
-    if (a->kind == GA_GPU_KERNEL) la = link_kernel(g, a, &copy);
+    if (a->kind == GA_GPU_KERNEL)
+        la = link_kernel(g, a, &copy);
+    else
+        la = link_copy(g, a, &copy);
     device_add(g, a);
     sums_add(g, a);
     if (a->kind == GA_GPU_KERNEL && !kernel_add(g, a))

@@ -120,6 +120,10 @@ void ga_sites_event(struct ga_sites *s, const struct ga_event *ev)
         if (ev->r->alloc_fail.stack) site_fail(s, ev->r->alloc_fail.stack);
         break;
     case GT_REC_LAUNCH:
+        if (ga_api_enqueues(ev->sub)) { /* async copies and memsets: a site, no launches */
+            if (ev->r->launch.stack) stats_of(s, ev->r->launch.stack);
+            break;
+        }
         if (ev->r->launch.stack)
             site_launch(s, &ev->r->launch);
         else

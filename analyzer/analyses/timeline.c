@@ -46,9 +46,27 @@ static void count_handle(struct ga_timeline *t, uint64_t handle)
     t->recent_count[i]++;
 }
 
+/* An async copy or memset: a call with bytes, in the calls by API (never a launch). */
+static void on_enqueue(struct ga_timeline *t, const struct ga_event *ev)
+{
+    const struct gt_rec_launch *r = &ev->r->launch;
+    struct ga_api_calls *c = &t->span[ev->sub];
+    if (r->result != 0) {
+        c->failed++;
+        return;
+    }
+    c->count++;
+    c->total_ns += r->dur_ns;
+    c->bytes += ga_enqueue_bytes(r);
+}
+
 static void on_launch(struct ga_timeline *t, const struct ga_event *ev)
 {
     const struct gt_rec_launch *r = &ev->r->launch;
+    if (ga_api_enqueues(ev->sub)) {
+        on_enqueue(t, ev);
+        return;
+    }
     struct ga_api_calls *c = &t->launch[ev->sub < GT_API_MAX ? ev->sub : 0];
     if (r->result != 0) {
         c->failed++;

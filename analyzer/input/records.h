@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "gputrace/trace_api.h"
 #include "gputrace/trace_format.h"
 #include "base/rec.h"
 
@@ -126,6 +127,19 @@ static inline void ga_event_keep(struct ga_event *dst, const struct ga_event *sr
     memset(&dst->own, 0, sizeof(dst->own));
     memcpy(&dst->own, src->r, src->size < sizeof(dst->own) ? src->size : sizeof(dst->own));
     dst->r = &dst->own;
+}
+
+/* A launch record of an async copy or memset (GT_FAM_ENQUEUE): GPU work linked to its call like
+ * a launch's, never counted as a kernel launch. */
+static inline int ga_api_enqueues(unsigned api)
+{
+    return api < GT_API_MAX && gt_api_table[api].family == GT_FAM_ENQUEUE;
+}
+
+/* Bytes of an enqueue record (grid[0..1]). */
+static inline uint64_t ga_enqueue_bytes(const struct gt_rec_launch *l)
+{
+    return (uint64_t)l->grid[0] | (uint64_t)l->grid[1] << 32;
 }
 
 /* The API's name, or "api#<id>" for ids this reader does not know (buf holds it). */

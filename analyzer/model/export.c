@@ -59,7 +59,7 @@ static void on_act(void *ctx, const struct ga_gpu_act *a, const struct ga_gpu_la
         o.name = buf;
         o.bytes = a->bytes;
     }
-    if (la) {
+    if (la && a->kind == GA_GPU_KERNEL) { /* copies' calls are exported unlinked (above) */
         o.linked = 1;
         o.corr = la->corr;
         o.launch_tid = la->tid;
@@ -103,7 +103,7 @@ static void host(struct xp *x, const struct ga_event *ev)
     struct ga_xcall c = {.api = ga_api_label(ev->sub, lb), .tid = ev->tid};
     switch (ev->type) {
     case GT_REC_LAUNCH:
-        c.kind = GA_XCALL_LAUNCH;
+        c.kind = ga_api_enqueues(ev->sub) ? GA_XCALL_SPAN : GA_XCALL_LAUNCH;
         c.ts = ev->r->launch.ts;
         c.dur = ev->r->launch.dur_ns;
         c.result = ev->r->launch.result;

@@ -19,7 +19,9 @@ enum gt_api_family {
     GT_FAM_WAIT,   /* stream waits on an event (GPU-side dependency): gt_rec_span */
     GT_FAM_OBJECT, /* context/stream/pool lifetime: gt_rec_object */
     GT_FAM_INIT,   /* cuInit */
-    GT_FAM_RESOLVE /* cuGetProcAddress */
+    GT_FAM_RESOLVE, /* cuGetProcAddress */
+    GT_FAM_ENQUEUE  /* async copy or memset: gt_rec_launch (func = destination, grid[0..1] = bytes);
+                     * GPU work like a launch's, but never a kernel launch */
 };
 
 enum gt_mem_kind {
@@ -106,7 +108,33 @@ enum gt_mem_kind {
     X(83, cuMemcpy3D_v2_ptds, "cuMemcpy3D_v2_ptds", GT_FAM_COPY, GT_MEM_NONE)                      \
     X(90, cuInit, "cuInit", GT_FAM_INIT, GT_MEM_NONE)                                              \
     X(91, cuGetProcAddress, "cuGetProcAddress", GT_FAM_RESOLVE, GT_MEM_NONE)                       \
-    X(92, cuGetProcAddress_v2, "cuGetProcAddress_v2", GT_FAM_RESOLVE, GT_MEM_NONE)
+    X(92, cuGetProcAddress_v2, "cuGetProcAddress_v2", GT_FAM_RESOLVE, GT_MEM_NONE)                      \
+    X(93, cuMemcpyAsync, "cuMemcpyAsync", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(94, cuMemcpyAsync_ptsz, "cuMemcpyAsync_ptsz", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(95, cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(96, cuMemcpyHtoDAsync_v2_ptsz, "cuMemcpyHtoDAsync_v2_ptsz", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(97, cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync_v2", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(98, cuMemcpyDtoHAsync_v2_ptsz, "cuMemcpyDtoHAsync_v2_ptsz", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(99, cuMemcpyDtoDAsync_v2, "cuMemcpyDtoDAsync_v2", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(100, cuMemcpyDtoDAsync_v2_ptsz, "cuMemcpyDtoDAsync_v2_ptsz", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(101, cuMemcpy2DAsync_v2, "cuMemcpy2DAsync_v2", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(102, cuMemcpy2DAsync_v2_ptsz, "cuMemcpy2DAsync_v2_ptsz", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(103, cuMemcpy3DAsync_v2, "cuMemcpy3DAsync_v2", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(104, cuMemcpy3DAsync_v2_ptsz, "cuMemcpy3DAsync_v2_ptsz", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(105, cuMemcpyPeerAsync, "cuMemcpyPeerAsync", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(106, cuMemcpyPeerAsync_ptsz, "cuMemcpyPeerAsync_ptsz", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(107, cuMemsetD8Async, "cuMemsetD8Async", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(108, cuMemsetD8Async_ptsz, "cuMemsetD8Async_ptsz", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(109, cuMemsetD16Async, "cuMemsetD16Async", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(110, cuMemsetD16Async_ptsz, "cuMemsetD16Async_ptsz", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(111, cuMemsetD32Async, "cuMemsetD32Async", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(112, cuMemsetD32Async_ptsz, "cuMemsetD32Async_ptsz", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(113, cuMemsetD2D8Async, "cuMemsetD2D8Async", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(114, cuMemsetD2D8Async_ptsz, "cuMemsetD2D8Async_ptsz", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(115, cuMemsetD2D16Async, "cuMemsetD2D16Async", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(116, cuMemsetD2D16Async_ptsz, "cuMemsetD2D16Async_ptsz", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(117, cuMemsetD2D32Async, "cuMemsetD2D32Async", GT_FAM_ENQUEUE, GT_MEM_NONE) \
+    X(118, cuMemsetD2D32Async_ptsz, "cuMemsetD2D32Async_ptsz", GT_FAM_ENQUEUE, GT_MEM_NONE)
 
 enum gt_api {
     GT_API_NONE = 0,
