@@ -4,7 +4,7 @@
 # signal's handler reads the Python frames by offsets), or in a torch.utils.data.DataLoader whose
 # dataset sleeps in __getitem__ (data loading: frames in torch/utils/data). The report's idle time
 # by host site names the Python line (in load_batch, or Items.__getitem__), with its class, for
-# most of the idle time.
+# most of the idle time; the gaps' causes are host busy for >= 90% of the idle time (sleep, spin).
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
 [ -r /proc/self/task/$$/syscall ] || skip "no /proc/PID/task/TID/syscall on this kernel"
@@ -31,4 +31,11 @@ PY
     echo "$1: $fn (loader.py:$line) as $2 holds $4 ms of $5 ms idle ($3)"
     "$PYTHON" -c "import sys; sys.exit(not $3 >= 0.6)" ||
         fail "$1: $fn (loader.py:$line)/$2 holds $4 of $5 ms idle; sites: $(jget $1.json "[(e['site'], e['class'], round(e['idle_ns']/1e6, 1)) for e in d['timeline']['devices'][0]['idle_by_host_site']][:6]")"
+    # The gaps' causes: each step starts with x.cuda(), an async copy that ends the gap; linked
+    # to its call, the gap is the host's (host busy) for ~all of its idle time, not unknown.
+    [ "$1" = dataloader ] && continue
+    busy=$(jget $1.json "round(d['timeline']['devices'][0]['idle_by_cause']['host_busy']['idle_ns'] / max(d['timeline']['devices'][0]['idle_ns'], 1), 3)")
+    echo "$1: host busy holds $busy of the idle time"
+    "$PYTHON" -c "import sys; sys.exit(not $busy >= 0.9)" ||
+        fail "$1: host busy holds $busy of the idle time; causes: $(jget $1.json "d['timeline']['devices'][0]['idle_by_cause']")"
 done

@@ -18,6 +18,10 @@
  *   cpuload   as syncload, but 30 ms of computation on the CPU in compute_features
  *   queue  as syncload, but the batch comes from a loader thread through a one-slot queue
  *          (queue_get waits on a condition variable; the loader takes 30 ms per batch)
+ *   copyload  as syncload, but each step starts with cuMemcpyHtoDAsync (the batch copied in)
+ *          before its kernel: 3 gaps ended by the copy, host busy for the 30 ms of load_batch,
+ *          at the copy's call in copy_then_load
+ *   setload   as copyload with cuMemsetD8Async instead of the copy
  *   tiny   a warm-up kernel and a synchronize, then 200 kernels of 100 ns launched back to back:
  *          gaps as long as the host takes between launches, launch latency when under 10 us
  * Every mode first allocates and frees once: the tracer's first host stack (unwinder set-up)
@@ -105,6 +109,25 @@ static void sync_then_load(const struct dev *d)
         CHECK(cuStreamSynchronize(d->s));
         if (i < 3) load_batch();
     }
+}
+
+/* Each step's first GPU work is an async copy (or memset): it, not the kernel, ends the gap. */
+static void copy_then_load(const struct dev *d, int set)
+{
+    static char batch[1 << 16];
+    CUfunction k = fn(d, "k_work");
+    CUdeviceptr buf;
+    CHECK(cuMemAlloc(&buf, sizeof(batch)));
+    for (int i = 0; i < 4; i++) {
+        if (set)
+            CHECK(cuMemsetD8Async(buf, 0, sizeof(batch), d->s));
+        else
+            CHECK(cuMemcpyHtoDAsync(buf, batch, sizeof(batch), d->s));
+        launch(k, d->s);
+        CHECK(cuStreamSynchronize(d->s));
+        if (i < 3) load_batch();
+    }
+    CHECK(cuMemFree(buf));
 }
 
 /* 30 ms of computation on the CPU (thread CPU time), as a Python loop between launches. */
@@ -247,10 +270,12 @@ int main(int argc, char **argv)
         queue_loop(&d);
     else if (strcmp(mode, "event") == 0)
         event_wait(&d);
+    else if (strcmp(mode, "copyload") == 0 || strcmp(mode, "setload") == 0)
+        copy_then_load(&d, mode[0] == 's');
     else if (strcmp(mode, "tiny") == 0)
         tiny(&d);
     else {
-        fprintf(stderr, "usage: idle host|sync|syncload|cpuload|queue|alloc|event|tiny\n");
+        fprintf(stderr, "usage: idle host|sync|syncload|cpuload|copyload|setload|queue|alloc|event|tiny\n");
         return 2;
     }
     printf("idle %s ok\n", mode);

@@ -92,7 +92,9 @@ for dev, ws in sorted(by_dev.items()):
         s, e = g["start_ns"] + t0, g["start_ns"] + t0 + g["duration_ns"]
         if g["before"]["end_ns"] + t0 != s or g["after"]["start_ns"] + t0 != e:
             fail(f"device {dev}: gap at {s}: before/after {g['before']} {g['after']}")
-        if g["after"]["name"] not in {w["name"] for w in ws if w["start"] == e}:
+        there = [w for w in ws if w["start"] == e]  # copies and memsets are named "-" there
+        if g["after"]["name"] not in {w["name"] for w in there} and \
+                (g["after"]["kind"] == "kernel" or all(w["kind"] == 1 for w in there)):
             fail(f"device {dev}: gap at {s}: after {g['after']['name']} started no work there")
     hist = {b["bucket"]: (b["count"], b["idle_ns"]) for b in d["gap_histogram"]}
     for _, name in BUCKETS:
@@ -201,6 +203,23 @@ elif scenario == "syncload":
     expect(c["host_busy"]["idle_ns"] == sum(g["phases"]["host_busy"] for g in g0) and
            c["host_busy"]["gaps"] == 3, f"idle by cause {c}")
     expect(c["synchronize"]["gaps"] == 0 and c["synchronize"]["idle_ns"] > 0, f"idle by cause {c}")
+elif scenario in ("copyload", "setload"):
+    # each step's async copy (memset) ends the gap and is linked to its call: host busy for the 30
+    # ms of load_batch, at the copy's call (docs/ANALYSES.md, "Phases of a gap"); short gaps
+    # between the copy and the kernel, if any, are launch latency
+    api = "cuMemcpyHtoDAsync_v2" if scenario == "copyload" else "cuMemsetD8Async"
+    long_ = [g for g in g0 if g["duration_ns"] >= MS]
+    expect([g["cause"] for g in long_] == ["host_busy"] * 3, f"causes {causes_of(0)}")
+    for g in long_:
+        ph = g["phases"]
+        expect(g["duration_ns"] >= 30 * MS, f"gap {g['duration_ns']} ns < 30 ms")
+        expect(ph["host_busy"] >= 30 * MS and ph["unknown"] == 0, f"phases {ph}")
+        expect(sum(ph.values()) == g["duration_ns"], f"phases {ph} do not add up to the gap")
+        expect(g["launch"] is not None and g["launch"]["api"] == api, f"launch {g['launch']}")
+        expect(site_in(g, "copy_then_load"), f"site {g['site']}")
+    c = devs[0]["idle_by_cause"]
+    expect(c["unknown"]["idle_ns"] == 0, f"idle by cause {c}")
+    expect(c["host_busy"]["idle_ns"] >= 0.99 * devs[0]["idle_ns"], f"idle by cause {c}")
 elif scenario == "alloc":
     expect(causes_of(0) == ["allocation"] * 3, f"causes {causes_of(0)}")
     for g in g0:
