@@ -58,7 +58,9 @@ must = ["cuInit", "cuGetProcAddress_v2", "cuMemAlloc_v2", "cuMemFree_v2", "cuLau
         "cuLaunchKernel_ptsz", "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz", "cuMemAllocAsync",
         "cuMemAllocAsync_ptsz", "cuMemFreeAsync", "cuGraphLaunch", "cuGraphLaunch_ptsz",
         "cuStreamSynchronize", "cuStreamSynchronize_ptsz", "cuCtxSynchronize",
-        "cuMemcpyHtoD_v2", "cuMemcpyHtoD_v2_ptds", "cuMemHostAlloc"]
+        "cuMemcpyHtoD_v2", "cuMemcpyHtoD_v2_ptds", "cuMemHostAlloc",
+        "cuMemcpyAsync", "cuMemcpyAsync_ptsz", "cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync_v2_ptsz",
+        "cuMemcpy3DAsync_v2", "cuMemcpyPeerAsync_ptsz", "cuMemsetD8Async", "cuMemsetD2D8Async_ptsz"]
 missing = [m for m in must if m not in wrapped]
 if missing:
     sys.exit(f"cudart resolved these families but never got our wrapper: {missing}")
