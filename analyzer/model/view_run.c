@@ -94,9 +94,10 @@ static void api_name(unsigned api, char name[64])
 static const char *family(unsigned api)
 {
     static const char *const fam[] = {
-        [GT_FAM_SYNC] = "sync", [GT_FAM_COPY] = "copy", [GT_FAM_WAIT] = "wait"};
+        [GT_FAM_SYNC] = "sync", [GT_FAM_COPY] = "copy", [GT_FAM_WAIT] = "wait",
+        [GT_FAM_ENQUEUE] = "async"};
     unsigned f = api < GT_API_MAX ? gt_api_table[api].family : GT_API_MAX;
-    return f <= GT_FAM_WAIT && fam[f] ? fam[f] : "other";
+    return f <= GT_FAM_ENQUEUE && fam[f] ? fam[f] : "other";
 }
 
 /* The APIs with calls in `per` (count or failed not 0), in the API table's order. */

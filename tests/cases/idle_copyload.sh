@@ -16,3 +16,11 @@ for mode in copyload setload; do
     # not counted as launches: the calls table has them, the launches the 4 kernels only
     "$GT_REPORT" $mode.trace > $mode.txt || fail "$mode: text report failed"
 done
+# never counted as launches: 4 launches (the kernels), the copies (memsets) among the calls by API
+# with their bytes, no launch site at copy_then_load
+for mode in copyload setload; do
+    api=cuMemcpyHtoDAsync_v2
+    [ $mode = setload ] && api=cuMemsetD8Async
+    got=$(jget $mode.json "(d['timeline']['launch_count'], sorted(x['api'] for x in d['timeline']['launches_by_api']), [(s['api'], s['family'], s['count'], s['bytes']) for s in d['timeline']['spans'] if s['api'] == '$api'], [s['site'] for s in d['timeline']['launch_sites'] if 'copy_then_load' in (s['site'] or '')])")
+    expect_eq "$mode: launches, calls" "$got" "(4, ['cuLaunchKernel'], [('$api', 'async', 4, 262144)], [])"
+done
