@@ -6,6 +6,8 @@
  *   launch  EVENTS cuLaunchKernel calls in total, split evenly over THREADS threads, each thread
  *           on its own non-blocking stream (no thread waits behind another's work)
  *   alloc   EVENTS cuMemAlloc(4096) + cuMemFree pairs in total
+ *   copy    EVENTS cuMemcpyDtoDAsync calls of 256 bytes in total, split like launches (the async
+ *           copy hook: the same correlation push and record as a launch's)
  *   tp      (LTTng build only) EVENTS tracepoints with no driver call
  *
  * Built twice: plain, and with -DBENCH_LTTNG, where every launch is followed by an LTTng-UST
@@ -37,7 +39,7 @@
 #include "lttng_tp.h"
 #endif
 
-enum mode { M_LAUNCH, M_ALLOC, M_TP };
+enum mode { M_LAUNCH, M_ALLOC, M_TP, M_COPY };
 
 struct worker {
     pthread_t th;
@@ -75,6 +77,16 @@ static void allocs(long n)
     }
 }
 
+static void copies(CUstream s, long n)
+{
+    CUdeviceptr buf;
+    CHECK(cuMemAlloc(&buf, 512));
+    for (long i = 0; i < n; i++)
+        CHECK(cuMemcpyDtoDAsync(buf + 256, buf, 256, s));
+    CHECK(cuStreamSynchronize(s));
+    CHECK(cuMemFree(buf));
+}
+
 static void tracepoints(long n)
 {
 #ifdef BENCH_LTTNG
@@ -98,6 +110,9 @@ static void run_loop(struct worker *w, long n)
         break;
     case M_TP:
         tracepoints(n);
+        break;
+    case M_COPY:
+        copies(w->stream, n);
         break;
     }
 }
@@ -146,14 +161,15 @@ static enum mode parse_mode(const char *s)
     if (strcmp(s, "launch") == 0) return M_LAUNCH;
     if (strcmp(s, "alloc") == 0) return M_ALLOC;
     if (strcmp(s, "tp") == 0) return M_TP;
-    fprintf(stderr, "bench_launch: unknown mode %s (launch|alloc|tp)\n", s);
+    if (strcmp(s, "copy") == 0) return M_COPY;
+    fprintf(stderr, "bench_launch: unknown mode %s (launch|alloc|copy|tp)\n", s);
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_launch launch|alloc|tp EVENTS [THREADS] [WARMUP]\n");
+        fprintf(stderr, "usage: bench_launch launch|alloc|copy|tp EVENTS [THREADS] [WARMUP]\n");
         return 2;
     }
     mode = parse_mode(argv[1]);

@@ -318,7 +318,8 @@ COPY_HOOK(cuMemcpy3D_v2_ptds, PFN_cuMemcpy3D_v7000_ptds, (const CUDA_MEMCPY3D *p
 
 /* The launch record with the api telling it apart (GT_FAM_ENQUEUE): func = destination,
  * grid[0..1] = bytes (low, high 32 bits); our correlation id is pushed to CUPTI around the call,
- * as for launches, so the copy or memset the GPU runs is linked to the call that queued it. */
+ * as for launches, so the copy or memset the GPU runs is linked to the call that queued it. errno
+ * is kept as gt_rec_launch keeps it: the fast path cannot change it, the slow ones save it. */
 static GT_ALWAYS_INLINE void rec_enqueue(struct gt_thread *t, unsigned api, uint64_t t0,
                                          uint64_t t1, uint64_t corr, uint64_t dst, CUstream s,
                                          uint64_t bytes, int result)
@@ -350,11 +351,9 @@ static GT_ALWAYS_INLINE void rec_enqueue(struct gt_thread *t, unsigned api, uint
         struct gt_thread *t = gt_enter();                                                          \
         if (!t) return real args;                                                                  \
         LAUNCH_CALL(r, real args);                                                                 \
-        uint64_t t1 = gt_mark_end(&mk_);                                                           \
-        int e_ = errno;                                                                            \
-        rec_enqueue(t, GT_API_##e, t0, t1, corr, (uint64_t)(uintptr_t)(dst), stream, (bytes), r); \
+        rec_enqueue(t, GT_API_##e, t0, gt_mark_end(&mk_), corr, (uint64_t)(uintptr_t)(dst), stream, \
+                    (bytes), r);                                                                   \
         gt_leave(t);                                                                               \
-        errno = e_;                                                                                \
         return r;                                                                                  \
     }
 
