@@ -550,6 +550,74 @@ static void test_copies(void)
     done_report(&t, &r, path);
 }
 
+/* ---- async copies and memsets: linked to their call like a kernel to its launch -----------------
+ * A kernel (20-30 us), then cuMemcpyHtoDAsync_v2 at 500 us (its copy runs 510-520 us) and
+ * cuMemsetD8Async at 800 us (810-812 us), each with our correlation id. */
+static void build_async(struct tb *t)
+{
+    tb_init(t, 1, T0);
+    tb_begin(t, GT_CHUNK_HOST, 7);
+    tb_cupti(t, 1, GT_CUPTI_ON, 0, 0, "/x/libcupti.so.13", "");
+    tb_func(t, 2, 0xf1, "k");
+    tb_launch_corr(t, 10 * US, GT_API_cuLaunchKernel, 0xf1, 0x5, CORR(1, 1));
+    struct gt_rec_launch c = {.ts = T0 + 500 * US, .func = 0xd000, .stream = 0x5,
+                              .corr = CORR(1, 2), .dur_ns = 100, .grid = {4096, 0, 0}};
+    tb_rec(t, GT_REC_LAUNCH, GT_API_cuMemcpyHtoDAsync_v2, &c, sizeof(c), NULL, 0);
+    struct gt_rec_launch m = {.ts = T0 + 800 * US, .func = 0xd000, .stream = 0x5,
+                              .corr = CORR(1, 3), .dur_ns = 100, .grid = {256, 0, 0}};
+    tb_rec(t, GT_REC_LAUNCH, GT_API_cuMemsetD8Async, &m, sizeof(m), NULL, 0);
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_GPU, 0);
+    tb_gpu_kernel(t, T0 + 20 * US, T0 + 30 * US, 100, 0, 1, 0, 0);
+    tb_gpu_extcorr(t, CORR(1, 1), 100);
+    tb_gpu_extcorr(t, CORR(1, 2), 101);
+    tb_gpu_extcorr(t, CORR(1, 3), 102);
+    struct gt_rec_gpu_memcpy g = {.start = T0 + 510 * US, .end = T0 + 520 * US, .bytes = 4096,
+                                  .corr = 101, .stream = 1};
+    tb_rec(t, GT_REC_GPU_MEMCPY, 1, &g, sizeof(g), NULL, 0);
+    struct gt_rec_gpu_memset s = {.start = T0 + 810 * US, .end = T0 + 812 * US, .bytes = 256,
+                                  .corr = 102, .stream = 1};
+    tb_rec(t, GT_REC_GPU_MEMSET, 0, &s, sizeof(s), NULL, 0);
+    tb_end(t);
+}
+
+static void test_async_copies(void)
+{
+    struct tb t;
+    struct ga_report r;
+    char path[256];
+    build_async(&t);
+    run_report(&t, &r, path);
+    const struct ga_gpu_link *l = &r.gpu.link;
+    const struct ga_gaps_device *x = ga_gaps_device_of(&r.gaps, 0);
+    CHECK("async: the kernel alone among the kernels linked and in the launch latency",
+          l->kernels == 1 && l->linked == 1 && l->unlinked == 0 && l->latency_n == 1);
+    CHECK("async: the copy's and the memset's bytes kept",
+          r.gpu.copies[1].bytes == 4096 && r.gpu.memsets.bytes == 256);
+    CHECK("async: one launch; the copy and the memset among the calls, with their bytes",
+          r.tl.launch_count == 1 && r.tl.launch[GT_API_cuMemcpyHtoDAsync_v2].count == 0 &&
+              r.tl.span[GT_API_cuMemcpyHtoDAsync_v2].count == 1 &&
+              r.tl.span[GT_API_cuMemcpyHtoDAsync_v2].bytes == 4096 &&
+              r.tl.span[GT_API_cuMemsetD8Async].bytes == 256);
+    int ok = x && x->n_gaps == 2 && x->n_kept == 2;
+    for (size_t k = 0; ok && k < 2; k++) {
+        const struct ga_gap *g = &x->gaps[k];
+        int copy = g->start == T0 + 30 * US;
+        ok = g->launch && g->cause == GA_CAUSE_HOST_BUSY &&
+             g->launch->api == (copy ? GT_API_cuMemcpyHtoDAsync_v2 : GT_API_cuMemsetD8Async) &&
+             g->phase_ns[GA_CAUSE_HOST_BUSY] == (copy ? 470 : 280) * US &&
+             g->phase_ns[GA_CAUSE_LAUNCH_LATENCY] == 10 * US &&
+             g->phase_ns[GA_CAUSE_UNKNOWN] == 0;
+    }
+    CHECK("async: both gaps end at the copy's (memset's) call: host busy 470 (280) us, then 10 us "
+          "launch latency",
+          ok);
+    CHECK("async: HTA's categories link kernels only (its own rule, on our export)",
+          x && x->n_hta == 1 && x->hta[0].host_wait_ns == 0 &&
+              x->hta[0].other_ns == (480 + 290) * US);
+    done_report(&t, &r, path);
+}
+
 /* ---- status notices ---------------------------------------------------------------------------
  */
 
@@ -926,6 +994,7 @@ int main(void)
     test_linking();
     test_demangle();
     test_copies();
+    test_async_copies();
     test_status();
     test_no_gpu_json();
     test_reader();
