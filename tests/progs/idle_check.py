@@ -219,7 +219,9 @@ elif scenario in ("copyload", "setload"):
         expect(site_in(g, "copy_then_load"), f"site {g['site']}")
     c = devs[0]["idle_by_cause"]
     expect(c["unknown"]["idle_ns"] == 0, f"idle by cause {c}")
-    expect(c["host_busy"]["idle_ns"] >= 0.99 * devs[0]["idle_ns"], f"idle by cause {c}")
+    # the 3 x 30 ms of load_batch (the synchronize's return may take a few ms under load)
+    expect(c["host_busy"]["idle_ns"] >= 90 * MS and c["host_busy"]["gaps"] >= 3,
+           f"idle by cause {c}")
 elif scenario == "alloc":
     expect(causes_of(0) == ["allocation"] * 3, f"causes {causes_of(0)}")
     for g in g0:
