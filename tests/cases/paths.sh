@@ -21,6 +21,12 @@ for path in direct dlsym default next getproc2 getproc2-ptsz getproc1; do
       "[('alpha', 7), ('beta', 3)]"
     expect_eq "$path async allocs" \
       "$(j "[a['count'] for a in d['memory']['by_api'] if a['api'].startswith('cuMemAllocAsync')]")" "[3]"
+    # the async copy and memset reach their wrappers on every path, never as launches
+    pt=""
+    [ $path = getproc2-ptsz ] && pt=_ptsz
+    expect_eq "$path async copy, memset" \
+      "$(j "[(s['api'], s['count'], s['bytes']) for s in d['timeline']['spans'] if s['family'] == 'async']")" \
+      "[('cuMemcpyHtoDAsync_v2$pt', 1, 4096), ('cuMemsetD8Async$pt', 1, 4096)]"
     case $path in
       getproc2-ptsz)
         echo "$got" | grep -qx "calls cuLaunchKernel_ptsz=10" || fail "$path: per-thread launches did not reach cuLaunchKernel_ptsz: $got"

@@ -40,6 +40,8 @@ struct api {
     PFN_cuModuleLoadData_v2000 module_load;
     PFN_cuModuleGetFunction_v2000 get_function;
     PFN_cuLaunchKernel_v4000 launch;
+    PFN_cuMemcpyHtoDAsync_v3020 copy_async; /* hooked like launches (issue 20) */
+    PFN_cuMemsetD8Async_v3020 set_async;
 };
 
 #include "check.h"
@@ -68,6 +70,9 @@ static int workload(const struct api *a)
     CHECK(a->get_function(&beta, mod, "beta"));
     for (int i = 0; i < 10; i++)
         CHECK(a->launch(i < 7 ? alpha : beta, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+    static char batch[4096];
+    CHECK(a->copy_async(p[5], batch, sizeof(batch), s));
+    CHECK(a->set_async(p[6], 0, 4096, s));
     CHECK(a->stream_sync(s));
     CHECK(a->ctx_sync());
     return 0;
@@ -91,6 +96,8 @@ static void from_direct(struct api *a_)
     DIRECT(module_load, cuModuleLoadData);
     DIRECT(get_function, cuModuleGetFunction);
     DIRECT(launch, cuLaunchKernel);
+    DIRECT(copy_async, cuMemcpyHtoDAsync_v2);
+    DIRECT(set_async, cuMemsetD8Async);
     *a_ = a;
 }
 
@@ -120,6 +127,8 @@ static void from_dlsym(struct api *a, void *h)
     SYM(module_load, "cuModuleLoadData");
     SYM(get_function, "cuModuleGetFunction");
     SYM(launch, "cuLaunchKernel");
+    SYM(copy_async, "cuMemcpyHtoDAsync_v2");
+    SYM(set_async, "cuMemsetD8Async");
 #undef SYM
 }
 
@@ -171,6 +180,8 @@ static void from_getproc(struct api *a, int four_args, cuuint64_t flags)
     GP(module_load, "cuModuleLoadData", 2000);
     GP(get_function, "cuModuleGetFunction", 2000);
     GP(launch, "cuLaunchKernel", 7000);
+    GP(copy_async, "cuMemcpyHtoDAsync", 7000);
+    GP(set_async, "cuMemsetD8Async", 7000);
 #undef GP
 }
 
