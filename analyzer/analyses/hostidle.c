@@ -48,6 +48,14 @@ static struct ga_hi_device *device(struct ga_hostidle *h, uint32_t dev)
     return d;
 }
 
+/* The thread whose samples explain the gap: its launch's, 0 (any thread's) without one or for an
+ * async copy or memset, which a helper thread often queues for the code that waits on it (a
+ * collective's worker, a pinned-memory or prefetching thread). */
+uint32_t ga_hostidle_gap_tid(const struct ga_gap *gp)
+{
+    return gp->launch && !ga_api_enqueues(gp->launch->api) ? gp->launch->tid : 0;
+}
+
 void ga_hostidle_gap(void *ctx, uint32_t dev, const struct ga_gap *gp)
 {
     struct ga_hostidle *h = ctx;
@@ -58,8 +66,8 @@ void ga_hostidle_gap(void *ctx, uint32_t dev, const struct ga_gap *gp)
         return;
     }
     d->gaps = ga_xgrow(d->gaps, &d->gaps_cap, d->n_gaps, sizeof(*d->gaps));
-    d->gaps[d->n_gaps++] = (struct ga_hi_gap){gp->start, gp->dur, gp->launch ? gp->launch->tid : 0,
-                                              gp->stack, gp->cause};
+    d->gaps[d->n_gaps++] = (struct ga_hi_gap){gp->start, gp->dur, ga_hostidle_gap_tid(gp), gp->stack,
+                                              gp->cause};
 }
 
 static int by_ts(const void *a, const void *b)

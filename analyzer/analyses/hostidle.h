@@ -73,6 +73,9 @@ void ga_hostidle_init(struct ga_hostidle *h);
 void ga_hostidle_event(struct ga_hostidle *h, const struct ga_event *ev);
 /* The gaps analysis' gap hook (ga_gaps.gap_hook). */
 void ga_hostidle_gap(void *ctx, uint32_t device, const struct ga_gap *gp);
+/* The thread whose samples explain gp (0: any thread's): its launch's, none for an async copy or
+ * memset (hostidle.c). */
+uint32_t ga_hostidle_gap_tid(const struct ga_gap *gp);
 void ga_hostidle_finish(struct ga_hostidle *h, struct ga_sites *sites, struct ga_stacks *st);
 const struct ga_hi_device *ga_hostidle_device_of(const struct ga_hostidle *h, uint32_t device);
 const char *ga_hi_class_name(unsigned cls);

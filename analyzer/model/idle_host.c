@@ -85,7 +85,7 @@ size_t ga_idle_host_in_gap(const struct ga_hostidle *h, struct ga_sites *sites,
     size_t n = 0, first = 0, end = 0, mine = 0;
     if (!h->have_samples || !max) return 0;
     ga_hostidle_range(h, gp->start, gp->dur, &first, &end);
-    uint32_t tid = gp->launch ? gp->launch->tid : 0;
+    uint32_t tid = ga_hostidle_gap_tid(gp);
     for (size_t i = first; i < end; i++)
         mine += tid && h->s[i].tid == tid;
     for (size_t i = first; i < end; i++) {
