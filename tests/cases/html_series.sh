@@ -12,6 +12,7 @@ CHROMIUM=$(command -v chromium || command -v chromium-browser) || skip "chromium
 # would stretch them (under ThreadSanitizer one takes about a millisecond: 3 straddles of 3 there).
 # The spike alone may straddle too (its allocation in one column, its free in the next): run again
 for try in 1 2 3 4 5; do
+    rm -f s.trace # else the tracer keeps the first try's and writes s.trace.PID
     GPUTRACE_SAMPLE_HZ=0 traced s.trace "$PROGS/spike" > /dev/null || fail "spike failed"
     "$GT_REPORT" --json s.trace > s.json || fail "--json failed"
     "$PYTHON" - s.json > cols.txt <<'PY' || fail "the report's series: $(cat cols.txt)"
@@ -29,6 +30,7 @@ if d["memory"]["peak_bytes"] != 500 * MiB or not lo or not (
 print("same" if len(hi) == 1 and hi[0] in lo else "straddle", hi[0])
 PY
     [ "$(cut -d' ' -f1 cols.txt)" = same ] && break
+    echo "try $try: the spike and the dip straddled a column edge (spike at column $(cut -d' ' -f2 cols.txt))"
 done
 [ "$(cut -d' ' -f1 cols.txt)" = same ] || fail "the spike and the dip straddled a column edge 5 times"
 col=$(cut -d' ' -f2 cols.txt)
