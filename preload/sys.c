@@ -13,14 +13,17 @@
 
 gt_syscall_fn _Atomic gt_real_syscall;
 
-__attribute__((constructor)) static void resolve_syscall(void)
+/* Not instrumented, as waits.c's wrapper: both may run before a sanitizer runtime is set up. */
+__attribute__((constructor, no_sanitize("address", "undefined", "thread"))) static void
+resolve_syscall(void)
 {
     void *p = dlvsym(RTLD_NEXT, "syscall", "GLIBC_2.2.5");
     if (!p) p = dlvsym(RTLD_NEXT, "syscall", "GLIBC_2.17");
     __atomic_store_n(&gt_real_syscall, (gt_syscall_fn)p, __ATOMIC_RELAXED);
 }
 
-gt_syscall_fn gt_libc_syscall_slow(void)
+__attribute__((no_sanitize("address", "undefined", "thread"))) gt_syscall_fn
+gt_libc_syscall_slow(void)
 {
     resolve_syscall();
     return __atomic_load_n(&gt_real_syscall, __ATOMIC_RELAXED);

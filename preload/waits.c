@@ -254,7 +254,13 @@ GT_EXPORT int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *
  * (System V AMD64, AAPCS64 on Linux), so the wrapper below takes seven named longs: a number it
  * does not wait for is forwarded by a tail jump, the stack slot untouched, a handful of
  * instructions (bench/syscall.sh). */
-static long no_syscall(void)
+/* The wrapper's path for numbers it forwards is not instrumented: another library's constructor
+ * may call syscall before a sanitizer runtime preloaded with us has set up the thread (Python
+ * 3.13's mimalloc asks getrandom from its constructor: ThreadSanitizer's function-entry hook
+ * crashed there). */
+#define GT_SYSCALL_PATH __attribute__((no_sanitize("address", "undefined", "thread")))
+
+GT_SYSCALL_PATH static long no_syscall(void)
 {
     errno = ENOSYS;
     return -1;
@@ -264,7 +270,7 @@ static long no_syscall(void)
  * signal(7) says a handler ends with EINTR whatever SA_RESTART says, or that return early), or
  * notes a socket's timeout after it (2). a, b, d, e are the call's arguments 1, 2, 4 and 5 (a
  * socket; a futex's op and time limit; recvmmsg's time limit). */
-static int classify(long nr, long a, long b, long d, long e)
+GT_SYSCALL_PATH static int classify(long nr, long a, long b, long d, long e)
 {
     /* (an int argument may come with any upper half: the kernel reads 32 bits of those) */
     switch ((int)nr) {
@@ -342,9 +348,12 @@ __attribute__((noinline)) static long setsockopt_syscall(gt_syscall_fn real, lon
     return r;
 }
 
-GT_EXPORT long gt_syscall_wrapper(long nr, long a, long b, long c, long d, long e, long f)
+GT_SYSCALL_PATH GT_EXPORT long gt_syscall_wrapper(long nr, long a, long b, long c, long d, long e,
+                                                  long f)
 {
-    gt_syscall_fn real = gt_libc_syscall();
+    /* (gt_libc_syscall's load, not the inline function: an instrumented copy of it could stay) */
+    gt_syscall_fn real = __atomic_load_n(&gt_real_syscall, __ATOMIC_RELAXED);
+    if (GT_UNLIKELY(!real)) real = gt_libc_syscall_slow();
     if (GT_UNLIKELY(!real)) return no_syscall();
     int what = classify(nr, a, b, d, e);
     if (GT_LIKELY(what == 0)) return real(nr, a, b, c, d, e, f);
