@@ -324,24 +324,8 @@ static GT_ALWAYS_INLINE void rec_enqueue(struct gt_thread *t, unsigned api, uint
                                          uint64_t t1, uint64_t corr, uint64_t dst, CUstream s,
                                          uint64_t bytes, int result)
 {
-    unsigned grid[3] = {(unsigned)bytes, (unsigned)(bytes >> 32), 0}, block[3] = {0, 0, 0};
-    uint32_t stack = gt_stack(t, GT_STK_LAUNCH);
-    struct gt_rec_launch *r = gt_reserve(t, sizeof(*r));
-    if (GT_UNLIKELY(!r)) return;
-    r->ts = t0;
-    r->func = dst;
-    r->stream = PTR(s);
-    r->corr = corr;
-    for (int i = 0; i < 3; i++) {
-        r->grid[i] = grid[i];
-        r->block[i] = block[i];
-    }
-    r->shmem = 0;
-    r->result = result;
-    uint64_t d = t1 > t0 ? t1 - t0 : 0;
-    r->dur_ns = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
-    r->stack = stack;
-    gt_commit(t, r, GT_REC_LAUNCH, (uint16_t)api, sizeof(*r), t0);
+    unsigned grid[3] = {(unsigned)bytes, (unsigned)(bytes >> 32), 0};
+    gt_rec_launch_write(t, api, t0, t1, corr, dst, PTR(s), grid, NULL, 0, result, 0);
 }
 
 #define ENQUEUE_HOOK(e, pfn, params, args, stream, dst, bytes)                                     \

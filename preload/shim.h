@@ -381,15 +381,15 @@ void gt_launch_func_slow(struct gt_thread *t, uint64_t func, uint64_t t0);
  * reads, loads and stores) and the slow ones (naming, stacks, a full buffer) save it, so the
  * launch hooks need not (a call to __errno_location and a store per launch). Always inlined into
  * the hooks, where grid and block are the call's own arguments: no arrays, no call frame. */
-static GT_ALWAYS_INLINE void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0,
-                                           uint64_t t1, uint64_t corr, uint64_t func,
-                                           uint64_t stream, const unsigned grid[3],
-                                           const unsigned block[3], unsigned shmem, int result)
+/* The launch record: kernel launches (gt_rec_launch) and the async copies and memsets written
+ * in its shape (hooks_exec.c: func = destination, grid[0..1] = bytes), which do not poll the
+ * PyTorch bridge (poll 0, a constant: the branch folds away). */
+static GT_ALWAYS_INLINE void gt_rec_launch_write(struct gt_thread *t, unsigned api, uint64_t t0,
+                                                 uint64_t t1, uint64_t corr, uint64_t func,
+                                                 uint64_t stream, const unsigned grid[3],
+                                                 const unsigned block[3], unsigned shmem,
+                                                 int result, int poll)
 {
-    if (GT_UNLIKELY(func != t->named_func) && api != GT_API_cuGraphLaunch &&
-        api != GT_API_cuGraphLaunch_ptsz && api != GT_API_cuLaunchHostFunc &&
-        api != GT_API_cuLaunchHostFunc_ptsz)
-        gt_launch_func_slow(t, func, t0);
     uint32_t stack = gt_stack(t, GT_STK_LAUNCH);
     struct gt_rec_launch *r = gt_reserve(t, sizeof(*r));
     if (GT_UNLIKELY(!r)) return;
@@ -403,11 +403,23 @@ static GT_ALWAYS_INLINE void gt_rec_launch(struct gt_thread *t, unsigned api, ui
     }
     r->shmem = shmem;
     r->result = result;
-    gt_torch_poll(t);
+    if (poll) gt_torch_poll(t);
     uint64_t d = t1 > t0 ? t1 - t0 : 0;
     r->dur_ns = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
     r->stack = stack;
     gt_commit(t, r, GT_REC_LAUNCH, (uint16_t)api, sizeof(*r), t0);
+}
+
+static GT_ALWAYS_INLINE void gt_rec_launch(struct gt_thread *t, unsigned api, uint64_t t0,
+                                           uint64_t t1, uint64_t corr, uint64_t func,
+                                           uint64_t stream, const unsigned grid[3],
+                                           const unsigned block[3], unsigned shmem, int result)
+{
+    if (GT_UNLIKELY(func != t->named_func) && api != GT_API_cuGraphLaunch &&
+        api != GT_API_cuGraphLaunch_ptsz && api != GT_API_cuLaunchHostFunc &&
+        api != GT_API_cuLaunchHostFunc_ptsz)
+        gt_launch_func_slow(t, func, t0);
+    gt_rec_launch_write(t, api, t0, t1, corr, func, stream, grid, block, shmem, result, 1);
 }
 void gt_rec_resolve(unsigned how, const char *name, int version, uint64_t flags, unsigned api,
                     unsigned status);
