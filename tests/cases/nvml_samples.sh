@@ -44,8 +44,14 @@ for d, ss in samples.items():
     seq = [states.get(s[2:]) for s in ss]
     assert None not in seq, f"device {d}: a sample not in the schedule: {ss}"
     assert seq == sorted(seq) and seq[0] == 0 and seq[-1] == 2, f"device {d}: states {seq}"
+    # a tick starts GPUTRACE_NVML_MS after the previous one started; a sample is stamped when it
+    # is read, after the devices sampled before it in its tick: one read that ran long (ASan, a
+    # loaded machine) shortens the next gap by as much, never the span of several
     gaps = [b[0] - a[0] for a, b in zip(ss, ss[1:])]
-    assert min(gaps) >= 9_000_000, f"device {d}: samples {min(gaps)} ns apart"
+    assert min(gaps) >= 5_000_000, f"device {d}: samples {min(gaps)} ns apart"
+    span = ss[-1][0] - ss[0][0]
+    assert span >= 10_000_000 * (len(ss) - 1) - 5_000_000, \
+        f"device {d}: {len(ss)} samples in {span} ns"
 print("nvml:", {d: len(s) for d, s in samples.items()}, "samples, as scheduled")
 P
 # the report: intervals between samples, slow when the SM clock is below its maximum, busy time
