@@ -55,9 +55,13 @@ while [ "$r" -le "$ROUNDS" ]; do
         while [ $i -lt $r ]; do v=$1; shift; set -- "$@" "$v"; i=$((i + 1)); done
         for v in "$@"; do
             rm -f "$W"/t.trace*
+            t0=$(date +%s%N)
             res=$(eval "$(cmd_of "$v" "$wl")" 2>"$W/err" | grep '=' | tr '\n' ' ') ||
                 { echo "torch_overhead.sh: $v $wl failed:" >&2; cat "$W/err" >&2; exit 1; }
-            echo "round=$r workload=$wl variant=$v $res" | tee -a "$W/raw.txt"
+            t1=$(date +%s%N)
+            # run_ns: the whole process, start to exit (what a tracer defers past the loop, such
+            # as torch.profiler's trace collection at its stop, counts here)
+            echo "round=$r workload=$wl variant=$v ${res}run_ns=$((t1 - t0))" | tee -a "$W/raw.txt"
         done
     done
     r=$((r + 1))

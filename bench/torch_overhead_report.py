@@ -64,9 +64,11 @@ res = {}
 for wl in ("launch", "alloc", "step"):
     if not per_round(wl, "none"):  # an interrupted run: report what is complete
         continue
+    whole = bool(per_round(wl, "none", "run_ns"))
     L += ["### per %s, %d per run" % (UNIT[wl], LEN[wl] * scale), "",
-          "| variant | wall ns per unit | × none | added ns | CPU ns per unit | × none | added CPU ns |",
-          "|---|---:|---:|---:|---:|---:|---:|"]
+          "| variant | wall ns per unit | × none | added ns | CPU ns per unit | × none | added CPU ns |"
+          + (" whole run, ms | added per unit, ns |" if whole else ""),
+          "|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if whole else "")]
     for v in variants:
         if not per_round(wl, v):
             continue
@@ -76,9 +78,16 @@ for wl in ("launch", "alloc", "step"):
         g = gpu_events(wl, v)
         note = "" if g is None else " (%d GPU events%s)" % (g, ": GPU trace empty" if g == 0 else "")
         dash = v == "none"
-        L.append("| %s%s | %.0f | %.3f | %s | %.0f | %.3f | %s |" % (
+        row = "| %s%s | %.0f | %.3f | %s | %.0f | %.3f | %s |" % (
             WHAT[v], note, med, ratio, "-" if dash else "%+.0f" % added, cmed, cratio,
-            "-" if dash else "%+.0f" % cadded))
+            "-" if dash else "%+.0f" % cadded)
+        if whole and per_round(wl, v, "run_ns"):
+            # the process from start to exit; added per unit: the per-round difference against
+            # no tracer over the timed loop's units (start-up and warm-up cancel in it)
+            rmed, _, radded = stats(wl, v, "run_ns")
+            res[wl, v]["run"] = (0, radded / (LEN[wl] * scale))
+            row += " %.0f | %s |" % (rmed / 1e6, "-" if dash else "%+.0f" % (radded / (LEN[wl] * scale)))
+        L.append(row)
     L.append("")
 
 
@@ -106,6 +115,14 @@ for wl in ("launch", "alloc", "step"):
     L.append("| %s: gputrace's added time < 0.25× torch.profiler's | %.2f× (%+.0f vs %+.0f ns) (%.2f×) | %s (%s) |" % (
         wl, share["cpu"][0], share["cpu"][1], share["cpu"][2], share["wall"][0],
         verdict(share["cpu"][0] < 0.25), verdict(share["wall"][0] < 0.25)))
+for wl in ("launch", "alloc", "step"):
+    g, p = res.get((wl, "gputrace"), {}).get("run"), res.get((wl, "profiler"), {}).get("run")
+    if not g or not p:
+        continue
+    share = g[1] / p[1] if p[1] > 0 else float("inf")
+    L.append("| %s, whole run (start to exit, the profiler's stop included): gputrace's added time "
+             "< 0.25× torch.profiler's | %.3f× (%+.0f vs %+.0f ns per unit) | %s |" % (
+                 wl, share, g[1], p[1], verdict(share < 0.25)))
 L += ["", "Commands: `O=build GT_VENV=/work/venv sh bench/torch_overhead.sh %d %d` "
       "(it prints every command it runs)." % (rounds, scale), ""]
 open(out, "w").write("\n".join(L))
