@@ -33,3 +33,19 @@ grep -qF '| launch: gputrace'"'"'s added time < 0.25× torch.profiler'"'"'s | 0.
     fail "profiler target"
 # alloc has no baseline (interrupted run): no section, no verdict
 ! grep -q 'allocation' out.md || fail "a workload without its baseline was reported"
+# raw lines without run_ns (older runs): no whole-run columns
+! grep -q 'whole run' out.md || fail "whole-run columns without run_ns"
+# with run_ns (the process from start to exit): its median, and the median of the per-round
+# differences over the loop's units: gputrace +0.06, +0.10, +0.30 s -> +0.10 s / 20000 = +5000 ns
+# per unit; profiler +2.0, +1.0, +4.0 s -> +2.0 s = +100000 ns; 5000 / 100000 = 0.050x
+sed 's/^\(round=\([0-9]\) workload=launch variant=\([a-z]*\) .*\)$/\1 run_ns=R\2\3/' raw.txt |
+    sed 's/R1none/1000000000/; s/R2none/1100000000/; s/R3none/900000000/;
+         s/R1gputrace/1060000000/; s/R2gputrace/1200000000/; s/R3gputrace/1200000000/;
+         s/R1profiler/3000000000/; s/R2profiler/2100000000/; s/R3profiler/4900000000/' > raw2.txt
+grep -c 'run_ns=[0-9]' raw2.txt | grep -qx 9 || fail "the test's raw lines: $(cat raw2.txt)"
+"$PYTHON" "$SRC/bench/torch_overhead_report.py" raw2.txt out2.md 3 1 "none gputrace profiler" > /dev/null ||
+    fail "report with run_ns failed"
+grep -qF '| gputrace, defaults (native + Python stacks, CUPTI) | 1010 | 1.055 | +60 | 969 | 1.020 | +19 | 1200 | +5000 |' out2.md ||
+    fail "gputrace row with the whole run: $(grep gputrace out2.md)"
+grep -qF '| launch, whole run (start to exit, the profiler'"'"'s stop included): gputrace'"'"'s added time < 0.25× torch.profiler'"'"'s | 0.050× (+5000 vs +100000 ns per unit) | met |' out2.md ||
+    fail "whole-run target: $(grep 'whole run' out2.md)"
