@@ -65,7 +65,8 @@ bench: all fixtures bench-progs
 	$(Q)O=$(O) BENCH_LTTNG=$(BENCH_LTTNG) sh bench/run.sh
 
 .PHONY: bench bench-progs
-# make bench-torch VENV=dir: the real PyTorch under gputrace vs torch.profiler (bench/torch_overhead.sh)
+# make bench-torch VENV=dir: the real PyTorch under gputrace vs torch.profiler (bench/torch_overhead.sh);
+# BENCH_ROUNDS (3), BENCH_SCALE (5: at 1 the op loop lasts 44 ms, too short for its CPU figure)
 bench-torch: all fixtures
-	$(Q)O=$(O) GT_VENV=$(abspath $(VENV)) sh bench/torch_overhead.sh $(or $(BENCH_ROUNDS),3)
+	$(Q)O=$(O) GT_VENV=$(abspath $(VENV)) sh bench/torch_overhead.sh $(or $(BENCH_ROUNDS),3) $(or $(BENCH_SCALE),5)
 .PHONY: bench-torch
