@@ -197,6 +197,20 @@ static int sys_once(int which, const struct sys_env *env, long long *want_ns)
 }
 
 /* The "sys" rounds: the kinds this system has, in turn. */
+/* A round's counts: a line per kind (every kind, or those called), then the totals. */
+static void print_counts(const char *const *kinds, int n, const int *calls, const int *eintr,
+                         const int *early, int every)
+{
+    int ke = 0, kr = 0;
+    for (int c = 0; c < n; c++) {
+        if (every || calls[c])
+            printf("%s calls %d eintr %d early %d\n", kinds[c], calls[c], eintr[c], early[c]);
+        ke += eintr[c];
+        kr += early[c];
+    }
+    printf("eintr %d early %d\n", ke, kr);
+}
+
 static int run_sys(int n, int ep)
 {
     struct sys_env env = {ep, semget(IPC_PRIVATE, 1, IPC_CREAT | 0600), 0};
@@ -229,14 +243,7 @@ static int run_sys(int n, int ep)
     }
     if (env.sem >= 0) semctl(env.sem, 0, IPC_RMID);
     if (env.aio) syscall(SYS_io_destroy, env.aio);
-    int ke = 0, kr = 0;
-    for (int c = 0; c < NSYS; c++) {
-        if (calls[c])
-            printf("%s calls %d eintr %d early %d\n", sys_names[c], calls[c], eintr[c], early[c]);
-        ke += eintr[c];
-        kr += early[c];
-    }
-    printf("eintr %d early %d\n", ke, kr);
+    print_counts(sys_names, NSYS, calls, eintr, early, 0);
     return other ? 1 : 0;
 }
 
@@ -318,13 +325,7 @@ static int run_sock(int n)
             CHECK(cuMemFree(p));
         }
     }
-    int ke = 0, kr = 0;
-    for (int c = 0; c < NSOCK; c++) {
-        printf("%s calls %d eintr %d early %d\n", sock_names[c], calls[c], eintr[c], early[c]);
-        ke += eintr[c];
-        kr += early[c];
-    }
-    printf("eintr %d early %d\n", ke, kr);
+    print_counts(sock_names, NSOCK, calls, eintr, early, 1);
     return other ? 1 : 0;
 }
 
@@ -366,13 +367,6 @@ int main(int argc, char **argv)
             CHECK(cuMemFree(p));
         }
     }
-    int ke = 0, kr = 0;
-    for (int c = 0; c < NCALLS; c++) {
-        if (calls[c])
-            printf("%s calls %d eintr %d early %d\n", names[c], calls[c], eintr[c], early[c]);
-        ke += eintr[c];
-        kr += early[c];
-    }
-    printf("eintr %d early %d\n", ke, kr);
+    print_counts(names, NCALLS, calls, eintr, early, 0);
     return other ? 1 : 0;
 }
