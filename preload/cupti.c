@@ -249,15 +249,12 @@ static void convert(const CUpti_Activity *a)
         r->ext = e->externalId, r->corr = e->correlationId, r->kind = e->externalKind;
         break;
     }
-    case CUPTI_ACTIVITY_KIND_DRIVER: {
-        const CUpti_ActivityAPI *api = (const CUpti_ActivityAPI *)a;
-        struct gt_rec_gpu_api *r = stage_reserve(sizeof(*r));
-        r->h = (struct gt_rec_header){GT_REC_GPU_API, 0, sizeof(*r)};
-        r->start = fix(api->start), r->end = fix(api->end);
-        r->corr = api->correlationId, r->tid = api->threadId, r->cbid = api->cbid;
-        r->result = (int32_t)api->returnValue;
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+        /* Not written: the launch's own record (its hook's) has the call's times, thread and
+         * result, and the analyzer reads none of these (issue 23: 40 bytes per launch packed
+         * and written for nothing). CUPTI makes them only as the carriers of the external
+         * correlation records (setup). */
         break;
-    }
     default:
         break;
     }

@@ -153,7 +153,8 @@ enum gt_rec_type {
         42, /* gt_rec_gpu_memcpy: (GPU chunk) a copy (sub = CUpti_ActivityMemcpyKind) */
     GT_REC_GPU_MEMSET = 43,  /* gt_rec_gpu_memset: (GPU chunk) a memset */
     GT_REC_GPU_EXTCORR = 44, /* gt_rec_gpu_extcorr: (GPU chunk) our launch corr id <-> CUPTI's */
-    GT_REC_GPU_API = 45,     /* gt_rec_gpu_api: (GPU chunk) a driver call as CUPTI saw it */
+    GT_REC_GPU_API = 45,     /* gt_rec_gpu_api: (GPU chunk) a driver call as CUPTI saw it; the
+                                shim writes none since issue 23 (readers count them) */
     GT_REC_GPU_NAME = 46,    /* gt_rec_gpu_name: (GPU chunk) a kernel name, by id */
     GT_REC_GPU_DROPPED = 47, /* gt_rec_gpu_dropped: (GPU chunk) records CUPTI could not deliver */
     GT_REC_STACK = 50,       /* gt_rec_stack: new nodes of the host call-stack tree (see below) */
