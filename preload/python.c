@@ -367,6 +367,11 @@ int gt_py_interp_ip(uint64_t ip)
     return ip >= P.lo && ip < P.hi;
 }
 
+void gt_py_interp_range(uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = P.lo, *hi = P.hi;
+}
+
 /* ---- reading objects by offset ----------------------------------------------------------------
  */
 
@@ -1016,14 +1021,25 @@ static int finalizing_here(int gil)
     return (gil || closer) && P.IsFinalizing();
 }
 
+enum { CHAIN_NONE, CHAIN_READ, CHAIN_OK = GT_PY_CHAIN_OK };
+
 /* Without the GIL: this thread's frames by offset (the caller holds tab_mu and counts itself
- * in P.walkers, the atexit guard being registered and not closing). */
-static uint32_t offset_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
+ * in P.walkers, the atexit guard being registered and not closing). c (may be NULL): the chain
+ * gt_py_chain_same read for this capture: where it read this thread's frames without the GIL,
+ * at this max, since no gt_py_forget, they are these frames (the thread has run no Python code
+ * since: it is in the hook; its frames hold their code objects) and are not read again. */
+static uint32_t offset_frames(struct gt_thread *t, uint64_t *out, uint32_t max,
+                              const struct gt_py_chain *c)
 {
     uintptr_t ts = walker_state();
     if (!ts) return 0;
     if (max > GT_STACK_DEPTH_MAX) max = GT_STACK_DEPTH_MAX;
-    int k = walk_raw(ts, raw, max);
+    int k;
+    if (c && c->ok == CHAIN_READ && !c->gil && c->max == max && c->gen == P.gen && c->n <= max) {
+        memcpy(raw, c->f, sizeof(raw[0]) * c->n);
+        k = (int)c->n;
+    } else
+        k = walk_raw(ts, raw, max);
     if (k < 0) {
         offsets_off(t, "a frame failed a type or range check (unknown struct layout)");
         return 0;
@@ -1038,7 +1054,6 @@ static uint32_t offset_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
 /* ---- the previous capture's chain ------------------------------------------------------------
  */
 
-enum { CHAIN_NONE, CHAIN_READ, CHAIN_OK = GT_PY_CHAIN_OK };
 _Static_assert(sizeof(struct rawf) == 16 && GT_PY_CHAIN_MAX == GT_STACK_DEPTH_MAX, "chain layout");
 static uintptr_t own_state(void);
 static PyObj *gil_holder(void);
@@ -1414,7 +1429,8 @@ static void forked_child(void)
     atomic_store(&P.walkers, 0);
 }
 
-uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
+uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max,
+                      const struct gt_py_chain *c)
 {
     if (!max || !gt_py_available() || in_walk) return 0;
     int saved = errno;
@@ -1434,7 +1450,7 @@ uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max)
             /* the interpreter is shutting down: native frames only */
         } else if (atomic_load(&P.guard) == GUARD_ON) {
             pthread_mutex_lock(&P.tab_mu);
-            n = offset_frames(t, out, max);
+            n = offset_frames(t, out, max, c);
             pthread_mutex_unlock(&P.tab_mu);
         } else if (P.IsInitialized() == 1 && !P.IsFinalizing() && P.GILState_GetThisThreadState()) {
             want_guard(); /* until it is registered: native frames only */

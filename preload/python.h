@@ -18,6 +18,8 @@ void gt_py_module_loaded(const char *path);
 int gt_py_available(void);
 /* Whether a native ip lies inside the interpreter's object. */
 int gt_py_interp_ip(uint64_t ip);
+/* That object's range [lo, hi), where gt_py_available(). */
+void gt_py_interp_range(uintptr_t *lo, uintptr_t *hi);
 /* From the cuInit hook: when the calling thread runs the initialized interpreter, asks the main
  * thread now for the atexit guard the walk by offsets waits for, so that the program's first
  * call made without the GIL (often its largest allocation: the weights) has its Python frames. */
@@ -32,7 +34,11 @@ void gt_py_forget(void);
  * for anything but python.c's own short table lock, never leaves a Python exception set or errno
  * changed. The first call asks the main thread (Py_AddPendingCall) to register that guard: the
  * program sees one more atexit callback. */
-uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max);
+struct gt_py_chain;
+/* c: the thread's chain, where gt_py_chain_same(c, max) was called for this very capture: the
+ * frames it read without the GIL are taken from it instead of being read again (NULL: read). */
+uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max,
+                      const struct gt_py_chain *c);
 
 /* The previous capture's Python frame chain, so that a capture from the same place can reuse its
  * stack id (stacks.c, one per thread): each frame's code object (and the fields its fingerprint

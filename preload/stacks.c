@@ -40,6 +40,7 @@
 #define MODULES_MAX 8192
 #define MEMO_BITS   10 /* per-thread cache of the node table: 16 KiB */
 #define RECENT      8  /* per-thread cache of whole stacks: 16 KiB */
+#define STOP_PAUSE  64 /* walks to the end after one that stopped at the interpreter for nothing */
 
 unsigned gt_stack_depth = GT_STACK_DEPTH_DEFAULT;
 unsigned gt_stack_events = GT_STK_DEFAULT;
@@ -54,8 +55,9 @@ struct gt_stk {
     uint32_t gen;          /* S.gen when last_id was taken */
     uint32_t upto;         /* walk frames up to the first interpreter frame of the latest walk
                               whose Python frames replaced the rest; 0: none */
+    uint32_t nostop;       /* walks to make to the end before stopping at the interpreter again */
     uint64_t reused;       /* captures with Python frames answered by last_id (GPUTRACE_DEBUG) */
-    uint64_t prefixed;     /* ... by a walk checked only up to the interpreter (GPUTRACE_DEBUG) */
+    uint64_t prefixed;     /* ... by a walk checked or made only up to the interpreter (DEBUG) */
     struct gt_py_chain py; /* the Python frames of the latest capture */
     struct {
         uint64_t ip;
@@ -453,12 +455,14 @@ static uint32_t with_python(struct gt_thread *t, struct gt_stk *s, uint32_t n, i
                             uint32_t *cut_out)
 {
     uint32_t cut = 0;
-    while (cut < n && !gt_py_interp_ip(s->cur[cut]))
+    uintptr_t lo, hi; /* (gt_py_interp_ip, inline) */
+    gt_py_interp_range(&lo, &hi);
+    while (cut < n && !(s->cur[cut] >= lo && s->cur[cut] < hi))
         cut++;
     uint32_t room = GT_STACK_DEPTH_MAX - cut;
     uint32_t max = room < gt_stack_depth ? room : gt_stack_depth;
     if (!read || s->py.max != max) gt_py_chain_same(&s->py, max);
-    uint32_t m = gt_py_frames(t, s->cur + cut, max);
+    uint32_t m = gt_py_frames(t, s->cur + cut, max, &s->py);
     gt_py_chain_done(&s->py, max, m);
     *cut_out = m && cut < n ? cut : UINT32_MAX;
     return m ? cut + m : n;
@@ -485,6 +489,15 @@ uint32_t gt_stack_slow(struct gt_thread *t)
     }
     int py = gt_py_available(), read = 0;
     s->unw.upto = py ? s->upto : 0;
+    /* With Python frames, the walk may end at the first frame inside the interpreter: the Python
+     * frames replace it and the ones beyond (with_python), a third to half of a PyTorch launch's
+     * walk. Where they did not (a thread whose Python frames cannot be read), the walk is made
+     * again to the end, and so are the thread's next STOP_PAUSE walks at once. */
+    s->unw.stop_lo = s->unw.stop_hi = 0;
+    if (py && !s->nostop)
+        gt_py_interp_range(&s->unw.stop_lo, &s->unw.stop_hi);
+    else if (s->nostop)
+        s->nostop--;
 walk:;
     int got = gt_unwind(s->raw, (int)(gt_stack_depth + SKIP_MAX), &s->unw);
     if (GT_UNLIKELY(s->gen != S.gen)) s->last_id = 0, s->gen = S.gen;
@@ -496,7 +509,7 @@ walk:;
         read = 1;
         if (gt_py_chain_same(&s->py, s->py.max)) {
             s->reused++;
-            s->prefixed += s->unw.same == GT_UNW_SAME_PREFIX;
+            s->prefixed += s->unw.same == GT_UNW_SAME_PREFIX || s->unw.stopped;
             return s->last_id;
         }
     }
@@ -515,6 +528,16 @@ walk:;
     }
     if (py) n = with_python(t, s, n, read, &cut);
     uint32_t kc = cut == UINT32_MAX ? UINT32_MAX : raw_index(s, k0, got, cut);
+    if (cut == UINT32_MAX && s->unw.stopped) {
+        /* stopped at an interpreter frame that no Python frames replaced: the frames beyond it
+         * are needed */
+        s->unw.stop_lo = s->unw.stop_hi = 0;
+        s->nostop = STOP_PAUSE;
+        s->unw.upto = 0;
+        s->last_id = 0;
+        read = 0;
+        goto walk;
+    }
     if (s->unw.same == GT_UNW_SAME_PREFIX && (kc == UINT32_MAX || kc >= s->unw.upto)) {
         /* frames beyond the checked ones are needed: walk them (a full capture: s->py now
          * holds this capture's frames, which the previous id does not stand for) */

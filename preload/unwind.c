@@ -1001,7 +1001,11 @@ __attribute__((no_sanitize_address, visibility("hidden"))) int
 gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uintptr_t rbp)
 {
     uintptr_t lo = th->lo, hi = th->hi;
+    th->stopped = 0;
     if (sp < lo || sp >= hi || (sp & 7) || max <= 0) return -1;
+    /* the stop range: a walk is found in a log only where that log was made with the same one */
+    uint64_t stop_lo = th->stop_lo, stop_len = th->stop_hi > th->stop_lo ? th->stop_hi - stop_lo : 0;
+    int stopped = 0;
     uint64_t gen = atomic_load_explicit(&U.clears, memory_order_relaxed);
     int logging = th->log_on && max <= GT_UNW_FRAMES_MAX;
     struct gt_unw_log *p = &th->log[th->cur];
@@ -1011,19 +1015,26 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
         logging = 0;
         p->n = 0; /* the latest walk is no longer the logged one */
     }
-    uint32_t j = 0, pn = logging && p->gen == gen ? p->n : 0, jmin = 0, taken = 0;
+    /* (a log made with another stop range is not used at all: a walk then holds at most one
+     * frame in its range, the last one, exactly when it stopped there) */
+    uint32_t j = 0, jmin = 0, taken = 0;
+    uint32_t pn = logging && p->gen == gen && p->stop_lo == stop_lo && p->stop_len == stop_len
+                      ? p->n
+                      : 0;
     uintptr_t ra = *(const uintptr_t *)sp;
     int n = 0;
     th->same = 0;
     sp += 8;
     /* The very walk of last time (a loop calling from one place): it ended at its last frame
-     * because of max or an end-of-stack rule, both as they are now; its log stands as it is.
+     * because of max, the stop range or an end-of-stack rule, all as they are now; its log
+     * stands as it is.
      * Where the caller needs only the innermost th->upto frames, only those are checked. */
     uint32_t upto = th->upto && th->upto < pn ? th->upto : pn;
     if (pn && p->max == (uint32_t)max && p->sp[0] == sp && p->ra[0] == ra && ra >= 4096) {
         if (log_same(p, upto, rbp)) {
             memcpy(buf, p->ra, sizeof(void *) * pn);
             th->same = upto < pn ? GT_UNW_SAME_PREFIX : 1;
+            th->stopped = p->stopped;
             th->misses = 0;
             return (int)pn;
         }
@@ -1033,8 +1044,10 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
      * latest, the latest the one before */
     struct gt_unw_log *o = &th->log[th->old];
     if (logging && o != p && o->gen == gen && o->n && o->max == (uint32_t)max && o->sp[0] == sp &&
-        o->ra[0] == ra && ra >= 4096 && log_same(o, o->n, rbp)) {
+        o->ra[0] == ra && ra >= 4096 && o->stop_lo == stop_lo && o->stop_len == stop_len &&
+        log_same(o, o->n, rbp)) {
         memcpy(buf, o->ra, sizeof(void *) * o->n);
+        th->stopped = o->stopped;
         th->old = th->cur;
         th->cur = (uint32_t)(o - th->log);
         th->older++;
@@ -1081,6 +1094,10 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
             L->cfa_rbp[n] = 0;
         }
         buf[n++] = (void *)ra;
+        if (GT_UNW_UNLIKELY(ra - 1 - stop_lo < stop_len)) {
+            stopped = 1;
+            goto done;
+        }
         if (n == max) goto done;
         uint32_t rule = rule_of(ra);
         if (GT_UNW_UNLIKELY(rule & R_NOT_SIMPLE)) {
@@ -1100,11 +1117,13 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
         sp = cfa;
     }
 done:
+    th->stopped = stopped;
     if (logging) {
         L->chk_n = 0;
         L->n = (uint32_t)n;
         L->max = (uint32_t)max;
         L->gen = gen;
+        L->stop_lo = stop_lo, L->stop_len = stop_len, L->stopped = stopped;
         th->same &= p->n == (uint32_t)n;
         th->old = th->cur;
         th->cur = lc;
@@ -1293,6 +1312,7 @@ __attribute__((noinline)) int gt_unwind(void **buf, int max, struct gt_unw_threa
         th->same = 0;
         th->log[th->cur].n = 0; /* the latest walk is no longer the previous stack */
     }
+    th->stopped = 0; /* (libunwind walks on to the end) */
     th->fell_back++;
     return libunwind_backtrace(buf, max);
 }

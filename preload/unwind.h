@@ -15,6 +15,8 @@
 struct gt_unw_log {
     uint32_t n, max; /* frames, and the max of the walk */
     uint64_t gen;
+    uint64_t stop_lo, stop_len; /* the walk's stop range (gt_unw_thread.stop_lo) */
+    int stopped;                /* it ended at a frame in that range */
     uint64_t sp[GT_UNW_FRAMES_MAX], rbp[GT_UNW_FRAMES_MAX], ra[GT_UNW_FRAMES_MAX];
     uint64_t rbp_at[GT_UNW_FRAMES_MAX]; /* where the caller's rbp was read, 0 unchanged */
     uint8_t cfa_rbp[GT_UNW_FRAMES_MAX]; /* the frame's CFA is rbp-based */
@@ -36,6 +38,14 @@ struct gt_unw_thread {
     /* set by the caller: it needs only the innermost upto frames when they repeat the previous
      * walk's (0: all) */
     uint32_t upto;
+    /* set by the caller: the walk ends at the first frame whose call site (return address - 1)
+     * lies in [stop_lo, stop_hi), that frame kept as the last one: the caller replaces it and
+     * the frames beyond (stacks.c: Python frames stand for the interpreter's). stopped: the
+     * latest walk ended there. A walk by the cached rules holds at most one frame in the range,
+     * its last, exactly when stopped; libunwind's (never stopped) walks on to the end. lo == hi:
+     * no stop. */
+    uintptr_t stop_lo, stop_hi;
+    int stopped;
     /* log[cur]: the latest walk; log[old]: the one before it, kept whole (a thread that calls
      * from two places in turn finds each walk in one of them); the third: the walk being made */
     uint32_t cur, old;

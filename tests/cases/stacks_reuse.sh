@@ -54,3 +54,14 @@ for py in $pys; do for mode in pydll cdll; do
     expect_eq "$v stacks, libunwind" "$(jget u$n.json "d['stacks']['ips_symbolized_by']")" "$(jget r$n.json "d['stacks']['ips_symbolized_by']")"
     echo "$v: $reused of the $N repeated launches reused their stack"
 done; done
+# Python frames not read (GPUTRACE_PYTHON=gil, launches made without the GIL): a walk that ended at
+# the interpreter's first frame, for Python frames to replace the rest, is made again to the end:
+# the native stacks are libunwind's, down to the process's entry.
+stk() { jget "$1" "sorted((s['count'], [str(f['function']) for f in s['stack']]) for s in d['timeline']['launch_sites'])"; }
+GPUTRACE_PYTHON=gil traced ng.trace "$PYTHON" "$prog" $N cdll > /dev/null 2> ng.err || fail "gil-only run failed: $(cat ng.err)"
+GPUTRACE_PYTHON=gil GPUTRACE_UNWIND=libunwind traced nu.trace "$PYTHON" "$prog" $N cdll > /dev/null 2> nu.err || fail "gil-only libunwind run failed: $(cat nu.err)"
+"$GT_REPORT" --json ng.trace > ng.json && "$GT_REPORT" --json nu.trace > nu.json || fail "gil-only report failed"
+expect_eq "gil only: native stacks, libunwind" "$(stk ng.json)" "$(stk nu.json)"
+expect_eq "gil only: no Python frame, every stack beyond the interpreter" \
+    "$(jget ng.json "[(any(f['symbolized_by'] == 'python' for f in s['stack']), any(str(f['function']).startswith('Py_') for f in s['stack'])) for s in d['timeline']['launch_sites']]")" \
+    "$(jget ng.json "[(False, True)] * len(d['timeline']['launch_sites'])")"

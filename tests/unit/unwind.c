@@ -6,7 +6,7 @@
  * handler (libunwind's job: the fast walker must decline) and on an alternate signal stack, a
  * dlopen'ed library unloaded and replaced at the same address by one with other frame sizes, and
  * the reuse of a thread's previous walk (same stack again; shared outer frames; a return address
- * changed underneath). No speed is measured here. */
+ * changed underneath; a stop range that ends walks early). No speed is measured here. */
 #include "../../preload/unwind.c"
 
 #include <signal.h>
@@ -54,6 +54,9 @@ static __thread struct gt_unw_thread tls_nolog;
 static __thread int expect_fast = 1; /* the fast walker must not decline */
 
 static _Atomic int n_leaf, n_mismatch, n_declined, n_fallback_diff, n_same_missed;
+static int stop_mode; /* unw_leaf also walks with a stop range (test_stop) */
+static unsigned stop_pick = 12345;
+static _Atomic int n_stop_tried, n_stopped, n_stop_wrong, n_stop_same_missed, n_after_stop_wrong;
 static _Atomic int max_depth_seen;
 static _Atomic int last_fast;
 static volatile int loop_twice = 2; /* the fast walker's latest count (-1: declined) */
@@ -85,6 +88,31 @@ __attribute__((noinline)) int unw_leaf(void)
         if (ng != nr || memcmp(g + 2, r + 2, sizeof(void *) * (size_t)(nr - 2)) != 0)
             note(&n_fallback_diff, "gt_unwind differs from libunwind", ng, nr);
         if (k == 1 && expect_fast && !tls_th->same) note(&n_same_missed, "no reuse", ng, nr);
+    }
+    /* With a stop range (stacks.c's: the interpreter's code) that holds one call site of the
+     * stack: the walk ends at its first frame with that site, twice (the second one repeats the
+     * first), and the next walk without the range goes on to the end again. */
+    if (stop_mode && nr > 3) {
+        stop_pick = stop_pick * 1103515245u + 12345u;
+        int idx = 2 + (int)((stop_pick >> 8) % (unsigned)(nr - 3)), first = 2;
+        while (r[first] != r[idx])
+            first++;
+        atomic_fetch_add(&n_stop_tried, 1);
+        tls_th->stop_lo = (uintptr_t)r[idx] - 1;
+        tls_th->stop_hi = tls_th->stop_lo + 1;
+        for (int k = 0; k < 2; k++) {
+            int ng = gt_unwind(g, MAXF, tls_th);
+            if (ng != first + 1 || !tls_th->stopped ||
+                memcmp(g + 2, r + 2, sizeof(void *) * (size_t)(first - 1)) != 0)
+                note(&n_stop_wrong, "walk with a stop", ng, first + 1);
+            else
+                atomic_fetch_add(&n_stopped, 1);
+            if (k == 1 && !tls_th->same) note(&n_stop_same_missed, "no reuse with a stop", ng, nr);
+        }
+        tls_th->stop_lo = tls_th->stop_hi = 0;
+        int ng = gt_unwind(g, MAXF, tls_th);
+        if (ng != nr || tls_th->stopped || memcmp(g + 2, r + 2, sizeof(void *) * (size_t)(nr - 2)))
+            note(&n_after_stop_wrong, "walk after a stopped one", ng, nr);
     }
     return 1;
 }
@@ -201,6 +229,24 @@ static void test_thread(void)
     CHECK_U64("thread: fast walker = libunwind", n_mismatch, 0);
     CHECK_U64("thread: fast walker never declined", n_declined, 0);
     CHECK_U64("thread: gt_unwind = libunwind", n_fallback_diff, 0);
+}
+
+/* The stop range (unw_leaf) on random chains: ends exactly there, repeats, and a later walk
+ * without it is whole (a log made with another range is never taken). */
+static void test_stop(void)
+{
+    reset_counts();
+    n_stop_tried = n_stopped = n_stop_wrong = n_stop_same_missed = n_after_stop_wrong = 0;
+    stop_mode = 1;
+    run_chains(2000, 5150);
+    stop_mode = 0;
+    CHECK_U64("stop: gt_unwind = libunwind", n_fallback_diff, 0);
+    CHECK("stop: most chains tried", n_stop_tried > 1500);
+    CHECK_U64("stop: walks ended at the first frame of the site, libunwind's frames up to it",
+              n_stop_wrong, 0);
+    CHECK_U64("stop: ... every one of them", n_stopped, 2 * n_stop_tried);
+    CHECK_U64("stop: a repeated stopped walk is reused", n_stop_same_missed, 0);
+    CHECK_U64("stop: the next walk without a stop is whole", n_after_stop_wrong, 0);
 }
 
 /* Deeper than any cap: both stop at max, with the same frames. */
@@ -746,6 +792,7 @@ int main(int argc, char **argv)
     test_log();
     test_log_off();
     test_log_older();
+    test_stop();
     test_fork(dir);
     test_fork_list_lock(dir);
     test_heap_stack();
