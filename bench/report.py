@@ -1291,7 +1291,9 @@ def commands_section(d):
 
 def saved_section(name):
     """A separate run's results (bench/torch_bridge.sh, bench/torch_overhead.sh: they need the torch
-    virtualenv; bench/html_large.sh: Chromium and 16 GB of disk), as it wrote them into bench/NAME, so that a regenerated RESULTS.md keeps them."""
+    virtualenv; bench/html_large.sh: Chromium and 16 GB of disk; bench/sample.sh), as it wrote them
+    into bench/NAME, or notes written by hand beside them (bench/torch_overhead_notes.md), so that a
+    regenerated RESULTS.md keeps them."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
     if not os.path.exists(path):
         return []
@@ -1330,7 +1332,9 @@ def main(argv):
     lines += tl_section(d, T)
     lines += saved_section('torch_bridge.md')
     lines += saved_section('torch_overhead.md')
+    lines += saved_section('torch_overhead_notes.md')
     lines += saved_section('html_large.md')
+    lines += saved_section('sample.md')
     lines += commands_section(d)
     sys.stdout.write('\n'.join(lines))
     return 0

@@ -123,7 +123,16 @@ for wl in ("launch", "alloc", "step"):
     L.append("| %s, whole run (start to exit, the profiler's stop included): gputrace's added time "
              "< 0.25× torch.profiler's | %.3f× (%+.0f vs %+.0f ns per unit) | %s |" % (
                  wl, share, g[1], p[1], verdict(share < 0.25)))
-L += ["", "Commands: `O=build GT_VENV=/work/venv sh bench/torch_overhead.sh %d %d` "
-      "(it prints every command it runs)." % (rounds, scale), ""]
+# the command as run: the variables that chose the variants, workloads and the earlier build
+envs = " ".join('%s="%s"' % (k, os.environ[k]) for k in ("TORCH_BENCH_BEFORE", "TORCH_BENCH_VARIANTS",
+                "TORCH_BENCH_WORKLOADS") if os.environ.get(k))
+try:
+    tree = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(__file__)), "describe", "--always",
+                           "--dirty"], capture_output=True, text=True).stdout.strip()
+except OSError:
+    tree = ""
+L += ["", "Commands: `%sO=build GT_VENV=/work/venv sh bench/torch_overhead.sh %d %d` "
+      "(it prints every command it runs)%s." % (envs + " " if envs else "", rounds, scale,
+                                                 ", tree at " + tree if tree else ""), ""]
 open(out, "w").write("\n".join(L))
 sys.stdout.write("\n".join(L))
