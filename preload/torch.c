@@ -324,8 +324,10 @@ static int install_call(void *arg)
 void gt_torch_poke_slow(void)
 {
     int idle = T_IDLE;
-    if (gt_now() < atomic_load_explicit(&T.next_try, memory_order_relaxed)) return;
-    if (!gt_py_available() || !atomic_compare_exchange_strong(&gt_torch_state, &idle, T_QUEUED))
+    /* a process without Python (most C programs) pays one load here, not a clock read */
+    if (!gt_py_available() || gt_now() < atomic_load_explicit(&T.next_try, memory_order_relaxed))
+        return;
+    if (!atomic_compare_exchange_strong(&gt_torch_state, &idle, T_QUEUED))
         return;
     if (gt_py_pending(install_call, NULL) != 0) {
         atomic_store(&T.next_try, gt_now() + RETRY_NS);
