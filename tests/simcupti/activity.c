@@ -694,9 +694,14 @@ static void api_record(const struct gtsim_api_info *info)
             f->corr = info->corr_id;
             f->cbid = 0;
             f->start = 0;
+            /* only a call whose record is enabled is timed (cuptiActivityEnableDriverApi
+             * selects the calls so that the others cost nothing more) */
             if (__atomic_load_n(&api_any, __ATOMIC_ACQUIRE)) {
-                f->cbid = sc_driver_cbid(info->api, info->export_index);
-                f->start = sc_cpu_timestamp();
+                unsigned cbid = sc_driver_cbid(info->api, info->export_index);
+                if (cbid && cbid < sc_driver_cbid_size && get_flag(&api_on[cbid])) {
+                    f->cbid = cbid;
+                    f->start = sc_cpu_timestamp();
+                }
             }
         }
         t_depth++;
