@@ -592,9 +592,7 @@ static uint32_t intern_sample(struct gt_thread *t, const struct hs_slot *s)
 {
     if (s->py_n <= 0) return gt_stack_intern_ips(t, s->ip, s->n);
     uint64_t ips[HS_DEPTH + HS_PY];
-    uint32_t cut = 0;
-    while (cut < s->n && !gt_py_interp_ip(s->ip[cut]))
-        cut++;
+    uint32_t cut = gt_py_interp_first(s->ip, s->n);
     memcpy(ips, s->ip, 8u * cut);
     uint32_t m = gt_py_sample_frames(t, unpack_py(tls_hs, s), tls_hs->py_hints, ips + cut, HS_PY);
     if (!m) return gt_stack_intern_ips(t, s->ip, s->n);

@@ -372,6 +372,15 @@ void gt_py_interp_range(uintptr_t *lo, uintptr_t *hi)
     *lo = P.lo, *hi = P.hi;
 }
 
+uint32_t gt_py_interp_first(const uint64_t *ip, uint32_t n)
+{
+    uintptr_t lo = P.lo, hi = P.hi;
+    uint32_t i = 0;
+    while (i < n && !(ip[i] >= lo && ip[i] < hi))
+        i++;
+    return i;
+}
+
 /* ---- reading objects by offset ----------------------------------------------------------------
  */
 

@@ -20,6 +20,9 @@ int gt_py_available(void);
 int gt_py_interp_ip(uint64_t ip);
 /* That object's range [lo, hi), where gt_py_available(). */
 void gt_py_interp_range(uintptr_t *lo, uintptr_t *hi);
+/* The index of the first of ip[0..n) inside it (n: none): where Python frames take over from the
+ * native ones (a handler may call it). */
+uint32_t gt_py_interp_first(const uint64_t *ip, uint32_t n);
 /* From the cuInit hook: when the calling thread runs the initialized interpreter, asks the main
  * thread now for the atexit guard the walk by offsets waits for, so that the program's first
  * call made without the GIL (often its largest allocation: the weights) has its Python frames. */

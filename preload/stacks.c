@@ -454,11 +454,7 @@ static uint32_t intern_nodes(struct gt_thread *t, struct gt_stk *s, uint32_t n)
 static uint32_t with_python(struct gt_thread *t, struct gt_stk *s, uint32_t n, int read,
                             uint32_t *cut_out)
 {
-    uint32_t cut = 0;
-    uintptr_t lo, hi; /* (gt_py_interp_ip, inline) */
-    gt_py_interp_range(&lo, &hi);
-    while (cut < n && !(s->cur[cut] >= lo && s->cur[cut] < hi))
-        cut++;
+    uint32_t cut = gt_py_interp_first(s->cur, n);
     uint32_t room = GT_STACK_DEPTH_MAX - cut;
     uint32_t max = room < gt_stack_depth ? room : gt_stack_depth;
     if (!read || s->py.max != max) gt_py_chain_same(&s->py, max);
