@@ -14,6 +14,7 @@
 # shim adds its buffers and a compressor.
 # The GPU timeline is off: the simulated CUPTI's staging queue is not bounded the way a real
 # CUPTI's buffers are, so it would measure the simulator.
+# test: alone (a rate-limited disk and a bounded backlog: cases beside it would change the rates)
 . "$SRC/tests/lib.sh"
 CC=${CC:-cc}
 command -v "$CC" > /dev/null 2>&1 || skip "no C compiler ($CC) to build the slow-disk library"

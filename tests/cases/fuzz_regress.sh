@@ -3,7 +3,12 @@
 # blew up the analyzer) through the fuzz target's entry point, without libFuzzer, under
 # AddressSanitizer and UndefinedBehaviorSanitizer: each input must end in a report or a clean
 # refusal. Builds the driver with `make fuzz-regress` (clang; skipped without clang's libFuzzer).
+# Its make builds only under $O/fuzz, which no other case reads: it runs beside the others (the
+# cases that run make on the whole build directory, install and make_noop, run alone, after it).
 . "$SRC/tests/lib.sh"
+# The driver is a clang ASan+UBSan build whatever the suite's build: under make check-san it would
+# be the plain suite's driver again, built and run once more.
+[ -z "$asan_rt$tsan_rt" ] || skip "the regression driver is built with ASan+UBSan in every suite: it runs in the plain suite (make test)"
 FUZZ_CC=${FUZZ_CC:-clang}
 command -v "$FUZZ_CC" >/dev/null 2>&1 || skip "no $FUZZ_CC: the fuzz targets are built with clang"
 printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' >probe.c

@@ -2,6 +2,7 @@
 # gaps. Three loops that idle the GPU 30 ms between kernels: sleeping in load_batch (I/O or
 # waiting, off CPU), computing in compute_features (on CPU), waiting in queue_get for a loader
 # thread (data loading). Each comes out named after its function, with its class.
+# test: alone (gaps of given lengths: cases beside it would stretch them)
 . "$SRC/tests/lib.sh"
 # Under ThreadSanitizer the sample signal's handler derives no unwind rule it lacks (it takes no
 # lock: it may interrupt ThreadSanitizer's runtime); the sampler thread derives the ones it missed

@@ -4,6 +4,7 @@
 # what was copied at the sample. Under AddressSanitizer (PYTHONMALLOC=malloc: code objects are
 # malloc chunks) a write-out that read the freed code object reports a heap-use-after-free: 3 runs
 # of 3 did before code facts were copied at sample time.
+# test: alone (host samples at a given period: cases beside it would change what they catch)
 . "$SRC/tests/lib.sh"
 [ -r /proc/self/task/$$/syscall ] || skip "no /proc/PID/task/TID/syscall on this kernel"
 [ -z "$tsan_rt" ] || skip "under ThreadSanitizer the sample signal's handler reads no Python frames (python.c is instrumented, and the handler may interrupt ThreadSanitizer's runtime)"

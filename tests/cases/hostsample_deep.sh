@@ -11,6 +11,7 @@
 # sample's Python part left out for room. A room of 8000 bytes (GPUTRACE_TEST_SAMPLE_PY_ROOM,
 # tests only) runs out: the samples left without their Python frames are counted, and those
 # packed are still read back whole (in spin).
+# test: alone (host samples at a given period: cases beside it would change what they catch)
 . "$SRC/tests/lib.sh"
 [ -r /proc/self/task/$$/syscall ] || skip "no /proc/PID/task/TID/syscall on this kernel"
 [ -z "$tsan_rt" ] || skip "under ThreadSanitizer the handler reads no Python frames"

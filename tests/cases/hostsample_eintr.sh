@@ -14,6 +14,8 @@
 # "sock" waits on sockets with a 1 ms SO_RCVTIMEO/SO_SNDTIMEO (recv, recvfrom, recvmsg, accept,
 # send, sendto, and recvfrom through syscall(2)): none cut short with preload/sockets.c; without
 # it 163 of 1400 failed with EINTR.
+# It runs beside other cases: its counts hold under load (see above), and it spends most of its
+# time in waits.
 . "$SRC/tests/lib.sh"
 [ -r /proc/self/task/$$/syscall ] || skip "no /proc/PID/task/TID/syscall on this kernel"
 got=$(GPUTRACE_DEBUG=1 GPUTRACE_SAMPLE_HZ=1000 traced loud.trace "$PROGS/eintr" 1200 2> loud.err) || fail "run failed: $got $(cat loud.err)"

@@ -3,6 +3,7 @@
 # it and kill the new program (the default action of a real-time signal: status 128+64); the
 # exec wrappers pause the thread's sampling and take such a signal back. Each image is traced and
 # sampled on CPU (its own trace file says so; at least half of them, whatever the load).
+# test: alone (host samples at a given period: cases beside it would change what they catch)
 . "$SRC/tests/lib.sh"
 [ -r /proc/self/task/$$/syscall ] || skip "no /proc/PID/task/TID/syscall on this kernel"
 N=40

@@ -9,6 +9,7 @@
 #          thread.
 #   spin:  20 ms in the callback, the lock owned: handlers derive there, and the samples walk
 #          through the callback, dl_iterate_phdr and down to __libc_start_main.
+# test: alone (host samples at a given period: cases beside it would change what they catch)
 . "$SRC/tests/lib.sh"
 [ -r /proc/self/task/$$/syscall ] || skip "no /proc/PID/task/TID/syscall on this kernel"
 got=$(GPUTRACE_SAMPLE_HZ=10000 timeout 120 sh -c '. "$SRC/tests/lib.sh"; traced tight.trace "$PROGS/loaderlock" "$PROGS/libspincb.so" 50 tight' 2>&1; echo "rc=$?")

@@ -5,6 +5,7 @@
 # torch_html did so in about 1 run in 40). Without the fix this run dies within a second at
 # 1000 Hz on 3.11; other versions pop in the other order and only check that samples still carry
 # the Python frames.
+# test: alone (host samples at a given period: cases beside it would change what they catch)
 . "$SRC/tests/lib.sh"
 [ -r /proc/self/task/$$/syscall ] || skip "no /proc/PID/task/TID/syscall on this kernel"
 rc=0

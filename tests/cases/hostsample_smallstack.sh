@@ -4,6 +4,7 @@
 # of them; the handler keeps its scratch (the Python reader's copies, 5 KiB) in the thread's
 # mmap'd sample state, so the rest is enough: it needed more than 8,000 bytes (8,000 crashed,
 # 9,000 passed) when that scratch was on the stack, and between 3,000 and 5,000 since.
+# test: alone (host samples at a given period: cases beside it would change what they catch)
 . "$SRC/tests/lib.sh"
 [ -r /proc/self/task/$$/syscall ] || skip "no /proc/PID/task/TID/syscall on this kernel"
 # Under AddressSanitizer every frame of the handler's path (and the spin's) carries redzones: 12,000

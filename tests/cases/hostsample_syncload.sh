@@ -1,6 +1,7 @@
 # Host stack samples (issue 20 part 2): `idle syncload` sleeps 30 ms in load_batch three times;
 # the sampler sees the thread blocked there (off CPU, usleep on its stack, no signal sent to the
 # sleeping thread: usleep is not cut short by EINTR) and GPUTRACE_SAMPLE_HZ=0 records nothing.
+# test: alone (host samples at a given period: cases beside it would change what they catch)
 . "$SRC/tests/lib.sh"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
 [ -r /proc/self/task/$$/syscall ] || skip "no /proc/PID/task/TID/syscall on this kernel"

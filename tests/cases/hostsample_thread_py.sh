@@ -4,6 +4,7 @@
 # is found alive with the id the thread published (it may have ended or left Python since). Most
 # of the loader's off-CPU samples must carry wait_for_batch at the sleep's line; before, only the
 # main thread's Python frames were read while it slept (0 of them).
+# test: alone (host samples at a given period: cases beside it would change what they catch)
 . "$SRC/tests/lib.sh"
 [ -r /proc/self/task/$$/syscall ] || skip "no /proc/PID/task/TID/syscall on this kernel"
 rc=0

@@ -3,6 +3,7 @@
 # linked to its call through our correlation id like a launch: each gap is host busy for the 30
 # ms, at the copy's call site (copy_then_load), not unknown. Gaps exact against the simulated
 # GPU's ground truth (tests/progs/idle_check.py).
+# test: alone (gaps of given lengths: cases beside it would stretch them)
 . "$SRC/tests/lib.sh"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
 for mode in copyload setload; do

@@ -1,6 +1,7 @@
 # GPU idle gaps (issue 6): device 0's stream waits on an event of device 1: one gap, cause dependency, work queued before it.
 # Gaps, histogram, windows and HTA categories exact against the simulated GPU's ground truth
 # (tests/progs/idle_check.py); causes and length bounds from the construction (tests/progs/idle.c).
+# test: alone (gaps of given lengths: cases beside it would stretch them)
 . "$SRC/tests/lib.sh"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
 got=$(env GTSIM_DEVICES=2 GTSIM_LOG="$PWD/sim.log" sh -c '. "$SRC/tests/lib.sh"; traced run.trace "$PROGS/idle" event') || fail "traced run failed: $got"

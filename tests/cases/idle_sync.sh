@@ -5,6 +5,7 @@
 # does): a gap takes its largest phase (issue 20), and without the wake-up the synchronize's few
 # microseconds lost to the host's few microseconds between its return and the next launch
 # whenever a loaded machine descheduled the thread there (.ci/run at a load of 8 saw it once).
+# test: alone (gaps of given lengths: cases beside it would stretch them)
 . "$SRC/tests/lib.sh"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
 got=$(env GTSIM_SYNC_WAKE_NS=10000000 GTSIM_LOG="$PWD/sim.log" sh -c '. "$SRC/tests/lib.sh"; traced run.trace "$PROGS/idle" sync') || fail "traced run failed: $got"

@@ -2,6 +2,7 @@
 # is split into phases: host busy for the 30 ms (its cause), the synchronize's few microseconds and
 # the launch latency apart. Gaps exact against the simulated GPU's ground truth
 # (tests/progs/idle_check.py); phases from the construction (tests/progs/idle.c).
+# test: alone (gaps of given lengths: cases beside it would stretch them)
 . "$SRC/tests/lib.sh"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
 got=$(env  GTSIM_LOG="$PWD/sim.log" sh -c '. "$SRC/tests/lib.sh"; traced run.trace "$PROGS/idle" syncload') || fail "traced run failed: $got"

@@ -1,6 +1,7 @@
 # GPU idle gaps (issue 6): 200 tiny kernels launched back to back: gaps under 10 us are launch latency.
 # Gaps, histogram, windows and HTA categories exact against the simulated GPU's ground truth
 # (tests/progs/idle_check.py); causes and length bounds from the construction (tests/progs/idle.c).
+# test: alone (gaps of given lengths: cases beside it would stretch them)
 . "$SRC/tests/lib.sh"
 [ -z "$tsan_rt" ] || skip "under ThreadSanitizer the host runs 5-15x slower, so gaps between back-to-back launches get host-busy phases this case excludes; it runs in the plain and ASan builds"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"

@@ -2,6 +2,7 @@
 # make install PREFIX=... puts the programs, the library, the headers, the manual pages, the
 # Python helpers and the docs under PREFIX, and the installed launcher and report work from
 # there; make uninstall removes every file it installed.
+# test: alone (runs make in the build directory)
 . "$SRC/tests/lib.sh"
 p="$PWD/prefix"
 # A sub-make of our own: the outer make's flags and jobserver do not apply here.

@@ -1,6 +1,7 @@
 # After the build this suite runs on (make all fixtures, as make test does first), make has
 # nothing left to do: no object rebuilt because an earlier make deleted it as intermediate, no
 # target that is always out of date. Fails with what make would still run.
+# test: alone (runs make in the build directory)
 . "$SRC/tests/lib.sh"
 command -v make > /dev/null 2>&1 || skip "make not installed"
 [ -x "$GT_REPORT" ] || fail "no $GT_REPORT (run make first)"

@@ -2,6 +2,7 @@
 # one, tests/simnvml), maps each CUDA device to its NVML device by UUID and samples every
 # GPUTRACE_NVML_MS on the flusher thread; the samples follow the simulated NVML's schedule.
 # Without the library the trace says NVML is absent; GPUTRACE_NVML_MS=0 writes no NVML record.
+# test: alone (samples at a given period: cases beside it would change what they catch)
 . "$SRC/tests/lib.sh"
 [ -z "$tsan_rt" ] || skip "under ThreadSanitizer the flusher thread that samples NVML runs late (8 ms apart where the schedule allows less); it runs in the plain and ASan builds"
 [ -f "$O/simnvml/libnvidia-ml.so.1" ] || skip "no simulated NVML: nvml.h missing at build time (make torch-env, then make VENV=... fixtures)"

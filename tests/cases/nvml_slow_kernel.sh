@@ -4,6 +4,7 @@
 # dump's runs last 2 ms and 4 ms. The report's slow_kernels must name gemm_tile with the counts and
 # means of its runs in each state, by the NVML sample in effect at each run's start (exact against
 # the dump), slower below the maximum, and the text report must name it under the device.
+# test: alone (samples at a given period: cases beside it would change what they catch)
 . "$SRC/tests/lib.sh"
 [ -z "$tsan_rt" ] || skip "under ThreadSanitizer the flusher thread that samples NVML runs late (as in nvml_samples); it runs in the plain and ASan builds"
 [ -f "$O/simnvml/libnvidia-ml.so.1" ] || skip "no simulated NVML: nvml.h missing at build time (make torch-env, then make VENV=... fixtures)"

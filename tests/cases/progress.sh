@@ -4,6 +4,7 @@
 # pipe, plain lines and a summary. The terminal is a pseudo-terminal, and the trace is fed
 # through a pipe in slices 50 ms apart, so that reading lasts longer than the 100 ms between
 # redraws on any machine.
+# test: alone (progress lines per interval)
 . "$SRC/tests/lib.sh"
 traced t.trace "$PROGS/mem_scenarios" peak >out.txt 2>&1 || fail "program failed: $(cat out.txt)"
 size=$(wc -c <t.trace | tr -d ' ')

@@ -1,6 +1,7 @@
 # dur_ns of allocation, failed allocation and free records: the time inside the real call. With
 # GTSIM_ALLOC_LATENCY_NS the simulated driver sleeps that long inside every device allocation
 # (failed ones included, once the arguments are valid), so those records must say at least that.
+# test: alone (samples at a given period: cases beside it would change what they catch)
 . "$SRC/tests/lib.sh"
 lat=3000000
 GTSIM_MEM_BYTES=67108864 GTSIM_ALLOC_LATENCY_NS=$lat traced a.trace "$PROGS/errors" > a.out ||

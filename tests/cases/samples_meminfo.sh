@@ -2,6 +2,7 @@
 # once per device per GPUTRACE_SAMPLE_MS) and after every failed allocation. free must equal
 # GTSIM_MEM_BYTES - other processes - context overhead (one primary context) - live bytes, with
 # live bytes from the scenario in tests/progs/samples.c (meminfo).
+# test: alone (samples at a given period: cases beside it would change what they catch)
 . "$SRC/tests/lib.sh"
 MiB=1048576
 T=$((1024 * MiB)) other=$((100 * MiB)) ovh=$((50 * MiB))

@@ -3,6 +3,7 @@
 # driver's pool rules (tests/sim/mem.c): an allocation is charged its size rounded up to
 # GTSIM_ALLOC_GRANULARITY (2 MiB here) and grows the pool's reservation only by what it lacks; a
 # free lowers `used` only; cuMemPoolTrimTo(P, 0) releases down to `used`. Scenario: tests/progs/samples.c.
+# test: alone (samples at a given period: cases beside it would change what they catch)
 . "$SRC/tests/lib.sh"
 MiB=1048576
 run() { # trace sample_ms

@@ -5,6 +5,7 @@
 # dataset sleeps in __getitem__ (data loading: frames in torch/utils/data). The report's idle time
 # by host site names the Python line (in load_batch, or Items.__getitem__), with its class, for
 # most of the idle time; the gaps' causes are host busy for >= 90% of the idle time (sleep, spin).
+# test: alone (gaps of given lengths: cases beside it would stretch them)
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
 [ -r /proc/self/task/$$/syscall ] || skip "no /proc/PID/task/TID/syscall on this kernel"
