@@ -39,7 +39,7 @@
 #define LEVEL0_BITS 14
 #define MODULES_MAX 8192
 #define MEMO_BITS   10 /* per-thread cache of the node table: 16 KiB */
-#define RECENT      8  /* per-thread cache of whole stacks: 16 KiB */
+#define RECENT      64 /* per-thread cache of whole stacks: 130 KiB (a page touched per one used) */
 #define STOP_PAUSE  64 /* walks to the end after one that stopped at the interpreter for nothing */
 
 unsigned gt_stack_depth = GT_STACK_DEPTH_DEFAULT;
@@ -570,17 +570,21 @@ static void log_unwind(const struct gt_stk *s, uint32_t tid)
 {
     struct gt_unw_stats st = gt_unwind_stats(&s->unw);
     gt_log("gputrace: thread %u: %llu stacks walked by the cached rules, %llu by libunwind "
-           "(process: %llu rules derived, %llu clears); %llu reused with their Python frames, "
-           "%llu of those with native frames checked only up to the interpreter\n",
+           "(process: %llu rules derived, %llu clears), %llu of them finished from the cache; %llu "
+           "reused with their Python frames, %llu of those with native frames checked only up to "
+           "the interpreter\n",
            tid, (unsigned long long)st.fast, (unsigned long long)st.fallback,
            (unsigned long long)st.derived, (unsigned long long)st.clears,
-           (unsigned long long)s->reused, (unsigned long long)s->prefixed);
+           (unsigned long long)st.cached, (unsigned long long)s->reused, (unsigned long long)s->prefixed);
 }
 
 void gt_stack_thread_exit(struct gt_thread *t)
 {
     if (t->stk) log_unwind(t->stk, t->tid);
-    if (t->stk) munmap(t->stk, sizeof(*t->stk));
+    if (t->stk) {
+        gt_unwind_thread_release(&t->stk->unw);
+        munmap(t->stk, sizeof(*t->stk));
+    }
     t->stk = NULL;
 }
 

@@ -10,7 +10,9 @@
  * lock: no file I/O, no malloc) and kept in a two-way set-associative table of 64-bit words, each
  * {the return address's tag, rule}, so one relaxed atomic load gives a consistent entry and
  * concurrent writers of one set can only replace each other's whole entries. A thread's previous
- * walk is reused where the stack has not changed ("the walk" below).
+ * walk is reused where the stack has not changed ("the walk" below), and its last 64 walks are
+ * kept by the state in which they passed their sixth frame, for a walk from another place that
+ * passes there in that state too ("the cache").
  *
  * Anything else goes to libunwind for the whole stack, so the result is always what libunwind
  * gives: a frame without CFI, a signal frame (CIE augmentation "S"), a CFA or a register given
@@ -37,6 +39,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -995,13 +998,124 @@ static void log_outcome(struct gt_unw_thread *th, int hit)
     }
 }
 
+/* ---- the cache ---------------------------------------------------------------------------------
+ * The logs above answer a loop that calls from one place, or two in turn. A training step calls
+ * from dozens of places (each kernel launch of the forward pass, of the backward pass on the
+ * autograd thread) and repeats them all at the next step: each walk differs from the previous
+ * one from a few frames below the hook on, and joins it only deep down. So a thread also keeps
+ * its last GT_UNW_CACHED walks by their state entering frame GT_UNW_PROBE (sp, return address),
+ * the frames from there on and the list of slots those frames were read from, with their values.
+ * A walk that reaches frame GT_UNW_PROBE in the state of a kept walk (rbp too where it is live),
+ * with the same max, stop range and rules, whose listed slots still hold those values, would walk
+ * on exactly as that one did (the induction of "the walk" above): it takes the rest of its frames
+ * from there. Its first GT_UNW_PROBE frames are its own. Entries are made from logged walks that
+ * went beyond the probe frame and did not come from the cache; they take the slots in turn and
+ * their frames a ring of words, an entry whose words are overwritten leaves the cache. */
+
+static inline uint64_t cache_key(uintptr_t sp, uintptr_t ra)
+{
+    return ((sp * 0x9E3779B97F4A7C15ull) ^ ra) | 1;
+}
+
+/* The entry that the walk in state (sp, ra, rbp) at frame GT_UNW_PROBE would repeat: its frames
+ * from there on go to buf; returns the walk's length, 0 when none is found. The walk repeats the
+ * latest one (th->same) where that came from the same entry and its first frames are these. */
+__attribute__((no_sanitize_address)) static int
+cache_find(struct gt_unw_thread *th, void **buf, uintptr_t sp, uintptr_t ra, uintptr_t rbp, int max,
+           uint64_t gen, uint64_t stop_lo, uint64_t stop_len, uint32_t clast)
+{
+    uint64_t key = cache_key(sp, ra);
+    for (uint32_t i = 0; i < GT_UNW_CACHED; i++) {
+        if (th->ckey[i] != key) continue;
+        const struct gt_unw_cached *e = &th->centry[i];
+        if (e->sp != sp || e->ra != ra || e->gen != gen || e->max != (uint32_t)max ||
+            e->stop_lo != stop_lo || e->stop_len != stop_len || (e->chk_rbp && e->rbp != rbp))
+            continue;
+        const uint64_t *w = th->arena + e->off, *c = w + (e->n - GT_UNW_PROBE);
+        uint32_t k = 0;
+        while (k < e->nchk && *(const uint64_t *)c[2 * k] == c[2 * k + 1])
+            k++;
+        if (k < e->nchk) continue;
+        memcpy(buf + GT_UNW_PROBE, w, sizeof(void *) * (e->n - GT_UNW_PROBE));
+        th->stopped = e->stopped;
+        th->cached++;
+        th->same = clast == i + 1 && memcmp(th->cfirst, buf, sizeof(th->cfirst)) == 0;
+        if (!th->same) memcpy(th->cfirst, buf, sizeof(th->cfirst));
+        th->clast = i + 1;
+        return (int)e->n;
+    }
+    return 0;
+}
+
+/* Keeps the logged walk L (n frames, more than GT_UNW_PROBE) in the cache: its frames from the
+ * probe frame on, and what a walk from there reads (as log_list, from that frame). */
+static void cache_put(struct gt_unw_thread *th, const struct gt_unw_log *L, uint32_t n)
+{
+    const uint32_t j = GT_UNW_PROBE;
+    uint32_t nchk = n - 1 - j, live = 0;
+    for (uint32_t k = n - 1; k-- > j;) { /* the rbp slots to check, counted first */
+        if (L->rbp_at[k]) {
+            nchk += live != 0;
+            live = L->cfa_rbp[k];
+        } else
+            live |= L->cfa_rbp[k];
+    }
+    uint32_t words = (n - j) + 2 * nchk;
+    if (words > GT_UNW_ARENA / 4) return; /* (a walk of more than ~2,700 frames) */
+    if (!th->arena) {
+        void *a = mmap(NULL, sizeof(uint64_t) * GT_UNW_ARENA, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (a == MAP_FAILED) return;
+        th->arena = a;
+    }
+    if (th->arena_pos + words > GT_UNW_ARENA) th->arena_pos = 0;
+    uint32_t off = th->arena_pos, end = off + words;
+    th->arena_pos = end;
+    uint32_t slot = th->cnext;
+    th->cnext = (slot + 1) % GT_UNW_CACHED;
+    for (uint32_t i = 0; i < GT_UNW_CACHED; i++) { /* entries whose words these overwrite */
+        const struct gt_unw_cached *e = &th->centry[i];
+        uint32_t ew = (e->n - GT_UNW_PROBE) + 2 * e->nchk;
+        if (th->ckey[i] && e->off < end && off < e->off + ew) th->ckey[i] = 0;
+    }
+    th->ckey[slot] = 0;
+    if (th->clast && !th->ckey[th->clast - 1]) th->clast = 0;
+    uint64_t *w = th->arena + off, *c = w + (n - j);
+    memcpy(w, L->ra + j, sizeof(uint64_t) * (n - j));
+    uint32_t m = 0;
+    for (uint32_t k = j; k + 1 < n; k++, m++) {
+        c[2 * m] = L->sp[k + 1] - 8;
+        c[2 * m + 1] = L->ra[k + 1];
+    }
+    live = 0;
+    for (uint32_t k = n - 1; k-- > j;) {
+        if (L->rbp_at[k]) {
+            if (live) {
+                c[2 * m] = L->rbp_at[k];
+                c[2 * m + 1] = L->rbp[k + 1];
+                m++;
+            }
+            live = L->cfa_rbp[k];
+        } else
+            live |= L->cfa_rbp[k];
+    }
+    struct gt_unw_cached *e = &th->centry[slot];
+    e->sp = L->sp[j], e->ra = L->ra[j], e->rbp = L->rbp[j];
+    e->gen = L->gen, e->stop_lo = L->stop_lo, e->stop_len = L->stop_len;
+    e->n = n, e->max = L->max, e->nchk = m, e->off = off;
+    e->chk_rbp = live != 0, e->stopped = (uint8_t)L->stopped;
+    th->ckey[slot] = cache_key(e->sp, e->ra);
+}
+
 /* Stack slots are read with plain loads: the walker checks their bounds itself, and ASan has
  * nothing to say about return-address and saved-rbp slots. */
 __attribute__((no_sanitize_address, visibility("hidden"))) int
 gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uintptr_t rbp)
 {
     uintptr_t lo = th->lo, hi = th->hi;
+    uint32_t clast = th->clast;
     th->stopped = 0;
+    th->clast = 0;
     if (sp < lo || sp >= hi || (sp & 7) || max <= 0) return -1;
     /* the stop range: a walk is found in a log only where that log was made with the same one */
     uint64_t stop_lo = th->stop_lo, stop_len = th->stop_hi > th->stop_lo ? th->stop_hi - stop_lo : 0;
@@ -1041,9 +1155,10 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
         jmin = log_check(p, 0, upto, rbp, 0);
     }
     /* The walk before it, whole (the caller gets every frame: not "same"); it becomes the
-     * latest, the latest the one before */
+     * latest, the latest the one before. (Not after a walk from the cache: the cache tells
+     * whether this one repeats that.) */
     struct gt_unw_log *o = &th->log[th->old];
-    if (logging && o != p && o->gen == gen && o->n && o->max == (uint32_t)max && o->sp[0] == sp &&
+    if (logging && !clast && o != p && o->gen == gen && o->n && o->max == (uint32_t)max && o->sp[0] == sp &&
         o->ra[0] == ra && ra >= 4096 && o->stop_lo == stop_lo && o->stop_len == stop_len &&
         log_same(o, o->n, rbp)) {
         memcpy(buf, o->ra, sizeof(void *) * o->n);
@@ -1060,6 +1175,17 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
     /* (jmin: no join below the frame whose slot changed; a stricter check than the joins') */
     for (;;) {
         if (GT_UNW_UNLIKELY(ra < 4096)) return -1;
+        if (n == GT_UNW_PROBE && th->arena) {
+            int m = cache_find(th, buf, sp, ra, rbp, max, gen, stop_lo, stop_len, clast);
+            if (m) {
+                /* the latest walk is not logged: the next one does not join it. The thread's
+                 * walks repeat: log them again (the cache takes only logged walks). */
+                th->log[th->cur].n = 0;
+                th->unlogged = 0;
+                log_outcome(th, 1);
+                return m;
+            }
+        }
         if (logging) {
             while (j < pn && p->sp[j] < sp)
                 j++;
@@ -1128,6 +1254,7 @@ done:
         th->old = th->cur;
         th->cur = lc;
         log_outcome(th, 2 * taken >= (uint32_t)n);
+        if (n > GT_UNW_PROBE) cache_put(th, L, (uint32_t)n);
     }
     return n;
 }
@@ -1298,6 +1425,14 @@ void gt_unwind_thread_init(struct gt_unw_thread *th, int log)
     th->cur = 0, th->old = 1;
 }
 
+void gt_unwind_thread_release(struct gt_unw_thread *th)
+{
+    if (th->arena) munmap(th->arena, sizeof(uint64_t) * GT_UNW_ARENA);
+    th->arena = NULL;
+    th->arena_pos = th->cnext = 0;
+    memset(th->ckey, 0, sizeof(th->ckey));
+}
+
 __attribute__((noinline)) int gt_unwind(void **buf, int max, struct gt_unw_thread *th)
 {
     th->same = 0;
@@ -1320,5 +1455,5 @@ __attribute__((noinline)) int gt_unwind(void **buf, int max, struct gt_unw_threa
 struct gt_unw_stats gt_unwind_stats(const struct gt_unw_thread *th)
 {
     return (struct gt_unw_stats){th->walked, th->fell_back, atomic_load(&U.derived),
-                                 atomic_load(&U.clears)};
+                                 atomic_load(&U.clears), th->cached};
 }

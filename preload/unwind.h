@@ -9,6 +9,10 @@
 
 #define GT_UNW_FRAMES_MAX 288 /* longest walk logged (GT_STACK_DEPTH_MAX and some) */
 
+#define GT_UNW_CACHED   64    /* walks a thread keeps for reuse from a few frames in (the cache) */
+#define GT_UNW_ARENA    32768 /* words (256 KiB) for their frames and checks, mapped on first use */
+#define GT_UNW_PROBE    6     /* the frame at which a walk looks itself up in the cache */
+
 #define GT_UNW_SAME_PREFIX 2 /* gt_unw_thread.same: only the innermost upto frames repeat */
 
 /* The previous walk of a thread (unwind.c: "the walk"). */
@@ -25,6 +29,16 @@ struct gt_unw_log {
     uint32_t chk_n, nchk;
     int chk_rbp; /* the rbp the walk enters with counts too */
     uint64_t chk_at[2 * GT_UNW_FRAMES_MAX], chk_val[2 * GT_UNW_FRAMES_MAX];
+};
+
+/* A walk kept in the cache (unwind.c: "the cache"): the state entering frame GT_UNW_PROBE and,
+ * in the arena at off, the return addresses of frames GT_UNW_PROBE to n-1, then nchk pairs {slot,
+ * value} that a walk from that state reads. */
+struct gt_unw_cached {
+    uint64_t sp, ra, rbp; /* rbp only where chk_rbp */
+    uint64_t gen, stop_lo, stop_len;
+    uint32_t n, max, nchk, off;
+    uint8_t chk_rbp, stopped;
 };
 
 /* Per-thread state, zeroed before first use (mmap), owned by its thread. */
@@ -58,8 +72,21 @@ struct gt_unw_thread {
     uint64_t walked, fell_back; /* gt_unwind's stacks: by the rules, by libunwind */
     uint64_t joined;            /* walks that took their outer frames from the previous one */
     uint64_t older;             /* walks that repeated the one before the previous one */
+    uint64_t cached;            /* walks whose frames from GT_UNW_PROBE on came from the cache */
     struct gt_unw_log log[3];
+    /* the cache: keys (0: empty slot), entries, the arena (NULL until the first entry) and where
+     * its next entry goes, the slot the next entry takes */
+    uint64_t ckey[GT_UNW_CACHED];
+    struct gt_unw_cached centry[GT_UNW_CACHED];
+    uint64_t *arena;
+    uint32_t arena_pos, cnext;
+    /* the latest walk came from the cache: its entry + 1 (0: it did not), its first frames */
+    uint32_t clast;
+    uint64_t cfirst[GT_UNW_PROBE];
 };
+
+/* Unmaps what th holds beyond itself (the cache's arena); th stays usable. */
+void gt_unwind_thread_release(struct gt_unw_thread *th);
 
 /* GPUTRACE_UNWIND: "libunwind" walks every stack with libunwind (comparison, escape hatch);
  * anything else (default "fast") the cached-rule walker. Single-threaded (configuration). */
@@ -126,7 +153,7 @@ struct gt_unw_bounds gt_unwind_thread_bounds(void);
 /* Counters, for tests and GPUTRACE_DEBUG: th's stacks walked by the rules and handed to libunwind,
  * and the process's rules derived from CFI (table misses) and table clears (dlclose). */
 struct gt_unw_stats {
-    uint64_t fast, fallback, derived, clears;
+    uint64_t fast, fallback, derived, clears, cached;
 };
 struct gt_unw_stats gt_unwind_stats(const struct gt_unw_thread *th);
 

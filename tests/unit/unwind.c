@@ -6,7 +6,8 @@
  * handler (libunwind's job: the fast walker must decline) and on an alternate signal stack, a
  * dlopen'ed library unloaded and replaced at the same address by one with other frame sizes, and
  * the reuse of a thread's previous walk (same stack again; shared outer frames; a return address
- * changed underneath; a stop range that ends walks early). No speed is measured here. */
+ * changed underneath; a stop range that ends walks early) and of its cache of walks (three call
+ * sites in turn). No speed is measured here. */
 #include "../../preload/unwind.c"
 
 #include <signal.h>
@@ -461,6 +462,118 @@ static void test_log(void)
     CHECK("log: all frames asked for again: the same stack", call_twice(0));
 }
 
+/* The cache: a chain of CNEST frames entered from three call sites in turn, so that no walk
+ * repeats either of the two before it and each joins the previous one only beyond the chain
+ * (the logs take little); each walk is compared with libunwind's from the same place, and by the
+ * last round they are finished from the cache. A return address inside the chain, beyond
+ * the probe frame, rewritten in between is read anew; a walk made twice in a row repeats. */
+#define CNEST 12
+static volatile uintptr_t *cslot[CNEST + 1];
+static int c_mode; /* cache_leaf: 0 one walk, 1 one with nest(8)'s return address rewritten,
+                      2 two walks */
+static int c_diff, c_tamper_ok = 1, c_same_ok = 1, c_notsame_ok = 1, c_same0;
+
+__attribute__((noinline)) static void cache_leaf(void)
+{
+    void *x[2][MAXF], *r[MAXF];
+    int n[2], same[2];
+    uintptr_t keep = *cslot[8];
+    if (c_mode == 1) *cslot[8] = keep + 1; /* frame 10 of the walk (frame 0: into cache_leaf) */
+    int times = c_mode == 2 ? loop_twice : 1;
+    for (int k = 0; k < times; k++) { /* one call instruction (loop_twice: not unrolled) */
+        n[k] = gt_unwind_fast(x[k], MAXF, tls_th);
+        same[k] = tls_th->same;
+    }
+    int nr = reference(r, MAXF);
+    if (n[0] != nr - 1 || memcmp(x[0] + 1, r + 2, sizeof(void *) * (size_t)(nr - 2)) != 0)
+        c_diff++;
+    c_same0 = same[0];
+    if (c_mode == 1) {
+        c_tamper_ok = c_tamper_ok && n[0] > 10 && (uintptr_t)x[0][10] == keep + 1 && !same[0];
+        *cslot[8] = keep;
+    }
+    if (c_mode == 2) {
+        c_notsame_ok = c_notsame_ok && !same[0];
+        c_same_ok = c_same_ok && same[1] == 1 && n[1] == n[0] &&
+                    memcmp(x[0], x[1], sizeof(void *) * (size_t)n[0]) == 0;
+    }
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static int cache_nest(int d)
+{
+    cslot[d] = (volatile uintptr_t *)__builtin_frame_address(0) + 1;
+    if (d == 0)
+        cache_leaf();
+    else
+        (void)cache_nest(d - 1);
+    __asm__ volatile("" ::: "memory");
+    return d;
+}
+
+/* Three callers of the chain (distinct constants: no two are merged into one) */
+static volatile int c_tag;
+__attribute__((noinline)) static void cache_via0(void)
+{
+    c_tag = 10;
+    (void)cache_nest(CNEST);
+    c_tag = 11;
+}
+__attribute__((noinline)) static void cache_via1(void)
+{
+    c_tag = 20;
+    (void)cache_nest(CNEST);
+    c_tag = 21;
+}
+__attribute__((noinline)) static void cache_via2(void)
+{
+    c_tag = 30;
+    (void)cache_nest(CNEST);
+    c_tag = 31;
+}
+
+__attribute__((noinline)) static void cache_drive(int w, int mode)
+{
+    static void (*const via[3])(void) = {cache_via0, cache_via1, cache_via2};
+    c_mode = mode;
+    via[w]();
+    __asm__ volatile("" ::: "memory");
+}
+
+static void test_cache(void)
+{
+    uint64_t before = tls_th->cached;
+    tls_th->unlogged = tls_th->misses = 0; /* (the tests before may leave the log off a while) */
+    for (int w = 0; w < 3; w++)
+        cache_drive(w, 0);
+    /* a few rounds (logged walks enter the cache, and a thread whose walks keep missing logs
+     * few of them for a while), all from one call instruction (volatile: no round peeled off) */
+    uint64_t c0 = 0;
+    int same0[3] = {0, 0, 0};
+    for (volatile int round = 0; round < 8; round++) {
+        c0 = tls_th->cached;
+        for (int w = 0; w < 3; w++) {
+            cache_drive(w, 0);
+            same0[w] = c_same0;
+        }
+    }
+    uint64_t last = tls_th->cached - c0;
+    c_notsame_ok = !same0[0] && !same0[1] && !same0[2];
+    cache_drive(1, 1);
+    cache_drive(2, 0);
+    cache_drive(1, 0); /* (rewritten back: the same as before) */
+    for (int w = 0; w < 3; w++) {
+        tls_th->unlogged = tls_th->misses = 0; /* (unlogged walks never repeat another) */
+        cache_drive(w, 2);
+    }
+    CHECK_U64("cache: walks from three places in turn = libunwind", (uint64_t)c_diff, 0);
+    printf("     (cache: %" PRIu64 " walks finished from the cache)\n", tls_th->cached - before);
+    CHECK_U64("cache: the last round's three walks finished from the cache", last, 3);
+    CHECK("cache: a return address rewritten beyond the probe frame is read anew", c_tamper_ok);
+    CHECK("cache: a walk after another one is not the same", c_notsame_ok);
+    CHECK("cache: a walk made twice in a row repeats", c_same_ok);
+}
+
 /* fork while another thread holds the tracer's locks: the rule writers' mutex (clearing the
  * table, deriving rules anew) and the loader lock around its walks of the loader's list. The
  * child's own dlclose (which unloads, so glibc takes its list lock) and a walk that derives rules
@@ -792,6 +905,7 @@ int main(int argc, char **argv)
     test_log();
     test_log_off();
     test_log_older();
+    test_cache();
     test_stop();
     test_fork(dir);
     test_fork_list_lock(dir);
