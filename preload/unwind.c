@@ -972,8 +972,9 @@ log_same(struct gt_unw_log *p, uint32_t n, uint64_t rbp)
 {
     if (p->chk_n != n) log_list(p, n);
     if (p->chk_rbp && rbp != p->rbp[0]) return 0;
-    for (uint32_t i = 0; i < p->nchk; i++)
-        if (*(const uint64_t *)p->chk_at[i] != p->chk_val[i]) return 0;
+    const uint64_t *at = p->chk_at, *val = p->chk_val;
+    for (uint32_t i = 0, m = p->nchk; i < m; i++)
+        if (*(const uint64_t *)at[i] != val[i]) return 0;
     return 1;
 }
 
