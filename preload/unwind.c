@@ -940,29 +940,37 @@ log_check(const struct gt_unw_log *p, uint32_t j, uint32_t n, uint64_t rbp, int 
     return live && rbp != p->rbp[j] ? j + 1 : 0;
 }
 
-/* What log_check(p, 0, n, rbp, 0) reads, as a list of slots and the values it wants there: the
- * liveness of saved rbp values depends on the log alone, so a loop that walks from one place
- * again and again compares slots without working it out each time. */
-static void log_list(struct gt_unw_log *p, uint32_t n)
+/* What a walk that repeats the logged walk p's frames j to n-1 (the last one walked anew) reads:
+ * each slot into at[i * step], the value it wants there into val[i * step] (at NULL: only
+ * counted); returns how many.
+ * Whether a saved rbp is live depends on the log alone (log_check), so a loop that walks from one
+ * place again and again compares slots without working it out each time. *live: the rbp entering
+ * frame j counts too. */
+static uint32_t slot_pairs(const struct gt_unw_log *p, uint32_t j, uint32_t n, uint64_t *at,
+                           uint64_t *val, uint32_t step, int *live_out)
 {
     uint32_t m = 0;
-    for (uint32_t k = 0; k + 1 < n; k++) {
-        p->chk_at[m] = p->sp[k + 1] - 8;
-        p->chk_val[m++] = p->ra[k + 1];
-    }
+    for (uint32_t k = j; k + 1 < n; k++, m++)
+        if (at) at[m * step] = p->sp[k + 1] - 8, val[m * step] = p->ra[k + 1];
     int live = 0;
-    for (uint32_t k = n - 1; k-- > 0;) {
+    for (uint32_t k = n - 1; k-- > j;) {
         if (p->rbp_at[k]) {
             if (live) {
-                p->chk_at[m] = p->rbp_at[k];
-                p->chk_val[m++] = p->rbp[k + 1];
+                if (at) at[m * step] = p->rbp_at[k], val[m * step] = p->rbp[k + 1];
+                m++;
             }
             live = p->cfa_rbp[k];
         } else
             live |= p->cfa_rbp[k];
     }
-    p->chk_rbp = live;
-    p->nchk = m;
+    *live_out = live;
+    return m;
+}
+
+/* What log_check(p, 0, n, rbp, 0) reads, made once per log and length. */
+static void log_list(struct gt_unw_log *p, uint32_t n)
+{
+    p->nchk = slot_pairs(p, 0, n, p->chk_at, p->chk_val, 1, &p->chk_rbp);
     p->chk_n = n;
 }
 
@@ -1053,14 +1061,8 @@ cache_find(struct gt_unw_thread *th, void **buf, uintptr_t sp, uintptr_t ra, uin
 static void cache_put(struct gt_unw_thread *th, const struct gt_unw_log *L, uint32_t n)
 {
     const uint32_t j = GT_UNW_PROBE;
-    uint32_t nchk = n - 1 - j, live = 0;
-    for (uint32_t k = n - 1; k-- > j;) { /* the rbp slots to check, counted first */
-        if (L->rbp_at[k]) {
-            nchk += live != 0;
-            live = L->cfa_rbp[k];
-        } else
-            live |= L->cfa_rbp[k];
-    }
+    int live;
+    uint32_t nchk = slot_pairs(L, j, n, NULL, NULL, 0, &live);
     uint32_t words = (n - j) + 2 * nchk;
     if (words > GT_UNW_ARENA / 4) return; /* (a walk of more than ~2,700 frames) */
     if (!th->arena) {
@@ -1081,25 +1083,9 @@ static void cache_put(struct gt_unw_thread *th, const struct gt_unw_log *L, uint
     }
     th->ckey[slot] = 0;
     if (th->clast && !th->ckey[th->clast - 1]) th->clast = 0;
-    uint64_t *w = th->arena + off, *c = w + (n - j);
+    uint64_t *w = th->arena + off;
     memcpy(w, L->ra + j, sizeof(uint64_t) * (n - j));
-    uint32_t m = 0;
-    for (uint32_t k = j; k + 1 < n; k++, m++) {
-        c[2 * m] = L->sp[k + 1] - 8;
-        c[2 * m + 1] = L->ra[k + 1];
-    }
-    live = 0;
-    for (uint32_t k = n - 1; k-- > j;) {
-        if (L->rbp_at[k]) {
-            if (live) {
-                c[2 * m] = L->rbp_at[k];
-                c[2 * m + 1] = L->rbp[k + 1];
-                m++;
-            }
-            live = L->cfa_rbp[k];
-        } else
-            live |= L->cfa_rbp[k];
-    }
+    uint32_t m = slot_pairs(L, j, n, w + (n - j), w + (n - j) + 1, 2, &live); /* pairs */
     struct gt_unw_cached *e = &th->centry[slot];
     e->sp = L->sp[j], e->ra = L->ra[j], e->rbp = L->rbp[j];
     e->gen = L->gen, e->stop_lo = L->stop_lo, e->stop_len = L->stop_len;
