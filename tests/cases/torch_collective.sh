@@ -3,8 +3,9 @@
 # rank 1 sleeps 50 ms before each all-reduce). Rank 0's GPU idles while its threads wait for rank
 # 1: the main thread in dist.all_reduce (torch/distributed frames), gloo's threads in c10d:: and
 # gloo:: receive loops. Its host samples must put most of its sampled idle time in the
-# communication class, the heaviest such site's stack through the all-reduce's line; rank 1's
-# sleep is a site of its own, blocked (its gloo threads wait in the collective meanwhile too).
+# communication class, a site with a quarter of that time at least through the all-reduce's line
+# (the main thread's; gloo's threads wait as long); rank 1's sleep is a site of its own, blocked
+# (its gloo threads wait in the collective meanwhile too).
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
 [ -r /proc/self/task/$$/syscall ] || skip "no /proc/PID/task/TID/syscall on this kernel"
@@ -34,8 +35,16 @@ t0 = top(r0, "communication")
 print("rank 0: communication %.1f of %.1f ms sampled idle (%.2f); its heaviest site %s"
       % (c0["communication"] / 1e6, sampled / 1e6, share, t0 and (t0["site"], round(t0["idle_ns"] / 1e6, 1))))
 assert share >= 0.6, c0
-# (the site is the innermost Python frame: PyTorch's all_reduce; its stack holds our line)
-assert t0 and any(f.endswith("collective.py:%s)" % sys.argv[3]) for f in t0["frames"]), t0
+# The main thread's wait in the all-reduce is a site of its own (the innermost Python frame:
+# PyTorch's all_reduce; its stack holds our line) with about a third of that time: three threads
+# wait at once (it, gloo's receive loop, c10d's work loop), and a gap that ends with a copy gloo's
+# thread queued takes any thread's samples, so which of the three is heaviest is a coin toss
+# (0.35 / 0.34 / 0.30 in two runs); a quarter at least is asked.
+ours = [e for e in r0["idle_by_host_site"] or [] if e["class"] == "communication" and
+        any(f.endswith("collective.py:%s)" % sys.argv[3]) for f in e["frames"])]
+mine = max(ours, key=lambda e: e["idle_ns"]) if ours else None
+print("rank 0: the all-reduce line's site %s" % ((mine and (mine["site"], round(mine["idle_ns"] / 1e6, 1))),))
+assert mine and mine["idle_ns"] >= 0.25 * c0["communication"], (mine, t0)
 # ... and at least ~half of the 8 x 50 ms rank 1 made it wait
 assert c0["communication"] >= 150e6, c0
 rows = sorted(r1["idle_by_host_site"] or [], key=lambda e: -e["idle_ns"])
