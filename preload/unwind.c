@@ -1018,8 +1018,9 @@ static void log_outcome(struct gt_unw_thread *th, int hit)
  * with the same max, stop range and rules, whose listed slots still hold those values, would walk
  * on exactly as that one did (the induction of "the walk" above): it takes the rest of its frames
  * from there. Its first GT_UNW_PROBE frames are its own. Entries are made from logged walks that
- * went beyond the probe frame and did not come from the cache; they take the slots in turn and
- * their frames a ring of words, an entry whose words are overwritten leaves the cache. */
+ * reached the probe frame before joining the previous walk, went beyond it and did not come from
+ * the cache; they take the slots in turn and their frames a ring of words, an entry whose words
+ * are overwritten leaves the cache. */
 
 static inline uint64_t cache_key(uintptr_t sp, uintptr_t ra)
 {
@@ -1160,9 +1161,10 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
     uint32_t lc = th->cur == th->old ? (th->cur + 1) % 3 : 3 - th->cur - th->old;
     struct gt_unw_log *L = &th->log[lc];
     /* (jmin: no join below the frame whose slot changed; a stricter check than the joins') */
+    int probed = 0; /* reached the probe frame before joining the previous walk */
     for (;;) {
         if (GT_UNW_UNLIKELY(ra < 4096)) return -1;
-        if (n == GT_UNW_PROBE && th->arena) {
+        if (n == GT_UNW_PROBE && (probed = 1, th->arena)) {
             int m = cache_find(th, buf, sp, ra, rbp, max, gen, stop_lo, stop_len, clast);
             if (m) {
                 /* the latest walk is not logged: the next one does not join it. The thread's
@@ -1241,7 +1243,8 @@ done:
         th->old = th->cur;
         th->cur = lc;
         log_outcome(th, 2 * taken >= (uint32_t)n);
-        if (n > GT_UNW_PROBE) cache_put(th, L, (uint32_t)n);
+        /* (a walk that joined the previous one sooner was cheap, and is that one's frames) */
+        if (probed && n > GT_UNW_PROBE) cache_put(th, L, (uint32_t)n);
     }
     return n;
 }
@@ -1416,7 +1419,7 @@ void gt_unwind_thread_release(struct gt_unw_thread *th)
 {
     if (th->arena) munmap(th->arena, sizeof(uint64_t) * GT_UNW_ARENA);
     th->arena = NULL;
-    th->arena_pos = th->cnext = 0;
+    th->arena_pos = th->cnext = th->clast = 0;
     memset(th->ckey, 0, sizeof(th->ckey));
 }
 
