@@ -50,6 +50,7 @@ typedef CUptiResult (*push_fn)(CUpti_ExternalCorrelationKind, uint64_t);
 typedef CUptiResult (*pop_fn)(CUpti_ExternalCorrelationKind, uint64_t *);
 typedef CUptiResult (*ts_cb_fn)(CUpti_TimestampCallbackFunc);
 typedef CUptiResult (*get_ts_fn)(uint64_t *);
+typedef CUptiResult (*set_attr_fn)(CUpti_ActivityAttribute, size_t *, void *);
 
 static struct {
     void *lib;
@@ -61,6 +62,7 @@ static struct {
     flush_all_fn flush_all;
     push_fn push;
     pop_fn pop;
+    set_attr_fn set_attr;
     pthread_mutex_t mu;   /* names table and staging; taken inside buffer callbacks */
     pthread_mutex_t call_mu; /* flush calls vs shutdown */
     int stopped;          /* under call_mu: CUPTI may be torn down, make no more calls */
@@ -270,10 +272,18 @@ static _Atomic unsigned buf_outstanding;
 /* Buffers given back, kept for the next requests: a fresh 2 MiB allocation costs 512 page
  * faults when CUPTI zeroes it and an munmap at its free (most of the flusher's kernel time in a
  * PyTorch launch loop). Requests and completions come from any thread: slots are taken and
- * filled by atomic exchange. At most BUF_SPARE * BUF_BYTES stay allocated. */
+ * filled by atomic exchange. At most BUF_SPARE * BUF_BYTES stay allocated.
+ *
+ * Left to itself CUPTI zeroes each buffer we hand it, all 2 MiB, on the thread whose API call
+ * needed it: the program's (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, "a few stalls may
+ * appear in critical path"). Our periodic flush hands back a buffer that holds a few KiB, so a
+ * launch-bound loop met a 2 MiB memset every couple of steps. With the attribute set (buf_zeroed)
+ * we hand zeroed buffers instead: fresh ones from calloc (new pages, zero already), spare ones
+ * zeroed where CUPTI wrote them, their first `valid` bytes, on the thread that completes them. */
 #define BUF_SPARE 4
 static _Atomic(uint8_t *) buf_spare[BUF_SPARE];
 static _Atomic unsigned long buf_handed, buf_reused; /* GPUTRACE_DEBUG's figures */
+static _Atomic int buf_zeroed; /* CUPTI takes our buffers as zeroed: we zero them */
 
 static uint8_t *spare_take(void)
 {
@@ -302,10 +312,10 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
         atomic_fetch_sub(&buf_outstanding, 1);
         return;
     }
-    /* aligned_alloc keeps the pointer CUPTI hands back equal to what we must free. */
+    /* malloc's alignment (16) is the 8 CUPTI asks for; calloc zeroes only memory not fresh */
     *buffer = spare_take();
     if (*buffer) atomic_fetch_add_explicit(&buf_reused, 1, memory_order_relaxed);
-    if (!*buffer) *buffer = aligned_alloc(8, BUF_BYTES);
+    if (!*buffer) *buffer = calloc(1, BUF_BYTES);
     if (*buffer) {
         *size = BUF_BYTES;
         atomic_fetch_add_explicit(&buf_handed, 1, memory_order_relaxed);
@@ -316,7 +326,7 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
                                       size_t valid)
 {
-    (void)ctx, (void)stream, (void)size;
+    (void)ctx, (void)stream;
     int saved_hook = gt_tls_in_hook;
     __atomic_store_n(&gt_tls_in_hook, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&C.mu);
@@ -324,6 +334,9 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     while (valid && C.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) convert(rec);
     stage_flush();
     pthread_mutex_unlock(&C.mu);
+    /* a spare is handed as it is: zero what CUPTI wrote (it wrote nothing past valid) */
+    if (buffer && atomic_load_explicit(&buf_zeroed, memory_order_relaxed))
+        memset(buffer, 0, valid < size ? valid : size);
     if (buffer && !spare_put(buffer)) free(buffer);
     if (buffer) atomic_fetch_sub(&buf_outstanding, 1);
     __atomic_store_n(&gt_tls_in_hook, saved_hook, __ATOMIC_RELAXED);
@@ -441,6 +454,14 @@ static void setup(struct gt_thread *t)
             if (b - a < best) best = b - a, C.clock_offset = (int64_t)c - (int64_t)(a + (b - a) / 2);
         }
     }
+    /* before the first request (the attribute holds for buffers requested after it is set); a
+     * CUPTI without it zeroes them itself */
+    C.set_attr = (set_attr_fn)gt_real_dlsym(C.lib, "cuptiActivitySetAttribute");
+    uint8_t one = 1;
+    size_t one_size = sizeof(one);
+    if (C.set_attr &&
+        C.set_attr(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &one_size, &one) == CUPTI_SUCCESS)
+        atomic_store(&buf_zeroed, 1);
     CUptiResult r = reg(buffer_requested, buffer_completed);
     if (r != CUPTI_SUCCESS) {
         note_status(t, GT_CUPTI_FAILED, (int)r, ": cuptiActivityRegisterCallbacks failed");
@@ -542,6 +563,12 @@ static void hand_over(void)
     pthread_mutex_lock(&C.call_mu);
     int was_on = !C.stopped;
     C.stopped = 1;
+    /* the new client's buffers are zeroed by CUPTI again, as it expects (the default) */
+    if (atomic_exchange(&buf_zeroed, 0) && C.set_attr) {
+        uint8_t zero = 0;
+        size_t zero_size = sizeof(zero);
+        C.set_attr(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zero_size, &zero);
+    }
     pthread_mutex_unlock(&C.call_mu);
     atomic_store(&gt_cupti_on, 0);
     __atomic_store_n(&gt_tls_in_hook, saved, __ATOMIC_RELAXED);

@@ -15,6 +15,9 @@ elif [ -n "$tsan_rt" ]; then
     GT_PRELOAD="$tsan_rt $GT_LIB"
     export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:report_signal_unsafe=0:die_after_fork=0:suppressions=$SRC/tests/tsan.supp}"
 fi
+# The simulated CUPTI checks every buffer a client hands it as zeroed (the shim does, setting
+# CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER), and aborts on a byte set (tests/simcupti).
+export GTSIM_CUPTI_CHECK_ZEROED="${GTSIM_CUPTI_CHECK_ZEROED:-1}"
 # Run a command against the simulated driver, traced by the shim, into trace file $1.
 # The simulated CUPTI comes first too, so the shim finds it by the default search.
 traced() { out=$1; shift; LD_LIBRARY_PATH="$SIMCUPTI_DIR:$SIM_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \

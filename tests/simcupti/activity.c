@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -374,6 +375,26 @@ static void place(void) /* under mu: staging queue -> client buffers */
     if (qhead == qlen) qhead = qlen = qrecs = 0;
 }
 
+/* A buffer the client handed us, under mu. CUPTI zeroes it on the calling thread unless the client
+ * set CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, saying it hands zeroed buffers; then the bytes
+ * CUPTI does not write stay as they were. GTSIM_CUPTI_CHECK_ZEROED=1 holds the client to its word:
+ * a buffer handed as zeroed with a byte set aborts the process (a fixture's assertion). */
+static void handed(uint8_t *b, size_t size)
+{
+    if (!attr[CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER]) {
+        memset(b, 0, size);
+        return;
+    }
+    const char *e = getenv("GTSIM_CUPTI_CHECK_ZEROED");
+    if (!e || strcmp(e, "1") != 0) return;
+    for (size_t i = 0; i < size; i++)
+        if (b[i]) {
+            fprintf(stderr, "gtsim-cupti: a buffer handed as zeroed (%zu bytes at %p) holds 0x%02x "
+                            "at offset %zu\n", size, (void *)b, b[i], i);
+            abort();
+        }
+}
+
 static void deliver(int mode)
 {
     struct cbuf_list out = {0};
@@ -403,7 +424,7 @@ static void deliver(int mode)
             q_drop_all();
             break;
         }
-        if (!attr[CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER]) memset(b, 0, size);
+        handed(b, size);
         struct cbuf nb = {b, size, 0, maxrec, 0};
         if (!have_cur) {
             cur = nb;
@@ -663,7 +684,7 @@ static void request_if_empty(void)
     pthread_mutex_lock(&mu);
     requesting = 0;
     if (b && size) {
-        if (!attr[CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER]) memset(b, 0, size);
+        handed(b, size);
         struct cbuf nb = {b, size, 0, maxrec, 0};
         if (!have_cur) {
             cur = nb;
