@@ -29,12 +29,17 @@ of include/gputrace/trace_format.h ("framework allocators") packed here and hand
   - after every optimizer step (a global step post-hook, any optimizer, levels stats and up):
     the storages its param_groups' parameters (weights), their .grad (gradients) and its state's
     CUDA tensors (optimizer state) occupy: a TORCH_STEP record per device with the bytes of each
-    role, preceded by the whole set (TORCH_ROLES records) when a hash of it changed.
+    role, preceded by the whole set (TORCH_ROLES records) when a hash of it changed, and
+    allocated and reserved bytes (memory_stats) when read at that step: at an optimizer's first
+    step, when its set changed, and otherwise once STEP_STATS_COST_RATIO times the last read's
+    own time has passed since it (the read takes 8-26 us, a launch-bound step 1 ms: every step of
+    a real training job is read, of a tiny one every few); UNREAD (2^64 - 1) at the others.
 
 Nothing here may change the program: every entry point catches everything, writes a note into
 the trace and goes on; the program's own OOM observers are untouched (PyTorch keeps a list);
 no thread is started.
 """
+import operator
 import struct
 import sys
 import time
@@ -43,6 +48,7 @@ import weakref
 PEAK_MIN_S = 1.0  # at most one peak snapshot per second
 PEAK_GROWTH = 1.10  # and only when reserved or allocated grew by 10 % over the last one
 ALLOC_SNAP_COST_RATIO = 50  # allocated-high snapshots: next one after 50x the last one's time
+STEP_STATS_COST_RATIO = 200  # step hook: memory_stats read at most 0.5 % of the time
 STACK_MAX = 24  # frames kept per block stack, innermost first
 TRACE_MAX = 100000  # PyTorch's ring buffer of allocator events (level history)
 TRACE_PER_REC = 30000  # 32-byte entries: records stay under the shim's 1 MiB bound
@@ -60,8 +66,10 @@ _PERIODIC, _WHY_OOM, _PEAK, _EXIT, _START = 0, 1, 2, 3, 4
 _HISTORY_OURS, _HISTORY_USER, _EXPANDABLE, _ASYNC = 1, 2, 4, 8
 _STATES = {"inactive": 0, "active_allocated": 1, "active_pending_free": 2}
 _MASK64 = (1 << 64) - 1
+_UNREAD = _MASK64  # a TORCH_STEP's allocated and reserved when not read at that step
 
 _S = None  # the bridge's state once installed
+_GRAD = operator.attrgetter("grad")
 
 
 class _State:
@@ -386,23 +394,29 @@ def _roles_recs(s, entry, roles, out):
 
 def _optimizer_entry(s, opt):
     """[number, steps, hash of the last set written, weak reference, fingerprint at the last
-    step, [(device, totals)] at the last step] of opt."""
+    step, [(device, totals)] at the last step, monotonic ns before which its steps read no
+    memory_stats] of opt."""
     entry = s.optimizers.get(id(opt))
     if entry is None or entry[3]() is not opt:  # new, or an id reused after a collection
         s.opt_count += 1
-        entry = s.optimizers[id(opt)] = [s.opt_count, 0, None, weakref.ref(opt), None, []]
+        entry = s.optimizers[id(opt)] = [s.opt_count, 0, None, weakref.ref(opt), None, [], 0]
     return entry
 
 
 def _fingerprint(s, opt):
     """The data pointers of everything opt holds, in a fixed order: equal to the last step's
-    when nothing was replaced (one C call per tensor, against five for reading the set)."""
+    when nothing was replaced (one C call per tensor, against five for reading the set; map
+    makes the calls without a Python frame per list)."""
     params = [p for g in opt.param_groups for p in g["params"]]
-    key = [p.data_ptr() for p in params]
-    key += [0 if g is None else g.data_ptr() for g in [p.grad for p in params]]
-    Tensor, state = s.torch.Tensor, opt.state
-    for p in params:
-        st = state.get(p)
+    Tensor = s.torch.Tensor
+    data_ptr = Tensor.data_ptr
+    try:
+        key = list(map(data_ptr, params))
+        key += map(data_ptr, map(_GRAD, params))
+    except Exception:  # a parameter without a gradient (None): one by one
+        key = [p.data_ptr() for p in params]
+        key += [0 if g is None else g.data_ptr() for g in [p.grad for p in params]]
+    for st in map(opt.state.get, params):
         if st:
             key += [v.data_ptr() for v in st.values() if isinstance(v, Tensor)]
     return key
@@ -418,7 +432,10 @@ def _on_step(opt, args, kwargs):
         entry[1] += 1
         key = _fingerprint(s, opt)
         out = bytearray()
+        now = time.monotonic_ns()
+        read = now >= entry[6]
         if key != entry[4]:  # something was replaced: read the set again
+            read = True
             roles = _roles(s, opt)
             _roles_recs(s, entry, roles, out)
             totals = {}
@@ -428,14 +445,19 @@ def _on_step(opt, args, kwargs):
                 t[3 + r] += 1
             entry[4], entry[5] = key, sorted(totals.items())
         name = type(opt).__name__.encode("utf-8", "replace")[:200]
+        t0 = time.monotonic_ns() if read else 0
         for d, t in entry[5]:
-            # the nested dict: memory_stats() flattens it in Python, 6x the time (7.5 against
-            # 47 us a call on the simulated stack), on every step of every optimizer
-            st = s.torch.cuda.memory_stats_as_nested_dict(d)
+            allocated = reserved = _UNREAD
+            if read:
+                # the nested dict: memory_stats() flattens it in Python, 6x the time (7.5
+                # against 47 us a call on the simulated stack)
+                st = s.torch.cuda.memory_stats_as_nested_dict(d)
+                allocated, reserved = _current(st, "allocated_bytes"), _current(st, "reserved_bytes")
             out += _rec_tail("QQQQQQQIiIIII", _STEP, 0, name, entry[1], t[0], t[1], t[2],
-                             entry[2], _current(st, "allocated_bytes"),
-                             _current(st, "reserved_bytes"), entry[0], d, t[3], t[4],
-                             t[5], len(name))
+                             entry[2], allocated, reserved, entry[0], d, t[3], t[4], t[5],
+                             len(name))
+        if read:
+            entry[6] = t0 + STEP_STATS_COST_RATIO * (time.monotonic_ns() - t0)
         s.emit(bytes(out))
     except Exception as e:  # never into the program's step
         _failed("the optimizer step hook", e)

@@ -200,7 +200,10 @@ static void on_step(struct ga_tiers *t, const struct ga_event *ev)
             p.weights += x->bytes[0], p.gradients += x->bytes[1];
             p.optimizer_state += x->bytes[2];
         }
-    series_add(dev_of(t, r->device), &p);
+    /* the series has the steps whose hook read memory_stats (the bridge skips the read at
+     * short steps: GT_TORCH_STEP_UNREAD) */
+    if (r->allocated != GT_TORCH_STEP_UNREAD && r->reserved != GT_TORCH_STEP_UNREAD)
+        series_add(dev_of(t, r->device), &p);
 }
 
 void ga_tiers_event(struct ga_tiers *t, const struct ga_event *ev)

@@ -114,11 +114,14 @@ void ga_dump_torch(FILE *o, const struct ga_vrecord *ev)
         const struct gt_rec_torch_step *x = &r->torch_step;
         fprintf(o,
                 " - optimizer=%u step=%" PRIu64 " device=%d weights=%" PRIu64
-                "/%u gradients=%" PRIu64 "/%u optimizer_state=%" PRIu64 "/%u allocated=%" PRIu64
-                " reserved=%" PRIu64 " hash=0x%" PRIx64 " name=\"",
+                "/%u gradients=%" PRIu64 "/%u optimizer_state=%" PRIu64 "/%u",
                 x->optimizer, x->step, x->device, x->weights, x->weight_tensors, x->gradients,
-                x->gradient_tensors, x->optimizer_state, x->state_tensors, x->allocated,
-                x->reserved, x->roles_hash);
+                x->gradient_tensors, x->optimizer_state, x->state_tensors);
+        if (x->allocated == GT_TORCH_STEP_UNREAD) fputs(" allocated=unread", o);
+        else fprintf(o, " allocated=%" PRIu64, x->allocated);
+        if (x->reserved == GT_TORCH_STEP_UNREAD) fputs(" reserved=unread", o);
+        else fprintf(o, " reserved=%" PRIu64, x->reserved);
+        fprintf(o, " hash=0x%" PRIx64 " name=\"", x->roles_hash);
         ga_put_escaped(o, ev->str[0], ev->str_len[0]);
         fputc('"', o);
         break;

@@ -811,8 +811,9 @@ struct gt_rec_torch_step {
     uint64_t gradients;
     uint64_t optimizer_state;
     uint64_t roles_hash;      /* of the whole set (all devices) */
-    uint64_t allocated;       /* allocated_bytes.all.current (memory_stats), in the hook */
-    uint64_t reserved;        /* reserved_bytes.all.current, in the hook */
+    uint64_t allocated;       /* allocated_bytes.all.current (memory_stats), in the hook, or
+                               * GT_TORCH_STEP_UNREAD */
+    uint64_t reserved;        /* reserved_bytes.all.current, in the hook, or GT_TORCH_STEP_UNREAD */
     uint32_t optimizer;
     int32_t device;
     uint32_t weight_tensors;  /* storages of each role on `device` */
@@ -821,6 +822,10 @@ struct gt_rec_torch_step {
     uint32_t name_len;        /* bytes of the optimizer's class name following, padded to 8 */
 };
 _Static_assert(sizeof(struct gt_rec_torch_step) == 96, "gt_rec_torch_step layout");
+/* allocated and reserved of a step whose hook did not read memory_stats: the bridge reads them
+ * at an optimizer's first step, when its set changed, and otherwise once 200 times the last
+ * read's own time has passed (python/gputrace_torch.py, STEP_STATS_COST_RATIO) */
+#define GT_TORCH_STEP_UNREAD UINT64_MAX
 
 /* PyTorch's own record of its allocator's events (`_snapshot()["device_traces"]`, kept while
  * history is recorded with enabled='all'), written right before each snapshot of the bridge:
