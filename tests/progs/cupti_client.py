@@ -30,7 +30,10 @@ def check(r, what):
 
 @REQ
 def requested(buf, size, maxrec):
-    b = ctypes.create_string_buffer(1 << 16)
+    # not zeroed: CUPTI zeroes a client's buffers by default (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_
+    # ACTIVITY_BUFFER 0), so gputrace, which sets it for its own, must set it back when this
+    # client takes over (the simulated CUPTI aborts on a dirty buffer handed as zeroed)
+    b = ctypes.create_string_buffer(b"\xa5" * (1 << 16), 1 << 16)
     addr = ctypes.addressof(b)
     buffers[addr] = b
     buf[0], size[0], maxrec[0] = addr, len(b), 0
