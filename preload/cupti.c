@@ -276,8 +276,9 @@ static _Atomic unsigned buf_outstanding;
  *
  * Left to itself CUPTI zeroes each buffer we hand it, all 2 MiB, on the thread whose API call
  * needed it: the program's (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, "a few stalls may
- * appear in critical path"). Our periodic flush hands back a buffer that holds a few KiB, so a
- * launch-bound loop met a 2 MiB memset every couple of steps. With the attribute set (buf_zeroed)
+ * appear in critical path"). Our periodic flush hands back a buffer that holds a few KiB, so the
+ * program met a 2 MiB memset (~50 us) after every flush that ended a buffer: 26-30 in 3 s of a
+ * PyTorch step loop (bench/README.md, issue 23 step 12). With the attribute set (buf_zeroed)
  * we hand zeroed buffers instead: fresh ones from calloc (new pages, zero already), spare ones
  * zeroed where CUPTI wrote them, their first `valid` bytes, on the thread that completes them. */
 #define BUF_SPARE 4
