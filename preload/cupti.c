@@ -285,6 +285,9 @@ static _Atomic unsigned buf_outstanding;
 static _Atomic(uint8_t *) buf_spare[BUF_SPARE];
 static _Atomic unsigned long buf_handed, buf_reused; /* GPUTRACE_DEBUG's figures */
 static _Atomic int buf_zeroed; /* CUPTI takes our buffers as zeroed: we zero them */
+/* GPUTRACE_DEBUG: completed buffers with a byte set past their valid size, which zeroing only the
+ * valid bytes would leave set (the GPU kit asks this of the real CUPTI: tests/gpu/run.sh) */
+static _Atomic unsigned long buf_dirty_tail;
 
 static uint8_t *spare_take(void)
 {
@@ -324,6 +327,15 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
         atomic_fetch_sub(&buf_outstanding, 1);
 }
 
+/* Whether n bytes at p are all zero (memcmp against a zero block: cheap under the sanitizers). */
+static int all_zero(const uint8_t *p, size_t n)
+{
+    static const uint8_t zero[4096];
+    for (size_t at = 0; at < n; at += sizeof(zero))
+        if (memcmp(p + at, zero, n - at < sizeof(zero) ? n - at : sizeof(zero)) != 0) return 0;
+    return 1;
+}
+
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
                                       size_t valid)
 {
@@ -336,8 +348,12 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     stage_flush();
     pthread_mutex_unlock(&C.mu);
     /* a spare is handed as it is: zero what CUPTI wrote (it wrote nothing past valid) */
-    if (buffer && atomic_load_explicit(&buf_zeroed, memory_order_relaxed))
-        memset(buffer, 0, valid < size ? valid : size);
+    if (buffer && atomic_load_explicit(&buf_zeroed, memory_order_relaxed)) {
+        size_t n = valid < size ? valid : size;
+        if (gt_debug && !all_zero(buffer + n, size - n))
+            atomic_fetch_add_explicit(&buf_dirty_tail, 1, memory_order_relaxed);
+        memset(buffer, 0, n);
+    }
     if (buffer && !spare_put(buffer)) free(buffer);
     if (buffer) atomic_fetch_sub(&buf_outstanding, 1);
     __atomic_store_n(&gt_tls_in_hook, saved_hook, __ATOMIC_RELAXED);
@@ -623,8 +639,10 @@ static void exit_flush(void)
     C.stopped = 1;
     pthread_mutex_unlock(&C.call_mu);
     atomic_store(&gt_cupti_on, 0);
-    gt_log("gputrace: cupti: %lu buffers handed out, %lu of them reused\n",
-           atomic_load(&buf_handed), atomic_load(&buf_reused));
+    gt_log("gputrace: cupti: %lu buffers handed out, %lu of them reused; handed zeroed: %s, %lu "
+           "with a byte set past their valid size\n",
+           atomic_load(&buf_handed), atomic_load(&buf_reused),
+           atomic_load(&buf_zeroed) ? "yes" : "no", atomic_load(&buf_dirty_tail));
     __atomic_store_n(&gt_tls_in_hook, saved, __ATOMIC_RELAXED);
 }
 

@@ -58,6 +58,7 @@ echo "$out" | grep "^\[gpu-kit\] \(PASS\|FAIL\|SKIP\)"
 r() { echo "$out" | grep "^\[gpu-kit\] [A-Z]*  $1:" | head -n 1 | awk '{print $2}'; }
 expect_eq "a failed build" "$(r build)" FAIL
 expect_eq "the driver-API program" "$(r "driver-API program")" PASS
+expect_eq "CUPTI's buffers handed zeroed, none written past its valid size" "$(r "CUPTI buffers handed zeroed")" PASS
 expect_eq "no torch" "$(r PyTorch)" SKIP
 expect_eq "no CuPy" "$(r cupy)" SKIP
 expect_eq "no JAX" "$(r jax)" SKIP

@@ -120,6 +120,15 @@ if section driver; then
         CUPTI=$(jv "$j" "d['trace'].get('gpu_timeline')")
         say "GPU timeline: $CUPTI"
     else row FAIL "driver-API program" "exit $? $(tail -2 "$WORK/drv.err" | tr '\n' ' ')"; fi
+    # the shim hands CUPTI zeroed buffers and zeroes only the bytes CUPTI said it wrote: the real
+    # CUPTI must write nothing past them (GPUTRACE_DEBUG scans every completed buffer's rest)
+    GPUTRACE_DEBUG=1 timeout 120 "$GT" -o "$WORK/drvdbg.trace" -- "$WORK/driver_prog" >/dev/null 2>"$WORK/drvdbg.err"
+    z=$(sed -n 's/^gputrace: cupti: \([0-9]*\) buffers handed out, [0-9]* of them reused; handed zeroed: \([a-z]*\), \([0-9]*\) with a byte set past their valid size$/\1 \2 \3/p' "$WORK/drvdbg.err")
+    case "$z" in
+    "" | "0 "*) row FAIL "CUPTI buffers handed zeroed" "no buffer handed, or no line: $(grep 'cupti' "$WORK/drvdbg.err" | head -2 | tr '\n' ' ')" ;;
+    *" yes 0") row PASS "CUPTI buffers handed zeroed" "${z%% *} buffers; none with a byte set past its valid size" ;;
+    *) row FAIL "CUPTI buffers handed zeroed" "buffers, zeroed, with bytes past valid: $z" ;;
+    esac
 fi
 
 if section static; then
