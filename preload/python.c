@@ -1473,11 +1473,25 @@ uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max,
 
 /* ---- host samples (hostsample.c) ----------------------------------------------------------- */
 
-/* The Python thread state of the calling thread (0: none, or no walk by offsets here). */
+/* The Python thread state of the calling thread (0: none, or no walk by offsets here). Read
+ * under the walkers' guard, as offset_frames reads: own_state reads the state, which
+ * finalization frees (_PyThreadState_DeleteExcept) while a daemon thread may still be in a hook
+ * (TSan saw the read and the free race: stacks_nogil, Python 3.12). Until the guard is registered
+ * there is none (asked for here, as gt_py_frames asks). */
 uintptr_t gt_py_thread_state(void)
 {
     if (!gt_py_available() || !atomic_load_explicit(&P.on, memory_order_relaxed)) return 0;
-    return own_state();
+    uintptr_t ts = 0;
+    atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
+    if (atomic_load(&P.closing) && !closer) {
+        /* the interpreter is shutting down */
+    } else if (atomic_load(&P.guard) == GUARD_ON) {
+        ts = own_state();
+    } else if (P.IsInitialized() == 1 && !P.IsFinalizing() && P.GILState_GetThisThreadState()) {
+        want_guard();
+    }
+    atomic_fetch_sub(&P.walkers, 1);
+    return ts;
 }
 
 /* The id of ts, the calling thread's own state (0: unknown): how the sampler thread tells that
@@ -1487,8 +1501,15 @@ uint64_t gt_py_thread_state_id(uintptr_t ts)
 {
     unsigned off = atomic_load_explicit(&P.ts_id, memory_order_relaxed);
     if (!ts || !off) return 0;
-    uint64_t id = P.ThreadState_GetID((PyObj *)ts), got;
-    memcpy(&got, (const void *)(ts + off), sizeof(got));
+    uint64_t id = 0, got = 0;
+    atomic_fetch_add(&P.walkers, 1); /* ts is read: under the guard, as gt_py_thread_state */
+    int open = !(atomic_load(&P.closing) && !closer);
+    if (open) {
+        id = P.ThreadState_GetID((PyObj *)ts);
+        memcpy(&got, (const void *)(ts + off), sizeof(got));
+    }
+    atomic_fetch_sub(&P.walkers, 1);
+    if (!open) return 0; /* shutting down: unknown, and the offset not judged */
     if (id && got == id) return id;
     if (atomic_exchange(&P.ts_id, 0))
         gt_log("gputrace: Python 3.%d: PyThreadState.id is not at offset %u: the frames of "
