@@ -82,8 +82,9 @@ if [ -n "$failed" ]; then
     for f in $failed; do
         echo "---- $f"; sed 's/^/    | /' "$work/$f.log" 2>/dev/null | tail -n 60
     done
-    # the failing checks again, last, where a truncated CI log still shows them
-    for f in $failed; do grep -E '^(FAIL|not ok)' "$work/$f.log" 2>/dev/null | head -n 10 | sed "s/^/$f: /"; done
+    # the failing checks again, last, where a truncated CI log still shows them (with the rows
+    # a figures check printed as DIFFERS: the log's tail may not reach them)
+    for f in $failed; do grep -E '^(FAIL|not ok)|DIFFERS' "$work/$f.log" 2>/dev/null | head -n 10 | sed "s/^/$f: /"; done
     echo "failed:$failed"
 fi
 echo "$pass passed, $fail failed, $skip skipped"

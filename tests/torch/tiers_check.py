@@ -127,4 +127,11 @@ if case == "checkpoint":
           base_pt["points"][-1]["rest_bytes"])
     print("activations: %d with checkpointing, %d without" %
           (cats["activations"]["bytes"], base_cats["activations"]["bytes"]))
+if fails:  # the context: the snapshots are taken by time (one peak snapshot per second at most)
+    t0 = pt["points"][0].get("t_loss", 0)
+    print("steps (s after the first loss): loss, end:",
+          ["%.3f %.3f" % (q.get("t_loss", 0) - t0, q.get("t_end", 0) - t0) for q in pt["points"]])
+    print("snapshots (s, why, allocated):",
+          ["%.3f %s %d" % (q["time_ns"] / 1e9, q["why"], q["allocated"]) for q in snaps])
+    print("DIFFERS:", "; ".join(fails))
 sys.exit(1 if fails else 0)

@@ -7,7 +7,9 @@ activations across `pause` seconds at the end of the forward, so that the bridge
 (taken at the next tick, which the loss's launch after the pause queues) sees them, and returns a
 point per step: the storages of the parameters, their gradients and the optimizer's state,
 memory_allocated(), and what the forward left alive (memory_allocated() after it minus before);
-max_memory_allocated() before and after the backward (higher after it: the peak was inside).
+max_memory_allocated() before and after the backward (higher after it: the peak was inside);
+t_loss and t_end, time.monotonic() after the loss and at the step's end (a failed check prints
+them: the snapshots follow the program's timing).
 case "autocast" runs the forward under torch.autocast(bfloat16)."""
 import time
 
@@ -52,13 +54,14 @@ def steps(model, opt, x, objective, case, n, pause, set_to_none=True):
         forward_bytes = torch.cuda.memory_allocated() - before  # what the forward left alive
         time.sleep(pause)
         loss = out.sum()  # its launch queues the due tick: the snapshot sees what lives now
+        t_loss = time.monotonic()
         allocated = torch.cuda.memory_allocated()
         w, g, st = roles(model, opt)
         held = sum(rounded(v) for d in (w, g, st) for v in d.values())
         points.append({"step": step + 1, "allocated": allocated,
                        "weights": sum(w.values()), "gradients": sum(g.values()),
                        "optimizer_state": sum(st.values()), "rest_bytes": allocated - held,
-                       "forward_bytes": forward_bytes})
+                       "forward_bytes": forward_bytes, "t_loss": t_loss})
         max_before = torch.cuda.max_memory_allocated()
         loss.backward()
         points[-1]["max_before_backward"] = max_before  # the peak so far, and after backward:
@@ -72,4 +75,5 @@ def steps(model, opt, x, objective, case, n, pause, set_to_none=True):
                                     "state_tensors": len(after[2]),
                                     "weight_tensors": len(after[0])}
         opt.zero_grad(set_to_none=set_to_none)
+        points[-1]["t_end"] = time.monotonic()
     return points
