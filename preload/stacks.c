@@ -637,7 +637,8 @@ static uint32_t put_symbol(uint8_t *out, uint32_t room, uint64_t addr, uint64_t 
 void gt_stacks_exit(void (*emit)(const void *p, uint32_t size))
 {
     enum { BUF = 1u << 20 };
-    size_t n = 0;
+    size_t n = 0, written = 0;
+    uint64_t t0 = gt_debug ? gt_now() : 0;
     if (gt_tls_thread && gt_tls_thread->stk) log_unwind(gt_tls_thread->stk, gt_tls_thread->tid);
     uint64_t *ips = gt_stack_depth ? all_ips(&n) : NULL;
     uint8_t *buf = ips ? malloc(BUF) : NULL;
@@ -659,8 +660,16 @@ void gt_stacks_exit(void (*emit)(const void *p, uint32_t size))
             w = put_symbol(buf, BUF, a, sz, info.dli_sname);
         }
         used += w;
+        written++;
     }
     if (used) emit(buf, used);
     free(buf);
     free(ips);
+    /* dladdr1 searches the object's whole dynamic symbol table: bench/torch_overhead.py's step
+     * workload (PyTorch on the simulated stack, 2026-12-06's VM) looked up 521 addresses in 187 ms
+     * at exit, 0.36 ms each */
+    if (gt_debug)
+        gt_log("gputrace: names at exit: %zu native addresses looked up with dladdr1, %zu names "
+               "written, %.1f ms\n",
+               n, written, (double)(gt_now() - t0) / 1e6);
 }
