@@ -51,7 +51,10 @@ void gt_header_seal(struct gt_file_header *h)
 static int header_sane(const struct gt_file_header *h, const char **why)
 {
     *why = NULL;
-    if (h->version == 0 || h->min_version == 0 || h->min_version > h->version)
+    /* before GT_FORMAT_HEADER_CRC the checksum's field was reserved, always 0: a set one is a
+     * sealed header whose version lost a bit (5 -> 1) */
+    if (h->version == 0 || h->min_version == 0 || h->min_version > h->version ||
+        (h->version < GT_FORMAT_HEADER_CRC && h->header_crc32 != 0))
         *why = "corrupt file header (version fields)";
     else if (h->version <= GT_FORMAT_VERSION && (h->flags & ~GT_FEAT_KNOWN))
         *why = "corrupt file header (unknown feature flags)";

@@ -134,6 +134,8 @@ static struct {
         struct gt_packer pk;
     } hpk[GT_HOST_PACKERS];
     int host_cheap;      /* host chunks use GT_CODEC_PACK_DELTA: owners pack their own too */
+    int torch_may;       /* the PyTorch bridge (torch.c) may write records: GPUTRACE_TORCH is not
+                            off (an unknown value is its default level) */
     uint32_t gpu_seq;    /* sequence of GPU chunks; under file_mu */
     pthread_mutex_t file_mu;
     int ended;           /* the end record is written: no chunk goes after it; under file_mu */
@@ -192,6 +194,8 @@ int gt_runtime_configure(const struct gt_runtime_calls *c)
     G.compress = (int)gt_env_num("GPUTRACE_COMPRESS", 0, 19, 1); /* 0 off, 2..19 zstd levels */
     gt_packer_init(&G.pk, G.compress);
     G.host_cheap = G.compress == 1;
+    v = getenv("GPUTRACE_TORCH");
+    G.torch_may = !v || strcmp(v, "off") != 0;
     for (int i = 0; i < GT_HOST_PACKERS; i++) {
         pthread_mutex_init(&G.hpk[i].mu, NULL);
         gt_packer_init(&G.hpk[i].pk, G.compress);
@@ -472,6 +476,8 @@ static void start_tracing(void)
     gt_header_init(&h, G.pid, (uint32_t)getppid(), rt_ns, mono_ns);
     if (G.compress > 0) /* readers that do not know the codecs must refuse the file */
         h.min_version = G.host_cheap ? GT_FORMAT_MIN_READER_PACK : GT_FORMAT_MIN_READER_CODEC;
+    if (G.torch_may) /* ... and those that would take GT_TORCH_STEP_UNREAD for bytes */
+        h.min_version = GT_FORMAT_MIN_READER_TORCH;
     gt_header_seal(&h);
     if (write(G.fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
         gt_warn("gputrace: cannot write %s (%s); tracing is off\n", path, strerror(errno));

@@ -24,11 +24,12 @@
 
 #define GT_MAGIC             "GPUTRACE" /* 8 bytes, no terminator on disk */
 #define GT_ENDIAN_TAG        0x01020304u /* reads as 0x04030201 on a foreign-endian host */
-#define GT_FORMAT_VERSION    4u /* 2: compressed chunks (codecs below); 3: GT_CODEC_PACK_DELTA;
-                                 * 4: gt_file_header.header_crc32 */
+#define GT_FORMAT_VERSION    5u /* 2: compressed chunks (codecs below); 3: GT_CODEC_PACK_DELTA;
+                                 * 4: gt_file_header.header_crc32; 5: GT_TORCH_STEP_UNREAD */
 #define GT_FORMAT_MIN_READER 1u /* oldest reader that can read a file without compressed chunks */
 #define GT_FORMAT_MIN_READER_CODEC 2u /* oldest reader that can read a file that may hold them */
 #define GT_FORMAT_MIN_READER_PACK 3u /* ... that may hold GT_CODEC_PACK_DELTA chunks */
+#define GT_FORMAT_MIN_READER_TORCH 5u /* ... that may hold torch steps GT_TORCH_STEP_UNREAD */
 
 /* Feature flags in gt_file_header.flags. */
 #define GT_FEAT_WATERMARKS (1u << 0) /* host chunks carry watermark records (see below) */

@@ -3,7 +3,8 @@
 # chunk for chunk (unit_codec repack: same records, kind, tid and seq per chunk, compressed or
 # decoded) gives a byte-identical report (--json, text, --dump); the header says which readers
 # may read the file (min_version 1 without compressed chunks, 3 with the packed host chunks of
-# the default level, 2 with zstd alone at the levels above).
+# the default level, 2 with zstd alone at the levels above: all with the PyTorch bridge off; where
+# the bridge may write records, 5 whatever the codecs).
 . "$SRC/tests/lib.sh"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
 threads=4 iters=20000
@@ -28,7 +29,7 @@ for mode in 0 default 2; do
     default) env="GPUTRACE_FLUSH_MS=100" ;;
     *) env="GPUTRACE_COMPRESS=$mode GPUTRACE_FLUSH_MS=100" ;;
     esac
-    got=$(env $env GPUTRACE_CUPTI=off sh -c '. "$SRC/tests/lib.sh"; traced "$0.trace" "$PROGS/flood" '"$threads $iters 2>/dev/null" "c$mode") ||
+    got=$(env $env GPUTRACE_CUPTI=off GPUTRACE_TORCH=off sh -c '. "$SRC/tests/lib.sh"; traced "$0.trace" "$PROGS/flood" '"$threads $iters 2>/dev/null" "c$mode") ||
         fail "$mode: traced run failed"
     expect_eq "$mode: program output" "$got" "$want"
     "$GT_REPORT" --json "c$mode.trace" > "c$mode.json" || fail "$mode: report failed"
@@ -38,7 +39,7 @@ for mode in 0 default 2; do
     expect_eq "$mode: launch_count" "$(j "d['timeline']['launch_count']")" $total
     expect_eq "$mode: lost_records" "$(j "d['trace']['lost_records']")" 0
     expect_eq "$mode: clean_end" "$(j "d['trace']['clean_end']")" True
-    expect_eq "$mode: format_version" "$(j "d['trace']['format_version']")" 4
+    expect_eq "$mode: format_version" "$(j "d['trace']['format_version']")" 5
     echo "GPUTRACE_COMPRESS=$mode: $(wc -c < "c$mode.trace") bytes, chunks: $(chunks "c$mode.trace")"
 done
 set -- $(chunks c0.trace)
@@ -50,6 +51,14 @@ packed=$(chunks cdefault.trace | tr ' ' '\n' | sed -n 's/^host:3=//p')
 [ "${packed:-0}" -ge $threads ] || fail "on: only ${packed:-0} packed host chunks"
 set -- $(chunks c2.trace)
 expect_eq "level 2: min_version (zstd only: readers of format 2 may read it)" "$1" 2
+# the bridge on (its default): readers before format 5 would take its unread steps for bytes
+for mode in 0 default; do
+    env=GPUTRACE_COMPRESS=$mode; [ $mode = default ] && env=GPUTRACE_FLUSH_MS=100
+    env $env GPUTRACE_CUPTI=off sh -c '. "$SRC/tests/lib.sh"; traced "$0.trace" "$PROGS/flood" 1 10 >/dev/null 2>&1' "b$mode" ||
+        fail "bridge $mode: traced run failed"
+    set -- $(chunks "b$mode.trace")
+    expect_eq "GPUTRACE_COMPRESS=$mode, the bridge on: min_version" "$1" 5
+done
 expect_eq "level 2: no packed chunk" "$(chunks c2.trace | tr ' ' '\n' | grep -c ':3=')" 0
 packed=$(chunks c2.trace | tr ' ' '\n' | sed -n 's/^host:2=//p')
 [ "${packed:-0}" -ge 1 ] || fail "level 2: no zstd host chunk"

@@ -17,7 +17,7 @@ def header(version=1, min_version=1, endian="<", tag=0x01020304, size=56, pid=1,
                                    1, pid, 1, 0, mono, clock))
     crc = zlib.crc32(h) if version >= 4 else 0  # format 4 seals the header (TRACE_FORMAT.md)
     return h + struct.pack(endian + "I", crc)
-open("newer.trace", "wb").write(header(version=5, min_version=5))
+open("newer.trace", "wb").write(header(version=6, min_version=6))
 # a sealed header with one bit of its start time flipped, and older headers (no checksum)
 # holding values no writer produces
 flipped = bytearray(header(version=4, mono=10**12))
@@ -51,7 +51,7 @@ expect_refused() {
 expect_refused empty.trace "empty file"
 expect_refused random.trace "not a gputrace trace"
 expect_refused foreign.trace "not a gputrace trace"
-expect_refused newer.trace "written by a newer gputrace (format 5, this reader reads up to 4)"
+expect_refused newer.trace "written by a newer gputrace (format 6, this reader reads up to 5)"
 expect_refused flipped.trace "corrupt file header (checksum mismatch)"
 expect_refused clock.trace "corrupt file header (clock id"
 expect_refused pid.trace "corrupt file header (process id"

@@ -309,6 +309,7 @@ int main(void)
                   {"", " (", "GT_CODEC_PACK_DELTA", GT_CODEC_PACK_DELTA},
                   {"`min_version` ", " (", "GT_FORMAT_MIN_READER_CODEC", GT_FORMAT_MIN_READER_CODEC},
                   {"`min_version` ", " (", "GT_FORMAT_MIN_READER_PACK", GT_FORMAT_MIN_READER_PACK},
+                  {"`min_version` ", " (", "GT_FORMAT_MIN_READER_TORCH", GT_FORMAT_MIN_READER_TORCH},
                   {"types below ", ", ", "GT_CODEC_DELTA_TYPES", GT_CODEC_DELTA_TYPES}};
     for (size_t i = 0; i < sizeof(consts) / sizeof(consts[0]); i++) {
         char want[96], what[128];

@@ -394,12 +394,12 @@ static void test_headers(void)
     tb_alloc(&t, 1, GT_API_cuMemAlloc_v2, 0x1, 8, 0, 0);
     tb_end(&t);
     struct gt_file_header *h = (struct gt_file_header *)t.buf;
-    h->min_version = 5;
-    h->version = 5;
+    h->min_version = 6;
+    h->version = 6;
     gt_header_seal(h);
     CHECK("header: newer format refused", read_into(&t, (size_t)-1, &c, &st) == -1);
     CHECK_STR("header: newer format message", st.error,
-              "written by a newer gputrace (format 5, this reader reads up to 4)");
+              "written by a newer gputrace (format 6, this reader reads up to 5)");
     h->min_version = 7; /* a flipped bit of min_version is not taken for a newer format */
     CHECK_STR("header: flipped min_version",
               read_into(&t, (size_t)-1, &c, &st) == -1 ? st.error : "",

@@ -274,7 +274,7 @@ static void test_headers(void)
     h.min_version = 9;
     gt_header_seal(&h);
     expect_refused("newer format (min_version 9): refused with the versions", &h, sizeof(h),
-                   "written by a newer gputrace (format 9, this reader reads up to 4)");
+                   "written by a newer gputrace (format 9, this reader reads up to 5)");
     h.version = 9;
     h.min_version = 1; /* a newer writer that older readers can still read */
     gt_header_seal(&h);
