@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "dlnames.h"
 #include "python.h"
 #include "shim.h"
 #include "unwind.h"
@@ -637,39 +638,39 @@ static uint32_t put_symbol(uint8_t *out, uint32_t room, uint64_t addr, uint64_t 
 void gt_stacks_exit(void (*emit)(const void *p, uint32_t size))
 {
     enum { BUF = 1u << 20 };
-    size_t n = 0, written = 0;
+    size_t n = 0, written = 0, looked = 0;
     uint64_t t0 = gt_debug ? gt_now() : 0;
     if (gt_tls_thread && gt_tls_thread->stk) log_unwind(gt_tls_thread->stk, gt_tls_thread->tid);
     uint64_t *ips = gt_stack_depth ? all_ips(&n) : NULL;
     uint8_t *buf = ips ? malloc(BUF) : NULL;
+    struct gt_dlname *names = buf ? malloc((n ? n : 1) * sizeof(*names)) : NULL;
+    if (names) gt_dlnames(ips, n, names, &looked); /* dladdr1's names, an object at a time */
     uint32_t used = 0;
     uint64_t last = 0;
-    for (size_t i = 0; buf && i < n; i++) {
-        Dl_info info;
-        const ElfW(Sym) *sym = NULL;
-        if (!dladdr1((void *)(uintptr_t)ips[i], &info, (void **)&sym, RTLD_DL_SYMENT) ||
-            !info.dli_sname || !info.dli_saddr)
-            continue;
-        uint64_t a = (uint64_t)(uintptr_t)info.dli_saddr, sz = sym ? sym->st_size : 0;
+    for (size_t i = 0; names && i < n; i++) {
+        uint64_t a = names[i].addr, sz = names[i].size;
+        if (!names[i].name || !a) continue;
         if (a == last || (sz && ips[i] >= a + sz)) continue; /* same function, or not inside it */
         last = a;
-        uint32_t w = put_symbol(buf + used, BUF - used, a, sz, info.dli_sname);
+        uint32_t w = put_symbol(buf + used, BUF - used, a, sz, names[i].name);
         if (!w) {
             emit(buf, used);
             used = 0;
-            w = put_symbol(buf, BUF, a, sz, info.dli_sname);
+            w = put_symbol(buf, BUF, a, sz, names[i].name);
         }
         used += w;
         written++;
     }
     if (used) emit(buf, used);
+    free(names);
     free(buf);
     free(ips);
-    /* dladdr1 searches the object's whole dynamic symbol table: bench/torch_overhead.py's step
-     * workload (PyTorch on the simulated stack, 2026-12-06's VM) looked up 521 addresses in 187 ms
-     * at exit, 0.36 ms each */
+    /* dladdr1 alone searched an object's whole dynamic symbol table for each address: 0.36 ms an
+     * address at the exit of bench/torch_overhead.py's step workload (PyTorch on the simulated
+     * stack, 2026-12-06's VM), 187 ms for its 521 */
     if (gt_debug)
-        gt_log("gputrace: names at exit: %zu native addresses looked up with dladdr1, %zu names "
-               "written, %.1f ms\n",
-               n, written, (double)(gt_now() - t0) / 1e6);
+        gt_log("gputrace: names at exit: %zu native addresses, %zu of them looked up with dladdr1 "
+               "(the rest from their objects' symbol tables at once), %zu names written, %.1f "
+               "ms\n",
+               n, looked, written, (double)(gt_now() - t0) / 1e6);
 }

@@ -27,6 +27,15 @@ expect_eq "stack of alloc_weights" "$(j "[f['function'] for f in d['memory']['by
 expect_eq "library stack" "$(j "[f['function'] for s in d['memory']['by_site'] if s['function'] == 'stk_lib_alloc' for f in s['stack']][:3]")" \
   "['stk_lib_alloc', 'from_library', 'main']"
 expect_eq "no unknown ips" "$(j "d['stacks']['ips_symbolized_by']['unknown']")" 0
+# The names written at exit (dladdr's, for a trace read where the objects are not): the exported
+# functions on the stacks, the dlopen'ed library's among them, each with its symbol's size.
+size_of() { # OBJECT SYMBOL: its size in the dynamic symbol table, in decimal
+    echo $((0x$(nm -D --defined-only -S "$1" | awk -v s="$2" '$4 == s || index($4, s "@") == 1 {print $2; exit}')))
+}
+libc=$(ldd "$PROGS/stacks_sites" | awk '/libc.so/ {print $3}')
+"$GT_REPORT" --dump t.trace > dump.txt || fail "dump failed"
+command -v nm > /dev/null 2>&1 && expect_eq "names at exit" "$(sed -n 's/.* SYMBOL - addr=0x[0-9a-f]* size=\([0-9]*\) name="\(.*\)"$/\2 \1/p' dump.txt | sort | tr '\n' ' ')" \
+    "__libc_start_main $(size_of "$libc" __libc_start_main) stk_lib_alloc $(size_of "$PROGS/libstkalloc.so" stk_lib_alloc) "
 # Text report: the sites, and their stacks with --stacks.
 "$GT_REPORT" --stacks t.trace > t.txt || fail "text report failed"
 grep -q "alloc_weights (stacks_sites.c:$(line alloc_weights $prog))  \[stacks_sites\]" t.txt || fail "text: alloc_weights site: $(cat t.txt)"
