@@ -7,7 +7,8 @@
 # GPUTRACE_TORCH level (where the bridge, python/gputrace_torch.py, is in the tree); torch.profiler
 # with CUDA activities; the same with with_stack=True; _record_memory_history alone.
 # Prints every command; writes a Markdown section (medians, and medians of the per-round ratios
-# against no tracer) to $TORCH_BENCH_OUT (default bench/torch_overhead.md).
+# against no tracer) to $TORCH_BENCH_OUT (default bench/torch_overhead.md; for a partial run,
+# one with TORCH_BENCH_VARIANTS or TORCH_BENCH_WORKLOADS, a file under TMPDIR, which it names).
 # Usage: O=build GT_VENV=/path/to/venv sh bench/torch_overhead.sh [ROUNDS] [SCALE]
 #   SCALE multiplies the loop lengths (launch 20,000 ops, alloc 20,000 pairs, step 300 steps).
 set -eu
@@ -16,6 +17,13 @@ NAME=torch_overhead
 ROUNDS=${1:-5}
 SCALE=${2:-1}
 OUT=${TORCH_BENCH_OUT:-$ROOT/bench/torch_overhead.md}
+# A partial run (some variants or workloads) does not replace the full section that
+# bench/RESULTS.md is made of (bench/report.py): it was overwritten that way twice. Its section
+# goes to a file under TMPDIR unless TORCH_BENCH_OUT names one.
+if [ -z "${TORCH_BENCH_OUT:-}" ] && [ -n "${TORCH_BENCH_VARIANTS:-}${TORCH_BENCH_WORKLOADS:-}" ]; then
+    OUT="${TMPDIR:-/tmp}/gputrace-torch_overhead-partial.md"
+    echo "torch_overhead.sh: a partial run: its section goes to $OUT, not bench/torch_overhead.md (TORCH_BENCH_OUT=FILE to choose)"
+fi
 SCRIPT="$ROOT/bench/torch_overhead.py"
 variants="none gputrace gputrace-nostacks gputrace-nocupti"
 [ ! -f "$ROOT/python/gputrace_torch.py" ] ||
