@@ -73,7 +73,11 @@ check-san:
 	$(MAKE) SAN=address,undefined O=$(O)-asan test
 	$(MAKE) SAN=thread O=$(O)-tsan test
 
-demo: all fixtures
+# The fixtures from a new make: after `make deps` in the same command the PyTorch venv is new, and
+# the simulated NVML's header (NVML_INC, from the venv's nvidia-nvml-dev wheel) was looked for
+# before it existed (the PyTorch demo then said "no PyTorch demo").
+demo: all
+	$(Q)$(MAKE) --no-print-directory fixtures
 	$(Q)O=$(O) sh tests/demo.sh
 
 # ---- installing: build dependencies, install/uninstall, clean, format ---------------------------
