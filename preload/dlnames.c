@@ -19,10 +19,11 @@ struct walk {
     size_t n;
     struct gt_dlname *out;
     const ElfW(Sym) **best; /* per address: the symbol kept so far */
-    uint32_t *owner;        /* per address: 1 + the index of the object holding it; 0 none yet */
-    uint8_t *left;          /* per address: for dladdr1 (its object has no GNU hash table) */
+    uint32_t *owner;        /* per address: 1 + the index of the object holding it, 0 none yet,
+                               BY_DLADDR1 where that object has no GNU hash table */
     uint32_t obj;           /* objects seen */
 };
+#define BY_DLADDR1 UINT32_MAX
 
 /* The first index in ips[0..n) whose address is >= a. */
 static size_t lower(const uint64_t *ips, size_t n, uint64_t a)
@@ -79,7 +80,7 @@ static int on_object(struct dl_phdr_info *info, size_t size, void *arg)
     }
     if (!symtab || !strtab || !gnu) { /* dladdr1 answers for this object */
         for (size_t k = first; k <= last; k++)
-            if (w->owner[k] == me) w->left[k] = 1;
+            if (w->owner[k] == me) w->owner[k] = BY_DLADDR1;
         return 0;
     }
     /* .gnu.hash: nbuckets, symoffset, bloom words, bloom shift; the bloom filter (address-sized
@@ -125,11 +126,10 @@ size_t gt_dlnames(const uint64_t *ips, size_t n, struct gt_dlname *out, size_t *
         out[k] = (struct gt_dlname){0, 0, NULL};
     w.best = calloc(n ? n : 1, sizeof(*w.best));
     w.owner = calloc(n ? n : 1, sizeof(*w.owner));
-    w.left = calloc(n ? n : 1, sizeof(*w.left));
-    int batch = w.best && w.owner && w.left;
+    int batch = w.best && w.owner;
     if (batch) dl_iterate_phdr(on_object, &w);
     for (size_t k = 0; k < n; k++) {
-        if (batch && w.owner[k] && !w.left[k]) {
+        if (batch && w.owner[k] && w.owner[k] != BY_DLADDR1) {
             named += out[k].name != NULL;
             continue;
         }
@@ -146,7 +146,6 @@ size_t gt_dlnames(const uint64_t *ips, size_t n, struct gt_dlname *out, size_t *
     }
     free(w.best);
     free(w.owner);
-    free(w.left);
     if (looked_up) *looked_up = looked;
     return named;
 }
