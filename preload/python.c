@@ -1192,6 +1192,13 @@ int gt_py_chain_same(struct gt_py_chain *c, uint32_t max)
     return same;
 }
 
+int gt_py_chain_fresh(const struct gt_py_chain *c, uint32_t max)
+{
+    if (max > GT_PY_CHAIN_MAX) max = GT_PY_CHAIN_MAX;
+    return c->ok == CHAIN_READ && !c->gil && c->max == max && c->gen == P.gen && c->n &&
+           c->n <= max;
+}
+
 void gt_py_chain_done(struct gt_py_chain *c, uint32_t max, uint32_t frames)
 {
     if (max > GT_PY_CHAIN_MAX) max = GT_PY_CHAIN_MAX;

@@ -63,6 +63,12 @@ struct gt_py_chain {
  * frames, not ok. Reads the thread's own frames by offsets (no API call, no lock, no allocation):
  * with the GIL only after the self-checks passed, without it only when gt_py_frames would. */
 int gt_py_chain_same(struct gt_py_chain *c, uint32_t max);
+/* Whether c holds frames (at least one) that gt_py_chain_same read for this very capture without
+ * the GIL, at this max, since the last gt_py_forget: gt_py_frames(.., max, c) would then give the
+ * pseudo-ips of those frames, which are those an earlier capture got from the same frames (the
+ * same code objects, told apart by the words in c->id, at the same offsets) in this generation:
+ * entries of the pseudo-ip table never change. The key of stacks.c's cache of captures. */
+int gt_py_chain_fresh(const struct gt_py_chain *c, uint32_t max);
 /* After the capture that followed a gt_py_chain_same returning 0: gt_py_frames(.., max) gave
  * `frames` frames. Marks c ok when those are the frames c holds, all of them. */
 void gt_py_chain_done(struct gt_py_chain *c, uint32_t max, uint32_t frames);

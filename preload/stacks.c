@@ -21,7 +21,10 @@
  *
  * Python (python.c): when the calling thread holds the GIL, the native frames stop at the first
  * one inside the interpreter and the Python frames follow as pseudo-ips (GT_PYFRAME_IP), interned
- * in the same tree. GPUTRACE_STACK_DEPTH bounds the native part and the Python part each. */
+ * in the same tree. GPUTRACE_STACK_DEPTH bounds the native part and the Python part each. A
+ * capture whose native frames above the interpreter and Python frames (code objects, offsets) are
+ * those of a recent capture of the thread gets that capture's id from a cache of captures, without
+ * the Python frames' pseudo-ips or the interning ("the cache of captures" below). */
 #include <dlfcn.h>
 #include <link.h>
 #include <limits.h>
@@ -42,6 +45,8 @@
 #define MEMO_BITS   10 /* per-thread cache of the node table: 16 KiB */
 #define RECENT      64 /* per-thread cache of whole stacks: 130 KiB (a page touched per one used) */
 #define STOP_PAUSE  64 /* walks to the end after one that stopped at the interpreter for nothing */
+#define PYC         64 /* per-thread cache of captures with Python frames (2-way sets) */
+#define PYC_WORDS   (7 * GT_STACK_DEPTH_DEFAULT) /* its key: native ips, then 6 words a frame */
 
 unsigned gt_stack_depth = GT_STACK_DEPTH_DEFAULT;
 unsigned gt_stack_events = GT_STK_DEFAULT;
@@ -60,6 +65,11 @@ struct gt_stk {
     uint64_t reused;       /* captures with Python frames answered by last_id (GPUTRACE_DEBUG) */
     uint64_t prefixed;     /* ... by a walk checked or made only up to the interpreter (DEBUG) */
     struct gt_py_chain py; /* the Python frames of the latest capture */
+    struct gt_pyc *pyc;    /* the cache of captures with Python frames, mapped on first use */
+    uint64_t pyc_clock;    /* use stamps of pyc[] */
+    uint64_t pyc_hash;     /* this capture's key hash where it may be kept after interning; 0: */
+    uint32_t pyc_cut, pyc_max; /* ... not; its native frames and its Python frames' limit */
+    uint64_t pyc_hits;     /* captures answered by pyc[] (GPUTRACE_DEBUG) */
     struct {
         uint64_t ip;
         uint32_t parent, id; /* id 0: empty */
@@ -72,6 +82,15 @@ struct gt_stk {
     } recent[RECENT]; /* stacks this thread interned lately, by a hash of all their frames */
     uint64_t clock;   /* use stamps of recent[] */
     struct gt_unw_thread unw; /* this thread's unwinder state */
+};
+
+/* A capture with Python frames, by what its stack is made of: the native frames above the
+ * interpreter (ips), and the Python frames as gt_py_chain_same read them: code object, offset
+ * and the 4 words that tell the code object from a later one at its address. */
+struct gt_pyc {
+    uint64_t hash, used;
+    uint32_t id, nn, np, max, sgen, pgen; /* id 0: empty */
+    uint64_t w[PYC_WORDS];                /* nn ips, 2 * np (code, key), 4 * np identity words */
 };
 
 struct level {
@@ -95,6 +114,7 @@ static struct {
     uint32_t n_mod;
     char exe[PATH_MAX];
     char py_path[PATH_MAX]; /* a libpython seen by the latest module scan, "" none; under mu */
+    int pyc_off;            /* GPUTRACE_UNWIND=libunwind: no cache of captures */
 } S = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- configuration (called from gt_configure, single-threaded) ------------------------------- */
@@ -142,7 +162,9 @@ void gt_stacks_configure(unsigned depth, const char *events)
     gt_object_range((uintptr_t)&gt_stacks_configure, &S.self_lo, &S.self_hi);
     ssize_t n = readlink("/proc/self/exe", S.exe, sizeof(S.exe) - 1);
     S.exe[n > 0 ? n : 0] = 0;
-    gt_unwind_configure(walkers[gt_env_word("GPUTRACE_UNWIND", walkers, 2, 0)]);
+    int w = gt_env_word("GPUTRACE_UNWIND", walkers, 2, 0);
+    gt_unwind_configure(walkers[w]);
+    S.pyc_off = w == 1; /* the reference: every capture made in full */
 }
 
 /* ---- the node table ----------------------------------------------------------------------------
@@ -447,18 +469,100 @@ static uint32_t intern_nodes(struct gt_thread *t, struct gt_stk *s, uint32_t n)
     return insert_stack(t, s, j, n, parent);
 }
 
+/* ---- the cache of captures with Python frames ----------------------------------------------------
+ * A training step launches from dozens of places, on the main thread with Python frames, and
+ * repeats them at the next step: each capture differs from the previous one, so last_id does not
+ * answer it, and a full capture looks up each Python frame's pseudo-ip (under the pseudo-ip
+ * table's lock) and interns the whole stack. Its stack is fixed by the native frames above the
+ * interpreter and the Python frames that gt_py_chain_same has just read (gt_py_chain_fresh says
+ * why): a capture made of the same ones, in the same generations of both tables, has the same
+ * id. Kept in 2-way sets by a hash of those words, compared in full. */
+
+static uint64_t pyc_hash(const struct gt_stk *s, uint32_t cut)
+{
+    uint64_t x = 0;
+    uint32_t i = 0, np = s->py.n;
+    for (uint32_t k = 0; k < cut; k++, i++)
+        x ^= hash_frame(s->cur[k], i);
+    for (uint32_t k = 0; k < 2 * np; k++, i++)
+        x ^= hash_frame(s->py.f[k], i);
+    /* (not the identity words: they tell a code object from a later one at its address, and
+     * are compared, but two entries that differ only there are not worth hashing 4 words a
+     * frame for) */
+    return hash_end(cut ^ (np << 16), x) | 1;
+}
+
+static int pyc_same(const struct gt_stk *s, const struct gt_pyc *e, uint32_t cut, uint32_t max)
+{
+    uint32_t np = s->py.n;
+    return e->nn == cut && e->np == np && e->max == max && e->sgen == S.gen &&
+           e->pgen == s->py.gen && memcmp(e->w, s->cur, 8u * cut) == 0 &&
+           memcmp(e->w + cut, s->py.f, 16u * np) == 0 &&
+           memcmp(e->w + cut + 2 * np, s->py.id, 32u * np) == 0;
+}
+
+static const struct gt_pyc *pyc_find(struct gt_stk *s, uint64_t h, uint32_t cut, uint32_t max)
+{
+    if (!s->pyc) return NULL;
+    struct gt_pyc *r = &s->pyc[(h >> 32) % (PYC / 2) * 2];
+    for (int w = 0; w < 2; w++)
+        if (r[w].id && r[w].hash == h && pyc_same(s, &r[w], cut, max)) {
+            r[w].used = ++s->pyc_clock;
+            return &r[w];
+        }
+    return NULL;
+}
+
+/* Keeps the capture just interned as id (with_python left its key's hash in s->pyc_hash). */
+static void pyc_put(struct gt_stk *s, uint32_t id)
+{
+    if (!s->pyc) {
+        void *p = mmap(NULL, sizeof(struct gt_pyc) * PYC, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return;
+        s->pyc = p;
+    }
+    uint64_t h = s->pyc_hash;
+    uint32_t cut = s->pyc_cut, np = s->py.n;
+    struct gt_pyc *r = &s->pyc[(h >> 32) % (PYC / 2) * 2];
+    r += r[1].used < r[0].used; /* the way used less lately */
+    r->id = 0;
+    memcpy(r->w, s->cur, 8u * cut);
+    memcpy(r->w + cut, s->py.f, 16u * np);
+    memcpy(r->w + cut + 2 * np, s->py.id, 32u * np);
+    r->hash = h, r->nn = cut, r->np = np, r->max = s->pyc_max;
+    r->sgen = S.gen, r->pgen = s->py.gen;
+    r->used = ++s->pyc_clock;
+    r->id = id;
+}
+
 /* The native frames s->cur[0..n) down to the first one inside the interpreter, then the Python
  * frames; s->cur unchanged when the thread does not hold the GIL. Returns the new count; *cut:
  * the first interpreter frame's index in s->cur when Python frames replaced it and the frames
  * beyond, else UINT32_MAX. `read`: s->py already holds this capture's Python frames, read with
  * the previous capture's limit. */
 static uint32_t with_python(struct gt_thread *t, struct gt_stk *s, uint32_t n, int read,
-                            uint32_t *cut_out)
+                            uint32_t *cut_out, uint32_t *id_out)
 {
     uint32_t cut = gt_py_interp_first(s->cur, n);
     uint32_t room = GT_STACK_DEPTH_MAX - cut;
     uint32_t max = room < gt_stack_depth ? room : gt_stack_depth;
     if (!read || s->py.max != max) gt_py_chain_same(&s->py, max);
+    s->pyc_hash = 0;
+    if (!S.pyc_off && gt_py_chain_fresh(&s->py, max) && cut + 6 * s->py.n <= PYC_WORDS) {
+        uint64_t h = pyc_hash(s, cut);
+        const struct gt_pyc *e = pyc_find(s, h, cut, max);
+        if (e) {
+            /* the stack of an earlier capture made of the same frames: its id, without reading
+             * the frames' pseudo-ips or interning */
+            gt_py_chain_done(&s->py, max, s->py.n);
+            s->pyc_hits++;
+            *cut_out = cut < n ? cut : UINT32_MAX;
+            *id_out = e->id;
+            return cut + s->py.n;
+        }
+        s->pyc_hash = h, s->pyc_cut = cut, s->pyc_max = max;
+    }
     uint32_t m = gt_py_frames(t, s->cur + cut, max, &s->py);
     gt_py_chain_done(&s->py, max, m);
     *cut_out = m && cut < n ? cut : UINT32_MAX;
@@ -514,7 +618,7 @@ walk:;
     while (k < got && (uintptr_t)s->raw[k] >= S.self_lo && (uintptr_t)s->raw[k] < S.self_hi)
         k++;
     int k0 = k;
-    uint32_t n = 0, cut = UINT32_MAX;
+    uint32_t n = 0, cut = UINT32_MAX, cached = 0;
     uint64_t x = 0; /* the native frames' hash, taken while copying them */
     for (; k < got && n < gt_stack_depth; k++) {
         uint64_t ip = (uint64_t)(uintptr_t)s->raw[k];
@@ -523,7 +627,7 @@ walk:;
             x ^= hash_frame(ip - 1, n++);
         }
     }
-    if (py) n = with_python(t, s, n, read, &cut);
+    if (py) n = with_python(t, s, n, read, &cut, &cached);
     uint32_t kc = cut == UINT32_MAX ? UINT32_MAX : raw_index(s, k0, got, cut);
     if (cut == UINT32_MAX && s->unw.stopped) {
         /* stopped at an interpreter frame that no Python frames replaced: the frames beyond it
@@ -544,7 +648,13 @@ walk:;
         goto walk;
     }
     s->upto = kc == UINT32_MAX ? 0 : kc + 1;
-    uint32_t id = !n ? 0 : py ? intern(t, s, n) : intern_hashed(t, s, n, hash_end(n, x));
+    uint32_t id = cached;
+    if (!id) {
+        id = !n ? 0 : py ? intern(t, s, n) : intern_hashed(t, s, n, hash_end(n, x));
+        /* a full capture of a fresh chain, all of whose frames got their pseudo-ips */
+        if (py && id && s->pyc_hash && s->py.ok == GT_PY_CHAIN_OK && n == s->pyc_cut + s->py.n)
+            pyc_put(s, id);
+    }
     s->last_id = !py || s->py.ok == GT_PY_CHAIN_OK ? id : 0;
     return id;
 }
@@ -577,6 +687,9 @@ static void log_unwind(const struct gt_stk *s, uint32_t tid)
            tid, (unsigned long long)st.fast, (unsigned long long)st.fallback,
            (unsigned long long)st.derived, (unsigned long long)st.clears,
            (unsigned long long)st.cached, (unsigned long long)s->reused, (unsigned long long)s->prefixed);
+    if (s->pyc)
+        gt_log("gputrace: thread %u: %llu stacks with Python frames found in the cache of captures\n",
+               tid, (unsigned long long)s->pyc_hits);
 }
 
 void gt_stack_thread_exit(struct gt_thread *t)
@@ -584,6 +697,7 @@ void gt_stack_thread_exit(struct gt_thread *t)
     if (t->stk) log_unwind(t->stk, t->tid);
     if (t->stk) {
         gt_unwind_thread_release(&t->stk->unw);
+        if (t->stk->pyc) munmap(t->stk->pyc, sizeof(struct gt_pyc) * PYC);
         munmap(t->stk, sizeof(*t->stk));
     }
     t->stk = NULL;

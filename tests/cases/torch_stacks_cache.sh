@@ -4,7 +4,8 @@
 # GPUTRACE_UNWIND=libunwind gives the same launches per full stack (folded stacks: every native
 # and Python frame) and the same allocation stacks; with the default walker most walks of each
 # thread that launched were finished from the cache (GPUTRACE_DEBUG's count), so the comparison
-# covers them.
+# covers them; so were most of the main thread's captures by the cache of captures with Python
+# frames, which GPUTRACE_UNWIND=libunwind does not use either.
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
 B="$SRC/bench/torch_overhead.py"
@@ -33,4 +34,11 @@ walks=$(sed -n 's/^gputrace: thread [0-9]*: \([0-9]*\) stacks walked by the cach
 echo "$walks" | awk '$1 >= 1000 {busy++; if ($2 * 2 < $1) bad++} END {exit !(busy >= 2 && !bad)}' ||
     { echo "$walks"; fail "want two threads with >= 1000 walks, at least half of each from the cache"; }
 echo "$walks" | awk '{print "walks " $1 ", from the cache " $2}'
+# the cache of captures with Python frames (preload/stacks.c): the main thread's ~20 launches a
+# step, each from another place than the one before, found there after the first step (the
+# libunwind run makes every capture in full: the comparison above covers the cache's stacks)
+pyc=$(sed -n 's/^gputrace: thread [0-9]*: \([0-9]*\) stacks with Python frames found in the cache of captures$/\1/p' fast.err)
+[ -n "$pyc" ] && [ "$pyc" -ge 1000 ] || fail "captures found in the cache of captures: '$pyc' (want >= 1000)"
+! grep -q 'found in the cache of captures' libunwind.err || fail "GPUTRACE_UNWIND=libunwind used the cache of captures"
+echo "cache of captures: $pyc captures with Python frames"
 echo "cache: the same launch and allocation stacks as libunwind over $n launches from $sites stacks"
