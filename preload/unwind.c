@@ -11,7 +11,7 @@
  * {the return address's tag, rule}, so one relaxed atomic load gives a consistent entry and
  * concurrent writers of one set can only replace each other's whole entries. A thread's previous
  * walk is reused where the stack has not changed ("the walk" below), and its last 64 walks are
- * kept by the state in which they passed their sixth frame, for a walk from another place that
+ * kept by the state in which they passed their fourth frame, for a walk from another place that
  * passes there in that state too ("the cache").
  *
  * Anything else goes to libunwind for the whole stack, so the result is always what libunwind
@@ -1020,7 +1020,12 @@ static void log_outcome(struct gt_unw_thread *th, int hit)
  * from there. Its first GT_UNW_PROBE frames are its own. Entries are made from logged walks that
  * reached the probe frame before joining the previous walk, went beyond it and did not come from
  * the cache; they take the slots in turn and their frames a ring of words, an entry whose words
- * are overwritten leaves the cache. */
+ * are overwritten leaves the cache. The probe frame is the fourth (GT_UNW_PROBE 3): the first two
+ * are the shim's own (gt_unwind's caller and the hook), so a walk from the cache walks one frame
+ * of the hook's caller itself (the sixth, before: 24% of the walker's own instructions were the
+ * three frames more, bench/README.md "step 14"). Walks that share their state at the probe frame
+ * and differ beyond it are told apart by their slots; a walk from the cache says "same" only where
+ * its first frames and its entry are the previous walk's (cache_find). */
 
 static inline uint64_t cache_key(uintptr_t sp, uintptr_t ra)
 {

@@ -11,7 +11,7 @@
 
 #define GT_UNW_CACHED   64    /* walks a thread keeps for reuse from a few frames in (the cache) */
 #define GT_UNW_ARENA    32768 /* words (256 KiB) for their frames and checks, mapped on first use */
-#define GT_UNW_PROBE    6     /* the frame at which a walk looks itself up in the cache */
+#define GT_UNW_PROBE    3     /* the frame at which a walk looks itself up in the cache (the 4th) */
 
 #define GT_UNW_SAME_PREFIX 2 /* gt_unw_thread.same: only the innermost upto frames repeat */
 
