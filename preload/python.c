@@ -1192,6 +1192,25 @@ int gt_py_chain_same(struct gt_py_chain *c, uint32_t max)
     return same;
 }
 
+int gt_py_no_frames(void)
+{
+    if (!gt_py_available() || in_walk || !atomic_load_explicit(&P.on, memory_order_relaxed))
+        return 1;
+    if (gil_holder()) return 0; /* the API's frames */
+    /* as gt_py_frames's read without the GIL decides, under the same guard (chain_state's): no
+     * state, or a state without a frame (walk_raw skips the same frames at any max; -1, a layout
+     * check failed: the full read says so) */
+    atomic_fetch_add(&P.walkers, 1);
+    int none = 1;
+    if (!(atomic_load(&P.closing) && !closer)) {
+        uintptr_t ts = atomic_load(&P.guard) == GUARD_ON ? walker_state() : 1;
+        struct rawf f[1];
+        none = !ts || (ts != 1 && walk_raw(ts, f, 1) == 0);
+    }
+    atomic_fetch_sub(&P.walkers, 1);
+    return none;
+}
+
 int gt_py_chain_fresh(const struct gt_py_chain *c, uint32_t max)
 {
     if (max > GT_PY_CHAIN_MAX) max = GT_PY_CHAIN_MAX;

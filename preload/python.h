@@ -63,6 +63,10 @@ struct gt_py_chain {
  * frames, not ok. Reads the thread's own frames by offsets (no API call, no lock, no allocation):
  * with the GIL only after the self-checks passed, without it only when gt_py_frames would. */
 int gt_py_chain_same(struct gt_py_chain *c, uint32_t max);
+/* 1 when gt_py_frames called now on this thread would give no frames and do nothing else: Python
+ * stacks are off, or the thread holds no GIL and has no Python state or no Python frame
+ * (PyTorch's autograd thread), or the interpreter is closing. 0 otherwise (it may give frames). */
+int gt_py_no_frames(void);
 /* Whether c holds frames (at least one) that gt_py_chain_same read for this very capture without
  * the GIL, at this max, since the last gt_py_forget: gt_py_frames(.., max, c) would then give the
  * pseudo-ips of those frames, which are those an earlier capture got from the same frames (the

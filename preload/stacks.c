@@ -47,6 +47,7 @@
 #define STOP_PAUSE  64 /* walks to the end after one that stopped at the interpreter for nothing */
 #define PYC         64 /* per-thread cache of captures with Python frames (2-way sets) */
 #define PYC_WORDS   (7 * GT_STACK_DEPTH_DEFAULT) /* its key: native ips, then 6 words a frame */
+#define NATC        64 /* per-thread cache of native captures from the walk cache (2-way sets) */
 
 unsigned gt_stack_depth = GT_STACK_DEPTH_DEFAULT;
 unsigned gt_stack_events = GT_STK_DEFAULT;
@@ -70,6 +71,14 @@ struct gt_stk {
     uint64_t pyc_hash;     /* this capture's key hash where it may be kept after interning; 0: */
     uint32_t pyc_cut, pyc_max; /* ... not; its native frames and its Python frames' limit */
     uint64_t pyc_hits;     /* captures answered by pyc[] (GPUTRACE_DEBUG) */
+    struct {
+        uint64_t serial; /* the walk cache's entry (0: empty) */
+        uint64_t first[GT_UNW_PROBE];
+        uint64_t used;
+        uint32_t id, gen;
+    } natc[NATC];         /* the cache of native captures */
+    uint64_t natc_clock;  /* use stamps of natc[] */
+    uint64_t natc_hits;   /* captures answered by natc[] (GPUTRACE_DEBUG) */
     struct {
         uint64_t ip;
         uint32_t parent, id; /* id 0: empty */
@@ -536,13 +545,59 @@ static void pyc_put(struct gt_stk *s, uint32_t id)
     r->id = id;
 }
 
+/* ---- the cache of native captures --------------------------------------------------------------
+ * PyTorch's autograd thread launches the backward pass's kernels from dozens of places a step,
+ * with no Python frames and 64-frame stacks: its walks come from the walk cache (unwind.c), and
+ * each capture then copied, hashed and interned 64 frames. A walk from the cache is fixed by its
+ * entry (the serial, never reused) and its own first GT_UNW_PROBE frames: a capture whose walk is
+ * that one again, in the same generation of the node table, without Python frames now
+ * (gt_py_no_frames: the autograd thread has a Python state but no frame) and not stopped at the
+ * interpreter, is the stack of the capture kept, whose id it takes. */
+
+static uint32_t natc_slot(uint64_t serial)
+{
+    return (uint32_t)(serial * 0x9E3779B97F4A7C15ull >> 40) % (NATC / 2) * 2;
+}
+
+static uint32_t natc_find(struct gt_thread *t, struct gt_stk *s, int py)
+{
+    uint32_t r = natc_slot(s->unw.from);
+    for (uint32_t w = r; w < r + 2; w++) {
+        __typeof__(s->natc[0]) *e = &s->natc[w];
+        if (e->serial != s->unw.from || e->gen != S.gen ||
+            memcmp(e->first, s->raw, sizeof(e->first)) != 0)
+            continue;
+        /* Python frames now (a thread that took a Python state since): the full capture */
+        if (py && !gt_py_no_frames())
+            return 0;
+        if (py) s->py.ok = 0; /* as a full capture that read no chain leaves it */
+        e->used = ++s->natc_clock;
+        s->natc_hits++;
+        (void)t;
+        return e->id;
+    }
+    return 0;
+}
+
+static void natc_put(struct gt_stk *s, uint32_t id)
+{
+    uint32_t r = natc_slot(s->unw.from);
+    __typeof__(s->natc[0]) *e = &s->natc[r];
+    e += e[1].used < e[0].used; /* the way used less lately */
+    e->serial = s->unw.from;
+    memcpy(e->first, s->raw, sizeof(e->first));
+    e->gen = S.gen;
+    e->id = id;
+    e->used = ++s->natc_clock;
+}
+
 /* The native frames s->cur[0..n) down to the first one inside the interpreter, then the Python
  * frames; s->cur unchanged when the thread does not hold the GIL. Returns the new count; *cut:
  * the first interpreter frame's index in s->cur when Python frames replaced it and the frames
  * beyond, else UINT32_MAX. `read`: s->py already holds this capture's Python frames, read with
  * the previous capture's limit. */
 static uint32_t with_python(struct gt_thread *t, struct gt_stk *s, uint32_t n, int read,
-                            uint32_t *cut_out, uint32_t *id_out)
+                            uint32_t *cut_out, uint32_t *id_out, uint32_t *m_out)
 {
     uint32_t cut = gt_py_interp_first(s->cur, n);
     uint32_t room = GT_STACK_DEPTH_MAX - cut;
@@ -559,6 +614,7 @@ static uint32_t with_python(struct gt_thread *t, struct gt_stk *s, uint32_t n, i
             s->pyc_hits++;
             *cut_out = cut < n ? cut : UINT32_MAX;
             *id_out = e->id;
+            *m_out = s->py.n;
             return cut + s->py.n;
         }
         s->pyc_hash = h, s->pyc_cut = cut, s->pyc_max = max;
@@ -566,6 +622,7 @@ static uint32_t with_python(struct gt_thread *t, struct gt_stk *s, uint32_t n, i
     uint32_t m = gt_py_frames(t, s->cur + cut, max, &s->py);
     gt_py_chain_done(&s->py, max, m);
     *cut_out = m && cut < n ? cut : UINT32_MAX;
+    *m_out = m;
     return m ? cut + m : n;
 }
 
@@ -614,6 +671,14 @@ walk:;
             return s->last_id;
         }
     }
+    if (s->unw.from && !s->unw.stopped && !S.pyc_off) {
+        uint32_t id = natc_find(t, s, py);
+        if (id) {
+            s->upto = 0;
+            s->last_id = py ? 0 : id; /* (with py, as a full capture without Python frames) */
+            return id;
+        }
+    }
     int k = 0;
     while (k < got && (uintptr_t)s->raw[k] >= S.self_lo && (uintptr_t)s->raw[k] < S.self_hi)
         k++;
@@ -627,7 +692,8 @@ walk:;
             x ^= hash_frame(ip - 1, n++);
         }
     }
-    if (py) n = with_python(t, s, n, read, &cut, &cached);
+    uint32_t pym = 0; /* Python frames */
+    if (py) n = with_python(t, s, n, read, &cut, &cached, &pym);
     uint32_t kc = cut == UINT32_MAX ? UINT32_MAX : raw_index(s, k0, got, cut);
     if (cut == UINT32_MAX && s->unw.stopped) {
         /* stopped at an interpreter frame that no Python frames replaced: the frames beyond it
@@ -654,6 +720,9 @@ walk:;
         /* a full capture of a fresh chain, all of whose frames got their pseudo-ips */
         if (py && id && s->pyc_hash && s->py.ok == GT_PY_CHAIN_OK && n == s->pyc_cut + s->py.n)
             pyc_put(s, id);
+        /* a native one whose walk came from the walk cache, made in one go */
+        else if (id && s->unw.from && !s->unw.stopped && !pym && !S.pyc_off)
+            natc_put(s, id);
     }
     s->last_id = !py || s->py.ok == GT_PY_CHAIN_OK ? id : 0;
     return id;
@@ -690,6 +759,9 @@ static void log_unwind(const struct gt_stk *s, uint32_t tid)
     if (s->pyc)
         gt_log("gputrace: thread %u: %llu stacks with Python frames found in the cache of captures\n",
                tid, (unsigned long long)s->pyc_hits);
+    if (s->natc_hits)
+        gt_log("gputrace: thread %u: %llu native stacks found in the cache of captures\n", tid,
+               (unsigned long long)s->natc_hits);
 }
 
 void gt_stack_thread_exit(struct gt_thread *t)

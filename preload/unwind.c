@@ -1020,12 +1020,13 @@ static void log_outcome(struct gt_unw_thread *th, int hit)
  * from there. Its first GT_UNW_PROBE frames are its own. Entries are made from logged walks that
  * reached the probe frame before joining the previous walk, went beyond it and did not come from
  * the cache; they take the slots in turn and their frames a ring of words, an entry whose words
- * are overwritten leaves the cache. The probe frame is the fourth (GT_UNW_PROBE 3): the first two
- * are the shim's own (gt_unwind's caller and the hook), so a walk from the cache walks one frame
- * of the hook's caller itself (the sixth, before: 24% of the walker's own instructions were the
- * three frames more, bench/README.md "step 14"). Walks that share their state at the probe frame
- * and differ beyond it are told apart by their slots; a walk from the cache says "same" only where
- * its first frames and its entry are the previous walk's (cache_find). */
+ * are overwritten leaves the cache. The probe frame is the fourth (GT_UNW_PROBE 3), the hook's
+ * caller's: the first three are the shim's own (gt_unwind, gt_stack_slow, the hook), so a walk
+ * from the cache walks none of the program's frames itself (the sixth, before: 24% of the
+ * walker's own instructions were the three frames more, bench/README.md "step 14"). Walks that
+ * share their state at the probe frame and differ beyond it are told apart by their slots; a walk
+ * from the cache says "same" only where its first frames and its entry are the previous walk's
+ * (cache_find). */
 
 static inline uint64_t cache_key(uintptr_t sp, uintptr_t ra)
 {
@@ -1054,6 +1055,7 @@ cache_find(struct gt_unw_thread *th, void **buf, uintptr_t sp, uintptr_t ra, uin
         memcpy(buf + GT_UNW_PROBE, w, sizeof(void *) * (e->n - GT_UNW_PROBE));
         th->stopped = e->stopped;
         th->cached++;
+        th->from = e->serial;
         th->same = clast == i + 1 && memcmp(th->cfirst, buf, sizeof(th->cfirst)) == 0;
         if (!th->same) memcpy(th->cfirst, buf, sizeof(th->cfirst));
         th->clast = i + 1;
@@ -1097,6 +1099,7 @@ static void cache_put(struct gt_unw_thread *th, const struct gt_unw_log *L, uint
     e->gen = L->gen, e->stop_lo = L->stop_lo, e->stop_len = L->stop_len;
     e->n = n, e->max = L->max, e->nchk = m, e->off = off;
     e->chk_rbp = live != 0, e->stopped = (uint8_t)L->stopped;
+    e->serial = ++th->serials;
     th->ckey[slot] = cache_key(e->sp, e->ra);
 }
 
@@ -1109,6 +1112,7 @@ gt_unwind_walk(void **buf, int max, struct gt_unw_thread *th, uintptr_t sp, uint
     uint32_t clast = th->clast;
     th->stopped = 0;
     th->clast = 0;
+    th->from = 0;
     if (sp < lo || sp >= hi || (sp & 7) || max <= 0) return -1;
     /* the stop range: a walk is found in a log only where that log was made with the same one */
     uint64_t stop_lo = th->stop_lo, stop_len = th->stop_hi > th->stop_lo ? th->stop_hi - stop_lo : 0;
@@ -1443,6 +1447,7 @@ __attribute__((noinline)) int gt_unwind(void **buf, int max, struct gt_unw_threa
         th->log[th->cur].n = 0; /* the latest walk is no longer the previous stack */
     }
     th->stopped = 0; /* (libunwind walks on to the end) */
+    th->from = 0;
     th->fell_back++;
     return libunwind_backtrace(buf, max);
 }

@@ -39,6 +39,7 @@ struct gt_unw_cached {
     uint64_t gen, stop_lo, stop_len;
     uint32_t n, max, nchk, off;
     uint8_t chk_rbp, stopped;
+    uint64_t serial; /* this thread's count of entries made when this one was: never reused */
 };
 
 /* Per-thread state, zeroed before first use (mmap), owned by its thread. */
@@ -83,6 +84,10 @@ struct gt_unw_thread {
     /* the latest walk came from the cache: its entry + 1 (0: it did not), its first frames */
     uint32_t clast;
     uint64_t cfirst[GT_UNW_PROBE];
+    /* the serial of the entry the latest walk came from (0: it did not): a walk with this serial
+     * and these first GT_UNW_PROBE frames gave exactly these frames, whatever walks came between */
+    uint64_t from;
+    uint64_t serials; /* entries made */
 };
 
 /* Unmaps what th holds beyond itself (the cache's arena); th stays usable. */

@@ -4,8 +4,8 @@
 # GPUTRACE_UNWIND=libunwind gives the same launches per full stack (folded stacks: every native
 # and Python frame) and the same allocation stacks; with the default walker most walks of each
 # thread that launched were finished from the cache (GPUTRACE_DEBUG's count), so the comparison
-# covers them; so were most of the main thread's captures by the cache of captures with Python
-# frames, which GPUTRACE_UNWIND=libunwind does not use either.
+# covers them; so were most captures by the cache of captures (the main thread's with Python
+# frames, the autograd thread's native ones), which GPUTRACE_UNWIND=libunwind does not use either.
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
 B="$SRC/bench/torch_overhead.py"
@@ -40,5 +40,9 @@ echo "$walks" | awk '{print "walks " $1 ", from the cache " $2}'
 pyc=$(sed -n 's/^gputrace: thread [0-9]*: \([0-9]*\) stacks with Python frames found in the cache of captures$/\1/p' fast.err)
 [ -n "$pyc" ] && [ "$pyc" -ge 1000 ] || fail "captures found in the cache of captures: '$pyc' (want >= 1000)"
 ! grep -q 'found in the cache of captures' libunwind.err || fail "GPUTRACE_UNWIND=libunwind used the cache of captures"
-echo "cache of captures: $pyc captures with Python frames"
+# and PyTorch's autograd thread's native stacks (the backward pass's launches), whose walks came
+# from the walk cache
+nat=$(sed -n 's/^gputrace: thread [0-9]*: \([0-9]*\) native stacks found in the cache of captures$/\1/p' fast.err)
+[ -n "$nat" ] && [ "$nat" -ge 1000 ] || fail "native captures found in the cache of captures: '$nat' (want >= 1000)"
+echo "cache of captures: $pyc captures with Python frames, $nat native ones"
 echo "cache: the same launch and allocation stacks as libunwind over $n launches from $sites stacks"
