@@ -123,7 +123,7 @@ static struct {
     uint32_t n_mod;
     char exe[PATH_MAX];
     char py_path[PATH_MAX]; /* a libpython seen by the latest module scan, "" none; under mu */
-    int pyc_off;            /* GPUTRACE_UNWIND=libunwind: no cache of captures */
+    int in_full;            /* GPUTRACE_UNWIND=libunwind: every capture made in full (no cache) */
 } S = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- configuration (called from gt_configure, single-threaded) ------------------------------- */
@@ -173,7 +173,7 @@ void gt_stacks_configure(unsigned depth, const char *events)
     S.exe[n > 0 ? n : 0] = 0;
     int w = gt_env_word("GPUTRACE_UNWIND", walkers, 2, 0);
     gt_unwind_configure(walkers[w]);
-    S.pyc_off = w == 1; /* the reference: every capture made in full */
+    S.in_full = w == 1; /* the reference */
 }
 
 /* ---- the node table ----------------------------------------------------------------------------
@@ -559,7 +559,7 @@ static uint32_t natc_slot(uint64_t serial)
     return (uint32_t)(serial * 0x9E3779B97F4A7C15ull >> 40) % (NATC / 2) * 2;
 }
 
-static uint32_t natc_find(struct gt_thread *t, struct gt_stk *s, int py)
+static uint32_t natc_find(struct gt_stk *s, int py)
 {
     uint32_t r = natc_slot(s->unw.from);
     for (uint32_t w = r; w < r + 2; w++) {
@@ -573,7 +573,6 @@ static uint32_t natc_find(struct gt_thread *t, struct gt_stk *s, int py)
         if (py) s->py.ok = 0; /* as a full capture that read no chain leaves it */
         e->used = ++s->natc_clock;
         s->natc_hits++;
-        (void)t;
         return e->id;
     }
     return 0;
@@ -604,7 +603,7 @@ static uint32_t with_python(struct gt_thread *t, struct gt_stk *s, uint32_t n, i
     uint32_t max = room < gt_stack_depth ? room : gt_stack_depth;
     if (!read || s->py.max != max) gt_py_chain_same(&s->py, max);
     s->pyc_hash = 0;
-    if (!S.pyc_off && gt_py_chain_fresh(&s->py, max) && cut + 6 * s->py.n <= PYC_WORDS) {
+    if (!S.in_full && gt_py_chain_fresh(&s->py, max) && cut + 6 * s->py.n <= PYC_WORDS) {
         uint64_t h = pyc_hash(s, cut);
         const struct gt_pyc *e = pyc_find(s, h, cut, max);
         if (e) {
@@ -671,8 +670,8 @@ walk:;
             return s->last_id;
         }
     }
-    if (s->unw.from && !s->unw.stopped && !S.pyc_off) {
-        uint32_t id = natc_find(t, s, py);
+    if (s->unw.from && !s->unw.stopped && !S.in_full) {
+        uint32_t id = natc_find(s, py);
         if (id) {
             s->upto = 0;
             s->last_id = py ? 0 : id; /* (with py, as a full capture without Python frames) */
@@ -721,7 +720,7 @@ walk:;
         if (py && id && s->pyc_hash && s->py.ok == GT_PY_CHAIN_OK && n == s->pyc_cut + s->py.n)
             pyc_put(s, id);
         /* a native one whose walk came from the walk cache, made in one go */
-        else if (id && s->unw.from && !s->unw.stopped && !pym && !S.pyc_off)
+        else if (id && s->unw.from && !s->unw.stopped && !pym && !S.in_full)
             natc_put(s, id);
     }
     s->last_id = !py || s->py.ok == GT_PY_CHAIN_OK ? id : 0;
