@@ -32,22 +32,30 @@ of include/gputrace/trace_format.h ("framework allocators") packed here and hand
     role, preceded by the whole set (TORCH_ROLES records) when a hash of it changed, and
     allocated and reserved bytes (memory_stats) when read at that step: at an optimizer's first
     step, when its set changed, and otherwise once STEP_STATS_COST_RATIO times the last read's
-    own time has passed since it (the read takes 8-26 us, a launch-bound step 1 ms: every step of
-    a real training job is read, of a tiny one every few); UNREAD (2^64 - 1) at the others.
+    own time has passed since it (the read takes 8-50 us: every step of a training job whose
+    steps last 50 ms or more is read, of a launch-bound one of 1 ms about every 30th); UNREAD
+    (2^64 - 1) at the others. The set's fingerprint (data pointers, _fingerprint) is taken at
+    every step, and the records of a step that reads nothing are the last ones with the step's
+    number written over (bench/torch_step_hook.py times the hook alone).
 
 Nothing here may change the program: every entry point catches everything, writes a note into
 the trace and goes on; the program's own OOM observers are untouched (PyTorch keeps a list);
 no thread is started.
 """
+import operator
 import struct
 import sys
 import time
 import weakref
+from itertools import chain
+
+_GRAD = operator.attrgetter("grad")
+_chain = chain.from_iterable
 
 PEAK_MIN_S = 1.0  # at most one peak snapshot per second
 PEAK_GROWTH = 1.10  # and only when reserved or allocated grew by 10 % over the last one
 ALLOC_SNAP_COST_RATIO = 50  # allocated-high snapshots: next one after 50x the last one's time
-STEP_STATS_COST_RATIO = 200  # step hook: memory_stats read at most 0.5 % of the time
+STEP_STATS_COST_RATIO = 1000  # step hook: memory_stats read at most 0.1 % of the time
 STACK_MAX = 24  # frames kept per block stack, innermost first
 TRACE_MAX = 100000  # PyTorch's ring buffer of allocator events (level history)
 TRACE_PER_REC = 30000  # 32-byte entries: records stay under the shim's 1 MiB bound
@@ -73,6 +81,7 @@ _S = None  # the bridge's state once installed
 class _State:
     def __init__(self, torch, emit, level, sample_ms):
         self.torch = torch
+        self.data_ptr = torch.Tensor.data_ptr
         self.emit = emit
         self.level = level
         self.sample_ms = sample_ms
@@ -391,27 +400,29 @@ def _roles_recs(s, entry, roles, out):
 
 
 _STEP_REC = struct.Struct("<HHIQQQQQQQQIiIIII")  # a TORCH_STEP record before its name
+_STEPS = struct.Struct("<Q")  # its steps' count, at offset 16
 
 
 def _optimizer_entry(s, opt):
     """[number, steps, hash of the last set written, weak reference, fingerprint at the last
     step, [(device, totals)] at the last step, monotonic ns before which its steps read no
-    memory_stats, (name's length, name padded to 8, TORCH_STEP record size)] of opt."""
+    memory_stats, (name's length, name padded to 8, TORCH_STEP record size), whether its
+    fingerprint takes the slow way, the TORCH_STEP records of a step that reads no
+    memory_stats with the same set (steps' count written over)] of opt."""
     entry = s.optimizers.get(id(opt))
     if entry is None or entry[3]() is not opt:  # new, or an id reused after a collection
         s.opt_count += 1
         name = type(opt).__name__.encode("utf-8", "replace")[:200]
         tail = _pad(name)
         entry = s.optimizers[id(opt)] = [s.opt_count, 0, None, weakref.ref(opt), None, [], 0,
-                                         (len(name), tail, _STEP_REC.size + len(tail))]
+                                         (len(name), tail, _STEP_REC.size + len(tail)),
+                                         False, bytearray()]
     return entry
 
 
-def _fingerprint(s, opt):
-    """The data pointers of everything opt holds, in a fixed order: equal to the last step's
-    when nothing was replaced (one C call per tensor, against five for reading the set). The
-    state's tensors in the state's own order: a lookup by parameter would call Tensor.__hash__,
-    a Python function, once per parameter."""
+def _fingerprint_slow(s, opt):
+    """_fingerprint without its shortcuts: a gradient that is None reads 0, a state value that
+    is not a tensor is skipped."""
     params = [p for g in opt.param_groups for p in g["params"]]
     key = [p.data_ptr() for p in params]
     key += [0 if (g := p.grad) is None else g.data_ptr() for p in params]
@@ -421,20 +432,48 @@ def _fingerprint(s, opt):
     return key
 
 
+def _fingerprint(s, opt, entry):
+    """The data pointers of everything opt holds, in a fixed order (parameters, their
+    gradients, the state's tensors in the state's own order): equal to the last step's when
+    nothing was replaced. One C call per tensor, made by map() without a Python frame between
+    them; where a gradient is None or a state value is not a tensor (Tensor.data_ptr raises
+    TypeError), _fingerprint_slow gives the same key, and entry[8] keeps to it afterwards."""
+    if entry[8]:
+        return _fingerprint_slow(s, opt)
+    dp = s.data_ptr
+    params = [p for g in opt.param_groups for p in g["params"]]
+    try:
+        key = list(map(dp, params))
+        key += map(dp, map(_GRAD, params))
+        key += map(dp, _chain(map(dict.values, opt.state.values())))
+        return key
+    except TypeError:
+        entry[8] = True
+        return _fingerprint_slow(s, opt)
+
+
 def _on_step(opt, args, kwargs):
     """The global optimizer step post-hook: after every optimizer's step()."""
     s = _S
     if s is None or s.closed:
         return
     try:
-        entry = _optimizer_entry(s, opt)
+        entry = s.optimizers.get(id(opt))
+        if entry is None or entry[3]() is not opt:
+            entry = _optimizer_entry(s, opt)
         entry[1] += 1
-        key = _fingerprint(s, opt)
+        key = _fingerprint(s, opt, entry)
+        if key == entry[4] and time.monotonic_ns() < entry[6]:
+            # the common step: the same set, memory_stats not read. The records of the last
+            # step with the steps' count written over (their time is the shim's)
+            tmpl = entry[9]
+            if tmpl:  # (empty where it holds nothing on a CUDA device: b"" closes the bridge)
+                for off in range(16, len(tmpl), entry[7][2]):
+                    _STEPS.pack_into(tmpl, off, entry[1])
+                s.emit(bytes(tmpl))
+            return
         out = bytearray()
-        now = time.monotonic_ns()
-        read = now >= entry[6]
         if key != entry[4]:  # something was replaced: read the set again
-            read = True
             roles = _roles(s, opt)
             _roles_recs(s, entry, roles, out)
             totals = {}
@@ -445,23 +484,23 @@ def _on_step(opt, args, kwargs):
             entry[4], entry[5] = key, sorted(totals.items())
         nlen, tail, size = entry[7]  # (packed by a compiled Struct, the name encoded once)
         pack = _STEP_REC.pack
-        if read:
-            t0 = time.monotonic_ns()
-            for d, t in entry[5]:
-                # the nested dict: memory_stats() flattens it in Python, 6x the time (7.5
-                # against 47 us a call on the simulated stack)
-                st = s.torch.cuda.memory_stats_as_nested_dict(d)
-                out += pack(_STEP, 0, size, 0, entry[1], t[0], t[1], t[2], entry[2],
-                            _current(st, "allocated_bytes"), _current(st, "reserved_bytes"),
-                            entry[0], d, t[3], t[4], t[5], nlen)
-                out += tail
-            entry[6] = t0 + STEP_STATS_COST_RATIO * (time.monotonic_ns() - t0)
-        else:
-            for d, t in entry[5]:
-                out += pack(_STEP, 0, size, 0, entry[1], t[0], t[1], t[2], entry[2], _UNREAD,
-                            _UNREAD, entry[0], d, t[3], t[4], t[5], nlen)
-                out += tail
-        s.emit(bytes(out))
+        tmpl = bytearray()
+        t0 = time.monotonic_ns()
+        for d, t in entry[5]:
+            # the nested dict: memory_stats() flattens it in Python, 6x the time (7.5
+            # against 47 us a call on the simulated stack)
+            st = s.torch.cuda.memory_stats_as_nested_dict(d)
+            out += pack(_STEP, 0, size, 0, entry[1], t[0], t[1], t[2], entry[2],
+                        _current(st, "allocated_bytes"), _current(st, "reserved_bytes"),
+                        entry[0], d, t[3], t[4], t[5], nlen)
+            out += tail
+            tmpl += pack(_STEP, 0, size, 0, entry[1], t[0], t[1], t[2], entry[2], _UNREAD,
+                         _UNREAD, entry[0], d, t[3], t[4], t[5], nlen)
+            tmpl += tail
+        entry[6] = t0 + STEP_STATS_COST_RATIO * (time.monotonic_ns() - t0)
+        entry[9] = tmpl
+        if out:
+            s.emit(bytes(out))
     except Exception as e:  # never into the program's step
         _failed("the optimizer step hook", e)
 
@@ -469,7 +508,9 @@ def _on_step(opt, args, kwargs):
 def _refresh_roles(s):
     """Before a snapshot: every live optimizer's set as it is now (written when changed), so
     that the snapshot's blocks are matched against what the optimizers hold at that moment
-    (zero_grad(set_to_none=True) frees the gradients between steps)."""
+    (zero_grad(set_to_none=True) frees the gradients between steps). Where the set written
+    changed, the next step reads and writes its own again, even if its fingerprint is the last
+    step's (its gradients back at their addresses)."""
     out = bytearray()
     for key, entry in list(s.optimizers.items()):
         opt = entry[3]()
@@ -477,7 +518,9 @@ def _refresh_roles(s):
             del s.optimizers[key]
             out += _rec_tail("QIIII", _ROLES, 0, b"", entry[1], entry[0], 0, 0, 0)
             continue
-        _roles_recs(s, entry, _roles(s, opt), out)
+        h = entry[2]
+        if _roles_recs(s, entry, _roles(s, opt), out) != h:
+            entry[4] = None
     if out:
         s.emit(bytes(out))
 
