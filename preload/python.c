@@ -1032,6 +1032,36 @@ static int finalizing_here(int gil)
 
 enum { CHAIN_NONE, CHAIN_READ, CHAIN_OK = GT_PY_CHAIN_OK };
 
+/* A read of Python objects without the GIL (the thread's own state, its frames, the code objects
+ * they hold) counts itself in P.walkers before it reads `closing`: exit_guard sets closing, then
+ * waits for the count to drop before finalization may free them. walk_enter says whether the
+ * read may go on (READ_OPEN: the guard is registered, not closing), must not (READ_CLOSING), or
+ * has no guard yet (READ_UNGUARDED: nothing is read; guard_wanted asks for it); walk_leave ends
+ * the read whatever walk_enter said. */
+enum { READ_CLOSING, READ_UNGUARDED, READ_OPEN };
+
+static int walk_enter(void)
+{
+    atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
+    if (atomic_load(&P.closing) && !closer) return READ_CLOSING;
+    return atomic_load(&P.guard) == GUARD_ON ? READ_OPEN : READ_UNGUARDED;
+}
+
+static void walk_leave(void)
+{
+    atomic_fetch_sub(&P.walkers, 1);
+}
+
+static void want_guard(void);
+
+/* READ_UNGUARDED: the guard is asked for once this thread runs Python in a live interpreter;
+ * until it is registered, captures get native frames only. */
+static void guard_wanted(void)
+{
+    if (P.IsInitialized() == 1 && !P.IsFinalizing() && P.GILState_GetThisThreadState())
+        want_guard();
+}
+
 /* Without the GIL: this thread's frames by offset (the caller holds tab_mu and counts itself
  * in P.walkers, the atexit guard being registered and not closing). c (may be NULL): the chain
  * gt_py_chain_same read for this capture: where it read this thread's frames without the GIL,
@@ -1082,10 +1112,7 @@ static uintptr_t chain_state(int *gil)
         return P.checks < SELF_CHECKS ? 0 : (uintptr_t)ts;
     }
     *gil = 0;
-    atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
-    if (!(atomic_load(&P.closing) && !closer) && atomic_load(&P.guard) == GUARD_ON)
-        return walker_state();
-    return 0;
+    return walk_enter() == READ_OPEN ? walker_state() : 0;
 }
 
 /* Whether the frames of ts (3.11 on) are the n frames of c, compared while walking: a frame that
@@ -1188,7 +1215,7 @@ int gt_py_chain_same(struct gt_py_chain *c, uint32_t max)
             c->ok = CHAIN_READ;
         }
     }
-    if (!gil) atomic_fetch_sub(&P.walkers, 1);
+    if (!gil) walk_leave();
     return same;
 }
 
@@ -1200,14 +1227,13 @@ int gt_py_no_frames(void)
     /* as gt_py_frames's read without the GIL decides, under the same guard (chain_state's): no
      * state, or a state without a frame (walk_raw skips the same frames at any max; -1, a layout
      * check failed: the full read says so) */
-    atomic_fetch_add(&P.walkers, 1);
-    int none = 1;
-    if (!(atomic_load(&P.closing) && !closer)) {
-        uintptr_t ts = atomic_load(&P.guard) == GUARD_ON ? walker_state() : 1;
+    int st = walk_enter(), none = st == READ_CLOSING;
+    if (st == READ_OPEN) {
+        uintptr_t ts = walker_state();
         struct rawf f[1];
-        none = !ts || (ts != 1 && walk_raw(ts, f, 1) == 0);
+        none = !ts || walk_raw(ts, f, 1) == 0;
     }
-    atomic_fetch_sub(&P.walkers, 1);
+    walk_leave();
     return none;
 }
 
@@ -1480,17 +1506,15 @@ uint32_t gt_py_frames(struct gt_thread *t, uint64_t *out, uint32_t max,
         in_walk = 0;
     } else if (atomic_load_explicit(&P.on, memory_order_relaxed)) {
         in_walk = 1;
-        atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
-        if (atomic_load(&P.closing) && !closer) {
-            /* the interpreter is shutting down: native frames only */
-        } else if (atomic_load(&P.guard) == GUARD_ON) {
+        int st = walk_enter(); /* closing: the interpreter shuts down, native frames only */
+        if (st == READ_OPEN) {
             pthread_mutex_lock(&P.tab_mu);
             n = offset_frames(t, out, max, c);
             pthread_mutex_unlock(&P.tab_mu);
-        } else if (P.IsInitialized() == 1 && !P.IsFinalizing() && P.GILState_GetThisThreadState()) {
-            want_guard(); /* until it is registered: native frames only */
+        } else if (st == READ_UNGUARDED) {
+            guard_wanted();
         }
-        atomic_fetch_sub(&P.walkers, 1);
+        walk_leave();
         in_walk = 0;
     }
     errno = saved;
@@ -1508,15 +1532,12 @@ uintptr_t gt_py_thread_state(void)
 {
     if (!gt_py_available() || !atomic_load_explicit(&P.on, memory_order_relaxed)) return 0;
     uintptr_t ts = 0;
-    atomic_fetch_add(&P.walkers, 1); /* before reading closing: see exit_guard */
-    if (atomic_load(&P.closing) && !closer) {
-        /* the interpreter is shutting down */
-    } else if (atomic_load(&P.guard) == GUARD_ON) {
+    int st = walk_enter(); /* closing: the interpreter shuts down */
+    if (st == READ_OPEN)
         ts = own_state();
-    } else if (P.IsInitialized() == 1 && !P.IsFinalizing() && P.GILState_GetThisThreadState()) {
-        want_guard();
-    }
-    atomic_fetch_sub(&P.walkers, 1);
+    else if (st == READ_UNGUARDED)
+        guard_wanted();
+    walk_leave();
     return ts;
 }
 
@@ -1528,13 +1549,12 @@ uint64_t gt_py_thread_state_id(uintptr_t ts)
     unsigned off = atomic_load_explicit(&P.ts_id, memory_order_relaxed);
     if (!ts || !off) return 0;
     uint64_t id = 0, got = 0;
-    atomic_fetch_add(&P.walkers, 1); /* ts is read: under the guard, as gt_py_thread_state */
-    int open = !(atomic_load(&P.closing) && !closer);
+    int open = walk_enter() != READ_CLOSING; /* ts is read: as gt_py_thread_state reads it */
     if (open) {
         id = P.ThreadState_GetID((PyObj *)ts);
         memcpy(&got, (const void *)(ts + off), sizeof(got));
     }
-    atomic_fetch_sub(&P.walkers, 1);
+    walk_leave();
     if (!open) return 0; /* shutting down: unknown, and the offset not judged */
     if (id && got == id) return id;
     if (atomic_exchange(&P.ts_id, 0))
