@@ -7,7 +7,9 @@ floats, one real step made so that its state exists) and calls each version's _o
 CALLS times in a row per round, versions interleaved in rotating order, with a state that emits
 nowhere; also torch.cuda.memory_stats_as_nested_dict(0) alone. Back-to-back calls are steps
 shorter than any gap: this version then reads memory_stats at the rate its rule allows
-("after"); "after, read every step" sets STEP_STATS_COST_RATIO = 0. Prints ns per call, median
+("after"); "after, read every step" sets STEP_STATS_COST_RATIO = 0; "after, its fingerprint
+alone" calls _fingerprint; "after, fingerprint precomputed" the hook with a _fingerprint that
+returns the key it took once (what the hook costs around it). Prints ns per call, median
 over rounds, and the per-round ratio to BEFORE."""
 import importlib.util
 import statistics
@@ -34,6 +36,17 @@ before = load("bridge_before", before_path)
 after = load("bridge_after", here + "/python/gputrace_torch.py")
 every = load("bridge_every", here + "/python/gputrace_torch.py")
 every.STEP_STATS_COST_RATIO = 0
+nofp = load("bridge_nofp", here + "/python/gputrace_torch.py")
+_fp, _key = nofp._fingerprint, []
+
+
+def _fp_once(s, o, e):  # "after, fingerprint precomputed": the hook around the fingerprint
+    if not _key:
+        _key.append(_fp(s, o, e))
+    return _key[0]
+
+
+nofp._fingerprint = _fp_once
 reads = [0]
 
 
@@ -66,6 +79,9 @@ def hook(m):
 
 variants = [("before", hook(before)), ("after", hook(after)),
             ("after, read every step", hook(every)),
+            ("after, its fingerprint alone",
+             lambda: after._fingerprint(after._S, opt, after._S.optimizers[id(opt)])),
+            ("after, fingerprint precomputed", hook(nofp)),
             ("memory_stats_as_nested_dict alone", lambda: torch.cuda.memory_stats_as_nested_dict(0))]
 for _, f in variants:  # warm: first steps write the roles
     for _ in range(20):
