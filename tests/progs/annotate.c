@@ -25,10 +25,7 @@ int main(void)
     CUdevice dev;
     CUcontext ctx;
     CUdeviceptr base;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuMemAlloc(&base, 16 * MiB));
     printf("base=0x%llx\n", (unsigned long long)base);
     fprintf(stderr, "active=%d\n", gputrace_active());

@@ -83,10 +83,7 @@ int main(int argc, char **argv)
     CUfunction f;
     setvbuf(stdout, NULL, _IONBF, 0);
     if (!strcmp(mode, "before")) signal(SIGSEGV, handler_default_back);
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuModuleLoadData(&mod, "kernel k 1000\n"));
     CHECK(cuModuleGetFunction(&f, mod, "k"));
     allocate(10);

@@ -18,10 +18,7 @@ int main(void)
     CUmodule mod;
     CUfunction fwd, bwd, opt;
     CUdeviceptr weights, leak;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
     CHECK(cuModuleLoadData(&mod, "kernel forward_gemm 400000\nkernel backward_gemm 800000\n"
                                  "kernel adam_step 100000\n"));

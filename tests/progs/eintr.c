@@ -336,10 +336,7 @@ int main(int argc, char **argv)
     CUdevice dev;
     CUcontext ctx;
     CUdeviceptr p;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     int ep = epoll_create1(0);
     sigset_t usr2;
     sigemptyset(&usr2);

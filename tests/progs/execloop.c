@@ -37,10 +37,7 @@ int main(int argc, char **argv)
     CUdevice dev;
     CUcontext ctx;
     CUdeviceptr p;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuMemAlloc(&p, 4096));
     CHECK(cuMemFree(p));
     volatile unsigned long spin = 0;

@@ -37,10 +37,7 @@ int main(int argc, char **argv)
     CUdevice dev;
     CUmodule mod;
     CUfunction f;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuModuleLoadData(&mod, "kernel k 1000\n"));
     CHECK(cuModuleGetFunction(&f, mod, "k"));
     for (int i = 0; i < 100; i++) {

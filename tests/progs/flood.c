@@ -53,10 +53,7 @@ int main(int argc, char **argv)
     CUmodule mod;
     CUdeviceptr p;
     if (n < 1 || n > MAX_THREADS || iterations < 0) return 2;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuModuleLoadData(&mod, "kernel flood_k 100\n"));
     CHECK(cuModuleGetFunction(&fn, mod, "flood_k"));
     CHECK(cuMemAlloc(&p, 4096)); /* the main thread's first events: its buffer exists now */

@@ -24,10 +24,7 @@ static void child(const char *mode)
     } else if (!strcmp(mode, "early")) {
         CUdevice dev;
         CUcontext ctx;
-        CHECK(cuInit(0));
-        CHECK(cuDeviceGet(&dev, 0));
-        CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-        CHECK(cuCtxSetCurrent(ctx));
+        open_primary(&dev, &ctx);
         CHECK(cuMemAlloc(&p, 4 << 20));
         printf("child: allocated\n");
     }
@@ -52,10 +49,7 @@ int main(int argc, char **argv)
     CUdeviceptr p;
     pid_t early = -1;
     if (!strcmp(mode, "early") && (early = fork()) == 0) child(mode);
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuModuleLoadData(&mod, "kernel k 1000\n"));
     CHECK(cuModuleGetFunction(&f, mod, "k"));
     for (int i = 0; i < 3; i++)

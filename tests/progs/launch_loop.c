@@ -15,10 +15,7 @@ int main(int argc, char **argv)
     CUcontext ctx;
     CUmodule mod;
     CUfunction fn;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuModuleLoadData(&mod, "kernel tick\n"));
     CHECK(cuModuleGetFunction(&fn, mod, "tick"));
     for (long i = 0; i < n; i++)

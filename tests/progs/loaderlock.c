@@ -25,10 +25,7 @@ int main(int argc, char **argv)
     CUdevice dev;
     CUcontext ctx;
     CUdeviceptr p;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     for (int k = 0; k < rounds; k++) {
         void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
         if (!h) {

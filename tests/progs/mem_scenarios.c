@@ -134,10 +134,7 @@ int main(int argc, char **argv)
     CUdevice dev;
     CUcontext ctx;
     CUdeviceptr p;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     int rc = 0;
     if (strcmp(what, "exhausted") == 0) {
         hold_weights(3, 4 * GiB);

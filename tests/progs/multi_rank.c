@@ -119,10 +119,7 @@ int main(int argc, char **argv)
     CUcontext ctx;
     CUstream s;
     CUmodule m1, m2;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
     CUfunction compute = load(&m1, "compute", gpu ? (is_slow ? 30000000 : 5000000) : 2000000);
     CUfunction allreduce =

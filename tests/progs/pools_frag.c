@@ -20,10 +20,7 @@ int main(void)
     CUdevice dev;
     CUcontext ctx;
     CUdeviceptr seg, big = 0;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuMemAlloc(&seg, 32 * MiB));
     printf("seg=0x%llx\n", (unsigned long long)seg);
 

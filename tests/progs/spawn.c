@@ -50,10 +50,7 @@ static int trace_fds(void)
 static void init(void)
 {
     CUdevice dev;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
 }
 
 static int child(void)

@@ -37,10 +37,7 @@ int main(void)
 {
     CUdevice dev;
     CUcontext ctx;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuMemAlloc(&big, 90 * MiB));
     CHECK(cuMemAlloc(&small, 10 * MiB));
     spike_and_dip(1 * MiB); /* the tracer meets these call stacks here, not in the spike */

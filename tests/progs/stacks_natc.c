@@ -51,10 +51,7 @@ int main(int argc, char **argv)
     CUdevice dev;
     CUcontext ctx;
     int n = argc > 1 ? atoi(argv[1]) : 300;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     for (int k = 0; k < 3 * n; k++)
         via(k);
     printf("ok\n");

@@ -85,10 +85,7 @@ int main(int argc, char **argv)
     CUmodule mod;
     CUfunction f;
     int n = argc > 1 ? atoi(argv[1]) : 10;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuModuleLoadData(&mod, "kernel gemm 20000\n"));
     CHECK(cuModuleGetFunction(&f, mod, "gemm"));
     alloc_weights();

@@ -93,10 +93,7 @@ int main(int argc, char **argv)
     CUdevice dev;
     if (argc < 3) return 2;
     n = atoi(argv[1]);
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     pthread_t churn;
     if (pthread_create(&churn, NULL, dl_churn, argv[2]) != 0) return 3;
 

@@ -53,10 +53,7 @@ int main(int argc, char **argv)
     CUdevice dev;
     CUmodule mod;
     if (n < 1 || n > MAX_THREADS || iterations < 0) return 2;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuModuleLoadData(&mod, "kernel stress_tick 100\n"));
     CHECK(cuModuleGetFunction(&fn, mod, "stress_tick"));
     pthread_barrier_init(&start, NULL, (unsigned)n);

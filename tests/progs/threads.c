@@ -33,10 +33,7 @@ int main(int argc, char **argv)
     CUmodule mod;
     pthread_t th[256];
     if (n < 1 || n > 256) return 2;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuModuleLoadData(&mod, "kernel tick 1000\n"));
     CHECK(cuModuleGetFunction(&fn, mod, "tick"));
     for (int i = 0; i < n; i++) pthread_create(&th[i], NULL, worker, NULL);

@@ -25,10 +25,7 @@ int main(void)
     CUfunction k_long, k_a, k_b, k_c;
     CUdeviceptr buf, buf2;
     static char host[1 << 20];
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
     CHECK(cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
     CHECK(cuModuleLoadData(&mod, "kernel _Z6k_longPf 3000000\nkernel k_a 100000\n"

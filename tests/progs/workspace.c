@@ -30,10 +30,7 @@ int main(int argc, char **argv)
     CUdevice dev;
     CUcontext ctx;
     CUdeviceptr own, scratch;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    open_primary(&dev, &ctx);
     CHECK(cuMemAlloc(&scratch, 1 << 20));
     CHECK(cuMemFree(scratch));
     CHECK(cuMemAlloc(&own, 5 << 20));
