@@ -133,5 +133,8 @@ if fails:  # the context: the snapshots are taken by time (one peak snapshot per
           ["%.3f %.3f" % (q.get("t_loss", 0) - t0, q.get("t_end", 0) - t0) for q in pt["points"]])
     print("snapshots (s, why, allocated):",
           ["%.3f %s %d" % (q["time_ns"] / 1e9, q["why"], q["allocated"]) for q in snaps])
+    # the batches of block events between snapshots: how many were replayed, and how many did
+    # not end in the state of their snapshot (a batch not trusted: its peak is not looked at)
+    print("replay (batches, replayed, inconsistent):", pb.get("replay"))
     print("DIFFERS:", "; ".join(fails))
 sys.exit(1 if fails else 0)
