@@ -564,6 +564,14 @@ def _reserved(s, device):
     return _current(s.torch.cuda.memory_stats_as_nested_dict(device), "reserved_bytes")
 
 
+def _add_used_devices(s):
+    """Devices PyTorch holds memory on (the program may use several, on other threads or
+    streams, or make blocks on one before the bridge installs) join the sampled ones."""
+    for d in range(s.ndev):
+        if d not in s.devices and _reserved(s, d) > 0:
+            s.devices.add(d)
+
+
 def tick():
     """A periodic sample (the shim's flusher asks for it as a pending call)."""
     s = _S
@@ -571,9 +579,7 @@ def tick():
         return
     try:
         s.devices.add(s.torch.cuda.current_device())
-        for d in range(s.ndev):  # devices the program started using on other threads/streams
-            if d not in s.devices and _reserved(s, d) > 0:
-                s.devices.add(d)
+        _add_used_devices(s)
         _sample(s, _PERIODIC)
     except Exception as e:
         _failed("a memory_stats sample", e)
@@ -652,6 +658,9 @@ def install(emit, level, sample_ms):
                 _failed("attaching the OOM observer", e)
         atexit.register(_at_exit)
         _install_step_hook(s)
+        # a device's start sample is its replay's base: PyTorch's first CUDA call may have made
+        # blocks on a device other than the current one before this pending call ran
+        _add_used_devices(s)
         _sample(s, _START)
         _note("PyTorch bridge installed: level %s, backend %s, torch %s" %
               (level, torch.cuda.get_allocator_backend(), torch.__version__), warning=False)

@@ -2,66 +2,20 @@
 # GTSIM_DEVICES=2). tests/torch/tiers_blocks.py devices (real PyTorch): one AdamW over parameters
 # on cuda:0 and, twice as large, on cuda:1. Each device is sampled (the bridge samples every
 # device PyTorch reserved memory on, not only the current one) and replayed from its own events
-# (cuda:1 held nothing when the bridge began recording: its first batch starts from zero,
-# GT_TRACE_FROM_EMPTY): per device, the breakdown at the peak is max_memory_allocated(device) to
-# the byte, weights and AdamW's state equal that device's blocks in PyTorch's snapshot. At the
-# process peak, PyTorch's segments on both devices are split too, each device by its own replay
+# (a device that held nothing when the bridge began recording starts from zero,
+# GT_TRACE_FROM_EMPTY; one that held memory from the bridge's start sample): per device, the
+# breakdown at the peak is max_memory_allocated(device) to the byte, weights and AdamW's state
+# equal that device's blocks in PyTorch's snapshot. At the process peak, PyTorch's segments on
+# both devices are split too, each device by its own replay
 # (memory.peak_breakdown.by_category_devices): each category line is the sum of the devices'
-# replayed categories, the lines add up to the peak, and the chart's point at the peak is them.
+# replayed categories, the lines add up to the peak, and the chart's point at the peak is them
+# (tests/torch/tiers_devices_check.py). torch_tiers_devices_late.sh: the same when cuda:1 holds
+# memory before the bridge installs.
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/torch/env.sh"
-GTSIM_DEVICES=2 GPUTRACE_TORCH=history tiers_run "$PWD/t.trace" out.txt "$TORCH_PY" "$SRC/tests/torch/tiers_blocks.py" devices pt.json ||
-    { cat out.txt; fail "tiers_blocks.py devices"; }
+case=${TIERS_DEVICES_CASE:-devices}
+GTSIM_DEVICES=2 GPUTRACE_TORCH=history tiers_run "$PWD/t.trace" out.txt "$TORCH_PY" "$SRC/tests/torch/tiers_blocks.py" "$case" pt.json ||
+    { cat out.txt; fail "tiers_blocks.py $case"; }
 "$GT_REPORT" --json t.trace > r.json || fail "report"
-"$PYTHON" - r.json pt.json <<'PY' || fail "the categories per device differ from PyTorch's figures"
-import json, sys
-rep, pt = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-allocs = {str(a["device"]): a for a in rep["memory"]["allocators"]}
-bad = []
-def eq(what, got, want):
-    print(f"{what}: {got} (want {want})")
-    if got != want: bad.append(what)
-eq("one allocator per device", sorted(allocs), ["0", "1"])
-for d, p in pt["devices"].items():
-    a = allocs.get(d)
-    if not a: continue
-    pb = a["peak_breakdown"]
-    cats = {c["category"]: c["bytes"] for c in pb["by_category"]}
-    eq(f"cuda:{d}: peak allocated = max_memory_allocated({d})", a["peak_allocated_bytes"], p["max_memory_allocated"])
-    eq(f"cuda:{d}: categories from the replay", pb["categories_source"], "replay")
-    eq(f"cuda:{d}: every batch replayed", (pb["replay"]["replayed"], pb["replay"]["inconsistent"]), (pb["replay"]["batches"], 0))
-    eq(f"cuda:{d}: allocated at the breakdown = max_memory_allocated({d})", pb["categories_allocated_bytes"], p["max_memory_allocated"])
-    eq(f"cuda:{d}: weights = the device's parameters' blocks", cats["weights"], p["weight_blocks"])
-    eq(f"cuda:{d}: optimizer state = the device's AdamW state blocks", cats["optimizer_state"], p["state_blocks"])
-    eq(f"cuda:{d}: gradients made, at most the weights", 0 < cats["gradients"] <= p["weight_blocks"], True)
-    eq(f"cuda:{d}: the categories add up to reserved then", sum(cats.values()), pb["categories_reserved_bytes"])
-eq("cuda:1 holds twice cuda:0's weights", allocs["1"]["peak_breakdown"] and pt["devices"]["1"]["weight_blocks"], 2 * pt["devices"]["0"]["weight_blocks"])
-# the process peak: PyTorch's segments split per device, not one pytorch_reserved line
-m = rep["memory"]
-pk = m["peak_breakdown"]
-lines = pk["by_category"] or []
-eq("no pytorch_reserved line at the process peak", [l for l in lines if l["category"] == "pytorch_reserved"], [])
-eq("the lines add up to the peak", sum(l["bytes"] for l in lines), m["peak_bytes"])
-split = {str(x["device"]): x for x in pk.get("by_category_devices") or []}
-eq("both devices split", sorted(split), ["0", "1"])
-want = {}
-for d, a in allocs.items():
-    b = a["peak_breakdown"]
-    x = split.get(d, {})
-    eq(f"cuda:{d}: split by its replay", x.get("source"), "replay")
-    eq(f"cuda:{d}: at max_memory_allocated({d})", x.get("allocated_bytes"), pt["devices"][d]["max_memory_allocated"])
-    eq(f"cuda:{d}: its segments then = its replayed reserved bytes", x.get("reserved_bytes"), b["categories_reserved_bytes"])
-    for c in b["by_category"]:
-        want[c["category"]] = want.get(c["category"], 0) + c["bytes"]
-got = {}
-for l in lines:
-    if l["source"] == "replay":
-        got[l["category"]] = got.get(l["category"], 0) + l["bytes"]
-eq("each replayed line = the devices' replayed category summed", got, {c: b for c, b in want.items() if b})
-r = pk.get("by_category_replay") or {}
-eq("by_category_replay: both devices' bytes", (r.get("allocated_bytes"), r.get("reserved_bytes")),
-   (sum(x["allocated_bytes"] for x in split.values()), sum(x["reserved_bytes"] for x in split.values())))
-point = [q for q in m["category_series"] or [] if q["at"] == "peak"]
-eq("the chart's point at the peak = the lines", point and {c: point[0][c] for c in got}, got)
-sys.exit(1 if bad else 0)
-PY
+"$PYTHON" "$SRC/tests/torch/tiers_devices_check.py" r.json pt.json ||
+    fail "the categories per device differ from PyTorch's figures"

@@ -20,6 +20,9 @@ Usage: tiers_blocks.py CASE OUT.json; CASE:
             the bridge for at _exit;
   devices   (2 devices: GTSIM_DEVICES=2) the same model on cuda:0 and, twice as large, on
             cuda:1, one AdamW over both.
+  devices_late  the same, its cuda:1 parameters made first: PyTorch's first CUDA call makes
+            cuda:1's first block, so the bridge (a pending call, run at the next bytecode)
+            installs when cuda:1 already holds memory and cuda:0 none.
 OUT.json: PyTorch's own figures per device: max_memory_allocated(), and after the last step the
 storages of the parameters and the optimizer's state (tiers_steps.roles) and the sizes of their
 blocks in PyTorch's snapshot."""
@@ -43,6 +46,8 @@ elif case in ("last", "last_exit"):
     shapes, batches = [(0, 1 << 18)] * 4, [2, 2, 2, 8]
 elif case == "devices":
     shapes, batches = [(0, 1 << 18)] * 2 + [(1, 1 << 19)] * 2, [2] * 3
+elif case == "devices_late":
+    shapes, batches = [(1, 1 << 19)] * 2 + [(0, 1 << 18)] * 2, [2] * 3
 else:
     sys.exit("tiers_blocks.py: unknown case " + case)
 
