@@ -192,8 +192,28 @@ def _python_stack():
 
 # ---- records ---------------------------------------------------------------------------------
 
+_STATS_KEYS = ("allocated_bytes.all.current", "allocated_bytes.all.peak",
+               "reserved_bytes.all.current", "reserved_bytes.all.peak", "active_bytes.all.current",
+               "inactive_split_bytes.all.current", "requested_bytes.all.current",
+               "num_alloc_retries", "num_ooms", "segment.all.current")
+
+
+def _memory_stats(s, device):
+    """The memory_stats() figures the records use, as memory_stats() names them, read from
+    memory_stats_as_nested_dict(): memory_stats() flattens and sorts that whole dict in Python
+    (137 us on the simulated stack against 22 us)."""
+    nested, st = s.torch.cuda.memory_stats_as_nested_dict(device), {}
+    for key in _STATS_KEYS:
+        v = nested
+        for part in key.split("."):
+            v = v.get(part) if isinstance(v, dict) else None
+        if isinstance(v, int):
+            st[key] = v
+    return st
+
+
 def _stats_rec(s, device, why):
-    st = s.torch.cuda.memory_stats(device)
+    st = _memory_stats(s, device)
     g = st.get
     return _rec("QQQQQQQIIIi", _STATS, why,
                 g("allocated_bytes.all.current", 0), g("allocated_bytes.all.peak", 0),
@@ -535,7 +555,7 @@ def _on_oom(device, requested, limit, device_free):
     try:
         torch = s.torch
         s.devices.add(int(device))
-        st = torch.cuda.memory_stats(device)
+        st = _memory_stats(s, device)
         total = torch.cuda.get_device_properties(device).total_memory
         out = bytearray()
         stack = _stack_id(s, out, _python_stack())

@@ -155,7 +155,8 @@ else:
 s = torch.cuda.memory_stats()
 for k in ("num_ooms", "num_alloc_retries", "allocated_bytes.all.current",
           "reserved_bytes.all.current", "allocated_bytes.all.peak", "reserved_bytes.all.peak",
-          "segment.all.current"):
+          "segment.all.current", "active_bytes.all.current", "inactive_split_bytes.all.current",
+          "requested_bytes.all.current"):
     out[k] = s[k]
 out["max_memory_allocated"] = torch.cuda.max_memory_allocated()
 out["max_memory_reserved"] = torch.cuda.max_memory_reserved()
