@@ -1290,7 +1290,7 @@ def commands_section(d):
 
 
 def saved_section(name):
-    """A separate run's results (bench/torch_bridge.sh, bench/torch_overhead.sh: they need the torch
+    """A separate run's results (bench/torch_bridge.sh, bench/torch_overhead.sh, bench/torch_instr.sh: they need the torch
     virtualenv; bench/html_large.sh: Chromium and 16 GB of disk; bench/sample.sh), as it wrote them
     into bench/NAME, or notes written by hand beside them (bench/torch_overhead_notes.md), so that a
     regenerated RESULTS.md keeps them."""
@@ -1332,6 +1332,7 @@ def main(argv):
     lines += tl_section(d, T)
     lines += saved_section('torch_bridge.md')
     lines += saved_section('torch_overhead.md')
+    lines += saved_section('torch_instr.md')
     lines += saved_section('torch_overhead_notes.md')
     lines += saved_section('html_large.md')
     lines += saved_section('sample.md')

@@ -69,4 +69,8 @@ bench: all fixtures bench-progs
 # BENCH_ROUNDS (3), BENCH_SCALE (5: at 1 the op loop lasts 44 ms, too short for its CPU figure)
 bench-torch: all fixtures
 	$(Q)O=$(O) GT_VENV=$(abspath $(VENV)) sh bench/torch_overhead.sh $(or $(BENCH_ROUNDS),3) $(or $(BENCH_SCALE),5)
-.PHONY: bench-torch
+# make bench-torch-instr VENV=dir: the same workloads counted in instructions by callgrind
+# (bench/torch_instr.sh; BENCH_SCALE, 5: 250 steps, 5,000 ops and allocations; ~20 min)
+bench-torch-instr: all fixtures
+	$(Q)O=$(O) GT_VENV=$(abspath $(VENV)) sh bench/torch_instr.sh $(or $(BENCH_SCALE),5)
+.PHONY: bench-torch bench-torch-instr
