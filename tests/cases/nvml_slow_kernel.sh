@@ -50,6 +50,15 @@ for st, n in runs:
         early += len(samples) > 1 and st < samples[1][0]
 sk = [k for k in d["slow_kernels"] if k["name"] == "gemm_tile"]
 print("slow_kernels:", d["slow_kernels"])
+# for a failure: the samples' span and largest gap, the runs' span, the runs after the last sample
+# (CI's plain suite once found 43 runs at full clock fewer than this rule, with 3 early)
+ts = sorted(t for t, _ in samples)
+print("samples: %d, %d..%d ns, largest gap %d ns, clocks %s; runs: %d, starts %d..%d ns, "
+      "%d after the last sample; early %d" % (
+          len(ts), ts[0] if ts else -1, ts[-1] if ts else -1,
+          max((b - a for a, b in zip(ts, ts[1:])), default=0), sorted({sm for _, sm in samples}),
+          len(runs), min(st for st, _ in runs), max(st for st, _ in runs),
+          sum(1 for st, _ in runs if ts and st >= ts[-1]), early))
 assert sk, "gemm_tile not among the slow kernels"
 k = sk[0]
 want = (len(slow), sum(slow) / len(slow), len(full), sum(full) / len(full))
