@@ -35,6 +35,21 @@ static struct ga_nvml_device *device_of(struct ga_nvml *x, int32_t device)
     memset(d, 0, sizeof(*d));
     d->device = device;
     d->min_sm_mhz = UINT32_MAX;
+    /* the kernels read before this device's first record wait for its samples like the others */
+    size_t keep = 0;
+    for (size_t i = 0; i < x->n_early; i++) {
+        struct ga_nvml_kearly k = x->early[i];
+        if (k.device != device) {
+            x->early[keep++] = k;
+        } else if (d->n_kpend >= GA_NVML_PENDING_MAX) {
+            x->early_dropped++;
+        } else {
+            d->kpend = ga_xgrow(d->kpend, &d->kpend_cap, d->n_kpend, sizeof(*d->kpend));
+            d->kpend[d->n_kpend++] =
+                (struct ga_nvml_kpend){.start = k.start, .ns = k.ns, .name_id = k.name_id};
+        }
+    }
+    x->n_early = keep;
     return d;
 }
 
@@ -138,9 +153,21 @@ static void replay_kernels(struct ga_nvml_device *d)
 void ga_nvml_kernel(struct ga_nvml *x, const struct gt_rec_gpu_kernel *k)
 {
     struct ga_nvml_device *d = NULL;
+    if (k->end < k->start) return;
     for (size_t i = 0; i < x->n_devices && !d; i++)
         if (x->devices[i].device == (int32_t)k->device) d = &x->devices[i];
-    if (!d || k->end < k->start) return;
+    if (!d) { /* its device's first NVML record may still come (ga_nvml.early) */
+        if (x->status == GA_NVML_ABSENT || x->status == GA_NVML_FAILED) return;
+        if (x->n_early >= GA_NVML_EARLY_MAX) {
+            x->early_dropped++;
+            return;
+        }
+        x->early = ga_xgrow(x->early, &x->early_cap, x->n_early, sizeof(*x->early));
+        x->early[x->n_early++] = (struct ga_nvml_kearly){
+            .start = k->start, .ns = k->end - k->start, .name_id = k->name_id,
+            .device = (int32_t)k->device};
+        return;
+    }
     int slow = slow_at(d, k->start);
     if (slow >= 0) count_kernel(d, k->name_id, slow, k->end - k->start);
     if (slow != -2) return;
@@ -220,6 +247,9 @@ static void on_status(struct ga_nvml *x, const struct ga_event *ev)
     const struct gt_rec_nvml *r = &ev->r->nvml;
     if (ev->sub == GT_NVML_ABSENT || ev->sub == GT_NVML_FAILED) {
         x->status = ev->sub == GT_NVML_ABSENT ? GA_NVML_ABSENT : GA_NVML_FAILED;
+        free(x->early); /* no device will come for them */
+        x->early = NULL;
+        x->n_early = x->early_cap = 0;
         size_t n = ev->str_len[0] < sizeof(x->why) - 1 ? ev->str_len[0] : sizeof(x->why) - 1;
         memcpy(x->why, ev->str[0], n);
         x->why[n] = 0;
@@ -330,6 +360,10 @@ void ga_nvml_finish(struct ga_nvml *x)
         d->pending = NULL;
         d->n_iv = d->n_pending = 0;
     }
+    x->early_dropped += x->n_early; /* devices never sampled */
+    free(x->early);
+    x->early = NULL;
+    x->n_early = x->early_cap = 0;
     if (x->n_devices > 1) qsort(x->devices, x->n_devices, sizeof(*x->devices), by_ordinal);
 }
 
@@ -367,5 +401,6 @@ void ga_nvml_free(struct ga_nvml *x)
     }
     free(x->devices);
     free(x->procs);
+    free(x->early);
     memset(x, 0, sizeof(*x));
 }

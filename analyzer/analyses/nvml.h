@@ -105,6 +105,13 @@ struct ga_nvml_proc {
 
 #define GA_NVML_PROCS_MAX 4096 /* processes kept (listings past it are counted only) */
 
+#define GA_NVML_EARLY_MAX (1u << 16) /* kernels waiting for their device's first NVML record */
+struct ga_nvml_kearly {
+    uint64_t start, ns;
+    uint32_t name_id;
+    int32_t device;
+};
+
 struct ga_nvml {
     int status; /* enum ga_nvml_status */
     char why[256];
@@ -114,6 +121,12 @@ struct ga_nvml {
     uint64_t procs_dropped;
     struct ga_nvml_device *devices; /* by CUDA ordinal after ga_nvml_finish */
     size_t n_devices, devices_cap;
+    /* Kernels read before any NVML record of their device: the reader can deliver a device's
+     * first samples after kernels that ran after them (the flusher that writes the samples ran
+     * late), so these wait for their device (at most GA_NVML_EARLY_MAX; NVML absent: none). */
+    struct ga_nvml_kearly *early;
+    size_t n_early, early_cap;
+    uint64_t early_dropped; /* past GA_NVML_EARLY_MAX, or their device never sampled */
 };
 
 void ga_nvml_init(struct ga_nvml *x);

@@ -248,10 +248,53 @@ static void test_kernels_early(void)
     ga_nvml_free(&x);
 }
 
+/* Kernels read before any NVML record of their device (the reader delivers a late flusher's
+ * first samples after kernels that ran after them: nvml_slow_kernel under load) wait for it. */
+static void test_kernels_before_device(void)
+{
+    struct ga_nvml x;
+    ga_nvml_init(&x);
+    kernel(&x, 0, 5 * US, 9 * US, 7);    /* before the first sample: not counted */
+    kernel(&x, 0, 15 * US, 25 * US, 7);  /* full (sample at 10), 10 us */
+    kernel(&x, 0, 210 * US, 230 * US, 7); /* slow (sample at 200), 20 us */
+    kernel(&x, 1, 15 * US, 25 * US, 7);  /* a device NVML never samples: not counted */
+    status(&x, 0, 2000);
+    sample(&x, 0, 10 * US, 2000, 0);
+    sample(&x, 0, 200 * US, 1000, 0x4);
+    kernel(&x, 0, 250 * US, 280 * US, 7); /* full (sample at 240), 30 us */
+    sample(&x, 0, 240 * US, 2000, 0);
+    sample(&x, 0, 300 * US, 2000, 0);
+    ga_nvml_finish(&x);
+    const struct ga_nvml_device *d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    const struct ga_nvml_kname *k = d && d->n_knames == 1 ? &d->knames[0] : NULL;
+    CHECK("kernels before their device's first record: twice at full clock (40 us), once below "
+          "(20 us); the unsampled device's kernel dropped",
+          k && k->n[0] == 2 && k->ns[0] == 40 * US && k->n[1] == 1 && k->ns[1] == 20 * US &&
+              x.early_dropped == 1 && x.n_early == 0);
+    ga_nvml_free(&x);
+    /* NVML absent: nothing is kept */
+    ga_nvml_init(&x);
+    kernel(&x, 0, 15 * US, 25 * US, 7);
+    union ga_rec u;
+    struct ga_event ev;
+    memset(&u, 0, sizeof(u));
+    memset(&ev, 0, sizeof(ev));
+    ev.type = GT_REC_NVML;
+    ev.sub = GT_NVML_ABSENT;
+    ev.r = &u;
+    ga_nvml_event(&x, &ev);
+    CHECK("NVML absent: the kernels waiting for a device are let go", x.n_early == 0 && !x.early);
+    kernel(&x, 0, 35 * US, 45 * US, 7);
+    CHECK("NVML absent: later kernels are not kept", x.n_early == 0);
+    ga_nvml_finish(&x);
+    ga_nvml_free(&x);
+}
+
 int main(void)
 {
     test_kernels();
     test_kernels_early();
+    test_kernels_before_device();
     test_series_bound();
     test_intervals();
     test_pending_bound();
