@@ -97,6 +97,11 @@ class _State:
         self.history = 0  # _HISTORY_* flags
         self.async_backend = False
         self.closed = False
+        # >0 while the bridge writes (a snapshot, a step's records, the exit's): tick() is a
+        # pending call, which CPython runs between any two bytecodes of the main thread, also
+        # inside those; its own snapshot there would come between a snapshot's events and its
+        # blocks, or take the events the exit snapshot is writing
+        self.busy = 0
         self.failures = 0
         self.optimizers = {}  # id(optimizer) -> _optimizer_entry's list
         self.opt_count = 0
@@ -314,6 +319,14 @@ def _write_snapshot(s, why, sid=0):
     """One full snapshot, with id sid (0: the next one); returns its id (0: none written)."""
     if not _snapshots_on(s):
         return 0
+    s.busy += 1
+    try:
+        return _write_snapshot_now(s, why, sid)
+    finally:
+        s.busy -= 1
+
+
+def _write_snapshot_now(s, why, sid):
     try:
         _refresh_roles(s)
     except Exception as e:
@@ -595,7 +608,7 @@ def _add_used_devices(s):
 def tick():
     """A periodic sample (the shim's flusher asks for it as a pending call)."""
     s = _S
-    if s is None or s.closed:
+    if s is None or s.closed or s.busy:  # inside the bridge's own writing: the next tick samples
         return
     try:
         s.devices.add(s.torch.cuda.current_device())
@@ -609,6 +622,7 @@ def _at_exit():
     s = _S
     if s is None or s.closed:
         return
+    s.busy += 1  # no tick from here on (closed at the end)
     try:
         _sample(s, _EXIT)
         _write_snapshot(s, _EXIT)
