@@ -68,7 +68,7 @@ done < "$W/jobs"
 for p in $pids; do wait "$p" || exit 1; done
 cat "$W/raw.txt"
 "$PY" - "$W/raw.txt" "$OUT" "$SCALE" "$variants" "$workloads" <<'PY'
-import os, platform, sys
+import os, sys
 raw, out, scale, variants, workloads = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(), sys.argv[5].split()
 got = {}
 for line in open(raw):
@@ -81,7 +81,7 @@ names = {"none": "no tracer",
 units = {"launch": "per op (`x.add(1)`)", "alloc": "per allocation (`torch.empty(4096)` + `del`)",
          "step": "per step (3 elementwise layers, MSE loss, autograd + AdamW)"}
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-md = [f"{os.environ.get('TORCH_BENCH_START', '')}, {platform.node() and 'vm'}, `nproc` {os.cpu_count()}, {cpu}; "
+md = [f"{os.environ.get('TORCH_BENCH_START', '')}, vm, `nproc` {os.cpu_count()}, {cpu}; "
       f"instructions counted by callgrind (all threads) inside torch_overhead.py's timed loop, one run per "
       f"variant (counts do not depend on the machine's load); scale {scale}.", ""]
 for w in workloads:

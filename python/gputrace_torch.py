@@ -97,10 +97,10 @@ class _State:
         self.history = 0  # _HISTORY_* flags
         self.async_backend = False
         self.closed = False
-        # >0 while the bridge writes (a snapshot, a step's records, the exit's): tick() is a
-        # pending call, which CPython runs between any two bytecodes of the main thread, also
-        # inside those; its own snapshot there would come between a snapshot's events and its
-        # blocks, or take the events the exit snapshot is writing
+        # >0 while the bridge writes a snapshot or its exit records (the step hook does not
+        # count): tick() is a pending call, which CPython runs between any two bytecodes of the
+        # main thread, also inside those; its own snapshot there would come between a
+        # snapshot's events and its blocks, or take the events the exit snapshot is writing
         self.busy = 0
         self.failures = 0
         self.optimizers = {}  # id(optimizer) -> _optimizer_entry's list
