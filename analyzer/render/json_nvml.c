@@ -100,6 +100,8 @@ jobj *ga_json_device_state(const struct ga_vnvml *x)
     for (size_t i = 0; i < x->n_devices; i++)
         json_object_array_add(a, device(x, &x->devices[i]));
     put(o, "devices", a);
+    put(o, "kernels_unsampled",
+        x->status == GA_VNVML_AVAILABLE ? ju64(x->kernels_unsampled) : NULL);
     return o;
 }
 

@@ -138,6 +138,7 @@ for d in st["devices"]:
     assert got == [] or (len(got) == 1 and got[0][0] == "k_work" and got[0][3] and
                          got[0][1] <= len(slow) and got[0][2] <= len(full)), (got, slow, full)
     assert d["kernel_names_dropped"] == 0, d
+assert st["kernels_unsampled"] == 0, st["kernels_unsampled"]  # every kernel's device was sampled
 print("device state: exact against the samples and kernels of the dump; series of", {d["device"]: len(d["series"]["points"]) for d in st["devices"]}, "points")
 P
 "$GT_REPORT" run.trace > run.txt || fail "text report failed"
@@ -154,3 +155,10 @@ got=$(LD_LIBRARY_PATH="$O/simnvml" GPUTRACE_NVML_MS=0 sh -c '. "$SRC/tests/lib.s
     fail "traced run failed: $got"
 "$GT_REPORT" --dump off.trace > off.dump || fail "dump failed"
 ! grep -q ' NVML' off.dump || fail "GPUTRACE_NVML_MS=0 wrote NVML records"
+# without NVML samples no kernel is said unsampled (null), though the run's kernels had no sample
+for t in absent off; do
+    "$GT_REPORT" --json $t.trace > $t.json || fail "$t: report failed"
+    "$PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1])); k = [l for l in open(sys.argv[2]) if " GPU_KERNEL " in l]
+assert d["device_state"]["kernels_unsampled"] is None and k, (d["device_state"], len(k))' $t.json $t.dump ||
+        fail "$t: kernels_unsampled not null, or no kernel in the run"
+done
