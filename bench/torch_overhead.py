@@ -11,7 +11,9 @@ Usage: torch_overhead.py WORKLOAD N [TRACER]
 A warm-up runs before the timed loop (and inside the profiler, so its start-up is not timed);
 torch.cuda.synchronize() closes the timed interval. Prints "ns_per_unit=X" (wall time),
 "cpu_ns_per_unit=X" (the CPU time of all the process's threads over the same interval: a tracer's
-own threads count, the machine's other load does not) and "units=N"."""
+own threads count, the machine's other load does not) and "units=N". TORCH_BENCH_SETTLE_S=S: sleep
+S seconds between the warm-up and the timed loop, then launch one kernel."""
+import os
 import sys
 import time
 
@@ -67,8 +69,19 @@ body = {"launch": make_launch, "alloc": make_alloc, "step": make_step}[workload]
 warm = max(n // 10, 20)
 
 
+settle = float(os.environ.get("TORCH_BENCH_SETTLE_S", "0"))
+
+
 def timed():
     body(warm)
+    if settle:
+        # (bench/torch_instr.sh) let what a tracer does once after its start, such as gputrace's
+        # first periodic sample of the bridge, happen before the loop: under callgrind the
+        # warm-up is over before a tracer thread's first 100 ms round. The sample is asked for in
+        # the next launch or allocation (a kernel's launch here) and runs at the next bytecode
+        time.sleep(settle)
+        torch.empty(8, device="cuda").add_(1)
+        sum(range(10))
     torch.cuda.synchronize()
     c0, t0 = time.process_time_ns(), time.perf_counter_ns()
     body(n)
