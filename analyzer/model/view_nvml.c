@@ -98,7 +98,7 @@ void ga_vnvml_build(struct ga_vnvml *v, const struct ga_nvml *x, const struct ga
     v->devices = ga_xmalloc(x->n_devices * sizeof(*v->devices) + 1);
     for (size_t i = 0; i < x->n_devices; i++)
         device(&v->devices[i], &x->devices[i], g, t0);
-    v->kernels_unsampled = v->status == GA_VNVML_AVAILABLE ? x->early_dropped : 0;
+    v->kernels_unsampled = v->status == GA_VNVML_AVAILABLE ? x->early_dropped : UINT64_MAX;
     v->n_ooms = m->n_ooms;
     v->oom_procs = ga_xmalloc(m->n_ooms * sizeof(*v->oom_procs) + 1);
     for (size_t i = 0; i < m->n_ooms; i++)

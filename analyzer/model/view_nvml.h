@@ -68,7 +68,8 @@ struct ga_vnvml {
     const char *reason_names[GA_VNVML_REASONS]; /* "gpu_idle", ... for bits 0..8 */
     struct ga_vnvml_listing *oom_procs; /* one per failed allocation (ga_memory.ooms[]) */
     /* kernels counted in no device's slow kernels because their device never got an NVML sample
-     * (or past the 65,536 that wait for their device's first); 0 unless NVML is available */
+     * (or past the 65,536 that wait for their device's first); UINT64_MAX unless NVML is
+     * available (without samples every kernel would count) */
     uint64_t kernels_unsampled;
     size_t n_ooms;
 };

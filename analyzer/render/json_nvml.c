@@ -101,7 +101,7 @@ jobj *ga_json_device_state(const struct ga_vnvml *x)
         json_object_array_add(a, device(x, &x->devices[i]));
     put(o, "devices", a);
     put(o, "kernels_unsampled",
-        x->status == GA_VNVML_AVAILABLE ? ju64(x->kernels_unsampled) : NULL);
+        x->kernels_unsampled == UINT64_MAX ? NULL : ju64(x->kernels_unsampled));
     return o;
 }
 
