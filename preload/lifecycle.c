@@ -4,6 +4,7 @@
  * below every module, so it reaches them only through this table; this file is above them all. */
 #include <stdlib.h>
 
+#include "python.h"
 #include "shim.h"
 
 static void thread_ended(struct gt_thread *t) { gt_stack_thread_exit(t); }
@@ -44,6 +45,9 @@ __attribute__((constructor)) static void gt_configure(void)
 {
     static const char *const clocks[] = {"counter", "monotonic"};
     if (gt_runtime_configure(&calls) != 0) return;
+    /* Python is found whatever the stacks: the PyTorch bridge runs in it (GPUTRACE_STACKS=none
+     * once left the bridge uninstalled, as no stack's module scan ever found libpython) */
+    gt_py_configure();
     gt_stacks_configure((unsigned)gt_env_num("GPUTRACE_STACK_DEPTH", 0, GT_STACK_DEPTH_MAX,
                                              GT_STACK_DEPTH_DEFAULT),
                         getenv("GPUTRACE_STACKS"));

@@ -9,7 +9,7 @@
 struct gt_thread;
 
 /* Looks for an interpreter already in the process (the python executable or a libpython it
- * links); from gt_stacks_configure, single-threaded. */
+ * links); from the shim's constructor (lifecycle.c), single-threaded, whatever the stacks. */
 void gt_py_configure(void);
 /* A newly seen object at `path` may be a libpython loaded later: look there too. Called by
  * stacks.c outside the loader's locks. */

@@ -163,9 +163,6 @@ void gt_stacks_configure(unsigned depth, const char *events)
     static const char *const walkers[] = {"fast", "libunwind"};
     gt_stack_depth = depth;
     if (events && *events) gt_stack_events = parse_events(events);
-    /* Python is found whatever the stacks: the PyTorch bridge runs in it (GPUTRACE_STACKS=none
-     * once left the bridge uninstalled, as no stack's module scan ever found libpython) */
-    gt_py_configure();
     if (!gt_stack_depth || !gt_stack_events) {
         gt_stack_depth = gt_stack_events = 0;
         return;
