@@ -317,6 +317,10 @@ static int resolve(void *h)
     if (!P.Err_GetRaised || !P.Err_SetRaised) P.Err_GetRaised = NULL, P.Err_SetRaised = NULL;
     P.gc_guard = P.minor >= 11 && P.GC_Disable;
     if (!gt_object_range((uintptr_t)P.IsInitialized, &P.lo, &P.hi)) return 0;
+    if (P.off) { /* found for the framework bridge (torch.c) only: no frames are read */
+        gt_log("gputrace: Python 3.%d: native stacks only (GPUTRACE_PYTHON=0)\n", P.minor);
+        return 1;
+    }
     int on = layout_usable(h, version);
     atomic_store(&P.on, on);
     gt_log("gputrace: Python 3.%d: stacks carry Python frames%s\n", P.minor,
@@ -329,12 +333,11 @@ void gt_py_configure(void)
     static const char *const modes[] = {"1", "0", "gil"};
     const char *v;
     int mode = gt_env_word("GPUTRACE_PYTHON", modes, 3, 0);
-    if (mode == 1) {
-        P.off = 1; /* native stacks only, as without an interpreter */
-        return;
-    }
+    /* GPUTRACE_PYTHON=0: native stacks only, as without an interpreter; the interpreter is
+     * still looked for, by the framework bridge (torch.c), which calls through its API */
+    P.off = mode == 1;
     P.gil_only = mode == 2;
-    pthread_atfork(NULL, NULL, forked_child);
+    if (!P.off) pthread_atfork(NULL, NULL, forked_child);
     P.test_mismatch = (v = getenv("GPUTRACE_TEST_PY_MISMATCH")) && strcmp(v, "1") == 0;
     pthread_mutex_lock(&P.mu);
     if (!atomic_load(&P.ready) && resolve(RTLD_DEFAULT)) atomic_store(&P.ready, 1);
@@ -345,7 +348,7 @@ void gt_py_module_loaded(const char *path)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    if (P.off || strncmp(base, "libpython3", 10) != 0 || atomic_load(&P.ready)) return;
+    if (strncmp(base, "libpython3", 10) != 0 || atomic_load(&P.ready)) return;
     int saved = errno;
     pthread_mutex_lock(&P.mu);
     if (!atomic_load(&P.ready)) {
@@ -358,6 +361,11 @@ void gt_py_module_loaded(const char *path)
 }
 
 int gt_py_available(void)
+{
+    return atomic_load_explicit(&P.ready, memory_order_acquire) && !P.off;
+}
+
+int gt_py_loaded(void)
 {
     return atomic_load_explicit(&P.ready, memory_order_acquire);
 }
@@ -1765,17 +1773,17 @@ uint32_t gt_py_sample_frames(struct gt_thread *t, const struct gt_py_sample *s,
 
 void *gt_py_sym(const char *name)
 {
-    return gt_py_available() ? gt_real_dlsym(P.handle, name) : NULL;
+    return gt_py_loaded() ? gt_real_dlsym(P.handle, name) : NULL;
 }
 
 int gt_py_pending(int (*fn)(void *), void *arg)
 {
-    if (!gt_py_available() || P.IsInitialized() != 1 || (P.IsFinalizing && P.IsFinalizing()))
+    if (!gt_py_loaded() || P.IsInitialized() != 1 || (P.IsFinalizing && P.IsFinalizing()))
         return -1;
     return P.AddPendingCall && P.AddPendingCall(fn, arg) == 0 ? 0 : -1;
 }
 
 int gt_py_safe_here(void)
 {
-    return gt_py_available() && !(P.IsFinalizing && P.IsFinalizing()) && gil_holder() != NULL;
+    return gt_py_loaded() && !(P.IsFinalizing && P.IsFinalizing()) && gil_holder() != NULL;
 }

@@ -14,8 +14,12 @@ void gt_py_configure(void);
 /* A newly seen object at `path` may be a libpython loaded later: look there too. Called by
  * stacks.c outside the loader's locks. */
 void gt_py_module_loaded(const char *path);
-/* Whether Python frames can be taken at all (an interpreter of a supported version was found). */
+/* Whether Python frames can be taken at all (an interpreter of a supported version was found,
+ * and GPUTRACE_PYTHON is not 0). */
 int gt_py_available(void);
+/* Whether that interpreter was found, whatever GPUTRACE_PYTHON says: what the framework bridge
+ * (torch.c, gt_py_sym and below) needs. */
+int gt_py_loaded(void);
 /* Whether a native ip lies inside the interpreter's object. */
 int gt_py_interp_ip(uint64_t ip);
 /* That object's range [lo, hi), where gt_py_available(). */

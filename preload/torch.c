@@ -325,7 +325,7 @@ void gt_torch_poke_slow(void)
 {
     int idle = T_IDLE;
     /* a process without Python (most C programs) pays one load here, not a clock read */
-    if (!gt_py_available() || gt_now() < atomic_load_explicit(&T.next_try, memory_order_relaxed))
+    if (!gt_py_loaded() || gt_now() < atomic_load_explicit(&T.next_try, memory_order_relaxed))
         return;
     if (!atomic_compare_exchange_strong(&gt_torch_state, &idle, T_QUEUED))
         return;
