@@ -498,6 +498,7 @@ GT_EXPORT CUresult cuInit(unsigned int Flags)
     if (!t) return real(Flags);
     int saved = errno;
     gt_cupti_setup(t);
+    gt_py_rescan();
     gt_py_early();
     errno = saved;
     CUresult r = real(Flags);

@@ -77,6 +77,8 @@
 #include "python.h"
 
 #include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -358,6 +360,30 @@ void gt_py_module_loaded(const char *path)
     }
     pthread_mutex_unlock(&P.mu);
     errno = saved;
+}
+
+/* gt_loader_iterate callback: the first libpython3 among the loaded objects into arg (PATH_MAX). */
+static int find_libpython(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    char *out = arg;
+    size_t l = gt_dl_name_len(info->dlpi_name, PATH_MAX - 1);
+    const char *base = memrchr(info->dlpi_name, '/', l);
+    base = base ? base + 1 : info->dlpi_name;
+    if (l - (size_t)(base - info->dlpi_name) < 10 || strncmp(base, "libpython3", 10) != 0) return 0;
+    memcpy(out, info->dlpi_name, l);
+    out[l] = 0;
+    return 1;
+}
+
+void gt_py_rescan(void)
+{
+    if (atomic_load(&P.ready)) return;
+    char path[PATH_MAX] = "";
+    int saved = errno;
+    gt_loader_iterate(find_libpython, path);
+    errno = saved;
+    if (path[0]) gt_py_module_loaded(path); /* (dlopen: outside the loader's lock) */
 }
 
 int gt_py_available(void)

@@ -14,6 +14,10 @@ void gt_py_configure(void);
 /* A newly seen object at `path` may be a libpython loaded later: look there too. Called by
  * stacks.c outside the loader's locks. */
 void gt_py_module_loaded(const char *path);
+/* Where none was found yet, looks at the objects loaded now for a libpython (one the program
+ * dlopen'ed itself, as an embedding application does, is otherwise found only by the stacks'
+ * module scan, which does not run with GPUTRACE_STACKS=none). From the cuInit hook. */
+void gt_py_rescan(void);
 /* Whether Python frames can be taken at all (an interpreter of a supported version was found,
  * and GPUTRACE_PYTHON is not 0). */
 int gt_py_available(void);
