@@ -12,6 +12,7 @@
 # callgrind a program runs ~70x slower, so a periodic cost would count ~70x in a step (their
 # cost at normal speed: bench/README.md); gputrace without stacks (the same, GPUTRACE_STACKS=none;
 # the PyTorch bridge still on); gputrace without the bridge (the same, GPUTRACE_TORCH=off);
+# gputrace with native stacks only (the same, GPUTRACE_PYTHON=0: no Python frames, the bridge on);
 # torch.profiler with CPU + CUDA activities.
 # Usage: O=build GT_VENV=/path/to/venv sh bench/torch_instr.sh [SCALE]
 #   SCALE multiplies the loop lengths (launch 1,000 ops, alloc 1,000 pairs, step 50 steps).
@@ -24,7 +25,7 @@ SCALE=${1:-1}
 OUT=${TORCH_BENCH_OUT:-$ROOT/bench/torch_instr.md}
 SCRIPT="$ROOT/bench/torch_overhead.py"
 command -v valgrind > /dev/null || { echo "torch_instr.sh: valgrind not found" >&2; exit 2; }
-variants=${TORCH_BENCH_VARIANTS:-none gputrace gputrace-nostacks gputrace-notorch profiler}
+variants=${TORCH_BENCH_VARIANTS:-none gputrace gputrace-nostacks gputrace-notorch gputrace-nopython profiler}
 workloads=${TORCH_BENCH_WORKLOADS:-launch alloc step}
 CG="valgrind --tool=callgrind --dump-before=cudaDeviceSynchronize"
 QUIET="GPUTRACE_SAMPLE_HZ=0 GPUTRACE_SAMPLE_MS=1000000"
@@ -43,6 +44,7 @@ cmd_of() { # variant workload -> command line (callgrind's files under $W/<varia
     gputrace) echo "env $QUIET $RUN -t $d/t.trace $CG --callgrind-out-file=$d/cg.out $PY $SCRIPT $2 $n" ;;
     gputrace-nostacks) echo "env $QUIET GPUTRACE_STACKS=none $RUN -t $d/t.trace $CG --callgrind-out-file=$d/cg.out $PY $SCRIPT $2 $n" ;;
     gputrace-notorch) echo "env $QUIET GPUTRACE_TORCH=off $RUN -t $d/t.trace $CG --callgrind-out-file=$d/cg.out $PY $SCRIPT $2 $n" ;;
+    gputrace-nopython) echo "env $QUIET GPUTRACE_PYTHON=0 $RUN -t $d/t.trace $CG --callgrind-out-file=$d/cg.out $PY $SCRIPT $2 $n" ;;
     *) echo "torch_instr.sh: unknown variant $1" >&2; exit 2 ;;
     esac
 }
@@ -84,6 +86,7 @@ names = {"none": "no tracer",
          "gputrace": "gputrace, defaults (native + Python stacks, CUPTI, the bridge), clock-driven samples off",
          "gputrace-nostacks": "gputrace, `GPUTRACE_STACKS=none` (the bridge on), clock-driven samples off",
          "gputrace-notorch": "gputrace, `GPUTRACE_TORCH=off` (stacks on, no bridge), clock-driven samples off",
+         "gputrace-nopython": "gputrace, `GPUTRACE_PYTHON=0` (native stacks only, the bridge on), clock-driven samples off",
          "profiler": "torch.profiler, CPU + CUDA activities"}
 units = {"launch": "per op (`x.add(1)`)", "alloc": "per allocation (`torch.empty(4096)` + `del`)",
          "step": "per step (3 elementwise layers, MSE loss, autograd + AdamW)"}
