@@ -60,6 +60,8 @@ STACK_MAX = 24  # frames kept per block stack, innermost first
 TRACE_MAX = 100000  # PyTorch's ring buffer of allocator events (level history)
 TRACE_PER_REC = 30000  # 32-byte entries: records stay under the shim's 1 MiB bound
 TRACE_TAIL = 8  # the last events written, found again in the next snapshot's events
+TRACE_HINT_US = 1_000  # a listed event's time moves less between two snapshots, as a rule
+TRACE_SHIFT_US = 10_000_000  # and never more (NTP slewing CLOCK_REALTIME over a long run)
 
 # record types and enums (include/gputrace/trace_format.h)
 _NOTE, _STATS, _SNAP, _SEGMENT, _BLOCK, _FRAME, _STACK, _OOM = 33, 60, 61, 62, 63, 64, 65, 66
@@ -107,6 +109,7 @@ class _State:
         self.opt_count = 0
         self.step_hook = None
         self.trace_tail = {}  # device -> keys of the last TRACE_TAIL events written
+        self.trace_len = {}  # device -> how many events its last snapshot listed
         self.ndev = 0  # torch.cuda.device_count()
         self.empty_at_start = set()  # devices holding no memory when our history began
         self.trace_tail_seen = set()  # devices whose events were written at least once
@@ -248,6 +251,20 @@ def _trace_key(e):
     return (e.get("time_us", 0), e.get("action"), e.get("addr", 0), e.get("size", 0))
 
 
+def _tail_shift(events, i, tail):
+    """How far in time events[i:i + len(tail)] are from the tail's (the largest difference, us),
+    or None where they are other events (an action, address or size differs). PyTorch converts
+    its events' clock readings to microseconds anew at every snapshot (c10's
+    ApproximateClockToUnixTimeConverter: a scale measured again, against CLOCK_REALTIME), so the
+    same event can come back a microsecond or more off: times only choose between matches."""
+    worst = 0
+    for e, k in zip(events[i:i + len(tail)], tail):
+        if (e.get("action"), e.get("addr", 0), e.get("size", 0)) != k[1:]:
+            return None
+        worst = max(worst, abs(e.get("time_us", 0) - k[0]))
+    return worst
+
+
 def _new_events(s, device, events):
     """The events after the last ones written for device, and whether some were lost (the last
     ones written are no longer among them: PyTorch's ring buffer wrapped)."""
@@ -255,11 +272,24 @@ def _new_events(s, device, events):
     if not tail:
         return events, False
     n = len(tail)
-    for i in range(len(events) - n, -1, -1):  # the match is near the end: O(new events)
-        if _trace_key(events[i + n - 1]) == tail[-1] and \
-                tuple(_trace_key(e) for e in events[i:i + n]) == tail:
-            return events[i + n:], False
-    return events, True
+    # Until the ring wraps, PyTorch only appends: the tail ends where the last list ended.
+    end = s.trace_len.get(device, 0)
+    if n <= end <= len(events):
+        shift = _tail_shift(events, end - n, tail)
+        if shift is not None and shift <= TRACE_HINT_US:
+            return events[end:], False
+    # Wrapped (older events dropped from the front), cleared, or times moved more than that:
+    # the match nearest in time.
+    best, at = None, -1
+    for i in range(len(events) - n, -1, -1):
+        shift = _tail_shift(events, i, tail)
+        if shift is not None and (best is None or shift < best):
+            best, at = shift, i
+            if not shift:
+                break
+    if best is None or best > TRACE_SHIFT_US:
+        return events, True
+    return events[at + n:], False
 
 
 def _trace_recs(s, snap, sid, out):
@@ -268,6 +298,7 @@ def _trace_recs(s, snap, sid, out):
         new, gap = _new_events(s, device, events)
         if events:
             s.trace_tail[device] = tuple(_trace_key(e) for e in events[-TRACE_TAIL:])
+        s.trace_len[device] = len(events)
         # a device that held nothing when our history began: its first events start from zero
         first = device in s.empty_at_start and device not in s.trace_tail_seen
         s.trace_tail_seen.add(device)
