@@ -129,7 +129,8 @@ static inline uint64_t gt_now(void)
 
 /* A call's start and end (the launch hooks): gt_mark_start is gt_now and keeps the counter
  * reading and the line's slope; gt_mark_end turns the counter's advance since then into the end
- * time, start + ticks * mult, without reading the line again (one counter read, one multiply).
+ * time, the reading's time + ticks * mult, without reading the line again (one counter read, one
+ * multiply).
  * The end is never below the start (the counter can differ a little between CPUs if the thread
  * migrated meanwhile: the duration is then 0) and becomes this thread's floor, as gt_now's would.
  * Over one call the line's slope changes by a few ppm at most at a re-anchor, well below
@@ -137,13 +138,31 @@ static inline uint64_t gt_now(void)
  * clock is clock_gettime (mult 0) the end is read from it. */
 struct gt_clock_mark {
     uint64_t ns;   /* the start: gt_now() */
+    uint64_t raw;  /* the time of the counter reading below, before the thread's floor */
     uint64_t tick; /* the counter at the start */
     uint64_t mult; /* the line's ns per tick (32.32); 0: clock_gettime */
 };
 
+/* gt_mark_start's two steps (apart for tests/unit/clock.c): the reading, then the floor. A signal
+ * handler that reads the clock on this thread between them (the host sampler's, hostsample.c)
+ * raises the floor, so ns can be later than raw by the handler's time: the end is measured from
+ * raw, whose time the counter reading has, not from ns (which counted that time twice: a launch
+ * ended up to 210 us after the program's own clock_gettime after it, tests/cases/clock.sh
+ * under ThreadSanitizer, 2026-12-07). */
+static inline void gt_mark_take(struct gt_clock_mark *m)
+{
+    m->raw = gt_clock_sample(&m->tick, &m->mult);
+}
+
+static inline uint64_t gt_mark_floor(struct gt_clock_mark *m)
+{
+    return m->ns = gt_clock_floor(m->raw);
+}
+
 static inline uint64_t gt_mark_start(struct gt_clock_mark *m)
 {
-    return m->ns = gt_clock_floor(gt_clock_sample(&m->tick, &m->mult));
+    gt_mark_take(m);
+    return gt_mark_floor(m);
 }
 
 static inline uint64_t gt_mark_end(const struct gt_clock_mark *m)
@@ -152,11 +171,11 @@ static inline uint64_t gt_mark_end(const struct gt_clock_mark *m)
     if (__builtin_expect(m->mult != 0, 1)) {
         int64_t d = (int64_t)(gt_clock_tick() - m->tick);
         uint64_t dn = d > 0 ? (uint64_t)(((unsigned __int128)(uint64_t)d * m->mult) >> 32) : 0;
-        v = m->ns + dn;
+        v = m->raw + dn;
     } else {
         v = gt_clock_monotonic();
-        if (v < m->ns) v = m->ns;
     }
+    if (v < m->ns) v = m->ns;
     return gt_clock_floor(v);
 }
 
