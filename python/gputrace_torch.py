@@ -60,8 +60,8 @@ STACK_MAX = 24  # frames kept per block stack, innermost first
 TRACE_MAX = 100000  # PyTorch's ring buffer of allocator events (level history)
 TRACE_PER_REC = 30000  # 32-byte entries: records stay under the shim's 1 MiB bound
 TRACE_TAIL = 8  # the last events written, found again in the next snapshot's events
-TRACE_HINT_US = 1_000  # a listed event's time moves less between two snapshots, as a rule
-TRACE_SHIFT_US = 10_000_000  # and never more (NTP slewing CLOCK_REALTIME over a long run)
+TRACE_ROUND_US = 2  # a listed event's time moves by rounding between two snapshots (seen: 1 us)
+TRACE_SLEW_PPM = 1000  # and by at most this share of the time between them (NTP's slewing)
 
 # record types and enums (include/gputrace/trace_format.h)
 _NOTE, _STATS, _SNAP, _SEGMENT, _BLOCK, _FRAME, _STACK, _OOM = 33, 60, 61, 62, 63, 64, 65, 66
@@ -253,10 +253,7 @@ def _trace_key(e):
 
 def _tail_shift(events, i, tail):
     """How far in time events[i:i + len(tail)] are from the tail's (the largest difference, us),
-    or None where they are other events (an action, address or size differs). PyTorch converts
-    its events' clock readings to microseconds anew at every snapshot (c10's
-    ApproximateClockToUnixTimeConverter: a scale measured again, against CLOCK_REALTIME), so the
-    same event can come back a microsecond or more off: times only choose between matches."""
+    or None where they are other events (an action, address or size differs)."""
     worst = 0
     for e, k in zip(events[i:i + len(tail)], tail):
         if (e.get("action"), e.get("addr", 0), e.get("size", 0)) != k[1:]:
@@ -267,27 +264,41 @@ def _tail_shift(events, i, tail):
 
 def _new_events(s, device, events):
     """The events after the last ones written for device, and whether some were lost (the last
-    ones written are no longer among them: PyTorch's ring buffer wrapped)."""
+    ones written are no longer among them: PyTorch's ring buffer wrapped, or the history was
+    cleared).
+
+    The last TRACE_TAIL events written are looked for by action, address and size, with their
+    times close: PyTorch converts its events' clock readings to microseconds anew at every
+    snapshot (c10's ApproximateClockToUnixTimeConverter measures the counter's rate against
+    CLOCK_REALTIME again), so an event can come back 1 us off by rounding (seen in 0.2% of
+    snapshots for the newest events), or further where NTP slews the clock between the two
+    snapshots: at most TRACE_SLEW_PPM of the time since (the kernel slews by at most 500 ppm).
+    The same blocks made and freed in the same order again (a training loop) repeat a window of
+    events, but later by at least a loop's time, which that bound leaves out unless the loop
+    is very fast; then the nearest match wins, and a wrong one ends off the snapshot's state
+    (the replay counts the batch as inconsistent). A clock step reads as a gap."""
     tail = s.trace_tail.get(device)
-    if not tail:
+    if not tail or not events:  # (no events: nothing to write; the next list is checked)
         return events, False
     n = len(tail)
+    since = max(0, events[-1].get("time_us", 0) - tail[-1][0])
+    limit = TRACE_ROUND_US + since * TRACE_SLEW_PPM // 1_000_000
     # Until the ring wraps, PyTorch only appends: the tail ends where the last list ended.
     end = s.trace_len.get(device, 0)
     if n <= end <= len(events):
         shift = _tail_shift(events, end - n, tail)
-        if shift is not None and shift <= TRACE_HINT_US:
+        if shift is not None and shift <= TRACE_ROUND_US:
             return events[end:], False
-    # Wrapped (older events dropped from the front), cleared, or times moved more than that:
-    # the match nearest in time.
+    # Wrapped (older events dropped from the front), cleared, or the times moved: the match
+    # nearest in time within the limit.
     best, at = None, -1
     for i in range(len(events) - n, -1, -1):
         shift = _tail_shift(events, i, tail)
-        if shift is not None and (best is None or shift < best):
+        if shift is not None and shift <= limit and (best is None or shift < best):
             best, at = shift, i
             if not shift:
                 break
-    if best is None or best > TRACE_SHIFT_US:
+    if best is None:
         return events, True
     return events[at + n:], False
 

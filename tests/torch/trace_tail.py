@@ -2,16 +2,17 @@
 the events of the real caching allocator (tests/cases/torch_trace_tail.sh).
 
 PyTorch lists its events (device_traces) anew in every snapshot, and converts their clock readings
-to microseconds anew each time (c10's ApproximateClockToUnixTimeConverter measures its scale again,
-against CLOCK_REALTIME): the same event can come back with another time_us. A CI run saw it move
-by 1 us between two snapshots, and the bridge took the events it had already written for lost
-(a gap), so that batch was not replayed. The times are moved here the way that conversion moves
-them (in proportion to the event's age), by more than that one microsecond, and the bridge must
-still find where it stopped; a ring buffer that wrapped, a history cleared and events too far off
-must still read as a gap or be found by the nearest match.
+to microseconds anew each time (c10's ApproximateClockToUnixTimeConverter measures the counter's
+rate against CLOCK_REALTIME again): the same event can come back with another time_us. A CI run
+saw one move by 1 us between two snapshots; the bridge, which looked for its last events with
+their times, took the events it had already written for lost (a gap), and that batch was not
+replayed (torch_replay_churn failed). Here the times are moved as rounding and NTP's slewing move
+them and the bridge must still find where it stopped; a clock step, a ring buffer wrapped past its
+last events, a cleared history and a repeat of its last events beyond the bound must read as gaps.
 
 Usage: trace_tail.py SRC_DIR (on the simulated stack: tests/simrt/run-torch)."""
 import sys
+import time
 
 import torch
 
@@ -40,12 +41,13 @@ def wrote(s, events):
     s.trace_len[0] = len(events)
 
 
-def moved(events, scale_ppm, offset_us=0):
-    """The events as a later snapshot lists them: converted again with a scale off by scale_ppm
-    (an event's time moves in proportion to its age since the first) and shifted by offset_us."""
-    t0 = events[0]["time_us"]
-    return [dict(e, time_us=e["time_us"] + offset_us +
-                 round((e["time_us"] - t0) * scale_ppm / 1e6)) for e in events]
+def moved(events, offset_us):
+    """The events as a later snapshot may list them: every time offset_us later."""
+    return [dict(e, time_us=e["time_us"] + offset_us) for e in events]
+
+
+def keys(events):
+    return [g._trace_key(e)[1:] for e in events]
 
 
 torch.cuda.memory._record_memory_history(enabled="all", context="alloc", stacks="python",
@@ -56,84 +58,78 @@ for i in range(40):
     if i % 3 == 2:
         del live[0]
 first = torch.cuda.memory._snapshot()["device_traces"][0]
-for i in range(40):  # the same pattern again: windows of events that repeat but for their times
+time.sleep(0.2)  # the next events come 200 ms later: the slewing bound is 200 us
+for i in range(40):  # the same sizes again
     live.append(torch.empty((i % 7 + 1) * 100_000, dtype=torch.uint8, device="cuda"))
     if i % 3 == 2:
         del live[0]
 second = torch.cuda.memory._snapshot()["device_traces"][0]
 n1 = len(first)
 check(n1 > 3 * g.TRACE_TAIL, "the first snapshot lists %d events" % n1)
-check([g._trace_key(e) for e in second[:n1]] == [g._trace_key(e) for e in first],
+check(keys(second[:n1]) == keys(first),
       "PyTorch appends to its event list (no wrap at %d events)" % len(second))
 new_real = second[n1:]
 check(len(new_real) > g.TRACE_TAIL, "%d events after the first snapshot" % len(new_real))
+tail_us = first[-1]["time_us"]
+since = second[-1]["time_us"] - tail_us
+check(since >= 200_000, "%d us from the tail to the last event" % since)
 
-# 1. as PyTorch listed them: the events after the first snapshot's, no gap
+
+def found(events, what, want=None):
+    want = new_real if want is None else want
+    new, gap = g._new_events(s, 0, events)
+    check(not gap and keys(new) == keys(want),
+          "%s: %d new events, gap %s (want %d, no gap)" % (what, len(new), gap, len(want)))
+
+
+def lost(events, what):
+    new, gap = g._new_events(s, 0, events)
+    check(gap and new == events, "%s: %d new events, gap %s (want a gap)" % (what, len(new), gap))
+
+
+def exact_rule(tail, events):  # the rule before: the tail found again with the same times
+    n = len(tail)
+    return any(tuple(g._trace_key(e) for e in events[i:i + n]) == tail
+               for i in range(len(events) - n + 1))
+
+
 s = S()
 wrote(s, first)
-new, gap = g._new_events(s, 0, second)
-check(not gap and new == new_real, "unmoved times: %d new events, gap %s" % (len(new), gap))
-
-# 2. times moved by the conversion (1 us as seen in CI, and 200 us, 50 ms): the same events
-span = second[-1]["time_us"] - second[0]["time_us"]
-for us in (1, 200, 50_000):
-    later = moved(second, us * 1e6 / max(span, 1))
-    new, gap = g._new_events(s, 0, later)
-    check(not gap and [e["addr"] for e in new] == [e["addr"] for e in new_real] and
-          len(new) == len(new_real), "times moved by up to %d us: %d new events, gap %s (want %d)"
-          % (us, len(new), gap, len(new_real)))
-# a clock step (NTP) moves them all alike, by a second
-new, gap = g._new_events(s, 0, moved(second, 0, 1_000_000))
-check(not gap and len(new) == len(new_real), "all times moved by 1 s: gap %s" % gap)
-# the rule before (the tail found again with the same times) takes a 1 us move for a gap
-
-
-def exact_rule(tail, events):
-    n = len(tail)
-    return not any(tuple(g._trace_key(e) for e in events[i:i + n]) == tail
-                   for i in range(len(events) - n + 1))
-
-
-one_us = moved(second, 0, 1)
-check(exact_rule(s.trace_tail[0], one_us), "the exact-time rule finds a 1 us move")
-new, gap = g._new_events(s, 0, one_us)
-check(not gap and len(new) == len(new_real), "all times moved by 1 us: gap %s" % gap)
-
-# 3. the ring wrapped: the oldest events dropped from the front, the tail found further left
+# 1. as PyTorch listed them
+found(second, "as listed")
+# 2. moved by rounding (1 us, as in the CI run), which the rule before took for a gap
+one_us = moved(second, 1)
+check(not exact_rule(s.trace_tail[0], one_us), "the rule before finds a 1 us move")
+found(one_us, "every time 1 us later")
+# 3. moved by NTP slewing the clock meanwhile: at most 500 ppm of the time since, for an event as
+#    old as the process (the converter's scale is the rate since the allocator began)
+slew = since * 500 // 1_000_000
+check(slew > g.TRACE_ROUND_US, "the slew (%d us) moves the tail past rounding" % slew)
+found(moved(second, slew), "every time %d us later (500 ppm)" % slew)
+found(moved(second, -slew), "every time %d us earlier (500 ppm)" % slew)
+# 4. a clock step (settimeofday) moves them past any bound: a gap, no events lost
+lost(moved(second, 1_000_000), "every time 1 s later")
+# 5. the ring wrapped (the oldest events dropped from the front), times rounded 1 us off
 for dropped in (5, n1 - g.TRACE_TAIL):
-    later = moved(second[dropped:], 3.0)
-    new, gap = g._new_events(s, 0, later)
-    check(not gap and len(new) == len(new_real),
-          "wrapped by %d events: %d new events, gap %s" % (dropped, len(new), gap))
-
-# 4. wrapped past the tail: those events are gone, a gap (every event listed is written)
-later = second[n1 + 1:]
-new, gap = g._new_events(s, 0, later)
-check(gap and new == later, "wrapped past the tail: gap %s" % gap)
-
-# 5. the history cleared and begun again (a program calling _record_memory_history itself)
-new, gap = g._new_events(s, 0, new_real)
-check(gap and new == new_real, "cleared history: gap %s" % gap)
-
-# 6. times beyond TRACE_SHIFT_US: not taken for the same events
-new, gap = g._new_events(s, 0, moved(second, 0, g.TRACE_SHIFT_US + 1))
-check(gap, "times moved by more than TRACE_SHIFT_US: gap %s" % gap)
-
-# 7. a wrapped list where the tail's window of (action, address, size) comes again later (a loop
-#    making and freeing the same blocks): the match nearest in time, not the last one
-again = [dict(e, time_us=e["time_us"] + 20_000 + (second[-1]["time_us"] - first[-1]["time_us"]))
-         for e in first[-g.TRACE_TAIL:]]
-later = moved(second[3:] + again, 2.0)
-new, gap = g._new_events(s, 0, later)
-check(not gap and len(new) == len(new_real) + len(again),
-      "wrapped, the tail's window again 20 ms after the last event: %d new events (want %d)"
-      % (len(new), len(new_real) + len(again)))
-# and the hint (the last list's length) does not decide where it does not match
-s.trace_len[0] = 0
-new, gap = g._new_events(s, 0, moved(second, 2.0))
-check(not gap and len(new) == len(new_real), "without the length hint: %d new events" % len(new))
+    found(moved(second[dropped:], 1), "wrapped by %d events" % dropped)
+# 6. wrapped past the tail: those events are gone
+lost(second[n1 + 1:], "wrapped past the tail")
+# 7. the history cleared and begun again (a program calling _record_memory_history itself)
+lost(new_real, "cleared")
+# 8. the tail's window of blocks made again (a loop): later, the nearest match is the tail...
+again = [dict(e, time_us=e["time_us"] + since + 20_000) for e in first[-g.TRACE_TAIL:]]
+found(second[3:] + again, "wrapped, the tail's window again 20 ms after the last event",
+      new_real + again)
+s.trace_len[0] = 0  # (without the length hint)
+found(moved(second, 1), "without the length hint")
 s.trace_len[0] = n1 + 2
-new, gap = g._new_events(s, 0, moved(second, 2.0))
-check(not gap and len(new) == len(new_real), "with a wrong length hint: %d new events" % len(new))
+found(moved(second, 1), "with a wrong length hint")
+wrote(s, first)
+# ...and with the tail gone, a repeat just past the bound (rounding + TRACE_SLEW_PPM of the time
+# since) is not taken
+bound = g.TRACE_ROUND_US + since * g.TRACE_SLEW_PPM // 1_000_000
+soon = [dict(e, time_us=e["time_us"] + bound + 50) for e in first[-g.TRACE_TAIL:]]
+lost(soon + new_real, "the tail gone, its window again %d us later" % (bound + 50))
 
-print("trace_tail: ok, %d checks (%d events, %d new)" % (checks, len(second), len(new_real)))
+print("trace_tail: ok, %d checks (%d events, %d new, %d us apart)"
+      % (checks, len(second), len(new_real), since))
