@@ -275,8 +275,9 @@ def _new_events(s, device, events):
     snapshots: at most TRACE_SLEW_PPM of the time since (the kernel slews by at most 500 ppm).
     The same blocks made and freed in the same order again (a training loop) repeat a window of
     events, but later by at least a loop's time, which that bound leaves out unless the loop
-    is very fast; then the nearest match wins, and a wrong one ends off the snapshot's state
-    (the replay counts the batch as inconsistent). A clock step reads as a gap."""
+    is very fast; then the nearest match wins, and a wrong one most likely ends off the
+    snapshot's state (the replay counts the batch as inconsistent). A clock step reads as a
+    gap."""
     tail = s.trace_tail.get(device)
     if not tail or not events:  # (no events: nothing to write; the next list is checked)
         return events, False
