@@ -99,6 +99,8 @@ wrote(s, first)
 found(second, "as listed")
 # 2. moved by rounding (1 us, as in the CI run), which the rule before took for a gap
 one_us = moved(second, 1)
+for j in range(n1 - g.TRACE_TAIL, n1):  # (1 us from the times written, whatever PyTorch lists now)
+    one_us[j]["time_us"] = first[j]["time_us"] + 1
 check(not exact_rule(s.trace_tail[0], one_us), "the rule before finds a 1 us move")
 found(one_us, "every time 1 us later")
 # 3. moved by NTP slewing the clock meanwhile: at most 500 ppm of the time since, for an event as
