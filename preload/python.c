@@ -346,11 +346,16 @@ void gt_py_configure(void)
     pthread_mutex_unlock(&P.mu);
 }
 
+int gt_py_is_libpython(const char *name, size_t len)
+{
+    const char *base = memrchr(name, '/', len);
+    base = base ? base + 1 : name;
+    return len - (size_t)(base - name) >= 10 && memcmp(base, "libpython3", 10) == 0;
+}
+
 void gt_py_module_loaded(const char *path)
 {
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    if (strncmp(base, "libpython3", 10) != 0 || atomic_load(&P.ready)) return;
+    if (atomic_load(&P.ready) || !gt_py_is_libpython(path, strlen(path))) return;
     int saved = errno;
     pthread_mutex_lock(&P.mu);
     if (!atomic_load(&P.ready)) {
@@ -368,9 +373,7 @@ static int find_libpython(struct dl_phdr_info *info, size_t size, void *arg)
     (void)size;
     char *out = arg;
     size_t l = gt_dl_name_len(info->dlpi_name, PATH_MAX - 1);
-    const char *base = memrchr(info->dlpi_name, '/', l);
-    base = base ? base + 1 : info->dlpi_name;
-    if (l - (size_t)(base - info->dlpi_name) < 10 || strncmp(base, "libpython3", 10) != 0) return 0;
+    if (!gt_py_is_libpython(info->dlpi_name, l)) return 0;
     memcpy(out, info->dlpi_name, l);
     out[l] = 0;
     return 1;

@@ -4,6 +4,7 @@
 #ifndef GT_PYTHON_H
 #define GT_PYTHON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct gt_thread;
@@ -14,6 +15,9 @@ void gt_py_configure(void);
 /* A newly seen object at `path` may be a libpython loaded later: look there too. Called by
  * stacks.c outside the loader's locks. */
 void gt_py_module_loaded(const char *path);
+/* Whether the object named by the len bytes at name (a path) is a libpython: its base name
+ * starts with "libpython3". */
+int gt_py_is_libpython(const char *name, size_t len);
 /* Where none was found yet, looks at the objects loaded now for a libpython (one the program
  * dlopen'ed itself, as an embedding application does, is otherwise found only by the stacks'
  * module scan, which does not run with GPUTRACE_STACKS=none). From the cuInit hook. */

@@ -323,7 +323,7 @@ static int scan_module(struct dl_phdr_info *info, size_t size, void *arg)
     S.n_mod++;
     emit_module(arg, info, lo, hi);
     size_t l = gt_dl_name_len(info->dlpi_name, sizeof(S.py_path) - 1);
-    if (memmem(info->dlpi_name, l, "libpython3", 10) && !gt_py_loaded()) {
+    if (gt_py_is_libpython(info->dlpi_name, l) && !gt_py_loaded()) {
         memcpy(S.py_path, info->dlpi_name, l);
         S.py_path[l] = 0;
     }

@@ -304,13 +304,19 @@ def _new_events(s, device, events):
     return events[at + n:], False
 
 
+def _trace_written(s, device, events):
+    """What _new_events looks for at the next snapshot, once events (device's list in this
+    one) are written: their last TRACE_TAIL keys and the list's length."""
+    if events:
+        s.trace_tail[device] = tuple(_trace_key(e) for e in events[-TRACE_TAIL:])
+    s.trace_len[device] = len(events)
+
+
 def _trace_recs(s, snap, sid, out):
     """TORCH_TRACE records of every device's new events, for the snapshot sid."""
     for device, events in enumerate(snap.get("device_traces") or ()):
         new, gap = _new_events(s, device, events)
-        if events:
-            s.trace_tail[device] = tuple(_trace_key(e) for e in events[-TRACE_TAIL:])
-        s.trace_len[device] = len(events)
+        _trace_written(s, device, events)
         # a device that held nothing when our history began: its first events start from zero
         first = device in s.empty_at_start and device not in s.trace_tail_seen
         s.trace_tail_seen.add(device)

@@ -37,8 +37,7 @@ class S:  # the bridge's state, as far as _new_events reads it
 
 def wrote(s, events):
     """The bridge's bookkeeping after writing a snapshot with these events (as _trace_recs)."""
-    s.trace_tail[0] = tuple(g._trace_key(e) for e in events[-g.TRACE_TAIL:])
-    s.trace_len[0] = len(events)
+    g._trace_written(s, 0, events)
 
 
 def moved(events, offset_us):
