@@ -1292,7 +1292,8 @@ def commands_section(d):
 def saved_section(name):
     """A separate run's results (bench/torch_bridge.sh, bench/torch_overhead.sh, bench/torch_instr.sh: they need the torch
     virtualenv; bench/html_large.sh: Chromium and 16 GB of disk; bench/sample.sh), as it wrote them
-    into bench/NAME, or notes written by hand beside them (bench/torch_overhead_notes.md), so that a
+    into bench/NAME, or notes written by hand beside them (bench/torch_overhead_notes.md,
+    bench/torch_instr_notes.md: the earlier runs and what was read from them), so that a
     regenerated RESULTS.md keeps them."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
     if not os.path.exists(path):
@@ -1332,8 +1333,11 @@ def main(argv):
     lines += tl_section(d, T)
     lines += saved_section('torch_bridge.md')
     lines += saved_section('torch_overhead.md')
-    lines += saved_section('torch_instr.md')
     lines += saved_section('torch_overhead_notes.md')
+    instr = saved_section('torch_instr.md') + saved_section('torch_instr_notes.md')
+    if instr:
+        lines += ['## PyTorch overhead counted in instructions (issue 23, `bench/torch_instr.sh`)', '']
+        lines += instr
     lines += saved_section('html_large.md')
     lines += saved_section('sample.md')
     lines += commands_section(d)

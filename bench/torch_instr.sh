@@ -16,7 +16,8 @@
 # torch.profiler with CPU + CUDA activities.
 # Usage: O=build GT_VENV=/path/to/venv sh bench/torch_instr.sh [SCALE]
 #   SCALE multiplies the loop lengths (launch 1,000 ops, alloc 1,000 pairs, step 50 steps).
-# Writes a Markdown section to $TORCH_BENCH_OUT (default bench/torch_instr.md) and prints every
+# Writes a Markdown section to $TORCH_BENCH_OUT (default bench/torch_instr.md; the earlier runs are
+# kept by hand in bench/torch_instr_notes.md: bench/report.py copies both) and prints every
 # command it runs.
 set -eu
 NAME=torch_instr
