@@ -96,7 +96,10 @@ class Data:
                 self.kineto = json.load(open(kj))
             cf = os.path.join(w, 'commands.txt')
             if os.path.exists(cf):
-                self.commands += [c.rstrip('\n') for c in open(cf) if c.rstrip('\n') not in self.commands]
+                for c in open(cf):
+                    c = c.rstrip('\n').replace(TREE, '')  # (paths relative to the repository)
+                    if c not in self.commands:
+                        self.commands.append(c)
         live = sorted({r['run'] for r in self.rows}) or [0]
         self.runs = [dict(envs[i], _index=i) for i in live if i < len(envs)]
         for e in self.runs:
@@ -1279,6 +1282,11 @@ def extra_targets(K, M, T):
             '`launch_idx` and `extcorr`, two tables of 2^24 slots (512 MiB each) that outgrow the caches and '
             'the TLB, and the whole-trace sort of the activities'))
     return rows
+
+
+# This tree's root: the commands a run records name it, and keep only the paths under it, so that
+# RESULTS.md regenerates the same wherever the tree lies (tests/cases/bench_results_regen.sh).
+TREE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + '/'
 
 
 def commands_section(d):
