@@ -365,6 +365,15 @@ static void link_early(struct ga_gpu *g, struct ga_gpu_act *a, int ok)
     ga_map_remove(eold ? &g->extcorr.old : &g->extcorr.young, a->corr, 0, NULL);
 }
 
+/* A kernel, copy or memset: linked to its launch where that is known (link_early; `ok` where
+ * add_act will keep it: after the frontier, a device with room), then added. */
+static void take_act(struct ga_gpu *g, struct ga_gpu_act *a)
+{
+    if (a->start && a->end && a->end >= a->start)
+        link_early(g, a, !(g->left && a->start < g->frontier) && device_room(g, a->device));
+    add_act(g, a);
+}
+
 static void on_kernel(struct ga_gpu *g, const struct gt_rec_gpu_kernel *k)
 {
     struct ga_gpu_act a = {.start = k->start,
@@ -375,9 +384,7 @@ static void on_kernel(struct ga_gpu *g, const struct gt_rec_gpu_kernel *k)
                            .name_id = k->name_id,
                            .graph_id = k->graph_id,
                            .kind = GA_GPU_KERNEL};
-    if (a.start && a.end && a.end >= a.start)
-        link_early(g, &a, !(g->left && a.start < g->frontier) && device_room(g, a.device));
-    add_act(g, &a);
+    take_act(g, &a);
 }
 
 static void on_memcpy(struct ga_gpu *g, const struct ga_event *ev)
@@ -391,9 +398,7 @@ static void on_memcpy(struct ga_gpu *g, const struct ga_event *ev)
                            .stream = m->stream,
                            .kind = GA_GPU_MEMCPY,
                            .copy_kind = (uint8_t)(ev->sub < GA_COPY_KINDS ? ev->sub : 0)};
-    if (a.start && a.end && a.end >= a.start)
-        link_early(g, &a, !(g->left && a.start < g->frontier) && device_room(g, a.device));
-    add_act(g, &a);
+    take_act(g, &a);
 }
 
 static void on_memset(struct ga_gpu *g, const struct gt_rec_gpu_memset *m)
@@ -405,9 +410,7 @@ static void on_memset(struct ga_gpu *g, const struct gt_rec_gpu_memset *m)
                            .device = m->device,
                            .stream = m->stream,
                            .kind = GA_GPU_MEMSET};
-    if (a.start && a.end && a.end >= a.start)
-        link_early(g, &a, !(g->left && a.start < g->frontier) && device_room(g, a.device));
-    add_act(g, &a);
+    take_act(g, &a);
 }
 
 /* An id named twice keeps the latest name. */
