@@ -66,7 +66,8 @@ SECTION_OF = {'parts': 0, 'launch': 1, 'alloc': 1, 'tp': 1, 'lttng_session': 1, 
 
 # Environment keys that describe one run (kept per run when runs are merged).
 RUN_KEYS = ('date', 'load_start', 'load_end', 'elapsed_s', 'quick', 'sections', 'head', 'base', 'base_subject',
-            'lttng', 'lttng_status')
+            'lttng', 'lttng_status', 'cpu')  # (cpu: the machine table names the first run's; a later
+                                             # run on another CPU says so in its own line)
 
 
 class Data:
@@ -389,12 +390,14 @@ def rerun_lines(d):
     out = []
     for e in d.runs[1:]:
         out.append('Section%s %s from a later run: `BENCH_SECTIONS="%s" make bench`, %s, %s s, load average %s '
-                   '/ %s, tree at %s; their figures below replace the first run\'s.' % (
+                   '/ %s, tree at %s%s; their figures below replace the first run\'s.' % (
                        's' if len(e['_kept']) > 1 else '', ', '.join(str(x) for x in e['_kept']),
                        e.get('sections', '?').replace(',', ' '),
                        e.get('date', '?'), e.get('elapsed_s', '?'),
                        e.get('load_start', '?').replace('/', ' '), e.get('load_end', '?').replace('/', ' '),
-                       e.get('head', '?')))
+                       e.get('head', '?'),
+                       '' if e.get('cpu') == d.runs[0].get('cpu') else
+                       ', on another machine: **%s** (not the CPU in the table below)' % e.get('cpu', '?')))
     return out + [''] if out else []
 
 
@@ -409,7 +412,8 @@ def machine(d):
             ''] + rerun_lines(d) + [
             '| machine | |', '|---|---|',
             '| CPUs (`nproc`) | %s |' % e.get('nproc', '?'),
-            '| CPU model | %s |' % e.get('cpu', '?'),
+            '| CPU model | %s%s |' % (e.get('cpu', '?'), '' if all(r.get('cpu') == e.get('cpu') for r in d.runs)
+                                      else ' (the first run\'s; later runs on another CPU say so above)'),
             '| kernel | %s |' % e.get('kernel', '?'),
             '| compiler | %s |' % e.get('compiler', '?'),
             '| LTTng | %s (session daemon: %s) |' % (e.get('lttng', 'none'),
@@ -538,8 +542,9 @@ def threads_section(d):
         rows = d.sel(sec='threads', drv=drv)
         if not rows:
             continue
-        vars_ = [v for v in ('none', 'off', 'stacks') if any(r['var'] == v for r in rows)]
-        label = {'none': 'no shim', 'off': 'gputrace', 'stacks': 'gputrace + stacks'}
+        vars_ = [v for v in ('none', 'off', 'stacks', 'base') if any(r['var'] == v for r in rows)]
+        label = {'none': 'no shim', 'off': 'gputrace', 'stacks': 'gputrace + stacks',
+                 'base': 'the `BENCH_BASE_LIB` shim (no stacks, no CUPTI)'}
         ev = d.one(sec='threads', drv=drv, var='none')['events']
         out += ['### %s (%s launches per run)' % (title, fmt(num(ev))), '']
         hdr = '| threads | ' + ' | '.join('%s: CPU ns/launch/thread | %s: wall ns/launch | %s: launches/s' %
@@ -564,6 +569,24 @@ def threads_section(d):
                 cells.append(fmt(d.med_sum(ALL_CPU, sec='threads', drv=drv, var='off', threads=t), 1))
             out.append('| %s | %s |' % (t, ' | '.join(cells)))
         out.append('')
+        if 'base' in vars_ and 'off' in vars_:
+            # the same rounds: this tree's shim against the base one, per-round differences
+            parts = []
+            for t in ('1', '16'):
+                b = {r['rep']: num(r['cpu_ns_per_op']) for r in d.sel(sec='threads', drv=drv, var='base', threads=t)}
+                diffs = [num(r['cpu_ns_per_op']) - b[r['rep']] for r in
+                         d.sel(sec='threads', drv=drv, var='off', threads=t) if r['rep'] in b]
+                if diffs:
+                    parts.append('at %s thread%s %s against %s ns of CPU per launch (median per-round '
+                                 'difference %s ns, rounds from %s to %s)' % (
+                                     t, '' if t == '1' else 's',
+                                     fmt(d.med('cpu_ns_per_op', sec='threads', drv=drv, var='off', threads=t), 1),
+                                     fmt(d.med('cpu_ns_per_op', sec='threads', drv=drv, var='base', threads=t), 1),
+                                     fmt(med(diffs), 1), fmt(min(diffs), 1), fmt(max(diffs), 1)))
+            if parts:
+                lib = next((r['base_lib'] for r in d.runs if r.get('base_lib')), '')
+                out += ['This tree\'s shim (no stacks, no CUPTI) against the `BENCH_BASE_LIB` one%s in the same '
+                        'rounds: ' % (' (%s)' % lib.replace('_', ' ') if lib else '') + '; '.join(parts) + '.', '']
     sim1 = d.med('cpu_ns_per_op', sec='threads', drv='sim', var='off', threads='1')
     sim16 = d.med('cpu_ns_per_op', sec='threads', drv='sim', var='off', threads='16')
     nul1 = d.med('ops_per_s', sec='threads', drv='null', var='off', threads='1')

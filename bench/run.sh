@@ -119,6 +119,7 @@ echo "== machine" >&2
     echo "sec=env key=quick val=$QUICK"
     echo "sec=env key=sections val=$(echo "${BENCH_SECTIONS:-all}" | tr ' ' ',')"
     echo "sec=env key=lttng val=$(lttng --version 2>/dev/null | head -1 | tr ' ' '_' || echo none)"
+    [ -z "$BASE_LIB" ] || echo "sec=env key=base_lib val=$(echo "$BASE_LIB" | tr ' ' '_')"
 } >>"$RAW"
 ! want 1 || record "sec=parts" "$B/bench_parts"
 
