@@ -148,14 +148,18 @@ class Data:
                 sums.append(sum(xs))
         return med(sums)
 
-    def added(self, field, base, **kw):
-        """Median over rounds of (row - baseline row of the same round)."""
+    def round_diffs(self, field, base, **kw):
+        """Per round: row - baseline row (variant `base`) of the same round."""
         b = {r['rep']: num(r.get(field)) for r in self.sel(**dict(kw, var=base))}
         diffs = []
         for r in self.sel(**kw):
             if r['rep'] in b and b[r['rep']] is not None and num(r.get(field)) is not None:
                 diffs.append(num(r[field]) - b[r['rep']])
-        return med(diffs)
+        return diffs
+
+    def added(self, field, base, **kw):
+        """Median over rounds of (row - baseline row of the same round)."""
+        return med(self.round_diffs(field, base, **kw))
 
     def spread(self, field, **kw):
         xs = [num(r.get(field)) for r in self.sel(**kw)]
@@ -561,10 +565,7 @@ def threads_section(d):
                           fmt(d.med('ops_per_s', sec='threads', drv=drv, var=v, threads=t) / 1e6
                               if d.med('ops_per_s', sec='threads', drv=drv, var=v, threads=t) else None, 2) + ' M']
             if 'off' in vars_:
-                b = {r['rep']: num(r['cpu_ns_per_op']) for r in d.sel(sec='threads', drv=drv, var='none', threads=t)}
-                diffs = [num(r['cpu_ns_per_op']) - b[r['rep']] for r in
-                         d.sel(sec='threads', drv=drv, var='off', threads=t) if r['rep'] in b]
-                cells.append(fmt(med(diffs), 1))
+                cells.append(fmt(d.added('cpu_ns_per_op', 'none', sec='threads', drv=drv, var='off', threads=t), 1))
                 cells.append(fmt(d.med('flush_cpu_ns_per_op', sec='threads', drv=drv, var='off', threads=t), 1))
                 cells.append(fmt(d.med_sum(ALL_CPU, sec='threads', drv=drv, var='off', threads=t), 1))
             out.append('| %s | %s |' % (t, ' | '.join(cells)))
@@ -573,9 +574,7 @@ def threads_section(d):
             # the same rounds: this tree's shim against the base one, per-round differences
             parts = []
             for t in ('1', '16'):
-                b = {r['rep']: num(r['cpu_ns_per_op']) for r in d.sel(sec='threads', drv=drv, var='base', threads=t)}
-                diffs = [num(r['cpu_ns_per_op']) - b[r['rep']] for r in
-                         d.sel(sec='threads', drv=drv, var='off', threads=t) if r['rep'] in b]
+                diffs = d.round_diffs('cpu_ns_per_op', 'base', sec='threads', drv=drv, var='off', threads=t)
                 if diffs:
                     parts.append('at %s thread%s %s against %s ns of CPU per launch (median per-round '
                                  'difference %s ns, rounds from %s to %s)' % (
@@ -586,7 +585,7 @@ def threads_section(d):
             if parts:
                 lib = next((r['base_lib'] for r in d.runs if r.get('base_lib')), '')
                 out += ['This tree\'s shim (no stacks, no CUPTI) against the `BENCH_BASE_LIB` one%s in the same '
-                        'rounds: ' % (' (%s)' % lib.replace('_', ' ') if lib else '') + '; '.join(parts) + '.', '']
+                        'rounds: ' % (' (%s)' % lib if lib else '') + '; '.join(parts) + '.', '']
     sim1 = d.med('cpu_ns_per_op', sec='threads', drv='sim', var='off', threads='1')
     sim16 = d.med('cpu_ns_per_op', sec='threads', drv='sim', var='off', threads='16')
     nul1 = d.med('ops_per_s', sec='threads', drv='null', var='off', threads='1')
@@ -1313,10 +1312,9 @@ TREE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + '/'
 
 
 def commands_section(d):
-    root = os.getcwd() + '/'
     out = ['## Commands', '', 'Every distinct command `bench/run.sh` ran, in order (repeated ones once; '
            'paths relative to the repository).', '', '```sh']
-    out += [c.replace(root, '') for c in d.commands]
+    out += d.commands  # (made relative to TREE as they were read)
     return out + ['```', '']
 
 
