@@ -25,6 +25,8 @@ const char *ga_nvml_reason_name(unsigned bit)
     return bit < GA_NVML_REASONS ? names[bit] : "?";
 }
 
+static void keep_pending(struct ga_nvml_device *d, uint64_t s, uint64_t e);
+
 static struct ga_nvml_device *device_of(struct ga_nvml *x, int32_t device)
 {
     for (size_t i = 0; i < x->n_devices; i++)
@@ -50,7 +52,27 @@ static struct ga_nvml_device *device_of(struct ga_nvml *x, int32_t device)
         }
     }
     x->n_early = keep;
+    /* and so do the busy intervals: they wait for its first samples with the others */
+    keep = 0;
+    for (size_t i = 0; i < x->n_early_busy; i++) {
+        struct ga_nvml_bearly b = x->early_busy[i];
+        if (b.device != device)
+            x->early_busy[keep++] = b;
+        else
+            keep_pending(d, b.s, b.e);
+    }
+    x->n_early_busy = keep;
     return d;
+}
+
+static void drop_early(struct ga_nvml *x)
+{
+    free(x->early);
+    x->early = NULL;
+    x->n_early = x->early_cap = 0;
+    free(x->early_busy);
+    x->early_busy = NULL;
+    x->n_early_busy = x->early_busy_cap = 0;
 }
 
 /* Busy [s, e) over the intervals from the cursor on; what lies past the last one is returned. */
@@ -247,9 +269,7 @@ static void on_status(struct ga_nvml *x, const struct ga_event *ev)
     const struct gt_rec_nvml *r = &ev->r->nvml;
     if (ev->sub == GT_NVML_ABSENT || ev->sub == GT_NVML_FAILED) {
         x->status = ev->sub == GT_NVML_ABSENT ? GA_NVML_ABSENT : GA_NVML_FAILED;
-        free(x->early); /* no device will come for them */
-        x->early = NULL;
-        x->n_early = x->early_cap = 0;
+        drop_early(x); /* no device will come for them */
         size_t n = ev->str_len[0] < sizeof(x->why) - 1 ? ev->str_len[0] : sizeof(x->why) - 1;
         memcpy(x->why, ev->str[0], n);
         x->why[n] = 0;
@@ -317,7 +337,20 @@ void ga_nvml_busy(void *nvml, uint32_t device, uint64_t s, uint64_t e)
     struct ga_nvml_device *d = NULL;
     for (size_t i = 0; i < x->n_devices && !d; i++)
         if (x->devices[i].device == (int32_t)device) d = &x->devices[i];
-    if (!d || (!d->n_iv && !d->have_last)) return; /* never sampled */
+    if (!d) { /* its device's first NVML record may still come (ga_nvml.early_busy) */
+        if (x->status == GA_NVML_ABSENT || x->status == GA_NVML_FAILED || e <= s) return;
+        if (x->n_early_busy >= GA_NVML_EARLY_MAX) {
+            x->early_busy_dropped_ns += e - s;
+            return;
+        }
+        x->early_busy = ga_xgrow(x->early_busy, &x->early_busy_cap, x->n_early_busy,
+                                 sizeof(*x->early_busy));
+        x->early_busy[x->n_early_busy++] =
+            (struct ga_nvml_bearly){.s = s, .e = e, .device = (int32_t)device};
+        return;
+    }
+    /* (before the device's first sample: it waits in pending, cut at that sample when the
+     * first interval closes) */
     if (d->n_iv && s < d->iv[0].start) s = d->iv[0].start < e ? d->iv[0].start : e;
     keep_pending(d, lay_busy(d, s, e), e);
 }
@@ -361,9 +394,7 @@ void ga_nvml_finish(struct ga_nvml *x)
         d->n_iv = d->n_pending = 0;
     }
     x->early_dropped += x->n_early; /* devices never sampled */
-    free(x->early);
-    x->early = NULL;
-    x->n_early = x->early_cap = 0;
+    drop_early(x); /* (busy time of a device never sampled is covered by no sample) */
     if (x->n_devices > 1) qsort(x->devices, x->n_devices, sizeof(*x->devices), by_ordinal);
 }
 
@@ -402,5 +433,6 @@ void ga_nvml_free(struct ga_nvml *x)
     free(x->devices);
     free(x->procs);
     free(x->early);
+    free(x->early_busy);
     memset(x, 0, sizeof(*x));
 }

@@ -111,6 +111,10 @@ struct ga_nvml_kearly {
     uint32_t name_id;
     int32_t device;
 };
+struct ga_nvml_bearly { /* a busy interval read before its device's first NVML record */
+    uint64_t s, e;
+    int32_t device, pad;
+};
 
 struct ga_nvml {
     int status; /* enum ga_nvml_status */
@@ -127,6 +131,11 @@ struct ga_nvml {
     struct ga_nvml_kearly *early;
     size_t n_early, early_cap;
     uint64_t early_dropped; /* past GA_NVML_EARLY_MAX, or their device never sampled */
+    /* Busy intervals read before any NVML record of their device wait for it the same way (at
+     * most GA_NVML_EARLY_MAX; past it their time is counted, not laid over). */
+    struct ga_nvml_bearly *early_busy;
+    size_t n_early_busy, early_busy_cap;
+    uint64_t early_busy_dropped_ns;
 };
 
 void ga_nvml_init(struct ga_nvml *x);

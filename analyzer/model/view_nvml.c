@@ -99,6 +99,8 @@ void ga_vnvml_build(struct ga_vnvml *v, const struct ga_nvml *x, const struct ga
     for (size_t i = 0; i < x->n_devices; i++)
         device(&v->devices[i], &x->devices[i], g, t0);
     v->kernels_unsampled = v->status == GA_VNVML_AVAILABLE ? x->early_dropped : UINT64_MAX;
+    v->busy_unsampled_ns =
+        v->status == GA_VNVML_AVAILABLE ? x->early_busy_dropped_ns : UINT64_MAX;
     v->n_ooms = m->n_ooms;
     v->oom_procs = ga_xmalloc(m->n_ooms * sizeof(*v->oom_procs) + 1);
     for (size_t i = 0; i < m->n_ooms; i++)

@@ -71,6 +71,9 @@ struct ga_vnvml {
      * (or past the 65,536 that wait for their device's first); UINT64_MAX unless NVML is
      * available (without samples every kernel would count) */
     uint64_t kernels_unsampled;
+    /* busy time laid over no device's samples because it was read past the 65,536 busy
+     * intervals that wait for their device's first NVML record; UINT64_MAX unless available */
+    uint64_t busy_unsampled_ns;
     size_t n_ooms;
 };
 

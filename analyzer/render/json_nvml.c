@@ -102,6 +102,8 @@ jobj *ga_json_device_state(const struct ga_vnvml *x)
     put(o, "devices", a);
     put(o, "kernels_unsampled",
         x->kernels_unsampled == UINT64_MAX ? NULL : ju64(x->kernels_unsampled));
+    put(o, "busy_unsampled_ns",
+        x->busy_unsampled_ns == UINT64_MAX ? NULL : ju64(x->busy_unsampled_ns));
     return o;
 }
 

@@ -290,8 +290,66 @@ static void test_kernels_before_device(void)
     ga_nvml_free(&x);
 }
 
+/* Busy intervals read before their device's first NVML record, and after it but before its first
+ * sample (a late flusher: nvml_slow_kernel under load), wait for the samples like later ones:
+ * samples at 10, 100 (slow), 200 us. Busy [0, 30) before any record (20 us of it covered), [60,
+ * 120) also before it (40 full + 20 slow), [150, 170) after the record, before any sample (slow);
+ * device 3 never gets a record (dropped at the end, covered by no sample). Busy covered: 100 us;
+ * while slow: 40. With NVML absent nothing waits; past GA_NVML_EARLY_MAX the time is counted. */
+static void test_busy_before_device(void)
+{
+    struct ga_nvml x;
+    ga_nvml_init(&x);
+    ga_nvml_busy(&x, 0, 0, 30 * US);
+    ga_nvml_busy(&x, 0, 60 * US, 120 * US);
+    ga_nvml_busy(&x, 3, 0, 500 * US);
+    status(&x, 0, 2000);
+    ga_nvml_busy(&x, 0, 150 * US, 170 * US);
+    sample(&x, 0, 10 * US, 2000, 0);
+    sample(&x, 0, 100 * US, 1000, 0x4);
+    sample(&x, 0, 200 * US, 2000, 0);
+    ga_nvml_finish(&x);
+    const struct ga_nvml_device *d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    CHECK("busy before the device's record: 100 us covered, 40 us while slow, none dropped",
+          d && d->busy_ns == 100 * US && d->slow_busy_ns == 40 * US &&
+              d->reason_busy_ns[2] == 40 * US && d->busy_dropped_ns == 0 &&
+              x.early_busy_dropped_ns == 0 && x.n_early_busy == 0 && !x.early_busy);
+    ga_nvml_free(&x);
+
+    ga_nvml_init(&x);
+    ga_nvml_busy(&x, 0, 0, 30 * US);
+    union ga_rec u;
+    struct ga_event ev;
+    memset(&u, 0, sizeof(u));
+    memset(&ev, 0, sizeof(ev));
+    ev.type = GT_REC_NVML;
+    ev.sub = GT_NVML_ABSENT;
+    ev.r = &u;
+    ga_nvml_event(&x, &ev);
+    CHECK("NVML absent: the busy intervals waiting for a device are let go",
+          x.n_early_busy == 0 && !x.early_busy);
+    ga_nvml_busy(&x, 0, 40 * US, 50 * US);
+    CHECK("NVML absent: later busy intervals are not kept", x.n_early_busy == 0);
+    ga_nvml_finish(&x);
+    ga_nvml_free(&x);
+
+    ga_nvml_init(&x);
+    for (uint64_t i = 0; i < GA_NVML_EARLY_MAX + 3ull; i++)
+        ga_nvml_busy(&x, 0, 10 * i + 1, 10 * i + 4); /* 3 ns each */
+    status(&x, 0, 2000);
+    sample(&x, 0, 0, 1000, 0);
+    sample(&x, 0, 10 * (GA_NVML_EARLY_MAX + 3ull), 2000, 0);
+    ga_nvml_finish(&x);
+    d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    CHECK("busy before the device's record: 65,536 wait and are laid over, 3 counted (9 ns)",
+          d && d->busy_ns == 3ull * GA_NVML_EARLY_MAX && d->slow_busy_ns == d->busy_ns &&
+              x.early_busy_dropped_ns == 9);
+    ga_nvml_free(&x);
+}
+
 int main(void)
 {
+    test_busy_before_device();
     test_kernels();
     test_kernels_early();
     test_kernels_before_device();
