@@ -179,7 +179,7 @@ void ga_nvml_kernel(struct ga_nvml *x, const struct gt_rec_gpu_kernel *k)
     for (size_t i = 0; i < x->n_devices && !d; i++)
         if (x->devices[i].device == (int32_t)k->device) d = &x->devices[i];
     if (!d) { /* its device's first NVML record may still come (ga_nvml.early) */
-        if (x->status == GA_NVML_ABSENT || x->status == GA_NVML_FAILED) return;
+        if (ga_nvml_off(x)) return;
         if (x->n_early >= GA_NVML_EARLY_MAX) {
             x->early_dropped++;
             return;
@@ -338,7 +338,7 @@ void ga_nvml_busy(void *nvml, uint32_t device, uint64_t s, uint64_t e)
     for (size_t i = 0; i < x->n_devices && !d; i++)
         if (x->devices[i].device == (int32_t)device) d = &x->devices[i];
     if (!d) { /* its device's first NVML record may still come (ga_nvml.early_busy) */
-        if (x->status == GA_NVML_ABSENT || x->status == GA_NVML_FAILED || e <= s) return;
+        if (ga_nvml_off(x) || e <= s) return;
         if (x->n_early_busy >= GA_NVML_EARLY_MAX) {
             x->early_busy_dropped_ns += e - s;
             return;

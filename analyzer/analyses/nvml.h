@@ -139,6 +139,11 @@ struct ga_nvml {
 };
 
 void ga_nvml_init(struct ga_nvml *x);
+/* The trace said NVML was absent or failed: no device record will come, nothing waits for one. */
+static inline int ga_nvml_off(const struct ga_nvml *x)
+{
+    return x->status == GA_NVML_ABSENT || x->status == GA_NVML_FAILED;
+}
 /* GT_REC_NVML and GT_REC_NVML_SAMPLE; other types are ignored. */
 void ga_nvml_event(struct ga_nvml *x, const struct ga_event *ev);
 /* The first listing of the device's processes at or after ts (within 10 s): its first entry, and

@@ -148,8 +148,7 @@ __attribute__((always_inline)) static inline void deliver(struct ga_report *r,
     if (ev->type == GT_REC_TORCH_TRACE) ga_tiers_trace(&r->tiers, ev);
     if (ev->type == GT_REC_TORCH_STATS && ev->sub == GT_TORCH_START) ga_tiers_start(&r->tiers, ev);
     if (ev->type >= GT_REC_NVML && ev->type <= GT_REC_NVML_PROC) ga_nvml_event(&r->nvml, ev);
-    if (ev->type == GT_REC_GPU_KERNEL && r->nvml.status != GA_NVML_ABSENT &&
-        r->nvml.status != GA_NVML_FAILED)
+    if (ev->type == GT_REC_GPU_KERNEL && !ga_nvml_off(&r->nvml))
         ga_nvml_kernel(&r->nvml, &ev->r->gpu_kernel);
     if (ev->type == GT_REC_HOST_SAMPLE) ga_hostidle_event(&r->hostidle, ev);
 }
