@@ -4,10 +4,13 @@
  * samples a hostile trace could hold (time going back, unknown devices). Oracle: the figures by
  * construction, in microseconds. */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "analyses/nvml.h"
+#include "render/nvml.h"
 
 #define US 1000ull
 
@@ -347,8 +350,47 @@ static void test_busy_before_device(void)
     ga_nvml_free(&x);
 }
 
+/* The text section: shares of busy time only where there was busy time (a device sampled while
+ * no kernel ran has none: "0.0% of busy time" would read as a measured figure); busy time left
+ * out (after the samples stopped, or past the wait for a device's first record) said. */
+static void test_text(void)
+{
+    static const char *const names[GA_VNVML_REASONS] = {"gpu_idle", "a", "sw_power_cap", "b", "c",
+                                                        "d", "e", "f", "g"};
+    struct ga_vnvml_device d[2];
+    memset(d, 0, sizeof(d));
+    d[0].device = 0, d[0].matched = 1, d[0].max_sm_mhz = 1980, d[0].samples = 5;
+    d[0].covered_ns = 400 * US, d[0].slow_ns = 100 * US;
+    d[0].reason_ns[2] = 100 * US;
+    d[1] = d[0];
+    d[1].device = 1, d[1].busy_ns = 200 * US, d[1].slow_busy_ns = 50 * US;
+    d[1].reason_busy_ns[2] = 50 * US, d[1].busy_not_laid_ns = 3 * US;
+    struct ga_vnvml v;
+    memset(&v, 0, sizeof(v));
+    v.status = GA_VNVML_AVAILABLE, v.why = "", v.devices = d, v.n_devices = 2;
+    v.busy_unsampled_ns = 7 * US;
+    for (unsigned b = 0; b < GA_VNVML_REASONS; b++)
+        v.reason_names[b] = names[b];
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
+    ga_text_nvml(&v, o);
+    fclose(o);
+    CHECK("text: no busy time, no share of it",
+          strstr(buf, "for 25.0% of the time, no GPU work in it\n") &&
+              strstr(buf, "reported by NVML: sw_power_cap 25.0% of the time\n"));
+    CHECK("text: busy time, its shares",
+          strstr(buf, "for 25.0% of the time, 25.0% of busy time\n") &&
+              strstr(buf, "sw_power_cap 25.0% of busy time (25.0% of the time)\n"));
+    CHECK("text: busy time not laid over said, per device and before any record",
+          strstr(buf, "0.003 ms of busy time after the samples stopped") &&
+              strstr(buf, "0.007 ms of busy time came before its device's first NVML record"));
+    free(buf);
+}
+
 int main(void)
 {
+    test_text();
     test_busy_before_device();
     test_kernels();
     test_kernels_early();
