@@ -279,6 +279,7 @@ static void on_status(struct ga_nvml *x, const struct ga_event *ev)
     if (!d) return;
     x->status = GA_NVML_AVAILABLE;
     d->unmatched = ev->sub == GT_NVML_UNMATCHED;
+    if (d->unmatched) d->n_pending = 0; /* never sampled: what waited for its samples goes */
     d->nvml_index = r->nvml_index;
     d->max_sm_mhz = r->max_sm_mhz;
     d->max_mem_mhz = r->max_mem_mhz;
@@ -349,6 +350,7 @@ void ga_nvml_busy(void *nvml, uint32_t device, uint64_t s, uint64_t e)
             (struct ga_nvml_bearly){.s = s, .e = e, .device = (int32_t)device};
         return;
     }
+    if (d->unmatched) return; /* no NVML device has its UUID: never sampled */
     /* (before the device's first sample: it waits in pending, cut at that sample when the
      * first interval closes) */
     if (d->n_iv && s < d->iv[0].start) s = d->iv[0].start < e ? d->iv[0].start : e;

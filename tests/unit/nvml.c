@@ -14,7 +14,7 @@
 
 #define US 1000ull
 
-static void status(struct ga_nvml *x, int dev, uint32_t max_sm)
+static void status_sub(struct ga_nvml *x, int dev, uint32_t max_sm, uint16_t sub)
 {
     union ga_rec u;
     struct ga_event ev;
@@ -23,11 +23,16 @@ static void status(struct ga_nvml *x, int dev, uint32_t max_sm)
     u.nvml.device = dev;
     u.nvml.max_sm_mhz = max_sm;
     ev.type = GT_REC_NVML;
-    ev.sub = GT_NVML_DEVICE;
+    ev.sub = sub;
     ev.r = &u;
     ev.str[0] = "GPU-x";
     ev.str_len[0] = 5;
     ga_nvml_event(x, &ev);
+}
+
+static void status(struct ga_nvml *x, int dev, uint32_t max_sm)
+{
+    status_sub(x, dev, max_sm, GT_NVML_DEVICE);
 }
 
 static void sample(struct ga_nvml *x, int dev, uint64_t ts, uint32_t sm, uint64_t reasons)
@@ -334,6 +339,20 @@ static void test_busy_before_device(void)
     ga_nvml_busy(&x, 0, 40 * US, 50 * US);
     CHECK("NVML absent: later busy intervals are not kept", x.n_early_busy == 0);
     ga_nvml_finish(&x);
+    ga_nvml_free(&x);
+
+    /* a device no NVML device has the UUID of is never sampled: its busy time waits for nothing
+     * (neither what came before its record nor after) and is not counted as left out */
+    ga_nvml_init(&x);
+    ga_nvml_busy(&x, 2, 0, 30 * US);
+    status_sub(&x, 2, 2000, GT_NVML_UNMATCHED);
+    ga_nvml_busy(&x, 2, 40 * US, 50 * US);
+    CHECK("unmatched device: nothing waits", x.n_devices == 1 && x.devices[0].n_pending == 0 &&
+                                                 x.n_early_busy == 0);
+    ga_nvml_finish(&x);
+    CHECK("unmatched device: no busy time, none said left out",
+          x.devices[0].busy_ns == 0 && x.devices[0].busy_dropped_ns == 0 &&
+              x.early_busy_dropped_ns == 0);
     ga_nvml_free(&x);
 
     ga_nvml_init(&x);
