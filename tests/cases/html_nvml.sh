@@ -10,13 +10,6 @@
 [ -f "$O/simnvml/libnvidia-ml.so.1" ] || skip "no simulated NVML: nvml.h missing at build time (make torch-env, then make VENV=... fixtures)"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
 CHROMIUM=$(command -v chromium || command -v chromium-browser) || skip "chromium not installed (make deps)"
-dom() { # PAGE: chromium's DOM of PAGE after its script ran, drawn and without errors
-    timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$PWD/chrome" \
-        --virtual-time-budget=10000 --dump-dom "file://$PWD/$1" > "$1.dom" 2> chrome.err ||
-        fail "chromium failed on $1: $(tail -n 3 chrome.err)"
-    grep -q 'data-drawn="1"' "$1.dom" || fail "$1: the script did not finish drawing"
-    ! grep -q 'class="js-error"' "$1.dom" || fail "$1: $(grep -o 'class="js-error">[^<]*' "$1.dom")"
-}
 cat > sched.txt <<'S'
 # ms  values (from the first nvmlInit)
 0     sm_clock=1980 power_mw=300000
@@ -27,8 +20,8 @@ got=$(LD_LIBRARY_PATH="$O/simnvml" GTSIM_DEVICES=2 GTSIM_NVML_SCHEDULE="$PWD/sch
     sh -c '. "$SRC/tests/lib.sh"; traced run.trace "$PROGS/idle" syncload') || fail "traced run failed: $got"
 "$GT_REPORT" --json run.trace > run.json || fail "--json failed"
 "$GT_REPORT" --html run.html run.trace || fail "--html failed"
-dom run.html
-"$PYTHON" - run.html.dom run.json <<'PY' || fail "the drawn clock differs from the report"
+html_dom run.html
+"$PYTHON" - run.dom run.json <<'PY' || fail "the drawn clock differs from the report"
 import json, re, sys
 from html.parser import HTMLParser
 dom, rep = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
@@ -107,13 +100,13 @@ PY
 # NVML absent: the card says so; GPUTRACE_NVML_MS=0: no card
 got=$(sh -c '. "$SRC/tests/lib.sh"; traced absent.trace "$PROGS/idle" host') || fail "traced run failed: $got"
 "$GT_REPORT" --html absent.html absent.trace || fail "--html failed (NVML absent)"
-dom absent.html
-grep -q 'class="card devstate"' absent.html.dom && grep -q 'NVML absent: libnvidia-ml.so.1' absent.html.dom ||
+html_dom absent.html
+grep -q 'class="card devstate"' absent.dom && grep -q 'NVML absent: libnvidia-ml.so.1' absent.dom ||
     fail "NVML absent: the page does not say so"
-! grep -q 'class="clockchart"' absent.html.dom || fail "NVML absent: a clock chart drawn"
+! grep -q 'class="clockchart"' absent.dom || fail "NVML absent: a clock chart drawn"
 got=$(LD_LIBRARY_PATH="$O/simnvml" GPUTRACE_NVML_MS=0 sh -c '. "$SRC/tests/lib.sh"; traced off.trace "$PROGS/idle" host') ||
     fail "traced run failed: $got"
 "$GT_REPORT" --html off.html off.trace || fail "--html failed (NVML off)"
-dom off.html
-! grep -q 'class="card devstate"' off.html.dom || fail "GPUTRACE_NVML_MS=0: a device state card drawn"
+html_dom off.html
+! grep -q 'class="card devstate"' off.dom || fail "GPUTRACE_NVML_MS=0: a device state card drawn"
 echo "NVML absent: said; NVML off: no card"
