@@ -156,6 +156,21 @@ static void host(struct xp *x, const struct ga_event *ev)
     case GT_REC_THREAD:
         thread(x, ev);
         break;
+    case GT_REC_NVML_SAMPLE: {
+        const struct gt_rec_nvml_sample *n = &ev->r->nvml_sample;
+        struct ga_xnvml o = {.device = n->device,
+                             .ts = n->ts,
+                             .has_sm = !!(n->valid & GT_NVML_HAS_SM_CLOCK),
+                             .has_temp = !!(n->valid & GT_NVML_HAS_TEMP),
+                             .has_power = !!(n->valid & GT_NVML_HAS_POWER),
+                             .has_mem_used = !!(n->valid & GT_NVML_HAS_MEM_USED),
+                             .sm_mhz = n->sm_mhz,
+                             .temp_c = n->temp_c,
+                             .power_mw = n->power_mw,
+                             .mem_used = n->mem_used};
+        if (x->s->nvml && n->device >= 0) x->s->nvml(x->ctx, &o);
+        break;
+    }
     default:
         break;
     }

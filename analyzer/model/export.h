@@ -50,6 +50,15 @@ struct ga_xact {
     uint64_t launch_ts;
 };
 
+/* An NVML sample of a device (GT_REC_NVML_SAMPLE): only what its valid bits say it has. */
+struct ga_xnvml {
+    int32_t device;
+    uint64_t ts;
+    int has_sm, has_temp, has_power, has_mem_used;
+    uint32_t sm_mhz, temp_c, power_mw;
+    uint64_t mem_used; /* bytes used by all processes on the device */
+};
+
 struct ga_xsink {
     void (*start)(void *ctx, const struct ga_xstart *s); /* before the first event */
     void (*call)(void *ctx, const struct ga_xcall *c);
@@ -57,6 +66,7 @@ struct ga_xsink {
     void (*live)(void *ctx, uint64_t ts, uint64_t live_bytes);
     void (*pools)(void *ctx, uint64_t ts, uint64_t reserved, uint64_t used);
     void (*act)(void *ctx, const struct ga_xact *a);
+    void (*nvml)(void *ctx, const struct ga_xnvml *n); /* may be NULL */
     /* after the pass: the run, then per device with gaps its track, then each gap in time order
      * (gap returns -1 to stop on a write error) */
     void (*run)(void *ctx, const struct ga_vrun *run);

@@ -8,8 +8,9 @@
  * thread id, a launch with the same "correlation"; flow events "ac2g" from launch to kernel;
  * counters ("ph":"C") of live device bytes at each allocation and free and of the pools'
  * reserved and used bytes when they change; every idle gap (not only those the report lists) as
- * a "gpu_idle" event on its own track, named by its cause. Host events never carry a "stream"
- * arg: HTA takes every event with one for GPU work.
+ * a "gpu_idle" event on its own track, named by its cause; NVML's samples (SM clock,
+ * temperature, power, memory used by all processes) as counters on the device's pid. Host events
+ * never carry a "stream" arg: HTA takes every event with one for GPU work.
  *
  * Reads the model's export pass alone (model/export.h), which hands the events as the analyses
  * see them. Memory: one entry per (device, stream) seen; events are written as they come (the
@@ -192,6 +193,29 @@ static void on_pools(void *ctx, uint64_t ts, uint64_t reserved, uint64_t used)
             reserved, used);
 }
 
+/* One counter event on a device's process (its GPU work's pid): Perfetto draws a track per name. */
+static void put_counter(struct ct *c, const char *name, int32_t device, uint64_t ts,
+                        const char *arg, uint64_t v)
+{
+    begin(c);
+    fprintf(c->out, "{\"ph\":\"C\",\"name\":\"%s\",\"pid\":%d,\"tid\":0,\"ts\":", name, device);
+    put_us(c->out, at(c, ts));
+    fprintf(c->out, ",\"args\":{\"%s\":%" PRIu64 "}}", arg, v);
+}
+
+/* An NVML sample: the SM clock, temperature, power and memory used by all processes, each a
+ * counter on the device's process (only those the sample has). */
+static void on_nvml(void *ctx, const struct ga_xnvml *n)
+{
+    struct ct *c = ctx;
+    if (n->has_sm) put_counter(c, "SM clock (NVML)", n->device, n->ts, "MHz", n->sm_mhz);
+    if (n->has_temp) put_counter(c, "temperature (NVML)", n->device, n->ts, "C", n->temp_c);
+    if (n->has_power) put_counter(c, "power (NVML)", n->device, n->ts, "mW", n->power_mw);
+    if (n->has_mem_used)
+        put_counter(c, "memory used, all processes (NVML)", n->device, n->ts, "bytes",
+                    n->mem_used);
+}
+
 static void on_thread(void *ctx, uint32_t tid, const char *name, size_t len)
 {
     struct ct *c = ctx;
@@ -260,6 +284,7 @@ static const struct ga_xsink writer = {
     .live = on_live,
     .pools = on_pools,
     .act = on_act,
+    .nvml = on_nvml,
     .run = on_run,
     .gap_track = on_gap_track,
     .gap = on_gap,

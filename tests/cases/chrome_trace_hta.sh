@@ -20,15 +20,24 @@ hta() { # EXPORT_DIR REPORT_JSON [SIM_LOG...]: both ways HTA reads times
     "$VPY" "$SRC/tests/progs/hta_check.py" "$@" > hta.out 2>&1 ||
         fail "HTA (us) on $1: $(tail -n 3 hta.out)"
 }
+# the sync scenario also with NVML's samples (the simulated NVML, where built): their counters
+# sit on the device's pid, beside its GPU work, and must change none of HTA's figures
+nvml=
+[ -f "$O/simnvml/libnvidia-ml.so.1" ] && nvml="LD_LIBRARY_PATH=$O/simnvml GPUTRACE_NVML_MS=5"
 for mode in host sync alloc tiny; do
     mkdir "$mode"
-    env GTSIM_ALLOC_LATENCY_NS=10000000 GTSIM_LOG="$PWD/$mode.log" sh -c \
+    env $([ $mode = sync ] && echo $nvml) GTSIM_ALLOC_LATENCY_NS=10000000 GTSIM_LOG="$PWD/$mode.log" sh -c \
         '. "$SRC/tests/lib.sh"; traced "$1.trace" "$PROGS/idle" "$1"' - "$mode" > /dev/null ||
         fail "traced run ($mode) failed"
     "$GT_REPORT" --json "$mode.trace" > "$mode.json" || fail "report ($mode) failed"
     "$GT_REPORT" --chrome-trace "$mode/$mode.json" "$mode.trace" || fail "export ($mode) failed"
     HTA_ROUND=$([ $mode = tiny ] && echo 0 || echo 1) hta "$mode" "$mode.json" "$mode.log"
 done
+if [ -n "$nvml" ]; then
+    n=$(grep -o '"name":"SM clock (NVML)","pid":0' sync/sync.json | wc -l)
+    [ "$n" -ge 2 ] || fail "the sync scenario's export has $n SM clock counters on device 0's pid"
+    echo "HTA with $n NVML samples' counters on device 0: figures unchanged"
+fi
 # kernels queued on three streams, copies, memsets and a graph launched twice (tests/progs/timeline.c)
 mkdir timeline
 GTSIM_LOG="$PWD/timeline.log" traced timeline.trace "$PROGS/timeline" > /dev/null || fail "timeline run failed"

@@ -5,7 +5,7 @@
 # pixels to time and MHz, equals the report's device_state series at every sample; one shaded
 # interval per sample below the maximum with the next sample's time as its end; the table's share
 # of time below the maximum is the report's slow_ns / covered_ns. A trace without NVML draws no
-# such card; one whose NVML was absent says so.
+# such card; one whose NVML was absent says so. --chrome-trace has the samples as counters.
 . "$SRC/tests/lib.sh"
 [ -f "$O/simnvml/libnvidia-ml.so.1" ] || skip "no simulated NVML: nvml.h missing at build time (make torch-env, then make VENV=... fixtures)"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
@@ -96,6 +96,28 @@ for d in devs:
     busy = rows[d["device"]][5]
     assert (busy == "no GPU work") == (d["busy_ns"] == 0), (busy, d["busy_ns"])
 print(f"device state drawn: {len(devs)} devices, {slow_seen} intervals below the maximum clock, as the report")
+PY
+# --chrome-trace: each sample's SM clock, temperature, power and memory used as counters on the
+# device's pid, at the sample's time, exactly as the dump has them
+"$GT_REPORT" --dump run.trace > run.dump || fail "--dump failed"
+"$GT_REPORT" --chrome-trace run.chrome.json run.trace || fail "--chrome-trace failed"
+"$PYTHON" - run.dump run.chrome.json <<'PY' || fail "the export's NVML counters differ from the samples"
+import json, sys
+want = []
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[2] != "NVML_SAMPLE":
+        continue
+    kv = dict(x.split("=", 1) for x in f if "=" in x)
+    for name, arg, key in (("SM clock (NVML)", "MHz", "sm_mhz"), ("temperature (NVML)", "C", "temp_c"),
+                           ("power (NVML)", "mW", "power_mw"),
+                           ("memory used, all processes (NVML)", "bytes", "mem_used")):
+        want.append((name, int(kv["device"]), int(f[0]), arg, int(kv[key])))
+ev = json.load(open(sys.argv[2]))["traceEvents"]
+got = [(e["name"], e["pid"], int(f"{e['ts']:.3f}".replace(".", "")), *next(iter(e["args"].items())))
+       for e in ev if e.get("ph") == "C" and e["name"].endswith("(NVML)")]
+assert len(want) >= 8 and sorted(got) == sorted(want), (len(got), len(want), sorted(set(got) ^ set(want))[:4])
+print(f"chrome trace: {len(got)} NVML counter events, as the dump's samples")
 PY
 # NVML absent: the card says so; GPUTRACE_NVML_MS=0: no card
 got=$(sh -c '. "$SRC/tests/lib.sh"; traced absent.trace "$PROGS/idle" host') || fail "traced run failed: $got"
