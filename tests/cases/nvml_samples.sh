@@ -7,13 +7,7 @@
 [ -z "$tsan_rt" ] || skip "under ThreadSanitizer the flusher thread that samples NVML runs late (8 ms apart where the schedule allows less); it runs in the plain and ASan builds"
 [ -f "$O/simnvml/libnvidia-ml.so.1" ] || skip "no simulated NVML: nvml.h missing at build time (make torch-env, then make VENV=... fixtures)"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
-cat > sched.txt <<'S'
-# ms  values (from the first nvmlInit)
-0     sm_clock=1980 power_mw=300000
-40    sm_clock=1200 temp=92 clock_events=0x60   # HW + SW thermal slowdown
-80    sm_clock=1500 power_mw=700000 clock_events=0x4 temp=70   # SW power cap
-S
-got=$(LD_LIBRARY_PATH="$O/simnvml" GTSIM_DEVICES=2 GTSIM_NVML_SCHEDULE="$PWD/sched.txt" GPUTRACE_NVML_MS=10 \
+got=$(LD_LIBRARY_PATH="$O/simnvml" GTSIM_DEVICES=2 GTSIM_NVML_SCHEDULE="$SRC/tests/simnvml/three_states.sched" GPUTRACE_NVML_MS=10 \
     sh -c '. "$SRC/tests/lib.sh"; traced run.trace "$PROGS/idle" syncload') || fail "traced run failed: $got"
 expect_eq "output" "$got" "idle syncload ok"
 "$GT_REPORT" --dump run.trace > run.dump || fail "dump failed"

@@ -283,14 +283,7 @@ static void test_kernels_before_device(void)
     /* NVML absent: nothing is kept */
     ga_nvml_init(&x);
     kernel(&x, 0, 15 * US, 25 * US, 7);
-    union ga_rec u;
-    struct ga_event ev;
-    memset(&u, 0, sizeof(u));
-    memset(&ev, 0, sizeof(ev));
-    ev.type = GT_REC_NVML;
-    ev.sub = GT_NVML_ABSENT;
-    ev.r = &u;
-    ga_nvml_event(&x, &ev);
+    status_sub(&x, -1, 0, GT_NVML_ABSENT);
     CHECK("NVML absent: the kernels waiting for a device are let go", x.n_early == 0 && !x.early);
     kernel(&x, 0, 35 * US, 45 * US, 7);
     CHECK("NVML absent: later kernels are not kept", x.n_early == 0);
@@ -326,14 +319,7 @@ static void test_busy_before_device(void)
 
     ga_nvml_init(&x);
     ga_nvml_busy(&x, 0, 0, 30 * US);
-    union ga_rec u;
-    struct ga_event ev;
-    memset(&u, 0, sizeof(u));
-    memset(&ev, 0, sizeof(ev));
-    ev.type = GT_REC_NVML;
-    ev.sub = GT_NVML_ABSENT;
-    ev.r = &u;
-    ga_nvml_event(&x, &ev);
+    status_sub(&x, -1, 0, GT_NVML_ABSENT);
     CHECK("NVML absent: the busy intervals waiting for a device are let go",
           x.n_early_busy == 0 && !x.early_busy);
     ga_nvml_busy(&x, 0, 40 * US, 50 * US);
