@@ -62,6 +62,9 @@ static struct ga_nvml_device *device_of(struct ga_nvml *x, int32_t device)
             keep_pending(d, b.s, b.e);
     }
     x->n_early_busy = keep;
+    uint64_t past;
+    if (ga_map_remove(&x->early_busy_n, (uint64_t)device, 1, &past)) d->busy_unsampled_ns += past;
+    if (ga_map_remove(&x->early_busy_n, (uint64_t)device, 0, NULL)) x->early_busy_devices--;
     return d;
 }
 
@@ -73,6 +76,8 @@ static void drop_early(struct ga_nvml *x)
     free(x->early_busy);
     x->early_busy = NULL;
     x->n_early_busy = x->early_busy_cap = 0;
+    ga_map_free(&x->early_busy_n);
+    x->early_busy_devices = 0;
 }
 
 /* Busy [s, e) over the intervals from the cursor on; what lies past the last one is returned. */
@@ -190,6 +195,10 @@ void ga_nvml_kernel(struct ga_nvml *x, const struct gt_rec_gpu_kernel *k)
             .device = (int32_t)k->device};
         return;
     }
+    if (d->unmatched) { /* no NVML device has its UUID: never sampled */
+        x->early_dropped++;
+        return;
+    }
     int slow = slow_at(d, k->start);
     if (slow >= 0) count_kernel(d, k->name_id, slow, k->end - k->start);
     if (slow != -2) return;
@@ -279,7 +288,11 @@ static void on_status(struct ga_nvml *x, const struct ga_event *ev)
     if (!d) return;
     x->status = GA_NVML_AVAILABLE;
     d->unmatched = ev->sub == GT_NVML_UNMATCHED;
-    if (d->unmatched) d->n_pending = 0; /* never sampled: what waited for its samples goes */
+    if (d->unmatched) { /* never sampled: what waited for its samples goes (kernels counted) */
+        d->n_pending = 0;
+        x->early_dropped += d->n_kpend;
+        d->n_kpend = 0;
+    }
     d->nvml_index = r->nvml_index;
     d->max_sm_mhz = r->max_sm_mhz;
     d->max_mem_mhz = r->max_mem_mhz;
@@ -339,18 +352,29 @@ void ga_nvml_busy(void *nvml, uint32_t device, uint64_t s, uint64_t e)
     for (size_t i = 0; i < x->n_devices && !d; i++)
         if (x->devices[i].device == (int32_t)device) d = &x->devices[i];
     if (!d) { /* its device's first NVML record may still come (ga_nvml.early_busy) */
-        if (ga_nvml_off(x) || e <= s) return;
-        if (x->n_early_busy >= GA_NVML_EARLY_MAX) {
-            x->early_busy_dropped_ns += e - s;
+        if (ga_nvml_off(x) || e <= s || device > INT32_MAX) return;
+        int added = 0;
+        if (!ga_map_find(&x->early_busy_n, device, 0) &&
+            x->early_busy_devices >= GA_NVML_EARLY_DEVICES)
+            return; /* (a hostile trace's device ids: not one of the first 64) */
+        uint64_t *n = ga_map_upsert(&x->early_busy_n, device, 0, 0, &added);
+        x->early_busy_devices += (uint32_t)added;
+        if (*n >= GA_NVML_EARLY_MAX) {
+            *ga_map_upsert(&x->early_busy_n, device, 1, 0, &added) += e - s;
             return;
         }
-        x->early_busy = ga_xgrow(x->early_busy, &x->early_busy_cap, x->n_early_busy,
-                                 sizeof(*x->early_busy));
+        ++*n;
+        x->early_busy =
+            ga_xgrow(x->early_busy, &x->early_busy_cap, x->n_early_busy, sizeof(*x->early_busy));
         x->early_busy[x->n_early_busy++] =
             (struct ga_nvml_bearly){.s = s, .e = e, .device = (int32_t)device};
         return;
     }
     if (d->unmatched) return; /* no NVML device has its UUID: never sampled */
+    if (!d->have_last && d->n_pending >= GA_NVML_EARLY_MAX) { /* still no sample: bounded */
+        d->busy_unsampled_ns += e - s;
+        return;
+    }
     /* (before the device's first sample: it waits in pending, cut at that sample when the
      * first interval closes) */
     if (d->n_iv && s < d->iv[0].start) s = d->iv[0].start < e ? d->iv[0].start : e;
@@ -385,6 +409,11 @@ void ga_nvml_finish(struct ga_nvml *x)
         for (size_t k = 0; k < d->n_kpend; k++) {
             int slow = slow_after_last(d, d->kpend[k].start);
             if (slow >= 0) count_kernel(d, d->kpend[k].name_id, slow, d->kpend[k].ns);
+        }
+        if (!d->have_last) { /* never sampled: its kernels counted in no state, its busy time
+                              * covered by no sample (none of it left out) */
+            x->early_dropped += d->n_kpend;
+            d->busy_unsampled_ns = d->busy_dropped_ns = 0;
         }
         free(d->kpend);
         d->kpend = NULL;
@@ -436,5 +465,6 @@ void ga_nvml_free(struct ga_nvml *x)
     free(x->procs);
     free(x->early);
     free(x->early_busy);
+    ga_map_free(&x->early_busy_n);
     memset(x, 0, sizeof(*x));
 }

@@ -80,6 +80,10 @@ struct ga_nvml_device {
     struct ga_nvml_span *pending; /* busy past the last sample */
     size_t n_pending, pending_cap;
     uint64_t busy_dropped_ns; /* busy time past GA_NVML_PENDING_MAX waiting: not laid over */
+    /* busy time that could not wait for the device's first record or first sample (past
+     * GA_NVML_EARLY_MAX intervals waiting): not laid over; at most what busy_ns misses (some
+     * of it may lie before the first sample, which no interval covers anyway) */
+    uint64_t busy_unsampled_ns;
     int have_last;
     struct gt_rec_nvml_sample last;
     struct ga_nvml_point *points; /* GA_NVML_POINTS_MAX, made at the first sample */
@@ -106,6 +110,7 @@ struct ga_nvml_proc {
 #define GA_NVML_PROCS_MAX 4096 /* processes kept (listings past it are counted only) */
 
 #define GA_NVML_EARLY_MAX (1u << 16) /* kernels waiting for their device's first NVML record */
+#define GA_NVML_EARLY_DEVICES 64     /* devices whose busy intervals wait for their first record */
 struct ga_nvml_kearly {
     uint64_t start, ns;
     uint32_t name_id;
@@ -131,11 +136,14 @@ struct ga_nvml {
     struct ga_nvml_kearly *early;
     size_t n_early, early_cap;
     uint64_t early_dropped; /* past GA_NVML_EARLY_MAX, or their device never sampled */
-    /* Busy intervals read before any NVML record of their device wait for it the same way (at
-     * most GA_NVML_EARLY_MAX; past it their time is counted, not laid over). */
+    /* Busy intervals read before any NVML record of their device wait for it the same way, at
+     * most GA_NVML_EARLY_MAX per device and GA_NVML_EARLY_DEVICES devices; early_busy_n holds
+     * per device id (key (id, 0)) how many wait and (key (id, 1)) the time of those past the
+     * bound, which becomes the device's busy_unsampled_ns. */
     struct ga_nvml_bearly *early_busy;
     size_t n_early_busy, early_busy_cap;
-    uint64_t early_busy_dropped_ns;
+    struct ga_map early_busy_n;
+    uint32_t early_busy_devices; /* device ids in early_busy_n */
 };
 
 void ga_nvml_init(struct ga_nvml *x);

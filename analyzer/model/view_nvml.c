@@ -40,6 +40,7 @@ static void device(struct ga_vnvml_device *o, const struct ga_nvml_device *d,
         .busy_ns = d->busy_ns,
         .slow_busy_ns = d->slow_busy_ns,
         .busy_not_laid_ns = d->busy_dropped_ns,
+        .busy_unsampled_ns = d->busy_unsampled_ns,
         .samples_per_point = d->points ? d->per_point : 1,
         .n_points = d->n_points,
         .kernels_dropped = d->kernels_dropped,
@@ -99,8 +100,7 @@ void ga_vnvml_build(struct ga_vnvml *v, const struct ga_nvml *x, const struct ga
     for (size_t i = 0; i < x->n_devices; i++)
         device(&v->devices[i], &x->devices[i], g, t0);
     v->kernels_unsampled = v->status == GA_VNVML_AVAILABLE ? x->early_dropped : UINT64_MAX;
-    v->busy_unsampled_ns =
-        v->status == GA_VNVML_AVAILABLE ? x->early_busy_dropped_ns : UINT64_MAX;
+    v->busy_known = f->have_cupti && f->cupti.h.sub == GT_CUPTI_ON;
     v->n_ooms = m->n_ooms;
     v->oom_procs = ga_xmalloc(m->n_ooms * sizeof(*v->oom_procs) + 1);
     for (size_t i = 0; i < m->n_ooms; i++)

@@ -38,6 +38,7 @@ struct ga_vnvml_device {
     uint64_t samples;
     uint32_t min_sm_mhz, max_temp_c, max_power_mw, power_limit_mw;
     uint64_t covered_ns, slow_ns, busy_ns, slow_busy_ns, busy_not_laid_ns;
+    uint64_t busy_unsampled_ns; /* could not wait for the first record or sample: not laid over */
     uint64_t reason_ns[GA_VNVML_REASONS], reason_busy_ns[GA_VNVML_REASONS]; /* slow, reason set */
     uint64_t samples_per_point;
     struct ga_vnvml_point *points;
@@ -71,9 +72,9 @@ struct ga_vnvml {
      * (or past the 65,536 that wait for their device's first); UINT64_MAX unless NVML is
      * available (without samples every kernel would count) */
     uint64_t kernels_unsampled;
-    /* busy time laid over no device's samples because it was read past the 65,536 busy
-     * intervals that wait for their device's first NVML record; UINT64_MAX unless available */
-    uint64_t busy_unsampled_ns;
+    /* the GPU timeline was recorded whole (CUPTI on): busy_ns is measured; else it is 0 or
+     * partial, and says nothing about the GPU's work */
+    int busy_known;
     size_t n_ooms;
 };
 

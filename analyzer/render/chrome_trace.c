@@ -95,18 +95,25 @@ static void put_sort(struct ct *c, uint64_t pid, uint64_t index)
 /* ---- GPU activities ----------------------------------------------------------------------------
  */
 
+/* A device's process ("GPU n"), named once: before its first activity or NVML counter. */
+static void name_device(struct ct *c, uint32_t device)
+{
+    int added = 0;
+    char buf[48];
+    ga_map_upsert(&c->tracks, device, GAP_TRACK_TID + 1ull, 0, &added);
+    if (!added) return;
+    snprintf(buf, sizeof(buf), "GPU %u", device);
+    put_meta(c, "process_name", device, 0, buf, strlen(buf));
+    put_sort(c, device, 1000u + device);
+}
+
 static void track(struct ct *c, uint32_t device, uint32_t stream)
 {
     int added = 0;
     char buf[48];
     ga_map_upsert(&c->tracks, device, stream, 0, &added);
     if (!added) return;
-    if (!ga_map_find(&c->tracks, device, GAP_TRACK_TID + 1ull)) {
-        ga_map_upsert(&c->tracks, device, GAP_TRACK_TID + 1ull, 0, &added);
-        snprintf(buf, sizeof(buf), "GPU %u", device);
-        put_meta(c, "process_name", device, 0, buf, strlen(buf));
-        put_sort(c, device, 1000u + device);
-    }
+    name_device(c, device);
     snprintf(buf, sizeof(buf), "stream %u", stream);
     put_meta(c, "thread_name", device, stream, buf, strlen(buf));
 }
@@ -208,6 +215,7 @@ static void put_counter(struct ct *c, const char *name, int32_t device, uint64_t
 static void on_nvml(void *ctx, const struct ga_xnvml *n)
 {
     struct ct *c = ctx;
+    name_device(c, (uint32_t)n->device);
     if (n->has_sm) put_counter(c, "SM clock (NVML)", n->device, n->ts, "MHz", n->sm_mhz);
     if (n->has_temp) put_counter(c, "temperature (NVML)", n->device, n->ts, "C", n->temp_c);
     if (n->has_power) put_counter(c, "power (NVML)", n->device, n->ts, "mW", n->power_mw);

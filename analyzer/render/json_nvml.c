@@ -80,6 +80,7 @@ static jobj *device(const struct ga_vnvml *v, const struct ga_vnvml_device *d)
     put(o, "busy_ns", ju64(d->busy_ns));
     put(o, "slow_busy_ns", ju64(d->slow_busy_ns));
     put(o, "busy_not_laid_ns", ju64(d->busy_not_laid_ns));
+    put(o, "busy_unsampled_ns", ju64(d->busy_unsampled_ns));
     put(o, "reasons", reasons(v, d));
     put(o, "min_sm_mhz", d->samples ? ju64(d->min_sm_mhz) : NULL);
     put(o, "max_temp_c", d->samples ? ju64(d->max_temp_c) : NULL);
@@ -100,10 +101,9 @@ jobj *ga_json_device_state(const struct ga_vnvml *x)
     for (size_t i = 0; i < x->n_devices; i++)
         json_object_array_add(a, device(x, &x->devices[i]));
     put(o, "devices", a);
+    put(o, "busy_known", json_object_new_boolean(x->busy_known));
     put(o, "kernels_unsampled",
         x->kernels_unsampled == UINT64_MAX ? NULL : ju64(x->kernels_unsampled));
-    put(o, "busy_unsampled_ns",
-        x->busy_unsampled_ns == UINT64_MAX ? NULL : ju64(x->busy_unsampled_ns));
     return o;
 }
 

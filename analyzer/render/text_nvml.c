@@ -17,7 +17,7 @@ static void reasons_line(const struct ga_vnvml *v, const struct ga_vnvml_device 
     for (unsigned b = 0; b < GA_VNVML_REASONS; b++) {
         if (!d->reason_ns[b]) continue;
         fputs(n++ ? "," : "             reported by NVML:", o);
-        if (d->busy_ns) /* (no busy time: a share of it would read 0.0%) */
+        if (v->busy_known && d->busy_ns) /* (else a share of it would read 0.0%) */
             fprintf(o, " %s %.1f%% of busy time (%.1f%% of the time)", v->reason_names[b],
                     share(d->reason_busy_ns[b], d->busy_ns), share(d->reason_ns[b], d->covered_ns));
         else
@@ -55,7 +55,9 @@ static void device_lines(const struct ga_vnvml *v, const struct ga_vnvml_device 
     if (d->max_sm_mhz && d->covered_ns) {
         fprintf(o, "; SM clock below its maximum (%u MHz) for %.1f%% of the time", d->max_sm_mhz,
                 share(d->slow_ns, d->covered_ns));
-        if (d->busy_ns)
+        if (!v->busy_known)
+            fputs(" (busy time unknown: no GPU timeline)", o);
+        else if (d->busy_ns)
             fprintf(o, ", %.1f%% of busy time", share(d->slow_busy_ns, d->busy_ns));
         else
             fputs(", no GPU work in it", o);
@@ -64,6 +66,11 @@ static void device_lines(const struct ga_vnvml *v, const struct ga_vnvml_device 
     if (d->busy_not_laid_ns) /* (samples stopped while the GPU went on) */
         fprintf(o, "             %s of busy time after the samples stopped: not counted above\n",
                 ga_fmt_ms(t, (int64_t)d->busy_not_laid_ns));
+    if (d->busy_unsampled_ns) /* (more busy intervals than wait for the first sample) */
+        fprintf(o,
+                "             up to %s of busy time could not wait for the first sample: not "
+                "counted above\n",
+                ga_fmt_ms(t, (int64_t)d->busy_unsampled_ns));
     reasons_line(v, d, o);
     if (d->samples)
         fprintf(o,
@@ -85,13 +92,6 @@ void ga_text_nvml(const struct ga_vnvml *x, FILE *o)
           o);
     for (size_t i = 0; i < x->n_devices; i++)
         device_lines(x, &x->devices[i], o);
-    if (x->busy_unsampled_ns && x->busy_unsampled_ns != UINT64_MAX) {
-        char t[32];
-        fprintf(o,
-                "  %s of busy time came before its device's first NVML record, past what waits "
-                "for it: not counted above\n",
-                ga_fmt_ms(t, (int64_t)x->busy_unsampled_ns));
-    }
 }
 
 void ga_text_oom_processes(const struct ga_vnvml *v, FILE *o, size_t oom)

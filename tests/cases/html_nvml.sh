@@ -5,7 +5,8 @@
 # pixels to time and MHz, equals the report's device_state series at every sample; one shaded
 # interval per sample below the maximum with the next sample's time as its end; the table's share
 # of time below the maximum is the report's slow_ns / covered_ns. A trace without NVML draws no
-# such card; one whose NVML was absent says so. --chrome-trace has the samples as counters.
+# such card; one whose NVML was absent says so. --chrome-trace has the samples as counters. With
+# CUPTI off busy time is unknown, and JSON, text and page say so rather than "no GPU work".
 . "$SRC/tests/lib.sh"
 [ -f "$O/simnvml/libnvidia-ml.so.1" ] || skip "no simulated NVML: nvml.h missing at build time (make torch-env, then make VENV=... fixtures)"
 [ -f "$SIMCUPTI_DIR/libcupti.so.13" ] || skip "simulated CUPTI not built"
@@ -113,6 +114,26 @@ got = [(e["name"], e["pid"], int(f"{e['ts']:.3f}".replace(".", "")), *next(iter(
 assert len(want) >= 8 and sorted(got) == sorted(want), (len(got), len(want), sorted(set(got) ^ set(want))[:4])
 print(f"chrome trace: {len(got)} NVML counter events, as the dump's samples")
 PY
+# CUPTI off: busy time is not known; the report says so (not "no GPU work")
+got=$(LD_LIBRARY_PATH="$O/simnvml" GPUTRACE_CUPTI=off GPUTRACE_NVML_MS=5 sh -c '. "$SRC/tests/lib.sh"; traced nocupti.trace "$PROGS/idle" syncload') ||
+    fail "traced run failed: $got"
+"$GT_REPORT" --json nocupti.trace > nocupti.json || fail "--json failed (CUPTI off)"
+[ "$(jget nocupti.json 'd["device_state"]["busy_known"]')" = False ] || fail "CUPTI off: busy_known not false"
+"$GT_REPORT" nocupti.trace | grep -q "of the time (busy time unknown: no GPU timeline)" ||
+    fail "CUPTI off: the text report does not say busy time is unknown"
+"$GT_REPORT" --html nocupti.html nocupti.trace || fail "--html failed (CUPTI off)"
+html_dom nocupti.html
+grep -q "busy time below it: unknown (no GPU timeline)" nocupti.dom && ! grep -q ">no GPU work<" nocupti.dom ||
+    fail "CUPTI off: the page does not say busy time is unknown"
+# the export names each device's process though no GPU activity came to name it
+"$GT_REPORT" --chrome-trace nocupti.chrome.json nocupti.trace || fail "--chrome-trace failed (CUPTI off)"
+"$PYTHON" -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+pids = {e["pid"] for e in ev if e.get("ph") == "C" and e["name"].endswith("(NVML)")}
+named = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name"}
+assert pids and all(named.get(p) == f"GPU {p}" for p in pids), (pids, named)' nocupti.chrome.json ||
+    fail "CUPTI off: the NVML counters sit on an unnamed process"
+echo "CUPTI off: busy time said unknown (JSON, text, HTML); the counters' processes named"
 # NVML absent: the card says so; GPUTRACE_NVML_MS=0: no card
 got=$(sh -c '. "$SRC/tests/lib.sh"; traced absent.trace "$PROGS/idle" host') || fail "traced run failed: $got"
 "$GT_REPORT" --html absent.html absent.trace || fail "--html failed (NVML absent)"

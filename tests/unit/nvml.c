@@ -314,7 +314,7 @@ static void test_busy_before_device(void)
     CHECK("busy before the device's record: 100 us covered, 40 us while slow, none dropped",
           d && d->busy_ns == 100 * US && d->slow_busy_ns == 40 * US &&
               d->reason_busy_ns[2] == 40 * US && d->busy_dropped_ns == 0 &&
-              x.early_busy_dropped_ns == 0 && x.n_early_busy == 0 && !x.early_busy);
+              d->busy_unsampled_ns == 0 && x.n_early_busy == 0 && !x.early_busy);
     ga_nvml_free(&x);
 
     ga_nvml_init(&x);
@@ -327,18 +327,59 @@ static void test_busy_before_device(void)
     ga_nvml_finish(&x);
     ga_nvml_free(&x);
 
-    /* a device no NVML device has the UUID of is never sampled: its busy time waits for nothing
-     * (neither what came before its record nor after) and is not counted as left out */
+    /* a device no NVML device has the UUID of is never sampled: its busy time and kernels wait
+     * for nothing (neither what came before its record nor after); its kernels are counted as
+     * unsampled, its busy time not as left out */
     ga_nvml_init(&x);
     ga_nvml_busy(&x, 2, 0, 30 * US);
+    kernel(&x, 2, 5 * US, 9 * US, 7);
     status_sub(&x, 2, 2000, GT_NVML_UNMATCHED);
     ga_nvml_busy(&x, 2, 40 * US, 50 * US);
+    kernel(&x, 2, 45 * US, 49 * US, 7);
     CHECK("unmatched device: nothing waits", x.n_devices == 1 && x.devices[0].n_pending == 0 &&
-                                                 x.n_early_busy == 0);
+                                                 x.devices[0].n_kpend == 0 && x.n_early_busy == 0);
     ga_nvml_finish(&x);
-    CHECK("unmatched device: no busy time, none said left out",
+    CHECK("unmatched device: no busy time, none said left out, its 2 kernels unsampled",
           x.devices[0].busy_ns == 0 && x.devices[0].busy_dropped_ns == 0 &&
-              x.early_busy_dropped_ns == 0);
+              x.devices[0].busy_unsampled_ns == 0 && x.early_dropped == 2);
+    ga_nvml_free(&x);
+
+    /* a device with a record that is never sampled: at most GA_NVML_EARLY_MAX busy intervals
+     * wait for its first sample; at the end none of its time is said left out, its kernels are
+     * unsampled */
+    ga_nvml_init(&x);
+    status(&x, 4, 2000);
+    for (uint64_t i = 0; i < GA_NVML_EARLY_MAX + 3ull; i++)
+        ga_nvml_busy(&x, 4, 10 * i + 1, 10 * i + 4);
+    kernel(&x, 4, 5 * US, 9 * US, 7);
+    CHECK("sampled never: bounded wait", x.devices[0].n_pending == GA_NVML_EARLY_MAX &&
+                                             x.devices[0].busy_unsampled_ns == 9);
+    ga_nvml_finish(&x);
+    CHECK("sampled never: none said left out, the kernel unsampled",
+          x.devices[0].busy_ns == 0 && x.devices[0].busy_unsampled_ns == 0 &&
+              x.devices[0].busy_dropped_ns == 0 && x.early_dropped == 1);
+    ga_nvml_free(&x);
+
+    /* one device's flood of early busy intervals takes nothing from another's wait; past
+     * GA_NVML_EARLY_DEVICES device ids nothing more waits */
+    ga_nvml_init(&x);
+    for (uint64_t i = 0; i < GA_NVML_EARLY_MAX + 3ull; i++)
+        ga_nvml_busy(&x, 5, 10 * i + 1, 10 * i + 4);
+    for (uint32_t dev = 100; dev < 100 + GA_NVML_EARLY_DEVICES - 2; dev++)
+        ga_nvml_busy(&x, dev, 0, 10);
+    ga_nvml_busy(&x, 0, 20 * US, 30 * US); /* the 64th device id */
+    size_t waiting = x.n_early_busy;
+    ga_nvml_busy(&x, 99, 0, 10); /* the 65th */
+    CHECK("early busy: past 64 device ids nothing more waits",
+          x.n_early_busy == waiting && x.early_busy_devices == GA_NVML_EARLY_DEVICES);
+    status(&x, 0, 2000);
+    sample(&x, 0, 10 * US, 2000, 0);
+    sample(&x, 0, 40 * US, 2000, 0);
+    ga_nvml_finish(&x);
+    d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    CHECK("early flood on device 5 and on many ids: device 0's 10 us still laid over",
+          d && d->busy_ns == 10 * US && d->busy_unsampled_ns == 0 && x.n_early_busy == 0 &&
+              x.early_busy_n.count == 0);
     ga_nvml_free(&x);
 
     ga_nvml_init(&x);
@@ -351,7 +392,7 @@ static void test_busy_before_device(void)
     d = x.n_devices == 1 ? &x.devices[0] : NULL;
     CHECK("busy before the device's record: 65,536 wait and are laid over, 3 counted (9 ns)",
           d && d->busy_ns == 3ull * GA_NVML_EARLY_MAX && d->slow_busy_ns == d->busy_ns &&
-              x.early_busy_dropped_ns == 9);
+              d->busy_unsampled_ns == 9);
     ga_nvml_free(&x);
 }
 
@@ -370,10 +411,11 @@ static void test_text(void)
     d[1] = d[0];
     d[1].device = 1, d[1].busy_ns = 200 * US, d[1].slow_busy_ns = 50 * US;
     d[1].reason_busy_ns[2] = 50 * US, d[1].busy_not_laid_ns = 3 * US;
+    d[1].busy_unsampled_ns = 7 * US;
     struct ga_vnvml v;
     memset(&v, 0, sizeof(v));
     v.status = GA_VNVML_AVAILABLE, v.why = "", v.devices = d, v.n_devices = 2;
-    v.busy_unsampled_ns = 7 * US;
+    v.busy_known = 1;
     for (unsigned b = 0; b < GA_VNVML_REASONS; b++)
         v.reason_names[b] = names[b];
     char *buf = NULL;
@@ -387,9 +429,20 @@ static void test_text(void)
     CHECK("text: busy time, its shares",
           strstr(buf, "for 25.0% of the time, 25.0% of busy time\n") &&
               strstr(buf, "sw_power_cap 25.0% of busy time (25.0% of the time)\n"));
-    CHECK("text: busy time not laid over said, per device and before any record",
+    CHECK("text: busy time not laid over said: after the samples stopped, before the first",
           strstr(buf, "0.003 ms of busy time after the samples stopped") &&
-              strstr(buf, "0.007 ms of busy time came before its device's first NVML record"));
+              strstr(buf, "up to 0.007 ms of busy time could not wait for the first sample"));
+    free(buf);
+    /* no GPU timeline (CUPTI off): busy time is not known, neither "no GPU work" nor a share */
+    v.busy_known = 0;
+    buf = NULL;
+    o = open_memstream(&buf, &len);
+    ga_text_nvml(&v, o);
+    fclose(o);
+    CHECK("text: without a GPU timeline busy time is said unknown",
+          strstr(buf, "for 25.0% of the time (busy time unknown: no GPU timeline)\n") &&
+              !strstr(buf, "no GPU work") && !strstr(buf, "of busy time (") &&
+              strstr(buf, "reported by NVML: sw_power_cap 25.0% of the time\n"));
     free(buf);
 }
 

@@ -892,8 +892,12 @@
         const W = 1180, H = 120, L = 70, R = 10, T = 8, B = 22;
         const x = (t) => L + (W - L - R) * Math.max(0, Math.min(1, t / span));
         const sampled = (st.devices || []).filter((d) => d.matched && d.samples);
+        const busyText = (d) => !st.busy_known ? "unknown (no GPU timeline)" : d.busy_ns ? pct(d.slow_busy_ns / d.busy_ns) : "no GPU work";
+        const slowText = (d) => d.max_sm_mhz && d.covered_ns ? pct(d.slow_ns / d.covered_ns) : "-";
         for (const d of sampled) {
-            const pts = ((d.series || {}).points || []).filter((p) => p.sm_mhz !== null && p.sm_mhz !== undefined);
+            const all = (d.series || {}).points || [], per = (d.series || {}).samples_per_point || 1;
+            const has = (p) => p.sm_mhz !== null && p.sm_mhz !== undefined;
+            const pts = all.filter(has);
             const ymax = Math.max(1, d.max_sm_mhz || 0, ...pts.map((p) => p.sm_mhz));
             const y = (v) => T + (H - T - B) * (1 - v / ymax);
             const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, class: "clockchart", width: W, height: H, "data-device": d.device,
@@ -904,44 +908,52 @@
             }
             for (let i = 0; i <= 5; i++)
                 sv("text", { x: x(span * i / 5), y: H - 6, "text-anchor": i === 5 ? "end" : i ? "middle" : "start", class: "label", text: dur(Math.round(span * i / 5)) }, svg);
-            /* an interval takes the state of the sample that begins it (to the next sample) */
-            pts.forEach((p, i) => {
-                if (i + 1 >= pts.length || !d.max_sm_mhz || p.sm_mhz >= d.max_sm_mhz) return;
-                const q = pts[i + 1];
+            /* an interval takes the state of the sample that begins it, to the next sample (one
+             * without an SM clock is never slow); a merged point (samples_per_point > 1) has its
+             * samples' lowest clock: at least one of them was below the maximum */
+            all.forEach((p, i) => {
+                if (i + 1 >= all.length || !d.max_sm_mhz || !has(p) || p.sm_mhz >= d.max_sm_mhz) return;
+                const q = all[i + 1];
                 title(sv("rect", { x: x(p.time_ns), y: T, width: Math.max(0.5, x(q.time_ns) - x(p.time_ns)), height: H - T - B, class: "slow",
                     "data-time": p.time_ns, "data-end": q.time_ns, "data-mhz": p.sm_mhz }, svg),
-                    `SM clock ${p.sm_mhz} MHz (maximum ${d.max_sm_mhz}) from ${dur(p.time_ns)} to ${dur(q.time_ns)}` +
+                    (per > 1 ? `SM clock down to ${p.sm_mhz} MHz in some of ${per} samples` : `SM clock ${p.sm_mhz} MHz`) +
+                    ` (maximum ${d.max_sm_mhz}) from ${dur(p.time_ns)} to ${dur(q.time_ns)}` +
                     (p.reasons && p.reasons.length ? "\nNVML's reasons: " + p.reasons.join(", ") : ""));
             });
             if (d.max_sm_mhz)
                 sv("line", { x1: L, x2: W - R, y1: y(d.max_sm_mhz), y2: y(d.max_sm_mhz), class: "max-clock" }, svg);
+            /* the step line, broken where a sample had no SM clock */
             let path = "";
-            pts.forEach((p, i) => {
-                path += i ? ` L ${x(p.time_ns)} ${y(pts[i - 1].sm_mhz)} L ${x(p.time_ns)} ${y(p.sm_mhz)}` : `M ${x(p.time_ns)} ${y(p.sm_mhz)}`;
+            all.forEach((p, i) => {
+                if (!has(p)) return;
+                path += i && has(all[i - 1]) ? ` L ${x(p.time_ns)} ${y(all[i - 1].sm_mhz)} L ${x(p.time_ns)} ${y(p.sm_mhz)}` : ` M ${x(p.time_ns)} ${y(p.sm_mhz)}`;
             });
+            path = path.trim();
             if (path)
                 title(sv("path", { d: path, class: "sm-clock", "data-points": pts.length }, svg),
                     `device ${d.device}: SM clock at each NVML sample` + (d.series.samples_per_point > 1 ? ` (the lowest of ${d.series.samples_per_point} samples per point)` : ""));
-            const busy = d.busy_ns ? `; busy time below it: ${pct(d.slow_busy_ns / d.busy_ns)}` : "; no GPU work while sampled";
-            sec.append(el("h3", { text: `Device ${d.device}: SM clock below its maximum (${d.max_sm_mhz || "?"} MHz) for ${pct(d.covered_ns ? d.slow_ns / d.covered_ns : 0)} of ${dur(d.covered_ns)}${busy}` }),
-                legend([["#c83a3a55", "below the maximum SM clock (hover: NVML's reasons)"], ["#2f6fdb", "SM clock"]]), svg);
+            sec.append(el("h3", { text: d.max_sm_mhz ? `Device ${d.device}: SM clock below its maximum (${d.max_sm_mhz} MHz) for ${slowText(d)} of ${dur(d.covered_ns)}; busy time below it: ${busyText(d)}`
+                : `Device ${d.device}: maximum SM clock unknown, ${dur(d.covered_ns)} sampled` }),
+                legend([["#c83a3a55", per > 1 ? `below the maximum SM clock in some of the ${per} samples a point stands for (hover: NVML's reasons)` : "below the maximum SM clock (hover: NVML's reasons)"],
+                    ["#2f6fdb", per > 1 ? `SM clock (the lowest of ${per} samples)` : "SM clock"]]), svg);
         }
         sec.append(table(st.devices || [], [
             ["device", (d) => d.device], ["NVML", (d) => d.matched ? `${d.nvml_index} ${d.uuid}` : "no NVML device has its UUID", "name"],
             ["samples", (d) => d.samples, "num"], ["covered", (d) => dur(d.covered_ns), "num"],
-            ["below max clock", (d) => d.covered_ns ? pct(d.slow_ns / d.covered_ns) : "-", "num"],
-            ["busy below max", (d) => d.busy_ns ? pct(d.slow_busy_ns / d.busy_ns) : "no GPU work", "num"],
-            ["lowest SM", (d) => d.min_sm_mhz === null ? "-" : d.min_sm_mhz + " MHz", "num"],
-            ["hottest", (d) => d.max_temp_c === null ? "-" : d.max_temp_c + " C", "num"],
-            ["power (limit)", (d) => d.max_power_mw === null ? "-" : `${(d.max_power_mw / 1000).toFixed(1)} W (${((d.power_limit_mw || 0) / 1000).toFixed(1)} W)`, "num"]], "devstate-table"));
+            ["below max clock", slowText, "num"],
+            ["busy below max", (d) => d.samples ? busyText(d) : "-", "num"],
+            ["lowest SM", (d) => d.min_sm_mhz ? d.min_sm_mhz + " MHz" : "-", "num"],
+            ["hottest", (d) => d.max_temp_c ? d.max_temp_c + " C" : "-", "num"],
+            ["power (limit)", (d) => d.max_power_mw ? `${(d.max_power_mw / 1000).toFixed(1)} W` + (d.power_limit_mw ? ` (${(d.power_limit_mw / 1000).toFixed(1)} W)` : "") : "-", "num"]], "devstate-table"));
         const reasons = [];
         for (const d of sampled) for (const r of d.reasons || []) reasons.push(Object.assign({ device: d.device, busy_ns: d.busy_ns }, r));
         if (reasons.length)
             sec.append(el("h3", { text: "Time below the maximum clock by NVML's reason (a slow interval may have several)" }), table(reasons, [
                 ["device", (r) => r.device], ["reason", (r) => r.reason.replace(/_/g, " ")], ["slow time", (r) => dur(r.slow_ns), "num"],
-                ["busy while slow", (r) => r.busy_ns ? dur(r.slow_busy_ns) : "no GPU work", "num"]]));
+                ["busy while slow", (r) => !st.busy_known ? "unknown" : r.busy_ns ? dur(r.slow_busy_ns) : "no GPU work", "num"]]));
         const kern = [];
         for (const d of sampled) for (const k of d.slow_kernels || []) kern.push(Object.assign({ device: d.device }, k));
+        kern.sort((a, b) => b.extra_ns - a.extra_ns); /* the most time lost first, over the devices */
         if (kern.length)
             sec.append(el("h3", { text: "Kernels slower below the maximum clock" }), table(kern.slice(0, 20), [
                 ["device", (k) => k.device], ["kernel", (k) => k.name, "name"], ["below: runs", (k) => k.slow_count, "num"], ["mean", (k) => dur(k.slow_mean_ns), "num"],
