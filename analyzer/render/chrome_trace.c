@@ -220,8 +220,7 @@ static void on_nvml(void *ctx, const struct ga_xnvml *n)
     if (n->has_temp) put_counter(c, "temperature (NVML)", n->device, n->ts, "C", n->temp_c);
     if (n->has_power) put_counter(c, "power (NVML)", n->device, n->ts, "mW", n->power_mw);
     if (n->has_mem_used)
-        put_counter(c, "memory used, all processes (NVML)", n->device, n->ts, "bytes",
-                    n->mem_used);
+        put_counter(c, "memory used, all processes (NVML)", n->device, n->ts, "bytes", n->mem_used);
 }
 
 static void on_thread(void *ctx, uint32_t tid, const char *name, size_t len)

@@ -352,8 +352,8 @@ static void test_busy_before_device(void)
     for (uint64_t i = 0; i < GA_NVML_EARLY_MAX + 3ull; i++)
         ga_nvml_busy(&x, 4, 10 * i + 1, 10 * i + 4);
     kernel(&x, 4, 5 * US, 9 * US, 7);
-    CHECK("sampled never: bounded wait", x.devices[0].n_pending == GA_NVML_EARLY_MAX &&
-                                             x.devices[0].busy_unsampled_ns == 9);
+    CHECK("sampled never: bounded wait",
+          x.devices[0].n_pending == GA_NVML_EARLY_MAX && x.devices[0].busy_unsampled_ns == 9);
     ga_nvml_finish(&x);
     CHECK("sampled never: none said left out, the kernel unsampled",
           x.devices[0].busy_ns == 0 && x.devices[0].busy_unsampled_ns == 0 &&
@@ -401,8 +401,8 @@ static void test_busy_before_device(void)
  * out (after the samples stopped, or past the wait for a device's first record) said. */
 static void test_text(void)
 {
-    static const char *const names[GA_VNVML_REASONS] = {"gpu_idle", "a", "sw_power_cap", "b", "c",
-                                                        "d", "e", "f", "g"};
+    static const char *const names[GA_VNVML_REASONS] = {
+        "gpu_idle", "a", "sw_power_cap", "b", "c", "d", "e", "f", "g"};
     struct ga_vnvml_device d[2];
     memset(d, 0, sizeof(d));
     d[0].device = 0, d[0].matched = 1, d[0].max_sm_mhz = 1980, d[0].samples = 5;
