@@ -22,11 +22,15 @@ if [ "${1:-}" = --one ]; then
     if [ "$kind" = unit ]; then set -- "$O/tests/$name"; else set -- sh "$SRC/tests/cases/$name.sh"; fi
     dir="$work/$name"; mkdir -p "$dir"
     start=$(date +%s)
-    ( cd "$dir" && TMPDIR="$dir" "$@" ) >"$dir.log" 2>&1
+    # GT_CASE_NOTES: what a case's helpers say beside its output (tests/torch/env.sh torch_run's
+    # retry of a known abort): shown on the case's PASS line, and in its log
+    ( cd "$dir" && TMPDIR="$dir" GT_CASE_NOTES="$dir.notes" "$@" ) >"$dir.log" 2>&1
     rc=$?
     secs=$(( $(date +%s) - start ))
     echo "$rc $secs" > "$dir.rc"
-    if [ $rc -eq 0 ]; then echo "PASS $name (${secs}s)"
+    [ ! -s "$dir.notes" ] || { echo "---- notes"; cat "$dir.notes"; } >> "$dir.log"
+    if [ $rc -eq 0 ] && [ -s "$dir.notes" ]; then echo "PASS $name (${secs}s; $(head -n 1 "$dir.notes"))"
+    elif [ $rc -eq 0 ]; then echo "PASS $name (${secs}s)"
     elif [ $rc -eq 77 ]; then echo "SKIP $name: $(tail -n 1 "$dir.log")"
     else echo "FAIL $name (exit $rc, ${secs}s)"
     fi
