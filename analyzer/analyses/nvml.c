@@ -63,7 +63,10 @@ static struct ga_nvml_device *device_of(struct ga_nvml *x, int32_t device)
     }
     x->n_early_busy = keep;
     uint64_t past;
-    if (ga_map_remove(&x->early_busy_n, (uint64_t)device, 1, &past)) d->busy_unsampled_ns += past;
+    if (ga_map_remove(&x->early_busy_n, (uint64_t)device, 1, &past)) {
+        d->busy_unsampled_ns += past;
+        x->early_busy_past_ids--;
+    }
     if (ga_map_remove(&x->early_busy_n, (uint64_t)device, 0, NULL)) x->early_busy_devices--;
     return d;
 }
@@ -77,7 +80,7 @@ static void drop_early(struct ga_nvml *x)
     x->early_busy = NULL;
     x->n_early_busy = x->early_busy_cap = 0;
     ga_map_free(&x->early_busy_n);
-    x->early_busy_devices = 0;
+    x->early_busy_devices = x->early_busy_past_ids = 0;
 }
 
 /* Busy [s, e) over the intervals from the cursor on; what lies past the last one is returned. */
@@ -130,7 +133,7 @@ static int slow_at(const struct ga_nvml_device *d, uint64_t t)
         else
             hi = mid;
     }
-    if (lo && t < d->iv[lo - 1].end) return d->iv[lo - 1].slow;
+    if (lo && t < d->iv[lo - 1].end) return d->iv[lo - 1].known ? d->iv[lo - 1].slow : -1;
     if (d->n_iv && t < d->iv[d->n_iv - 1].end) return -1; /* before the first sample */
     return -2;
 }
@@ -265,7 +268,8 @@ static void on_sample(struct ga_nvml *x, const struct gt_rec_nvml_sample *r)
         d->iv[d->n_iv++] = (struct ga_nvml_interval){
             l->ts, r->ts, 0, l->valid & GT_NVML_HAS_REASONS ? l->reasons : 0,
             (uint8_t)((l->valid & GT_NVML_HAS_SM_CLOCK) && d->max_sm_mhz &&
-                      l->sm_mhz < d->max_sm_mhz)};
+                      l->sm_mhz < d->max_sm_mhz),
+            (uint8_t)((l->valid & GT_NVML_HAS_SM_CLOCK) && d->max_sm_mhz)};
         replay_pending(d);
         replay_kernels(d);
     }
@@ -354,13 +358,20 @@ void ga_nvml_busy(void *nvml, uint32_t device, uint64_t s, uint64_t e)
     if (!d) { /* its device's first NVML record may still come (ga_nvml.early_busy) */
         if (ga_nvml_off(x) || e <= s || device > INT32_MAX) return;
         int added = 0;
-        if (!ga_map_find(&x->early_busy_n, device, 0) &&
-            x->early_busy_devices >= GA_NVML_EARLY_DEVICES)
-            return; /* (a hostile trace's device ids: not one of the first 64) */
-        uint64_t *n = ga_map_upsert(&x->early_busy_n, device, 0, 0, &added);
-        x->early_busy_devices += (uint32_t)added;
-        if (*n >= GA_NVML_EARLY_MAX) {
-            *ga_map_upsert(&x->early_busy_n, device, 1, 0, &added) += e - s;
+        uint64_t *n = ga_map_find(&x->early_busy_n, device, 0);
+        if (!n && x->early_busy_devices < GA_NVML_EARLY_DEVICES) {
+            n = ga_map_upsert(&x->early_busy_n, device, 0, 0, &added);
+            x->early_busy_devices++;
+        }
+        if (!n || *n >= GA_NVML_EARLY_MAX) { /* its time alone: the device's busy_unsampled_ns */
+            uint64_t *past = ga_map_find(&x->early_busy_n, device, 1);
+            if (!past && x->early_busy_past_ids >= GA_NVML_EARLY_PAST_IDS) {
+                x->early_busy_lost_ns += e - s; /* (a hostile trace's device ids) */
+                return;
+            }
+            past = ga_map_upsert(&x->early_busy_n, device, 1, 0, &added);
+            x->early_busy_past_ids += (uint32_t)added;
+            *past += e - s;
             return;
         }
         ++*n;

@@ -23,7 +23,8 @@ enum ga_nvml_status { GA_NVML_NONE, GA_NVML_AVAILABLE, GA_NVML_ABSENT, GA_NVML_F
 struct ga_nvml_interval {
     uint64_t start, end, busy;
     uint64_t reasons;
-    uint8_t slow;
+    uint8_t slow;  /* below the maximum SM clock */
+    uint8_t known; /* the sample that begins it has an SM clock, and the maximum is known */
 };
 
 struct ga_nvml_span {
@@ -111,6 +112,7 @@ struct ga_nvml_proc {
 
 #define GA_NVML_EARLY_MAX (1u << 16) /* kernels waiting for their device's first NVML record */
 #define GA_NVML_EARLY_DEVICES 64     /* devices whose busy intervals wait for their first record */
+#define GA_NVML_EARLY_PAST_IDS 4096  /* device ids whose busy time alone waits (past those bounds) */
 struct ga_nvml_kearly {
     uint64_t start, ns;
     uint32_t name_id;
@@ -138,12 +140,15 @@ struct ga_nvml {
     uint64_t early_dropped; /* past GA_NVML_EARLY_MAX, or their device never sampled */
     /* Busy intervals read before any NVML record of their device wait for it the same way, at
      * most GA_NVML_EARLY_MAX per device and GA_NVML_EARLY_DEVICES devices; early_busy_n holds
-     * per device id (key (id, 0)) how many wait and (key (id, 1)) the time of those past the
-     * bound, which becomes the device's busy_unsampled_ns. */
+     * per device id (key (id, 0)) how many wait and (key (id, 1)) the time of those past either
+     * bound, which becomes the device's busy_unsampled_ns (for at most GA_NVML_EARLY_PAST_IDS
+     * ids at once; past that, early_busy_lost_ns: a trace with thousands of device ids). */
     struct ga_nvml_bearly *early_busy;
     size_t n_early_busy, early_busy_cap;
     struct ga_map early_busy_n;
-    uint32_t early_busy_devices; /* device ids in early_busy_n */
+    uint32_t early_busy_devices;  /* device ids with a key (id, 0) */
+    uint32_t early_busy_past_ids; /* device ids with a key (id, 1) */
+    uint64_t early_busy_lost_ns;
 };
 
 void ga_nvml_init(struct ga_nvml *x);

@@ -59,6 +59,8 @@ static void device_lines(const struct ga_vnvml *v, const struct ga_vnvml_device 
             fputs(" (busy time unknown: no GPU timeline)", o);
         else if (d->busy_ns)
             fprintf(o, ", %.1f%% of busy time", share(d->slow_busy_ns, d->busy_ns));
+        else if (d->busy_unsampled_ns) /* it may lie in that time (below) */
+            fputs(", busy time in it unknown", o);
         else
             fputs(", no GPU work in it", o);
     }

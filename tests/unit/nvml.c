@@ -43,7 +43,7 @@ static void sample(struct ga_nvml *x, int dev, uint64_t ts, uint32_t sm, uint64_
     memset(&ev, 0, sizeof(ev));
     u.nvml_sample.ts = ts;
     u.nvml_sample.device = dev;
-    u.nvml_sample.valid = GT_NVML_HAS_SM_CLOCK | GT_NVML_HAS_REASONS;
+    u.nvml_sample.valid = (sm ? GT_NVML_HAS_SM_CLOCK : 0) | GT_NVML_HAS_REASONS; /* 0: no clock */
     u.nvml_sample.sm_mhz = sm;
     u.nvml_sample.reasons = reasons;
     ev.type = GT_REC_NVML_SAMPLE;
@@ -228,6 +228,22 @@ static void test_kernels(void)
               v[1]->name_id == 7 && ga_nvml_kname_extra(v[1]) == 100.0 * US);
     CHECK("at most max", d && ga_nvml_slow_kernels(d, v, 1) == 1 && v[0]->name_id == 9);
     ga_nvml_free(&x);
+
+    /* an interval begun by a sample without an SM clock: its kernels are neither slow nor at
+     * full clock (their clock is not known) */
+    ga_nvml_init(&x);
+    status(&x, 0, 2000);
+    sample(&x, 0, 10 * US, 2000, 0);
+    sample(&x, 0, 100 * US, 0, 0); /* NVML did not answer for the clock */
+    sample(&x, 0, 200 * US, 1000, 0);
+    kernel(&x, 0, 20 * US, 30 * US, 7);   /* full */
+    kernel(&x, 0, 110 * US, 190 * US, 7); /* unknown */
+    ga_nvml_finish(&x);
+    d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    CHECK("kernels in an interval without an SM clock: counted neither slow nor full",
+          d && d->n_knames == 1 && d->knames[0].n[0] == 1 && d->knames[0].n[1] == 0 &&
+              d->slow_ns == 0 && d->covered_ns == 190 * US);
+    ga_nvml_free(&x);
 }
 
 /* Kernels read before the sample in effect at their start (the stream is not in time order
@@ -361,7 +377,8 @@ static void test_busy_before_device(void)
     ga_nvml_free(&x);
 
     /* one device's flood of early busy intervals takes nothing from another's wait; past
-     * GA_NVML_EARLY_DEVICES device ids nothing more waits */
+     * GA_NVML_EARLY_DEVICES device ids no interval waits, only the id's time (its device's
+     * busy_unsampled_ns when its record comes) */
     ga_nvml_init(&x);
     for (uint64_t i = 0; i < GA_NVML_EARLY_MAX + 3ull; i++)
         ga_nvml_busy(&x, 5, 10 * i + 1, 10 * i + 4);
@@ -370,16 +387,36 @@ static void test_busy_before_device(void)
     ga_nvml_busy(&x, 0, 20 * US, 30 * US); /* the 64th device id */
     size_t waiting = x.n_early_busy;
     ga_nvml_busy(&x, 99, 0, 10); /* the 65th */
-    CHECK("early busy: past 64 device ids nothing more waits",
-          x.n_early_busy == waiting && x.early_busy_devices == GA_NVML_EARLY_DEVICES);
+    ga_nvml_busy(&x, 99, 20, 27);
+    CHECK("early busy: past 64 device ids no interval waits, the 65th id's time is kept",
+          x.n_early_busy == waiting && x.early_busy_devices == GA_NVML_EARLY_DEVICES &&
+              x.early_busy_past_ids == 2 && x.early_busy_lost_ns == 0);
     status(&x, 0, 2000);
     sample(&x, 0, 10 * US, 2000, 0);
     sample(&x, 0, 40 * US, 2000, 0);
+    status(&x, 99, 2000);
+    sample(&x, 99, 0, 2000, 0);
+    sample(&x, 99, 40 * US, 2000, 0);
+    CHECK("early busy: the 65th id's record takes its time", x.early_busy_past_ids == 1);
     ga_nvml_finish(&x);
-    d = x.n_devices == 1 ? &x.devices[0] : NULL;
+    d = x.n_devices == 2 && x.devices[0].device == 0 ? &x.devices[0] : NULL;
     CHECK("early flood on device 5 and on many ids: device 0's 10 us still laid over",
           d && d->busy_ns == 10 * US && d->busy_unsampled_ns == 0 && x.n_early_busy == 0 &&
               x.early_busy_n.count == 0);
+    CHECK("early busy past 64 device ids: the 65th device's 17 ns are its busy_unsampled_ns",
+          x.n_devices == 2 && x.devices[1].device == 99 && x.devices[1].busy_unsampled_ns == 17 &&
+              x.devices[1].busy_ns == 0);
+    ga_nvml_free(&x);
+
+    /* a hostile trace's thousands of device ids: the time of ids past GA_NVML_EARLY_PAST_IDS is
+     * lost (counted), the map stays bounded */
+    ga_nvml_init(&x);
+    for (uint32_t dev = 0; dev < GA_NVML_EARLY_DEVICES + GA_NVML_EARLY_PAST_IDS + 5; dev++)
+        ga_nvml_busy(&x, dev, 0, 2);
+    CHECK("early busy: at most 64 + 4096 device ids kept, the rest's time counted lost",
+          x.early_busy_n.count == GA_NVML_EARLY_DEVICES + GA_NVML_EARLY_PAST_IDS &&
+              x.early_busy_lost_ns == 10);
+    ga_nvml_finish(&x);
     ga_nvml_free(&x);
 
     ga_nvml_init(&x);
@@ -443,6 +480,19 @@ static void test_text(void)
           strstr(buf, "for 25.0% of the time (busy time unknown: no GPU timeline)\n") &&
               !strstr(buf, "no GPU work") && !strstr(buf, "of busy time (") &&
               strstr(buf, "reported by NVML: sw_power_cap 25.0% of the time\n"));
+    free(buf);
+    /* the only busy time could not wait for the first sample: it may lie in the sampled time,
+     * so neither "no GPU work" nor a share */
+    v.busy_known = 1;
+    d[0].busy_unsampled_ns = 9 * US;
+    buf = NULL;
+    o = open_memstream(&buf, &len);
+    ga_text_nvml(&v, o);
+    fclose(o);
+    CHECK("text: busy time only left out: said unknown in the sampled time",
+          strstr(buf, "for 25.0% of the time, busy time in it unknown\n") &&
+              strstr(buf, "up to 0.009 ms of busy time could not wait") &&
+              !strstr(buf, "no GPU work"));
     free(buf);
 }
 
