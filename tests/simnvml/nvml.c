@@ -9,7 +9,9 @@
  *   read from the file GTSIM_NVML_SCHEDULE, if set: lines "<ms> key=value ...", ms counted from
  *   the first nvmlInit; a line's values hold from its time until a later line changes them. The
  *   simulated driver is told the SM clock (gtsim_set_sm_clock): a kernel starting while the clock
- *   is below its maximum runs longer in proportion.
+ *   is below its maximum runs longer in proportion. Key "fail" is a mask of the keys (1 << their
+ *   place in the list above, sm_clock first) whose queries answer NVML_ERROR_NOT_SUPPORTED while
+ *   it holds, as a board answers for what it cannot measure.
  * - A PCIe board: no NvLink (NVML_ERROR_NOT_SUPPORTED), fabric state "not supported"; PyTorch's
  *   expandable segments then need no fabric handles. Functions not defined here are not exported.
  */
@@ -40,14 +42,15 @@ enum {
     K_EVENTS,
     K_UTIL_GPU,
     K_UTIL_MEM,
+    K_FAIL, /* a mask of 1 << K_*: those queries answer NVML_ERROR_NOT_SUPPORTED meanwhile */
     K_N
 };
 static const char *const g_keys[K_N] = {"sm_clock", "mem_clock", "max_sm_clock",   "max_mem_clock",
                                         "temp",     "power_mw",  "power_limit_mw", "clock_events",
-                                        "util_gpu", "util_mem"};
+                                        "util_gpu", "util_mem",  "fail"};
 /* an idle H100-like board */
-static const unsigned long long g_defaults[K_N] = {1980,  2619,   1980, 2619, 35,
-                                                   70000, 700000, 0,    0,    0};
+static const unsigned long long g_defaults[K_N] = {1980,   2619, 1980, 2619, 35, 70000,
+                                                   700000, 0,    0,    0,    0};
 
 struct step {
     unsigned long long at_ns;
@@ -105,7 +108,7 @@ bad:
     fprintf(stderr,
             "gtsim-nvml: %s:%d: expected \"<ms> key=value ...\" with keys sm_clock, mem_clock, "
             "max_sm_clock, max_mem_clock, temp, power_mw, power_limit_mw, clock_events, util_gpu, "
-            "util_mem; schedule ignored from here\n",
+            "util_mem, fail; schedule ignored from here\n",
             path, lineno);
     return -1;
 }
@@ -522,6 +525,7 @@ static nvmlReturn_t scheduled(nvmlDevice_t d, void *out, int key, int is64)
     nvmlReturn_t rc = device(d, &k);
     if (rc) return rc;
     if (!out) return NVML_ERROR_INVALID_ARGUMENT;
+    if (value(K_FAIL) >> key & 1) return NVML_ERROR_NOT_SUPPORTED;
     if (is64)
         *(unsigned long long *)out = value(key);
     else

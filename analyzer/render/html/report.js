@@ -892,7 +892,10 @@
         const W = 1180, H = 120, L = 70, R = 10, T = 8, B = 22;
         const x = (t) => L + (W - L - R) * Math.max(0, Math.min(1, t / span));
         const sampled = (st.devices || []).filter((d) => d.matched && d.samples);
-        const busyText = (d) => !st.busy_known ? "unknown (no GPU timeline)" : d.busy_ns ? pct(d.slow_busy_ns / d.busy_ns) : "no GPU work";
+        /* busy time below the maximum: only where the clock can be judged (a maximum, time between
+         * samples); busy time that could not wait for the first sample may lie in that time */
+        const busyText = (d) => !d.max_sm_mhz || !d.covered_ns ? "-" : !st.busy_known ? "unknown (no GPU timeline)"
+            : d.busy_ns ? pct(d.slow_busy_ns / d.busy_ns) : d.busy_unsampled_ns ? "unknown (busy time left out)" : "no GPU work";
         const slowText = (d) => d.max_sm_mhz && d.covered_ns ? pct(d.slow_ns / d.covered_ns) : "-";
         for (const d of sampled) {
             const all = (d.series || {}).points || [], per = (d.series || {}).samples_per_point || 1;
@@ -922,18 +925,32 @@
             });
             if (d.max_sm_mhz)
                 sv("line", { x1: L, x2: W - R, y1: y(d.max_sm_mhz), y2: y(d.max_sm_mhz), class: "max-clock" }, svg);
-            /* the step line, broken where a sample had no SM clock */
+            /* the step line: a sample's clock holds to the next sample; the line breaks after a
+             * sample without an SM clock (its interval's clock is unknown). A sample with a clock
+             * and no next sample, after one without (or alone), is a dot */
             let path = "";
+            const dots = [];
             all.forEach((p, i) => {
                 if (!has(p)) return;
-                path += i && has(all[i - 1]) ? ` L ${x(p.time_ns)} ${y(all[i - 1].sm_mhz)} L ${x(p.time_ns)} ${y(p.sm_mhz)}` : ` M ${x(p.time_ns)} ${y(p.sm_mhz)}`;
+                const joined = i > 0 && has(all[i - 1]), next = all[i + 1];
+                path += joined ? ` L ${x(p.time_ns)} ${y(all[i - 1].sm_mhz)} L ${x(p.time_ns)} ${y(p.sm_mhz)}` : ` M ${x(p.time_ns)} ${y(p.sm_mhz)}`;
+                if (next && !has(next)) path += ` H ${x(next.time_ns)}`;
+                else if (!next && !joined) dots.push(p);
             });
             path = path.trim();
+            const what = `device ${d.device}: SM clock at each NVML sample` + (per > 1 ? ` (the lowest of ${per} samples per point)` : "");
             if (path)
-                title(sv("path", { d: path, class: "sm-clock", "data-points": pts.length }, svg),
-                    `device ${d.device}: SM clock at each NVML sample` + (d.series.samples_per_point > 1 ? ` (the lowest of ${d.series.samples_per_point} samples per point)` : ""));
-            sec.append(el("h3", { text: d.max_sm_mhz ? `Device ${d.device}: SM clock below its maximum (${d.max_sm_mhz} MHz) for ${slowText(d)} of ${dur(d.covered_ns)}; busy time below it: ${busyText(d)}`
+                title(sv("path", { d: path, class: "sm-clock", "data-points": pts.length }, svg), what);
+            for (const p of dots)
+                title(sv("circle", { cx: x(p.time_ns), cy: y(p.sm_mhz), r: 2.5, class: "sm-point", "data-time": p.time_ns, "data-mhz": p.sm_mhz }, svg),
+                    `${what}: ${p.sm_mhz} MHz at ${dur(p.time_ns)}, the last sample`);
+            const left = [];
+            if (d.busy_not_laid_ns) left.push(`${dur(d.busy_not_laid_ns)} of busy time after the samples stopped`);
+            if (d.busy_unsampled_ns) left.push(`up to ${dur(d.busy_unsampled_ns)} of busy time that could not wait for the first sample`);
+            sec.append(el("h3", { text: !d.covered_ns ? `Device ${d.device}: ${d.samples} NVML sample${d.samples > 1 ? "s" : ""} at one time: no time between samples to judge the clock by`
+                : d.max_sm_mhz ? `Device ${d.device}: SM clock below its maximum (${d.max_sm_mhz} MHz) for ${slowText(d)} of ${dur(d.covered_ns)}; busy time below it: ${busyText(d)}`
                 : `Device ${d.device}: maximum SM clock unknown, ${dur(d.covered_ns)} sampled` }),
+                ...(left.length ? [el("p", { class: "note left-out", text: "Not counted above: " + left.join("; ") + "." })] : []),
                 legend([["#c83a3a55", per > 1 ? `below the maximum SM clock in some of the ${per} samples a point stands for (hover: NVML's reasons)` : "below the maximum SM clock (hover: NVML's reasons)"],
                     ["#2f6fdb", per > 1 ? `SM clock (the lowest of ${per} samples)` : "SM clock"]]), svg);
         }
@@ -941,16 +958,16 @@
             ["device", (d) => d.device], ["NVML", (d) => d.matched ? `${d.nvml_index} ${d.uuid}` : "no NVML device has its UUID", "name"],
             ["samples", (d) => d.samples, "num"], ["covered", (d) => dur(d.covered_ns), "num"],
             ["below max clock", slowText, "num"],
-            ["busy below max", (d) => d.samples ? busyText(d) : "-", "num"],
+            ["busy below max", busyText, "num"],
             ["lowest SM", (d) => d.min_sm_mhz ? d.min_sm_mhz + " MHz" : "-", "num"],
             ["hottest", (d) => d.max_temp_c ? d.max_temp_c + " C" : "-", "num"],
             ["power (limit)", (d) => d.max_power_mw ? `${(d.max_power_mw / 1000).toFixed(1)} W` + (d.power_limit_mw ? ` (${(d.power_limit_mw / 1000).toFixed(1)} W)` : "") : "-", "num"]], "devstate-table"));
         const reasons = [];
-        for (const d of sampled) for (const r of d.reasons || []) reasons.push(Object.assign({ device: d.device, busy_ns: d.busy_ns }, r));
+        for (const d of sampled) for (const r of d.reasons || []) reasons.push(Object.assign({ device: d.device, busy_ns: d.busy_ns, left_ns: d.busy_unsampled_ns }, r));
         if (reasons.length)
             sec.append(el("h3", { text: "Time below the maximum clock by NVML's reason (a slow interval may have several)" }), table(reasons, [
                 ["device", (r) => r.device], ["reason", (r) => r.reason.replace(/_/g, " ")], ["slow time", (r) => dur(r.slow_ns), "num"],
-                ["busy while slow", (r) => !st.busy_known ? "unknown" : r.busy_ns ? dur(r.slow_busy_ns) : "no GPU work", "num"]]));
+                ["busy while slow", (r) => !st.busy_known || (!r.busy_ns && r.left_ns) ? "unknown" : r.busy_ns ? dur(r.slow_busy_ns) : "no GPU work", "num"]]));
         const kern = [];
         for (const d of sampled) for (const k of d.slow_kernels || []) kern.push(Object.assign({ device: d.device }, k));
         kern.sort((a, b) => b.extra_ns - a.extra_ns); /* the most time lost first, over the devices */
