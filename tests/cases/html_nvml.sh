@@ -109,7 +109,7 @@ for d in devs:
         kinds = [k for k, *_ in cmds]
         assert len(pts) < len(pts_all) and kinds.count("M") >= 2 and "H" in kinds, (len(pts), len(pts_all), c["path"]["d"])
     # one shaded interval per sample below the maximum that has a next sample (of any kind)
-    below = [(a["time_ns"], b["time_ns"], a["sm_mhz"]) for a, b in zip(pts_all, pts_all[1:]) if has(a) and a["sm_mhz"] < d["max_sm_mhz"]]
+    below = [(a["time_ns"], b["time_ns"], a["sm_mhz"]) for a, b in zip(pts_all, pts_all[1:]) if has(a) and a["sm_mhz"] < d["max_sm_mhz"] and b["time_ns"] > a["time_ns"]]
     got = [(int(r["data-time"]), int(r["data-end"]), int(r["data-mhz"])) for r in c["slow"]]
     assert got == below and below, f"device {d['device']}: shaded {got}, report {below}"
     slow_seen += len(below)

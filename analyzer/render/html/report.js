@@ -917,6 +917,7 @@
             all.forEach((p, i) => {
                 if (i + 1 >= all.length || !d.max_sm_mhz || !has(p) || p.sm_mhz >= d.max_sm_mhz) return;
                 const q = all[i + 1];
+                if (q.time_ns <= p.time_ns) return; /* (samples at one time: no interval) */
                 title(sv("rect", { x: x(p.time_ns), y: T, width: Math.max(0.5, x(q.time_ns) - x(p.time_ns)), height: H - T - B, class: "slow",
                     "data-time": p.time_ns, "data-end": q.time_ns, "data-mhz": p.sm_mhz }, svg),
                     (per > 1 ? `SM clock down to ${p.sm_mhz} MHz in some of ${per} samples` : `SM clock ${p.sm_mhz} MHz`) +
