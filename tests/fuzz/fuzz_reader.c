@@ -1,7 +1,8 @@
 /* libFuzzer target: arbitrary bytes through the whole analyzer, in-process, the way
  * analyzer/main.c drives it: the reader with every analysis behind it (ga_report_event, then
- * ga_report_finish), the text (with --stacks) and JSON renderers, and the --dump renderer on a
- * second read.
+ * ga_report_finish), the text (with --stacks) and JSON renderers, the --dump renderer on a second
+ * read, and the two exports on reads of their own, as main.c makes them: --chrome-trace (its JSON
+ * parsed back) and --html (the page's data and timeline).
  *
  * The reader takes a file descriptor, so each input goes into one memfd (rewound and rewritten
  * per input). Text and --dump output go to /dev/null (formatting still runs in full); the JSON
@@ -22,8 +23,12 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "model/report.h"
 #include "model/state.h"
+#include "model/view_page.h"
+#include "render/chrome_trace.h"
 #include "render/dump.h"
+#include "render/html.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -109,11 +114,81 @@ static void dump_once(void)
     ga_read_fd(input_fd, dump_sink, &d, &st);
 }
 
+/* The input by a path, as main.c opens a trace for the exports. */
+static const char *input_path(void)
+{
+    static char path[64];
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", input_fd);
+    return path;
+}
+
+/* What `gputrace-report --chrome-trace FILE` does: where it succeeds, the file must parse. */
+static void chrome_once(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) abort();
+    struct ga_report *r = ga_report_new(input_path());
+    int rc = ga_chrome_trace(r, 0, 0, m);
+    fclose(m);
+    struct ga_read_notes notes;
+    ga_report_read_notes(r, &notes);
+    if (rc != 0 && !notes.error[0]) abort(); /* a refused file must say why */
+    if (rc == 0) {
+        json_object *o = json_tokener_parse(text);
+        if (!o) {
+            fprintf(stderr, "fuzz_reader: the Chrome trace does not parse:\n%s\n", text);
+            abort();
+        }
+        json_object_put(o);
+    }
+    free(text);
+    ga_report_delete(r);
+}
+
+/* What `gputrace-report --html FILE` does with one trace. */
+static void html_once(void)
+{
+    struct ga_html h;
+    struct ga_vpage v;
+    ga_html_begin(&h);
+    struct ga_report *r = ga_report_new(input_path());
+    ga_vpage_attach(&v, r);
+    if (ga_report_run(r) == 0) {
+        ga_render_json(ga_report_model(r), h.data_f);
+        ga_vpage_build(&v, r);
+        ga_html_rank(&h, &v);
+        fflush(h.events_f); /* the page's timeline must parse too (the data is the JSON report) */
+        char *ev = malloc(h.events_len + 3);
+        if (!ev) abort();
+        ev[0] = '[';
+        memcpy(ev + 1, h.events, h.events_len);
+        memcpy(ev + 1 + h.events_len, "]", 2);
+        json_object *o = json_tokener_parse(ev);
+        if (!o) {
+            fprintf(stderr, "fuzz_reader: the page's timeline does not parse:\n%s\n", ev);
+            abort();
+        }
+        json_object_put(o);
+        free(ev);
+        ga_vpage_free(&v);
+        ga_report_delete(r);
+        if (ga_html_end(&h, "fuzz.trace", devnull) != 0) abort();
+        return;
+    }
+    ga_vpage_free(&v);
+    ga_report_delete(r);
+    ga_html_discard(&h);
+}
+
 static void run(const uint8_t *data, size_t size)
 {
     load(data, size);
     report_once();
     dump_once();
+    chrome_once();
+    html_once();
     fflush(devnull);
 }
 

@@ -390,6 +390,168 @@ static void stacks_paths(struct tb *t)
     tb_end(t);
 }
 
+/* Device state from NVML: one device sampled (every field, some missing, clock reasons, a
+ * sample without an SM clock), one no NVML device matched; busy GPU time before the first NVML
+ * record, between it and the first sample, during and after the samples; the processes listed at
+ * an OOM (one with an unknown size). absent: the status record alone, with its reason. */
+static void nvml_sample(struct tb *t, uint64_t ts, int32_t device, uint32_t valid, uint32_t sm,
+                        uint64_t reasons)
+{
+    struct gt_rec_nvml_sample r = {.ts = T0 + ts,
+                                   .device = device,
+                                   .valid = valid,
+                                   .sm_mhz = sm,
+                                   .mem_mhz = 2619,
+                                   .temp_c = 71,
+                                   .power_mw = 512000,
+                                   .power_limit_mw = 700000,
+                                   .util_gpu = 93,
+                                   .util_mem = 40,
+                                   .reasons = reasons,
+                                   .mem_used = 70ull << 30};
+    tb_rec(t, GT_REC_NVML_SAMPLE, 0, &r, sizeof(r), NULL, 0);
+}
+
+static void nvml_paths(struct tb *t, int absent)
+{
+    tb_init(t, 11, T0);
+    tb_begin(t, GT_CHUNK_HOST, 7);
+    host_facts(t);
+    tb_cupti(t, 4, GT_CUPTI_ON, 0, 0, "libcupti.so", "");
+    tb_func(t, 5, 0xf1, "_Z4gemmPf");
+    tb_launch_corr(t, 6, GT_API_cuLaunchKernel, 0xf1, 1, 1);
+    tb_launch_corr(t, 7, GT_API_cuLaunchKernel, 0xf1, 1, 2);
+    struct gt_rec_alloc_fail f = {.ts = T0 + 8, .size = 1ull << 40, .result = 2};
+    tb_rec(t, GT_REC_ALLOC_FAIL, GT_API_cuMemAlloc_v2, &f, sizeof(f), NULL, 0);
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_GPU, 0);
+    tb_gpu_extcorr(t, 1, 101);
+    tb_gpu_extcorr(t, 2, 102);
+    tb_gpu_kernel(t, T0 + 10, T0 + 30, 101, 0, 1, 0, 0); /* before NVML's first record */
+    tb_gpu_kernel(t, T0 + 12, T0 + 40, 102, 1, 1, 0, 0); /* on the device NVML never samples */
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_HOST, 0);
+    if (absent) {
+        static const char why[] = "libnvidia-ml.so.1: cannot open shared object file";
+        struct gt_rec_nvml st = {.ts = T0 + 9, .device = -1, .text_len = sizeof(why) - 1};
+        tb_rec(t, GT_REC_NVML, GT_NVML_ABSENT, &st, sizeof(st), why, st.text_len);
+        st.text_len = 13;
+        tb_rec(t, GT_REC_NVML, GT_NVML_FAILED, &st, sizeof(st), "nvmlInit: 999", 13);
+    } else {
+        struct gt_rec_nvml st = {
+            .ts = T0 + 9, .device = 0, .nvml_index = 0, .max_sm_mhz = 1980, .max_mem_mhz = 2619};
+        tb_rec(t, GT_REC_NVML, GT_NVML_DEVICE, &st, sizeof(st), NULL, 0);
+        st.device = 1;
+        tb_rec(t, GT_REC_NVML, GT_NVML_UNMATCHED, &st, sizeof(st), NULL, 0);
+        st.device = 5; /* a device no DEVICE record named */
+        st.max_sm_mhz = 0;
+        tb_rec(t, GT_REC_NVML, GT_NVML_DEVICE, &st, sizeof(st), NULL, 0);
+    }
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_GPU, 0);
+    tb_gpu_kernel(t, T0 + 45, T0 + 60, 101, 0, 1, 0, 0); /* before the first sample */
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_HOST, 0);
+    nvml_sample(t, 50, 0, 0xff, 1980, 0);
+    nvml_sample(t, 70, 0, 0xff, 1410, 0x20 | 0x40); /* SW thermal + HW thermal slowdown */
+    nvml_sample(t, 90, 0, 0xff & ~GT_NVML_HAS_SM_CLOCK, 0, 0x4); /* no SM clock */
+    nvml_sample(t, 110, 0, GT_NVML_HAS_SM_CLOCK | GT_NVML_HAS_REASONS, 990, 0x4);
+    nvml_sample(t, 110, 0, GT_NVML_HAS_SM_CLOCK, 990, 0); /* the same time again */
+    nvml_sample(t, 105, 0, 0xff, 1980, 0);                /* earlier than the one before */
+    nvml_sample(t, 130, 5, 0xff, 1200, 1ull << 60);       /* unknown reason bits */
+    nvml_sample(t, 140, 9, 0xff, 100, 0);                 /* a device never announced */
+    static const char name[] = "/usr/bin/python3";
+    struct gt_rec_nvml_proc pr = {
+        .ts = T0 + 120, .device = 0, .pid = 4242, .bytes = 60ull << 30, .name_len = 16};
+    tb_rec(t, GT_REC_NVML_PROC, 0, &pr, sizeof(pr), name, pr.name_len);
+    pr.pid = 999, pr.bytes = UINT64_MAX, pr.name_len = 0;
+    tb_rec(t, GT_REC_NVML_PROC, 0, &pr, sizeof(pr), NULL, 0);
+    tb_watermark(t, 150);
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_GPU, 0);
+    tb_gpu_kernel(t, T0 + 60, T0 + 125, 101, 0, 1, 0, 0); /* across the samples */
+    tb_gpu_kernel(t, T0 + 200, T0 + 260, 101, 0, 1, 0, 0); /* after the last sample */
+    tb_gpu_kernel(t, T0 + 130, T0 + 135, 101, 5, 1, 0, 0);
+    tb_end(t);
+}
+
+/* Host stack samples (on and off CPU, in a hook, partial), with Python frames (code records
+ * before and after their use, a line past the maximum, an unknown code id) beside launches and a
+ * synchronization, so that the idle analysis joins them; CUDA pools with their blocks and usage. */
+static void pycode_record(struct tb *t, uint32_t id, const char *file, const char *name)
+{
+    struct gt_rec_pycode r = {.ts = T0, .id = id, .first_line = 10};
+    r.file_len = (uint32_t)strlen(file);
+    r.name_len = (uint32_t)strlen(name);
+    tb_rec3(t, GT_REC_PYCODE, 0, &r, sizeof(r), file, r.file_len, name, r.name_len, NULL, 0);
+}
+
+static void host_sample(struct tb *t, uint64_t ts, uint64_t cpu, uint32_t stack, uint32_t flags)
+{
+    struct gt_rec_host_sample r = {.ts = T0 + ts + 1,
+                                   .sample_ts = T0 + ts,
+                                   .interval_ns = 10,
+                                   .cpu_ns = cpu,
+                                   .tid = 7,
+                                   .stack = stack,
+                                   .flags = flags};
+    tb_rec(t, GT_REC_HOST_SAMPLE, 0, &r, sizeof(r), NULL, 0);
+}
+
+static void samples_paths(struct tb *t)
+{
+    const uint64_t chain[] = {GT_PYFRAME_IP(1, 3), GT_PYFRAME_IP(2, GT_PY_LINE_MAX),
+                              GT_PYFRAME_IP(9, 0), 0x7f0000001100};
+    const uint64_t odd[] = {GT_IP_PYTHON | 1ull << 60, 0x400100};
+    tb_init(t, 12, T0);
+    tb_begin(t, GT_CHUNK_HOST, 7);
+    host_facts(t);
+    tb_cupti(t, 4, GT_CUPTI_ON, 0, 0, "libcupti.so", "");
+    module_record(t, 0x7f0000000000, 0x100000, "/nonexistent/libtorch_cuda.so");
+    pycode_record(t, 1, "train.py", "main");
+    stack_record(t, 1, 0, chain, 4);
+    stack_record(t, 5, 2, odd, 2);
+    tb_launch_corr(t, 10, GT_API_cuLaunchKernel, 0xf1, 1, 1);
+    host_sample(t, 12, 10, 4, GT_SAMPLE_ON_CPU);
+    host_sample(t, 22, 0, 6, 0);
+    host_sample(t, 32, 9, 0, GT_SAMPLE_IN_HOOK | GT_SAMPLE_ON_CPU);
+    host_sample(t, 42, 10, 3, GT_SAMPLE_PARTIAL | GT_SAMPLE_ON_CPU);
+    host_sample(t, 42, 10, 99, 0xf0); /* unknown stack, unknown flags */
+    pycode_record(t, 2, "/x/torch/nn/modules/module.py", "Module._call_impl");
+    struct gt_rec_span sp = {.ts_enter = T0 + 50, .ts_exit = T0 + 90, .stack = 4};
+    tb_rec(t, GT_REC_SPAN, GT_API_cuStreamSynchronize, &sp, sizeof(sp), NULL, 0);
+    host_sample(t, 60, 0, 4, GT_SAMPLE_IN_HOOK);
+    tb_launch_corr(t, 95, GT_API_cuLaunchKernel, 0xf1, 1, 2);
+    struct gt_rec_pool pc = {.ts = T0 + 100, .pool = 0x77, .device = 0, .name_len = 7};
+    tb_rec(t, GT_REC_POOL, GT_POOL_CREATE, &pc, sizeof(pc), "default", 7);
+    pc.addr = 0x10000000, pc.size = 1 << 20, pc.name_len = 0;
+    tb_rec(t, GT_REC_POOL, GT_POOL_ADD_RANGE, &pc, sizeof(pc), NULL, 0);
+    struct gt_rec_block b = {.ts = T0 + 101, .pool = 0x77, .addr = 0x10000000, .size = 4096,
+                             .stack = 4};
+    tb_rec(t, GT_REC_BLOCK, GT_BLOCK_ALLOC, &b, sizeof(b), NULL, 0);
+    b.addr = 0x20000000; /* outside the pool's ranges */
+    tb_rec(t, GT_REC_BLOCK, GT_BLOCK_ALLOC, &b, sizeof(b), NULL, 0);
+    b.addr = 0, b.size = 1ull << 40;
+    tb_rec(t, GT_REC_BLOCK, GT_BLOCK_FAIL, &b, sizeof(b), NULL, 0);
+    struct gt_rec_pool_usage u = {.ts = T0 + 102, .pool = 0x77, .reserved_current = 1 << 20,
+                                  .reserved_high = 1 << 21, .used_current = 4096,
+                                  .used_high = 1 << 22 /* above reserved */, .device = 0};
+    tb_rec(t, GT_REC_POOL_USAGE, 0, &u, sizeof(u), NULL, 0);
+    b.ts = T0 + 103, b.addr = 0x10000000, b.size = 0;
+    tb_rec(t, GT_REC_BLOCK, GT_BLOCK_FREE, &b, sizeof(b), NULL, 0);
+    pc.ts = T0 + 104, pc.size = 1 << 19;
+    tb_rec(t, GT_REC_POOL, GT_POOL_REMOVE_RANGE, &pc, sizeof(pc), NULL, 0);
+    tb_rec(t, GT_REC_POOL, GT_POOL_DESTROY, &pc, sizeof(pc), NULL, 0);
+    tb_watermark(t, 200);
+    tb_end(t);
+    tb_begin(t, GT_CHUNK_GPU, 0);
+    tb_gpu_extcorr(t, 1, 101);
+    tb_gpu_extcorr(t, 2, 102);
+    tb_gpu_kernel(t, T0 + 11, T0 + 20, 101, 0, 1, 0, 0);
+    tb_gpu_kernel(t, T0 + 96, T0 + 150, 102, 0, 1, 0, 0);
+    tb_end(t);
+}
+
 /* ---- odd but legal shapes, and broken ones ------------------------------------------------ */
 
 /* Records of an older (shorter) and a newer (longer) writer, unknown types and chunk kinds. */
@@ -556,6 +718,17 @@ int main(int argc, char **argv)
     tb_free_all(&t);
     torch_replay_paths(&t);
     put_trace("torch-replay", &t);
+    tb_free_all(&t);
+    nvml_paths(&t, 0);
+    put_trace("nvml", &t);
+    put_packed("nvml", &t, GT_CODEC_ZSTD_DELTA);
+    tb_free_all(&t);
+    nvml_paths(&t, 1);
+    put_trace("nvml-absent", &t);
+    tb_free_all(&t);
+    samples_paths(&t);
+    put_trace("samples-pools", &t);
+    put_packed("samples-pools", &t, GT_CODEC_ZSTD_DELTA);
     tb_free_all(&t);
     header_variants();
     return 0;
