@@ -31,7 +31,8 @@ static void usage(FILE *f)
             "Runs command with libgputrace.so preloaded and writes a CUDA memory and timeline\n"
             "trace; read it with gputrace-report FILE.\n"
             "\n"
-            "  -o FILE      trace file; %%p is replaced by the process id, %%h by the host name\n"
+            "  -o, --output FILE  trace file (also --output=FILE); %%p is replaced by the process\n"
+            "               id, %%h by the host name\n"
             "               (default: GPUTRACE_OUTPUT if set, else gputrace.%%p.trace in the\n"
             "               current directory); an existing directory: gputrace.%%p.trace in it.\n"
             "               Its directory must exist and be writable. Every traced process that\n"
@@ -48,7 +49,10 @@ static void usage(FILE *f)
             "Environment passed to the program: LD_PRELOAD, GPUTRACE_OUTPUT, GPUTRACE_FOLLOW_FORK.\n"
             "Others it honours:\n"
             "GPUTRACE_DEBUG=1, GPUTRACE_FLUSH_MS, GPUTRACE_DISABLE=1, GPUTRACE_LIB (library path),\n"
-            "GPUTRACE_SAMPLE_HZ (host stack samples per second and thread, default 100; 0: none).\n");
+            "GPUTRACE_SAMPLE_HZ (host stack samples per second and thread, default 100; 0: none),\n"
+            "GPUTRACE_CUPTI (libcupti path, or off: no GPU timeline), GPUTRACE_NVML_MS (device\n"
+            "state samples, default 100; 0: none), GPUTRACE_TORCH (PyTorch bridge: off, stats,\n"
+            "snapshots (default), history) and more: the README lists them all.\n");
 }
 
 static int exists(const char *p)

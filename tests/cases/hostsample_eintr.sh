@@ -26,7 +26,7 @@ on=$(grep " HOST_SAMPLE .*flags=on_cpu" loud.dump | grep -vc " stack=0 ")
 off=$(grep " HOST_SAMPLE .*flags=off_cpu" loud.dump | grep -vc " stack=0 ")
 [ "$on" -ge 1 ] || fail "no sample on CPU with a stack: no signal reached the thread, the waits were never exposed"
 [ "$off" -ge 50 ] || fail "$off samples of the waiting thread with a stack, want >= 50"
-# The sampled thread's state: 484 KiB mapped, of which a thread without Python touches only the
+# The sampled thread's state: 492 KiB mapped, of which a thread without Python touches only the
 # native part of its ring (the Python parts lie apart): 40-44 KiB resident here, 288 KiB when
 # each slot held its Python part.
 kib=$(sed -n 's/.*host sample state \([0-9]*\) KiB resident.*/\1/p' loud.err)
