@@ -193,9 +193,10 @@ void ga_nvml_kernel(struct ga_nvml *x, const struct gt_rec_gpu_kernel *k)
             return;
         }
         x->early = ga_xgrow(x->early, &x->early_cap, x->n_early, sizeof(*x->early));
-        x->early[x->n_early++] = (struct ga_nvml_kearly){
-            .start = k->start, .ns = k->end - k->start, .name_id = k->name_id,
-            .device = (int32_t)k->device};
+        x->early[x->n_early++] = (struct ga_nvml_kearly){.start = k->start,
+                                                         .ns = k->end - k->start,
+                                                         .name_id = k->name_id,
+                                                         .device = (int32_t)k->device};
         return;
     }
     if (d->unmatched) { /* no NVML device has its UUID: never sampled */
@@ -265,11 +266,13 @@ static void on_sample(struct ga_nvml *x, const struct gt_rec_nvml_sample *r)
     if (d->have_last && r->ts > d->last.ts) {
         const struct gt_rec_nvml_sample *l = &d->last;
         d->iv = ga_xgrow(d->iv, &d->iv_cap, d->n_iv, sizeof(*d->iv));
-        d->iv[d->n_iv++] = (struct ga_nvml_interval){
-            l->ts, r->ts, 0, l->valid & GT_NVML_HAS_REASONS ? l->reasons : 0,
-            (uint8_t)((l->valid & GT_NVML_HAS_SM_CLOCK) && d->max_sm_mhz &&
-                      l->sm_mhz < d->max_sm_mhz),
-            (uint8_t)((l->valid & GT_NVML_HAS_SM_CLOCK) && d->max_sm_mhz)};
+        int known = (l->valid & GT_NVML_HAS_SM_CLOCK) && d->max_sm_mhz;
+        d->iv[d->n_iv++] =
+            (struct ga_nvml_interval){.start = l->ts,
+                                      .end = r->ts,
+                                      .reasons = l->valid & GT_NVML_HAS_REASONS ? l->reasons : 0,
+                                      .slow = (uint8_t)(known && l->sm_mhz < d->max_sm_mhz),
+                                      .known = (uint8_t)known};
         replay_pending(d);
         replay_kernels(d);
     }

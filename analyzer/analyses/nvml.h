@@ -110,9 +110,9 @@ struct ga_nvml_proc {
 
 #define GA_NVML_PROCS_MAX 4096 /* processes kept (listings past it are counted only) */
 
-#define GA_NVML_EARLY_MAX (1u << 16) /* kernels waiting for their device's first NVML record */
-#define GA_NVML_EARLY_DEVICES 64     /* devices whose busy intervals wait for their first record */
-#define GA_NVML_EARLY_PAST_IDS 4096  /* device ids whose busy time alone waits (past those bounds) */
+#define GA_NVML_EARLY_MAX      (1u << 16) /* kernels waiting for their device's first NVML record */
+#define GA_NVML_EARLY_DEVICES  64   /* devices whose busy intervals wait for their first record */
+#define GA_NVML_EARLY_PAST_IDS 4096 /* device ids whose busy time alone waits, past those */
 struct ga_nvml_kearly {
     uint64_t start, ns;
     uint32_t name_id;

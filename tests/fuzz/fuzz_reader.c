@@ -59,7 +59,17 @@ static void load(const uint8_t *data, size_t size)
     if (lseek(input_fd, 0, SEEK_SET) != 0) abort();
 }
 
-/* The JSON report must parse back: strings are cleaned to UTF-8, numbers finite. */
+/* JSON we wrote must parse back: strings are cleaned to UTF-8, numbers finite. */
+static void must_parse(const char *what, const char *text)
+{
+    json_object *o = json_tokener_parse(text);
+    if (!o) {
+        fprintf(stderr, "fuzz_reader: %s does not parse:\n%s\n", what, text);
+        abort();
+    }
+    json_object_put(o);
+}
+
 static void render_json_checked(const struct ga_report *r)
 {
     char *text = NULL;
@@ -68,12 +78,7 @@ static void render_json_checked(const struct ga_report *r)
     if (!m) abort();
     ga_render_json(&r->m, m);
     fclose(m);
-    json_object *o = json_tokener_parse(text);
-    if (!o) {
-        fprintf(stderr, "fuzz_reader: the JSON report does not parse:\n%s\n", text);
-        abort();
-    }
-    json_object_put(o);
+    must_parse("the JSON report", text);
     free(text);
 }
 
@@ -135,14 +140,7 @@ static void chrome_once(void)
     struct ga_read_notes notes;
     ga_report_read_notes(r, &notes);
     if (rc != 0 && !notes.error[0]) abort(); /* a refused file must say why */
-    if (rc == 0) {
-        json_object *o = json_tokener_parse(text);
-        if (!o) {
-            fprintf(stderr, "fuzz_reader: the Chrome trace does not parse:\n%s\n", text);
-            abort();
-        }
-        json_object_put(o);
-    }
+    if (rc == 0) must_parse("the Chrome trace", text);
     free(text);
     ga_report_delete(r);
 }
@@ -165,12 +163,7 @@ static void html_once(void)
         ev[0] = '[';
         memcpy(ev + 1, h.events, h.events_len);
         memcpy(ev + 1 + h.events_len, "]", 2);
-        json_object *o = json_tokener_parse(ev);
-        if (!o) {
-            fprintf(stderr, "fuzz_reader: the page's timeline does not parse:\n%s\n", ev);
-            abort();
-        }
-        json_object_put(o);
+        must_parse("the page's timeline", ev);
         free(ev);
         ga_vpage_free(&v);
         ga_report_delete(r);

@@ -469,7 +469,7 @@ static void nvml_paths(struct tb *t, int absent)
     tb_watermark(t, 150);
     tb_end(t);
     tb_begin(t, GT_CHUNK_GPU, 0);
-    tb_gpu_kernel(t, T0 + 60, T0 + 125, 101, 0, 1, 0, 0); /* across the samples */
+    tb_gpu_kernel(t, T0 + 60, T0 + 125, 101, 0, 1, 0, 0);  /* across the samples */
     tb_gpu_kernel(t, T0 + 200, T0 + 260, 101, 0, 1, 0, 0); /* after the last sample */
     tb_gpu_kernel(t, T0 + 130, T0 + 135, 101, 5, 1, 0, 0);
     tb_end(t);
@@ -526,16 +526,20 @@ static void samples_paths(struct tb *t)
     tb_rec(t, GT_REC_POOL, GT_POOL_CREATE, &pc, sizeof(pc), "default", 7);
     pc.addr = 0x10000000, pc.size = 1 << 20, pc.name_len = 0;
     tb_rec(t, GT_REC_POOL, GT_POOL_ADD_RANGE, &pc, sizeof(pc), NULL, 0);
-    struct gt_rec_block b = {.ts = T0 + 101, .pool = 0x77, .addr = 0x10000000, .size = 4096,
-                             .stack = 4};
+    struct gt_rec_block b = {
+        .ts = T0 + 101, .pool = 0x77, .addr = 0x10000000, .size = 4096, .stack = 4};
     tb_rec(t, GT_REC_BLOCK, GT_BLOCK_ALLOC, &b, sizeof(b), NULL, 0);
     b.addr = 0x20000000; /* outside the pool's ranges */
     tb_rec(t, GT_REC_BLOCK, GT_BLOCK_ALLOC, &b, sizeof(b), NULL, 0);
     b.addr = 0, b.size = 1ull << 40;
     tb_rec(t, GT_REC_BLOCK, GT_BLOCK_FAIL, &b, sizeof(b), NULL, 0);
-    struct gt_rec_pool_usage u = {.ts = T0 + 102, .pool = 0x77, .reserved_current = 1 << 20,
-                                  .reserved_high = 1 << 21, .used_current = 4096,
-                                  .used_high = 1 << 22 /* above reserved */, .device = 0};
+    struct gt_rec_pool_usage u = {.ts = T0 + 102,
+                                  .pool = 0x77,
+                                  .reserved_current = 1 << 20,
+                                  .reserved_high = 1 << 21,
+                                  .used_current = 4096,
+                                  .used_high = 1 << 22 /* above reserved */,
+                                  .device = 0};
     tb_rec(t, GT_REC_POOL_USAGE, 0, &u, sizeof(u), NULL, 0);
     b.ts = T0 + 103, b.addr = 0x10000000, b.size = 0;
     tb_rec(t, GT_REC_BLOCK, GT_BLOCK_FREE, &b, sizeof(b), NULL, 0);

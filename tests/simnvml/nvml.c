@@ -45,9 +45,9 @@ enum {
     K_FAIL, /* a mask of 1 << K_*: those queries answer NVML_ERROR_NOT_SUPPORTED meanwhile */
     K_N
 };
-static const char *const g_keys[K_N] = {"sm_clock", "mem_clock", "max_sm_clock",   "max_mem_clock",
-                                        "temp",     "power_mw",  "power_limit_mw", "clock_events",
-                                        "util_gpu", "util_mem",  "fail"};
+static const char *const g_keys[K_N] = {
+    "sm_clock",       "mem_clock",    "max_sm_clock", "max_mem_clock", "temp", "power_mw",
+    "power_limit_mw", "clock_events", "util_gpu",     "util_mem",      "fail"};
 /* an idle H100-like board */
 static const unsigned long long g_defaults[K_N] = {1980,   2619, 1980, 2619, 35, 70000,
                                                    700000, 0,    0,    0,    0};

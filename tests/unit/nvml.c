@@ -278,10 +278,10 @@ static void test_kernels_before_device(void)
 {
     struct ga_nvml x;
     ga_nvml_init(&x);
-    kernel(&x, 0, 5 * US, 9 * US, 7);    /* before the first sample: not counted */
-    kernel(&x, 0, 15 * US, 25 * US, 7);  /* full (sample at 10), 10 us */
+    kernel(&x, 0, 5 * US, 9 * US, 7);     /* before the first sample: not counted */
+    kernel(&x, 0, 15 * US, 25 * US, 7);   /* full (sample at 10), 10 us */
     kernel(&x, 0, 210 * US, 230 * US, 7); /* slow (sample at 200), 20 us */
-    kernel(&x, 1, 15 * US, 25 * US, 7);  /* a device NVML never samples: not counted */
+    kernel(&x, 1, 15 * US, 25 * US, 7);   /* a device NVML never samples: not counted */
     status(&x, 0, 2000);
     sample(&x, 0, 10 * US, 2000, 0);
     sample(&x, 0, 200 * US, 1000, 0x4);
