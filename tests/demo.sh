@@ -4,9 +4,13 @@ set -eu
 O=${O:-build}
 case "$O" in /*) ;; *) O="$PWD/$O" ;; esac
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gputrace-demo.XXXXXX")
-echo "== running the demo workload on the simulated GPU and CUPTI (tests/progs/demo.c, tests/sim, tests/simcupti) under gputrace"
+echo "== running the demo workload on the simulated GPU, CUPTI and NVML (tests/progs/demo.c, tests/sim, tests/simcupti, tests/simnvml) under gputrace"
 echo "   $O/gputrace -o $dir/demo.trace -- $O/tests/demo"
-LD_LIBRARY_PATH="$O/simcupti:$O/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" GTSIM_MEM_BYTES=$((2 << 30)) \
+# with the simulated NVML where it was built (nvml.h from make torch-env): a thermal slowdown
+nvml=
+[ -f "$O/simnvml/libnvidia-ml.so.1" ] && nvml="$O/simnvml:"
+LD_LIBRARY_PATH="$nvml$O/simcupti:$O/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" GTSIM_MEM_BYTES=$((2 << 30)) \
+    GTSIM_NVML_SCHEDULE="$PWD/tests/simnvml/demo.sched" GPUTRACE_NVML_MS=5 \
     "$O/gputrace" -o "$dir/demo.trace" -- "$O/tests/demo"
 echo
 echo "== $O/gputrace-report $dir/demo.trace"
