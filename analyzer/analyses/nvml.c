@@ -27,10 +27,18 @@ const char *ga_nvml_reason_name(unsigned bit)
 
 static void keep_pending(struct ga_nvml_device *d, uint64_t s, uint64_t e);
 
-static struct ga_nvml_device *device_of(struct ga_nvml *x, int32_t device)
+/* The device's state, NULL before its first NVML record. */
+static struct ga_nvml_device *find_device(struct ga_nvml *x, int32_t device)
 {
     for (size_t i = 0; i < x->n_devices; i++)
         if (x->devices[i].device == device) return &x->devices[i];
+    return NULL;
+}
+
+static struct ga_nvml_device *device_of(struct ga_nvml *x, int32_t device)
+{
+    struct ga_nvml_device *found = find_device(x, device);
+    if (found) return found;
     if (device < 0 || x->n_devices >= 1024) return NULL; /* a hostile trace's device ids */
     x->devices = ga_xgrow(x->devices, &x->devices_cap, x->n_devices, sizeof(*x->devices));
     struct ga_nvml_device *d = &x->devices[x->n_devices++];
@@ -182,10 +190,8 @@ static void replay_kernels(struct ga_nvml_device *d)
 
 void ga_nvml_kernel(struct ga_nvml *x, const struct gt_rec_gpu_kernel *k)
 {
-    struct ga_nvml_device *d = NULL;
     if (k->end < k->start) return;
-    for (size_t i = 0; i < x->n_devices && !d; i++)
-        if (x->devices[i].device == (int32_t)k->device) d = &x->devices[i];
+    struct ga_nvml_device *d = find_device(x, (int32_t)k->device);
     if (!d) { /* its device's first NVML record may still come (ga_nvml.early) */
         if (ga_nvml_off(x)) return;
         if (x->n_early >= GA_NVML_EARLY_MAX) {
@@ -355,9 +361,7 @@ void ga_nvml_event(struct ga_nvml *x, const struct ga_event *ev)
 void ga_nvml_busy(void *nvml, uint32_t device, uint64_t s, uint64_t e)
 {
     struct ga_nvml *x = nvml;
-    struct ga_nvml_device *d = NULL;
-    for (size_t i = 0; i < x->n_devices && !d; i++)
-        if (x->devices[i].device == (int32_t)device) d = &x->devices[i];
+    struct ga_nvml_device *d = find_device(x, (int32_t)device);
     if (!d) { /* its device's first NVML record may still come (ga_nvml.early_busy) */
         if (ga_nvml_off(x) || e <= s || device > INT32_MAX) return;
         int added = 0;

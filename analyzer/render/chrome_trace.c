@@ -180,33 +180,35 @@ static void on_call(void *ctx, const struct ga_xcall *x)
     }
 }
 
+/* A counter event ("ph":"C") up to its args: Perfetto draws a track per name and process. */
+static void counter_head(struct ct *c, const char *name, int64_t pid, uint64_t ts)
+{
+    begin(c);
+    fprintf(c->out, "{\"ph\":\"C\",\"name\":\"%s\",\"pid\":%" PRId64 ",\"tid\":0,\"ts\":", name,
+            pid);
+    put_us(c->out, at(c, ts));
+}
+
 static void on_live(void *ctx, uint64_t ts, uint64_t live)
 {
     struct ct *c = ctx;
-    begin(c);
-    fprintf(c->out,
-            "{\"ph\":\"C\",\"name\":\"device memory\",\"pid\":%u,\"tid\":0,\"ts\":", c->pid);
-    put_us(c->out, at(c, ts));
+    counter_head(c, "device memory", c->pid, ts);
     fprintf(c->out, ",\"args\":{\"live bytes\":%" PRIu64 "}}", live);
 }
 
 static void on_pools(void *ctx, uint64_t ts, uint64_t reserved, uint64_t used)
 {
     struct ct *c = ctx;
-    begin(c);
-    fprintf(c->out, "{\"ph\":\"C\",\"name\":\"pool memory\",\"pid\":%u,\"tid\":0,\"ts\":", c->pid);
-    put_us(c->out, at(c, ts));
+    counter_head(c, "pool memory", c->pid, ts);
     fprintf(c->out, ",\"args\":{\"reserved bytes\":%" PRIu64 ",\"used bytes\":%" PRIu64 "}}",
             reserved, used);
 }
 
-/* One counter event on a device's process (its GPU work's pid): Perfetto draws a track per name. */
+/* One counter event with one value on a device's process (its GPU work's pid). */
 static void put_counter(struct ct *c, const char *name, int32_t device, uint64_t ts,
                         const char *arg, uint64_t v)
 {
-    begin(c);
-    fprintf(c->out, "{\"ph\":\"C\",\"name\":\"%s\",\"pid\":%d,\"tid\":0,\"ts\":", name, device);
-    put_us(c->out, at(c, ts));
+    counter_head(c, name, device, ts);
     fprintf(c->out, ",\"args\":{\"%s\":%" PRIu64 "}}", arg, v);
 }
 
