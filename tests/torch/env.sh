@@ -20,9 +20,10 @@ TORCH_MEM=1073741824 # 1 GiB: the figures of pytorch_allocator.md
 # made once more (a trace it wrote removed first); any other failure, or the same twice, stands.
 # The command's standard output and error reach the caller apart, after it ends; the first run's
 # output and a line saying so go to $GT_CASE_NOTES (tests/run.sh shows it on the PASS line).
+torch_run_once() { GTSIM_MEM_BYTES=${GTSIM_MEM_BYTES:-$TORCH_MEM} "$SRC/tests/simrt/run-torch" -b "$O" "$@"; }
 torch_run() {
     if [ -z "$asan_rt" ]; then
-        GTSIM_MEM_BYTES=${GTSIM_MEM_BYTES:-$TORCH_MEM} "$SRC/tests/simrt/run-torch" -b "$O" "$@"
+        torch_run_once "$@"
         return
     fi
     tr_trace=
@@ -30,8 +31,7 @@ torch_run() {
     tr_out=$(mktemp) tr_err=$(mktemp)
     for tr_try in 1 2; do
         tr_rc=0
-        GTSIM_MEM_BYTES=${GTSIM_MEM_BYTES:-$TORCH_MEM} "$SRC/tests/simrt/run-torch" -b "$O" "$@" \
-            > "$tr_out" 2> "$tr_err" || tr_rc=$?
+        torch_run_once "$@" > "$tr_out" 2> "$tr_err" || tr_rc=$?
         [ $tr_try = 1 ] && [ $tr_rc -eq 134 ] &&
             [ "$(tail -n 1 "$tr_err")" = "terminate called without an active exception" ] || break
         { # beside the case's output (its PASS line shows it: tests/run.sh), not in it
