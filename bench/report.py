@@ -70,6 +70,17 @@ RUN_KEYS = ('date', 'load_start', 'load_end', 'elapsed_s', 'quick', 'sections', 
                                              # run on another CPU says so in its own line)
 
 
+def replaced_unit(r):
+    """What a later run's row replaces of the earlier runs': the rows of the same kind (sec), but
+    the trace-size rows of section 1's last round (launch-*, alloc-*) apart from section 3's own
+    CUPTI pair run (pair-*): a run of section 1 alone dropped the pair's row (2026-12-05 08:03,
+    BENCH_SECTIONS="1 4 5"), and with it RESULTS.md's bytes per launch+kernel pair."""
+    s = r.get('sec')
+    if s == 'size':
+        return s, 'pair' if r.get('kind', '').startswith('pair') else 'last round'
+    return s
+
+
 class Data:
     """The raw lines of one run, or of several merged: a later run's sections replace the same
     sections of the earlier ones (BENCH_SECTIONS re-runs part of the benchmarks). Every row keeps
@@ -90,8 +101,8 @@ class Data:
                 if r.get('sec') == 'env':
                     envs[r['run']][r['key']] = r['val'].replace('_', ' ')
             body = [r for r in rows if r.get('sec') != 'env']
-            secs = {r.get('sec') for r in body}
-            self.rows = [r for r in self.rows if r.get('sec') not in secs] + body
+            units = {replaced_unit(r) for r in body}
+            self.rows = [r for r in self.rows if replaced_unit(r) not in units] + body
             kj = os.path.join(w, 'kineto.json')
             if os.path.exists(kj):
                 self.kineto = json.load(open(kj))
@@ -621,13 +632,18 @@ def size_section(d, S):
     off, on, al = S.get('launch-off'), S.get('pair-on'), S.get('alloc-off')
     if on:
         pair = on['bytes'] / on['launches']
+        # (the pair's run and section 1's last round may be different runs: say so)
+        other = ''
+        if off and off.get('run') != on.get('run'):
+            e = [x for x in d.runs if x['_index'] == on.get('run')]
+            other = ' (from the run of %s)' % (e[0].get('date', '?') if e else '?')
         out += ['Measured from real traced runs, file size / count, so file and chunk headers, '
                 'watermarks, thread and name records are included: the launch-only and allocation '
                 'traces of the last round of section 1, and a separate run of %s launches with the '
-                'simulated CUPTI and the default stacks, whose activity ring holds every launch (CUPTI '
+                'simulated CUPTI and the default stacks%s, whose activity ring holds every launch (CUPTI '
                 'records dropped: %s; '
                 'the GPU API record is there because CUPTI emits external-correlation records only '
-                'together with API records):' % (fmt(on['launches']), fmt(on['cupti_dropped']))]
+                'together with API records):' % (fmt(on['launches']), other, fmt(on['cupti_dropped']))]
         for x in S.get('pair_incomplete', []):
             out.append('An earlier attempt of that run came back incomplete and was run again: %s '
                        'launches but %s kernels and %s GPU records, with %s records reported dropped '
