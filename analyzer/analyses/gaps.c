@@ -801,9 +801,7 @@ static struct ga_gaps_device *device_add(struct ga_gaps *x, const struct ga_gpu_
     return d;
 }
 
-/* No gap still to come starts before the earliest open one, the end of a device's busy
- * interval, or the latest activity's start (a device yet to be seen). */
-static uint64_t gap_floor(const struct ga_gaps *x)
+uint64_t ga_gaps_floor(const struct ga_gaps *x)
 {
     uint64_t f = x->frontier;
     for (size_t i = 0; i < x->n_devices; i++) {
@@ -831,7 +829,7 @@ void ga_gaps_act(struct ga_gaps *x, const struct ga_gpu_act *a, const struct ga_
     it.has_l = l != NULL;
     if (l) it.l = *l;
     sweep_feed(&d->sw, &it, &o);
-    if (!(x->n_acts & 1023)) let_go_before(x, gap_floor(x));
+    if (!(x->n_acts & 1023)) let_go_before(x, ga_gaps_floor(x));
 }
 
 static int by_device_id(const void *a, const void *b)

@@ -180,6 +180,9 @@ struct ga_gaps {
     void *gap_ctx;
 };
 
+/* No gap still to come starts before this: the earliest open one, the end of a device's busy
+ * interval, or the latest activity's start (a device yet to be seen). */
+uint64_t ga_gaps_floor(const struct ga_gaps *x);
 /* top: gaps to keep per device (GA_GAPS_TOP by default), 0 keeps all. */
 void ga_gaps_init(struct ga_gaps *x, size_t top);
 /* --all-gaps with memory bounded by the live state: every gap also goes to a temporary file (the

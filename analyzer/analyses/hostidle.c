@@ -21,20 +21,68 @@ const char *ga_hi_class_name(unsigned cls)
 void ga_hostidle_init(struct ga_hostidle *h)
 {
     memset(h, 0, sizeof(*h));
+    h->prune_at = 4096;
+    h->wait_limit = GA_HI_WAIT_MAX;
 }
+
+static int by_ts(const void *a, const void *b)
+{
+    const struct ga_hi_sample *x = a, *y = b;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The samples come out of order, sorted and merged into s (from its end: no other buffer). */
+static void merge(struct ga_hostidle *h)
+{
+    if (!h->nr) return;
+    qsort(h->r, h->nr, sizeof(*h->r), by_ts);
+    h->s = ga_xgrow(h->s, &h->cap, h->n + h->nr - 1, sizeof(*h->s));
+    size_t i = h->n, j = h->nr, w = h->n + h->nr;
+    while (j) {
+        if (i && by_ts(&h->s[i - 1], &h->r[j - 1]) > 0)
+            h->s[--w] = h->s[--i];
+        else
+            h->s[--w] = h->r[--j];
+    }
+    h->n += h->nr;
+    h->nr = 0;
+}
+
+/* s holds every sample kept before `end`. */
+static inline void merged_before(struct ga_hostidle *h, uint64_t end)
+{
+    if (h->nr && h->r_min < end) merge(h);
+}
+
+static void join_passed(struct ga_hostidle *h);
+static void prune(struct ga_hostidle *h, uint64_t low);
+static uint64_t prune_low(const struct ga_hostidle *h);
 
 void ga_hostidle_event(struct ga_hostidle *h, const struct ga_event *ev)
 {
     if (ev->type != GT_REC_HOST_SAMPLE) return;
     const struct gt_rec_host_sample *r = &ev->r->host_sample;
     h->have_samples = 1;
-    if (h->n >= GA_HI_SAMPLES_MAX) {
+    h->samples_seen++;
+    if (h->n_wait) join_passed(h); /* (the host records have passed this sample's time) */
+    if (h->n + h->nr >= h->prune_at) prune(h, prune_low(h));
+    if (h->n + h->nr >= GA_HI_SAMPLES_MAX) {
         h->samples_dropped++;
         return;
     }
-    h->s = ga_xgrow(h->s, &h->cap, h->n, sizeof(*h->s));
-    h->s[h->n++] =
-        (struct ga_hi_sample){r->sample_ts, r->interval_ns, r->cpu_ns, r->tid, r->stack, r->flags};
+    struct ga_hi_sample x = {r->sample_ts, r->interval_ns, r->cpu_ns, r->tid, r->stack, r->flags,
+                             (uint32_t)h->samples_seen};
+    if (!h->n || h->s[h->n - 1].ts <= x.ts) { /* in order */
+        h->s = ga_xgrow(h->s, &h->cap, h->n, sizeof(*h->s));
+        h->s[h->n++] = x;
+    } else {
+        h->r = ga_xgrow(h->r, &h->r_cap, h->nr, sizeof(*h->r));
+        if (!h->nr || x.ts < h->r_min) h->r_min = x.ts;
+        h->r[h->nr++] = x;
+        if (h->nr > 4096 && h->nr * 4 > h->n) merge(h);
+    }
+    if (h->n + h->nr > h->kept_max) h->kept_max = h->n + h->nr;
 }
 
 static struct ga_hi_device *device(struct ga_hostidle *h, uint32_t dev)
@@ -56,24 +104,190 @@ uint32_t ga_hostidle_gap_tid(const struct ga_gap *gp)
     return gp->launch && !ga_api_enqueues(gp->launch->api) ? gp->launch->tid : 0;
 }
 
+static unsigned class_of_cause(unsigned cause);
+
+static void agg_add(struct ga_hi_device *d, uint32_t stack, unsigned tag, uint64_t ns, uint64_t on,
+                    uint64_t off, uint64_t samples)
+{
+    int added = 0;
+    uint64_t *v = ga_map_upsert(&d->agg_idx, stack, tag, d->n_agg, &added);
+    if (added) {
+        d->agg = ga_xgrow(d->agg, &d->agg_cap, d->n_agg, sizeof(*d->agg));
+        d->agg[d->n_agg++] = (struct ga_hi_agg){stack, (uint8_t)tag, 0, 0, 0, 0};
+    }
+    struct ga_hi_agg *g = &d->agg[*v];
+    g->idle_ns += ns;
+    g->on_cpu_ns += on;
+    g->off_cpu_ns += off;
+    g->samples += samples;
+}
+
+/* Gap gp of device d with the samples it holds, all of which have come: equal shares of its time
+ * (the remainder to the first sample). */
+static void join(struct ga_hostidle *h, struct ga_hi_device *d, const struct ga_hi_gap *gp)
+{
+    size_t first = 0, end = 0, mine = 0;
+    merged_before(h, gp->start + gp->dur);
+    if (h->have_samples) ga_hostidle_range(h, gp->start, gp->dur, &first, &end);
+    for (size_t i = first; i < end; i++)
+        mine += gp->tid && h->s[i].tid == gp->tid;
+    size_t cnt = mine ? mine : end - first;
+    if (!cnt) {
+        agg_add(d, gp->stack, GA_HI_TAG_CAUSE + class_of_cause(gp->cause), gp->dur, 0, 0, 0);
+        return;
+    }
+    uint64_t share = gp->dur / cnt, rest = gp->dur - share * cnt;
+    for (size_t i = first; i < end; i++) {
+        const struct ga_hi_sample *s = &h->s[i];
+        if (mine && s->tid != gp->tid) continue;
+        uint64_t ns = share + rest;
+        rest = 0;
+        int on = (s->flags & GT_SAMPLE_ON_CPU) != 0;
+        unsigned tag = (on ? GA_HI_TAG_ON_CPU : 0) |
+                       ((s->flags & GT_SAMPLE_IN_HOOK) ? GA_HI_TAG_IN_HOOK : 0);
+        agg_add(d, s->stack, tag, ns, on ? ns : 0, on ? 0 : ns, 1);
+    }
+    d->sampled_ns += gp->dur;
+}
+
+void ga_hostidle_call_slow(struct ga_hostidle *h, uint32_t tid, uint64_t start)
+{
+    uint64_t *i = ga_map_find(&h->thr_idx, tid, 0);
+    if (!i) {
+        if (h->n_thr >= GA_HI_THREADS) {
+            h->threads_untracked++;
+            return;
+        }
+        int added = 0;
+        i = ga_map_upsert(&h->thr_idx, tid, 0, h->n_thr, &added);
+        h->thr_tid = ga_xgrow(h->thr_tid, &h->thr_cap, h->n_thr, sizeof(*h->thr_tid));
+        size_t cap = h->thr_cap;
+        h->thr_start = ga_xrealloc(h->thr_start, cap * sizeof(*h->thr_start));
+        h->thr_tid[h->n_thr] = tid;
+        h->thr_start[h->n_thr++] = 0;
+    }
+    uint32_t c = (tid ^ tid >> 6 ^ tid >> 12) & (GA_HI_THR_CACHE - 1);
+    h->thr_cache_tid[c] = tid;
+    h->thr_cache_idx[c] = (uint32_t)*i + 1;
+    if (start > h->thr_start[*i]) h->thr_start[*i] = start;
+    h->thr_dirty++;
+}
+
+/* The least start of the threads' latest calls; recomputed once as many updates as threads came
+ * since (any number with few threads): a stale value is lower, so gaps only wait longer. */
+static uint64_t threads_floor(struct ga_hostidle *h)
+{
+    if (h->thr_dirty && (h->n_thr <= 64 || h->thr_dirty >= h->n_thr)) {
+        uint64_t m = UINT64_MAX;
+        for (size_t i = 0; i < h->n_thr; i++)
+            if (h->thr_start[i] < m) m = h->thr_start[i];
+        h->thr_min = m;
+        h->thr_dirty = 0;
+    }
+    return h->n_thr ? h->thr_min : UINT64_MAX;
+}
+
+/* Every sample taken inside gap gp has come: the host records have passed its end (a thread not
+ * seen yet starts sampling at its first hooked call, later), and so has every thread's latest
+ * hooked call (a thread writes the samples taken since its previous call at its next one). */
+static int passed(struct ga_hostidle *h, const struct ga_hi_gap *gp)
+{
+    uint64_t end = gp->start + gp->dur;
+    return h->host_max && *h->host_max > end && threads_floor(h) > end;
+}
+
+/* The waiting gaps at the front that the host records have passed, joined (gaps are found about
+ * in time order: one not passed yet holds those behind it, which costs memory, not exactness). */
+static void join_passed(struct ga_hostidle *h)
+{
+    while (h->wait_head < h->n_wait && passed(h, &h->wait[h->wait_head])) {
+        const struct ga_hi_gap *gp = &h->wait[h->wait_head++];
+        join(h, device(h, gp->device), gp);
+    }
+    if (h->wait_head == h->n_wait) h->wait_head = h->n_wait = 0;
+}
+
 void ga_hostidle_gap(void *ctx, uint32_t dev, const struct ga_gap *gp)
 {
     struct ga_hostidle *h = ctx;
     struct ga_hi_device *d = device(h, dev);
     d->idle_ns += gp->dur;
-    if (d->n_gaps >= GA_HI_GAPS_MAX) {
-        h->gaps_dropped++;
+    struct ga_hi_gap g = {gp->start, gp->dur, ga_hostidle_gap_tid(gp), gp->stack, dev, gp->cause};
+    if (h->n_wait) join_passed(h);
+    if (h->n_wait == h->wait_head && passed(h, &g)) {
+        join(h, d, &g);
         return;
     }
-    d->gaps = ga_xgrow(d->gaps, &d->gaps_cap, d->n_gaps, sizeof(*d->gaps));
-    d->gaps[d->n_gaps++] = (struct ga_hi_gap){gp->start, gp->dur, ga_hostidle_gap_tid(gp), gp->stack,
-                                              gp->cause};
+    if (h->n_wait - h->wait_head >= h->wait_limit) { /* the oldest joined with what has come */
+        const struct ga_hi_gap *old = &h->wait[h->wait_head++];
+        join(h, device(h, old->device), old);
+        h->gaps_early++;
+    }
+    if (h->wait_head && h->wait_head * 2 >= h->n_wait) { /* (the front's room, taken back) */
+        memmove(h->wait, h->wait + h->wait_head, (h->n_wait - h->wait_head) * sizeof(*h->wait));
+        h->n_wait -= h->wait_head;
+        h->wait_head = 0;
+    }
+    h->wait = ga_xgrow(h->wait, &h->wait_cap, h->n_wait, sizeof(*h->wait));
+    h->wait[h->n_wait++] = g;
+    if (h->n_wait - h->wait_head > h->wait_peak) h->wait_peak = h->n_wait - h->wait_head;
 }
 
-static int by_ts(const void *a, const void *b)
+struct span {
+    uint64_t s, e;
+};
+
+static int by_span_start(const void *a, const void *b)
 {
-    const struct ga_hi_sample *x = a, *y = b;
-    return x->ts < y->ts ? -1 : x->ts > y->ts;
+    const struct span *x = a, *y = b;
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/* No gap still to come or waiting holds a sample before this: the gaps analysis' floor, the
+ * waiting gaps' starts (0 without the gaps analysis: every sample may still be needed). */
+static uint64_t prune_low(const struct ga_hostidle *h)
+{
+    uint64_t low = h->gaps ? ga_gaps_floor(h->gaps) : 0;
+    for (size_t i = h->wait_head; i < h->n_wait; i++)
+        if (h->wait[i].start < low) low = h->wait[i].start;
+    return low;
+}
+
+/* Lets go of the samples before low that lie in none of the gaps the gaps analysis keeps (whose
+ * samples the report lists). Runs when the samples kept have doubled since the last time. */
+static void prune(struct ga_hostidle *h, uint64_t low)
+{
+    merge(h);
+    struct span *keep = NULL;
+    size_t nk = 0, cap = 0;
+    for (size_t k = 0; h->gaps && k < h->gaps->n_devices; k++) {
+        const struct ga_gaps_device *gd = &h->gaps->devices[k];
+        for (size_t j = 0; j < gd->n_kept; j++) {
+            const struct ga_gap *gp = &gd->gaps[j];
+            if (gp->start >= low || !gp->dur) continue;
+            keep = ga_xgrow(keep, &cap, nk, sizeof(*keep));
+            keep[nk++] = (struct span){gp->start, gp->start + gp->dur};
+        }
+    }
+    if (nk > 1) qsort(keep, nk, sizeof(*keep), by_span_start);
+    size_t w = 0, k = 0;
+    for (size_t i = 0; i < h->n; i++) {
+        uint64_t t = h->s[i].ts;
+        while (k < nk && keep[k].e <= t) /* (spans sorted by start: skip those ended) */
+            k++;
+        int in = 0;
+        for (size_t j = k; j < nk && keep[j].s <= t; j++)
+            if (t < keep[j].e) {
+                in = 1;
+                break;
+            }
+        if (t >= low || in)
+            h->s[w++] = h->s[i];
+    }
+    free(keep);
+    h->samples_pruned += h->n - w;
+    h->n = w;
+    h->prune_at = 2 * w + 4096;
 }
 
 void ga_hostidle_range(const struct ga_hostidle *h, uint64_t start, uint64_t dur, size_t *first,
@@ -198,36 +412,32 @@ static int by_idle(const void *a, const void *b)
 
 void ga_hostidle_finish(struct ga_hostidle *h, struct ga_sites *sites, struct ga_stacks *st)
 {
-    if (h->n) qsort(h->s, h->n, sizeof(*h->s), by_ts);
+    for (size_t i = h->wait_head; i < h->n_wait; i++) /* the host records end: all samples came */
+        join(h, device(h, h->wait[i].device), &h->wait[i]);
+    h->wait_head = h->n_wait = 0;
+    merge(h);
+    if (h->n && h->gaps) prune(h, UINT64_MAX); /* only the kept gaps' samples are asked for now */
     for (size_t k = 0; k < h->n_dev; k++) {
         struct ga_hi_device *d = &h->dev[k];
         struct ga_map idx = {0};
-        for (size_t g = 0; g < d->n_gaps; g++) {
-            const struct ga_hi_gap *gp = &d->gaps[g];
-            size_t first = 0, end = 0, mine = 0;
-            if (h->have_samples) ga_hostidle_range(h, gp->start, gp->dur, &first, &end);
-            for (size_t i = first; i < end; i++)
-                mine += gp->tid && h->s[i].tid == gp->tid;
-            size_t cnt = mine ? mine : end - first;
-            if (!cnt) {
-                add(d, &idx, gp->stack, class_of_cause(gp->cause), gp->dur, 0, 0, 0);
-                continue;
-            }
-            /* equal shares; the remainder goes to the first sample */
-            uint64_t share = gp->dur / cnt, rest = gp->dur - share * cnt;
-            for (size_t i = first; i < end; i++) {
-                const struct ga_hi_sample *s = &h->s[i];
-                if (mine && s->tid != gp->tid) continue;
+        for (size_t i = 0; i < d->n_agg; i++) {
+            const struct ga_hi_agg *g = &d->agg[i];
+            unsigned cls;
+            if (g->tag >= GA_HI_TAG_CAUSE) {
+                cls = g->tag - GA_HI_TAG_CAUSE;
+            } else {
                 const struct ga_frame *site;
-                unsigned cls = ga_hostidle_classify(sites, st, s->stack, s->flags, &site);
-                uint64_t ns = share + rest;
-                rest = 0;
-                int on = (s->flags & GT_SAMPLE_ON_CPU) != 0;
-                add(d, &idx, s->stack, cls, ns, on ? ns : 0, on ? 0 : ns, 1);
+                uint32_t flags = ((g->tag & GA_HI_TAG_ON_CPU) ? GT_SAMPLE_ON_CPU : 0) |
+                                 ((g->tag & GA_HI_TAG_IN_HOOK) ? GT_SAMPLE_IN_HOOK : 0);
+                cls = ga_hostidle_classify(sites, st, g->stack, flags, &site);
             }
-            d->sampled_ns += gp->dur;
+            add(d, &idx, g->stack, cls, g->idle_ns, g->on_cpu_ns, g->off_cpu_ns, g->samples);
         }
         ga_map_free(&idx);
+        free(d->agg);
+        d->agg = NULL;
+        d->n_agg = d->agg_cap = 0;
+        ga_map_free(&d->agg_idx);
         if (d->n_pieces) qsort(d->pieces, d->n_pieces, sizeof(*d->pieces), by_idle);
     }
 }
@@ -242,10 +452,16 @@ const struct ga_hi_device *ga_hostidle_device_of(const struct ga_hostidle *h, ui
 void ga_hostidle_free(struct ga_hostidle *h)
 {
     for (size_t i = 0; i < h->n_dev; i++) {
-        free(h->dev[i].gaps);
+        free(h->dev[i].agg);
+        ga_map_free(&h->dev[i].agg_idx);
         free(h->dev[i].pieces);
     }
     free(h->dev);
+    free(h->wait);
     free(h->s);
+    free(h->r);
+    free(h->thr_tid);
+    free(h->thr_start);
+    ga_map_free(&h->thr_idx);
     memset(h, 0, sizeof(*h));
 }

@@ -70,6 +70,8 @@ void ga_report_init(struct ga_report *r, const char *path)
     ga_hostidle_init(&r->hostidle);
     r->gaps.gap_hook = ga_hostidle_gap; /* every gap, for the host samples' join */
     r->gaps.gap_ctx = &r->hostidle;
+    r->hostidle.host_max = &r->gpu.host_max; /* (a gap is joined once the host records pass it) */
+    r->hostidle.gaps = &r->gaps;
     ga_stacks_init(&r->stacks);
     ga_sites_init(&r->sites, NULL);
     ga_torch_init(&r->torch);
@@ -151,6 +153,16 @@ __attribute__((always_inline)) static inline void deliver(struct ga_report *r,
     if (ev->type == GT_REC_GPU_KERNEL && !ga_nvml_off(&r->nvml))
         ga_nvml_kernel(&r->nvml, &ev->r->gpu_kernel);
     if (ev->type == GT_REC_HOST_SAMPLE) ga_hostidle_event(&r->hostidle, ev);
+    /* the hooked calls' starts: a thread has written the samples it took before them */
+    if (type == GT_REC_LAUNCH)
+        ga_hostidle_call(&r->hostidle, ev->tid, ev->r->launch.ts);
+    else if (type == GT_REC_SPAN)
+        ga_hostidle_call(&r->hostidle, ev->tid, ev->r->span.ts_enter);
+    else if (type == GT_REC_FREE)
+        ga_hostidle_call(&r->hostidle, ev->tid, ev->r->free.ts);
+    else if (type == GT_REC_ALLOC && ev->r->alloc.dur_ns && ev->r->alloc.dur_ns != UINT32_MAX &&
+             ev->r->alloc.ts > ev->r->alloc.dur_ns) /* (stamped after the call: its duration known) */
+        ga_hostidle_call(&r->hostidle, ev->tid, ev->r->alloc.ts - ev->r->alloc.dur_ns);
 }
 
 __attribute__((noinline)) static void deliver_other(struct ga_report *r, const struct ga_event *ev)

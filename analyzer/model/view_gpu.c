@@ -288,6 +288,7 @@ void ga_vgpu_build(struct ga_vgpu *v, const struct ga_gpu *g, const struct ga_ti
     v->launches_evicted = g->launches_evicted, v->correlations_evicted = g->extcorr_evicted;
     v->kernel_count = g->kernel_count;
     v->calls_dropped = x->calls_dropped;
+    v->host_gaps_early = h->gaps_early, v->host_samples_dropped = h->samples_dropped;
     v->hta_kernel_wait_ns = GA_HTA_KERNEL_WAIT_NS;
     v->window_low = GA_WINDOW_LOW;
     v->all_gaps_streamed = x->spill != NULL;

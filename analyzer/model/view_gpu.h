@@ -199,6 +199,7 @@ struct ga_vgpu {
     int have_activity; /* kernels, copies or memsets to analyze */
     int have_stacks;   /* the trace has host stacks (sites are printed) */
     uint64_t dropped, late, skipped, launches_evicted, correlations_evicted, calls_dropped;
+    uint64_t host_gaps_early, host_samples_dropped; /* hostidle.h: gaps_early, samples_dropped */
     uint64_t kernel_count;          /* kernels seen executing */
     struct ga_vgpu_device *devices; /* by device id */
     size_t n_devices;

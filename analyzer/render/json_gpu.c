@@ -449,4 +449,6 @@ void ga_json_gpu_timeline(const struct ga_vgpu *v, jobj *timeline)
     put(timeline, "hta", hta(v));
     put(timeline, "windows", windows(v));
     put(timeline, "idle_host_calls_dropped", ju64(v->calls_dropped));
+    put(timeline, "idle_by_host_gaps_early", ju64(v->host_gaps_early));
+    put(timeline, "idle_by_host_samples_dropped", ju64(v->host_samples_dropped));
 }
