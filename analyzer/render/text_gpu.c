@@ -325,6 +325,13 @@ static void text_idle(const struct ga_vgpu *v, int show_stacks, FILE *o)
                 v->n_idle - IDLE_DETAILED == 1 ? "" : "s", IDLE_DETAILED);
     if (v->n_idle > IDLE_DEVICES)
         fprintf(o, "  ... %zu more devices (see --json)\n", v->n_idle - IDLE_DEVICES);
+    if (v->host_gaps_early) /* (timeline.idle_by_host_gaps_early) */
+        fprintf(o, "  (%" PRIu64 " gap%s joined with the host samples before a thread that stopped "
+                   "making CUDA calls wrote its own: they may miss up to 64 of its samples)\n",
+                v->host_gaps_early, v->host_gaps_early == 1 ? "" : "s");
+    if (v->host_samples_dropped)
+        fprintf(o, "  (%" PRIu64 " host sample%s past the join's bound explain no gap)\n",
+                v->host_samples_dropped, v->host_samples_dropped == 1 ? "" : "s");
 }
 
 void ga_text_gpu(const struct ga_vgpu *v, int show_stacks, FILE *o)

@@ -168,6 +168,20 @@ static void run(struct ga_report *r, int with_c, unsigned rounds, int streamed)
     tb_free_all(&t);
 }
 
+/* Text or JSON rendering into a malloc'd string. */
+static char *render(const struct ga_report *r, int json)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (json)
+        ga_render_json(&r->m, f);
+    else
+        ga_render_text(&r->m, f);
+    fclose(f);
+    return buf;
+}
+
 /* exact: no gap may be joined early (C's samples come before GA_HI_WAIT_MAX gaps wait). */
 static void compare(const char *what, int with_c, unsigned rounds, int exact)
 {
@@ -186,6 +200,17 @@ static void compare(const char *what, int with_c, unsigned rounds, int exact)
         CHECK(line, hs->gaps_early > 0 && he->gaps_early == 0);
         CHECK_U64("gaps waiting at most", hs->wait_peak, GA_HI_WAIT_MAX);
     }
+    /* the report says how many (the JSON always, the text where any) */
+    char *json = render(&s, 1), *text = render(&s, 0), want[96];
+    snprintf(want, sizeof(want), "\"idle_by_host_gaps_early\": %lu,", (unsigned long)hs->gaps_early);
+    CHECK("JSON: timeline.idle_by_host_gaps_early", json && strstr(json, want));
+    snprintf(want, sizeof(want), "  (%lu gap%s joined with the host samples before a thread",
+             (unsigned long)hs->gaps_early, hs->gaps_early == 1 ? "" : "s");
+    CHECK(exact ? "text: no line on gaps joined early" : "text: the gaps joined early",
+          text && !strstr(text, "joined with the host samples before") == !hs->gaps_early &&
+              (!hs->gaps_early || strstr(text, want)));
+    free(json);
+    free(text);
     CHECK_U64("devices", hs->n_dev, he->n_dev);
     const struct ga_gaps_device *gd = ga_gaps_device_of(&s.gaps, 0);
     CHECK("gaps found", gd && gd->n_gaps > 1000);
