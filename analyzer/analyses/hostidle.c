@@ -106,20 +106,28 @@ uint32_t ga_hostidle_gap_tid(const struct ga_gap *gp)
 
 static unsigned class_of_cause(unsigned cause);
 
+/* Adds to the piece of (stack, key) in *p (*n of them, *cap room; idx: (stack, key) -> index). */
+static void piece_add(struct ga_hi_piece **p, size_t *n, size_t *cap, struct ga_map *idx,
+                      uint32_t stack, unsigned key, uint64_t ns, uint64_t on, uint64_t off,
+                      uint64_t samples)
+{
+    int added = 0;
+    uint64_t *v = ga_map_upsert(idx, stack, key, *n, &added);
+    if (added) {
+        *p = ga_xgrow(*p, cap, *n, sizeof(**p));
+        (*p)[(*n)++] = (struct ga_hi_piece){stack, (uint8_t)key, 0, 0, 0, 0};
+    }
+    struct ga_hi_piece *x = &(*p)[*v];
+    x->idle_ns += ns;
+    x->on_cpu_ns += on;
+    x->off_cpu_ns += off;
+    x->samples += samples;
+}
+
 static void agg_add(struct ga_hi_device *d, uint32_t stack, unsigned tag, uint64_t ns, uint64_t on,
                     uint64_t off, uint64_t samples)
 {
-    int added = 0;
-    uint64_t *v = ga_map_upsert(&d->agg_idx, stack, tag, d->n_agg, &added);
-    if (added) {
-        d->agg = ga_xgrow(d->agg, &d->agg_cap, d->n_agg, sizeof(*d->agg));
-        d->agg[d->n_agg++] = (struct ga_hi_agg){stack, (uint8_t)tag, 0, 0, 0, 0};
-    }
-    struct ga_hi_agg *g = &d->agg[*v];
-    g->idle_ns += ns;
-    g->on_cpu_ns += on;
-    g->off_cpu_ns += off;
-    g->samples += samples;
+    piece_add(&d->agg, &d->n_agg, &d->agg_cap, &d->agg_idx, stack, tag, ns, on, off, samples);
 }
 
 /* Gap gp of device d with the samples it holds, all of which have come: equal shares of its time
@@ -388,17 +396,7 @@ static unsigned class_of_cause(unsigned cause)
 static void add(struct ga_hi_device *d, struct ga_map *idx, uint32_t stack, unsigned cls,
                 uint64_t ns, uint64_t on, uint64_t off, uint64_t samples)
 {
-    int added = 0;
-    uint64_t *v = ga_map_upsert(idx, stack, cls, d->n_pieces, &added);
-    if (added) {
-        d->pieces = ga_xgrow(d->pieces, &d->pieces_cap, d->n_pieces, sizeof(*d->pieces));
-        d->pieces[d->n_pieces++] = (struct ga_hi_piece){stack, (uint8_t)cls, 0, 0, 0, 0};
-    }
-    struct ga_hi_piece *p = &d->pieces[*v];
-    p->idle_ns += ns;
-    p->on_cpu_ns += on;
-    p->off_cpu_ns += off;
-    p->samples += samples;
+    piece_add(&d->pieces, &d->n_pieces, &d->pieces_cap, idx, stack, cls, ns, on, off, samples);
     d->class_ns[cls] += ns;
 }
 
@@ -421,14 +419,14 @@ void ga_hostidle_finish(struct ga_hostidle *h, struct ga_sites *sites, struct ga
         struct ga_hi_device *d = &h->dev[k];
         struct ga_map idx = {0};
         for (size_t i = 0; i < d->n_agg; i++) {
-            const struct ga_hi_agg *g = &d->agg[i];
-            unsigned cls;
-            if (g->tag >= GA_HI_TAG_CAUSE) {
-                cls = g->tag - GA_HI_TAG_CAUSE;
+            const struct ga_hi_piece *g = &d->agg[i];
+            unsigned cls, tag = g->cls;
+            if (tag >= GA_HI_TAG_CAUSE) {
+                cls = tag - GA_HI_TAG_CAUSE;
             } else {
                 const struct ga_frame *site;
-                uint32_t flags = ((g->tag & GA_HI_TAG_ON_CPU) ? GT_SAMPLE_ON_CPU : 0) |
-                                 ((g->tag & GA_HI_TAG_IN_HOOK) ? GT_SAMPLE_IN_HOOK : 0);
+                uint32_t flags = ((tag & GA_HI_TAG_ON_CPU) ? GT_SAMPLE_ON_CPU : 0) |
+                                 ((tag & GA_HI_TAG_IN_HOOK) ? GT_SAMPLE_IN_HOOK : 0);
                 cls = ga_hostidle_classify(sites, st, g->stack, flags, &site);
             }
             add(d, &idx, g->stack, cls, g->idle_ns, g->on_cpu_ns, g->off_cpu_ns, g->samples);

@@ -55,17 +55,12 @@ struct ga_hi_gap { /* a gap waiting for the host records to pass its end */
     uint8_t cause;
 };
 
-/* Joined idle time of one (stack, tag) while reading: tag GA_HI_TAG_ON_CPU | GA_HI_TAG_IN_HOOK for
- * samples' shares (the flags their class depends on), GA_HI_TAG_CAUSE + class for gaps without a
- * sample. */
+/* While reading, the joined idle time is kept per (stack, tag) in ga_hi_piece's form, its cls the
+ * tag: GA_HI_TAG_ON_CPU | GA_HI_TAG_IN_HOOK for samples' shares (the flags their class depends
+ * on), GA_HI_TAG_CAUSE + class for gaps without a sample. */
 #define GA_HI_TAG_ON_CPU  1u
 #define GA_HI_TAG_IN_HOOK 2u
 #define GA_HI_TAG_CAUSE   4u
-struct ga_hi_agg {
-    uint32_t stack;
-    uint8_t tag;
-    uint64_t idle_ns, on_cpu_ns, off_cpu_ns, samples;
-};
 
 /* Idle time of one (stack, class): the analysis' result, grouped by site in the model. */
 struct ga_hi_piece {
@@ -76,7 +71,7 @@ struct ga_hi_piece {
 
 struct ga_hi_device {
     uint32_t device;
-    struct ga_hi_agg *agg; /* while reading */
+    struct ga_hi_piece *agg; /* while reading: by (stack, tag) */
     size_t n_agg, agg_cap;
     struct ga_map agg_idx; /* (stack, tag) -> index into agg */
     struct ga_hi_piece *pieces; /* after finish */

@@ -16,15 +16,8 @@
 #define T0 2000000000ull /* trace start (CLOCK_MONOTONIC) */
 #define US 1000ull
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rng(uint64_t n)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state % n;
-}
+#define RNG_SEED 0x9E3779B97F4A7C15ull
+#include "rng.h"
 
 /* ---- the sweep against a bitmap ----------------------------------------------------------------
  */

@@ -13,20 +13,14 @@
 #include "check.h"
 #include "collect.h"
 #include "jpath.h"
+#include "render.h"
 #include "tracebuild.h"
 
 #define T0 2000000000ull /* trace start (CLOCK_MONOTONIC) */
 #define US 1000ull
 
-static uint64_t rng_state = 88172645463325252ull;
-
-static uint64_t rng(uint64_t n)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state % n;
-}
+#define RNG_SEED 88172645463325252ull
+#include "rng.h"
 
 static void run_report(struct tb *t, struct ga_report *r, char path[256])
 {
@@ -49,20 +43,6 @@ static void done_report(struct tb *t, struct ga_report *r, const char *path)
     ga_report_free(r);
     unlink(path);
     tb_free_all(t);
-}
-
-/* Text or JSON rendering into a malloc'd string. */
-static char *render(const struct ga_report *r, int json)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (json)
-        ga_render_json(&r->m, f);
-    else
-        ga_render_text(&r->m, f);
-    fclose(f);
-    return buf;
 }
 
 static const struct ga_gpu_device *gdev(const struct ga_report *r, uint32_t d)

@@ -13,6 +13,7 @@
 
 #include "model/state.h"
 #include "check.h"
+#include "render.h"
 #include "tracebuild.h"
 
 #define T0       2000000000ull /* trace start (CLOCK_MONOTONIC) */
@@ -25,15 +26,8 @@
 #define TID_C    9 /* one call at the start, sampled every 2 ms, writes them all at its last call */
 #define ECORR(i) ((1ull << 40) | (i))
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rng(uint64_t n)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state % n;
-}
+#define RNG_SEED 0x9E3779B97F4A7C15ull
+#include "rng.h"
 
 struct kern {
     uint64_t start, end; /* absolute */
@@ -87,7 +81,7 @@ static void build(struct tb *t, int with_c, unsigned rounds)
     uint64_t next_launch = T0 + 20 * US, gpu_free = 0, next_sa = T0, next_sb = T0, next_sc = T0;
     uint64_t next_b = T0 + 3 * MS;
     pa.n = pb.n = pc.n = 0;
-    rng_state = 0x9E3779B97F4A7C15ull;
+    rng_state = RNG_SEED; /* (every trace the same) */
     tb_begin(t, GT_CHUNK_HOST, 0);
     tb_cupti(t, 0, GT_CUPTI_ON, 0, 0, "/sim/libcupti.so.13", "");
     tb_end(t);
@@ -166,20 +160,6 @@ static void run(struct ga_report *r, int with_c, unsigned rounds, int streamed)
     if (ga_report_run(r) != 0) printf("     read error: %s\n", r->read.error);
     unlink(path);
     tb_free_all(&t);
-}
-
-/* Text or JSON rendering into a malloc'd string. */
-static char *render(const struct ga_report *r, int json)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (json)
-        ga_render_json(&r->m, f);
-    else
-        ga_render_text(&r->m, f);
-    fclose(f);
-    return buf;
 }
 
 /* exact: no gap may be joined early (C's samples come before GA_HI_WAIT_MAX gaps wait). */

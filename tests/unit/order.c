@@ -30,15 +30,8 @@ struct got {
     int bad_bytes; /* a record whose tag word is not its file order */
 };
 
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t rnd(uint64_t n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng % n;
-}
+#define RNG_SEED 88172645463325252ull
+#include "rng.h"
 
 static void sink(void *ctx, const struct ga_event *ev)
 {
@@ -134,8 +127,8 @@ static int run(const struct scenario *sc, int grouped, int *bytes_ok, uint64_t *
     size_t cap = 0;
     ga_order_init(&o);
     for (unsigned c = 0; c < sc->chunks; c++) {
-        uint32_t tid = (uint32_t)rnd(sc->threads) + 1;
-        unsigned n = (unsigned)rnd(sc->max_chunk) + 1;
+        uint32_t tid = (uint32_t)rng(sc->threads) + 1;
+        unsigned n = (unsigned)rng(sc->max_chunk) + 1;
         size_t need = (size_t)n * 24 > sc->pad ? (size_t)n * 24 : sc->pad;
         if (cap < need) {
             free(buf);
@@ -145,13 +138,13 @@ static int run(const struct scenario *sc, int grouped, int *bytes_ok, uint64_t *
         struct pending pend = {0};
         ga_order_chunk_begin(&o);
         for (unsigned i = 0; i < n; i++) {
-            uint64_t key = clock[tid] += rnd(3) * 100; /* equal times happen */
-            if (rnd(100) < sc->back_pct)
-                key = clock[tid] = clock[tid] > 5000 ? clock[tid] - rnd(5000) : 0;
-            if (rnd(1000) < sc->far_pct * 10) key = (1ull << 62) + rnd(1000);
+            uint64_t key = clock[tid] += rng(3) * 100; /* equal times happen */
+            if (rng(100) < sc->back_pct)
+                key = clock[tid] = clock[tid] > 5000 ? clock[tid] - rng(5000) : 0;
+            if (rng(1000) < sc->far_pct * 10) key = (1ull << 62) + rng(1000);
             if (key > now) now = key < (1ull << 62) ? key : now;
             put_rec(buf + 24 * i, key, order);
-            if (rnd(100) < sc->skip_pct) { /* framed, counted in file order, never pushed */
+            if (rng(100) < sc->skip_pct) { /* framed, counted in file order, never pushed */
                 push_pending(&o, &pend, buf, tid);
                 order++;
                 continue;
@@ -168,8 +161,8 @@ static int run(const struct scenario *sc, int grouped, int *bytes_ok, uint64_t *
             }
             model_push(&m, (struct item){key, order, tid});
             order++;
-            if (rnd(100) < sc->wm_pct) {
-                uint64_t w = now > 3000 ? now - rnd(3000) : now;
+            if (rng(100) < sc->wm_pct) {
+                uint64_t w = now > 3000 ? now - rng(3000) : now;
                 push_pending(&o, &pend, buf, tid);
                 ga_order_flush(&o, w, 0, sink, &got);
                 model_flush(&m, w, 0, &want);
@@ -178,7 +171,7 @@ static int run(const struct scenario *sc, int grouped, int *bytes_ok, uint64_t *
         push_pending(&o, &pend, buf, tid);
         ga_order_chunk_end(&o, &buf, &cap);
         for (uint32_t t = 1; t <= sc->threads; t++) /* the other threads move on too */
-            if (clock[t] + 400 < now) clock[t] += rnd(400);
+            if (clock[t] + 400 < now) clock[t] += rng(400);
     }
     ga_order_flush(&o, 0, 1, sink, &got);
     model_flush(&m, 0, 1, &want);

@@ -8,15 +8,8 @@
 #include "analyses/series.h"
 #include "check.h"
 
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-
-static uint64_t rng(uint64_t n)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state % n;
-}
+#define RNG_SEED 0x2545F4914F6CDD1Dull
+#include "rng.h"
 
 #define UPDATES 3000
 

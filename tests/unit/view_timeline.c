@@ -14,15 +14,8 @@
 
 #define T0 5000000000ull
 
-static uint64_t rng_state = 0x853C49E6748FEA9Bull;
-
-static uint64_t rng(uint64_t n)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state % n;
-}
+#define RNG_SEED 0x853C49E6748FEA9Bull
+#include "rng.h"
 
 struct act {
     uint64_t s, e;
