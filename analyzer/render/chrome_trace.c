@@ -43,13 +43,15 @@ static void put_str(FILE *f, const char *s, size_t n)
 /* Microseconds with nanosecond decimals, exact (no floating point). */
 static void put_us(FILE *f, int64_t ns)
 {
-    uint64_t a = ns < 0 ? (uint64_t)-ns : (uint64_t)ns;
+    uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns; /* (INT64_MIN too) */
     fprintf(f, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
 }
 
+/* In unsigned arithmetic: a hostile trace's times wrap instead of overflowing (the fuzzer's
+ * monotonic time near 2^63 with a realtime start far below it, 2026-12-07). */
 static int64_t at(const struct ct *c, uint64_t mono)
 {
-    return (int64_t)mono + c->shift;
+    return (int64_t)(mono + (uint64_t)c->shift);
 }
 
 /* Opens an event object: `{"ph":"X","cat":...,"name":` is up to the caller after this. */
@@ -235,7 +237,7 @@ static void on_start(void *ctx, const struct ga_xstart *s)
 {
     struct ct *c = ctx;
     if (!c->origin) c->origin = s->start_realtime_ns;
-    c->shift = (int64_t)(s->start_realtime_ns - c->origin) - (int64_t)s->start_monotonic_ns;
+    c->shift = (int64_t)(s->start_realtime_ns - c->origin - s->start_monotonic_ns);
     c->pid = s->pid;
 }
 
