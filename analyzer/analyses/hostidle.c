@@ -173,6 +173,7 @@ void ga_hostidle_call_slow(struct ga_hostidle *h, uint32_t tid, uint64_t start)
         h->thr_start = ga_xrealloc(h->thr_start, cap * sizeof(*h->thr_start));
         h->thr_tid[h->n_thr] = tid;
         h->thr_start[h->n_thr++] = 0;
+        h->thr_dirty = h->n_thr; /* a new thread may be below the least: recomputed next time */
     }
     uint32_t c = (tid ^ tid >> 6 ^ tid >> 12) & (GA_HI_THR_CACHE - 1);
     h->thr_cache_tid[c] = tid;
@@ -182,7 +183,8 @@ void ga_hostidle_call_slow(struct ga_hostidle *h, uint32_t tid, uint64_t start)
 }
 
 /* The least start of the threads' latest calls; recomputed once as many updates as threads came
- * since (any number with few threads): a stale value is lower, so gaps only wait longer. */
+ * since (any number with few threads), and after a new thread: a value stale from updates alone
+ * is lower (a thread's start only grows), so gaps only wait longer. */
 static uint64_t threads_floor(struct ga_hostidle *h)
 {
     if (h->thr_dirty && (h->n_thr <= 64 || h->thr_dirty >= h->n_thr)) {
