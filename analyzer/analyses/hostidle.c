@@ -162,10 +162,7 @@ void ga_hostidle_call_slow(struct ga_hostidle *h, uint32_t tid, uint64_t start)
 {
     uint64_t *i = ga_map_find(&h->thr_idx, tid, 0);
     if (!i) {
-        if (h->n_thr >= GA_HI_THREADS) {
-            h->threads_untracked++;
-            return;
-        }
+        if (h->n_thr >= GA_HI_THREADS) return;
         int added = 0;
         i = ga_map_upsert(&h->thr_idx, tid, 0, h->n_thr, &added);
         h->thr_tid = ga_xgrow(h->thr_tid, &h->thr_cap, h->n_thr, sizeof(*h->thr_tid));

@@ -39,7 +39,7 @@ enum ga_hi_class {
 
 #define GA_HI_SAMPLES_MAX (1u << 24)
 #define GA_HI_WAIT_MAX    (1u << 16) /* gaps waiting for the host records to pass them */
-#define GA_HI_THREADS     4096u      /* threads whose calls are followed (past it: untracked) */
+#define GA_HI_THREADS     4096u      /* threads whose calls are followed (past it: not waited for) */
 #define GA_HI_THR_CACHE   64u        /* a power of two */
 
 struct ga_hi_sample {
@@ -81,7 +81,7 @@ struct ga_hi_device {
 };
 
 struct ga_hostidle {
-    struct ga_hi_sample *s; /* the samples kept, sorted by ts; */
+    struct ga_hi_sample *s; /* the samples kept, sorted by (ts, seq) */
     size_t n, cap;
     struct ga_hi_sample *r; /* with those come out of order (a thread writes its samples at its
                              * next hooked call), unsorted, merged in when a join, the pruning
@@ -115,7 +115,6 @@ struct ga_hostidle {
     uint32_t thr_cache_tid[GA_HI_THR_CACHE], thr_cache_idx[GA_HI_THR_CACHE]; /* 1 + index */
     uint64_t thr_min;
     size_t thr_dirty;
-    uint64_t threads_untracked; /* calls of threads past GA_HI_THREADS */
 };
 
 void ga_hostidle_init(struct ga_hostidle *h);
